@@ -1,0 +1,44 @@
+import { bodyParser } from '@koa/bodyparser';
+import Router from '@koa/router';
+import Koa from 'koa';
+import type { ApiDeps } from './deps';
+import { accessLog, problems, requestId, routingProblems, securityHeaders } from './middleware';
+import { buildOpenApiDocument } from './openapi';
+import { type Family, type Route, readInput, routerPath } from './route';
+import { operationsRoutes } from './routes/operations';
+import { planRoutes } from './routes/plans';
+import { version } from '../package.json';
+
+/** Every resource's routes; each is mounted in both families from the same handler. */
+function resourceRoutes(deps: ApiDeps): Route[] {
+  return [...planRoutes(deps)];
+}
+
+export function createApp(deps: ApiDeps): Koa {
+  let document: unknown;
+  const openApiDocument = (): unknown => (document ??= buildOpenApiDocument(routes, deps.config.PUBLIC_URL, version));
+  const routes: Route[] = [...resourceRoutes(deps), ...operationsRoutes(deps, openApiDocument)];
+
+  const router = new Router();
+  for (const route of routes) {
+    for (const [family, path] of Object.entries(route.paths) as [Family, string][]) {
+      router[route.method](routerPath(path), async (ctx: Koa.Context) => {
+        const input = readInput(ctx, route);
+        await route.handler(ctx, input, family);
+      });
+    }
+  }
+
+  const app = new Koa({ proxy: deps.config.TRUST_PROXY });
+  app.silent = true; // errors are logged by accessLog with the request id
+  app
+    .use(requestId)
+    .use(accessLog(deps.logger))
+    .use(problems)
+    .use(securityHeaders)
+    .use(routingProblems)
+    .use(bodyParser({ enableTypes: ['json'], jsonLimit: '1mb', encoding: 'utf-8' }))
+    .use(router.routes())
+    .use(router.allowedMethods());
+  return app;
+}

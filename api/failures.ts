@@ -1,0 +1,50 @@
+import { ServiceError } from '@temporalio/client';
+import {
+  ApiError,
+  internalError,
+  invalidJson,
+  payloadTooLarge,
+  serviceUnavailable,
+  unsupportedMediaType,
+} from './errors';
+
+/**
+ * The one place that maps what libraries throw (body parser, knex/pg,
+ * Temporal, MinIO) to the API's error codes. Anything unrecognised is a bug: 500.
+ */
+
+interface LibraryError {
+  name?: string;
+  code?: string;
+  type?: string;
+  status?: number;
+  expose?: boolean;
+}
+
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE', 'EAI_AGAIN']);
+// PostgreSQL: admin shutdown, crash shutdown, cannot connect now, too many connections.
+const PG_UNAVAILABLE = new Set(['57P01', '57P02', '57P03', '53300']);
+
+function dependencyDown(error: LibraryError & { message?: string }): string | null {
+  if (error instanceof ServiceError) return 'temporal';
+  if (error.name === 'KnexTimeoutError' || PG_UNAVAILABLE.has(error.code ?? '')) return 'postgresql';
+  if (error.message?.includes('Connection terminated')) return 'postgresql';
+  if (error.code && NETWORK_CODES.has(error.code)) return 'a backing service';
+  return null;
+}
+
+export function toApiError(thrown: unknown): { error: ApiError; unexpected: boolean } {
+  if (thrown instanceof ApiError) return { error: thrown, unexpected: false };
+  const error = (thrown ?? {}) as LibraryError & { message?: string };
+  // Errors from the JSON body parser (raw-body / co-body).
+  if (error.type === 'entity.too.large' || error.status === 413) return { error: payloadTooLarge(), unexpected: false };
+  if (error.type === 'encoding.unsupported' || error.status === 415) {
+    return { error: unsupportedMediaType('Unsupported charset; send UTF-8 JSON.'), unexpected: false };
+  }
+  if (error.type === 'entity.parse.failed' || (error.status === 400 && error.expose)) {
+    return { error: invalidJson(), unexpected: false };
+  }
+  const dependency = dependencyDown(error);
+  if (dependency) return { error: serviceUnavailable(dependency), unexpected: true };
+  return { error: internalError(), unexpected: true };
+}

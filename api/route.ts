@@ -1,0 +1,129 @@
+import type { Context } from 'koa';
+import { z } from 'zod';
+import type { ZodOpenApiOperationObject } from 'zod-openapi';
+import { type FieldErrors, notFound, unsupportedMediaType, validationError } from './errors';
+
+/**
+ * One endpoint, described once: its paths in both families, the schemas that
+ * validate its input (and document it in OpenAPI), and its handler.
+ */
+
+/** `v1` for /api/v1/..., `unversioned` for /api/... */
+export type Family = 'v1' | 'unversioned';
+
+type AnyObject = z.ZodObject<z.ZodRawShape>;
+
+export interface Input<P extends AnyObject, Q extends AnyObject, B extends AnyObject> {
+  params: z.output<P>;
+  query: z.output<Q>;
+  body: z.output<B>;
+}
+
+export interface RouteSpec<P extends AnyObject, Q extends AnyObject, B extends AnyObject> {
+  method: 'get' | 'post' | 'patch' | 'delete';
+  /**
+   * OpenAPI-style paths with a trailing slash, e.g. `/api/v1/projects/{id}/`,
+   * one per family; operations endpoints (`/healthz`) have one path only.
+   */
+  paths: Partial<Record<Family, string>>;
+  /** Requires `Authorization: Bearer` (an access JWT or an API key). */
+  auth?: boolean;
+  summary: string;
+  tags: string[];
+  params?: P;
+  query?: Q;
+  /** A JSON body; its schema should be strict so unknown fields are rejected. */
+  body?: B;
+  responses: ZodOpenApiOperationObject['responses'];
+  handler: (ctx: Context, input: Input<P, Q, B>, family: Family) => Promise<void>;
+}
+
+export type Route = RouteSpec<AnyObject, AnyObject, AnyObject>;
+
+/** Keeps the schema types of one route checked against its handler. */
+export function defineRoute<
+  P extends AnyObject = z.ZodObject<{}>,
+  Q extends AnyObject = z.ZodObject<{}>,
+  B extends AnyObject = z.ZodObject<{}>,
+>(spec: RouteSpec<P, Q, B>): Route {
+  return spec as unknown as Route;
+}
+
+const empty = z.object({});
+
+function fieldName(path: PropertyKey[]): string {
+  return path.length ? path.map(String).join('.') : 'non_field_errors';
+}
+
+// Client-facing wording for zod's generic messages; a schema's own message still wins.
+z.config({
+  customError: (issue) => {
+    if (issue.code !== 'invalid_type') return undefined;
+    return issue.input === undefined ? 'This field is required.' : `Must be of type ${issue.expected}.`;
+  },
+});
+
+function messageFor(issue: z.core.$ZodIssue): string {
+  return issue.message.endsWith('.') ? issue.message : `${issue.message}.`;
+}
+
+/** Zod issues as API.md's `errors` member: field -> messages; unknown fields are named one by one. */
+export function toFieldErrors(error: z.ZodError): FieldErrors {
+  const errors: FieldErrors = {};
+  const add = (field: string, message: string) => (errors[field] ??= []).push(message);
+  for (const issue of error.issues) {
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) add(fieldName([...issue.path, key]), 'Unknown field.');
+    } else {
+      add(fieldName(issue.path), messageFor(issue));
+    }
+  }
+  return errors;
+}
+
+/** Finds strings holding a NUL character anywhere in parsed JSON. */
+function nulFields(value: unknown, path: PropertyKey[] = [], found: FieldErrors = {}): FieldErrors {
+  if (typeof value === 'string') {
+    if (value.includes('\u0000')) found[fieldName(path)] = ['Must not contain NUL characters.'];
+  } else if (Array.isArray(value)) {
+    value.forEach((item, index) => nulFields(item, [...path, index], found));
+  } else if (value && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) {
+      if (key.includes('\u0000')) found[fieldName(path)] = ['Must not contain NUL characters.'];
+      nulFields(item, [...path, key], found);
+    }
+  }
+  return found;
+}
+
+function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
+  const nul = nulFields(value);
+  if (Object.keys(nul).length) throw validationError(nul);
+  const result = schema.safeParse(value);
+  if (!result.success) throw validationError(toFieldErrors(result.error));
+  return result.data;
+}
+
+function isJson(ctx: Context): boolean {
+  return Boolean(ctx.is('application/json', 'application/*+json'));
+}
+
+/** Validates params, query and (JSON) body of a request against the route's schemas. */
+export function readInput(ctx: Context, route: Route): Input<AnyObject, AnyObject, AnyObject> {
+  // A malformed id in the path names no resource: 404, like an unknown one.
+  const params = (route.params ?? empty).safeParse(ctx.params ?? {});
+  if (!params.success) throw notFound();
+  const query = parseOrThrow(route.query ?? empty, ctx.query);
+  let body = {};
+  if (route.body) {
+    const hasBody = ctx.request.length > 0 || ctx.get('Transfer-Encoding') !== '';
+    if (hasBody && !isJson(ctx)) throw unsupportedMediaType('The request body must be application/json.');
+    body = parseOrThrow(route.body, hasBody ? ctx.request.body : {});
+  }
+  return { params: params.data, query, body };
+}
+
+/** `/api/v1/projects/{id}/` -> `/api/v1/projects/:id` (the router accepts an optional trailing slash). */
+export function routerPath(openApiPath: string): string {
+  return openApiPath.replace(/\{(\w+)\}/g, ':$1').replace(/(.)\/$/, '$1');
+}

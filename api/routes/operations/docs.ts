@@ -1,0 +1,70 @@
+/** The HTML pages under /api/docs/. Static assets come from swagger-ui-dist. */
+
+export function docsPage(): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <title>OpenVox API</title>
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <link rel="icon" href="/api/docs/assets/favicon-32x32.png">
+  <link rel="stylesheet" href="/api/docs/assets/swagger-ui.css">
+</head>
+<body>
+  <div id="docs"></div>
+  <script src="/api/docs/assets/swagger-ui-bundle.js"></script>
+  <script>
+    window.ui = SwaggerUIBundle({ url: '/api/openapi.json', dom_id: '#docs', deepLinking: true });
+  </script>
+</body>
+</html>
+`;
+}
+
+const ERROR_CODES: [number, string, string][] = [
+  [400, 'validation_error', 'A field is missing, of the wrong type, or out of range; `errors` says which.'],
+  [400, 'invalid_json', 'The body is not parseable JSON.'],
+  [400, 'consent_required', 'A voice upload without consent=true.'],
+  [401, 'not_authenticated', 'No credentials on a protected endpoint.'],
+  [401, 'authentication_failed', 'Wrong email or password, or an unknown or deleted API key.'],
+  [401, 'token_invalid', 'A malformed or badly signed token, or a revoked or reused refresh token.'],
+  [401, 'token_expired', 'An expired JWT.'],
+  [402, 'insufficient_credits', 'The balance is below the cost.'],
+  [403, 'email_not_verified', 'Login before the email is verified.'],
+  [403, 'permission_denied', 'The caller may not do this, e.g. delete a premade voice.'],
+  [403, 'plan_limit_reached', 'The plan does not allow more, e.g. cloned voices.'],
+  [404, 'not_found', 'Unknown id, or one that belongs to another account.'],
+  [405, 'method_not_allowed', 'The path exists but not with this method; see Allow.'],
+  [409, 'email_taken', 'An account with this email exists.'],
+  [409, 'conflict', 'The request conflicts with existing data, e.g. a project name in use.'],
+  [409, 'voice_not_ready', 'The cloned voice is still processing or failed.'],
+  [409, 'not_ready', 'The synthesis has not completed.'],
+  [409, 'idempotency_key_in_use', 'A request with the same Idempotency-Key is still being processed.'],
+  [413, 'payload_too_large', 'The body or uploaded file is over the limit.'],
+  [415, 'unsupported_media_type', 'Wrong Content-Type, or an upload that is not supported audio.'],
+  [416, 'range_not_satisfiable', 'A Range outside the audio.'],
+  [422, 'idempotency_key_reused', 'The same Idempotency-Key with a different body.'],
+  [429, 'rate_limited', 'Too many requests; see Retry-After.'],
+  [500, 'internal_error', 'A bug; logged with the request id.'],
+  [503, 'service_unavailable', 'A dependency is down; see Retry-After.'],
+];
+
+export function errorsPage(): string {
+  const rows = ERROR_CODES.map(
+    ([status, code, when]) => `<tr id="${code}"><td>${status}</td><td><code>${code}</code></td><td>${when}</td></tr>`,
+  ).join('\n');
+  return `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><title>OpenVox API errors</title></head>
+<body>
+  <h1>Error codes</h1>
+  <p>Every error is <code>application/problem+json</code> with <code>type</code>, <code>title</code>, <code>status</code>,
+  <code>code</code>, <code>detail</code>, <code>request_id</code> and, for field problems, <code>errors</code>. Branch on <code>code</code>.</p>
+  <table><thead><tr><th>status</th><th>code</th><th>when</th></tr></thead>
+  <tbody>
+${rows}
+  </tbody></table>
+</body>
+</html>
+`;
+}

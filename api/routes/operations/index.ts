@@ -1,0 +1,110 @@
+import { createReadStream } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import { serviceUnavailable } from '../../errors';
+import type { ApiDeps } from '../../deps';
+import { problemResponses } from '../../openapi';
+import { sendProblem } from '../../problem';
+import { defineRoute, type Route } from '../../route';
+import { docsPage, errorsPage } from './docs';
+import { checkDependencies } from './readiness';
+
+const Dependency = z.object({
+  status: z.enum(['up', 'down']),
+  latency_ms: z.number(),
+  error: z.string().optional(),
+});
+const Readiness = z
+  .object({
+    status: z.enum(['ready']),
+    dependencies: z.object({ postgresql: Dependency, temporal: Dependency, minio: Dependency }),
+  })
+  .meta({ id: 'Readiness' });
+
+// Swagger UI ships as static files in an npm package: the docs work offline.
+const SWAGGER_DIR = path.dirname(require.resolve('swagger-ui-dist/package.json'));
+const SWAGGER_ASSETS: Record<string, string> = {
+  'swagger-ui.css': 'text/css; charset=utf-8',
+  'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
+  'favicon-32x32.png': 'image/png',
+};
+
+export function operationsRoutes(deps: ApiDeps, openApiDocument: () => unknown): Route[] {
+  return [
+    defineRoute({
+      method: 'get',
+      paths: { unversioned: '/healthz' },
+      summary: 'Liveness: 200 while the process runs',
+      tags: ['Operations'],
+      responses: { 200: { description: 'Alive', content: { 'application/json': { schema: z.object({ status: z.literal('ok') }) } } } },
+      async handler(ctx) {
+        ctx.body = { status: 'ok' };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      paths: { unversioned: '/readyz' },
+      summary: 'Readiness: PostgreSQL, Temporal and MinIO each answer',
+      tags: ['Operations'],
+      responses: {
+        200: { description: 'Every dependency is up', content: { 'application/json': { schema: Readiness } } },
+        ...problemResponses(503),
+      },
+      async handler(ctx) {
+        const dependencies = await checkDependencies(deps);
+        const down = Object.entries(dependencies).filter(([, state]) => state.status === 'down').map(([name]) => name);
+        if (down.length) {
+          deps.logger.warn({ dependencies }, 'not ready');
+          sendProblem(ctx, serviceUnavailable(down.join(', ')), { dependencies });
+          return;
+        }
+        ctx.body = { status: 'ready', dependencies };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      paths: { unversioned: '/api/openapi.json' },
+      summary: 'This OpenAPI 3.1 document',
+      tags: ['Operations'],
+      responses: { 200: { description: 'OpenAPI document', content: { 'application/json': { schema: z.looseObject({}) } } } },
+      async handler(ctx) {
+        ctx.body = openApiDocument();
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      paths: { unversioned: '/api/docs/' },
+      summary: 'Browsable API documentation (Swagger UI)',
+      tags: ['Operations'],
+      responses: { 200: { description: 'HTML page', content: { 'text/html': { schema: z.string() } } } },
+      async handler(ctx) {
+        ctx.type = 'text/html; charset=utf-8';
+        ctx.body = docsPage();
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      paths: { unversioned: '/api/docs/errors/' },
+      summary: 'The error codes a problem body can carry',
+      tags: ['Operations'],
+      responses: { 200: { description: 'HTML page', content: { 'text/html': { schema: z.string() } } } },
+      async handler(ctx) {
+        ctx.type = 'text/html; charset=utf-8';
+        ctx.body = errorsPage();
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      paths: { unversioned: '/api/docs/assets/{file}' },
+      summary: 'Static files of the documentation page',
+      tags: ['Operations'],
+      params: z.object({ file: z.enum(Object.keys(SWAGGER_ASSETS) as [string, ...string[]]) }),
+      responses: { 200: { description: 'A static file' }, ...problemResponses(404) },
+      async handler(ctx, { params }) {
+        ctx.type = SWAGGER_ASSETS[params.file];
+        ctx.set('Cache-Control', 'public, max-age=86400');
+        ctx.body = createReadStream(path.join(SWAGGER_DIR, params.file));
+      },
+    }),
+  ];
+}

@@ -1,0 +1,26 @@
+import knex, { type Knex } from 'knex';
+import { Model } from 'objection';
+import type { Config } from '../lib/config';
+import { migrationSource } from './migrations';
+
+export type Db = Knex;
+
+/**
+ * The pool every process uses. Short connection and acquire timeouts make a
+ * stopped PostgreSQL an error within seconds instead of a hung request.
+ */
+export function createDb(config: Pick<Config, 'DATABASE_URL' | 'DATABASE_POOL_MAX'>): Db {
+  const db = knex({
+    client: 'pg',
+    connection: { connectionString: config.DATABASE_URL, connectionTimeoutMillis: 2_000 },
+    pool: { min: 0, max: config.DATABASE_POOL_MAX },
+    acquireConnectionTimeout: 3_000,
+    migrations: { migrationSource, tableName: 'knex_migrations' },
+  });
+  Model.knex(db);
+  return db;
+}
+
+export async function pingDb(db: Db): Promise<void> {
+  await db.raw('select 1');
+}

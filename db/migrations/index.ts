@@ -1,0 +1,16 @@
+import type { Knex } from 'knex';
+import * as plans from './001_subscription_plans';
+
+/**
+ * Migrations are listed here in order rather than discovered on disk, so the
+ * same list runs from TypeScript (tests) and compiled JavaScript (production).
+ */
+const migrations: Record<string, Knex.Migration> = {
+  '001_subscription_plans': plans,
+};
+
+export const migrationSource: Knex.MigrationSource<string> = {
+  getMigrations: async () => Object.keys(migrations),
+  getMigrationName: (name) => name,
+  getMigration: async (name) => migrations[name],
+};

@@ -1,0 +1,113 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+/**
+ * Every setting of the service, read from environment variables once at start.
+ * Defaults are the embedded development stack (scripts/start.sh); an operator
+ * overrides them with the variables listed in README.md.
+ */
+
+// The repository root, from source (lib/) or from the compiled dist/lib/.
+const parent = path.resolve(__dirname, '..');
+export const ROOT = path.basename(parent) === 'dist' ? path.dirname(parent) : parent;
+
+const port = z.coerce.number().int().min(1).max(65535);
+const seconds = z.coerce.number().int().positive();
+const url = z.url({ protocol: /^https?$/ });
+const rateLimit = z.coerce.number().int().min(0);
+
+const EnvSchema = z.object({
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  PORT: port.default(3000),
+  PUBLIC_URL: url.optional(),
+  /** Trust X-Forwarded-* (client IP for rate limits) only behind a known reverse proxy. */
+  TRUST_PROXY: z.stringbool().default(false),
+  DATA_DIR: z.string().min(1).default(path.join(ROOT, '.data')),
+
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+    .default('postgres://openvox:openvox@127.0.0.1:5432/openvox'),
+  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(100).default(10),
+
+  TEMPORAL_ADDRESS: z.string().min(1).default('127.0.0.1:7233'),
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  TEMPORAL_TASK_QUEUE: z.string().min(1).default('openvox'),
+
+  MINIO_ENDPOINT: url.default('http://127.0.0.1:9000'),
+  MINIO_ACCESS_KEY: z.string().min(3).default('openvox'),
+  MINIO_SECRET_KEY: z.string().min(8).default('openvox-dev-secret'),
+  MINIO_REGION: z.string().min(1).default('us-east-1'),
+  AUDIO_BUCKET: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be a valid S3 bucket name')
+    .default('openvox-audio'),
+
+  JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  ACCESS_TOKEN_TTL: seconds.default(900),
+  REFRESH_TOKEN_TTL: seconds.default(14 * 24 * 3600),
+  VERIFICATION_TTL: seconds.default(24 * 3600),
+
+  SMTP_URL: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional(),
+  MAIL_FROM: z.string().min(3).default('OpenVox <no-reply@localhost>'),
+  MAIL_DIR: z.string().min(1).optional(),
+  MODELS_DIR: z.string().min(1).optional(),
+
+  RATE_LIMIT_REGISTER_PER_HOUR: rateLimit.default(60),
+  RATE_LIMIT_LOGIN_PER_MINUTE: rateLimit.default(30),
+  RATE_LIMIT_LOGIN_PER_EMAIL_PER_MINUTE: rateLimit.default(10),
+  RATE_LIMIT_RESEND_PER_HOUR: rateLimit.default(5),
+});
+
+export type Env = z.infer<typeof EnvSchema>;
+
+export interface Config extends Env {
+  PUBLIC_URL: string;
+  MAIL_DIR: string;
+  MODELS_DIR: string;
+  minio: { endPoint: string; port: number; useSSL: boolean };
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Parses and validates settings; throws a ConfigError naming every bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  // An empty variable means "not set", as in most shells' `VAR= cmd`.
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''));
+  const parsed = EnvSchema.safeParse(present);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
+    throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
+  }
+  const values = parsed.data;
+  const minioUrl = new URL(values.MINIO_ENDPOINT);
+  const useSSL = minioUrl.protocol === 'https:';
+  return {
+    ...values,
+    PUBLIC_URL: (values.PUBLIC_URL ?? `http://localhost:${values.PORT}`).replace(/\/+$/, ''),
+    MAIL_DIR: values.MAIL_DIR ?? path.join(values.DATA_DIR, 'mail'),
+    MODELS_DIR: values.MODELS_DIR ?? path.join(values.DATA_DIR, 'models'),
+    minio: {
+      endPoint: minioUrl.hostname,
+      port: minioUrl.port ? Number(minioUrl.port) : useSSL ? 443 : 80,
+      useSSL,
+    },
+  };
+}
+
+/** Entry points call this: a bad setting stops the process with a clear message. */
+export function loadConfigOrExit(): Config {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(78); // EX_CONFIG
+    }
+    throw error;
+  }
+}

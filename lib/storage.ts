@@ -1,0 +1,66 @@
+import { Client } from 'minio';
+import type { Readable } from 'node:stream';
+import type { Config } from './config';
+
+/**
+ * Object storage over plain S3 through the `minio` client, so an operator can
+ * point it at any S3-compatible store. Audio never travels through Temporal;
+ * activities and the API pass object keys and stream bytes through here.
+ */
+export interface Storage {
+  readonly bucket: string;
+  ensureBucket(): Promise<void>;
+  put(key: string, body: Buffer | Readable, contentType: string): Promise<void>;
+  get(key: string, range?: { start: number; end: number }): Promise<Readable>;
+  size(key: string): Promise<number | null>;
+  remove(key: string): Promise<void>;
+  ping(): Promise<void>;
+}
+
+export function createStorage(config: Config): Storage {
+  const client = new Client({
+    endPoint: config.minio.endPoint,
+    port: config.minio.port,
+    useSSL: config.minio.useSSL,
+    accessKey: config.MINIO_ACCESS_KEY,
+    secretKey: config.MINIO_SECRET_KEY,
+    region: config.MINIO_REGION,
+    pathStyle: true,
+  });
+  const bucket = config.AUDIO_BUCKET;
+
+  return {
+    bucket,
+    async ensureBucket() {
+      if (await client.bucketExists(bucket)) return;
+      try {
+        await client.makeBucket(bucket, config.MINIO_REGION);
+      } catch (error) {
+        // Another process (api or worker) created it first.
+        if ((error as { code?: string }).code !== 'BucketAlreadyOwnedByYou') throw error;
+      }
+    },
+    async put(key, body, contentType) {
+      await client.putObject(bucket, key, body, undefined, { 'Content-Type': contentType });
+    },
+    async get(key, range) {
+      if (!range) return client.getObject(bucket, key);
+      return client.getPartialObject(bucket, key, range.start, range.end - range.start + 1);
+    },
+    async size(key) {
+      try {
+        return (await client.statObject(bucket, key)).size;
+      } catch (error) {
+        if ((error as { code?: string }).code === 'NotFound') return null;
+        throw error;
+      }
+    },
+    async remove(key) {
+      // S3 deletes are idempotent: removing a missing key succeeds.
+      await client.removeObject(bucket, key);
+    },
+    async ping() {
+      await client.bucketExists(bucket);
+    },
+  };
+}

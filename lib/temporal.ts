@@ -1,0 +1,19 @@
+import { Client, Connection } from '@temporalio/client';
+import type { Config } from './config';
+
+/** The typed Temporal client the API uses to start, signal and describe workflows. */
+export function createTemporalClient(config: Config): Client {
+  // Lazy: the API starts (and /readyz reports it) even while Temporal is down.
+  const connection = Connection.lazy({
+    address: config.TEMPORAL_ADDRESS,
+    connectTimeout: '2 seconds',
+  });
+  return new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+}
+
+/** Resolves when the Temporal frontend answers; rejects within the timeout otherwise. */
+export async function pingTemporal(client: Client, timeoutMs = 1_500): Promise<void> {
+  await client.connection.withDeadline(Date.now() + timeoutMs, () =>
+    client.workflowService.getSystemInfo({}),
+  );
+}

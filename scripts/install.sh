@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Installs what the stack needs and is missing: Debian packages (PostgreSQL,
+# ffmpeg, espeak-ng), the Temporal CLI and MinIO built with Go into a cache
+# outside the repo, and the npm dependencies. Idempotent: a second run only
+# checks. Usage: scripts/install.sh
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck source=scripts/lib.sh
+source "$ROOT/scripts/lib.sh"
+
+TEMPORAL_VERSION="v1.5.1"
+# `go install github.com/minio/minio@latest` resolved to this pseudo-version on
+# 2026-11-22; pinned so every machine builds the same server.
+MINIO_VERSION="v0.0.0-20260212201848-7aac2a2c5b7c"
+
+APT_PACKAGES=(postgresql ffmpeg espeak-ng)
+
+install_apt_packages() {
+  local missing=()
+  for pkg in "${APT_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+  done
+  if [ ${#missing[@]} -eq 0 ]; then
+    log "Debian packages present: ${APT_PACKAGES[*]}"
+    return
+  fi
+  if [ "$(id -u)" -ne 0 ]; then
+    die "missing Debian packages: ${missing[*]}. Run as root, or: sudo apt-get install -y ${missing[*]}"
+  fi
+  log "installing Debian packages: ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# go_binary NAME MODULE VERSION: builds MODULE@VERSION into $BIN_DIR once.
+go_binary() {
+  local name="$1" module="$2" version="$3"
+  local target="$BIN_DIR/$name-$version"
+  if [ -x "$target" ]; then
+    log "$name $version cached at $target"
+  else
+    command -v go >/dev/null || die "Go is needed to build $name (install Go >= 1.25 from https://go.dev/dl or apt-get install golang)"
+    log "building $name $version with go install (first time takes minutes)"
+    local started=$SECONDS tmp
+    tmp="$(mktemp -d)"
+    GOBIN="$tmp" CGO_ENABLED=0 go install "$module@$version"
+    mkdir -p "$BIN_DIR"
+    mv "$tmp/$name" "$target"
+    rmdir "$tmp"
+    log "built $name in $((SECONDS - started)) s"
+  fi
+  ln -sf "$target" "$BIN_DIR/$name"
+}
+
+install_npm_packages() {
+  if [ -d "$ROOT/node_modules" ] && [ "$ROOT/node_modules/.package-lock.json" -nt "$ROOT/package-lock.json" ]; then
+    log "npm packages up to date"
+    return
+  fi
+  command -v npm >/dev/null || die "Node.js >= 20 with npm is needed (apt-get install nodejs npm)"
+  log "installing npm packages"
+  (cd "$ROOT" && npm ci --no-audit --no-fund --loglevel=error)
+}
+
+started=$SECONDS
+install_apt_packages
+go_binary temporal github.com/temporalio/cli/cmd/temporal "$TEMPORAL_VERSION" &
+temporal_pid=$!
+go_binary minio github.com/minio/minio "$MINIO_VERSION" &
+minio_pid=$!
+install_npm_packages
+wait "$temporal_pid" || die "building temporal failed"
+wait "$minio_pid" || die "building minio failed"
+log "install done in $((SECONDS - started)) s"

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds, and starts the whole service on embedded
+# defaults (PostgreSQL, Temporal + UI, MinIO, migrations, worker, API).
+# Ctrl-C stops everything it started. Settings: see README.md.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+source "$ROOT/scripts/lib.sh"
+"$ROOT/scripts/install.sh"
+cd "$ROOT"
+log "building"
+npm run --silent build
+export PATH="$BIN_DIR:$PATH"
+exec node dist/scripts/start.js

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Runs the whole test suite: installs what is missing, then type-checks and runs
+# jest, whose global setup starts its own PostgreSQL database, Temporal dev
+# server and MinIO (on ports apart from the start command's).
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+"$ROOT/scripts/install.sh"
+cd "$ROOT"
+exec npm test -- "$@"

@@ -1,0 +1,49 @@
+import path from 'node:path';
+import { createDb } from '../../db/knex';
+import { migrate } from '../../db/migrate';
+import { loadConfig } from '../../lib/config';
+import { createStorage } from '../../lib/storage';
+import { ensurePostgres, type Managed, recreateDatabase, startMinio, startTemporal } from '../../scripts/stack';
+import { writeWorkflowBundle } from '../../worker/bundle';
+import { TEST_PORTS, testEnvironment } from './testStack';
+
+declare global {
+  // eslint-disable-next-line no-var
+  var __openvoxServices: Managed[] | undefined;
+}
+
+/** Runs once per jest run, before any test file: real services, a fresh database, one workflow bundle. */
+export default async function globalSetup(): Promise<void> {
+  const started = Date.now();
+  const env = testEnvironment();
+  // Test files run in workers forked after this, which inherit these variables.
+  Object.assign(process.env, env);
+  const logDir = path.join(env.DATA_DIR, 'logs');
+
+  const services: Managed[] = [];
+  globalThis.__openvoxServices = services;
+  const [postgres, temporal, minio] = await Promise.all([
+    ensurePostgres(env.DEV_DATABASE_URL),
+    startTemporal({ port: TEST_PORTS.temporal, uiPort: 0, headless: true, logDir }),
+    startMinio({
+      port: TEST_PORTS.minio,
+      consolePort: TEST_PORTS.minioConsole,
+      dataDir: path.join(env.DATA_DIR, 'minio'),
+      accessKey: env.MINIO_ACCESS_KEY,
+      secretKey: env.MINIO_SECRET_KEY,
+      logDir,
+    }),
+    writeWorkflowBundle(env.WORKFLOW_BUNDLE),
+  ]);
+  services.push(postgres, temporal, minio);
+
+  await recreateDatabase(env.DATABASE_URL);
+  const config = loadConfig();
+  const db = createDb(config);
+  try {
+    await Promise.all([migrate(db), createStorage(config).ensureBucket()]);
+  } finally {
+    await db.destroy();
+  }
+  process.stdout.write(`\n[test setup] services ready in ${((Date.now() - started) / 1000).toFixed(1)} s (data in ${env.DATA_DIR})\n`);
+}

@@ -1,0 +1,245 @@
+// No Docker engine runs on the development machine, so docker-compose.yml and
+// the Dockerfile are checked statically here.
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parse } from 'yaml';
+
+type Service = {
+  image?: string;
+  build?: string | { context?: string; dockerfile?: string };
+  command?: string | string[];
+  entrypoint?: string | string[];
+  environment?: Record<string, string | number | boolean | null> | string[];
+  depends_on?: string[] | Record<string, { condition?: string }>;
+  ports?: Array<string | { target?: number | string; published?: number | string }>;
+};
+
+type Compose = { services: Record<string, Service> };
+
+const root = path.join(__dirname, '../..');
+const composePath = path.join(__dirname, '../../docker-compose.yml');
+// merge: true resolves `<<: *anchor` keys the way docker compose does.
+const compose = parse(readFileSync(composePath, 'utf8'), { merge: true }) as Compose;
+const services = compose.services;
+
+function environmentOf(service: Service): Record<string, string> {
+  const env = service.environment ?? {};
+  if (Array.isArray(env)) {
+    return Object.fromEntries(
+      env.map((item) => {
+        const at = item.indexOf('=');
+        return at < 0 ? [item, ''] : [item.slice(0, at), item.slice(at + 1)];
+      }),
+    );
+  }
+  return Object.fromEntries(Object.entries(env).map(([key, value]) => [key, String(value ?? '')]));
+}
+
+function commandOf(service: Service): string {
+  const command = service.command ?? '';
+  return Array.isArray(command) ? command.join(' ') : command;
+}
+
+function buildOf(service: Service): { context: string; dockerfile: string } {
+  const build = service.build;
+  if (typeof build === 'string') return { context: build, dockerfile: 'Dockerfile' };
+  return { context: build?.context ?? '.', dockerfile: build?.dockerfile ?? 'Dockerfile' };
+}
+
+function dependenciesOf(service: Service): string[] {
+  const dependsOn = service.depends_on ?? [];
+  return Array.isArray(dependsOn) ? dependsOn : Object.keys(dependsOn);
+}
+
+/** The tag of an image reference, or undefined; a digest counts as a pin. */
+function tagOf(image: string): string | undefined {
+  if (image.includes('@sha256:')) return image.slice(image.indexOf('@') + 1);
+  const lastSegment = image.slice(image.lastIndexOf('/') + 1);
+  const colon = lastSegment.indexOf(':');
+  return colon < 0 ? undefined : lastSegment.slice(colon + 1);
+}
+
+/** A value taken from the environment at `up` time, never written in the file. */
+const interpolation = /^\$\{[A-Z0-9_]+(:?[-?][^}]*)?\}$/;
+
+// Secrets as named by each image (PostgreSQL, Temporal's sql tool, MinIO, the app).
+const secretKeys = [
+  'POSTGRES_PASSWORD',
+  'POSTGRES_PWD',
+  'SQL_PASSWORD',
+  'MINIO_ROOT_PASSWORD',
+  'MINIO_SECRET_KEY',
+  'JWT_SECRET',
+];
+
+const appEnvKeys = [
+  'DATABASE_URL',
+  'TEMPORAL_ADDRESS',
+  'MINIO_ENDPOINT',
+  'MINIO_ACCESS_KEY',
+  'MINIO_SECRET_KEY',
+  'AUDIO_BUCKET',
+  'JWT_SECRET',
+];
+
+/** The instructions of the Dockerfile's last stage, continuation lines joined. */
+function finalStageInstructions(dockerfile: string): string[] {
+  const instructions = dockerfile
+    .replace(/\\\r?\n/g, ' ')
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !line.startsWith('#'));
+  const lastFrom = instructions.map((line) => /^FROM\s/i.test(line)).lastIndexOf(true);
+  return instructions.slice(lastFrom);
+}
+
+describe('docker-compose.yml', () => {
+  it('defines the whole stack: database, Temporal and its setup, UI, object store, api and worker', () => {
+    expect(Object.keys(services)).toEqual(
+      expect.arrayContaining([
+        'postgresql',
+        'temporal-admin-tools',
+        'temporal',
+        'temporal-ui',
+        'minio',
+        'api',
+        'worker',
+      ]),
+    );
+  });
+
+  it('pins every image to an explicit tag other than latest', () => {
+    const images = Object.entries(services).filter(([, service]) => service.image !== undefined);
+    expect(images.length).toBeGreaterThan(0);
+    for (const [name, service] of images) {
+      const tag = tagOf(service.image as string);
+      expect({ service: name, image: service.image, pinned: tag !== undefined && tag !== 'latest' }).toEqual({
+        service: name,
+        image: service.image,
+        pinned: true,
+      });
+    }
+  });
+
+  it('builds api and worker from the same context with an existing Dockerfile', () => {
+    const api = buildOf(services.api);
+    const worker = buildOf(services.worker);
+    expect(services.api.build).toBeDefined();
+    expect(services.worker.build).toBeDefined();
+    expect(worker).toEqual(api);
+    expect(existsSync(path.join(root, api.context, api.dockerfile))).toBe(true);
+  });
+
+  it('gives api and worker the same environment with the settings the app needs', () => {
+    const apiEnv = environmentOf(services.api);
+    expect(environmentOf(services.worker)).toEqual(apiEnv);
+    for (const key of appEnvKeys) {
+      expect(apiEnv[key] ?? '').not.toBe('');
+    }
+  });
+
+  it('points the app at the compose services by their names', () => {
+    const env = environmentOf(services.api);
+    expect(env.DATABASE_URL).toMatch(/@postgresql:5432\//);
+    expect(env.TEMPORAL_ADDRESS).toBe('temporal:7233');
+    expect(env.MINIO_ENDPOINT).toBe('http://minio:9000');
+  });
+
+  it('only depends on services it defines', () => {
+    for (const [name, service] of Object.entries(services)) {
+      for (const dependency of dependenciesOf(service)) {
+        expect({ service: name, dependency, defined: dependency in services }).toEqual({
+          service: name,
+          dependency,
+          defined: true,
+        });
+      }
+    }
+  });
+
+  it('takes every secret from the environment instead of writing it in the file', () => {
+    let seen = 0;
+    for (const [name, service] of Object.entries(services)) {
+      const env = environmentOf(service);
+      for (const key of secretKeys.filter((k) => k in env)) {
+        seen += 1;
+        expect({ service: name, key, value: env[key] }).toEqual({
+          service: name,
+          key,
+          value: expect.stringMatching(interpolation),
+        });
+      }
+    }
+    expect(seen).toBeGreaterThanOrEqual(4);
+  });
+
+  it('requires the three secrets to be set rather than defaulting them', () => {
+    const env = environmentOf(services.api);
+    expect(environmentOf(services.postgresql).POSTGRES_PASSWORD).toMatch(/^\$\{POSTGRES_PASSWORD:\?/);
+    expect(environmentOf(services.minio).MINIO_ROOT_PASSWORD).toMatch(/^\$\{MINIO_ROOT_PASSWORD:\?/);
+    expect(env.JWT_SECRET).toMatch(/^\$\{JWT_SECRET:\?/);
+    expect(env.MINIO_SECRET_KEY).toMatch(/^\$\{MINIO_ROOT_PASSWORD:\?/);
+  });
+
+  it('keeps the database password inside DATABASE_URL an interpolation', () => {
+    const url = environmentOf(services.api).DATABASE_URL;
+    const password = /^postgres:\/\/[^:]+:(.*)@postgresql:5432\/[^/]+$/.exec(url)?.[1];
+    expect(password).toMatch(/^\$\{POSTGRES_PASSWORD(:\?[^}]*)?\}$/);
+  });
+
+  it('publishes the Temporal UI on port 8233', () => {
+    const ports = (services['temporal-ui'].ports ?? []).map((port) =>
+      typeof port === 'string' ? port : `${port.published}:${port.target}`,
+    );
+    expect(ports.some((port) => /(^|:)8233:8080$/.test(port))).toBe(true);
+  });
+
+  it('runs the api from dist/api/main.js and the worker from dist/worker/main.js', () => {
+    expect(commandOf(services.api)).toMatch(/\bnode dist\/api\/main\.js$/);
+    expect(commandOf(services.worker)).toMatch(/\bnode dist\/worker\/main\.js$/);
+  });
+
+  it('sets up both Temporal schemas with the postgres12 plugin before the server starts', () => {
+    const script = commandOf(services['temporal-admin-tools']);
+    expect(script).toMatch(/--plugin postgres12/);
+    expect(script).toContain('/etc/temporal/schema/postgresql/v12/temporal/versioned');
+    expect(script).toContain('/etc/temporal/schema/postgresql/v12/visibility/versioned');
+    expect(services.temporal.depends_on).toMatchObject({
+      'temporal-admin-tools': { condition: 'service_completed_successfully' },
+    });
+  });
+
+  it('registers the custom search attributes the workflows use', () => {
+    const scripts = Object.values(services)
+      .filter((service) => service.image?.startsWith('temporalio/admin-tools:'))
+      .map(commandOf)
+      .join('\n');
+    expect(scripts).toContain('search-attribute create');
+    for (const attribute of ['Account:Keyword', 'VoiceId:Keyword', 'Characters:Int']) {
+      expect(scripts).toContain(attribute);
+    }
+  });
+});
+
+describe('Dockerfile', () => {
+  const dockerfile = readFileSync(path.join(root, 'Dockerfile'), 'utf8');
+
+  it('runs its final stage as a non-root user', () => {
+    const users = finalStageInstructions(dockerfile).filter((line) => /^USER\s/i.test(line));
+    expect(users.length).toBeGreaterThan(0);
+    const user = users[users.length - 1].split(/\s+/)[1].split(':')[0];
+    expect(['root', '0']).not.toContain(user);
+  });
+
+  it('pins its base images', () => {
+    const bases = dockerfile
+      .split(/\r?\n/)
+      .filter((line) => /^FROM\s/i.test(line.trim()))
+      .map((line) => line.trim().split(/\s+/)[1]);
+    expect(bases.length).toBeGreaterThan(0);
+    for (const base of bases) {
+      const tag = tagOf(base);
+      expect({ base, pinned: tag !== undefined && tag !== 'latest' }).toEqual({ base, pinned: true });
+    }
+  });
+});

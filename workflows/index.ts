@@ -1,0 +1,2 @@
+// The worker's workflow bundle: every workflow type, one file each.
+export { systemCheck } from './systemCheck';
