@@ -15,9 +15,14 @@ function resourceRoutes(deps: ApiDeps): Route[] {
 }
 
 export function createApp(deps: ApiDeps): Koa {
+  return buildApp(deps, resourceRoutes(deps));
+}
+
+/** The middleware chain around a set of routes (plus the operations endpoints); tests mount their own routes here. */
+export function buildApp(deps: ApiDeps, resources: Route[]): Koa {
   let document: unknown;
   const openApiDocument = (): unknown => (document ??= buildOpenApiDocument(routes, deps.config.PUBLIC_URL, version));
-  const routes: Route[] = [...resourceRoutes(deps), ...operationsRoutes(deps, openApiDocument)];
+  const routes: Route[] = [...resources, ...operationsRoutes(deps, openApiDocument)];
 
   const router = new Router();
   for (const route of routes) {

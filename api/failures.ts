@@ -41,7 +41,7 @@ export function toApiError(thrown: unknown): { error: ApiError; unexpected: bool
   if (error.type === 'encoding.unsupported' || error.status === 415) {
     return { error: unsupportedMediaType('Unsupported charset; send UTF-8 JSON.'), unexpected: false };
   }
-  if (error.type === 'entity.parse.failed' || (error.status === 400 && error.expose)) {
+  if (error.type === 'entity.parse.failed' || (error.status === 400 && (error.expose || thrown instanceof SyntaxError))) {
     return { error: invalidJson(), unexpected: false };
   }
   const dependency = dependencyDown(error);

@@ -11,7 +11,7 @@ import { createApp } from './app';
 async function main() {
   const config = loadConfigOrExit();
   const logger = createLogger(config, 'api');
-  const db = createDb(config);
+  const db = createDb(config, logger);
   const storage = createStorage(config);
   const temporal = createTemporalClient(config);
 

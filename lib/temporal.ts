@@ -7,6 +7,9 @@ export function createTemporalClient(config: Config): Client {
   const connection = Connection.lazy({
     address: config.TEMPORAL_ADDRESS,
     connectTimeout: '2 seconds',
+    // No hidden gRPC retries: an unreachable Temporal becomes a prompt 503 with
+    // Retry-After instead of a request that hangs through ten backoffs.
+    interceptors: [],
   });
   return new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
 }

@@ -1,4 +1,4 @@
-import { bundleWorkflowCode } from '@temporalio/worker';
+import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -7,7 +7,7 @@ export const WORKFLOWS_PATH = require.resolve('../workflows');
 
 /** Bundles workflow code once (webpack, ~seconds) so workers and tests start without rebuilding it. */
 export async function writeWorkflowBundle(outputPath: string): Promise<void> {
-  const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH });
+  const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: new DefaultLogger('WARN') });
   await writeFile(outputPath, code);
 }
 

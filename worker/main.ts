@@ -1,4 +1,4 @@
-import { NativeConnection, Runtime } from '@temporalio/worker';
+import { NativeConnection } from '@temporalio/worker';
 import path from 'node:path';
 import { createDb } from '../db/knex';
 import { migrate } from '../db/migrate';
@@ -6,13 +6,14 @@ import { loadConfigOrExit } from '../lib/config';
 import { createLogger } from '../lib/logger';
 import { createStorage } from '../lib/storage';
 import { createWorker } from './create';
+import { installRuntime } from './runtime';
 
 async function main() {
   const config = loadConfigOrExit();
   const logger = createLogger(config, 'worker');
   // The SDK's own SIGINT/SIGTERM handling drains in-flight tasks before run() resolves.
-  Runtime.install({ shutdownSignals: ['SIGINT', 'SIGTERM'] });
-  const db = createDb(config);
+  installRuntime(logger);
+  const db = createDb(config, logger);
   const storage = createStorage(config);
   await migrate(db);
   await storage.ensureBucket();
