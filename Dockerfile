@@ -10,7 +10,8 @@ WORKDIR /app
 
 # Dependencies first, so the layer is reused while package-lock.json is unchanged.
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+# npm install when npm ci refuses a lock file without other platforms' optional binaries (see scripts/install.sh).
+RUN npm ci --no-audit --no-fund || npm install --no-save --no-audit --no-fund
 
 COPY . .
 # tsc -p tsconfig.build.json writes to dist/
@@ -38,7 +39,7 @@ ENV NODE_ENV=production \
 WORKDIR /app
 
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund \
+RUN (npm ci --omit=dev --no-audit --no-fund || npm install --no-save --omit=dev --no-audit --no-fund) \
     && npm cache clean --force
 
 COPY --from=build /app/dist ./dist

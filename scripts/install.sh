@@ -61,7 +61,11 @@ install_npm_packages() {
   fi
   command -v npm >/dev/null || die "Node.js >= 20 with npm is needed (apt-get install nodejs npm)"
   log "installing npm packages"
-  (cd "$ROOT" && npm ci --no-audit --no-fund --loglevel=error)
+  # The registry reachable here serves no other platform's optional binaries
+  # (e.g. @swc/core-darwin-arm64), so the lock file cannot list them and
+  # `npm ci` refuses it; `npm install` installs the same locked versions.
+  (cd "$ROOT" && { npm ci --no-audit --no-fund --loglevel=error 2>/dev/null \
+    || npm install --no-save --no-audit --no-fund --loglevel=error; })
 }
 
 started=$SECONDS
