@@ -4,6 +4,7 @@ import { createDb } from '../db/knex';
 import { migrate } from '../db/migrate';
 import { loadConfigOrExit } from '../lib/config';
 import { createLogger } from '../lib/logger';
+import { createMailer } from '../lib/mail';
 import { createStorage } from '../lib/storage';
 import { createWorker } from './create';
 import { installRuntime } from './runtime';
@@ -21,7 +22,7 @@ async function main() {
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
   const worker = await createWorker({
     config,
-    deps: { db, storage },
+    deps: { config, db, storage, mailer: createMailer(config, logger) },
     connection,
     workflowBundlePath: path.join(__dirname, '..', 'workflow-bundle.js'),
   });

@@ -1,2 +1,3 @@
 // The worker's workflow bundle: every workflow type, one file each.
 export { systemCheck } from './systemCheck';
+export { signupVerification } from './signupVerification';

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import * as plans from './001_subscription_plans';
+import * as accounts from './002_accounts';
 
 /**
  * Migrations are listed here in order rather than discovered on disk, so the
@@ -7,6 +8,7 @@ import * as plans from './001_subscription_plans';
  */
 const migrations: Record<string, Knex.Migration> = {
   '001_subscription_plans': plans,
+  '002_accounts': accounts,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -4,8 +4,9 @@ import { createApp } from '../../api/app';
 import { serve } from '../../api/listen';
 import type { ApiDeps } from '../../api/deps';
 import { createDb } from '../../db/knex';
-import { type Config, loadConfig } from '../../lib/config';
+import { loadConfig } from '../../lib/config';
 import { createLogger } from '../../lib/logger';
+import { createMailer } from '../../lib/mail';
 import { createStorage } from '../../lib/storage';
 import { createTemporalClient } from '../../lib/temporal';
 import { createWorker } from '../../worker/create';
@@ -13,7 +14,8 @@ import { installRuntime } from '../../worker/runtime';
 
 /** The real dependencies of the test stack that globalSetup started; `overrides` point one elsewhere. */
 export function createTestDeps(overrides: NodeJS.ProcessEnv = {}): ApiDeps & { close(): Promise<void> } {
-  const config = loadConfig({ ...process.env, ...overrides });
+  // Each set of deps gets its own task queue, so its worker serves only its own workflows.
+  const config = loadConfig({ ...process.env, TEMPORAL_TASK_QUEUE: `test-${randomUUID()}`, ...overrides });
   const logger = createLogger(config, 'test');
   const db = createDb(config, logger);
   const storage = createStorage(config);
@@ -44,15 +46,15 @@ function installRuntimeOnce(logger: ApiDeps['logger']) {
   runtimeInstalled = true;
 }
 
-/** A worker on its own task queue with the run's prebuilt workflow bundle; stop it with `shutdown()`. */
+/** A worker on the deps' task queue with the run's prebuilt workflow bundle; stop it with `shutdown()`. */
 export async function startTestWorker(deps: ApiDeps): Promise<{ worker: Worker; taskQueue: string; run: Promise<void>; shutdown(): Promise<void> }> {
   installRuntimeOnce(deps.logger);
-  const taskQueue = `test-${randomUUID()}`;
-  const config: Config = { ...deps.config, TEMPORAL_TASK_QUEUE: taskQueue };
+  const { config } = deps;
+  const taskQueue = config.TEMPORAL_TASK_QUEUE;
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
   const worker = await createWorker({
     config,
-    deps: { db: deps.db, storage: deps.storage },
+    deps: { config, db: deps.db, storage: deps.storage, mailer: createMailer(config, deps.logger) },
     connection,
     workflowBundlePath: process.env.WORKFLOW_BUNDLE,
   });
