@@ -1,17 +1,21 @@
 import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
 import Koa from 'koa';
+import type { Account } from '../db/models/Account';
+import { authenticate } from './auth/authenticate';
 import type { ApiDeps } from './deps';
 import { accessLog, problems, requestId, routingProblems, securityHeaders } from './middleware';
 import { buildOpenApiDocument } from './openapi';
 import { type Family, type Route, readInput, routerPath } from './route';
+import { apiKeyRoutes } from './routes/apiKeys';
+import { authRoutes } from './routes/auth';
 import { operationsRoutes } from './routes/operations';
 import { planRoutes } from './routes/plans';
 import { version } from '../package.json';
 
 /** Every resource's routes; each is mounted in both families from the same handler. */
 function resourceRoutes(deps: ApiDeps): Route[] {
-  return [...planRoutes(deps)];
+  return [...authRoutes(deps), ...apiKeyRoutes(deps), ...planRoutes(deps)];
 }
 
 export function createApp(deps: ApiDeps): Koa {
@@ -28,8 +32,10 @@ export function buildApp(deps: ApiDeps, resources: Route[]): Koa {
   for (const route of routes) {
     for (const [family, path] of Object.entries(route.paths) as [Family, string][]) {
       router[route.method](routerPath(path), async (ctx: Koa.Context) => {
+        // auth -> validate -> handler (which authorizes, runs one command and presents)
+        const account = route.auth ? await authenticate(ctx, deps) : (undefined as unknown as Account);
         const input = readInput(ctx, route);
-        await route.handler(ctx, input, family);
+        await route.handler(ctx, { account, ...input }, family);
       });
     }
   }

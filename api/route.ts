@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import { z } from 'zod';
 import type { ZodOpenApiOperationObject } from 'zod-openapi';
+import type { Account } from '../db/models/Account';
 import { type FieldErrors, notFound, unsupportedMediaType, validationError } from './errors';
 
 /**
@@ -14,6 +15,8 @@ export type Family = 'v1' | 'unversioned';
 type AnyObject = z.ZodObject<z.ZodRawShape>;
 
 export interface Input<P extends AnyObject, Q extends AnyObject, B extends AnyObject> {
+  /** The caller, on routes with `auth: true`. */
+  account: Account;
   params: z.output<P>;
   query: z.output<Q>;
   body: z.output<B>;
@@ -109,7 +112,7 @@ function isJson(ctx: Context): boolean {
 }
 
 /** Validates params, query and (JSON) body of a request against the route's schemas. */
-export function readInput(ctx: Context, route: Route): Input<AnyObject, AnyObject, AnyObject> {
+export function readInput(ctx: Context, route: Route): Omit<Input<AnyObject, AnyObject, AnyObject>, 'account'> {
   // A malformed id in the path names no resource: 404, like an unknown one.
   const params = (route.params ?? empty).safeParse(ctx.params ?? {});
   if (!params.success) throw notFound();

@@ -1,12 +1,10 @@
 import autocannon from 'autocannon';
 import Koa from 'koa';
 import { createApp } from '../api/app';
-import { createDb } from '../db/knex';
+import { createApiDeps } from '../api/deps';
 import { migrate } from '../db/migrate';
 import { loadConfig } from '../lib/config';
 import { createLogger } from '../lib/logger';
-import { createStorage } from '../lib/storage';
-import { createTemporalClient } from '../lib/temporal';
 import { ensurePostgres } from '../scripts/stack';
 import { serve } from '../api/listen';
 
@@ -34,10 +32,8 @@ async function load(url: string): Promise<{ rps: number; p50: number; p99: numbe
 async function main() {
   const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent' });
   await ensurePostgres(config.DATABASE_URL);
-  const logger = createLogger(config, 'bench');
-  const db = createDb(config, logger);
-  await migrate(db);
-  const deps = { config, db, logger, storage: createStorage(config), temporal: createTemporalClient(config) };
+  const deps = createApiDeps(config, createLogger(config, 'bench'));
+  await migrate(deps.db);
 
   const bare = new Koa().use((ctx) => {
     ctx.body = { status: 'ok', results: [{ id: 'free', name: 'Free', monthly_credits: 35000 }] };
@@ -57,8 +53,7 @@ async function main() {
     }
   } finally {
     await Promise.all([baseline.close(), api.close()]);
-    await db.destroy();
-    await deps.temporal.connection.close();
+    await deps.close();
   }
 }
 

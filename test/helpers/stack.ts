@@ -2,13 +2,10 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
 import { createApp } from '../../api/app';
 import { serve } from '../../api/listen';
-import type { ApiDeps } from '../../api/deps';
-import { createDb } from '../../db/knex';
+import { type ApiDeps, createApiDeps } from '../../api/deps';
 import { loadConfig } from '../../lib/config';
 import { createLogger } from '../../lib/logger';
 import { createMailer } from '../../lib/mail';
-import { createStorage } from '../../lib/storage';
-import { createTemporalClient } from '../../lib/temporal';
 import { createWorker } from '../../worker/create';
 import { installRuntime } from '../../worker/runtime';
 
@@ -16,20 +13,7 @@ import { installRuntime } from '../../worker/runtime';
 export function createTestDeps(overrides: NodeJS.ProcessEnv = {}): ApiDeps & { close(): Promise<void> } {
   // Each set of deps gets its own task queue, so its worker serves only its own workflows.
   const config = loadConfig({ ...process.env, TEMPORAL_TASK_QUEUE: `test-${randomUUID()}`, ...overrides });
-  const logger = createLogger(config, 'test');
-  const db = createDb(config, logger);
-  const storage = createStorage(config);
-  const temporal = createTemporalClient(config);
-  return {
-    config,
-    db,
-    storage,
-    temporal,
-    logger,
-    async close() {
-      await Promise.allSettled([db.destroy(), temporal.connection.close()]);
-    },
-  };
+  return createApiDeps(config, createLogger(config, 'test'));
 }
 
 export type RunningApi = Awaited<ReturnType<typeof serve>>;

@@ -25,5 +25,10 @@ export function testEnvironment(dataDir = mkdtempSync(path.join(tmpdir(), 'openv
     MINIO_SECRET_KEY: 'openvox-test-secret',
     AUDIO_BUCKET: 'openvox-test',
     WORKFLOW_BUNDLE: path.join(dataDir, 'workflow-bundle.js'),
+    // Every test speaks from 127.0.0.1; the rate-limit tests turn limits on for themselves.
+    RATE_LIMIT_REGISTER_PER_HOUR: '0',
+    RATE_LIMIT_LOGIN_PER_MINUTE: '0',
+    RATE_LIMIT_LOGIN_PER_EMAIL_PER_MINUTE: '0',
+    RATE_LIMIT_RESEND_PER_HOUR: '0',
   };
 }

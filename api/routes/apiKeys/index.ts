@@ -1,0 +1,84 @@
+import { randomUUID } from 'node:crypto';
+import { randomSecret, sha256 } from '../../../lib/secrets';
+import { API_KEY_PREFIX } from '../../auth/authenticate';
+import type { ApiDeps } from '../../deps';
+import { notFound } from '../../errors';
+import { problemResponses } from '../../openapi';
+import { offsetOf, presentPage } from '../../pagination';
+import { defineRoute, type Route } from '../../route';
+import { ApiKeyCreateBody, ApiKeyCreated, ApiKeyListQuery, ApiKeyPage, ApiKeyParams } from './schema';
+
+interface ApiKeyRow {
+  id: string;
+  name: string;
+  prefix: string;
+  created_at: Date;
+  last_used_at: Date | null;
+}
+
+const presentApiKey = (row: ApiKeyRow) => ({
+  id: row.id,
+  name: row.name,
+  prefix: row.prefix,
+  created_at: row.created_at.toISOString(),
+  last_used_at: row.last_used_at?.toISOString() ?? null,
+});
+
+const COLUMNS = ['id', 'name', 'prefix', 'created_at', 'last_used_at'];
+const paths = (suffix: string) => ({ v1: `/api/v1/auth/api-keys/${suffix}`, unversioned: `/api/auth/api-keys/${suffix}` });
+
+export function apiKeyRoutes({ db, config }: ApiDeps): Route[] {
+  return [
+    defineRoute({
+      method: 'get',
+      paths: paths(''),
+      summary: "The caller's API keys, newest first (the keys themselves are never shown again)",
+      tags: ['API keys'],
+      auth: true,
+      query: ApiKeyListQuery,
+      responses: { 200: { description: 'A page of keys', content: { 'application/json': { schema: ApiKeyPage } } }, ...problemResponses(400, 401) },
+      async handler(ctx, { account, query }) {
+        const keys = db('api_keys').where({ account_id: account.id });
+        const [{ count }] = await keys.clone().count<{ count: string }[]>({ count: '*' });
+        const rows: ApiKeyRow[] = await keys
+          .clone()
+          .select(COLUMNS)
+          .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
+          .offset(offsetOf(query))
+          .limit(query.page_size);
+        ctx.body = presentPage(ctx, config.PUBLIC_URL, query, Number(count), rows.map(presentApiKey));
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      paths: paths(''),
+      summary: 'Create an API key; the key is shown once, in this response',
+      tags: ['API keys'],
+      auth: true,
+      body: ApiKeyCreateBody,
+      responses: { 201: { description: 'Created', content: { 'application/json': { schema: ApiKeyCreated } } }, ...problemResponses(400, 401) },
+      async handler(ctx, { account, body }) {
+        const key = `${API_KEY_PREFIX}${randomSecret(32)}`;
+        const [row] = await db('api_keys')
+          .insert({ id: randomUUID(), account_id: account.id, name: body.name, prefix: key.slice(0, 12), key_hash: sha256(key) })
+          .returning(COLUMNS);
+        ctx.status = 201;
+        ctx.body = { ...presentApiKey(row), key };
+      },
+    }),
+    defineRoute({
+      method: 'delete',
+      paths: paths('{id}/'),
+      summary: 'Delete an API key; it stops working at once',
+      tags: ['API keys'],
+      auth: true,
+      params: ApiKeyParams,
+      responses: { 204: { description: 'Deleted' }, ...problemResponses(401, 404) },
+      async handler(ctx, { account, params }) {
+        const deleted = await db('api_keys').where({ id: params.id, account_id: account.id }).delete();
+        if (!deleted) throw notFound();
+        ctx.status = 204;
+      },
+    }),
+  ];
+}

@@ -1,0 +1,139 @@
+import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { ApplicationFailure, WorkflowIdReusePolicy } from '@temporalio/common';
+import { randomUUID } from 'node:crypto';
+import { UniqueViolationError } from 'objection';
+import { INVALID_TOKEN } from '../../../activities/signup';
+import { Account } from '../../../db/models/Account';
+import { sha256 } from '../../../lib/secrets';
+import { resendSignal, signupVerification, verifyUpdate } from '../../../workflows/signupVerification';
+import { hashPassword, verifyPassword } from '../../auth/passwords';
+import type { ApiDeps } from '../../deps';
+import { authenticationFailed, emailNotVerified, emailTaken, tokenInvalid, validationError } from '../../errors';
+
+/** The commands behind the auth endpoints: one verb-noun function each. */
+
+const signupWorkflowId = (accountId: string) => `signup:${accountId}`;
+const invalidVerificationToken = () => validationError({ token: ['Invalid or expired token.'] });
+// The update waits for a worker; without one the client gets a 503, not a hung request.
+const VERIFY_DEADLINE_MS = 15_000;
+
+export interface RegisterProps {
+  email: string;
+  password: string;
+  name: string;
+}
+
+/** Creates the account and starts its signup-verification workflow, which mails the link. */
+export async function registerAccount({ db, temporal, config }: ApiDeps, props: RegisterProps): Promise<Account> {
+  const passwordHash = await hashPassword(props.password);
+  return db.transaction(async (trx) => {
+    let account: Account;
+    try {
+      account = await Account.query(trx).insertAndFetch({
+        id: randomUUID(),
+        email: props.email,
+        name: props.name,
+        password_hash: passwordHash,
+      });
+    } catch (error) {
+      if (error instanceof UniqueViolationError) throw emailTaken();
+      throw error;
+    }
+    // Started inside the transaction: if Temporal refuses, the account is rolled back.
+    await temporal.workflow.start(signupVerification, {
+      workflowId: signupWorkflowId(account.id),
+      taskQueue: config.TEMPORAL_TASK_QUEUE,
+      args: [{ accountId: account.id, ttlSeconds: config.VERIFICATION_TTL }],
+    });
+    return account;
+  });
+}
+
+/** Resolves only once the workflow has verified the account and granted its credits. */
+export async function verifyEmail({ db, temporal }: ApiDeps, token: string): Promise<void> {
+  const row = await db('email_verification_tokens').where({ token_hash: sha256(token) }).first();
+  if (!row || row.used_at || row.superseded_at || row.expires_at <= new Date()) throw invalidVerificationToken();
+  try {
+    await temporal.connection.withDeadline(Date.now() + VERIFY_DEADLINE_MS, () =>
+      temporal.workflow.getHandle(signupWorkflowId(row.account_id)).executeUpdate(verifyUpdate, { args: [{ tokenId: row.id }] }),
+    );
+  } catch (error) {
+    const rejected =
+      error instanceof WorkflowNotFoundError ||
+      (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure && error.cause.type === INVALID_TOKEN);
+    if (rejected) throw invalidVerificationToken();
+    throw error;
+  }
+}
+
+/** Mails a new link to an unverified account; says nothing about whether the account exists. */
+export async function resendVerification({ temporal, config }: ApiDeps, email: string): Promise<void> {
+  const account = await Account.query().findOne({ email });
+  if (!account || account.email_verified_at) return;
+  // Signals the running workflow, or starts a new one if the last one expired.
+  await temporal.workflow.signalWithStart(signupVerification, {
+    workflowId: signupWorkflowId(account.id),
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    args: [{ accountId: account.id, ttlSeconds: config.VERIFICATION_TTL }],
+    signal: resendSignal,
+    signalArgs: [],
+    workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+  });
+}
+
+export interface TokenPairOut {
+  access: string;
+  refresh: string;
+  token_type: 'Bearer';
+  expires_in: number;
+}
+
+async function issueTokenPair({ db, tokens }: ApiDeps, accountId: string, familyId: string): Promise<TokenPairOut> {
+  const refresh = await tokens.issueRefresh(accountId, familyId);
+  await db('refresh_tokens').insert({ jti_hash: sha256(refresh.jti), family_id: familyId, expires_at: refresh.expiresAt });
+  return { access: await tokens.issueAccess(accountId), refresh: refresh.token, token_type: 'Bearer', expires_in: tokens.accessTtl };
+}
+
+/** Checks the password (unknown emails cost the same), then opens a new refresh-token family. */
+export async function logIn(deps: ApiDeps, email: string, password: string): Promise<TokenPairOut> {
+  const account = await Account.query().findOne({ email });
+  const valid = await verifyPassword(account?.password_hash ?? null, password);
+  if (!account || !valid) throw authenticationFailed('Invalid email or password.');
+  if (!account.email_verified_at) throw emailNotVerified();
+  const familyId = randomUUID();
+  await deps.db('refresh_token_families').insert({ id: familyId, account_id: account.id });
+  return issueTokenPair(deps, account.id, familyId);
+}
+
+/**
+ * Rotates a refresh token: the presented one stops working and a new pair is
+ * issued. Presenting an already-rotated token is reuse: its family is revoked.
+ */
+export async function refreshTokens(deps: ApiDeps, refreshToken: string): Promise<TokenPairOut> {
+  const { accountId, jti, familyId } = await deps.tokens.verifyRefresh(refreshToken);
+  const outcome = await deps.db.transaction(async (trx) => {
+    const family = await trx('refresh_token_families').where({ id: familyId, account_id: accountId }).forUpdate().first();
+    if (!family || family.revoked_at) return 'invalid';
+    const token = await trx('refresh_tokens').where({ jti_hash: sha256(jti), family_id: familyId }).first();
+    if (!token) return 'invalid';
+    if (token.rotated_at) {
+      await trx('refresh_token_families').where({ id: familyId }).update({ revoked_at: trx.fn.now() });
+      return 'reused';
+    }
+    await trx('refresh_tokens').where({ jti_hash: token.jti_hash }).update({ rotated_at: trx.fn.now() });
+    return 'rotated';
+  });
+  if (outcome === 'reused') {
+    deps.logger.warn({ accountId, familyId }, 'refresh token reused: family revoked');
+    throw tokenInvalid('This refresh token was already used; its session has been revoked.');
+  }
+  if (outcome === 'invalid') throw tokenInvalid('The refresh token is invalid or revoked.');
+  return issueTokenPair(deps, accountId, familyId);
+}
+
+/** Revokes the refresh-token family of the caller's presented refresh token. */
+export async function logOut({ db, tokens }: ApiDeps, account: Account, refreshToken: string): Promise<void> {
+  const { accountId, familyId } = await tokens.verifyRefresh(refreshToken);
+  if (accountId !== account.id) throw tokenInvalid('The refresh token belongs to another session.');
+  await db('refresh_token_families').where({ id: familyId, account_id: accountId }).whereNull('revoked_at').update({ revoked_at: db.fn.now() });
+}

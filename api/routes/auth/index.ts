@@ -1,0 +1,134 @@
+import type { Context } from 'koa';
+import { enforceRateLimit } from '../../auth/rateLimit';
+import type { ApiDeps } from '../../deps';
+import { problemResponses } from '../../openapi';
+import { defineRoute, type Route } from '../../route';
+import { logIn, logOut, refreshTokens, registerAccount, resendVerification, verifyEmail } from './commands';
+import { presentAccount, presentProfile } from './presenter';
+import {
+  Accepted,
+  AccountOut,
+  LoginBody,
+  LogoutBody,
+  Profile,
+  RefreshBody,
+  RegisterBody,
+  ResendBody,
+  TokenPair,
+  VerifyEmailBody,
+  VerifyEmailQuery,
+} from './schema';
+import { usageOf } from './usage';
+import { z } from 'zod';
+
+const json = <T extends z.ZodType>(description: string, schema: T) => ({ description, content: { 'application/json': { schema } } });
+const paths = (suffix: string) => ({ v1: `/api/v1/auth/${suffix}`, unversioned: `/api/auth/${suffix}` });
+const HOUR = 3600;
+const MINUTE = 60;
+
+export function authRoutes(deps: ApiDeps): Route[] {
+  const { config, db } = deps;
+
+  const verified = async (ctx: Context, token: string) => {
+    await verifyEmail(deps, token);
+    ctx.body = { email_verified: true };
+  };
+  const verifyResponses = { 200: json('Verified and credited', z.object({ email_verified: z.literal(true) })), ...problemResponses(400, 503) };
+
+  return [
+    defineRoute({
+      method: 'post',
+      paths: paths('register/'),
+      summary: 'Create an account; a verification email is sent',
+      tags: ['Auth'],
+      body: RegisterBody,
+      responses: { 201: json('Account created', AccountOut), ...problemResponses(400, 409, 413, 415, 429) },
+      async handler(ctx, { body }) {
+        await enforceRateLimit(db, { key: `register:ip:${ctx.ip}`, limit: config.RATE_LIMIT_REGISTER_PER_HOUR, windowSeconds: HOUR });
+        const account = await registerAccount(deps, body);
+        ctx.status = 201;
+        ctx.body = presentAccount(account);
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      paths: paths('verify-email/'),
+      summary: 'Verify an email address with the mailed token; grants the free credits',
+      tags: ['Auth'],
+      body: VerifyEmailBody,
+      responses: verifyResponses,
+      handler: (ctx, { body }) => verified(ctx, body.token),
+    }),
+    defineRoute({
+      method: 'get',
+      paths: paths('verify-email/'),
+      summary: 'Verify an email address from the mailed link',
+      tags: ['Auth'],
+      query: VerifyEmailQuery,
+      responses: verifyResponses,
+      handler: (ctx, { query }) => verified(ctx, query.token),
+    }),
+    defineRoute({
+      method: 'post',
+      paths: paths('resend-verification/'),
+      summary: 'Mail a new verification link (202 whether or not the account exists)',
+      tags: ['Auth'],
+      body: ResendBody,
+      responses: { 202: json('Accepted', Accepted), ...problemResponses(400, 429) },
+      async handler(ctx, { body }) {
+        await enforceRateLimit(db, { key: `resend:email:${body.email}`, limit: config.RATE_LIMIT_RESEND_PER_HOUR, windowSeconds: HOUR });
+        await resendVerification(deps, body.email);
+        ctx.status = 202;
+        ctx.body = { detail: 'If an unverified account uses this address, a new verification email is on its way.' };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      paths: paths('login/'),
+      summary: 'Exchange email and password for an access and a refresh token',
+      tags: ['Auth'],
+      body: LoginBody,
+      responses: { 200: json('Tokens', TokenPair), ...problemResponses(400, 401, 403, 429) },
+      async handler(ctx, { body }) {
+        await enforceRateLimit(db, { key: `login:ip:${ctx.ip}`, limit: config.RATE_LIMIT_LOGIN_PER_MINUTE, windowSeconds: MINUTE });
+        await enforceRateLimit(db, { key: `login:email:${body.email}`, limit: config.RATE_LIMIT_LOGIN_PER_EMAIL_PER_MINUTE, windowSeconds: MINUTE });
+        ctx.body = await logIn(deps, body.email, body.password);
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      paths: paths('refresh/'),
+      summary: 'Rotate a refresh token: a new pair; the old token stops working',
+      tags: ['Auth'],
+      body: RefreshBody,
+      responses: { 200: json('Tokens', TokenPair), ...problemResponses(400, 401) },
+      async handler(ctx, { body }) {
+        ctx.body = await refreshTokens(deps, body.refresh);
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      paths: paths('logout/'),
+      summary: "Revoke the refresh token's session",
+      tags: ['Auth'],
+      auth: true,
+      body: LogoutBody,
+      responses: { 204: { description: 'Logged out' }, ...problemResponses(400, 401) },
+      async handler(ctx, { account, body }) {
+        await logOut(deps, account, body.refresh);
+        ctx.status = 204;
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      paths: paths('profile/'),
+      summary: 'The caller: plan, credits and usage of the current month',
+      tags: ['Auth'],
+      auth: true,
+      responses: { 200: json('Profile', Profile), ...problemResponses(401) },
+      async handler(ctx, { account }) {
+        ctx.body = presentProfile(account, await usageOf(db, account));
+      },
+    }),
+  ];
+}

@@ -1,0 +1,23 @@
+import type { z } from 'zod';
+import type { Account } from '../../../db/models/Account';
+import type { AccountOut, Profile, Usage } from './schema';
+
+export function presentAccount(account: Account): z.output<typeof AccountOut> {
+  return {
+    id: account.id,
+    email: account.email,
+    name: account.name,
+    email_verified: account.email_verified_at !== null,
+    created_at: account.created_at.toISOString(),
+  };
+}
+
+export function presentProfile(account: Account, usage: z.output<typeof Usage>): z.output<typeof Profile> {
+  return {
+    ...presentAccount(account),
+    subscription_tier: account.subscription_tier,
+    credit_balance: Number(account.credit_balance),
+    credits_reserved: Number(account.credits_reserved),
+    usage,
+  };
+}

@@ -1,0 +1,62 @@
+import { z } from 'zod';
+
+const codePoints = (value: string) => [...value].length;
+
+export const Email = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .max(254, 'Must be at most 254 characters.')
+  .pipe(z.email('Enter a valid email address.'))
+  .meta({ example: 'ada@example.com' });
+
+export const Password = z
+  .string()
+  .refine((value) => codePoints(value) >= 8, 'Must be at least 8 characters.')
+  .refine((value) => codePoints(value) <= 128, 'Must be at most 128 characters.')
+  .meta({ description: '8-128 characters' });
+
+const Token = z.string().min(1, 'This field is required.').max(512, 'Invalid or expired token.');
+
+export const RegisterBody = z.strictObject({
+  email: Email,
+  password: Password,
+  name: z.string().trim().max(100, 'Must be at most 100 characters.').default(''),
+});
+export const VerifyEmailBody = z.strictObject({ token: Token });
+export const VerifyEmailQuery = z.object({ token: Token });
+export const ResendBody = z.strictObject({ email: Email });
+export const LoginBody = z.strictObject({ email: Email, password: z.string().min(1, 'This field is required.').max(1024) });
+export const RefreshBody = z.strictObject({ refresh: Token });
+export const LogoutBody = RefreshBody;
+
+export const AccountOut = z
+  .object({ id: z.uuid(), email: z.string(), name: z.string(), email_verified: z.boolean(), created_at: z.string() })
+  .meta({ id: 'Account' });
+
+export const TokenPair = z
+  .object({ access: z.string(), refresh: z.string(), token_type: z.literal('Bearer'), expires_in: z.number().int() })
+  .meta({ id: 'TokenPair' });
+
+export const Usage = z
+  .object({
+    period_start: z.string(),
+    period_end: z.string(),
+    credits_used: z.number().int(),
+    characters_synthesized: z.number().int(),
+    syntheses: z.number().int(),
+    syntheses_failed: z.number().int(),
+    audio_seconds: z.number(),
+    cloned_voices: z.number().int(),
+    cloned_voices_limit: z.number().int(),
+  })
+  .meta({ id: 'Usage' });
+
+export const Profile = AccountOut.extend({
+  subscription_tier: z.string(),
+  credit_balance: z.number().int(),
+  credits_reserved: z.number().int(),
+  usage: Usage,
+}).meta({ id: 'Profile' });
+
+export const Accepted = z.object({ detail: z.string() }).meta({ id: 'Accepted' });
