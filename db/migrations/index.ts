@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import * as plans from './001_subscription_plans';
 import * as accounts from './002_accounts';
+import * as projects from './003_projects';
 
 /**
  * Migrations are listed here in order rather than discovered on disk, so the
@@ -9,6 +10,7 @@ import * as accounts from './002_accounts';
 const migrations: Record<string, Knex.Migration> = {
   '001_subscription_plans': plans,
   '002_accounts': accounts,
+  '003_projects': projects,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -1,0 +1,37 @@
+import { randomUUID } from 'node:crypto';
+import { UniqueViolationError } from 'objection';
+import type { Account } from '../../../db/models/Account';
+import { Project } from '../../../db/models/Project';
+import { conflict, notFound } from '../../errors';
+
+const nameTaken = () => conflict('name: You already have a project with this name.', { name: ['You already have a project with this name.'] });
+
+async function uniqueName<T>(write: () => PromiseLike<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (error instanceof UniqueViolationError) throw nameTaken();
+    throw error;
+  }
+}
+
+/** Another account's project is indistinguishable from a missing one. */
+export async function findProject(account: Account, id: string): Promise<Project> {
+  const project = await Project.query().findOne({ id, account_id: account.id });
+  if (!project) throw notFound('No such project.');
+  return project;
+}
+
+export function createProject(account: Account, props: { name: string; description: string }): Promise<Project> {
+  return uniqueName(() => Project.query().insertAndFetch({ id: randomUUID(), account_id: account.id, ...props }));
+}
+
+export async function updateProject(account: Account, id: string, changes: { name?: string; description?: string }): Promise<Project> {
+  const project = await findProject(account, id);
+  return uniqueName(() => project.$query().patchAndFetch({ ...changes, updated_at: new Date() }));
+}
+
+export async function deleteProject(account: Account, id: string): Promise<void> {
+  const deleted = await Project.query().delete().where({ id, account_id: account.id });
+  if (!deleted) throw notFound('No such project.');
+}

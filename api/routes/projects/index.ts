@@ -1,0 +1,99 @@
+import { Project } from '../../../db/models/Project';
+import type { ApiDeps } from '../../deps';
+import { problemResponses } from '../../openapi';
+import { offsetOf, presentPage } from '../../pagination';
+import { defineRoute, type Route } from '../../route';
+import { createProject, deleteProject, findProject, updateProject } from './commands';
+import { ProjectCreateBody, ProjectListQuery, ProjectOut, ProjectPage, ProjectParams, ProjectUpdateBody } from './schema';
+
+/** Syntheses do not exist yet: the synthesis work links them and counts them here. */
+const presentProject = (project: Project) => ({
+  id: project.id,
+  name: project.name,
+  description: project.description,
+  synthesis_count: 0,
+  created_at: project.created_at.toISOString(),
+  updated_at: project.updated_at.toISOString(),
+});
+
+const one = { description: 'The project', content: { 'application/json': { schema: ProjectOut } } };
+const paths = (suffix: string) => ({ v1: `/api/v1/projects/${suffix}`, unversioned: `/api/projects/${suffix}` });
+
+export function projectRoutes({ config }: ApiDeps): Route[] {
+  return [
+    defineRoute({
+      method: 'get',
+      paths: paths(''),
+      summary: "The caller's projects, newest first",
+      tags: ['Projects'],
+      auth: true,
+      query: ProjectListQuery,
+      responses: { 200: { description: 'A page of projects', content: { 'application/json': { schema: ProjectPage } } }, ...problemResponses(400, 401) },
+      async handler(ctx, { account, query }) {
+        const projects = Project.query().where({ account_id: account.id });
+        const [count, rows] = await Promise.all([
+          projects.clone().resultSize(),
+          projects
+            .clone()
+            .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
+            .offset(offsetOf(query))
+            .limit(query.page_size),
+        ]);
+        ctx.body = presentPage(ctx, config.PUBLIC_URL, query, count, rows.map(presentProject));
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      paths: paths(''),
+      summary: 'Create a project',
+      tags: ['Projects'],
+      auth: true,
+      body: ProjectCreateBody,
+      responses: { 201: { ...one, description: 'Created' }, ...problemResponses(400, 401, 409) },
+      async handler(ctx, { account, body }, family) {
+        const project = await createProject(account, body);
+        ctx.status = 201;
+        ctx.set('Location', `${family === 'v1' ? '/api/v1' : '/api'}/projects/${project.id}/`);
+        ctx.body = presentProject(project);
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      paths: paths('{id}/'),
+      summary: 'One project',
+      tags: ['Projects'],
+      auth: true,
+      params: ProjectParams,
+      responses: { 200: one, ...problemResponses(401, 404) },
+      async handler(ctx, { account, params }) {
+        ctx.body = presentProject(await findProject(account, params.id));
+      },
+    }),
+    defineRoute({
+      method: 'patch',
+      paths: paths('{id}/'),
+      summary: 'Change the name or description of a project',
+      tags: ['Projects'],
+      auth: true,
+      params: ProjectParams,
+      body: ProjectUpdateBody,
+      responses: { 200: one, ...problemResponses(400, 401, 404, 409) },
+      async handler(ctx, { account, params, body }) {
+        ctx.body = presentProject(await updateProject(account, params.id, body));
+      },
+    }),
+    defineRoute({
+      method: 'delete',
+      paths: paths('{id}/'),
+      summary: 'Delete a project (its syntheses stay, without a project)',
+      tags: ['Projects'],
+      auth: true,
+      params: ProjectParams,
+      responses: { 204: { description: 'Deleted' }, ...problemResponses(401, 404) },
+      async handler(ctx, { account, params }) {
+        await deleteProject(account, params.id);
+        ctx.status = 204;
+      },
+    }),
+  ];
+}

@@ -1,0 +1,41 @@
+import { z } from 'zod';
+import { PageQuery, pageSchema } from '../../pagination';
+
+const codePoints = (value: string) => [...value].length;
+
+/** Trimmed and NFC-normalized, so names that look the same are the same name. */
+const Name = z
+  .string()
+  .trim()
+  .transform((value) => value.normalize('NFC'))
+  .pipe(
+    z
+      .string()
+      .refine((value) => value.length > 0, 'Must not be empty.')
+      .refine((value) => codePoints(value) <= 100, 'Must be at most 100 characters.'),
+  )
+  .meta({ description: '1-100 characters', example: 'Audiobook, chapter 1' });
+
+const Description = z
+  .string()
+  .refine((value) => codePoints(value) <= 1000, 'Must be at most 1000 characters.')
+  .meta({ description: 'At most 1000 characters' });
+
+export const ProjectParams = z.object({ id: z.uuid() });
+export const ProjectListQuery = PageQuery;
+export const ProjectCreateBody = z.strictObject({ name: Name, description: Description.default('') });
+export const ProjectUpdateBody = z
+  .strictObject({ name: Name.optional(), description: Description.optional() })
+  .refine((body) => body.name !== undefined || body.description !== undefined, 'Give at least one of name, description.');
+
+export const ProjectOut = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    description: z.string(),
+    synthesis_count: z.number().int(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .meta({ id: 'Project' });
+export const ProjectPage = pageSchema(ProjectOut).meta({ id: 'ProjectPage' });
