@@ -1,7 +1,9 @@
+import type { Client } from '@temporalio/client';
 import type { Db } from '../db/knex';
 import type { Config } from '../lib/config';
 import type { Mailer } from '../lib/mail';
 import type { Storage } from '../lib/storage';
+import { createCreditActivities } from './credits';
 import { createSignupActivities } from './signup';
 import { createSystemCheckActivities } from './systemCheck';
 
@@ -11,12 +13,15 @@ export interface ActivityDeps {
   db: Db;
   storage: Storage;
   mailer: Mailer;
+  /** To signal other workflows (a freed synthesis slot). */
+  temporal: Client;
 }
 
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createSystemCheckActivities(deps),
     ...createSignupActivities(deps),
+    ...createCreditActivities(deps),
   };
 }
 

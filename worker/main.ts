@@ -6,6 +6,7 @@ import { loadConfigOrExit } from '../lib/config';
 import { createLogger } from '../lib/logger';
 import { createMailer } from '../lib/mail';
 import { createStorage } from '../lib/storage';
+import { createTemporalClient } from '../lib/temporal';
 import { createWorker } from './create';
 import { installRuntime } from './runtime';
 
@@ -22,7 +23,7 @@ async function main() {
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
   const worker = await createWorker({
     config,
-    deps: { config, db, storage, mailer: createMailer(config, logger) },
+    deps: { config, db, storage, mailer: createMailer(config, logger), temporal: createTemporalClient(config) },
     connection,
     workflowBundlePath: path.join(__dirname, '..', 'workflow-bundle.js'),
   });

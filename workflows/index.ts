@@ -1,3 +1,4 @@
 // The worker's workflow bundle: every workflow type, one file each.
 export { systemCheck } from './systemCheck';
 export { signupVerification } from './signupVerification';
+export { creditDeduction } from './creditDeduction';

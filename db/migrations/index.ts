@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import * as plans from './001_subscription_plans';
 import * as accounts from './002_accounts';
 import * as projects from './003_projects';
+import * as syntheses from './004_voices_and_syntheses';
 
 /**
  * Migrations are listed here in order rather than discovered on disk, so the
@@ -11,6 +12,7 @@ const migrations: Record<string, Knex.Migration> = {
   '001_subscription_plans': plans,
   '002_accounts': accounts,
   '003_projects': projects,
+  '004_voices_and_syntheses': syntheses,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -38,7 +38,7 @@ export async function startTestWorker(deps: ApiDeps): Promise<{ worker: Worker; 
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
   const worker = await createWorker({
     config,
-    deps: { config, db: deps.db, storage: deps.storage, mailer: createMailer(config, deps.logger) },
+    deps: { config, db: deps.db, storage: deps.storage, mailer: createMailer(config, deps.logger), temporal: deps.temporal },
     connection,
     workflowBundlePath: process.env.WORKFLOW_BUNDLE,
   });

@@ -1,0 +1,104 @@
+import type { Knex } from 'knex';
+import type { Account } from '../../../db/models/Account';
+import type { ApiDeps } from '../../deps';
+import { notFound } from '../../errors';
+import { problemResponses } from '../../openapi';
+import { offsetOf, presentPage } from '../../pagination';
+import { defineRoute, type Route } from '../../route';
+import { MyVoicesQuery, VoiceListQuery, VoiceOut, VoicePage, VoiceParams } from './schema';
+
+interface VoiceRow {
+  id: string;
+  name: string;
+  category: 'premade' | 'cloned';
+  language: string;
+  gender: string;
+  description: string;
+  status: 'processing' | 'ready' | 'failed';
+  error: { code: string; message: string } | null;
+  similarity: number | null;
+  created_at: Date;
+}
+
+export const presentVoice = (voice: VoiceRow) => ({
+  id: voice.id,
+  name: voice.name,
+  category: voice.category,
+  language: voice.language,
+  gender: voice.gender,
+  description: voice.description,
+  status: voice.status,
+  error: voice.status === 'failed' ? voice.error : null,
+  similarity: voice.similarity,
+  created_at: voice.created_at.toISOString(),
+});
+
+/** Voices the caller may see: every available premade voice and the caller's own clones. */
+function visibleVoices(db: Knex, account: Account) {
+  return db('voices').where((query) =>
+    query.where({ category: 'premade', available: true }).orWhere({ category: 'cloned', account_id: account.id }),
+  );
+}
+
+/** `en` matches en, en-US, en-GB...; `en-us` matches en-US; case-insensitive. */
+function filterLanguage(query: Knex.QueryBuilder, language: string | undefined) {
+  if (!language) return;
+  query.where((inner) => inner.whereRaw('lower(language) = lower(?)', [language]).orWhereRaw("lower(language) like lower(?) || '-%'", [language]));
+}
+
+const json = (description: string, schema: unknown) => ({ description, content: { 'application/json': { schema } } }) as never;
+
+export function voiceRoutes({ db, config }: ApiDeps): Route[] {
+  const list = (category: 'premade' | 'cloned' | undefined) =>
+    async function handler(ctx: Parameters<Route['handler']>[0], { account, query }: { account: Account; query: { page: number; page_size: number; language?: string; category?: 'premade' | 'cloned' } }) {
+      const voices = visibleVoices(db, account);
+      const only = category ?? query.category;
+      if (only) voices.where({ category: only });
+      filterLanguage(voices, query.language);
+      const [{ count }] = await voices.clone().count<{ count: string }[]>({ count: '*' });
+      // The caller's clones first (newest first), then premade voices in catalog order.
+      const rows: VoiceRow[] = await voices
+        .clone()
+        .orderByRaw("case when category = 'cloned' then 0 else 1 end, case when category = 'cloned' then created_at end desc nulls last, sort_order, id")
+        .offset(offsetOf(query))
+        .limit(query.page_size);
+      ctx.body = presentPage(ctx, config.PUBLIC_URL, query, Number(count), rows.map(presentVoice));
+    };
+
+  return [
+    defineRoute({
+      method: 'get',
+      paths: { v1: '/api/v1/voices/', unversioned: '/api/voices/' },
+      summary: "Voices: the caller's clones, then the premade catalog (best voice of each language first)",
+      tags: ['Voices'],
+      auth: true,
+      query: VoiceListQuery,
+      responses: { 200: json('A page of voices', VoicePage), ...problemResponses(400, 401) },
+      handler: list(undefined),
+    }),
+    defineRoute({
+      method: 'get',
+      paths: { unversioned: '/api/voices/my/' },
+      summary: "The caller's cloned voices, in every status",
+      tags: ['Voices'],
+      auth: true,
+      query: MyVoicesQuery,
+      responses: { 200: json('A page of voices', VoicePage), ...problemResponses(400, 401) },
+      handler: list('cloned'),
+    }),
+    defineRoute({
+      method: 'get',
+      paths: { v1: '/api/v1/voices/{id}/', unversioned: '/api/voices/{id}/' },
+      summary: 'One voice (poll a clone here until it is ready)',
+      tags: ['Voices'],
+      auth: true,
+      params: VoiceParams,
+      responses: { 200: json('The voice', VoiceOut), ...problemResponses(401, 404) },
+      async handler(ctx, { account, params }) {
+        const voice = await visibleVoices(db, account).andWhere({ id: params.id }).first();
+        if (!voice) throw notFound('No such voice.');
+        ctx.body = presentVoice(voice);
+      },
+    }),
+  ];
+}
