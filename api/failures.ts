@@ -6,6 +6,7 @@ import {
   payloadTooLarge,
   serviceUnavailable,
   unsupportedMediaType,
+  validationError,
 } from './errors';
 
 /**
@@ -40,6 +41,10 @@ export function toApiError(thrown: unknown): { error: ApiError; unexpected: bool
   if (error.type === 'entity.too.large' || error.status === 413) return { error: payloadTooLarge(), unexpected: false };
   if (error.type === 'encoding.unsupported' || error.status === 415) {
     return { error: unsupportedMediaType('Unsupported charset; send UTF-8 JSON.'), unexpected: false };
+  }
+  // The JSON parser refuses a "__proto__" member: to the client it is an unknown field.
+  if (thrown instanceof SyntaxError && error.message === 'Object contains forbidden prototype property') {
+    return { error: validationError({ ['__proto__']: ['Unknown field.'] }), unexpected: false };
   }
   if (error.type === 'entity.parse.failed' || (error.status === 400 && (error.expose || thrown instanceof SyntaxError))) {
     return { error: invalidJson(), unexpected: false };

@@ -73,7 +73,11 @@ function messageFor(issue: z.core.$ZodIssue): string {
 /** Zod issues as API.md's `errors` member: field -> messages; unknown fields are named one by one. */
 export function toFieldErrors(error: z.ZodError): FieldErrors {
   const errors: FieldErrors = {};
-  const add = (field: string, message: string) => (errors[field] ??= []).push(message);
+  // Own properties only: a field named `constructor` must not find Object.prototype's.
+  const add = (field: string, message: string) => {
+    if (!Object.hasOwn(errors, field)) errors[field] = [];
+    errors[field].push(message);
+  };
   for (const issue of error.issues) {
     if (issue.code === 'unrecognized_keys') {
       for (const key of issue.keys) add(fieldName([...issue.path, key]), 'Unknown field.');

@@ -214,18 +214,46 @@ export async function ensurePostgres(databaseUrl: string): Promise<Managed> {
   };
 }
 
-/** Drops and creates the database named in `url`, connecting as its role to the `postgres` database. */
-export async function recreateDatabase(url: string): Promise<void> {
-  const target = new URL(url);
-  const database = decodeURIComponent(target.pathname.slice(1));
+/** Runs `work` connected as the role of `url` to the `postgres` database; returns the database named in `url`. */
+async function asAdmin<T>(url: string, work: (client: Client, database: string) => Promise<T>): Promise<T> {
   const admin = new URL(url);
   admin.pathname = '/postgres';
   const client = new Client({ connectionString: admin.toString(), connectionTimeoutMillis: 5_000 });
   await client.connect();
   try {
-    await client.query(`drop database if exists ${quoteIdent(database)} with (force)`);
-    await client.query(`create database ${quoteIdent(database)}`);
+    return await work(client, decodeURIComponent(new URL(url).pathname.slice(1)));
   } finally {
     await client.end();
   }
+}
+
+/** Drops and creates the database named in `url`. */
+export function recreateDatabase(url: string): Promise<void> {
+  return asAdmin(url, async (client, database) => {
+    await client.query(`drop database if exists ${quoteIdent(database)} with (force)`);
+    await client.query(`create database ${quoteIdent(database)}`);
+  });
+}
+
+export function dropDatabase(url: string): Promise<void> {
+  return asAdmin(url, async (client, database) => {
+    await client.query(`drop database if exists ${quoteIdent(database)} with (force)`);
+  });
+}
+
+/** Test databases left by runs that died (`<name>_test_<pid>` whose process is gone). */
+export function dropStaleTestDatabases(url: string): Promise<void> {
+  return asAdmin(url, async (client) => {
+    const { rows } = await client.query<{ datname: string }>(`select datname from pg_database where datname ~ '_test_[0-9]+$'`);
+    for (const { datname } of rows) {
+      const pid = Number(/_test_(\d+)$/.exec(datname)?.[1]);
+      let alive = true;
+      try {
+        process.kill(pid, 0);
+      } catch {
+        alive = false;
+      }
+      if (!alive) await client.query(`drop database if exists ${quoteIdent(datname)} with (force)`);
+    }
+  });
 }

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { startMinio } from '../../scripts/stack';
+import { freePort } from '../setup/testStack';
 import { createTestDeps, type RunningApi, startApi } from '../helpers/stack';
 
 /** A port nothing listens on: a stopped dependency as the API sees it (connection refused). */
@@ -28,10 +29,10 @@ describe('GET /readyz', () => {
   });
 
   it('names MinIO with 503 after MinIO stops, answers within 2 s, and the API keeps answering', async () => {
-    const port = 19100;
+    const port = await freePort();
     const minio = await startMinio({
       port,
-      consolePort: port + 1,
+      consolePort: await freePort(),
       dataDir: path.join(process.env.DATA_DIR!, 'minio-readiness'),
       accessKey: 'readiness',
       secretKey: 'readiness-secret',

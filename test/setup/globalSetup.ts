@@ -3,9 +3,9 @@ import { createDb } from '../../db/knex';
 import { migrate } from '../../db/migrate';
 import { loadConfig } from '../../lib/config';
 import { createStorage } from '../../lib/storage';
-import { ensurePostgres, type Managed, recreateDatabase, startMinio, startTemporal } from '../../scripts/stack';
+import { dropStaleTestDatabases, ensurePostgres, type Managed, recreateDatabase, startMinio, startTemporal } from '../../scripts/stack';
 import { writeWorkflowBundle } from '../../worker/bundle';
-import { TEST_PORTS, testEnvironment } from './testStack';
+import { testEnvironment } from './testStack';
 
 declare global {
   // eslint-disable-next-line no-var
@@ -15,7 +15,7 @@ declare global {
 /** Runs once per jest run, before any test file: real services, a fresh database, one workflow bundle. */
 export default async function globalSetup(): Promise<void> {
   const started = Date.now();
-  const env = testEnvironment();
+  const env = await testEnvironment();
   // Test files run in workers forked after this, which inherit these variables.
   Object.assign(process.env, env);
   const logDir = path.join(env.DATA_DIR, 'logs');
@@ -24,10 +24,10 @@ export default async function globalSetup(): Promise<void> {
   globalThis.__openvoxServices = services;
   const [postgres, temporal, minio] = await Promise.all([
     ensurePostgres(env.DEV_DATABASE_URL),
-    startTemporal({ port: TEST_PORTS.temporal, uiPort: 0, headless: true, logDir }),
+    startTemporal({ port: Number(env.TEMPORAL_ADDRESS.split(':')[1]), uiPort: 0, headless: true, logDir }),
     startMinio({
-      port: TEST_PORTS.minio,
-      consolePort: TEST_PORTS.minioConsole,
+      port: Number(new URL(env.MINIO_ENDPOINT).port),
+      consolePort: Number(env.MINIO_CONSOLE_PORT),
       dataDir: path.join(env.DATA_DIR, 'minio'),
       accessKey: env.MINIO_ACCESS_KEY,
       secretKey: env.MINIO_SECRET_KEY,
@@ -37,6 +37,7 @@ export default async function globalSetup(): Promise<void> {
   ]);
   services.push(postgres, temporal, minio);
 
+  await dropStaleTestDatabases(env.DATABASE_URL);
   await recreateDatabase(env.DATABASE_URL);
   const config = loadConfig();
   const db = createDb(config);

@@ -1,26 +1,40 @@
 import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
-/**
- * Where the test run's services listen: apart from the start command's
- * defaults, so the suite can run beside a running dev stack.
- */
-export const TEST_PORTS = { temporal: 17233, minio: 19000, minioConsole: 19001 };
+/** A port the OS says is free now. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
 
-export function testEnvironment(dataDir = mkdtempSync(path.join(tmpdir(), 'openvox-test-'))): Record<string, string> {
+/**
+ * Each jest run gets its own Temporal and MinIO ports, data directory and
+ * database, so runs side by side (and a running dev stack) never meet.
+ */
+export async function testEnvironment(dataDir = mkdtempSync(path.join(tmpdir(), 'openvox-test-'))): Promise<Record<string, string>> {
   const devDatabase = new URL(process.env.DATABASE_URL ?? 'postgres://openvox:openvox@127.0.0.1:5432/openvox');
   const testDatabase = new URL(devDatabase);
-  testDatabase.pathname = `${devDatabase.pathname}_test`;
+  // `<dev database>_test_<pid of the jest run>`: scripts/stack.ts drops those whose run died.
+  testDatabase.pathname = `${devDatabase.pathname}_test_${process.pid}`;
+  const [temporalPort, minioPort, minioConsolePort] = [await freePort(), await freePort(), await freePort()];
   return {
     NODE_ENV: 'test',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     DATA_DIR: dataDir,
     DEV_DATABASE_URL: devDatabase.toString(),
     DATABASE_URL: testDatabase.toString(),
-    TEMPORAL_ADDRESS: `127.0.0.1:${TEST_PORTS.temporal}`,
+    TEMPORAL_ADDRESS: `127.0.0.1:${temporalPort}`,
     TEMPORAL_NAMESPACE: 'default',
-    MINIO_ENDPOINT: `http://127.0.0.1:${TEST_PORTS.minio}`,
+    MINIO_ENDPOINT: `http://127.0.0.1:${minioPort}`,
+    MINIO_CONSOLE_PORT: String(minioConsolePort),
     MINIO_ACCESS_KEY: 'openvox-test',
     MINIO_SECRET_KEY: 'openvox-test-secret',
     AUDIO_BUCKET: 'openvox-test',
