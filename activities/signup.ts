@@ -3,9 +3,8 @@ import { randomUUID } from 'node:crypto';
 import type { ActivityDeps } from '.';
 import { applyGrant } from '../db/ledger';
 import { randomSecret, sha256 } from '../lib/secrets';
+import { INVALID_TOKEN } from '../workflows/signupVerification';
 
-/** The failure type the API turns into 400 on `token`. */
-export const INVALID_TOKEN = 'InvalidVerificationToken';
 
 /** The ledger reference of the signup grant: one per account, ever. */
 export const SIGNUP_GRANT_REFERENCE = 'signup:free-plan';

@@ -1,4 +1,5 @@
-import { ServiceError } from '@temporalio/client';
+import { ServiceError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
 import {
   ApiError,
   internalError,
@@ -26,8 +27,20 @@ const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOST
 // PostgreSQL: admin shutdown, crash shutdown, cannot connect now, too many connections.
 const PG_UNAVAILABLE = new Set(['57P01', '57P02', '57P03', '53300']);
 
+/** True when `error` or one of its causes is an ApplicationFailure of this type (Temporal nests them). */
+export function hasFailureType(error: unknown, type: string): boolean {
+  for (let current = error; current instanceof Error; current = current.cause) {
+    if (current instanceof ApplicationFailure && current.type === type) return true;
+  }
+  return false;
+}
+
+// gRPC DEADLINE_EXCEEDED and UNAVAILABLE: Temporal (or its workers) did not answer in time.
+const GRPC_UNAVAILABLE = new Set([4, 14]);
+
 function dependencyDown(error: LibraryError & { message?: string }): string | null {
-  if (error instanceof ServiceError) return 'temporal';
+  if (error instanceof ServiceError || error instanceof WorkflowUpdateRPCTimeoutOrCancelledError) return 'temporal';
+  if (typeof (error as { code?: unknown }).code === 'number' && GRPC_UNAVAILABLE.has((error as unknown as { code: number }).code)) return 'temporal';
   if (error.name === 'KnexTimeoutError' || PG_UNAVAILABLE.has(error.code ?? '')) return 'postgresql';
   if (error.message?.includes('Connection terminated')) return 'postgresql';
   if (error.code && NETWORK_CODES.has(error.code)) return 'a backing service';

@@ -54,6 +54,11 @@ const EnvSchema = z.object({
   MAIL_FROM: z.string().min(3).default('OpenVox <no-reply@localhost>'),
   MAIL_DIR: z.string().min(1).optional(),
   MODELS_DIR: z.string().min(1).optional(),
+  /**
+   * Operator opt-in for the speech engines Debian ships in non-free (SVOX Pico,
+   * RHVoice): scripts/install.sh then installs them and the catalog offers their voices.
+   */
+  ENABLE_NONFREE_ENGINES: z.stringbool().default(false),
 
   RATE_LIMIT_REGISTER_PER_HOUR: rateLimit.default(60),
   RATE_LIMIT_LOGIN_PER_MINUTE: rateLimit.default(30),

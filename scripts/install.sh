@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what the stack needs and is missing: Debian packages (PostgreSQL,
-# ffmpeg, espeak-ng), the Temporal CLI and MinIO built with Go into a cache
+# ffmpeg, the speech engines), the Temporal CLI and MinIO built with Go into a cache
 # outside the repo, and the npm dependencies. Idempotent: a second run only
 # checks. Usage: scripts/install.sh
 set -euo pipefail
@@ -14,7 +14,47 @@ TEMPORAL_VERSION="v1.5.1"
 # 2026-11-22; pinned so every machine builds the same server.
 MINIO_VERSION="v0.0.0-20260212201848-7aac2a2c5b7c"
 
-APT_PACKAGES=(postgresql ffmpeg espeak-ng)
+# Speech engines (engines/README.md): eSpeak NG, Flite, and Festival with the
+# free voices Debian main ships. festival-hi/-mr/-te are only Recommends of
+# their voices, so they are listed (this installs without recommends).
+SPEECH_PACKAGES=(
+  espeak-ng flite festival
+  festvox-us-slt-hts festvox-kallpc16k festvox-kdlpc16k festvox-ca-ona-hts
+  festvox-czech-dita festvox-czech-krb festvox-czech-machac festvox-czech-ph
+  festvox-suopuhe-lj festvox-suopuhe-mv festvox-italp16k festvox-itapc16k festvox-ru
+  festvox-hi-nsk festvox-mr-nsk festvox-te-nsk festival-hi festival-mr festival-te
+)
+APT_PACKAGES=(postgresql ffmpeg "${SPEECH_PACKAGES[@]}")
+
+# Non-free engines (SVOX Pico, RHVoice) only when the operator opts in with
+# ENABLE_NONFREE_ENGINES=true: they live in Debian's contrib/non-free sections,
+# which this adds to apt's sources. The service then offers their voices,
+# labelled non-free in the catalog.
+NONFREE_APT_PACKAGES=(libttspico-utils rhvoice rhvoice-english)
+NONFREE_SOURCES=/etc/apt/sources.list.d/openvox-nonfree.sources
+if [ "${ENABLE_NONFREE_ENGINES:-false}" = "true" ]; then
+  APT_PACKAGES+=("${NONFREE_APT_PACKAGES[@]}")
+fi
+
+# Adds Debian's contrib and non-free components for this release, once.
+enable_nonfree_sources() {
+  # grep without -q reads all input: with pipefail, -q's early exit would fail apt-cache with SIGPIPE.
+  if apt-cache policy libttspico-utils 2>/dev/null | grep 'Candidate: [0-9]' >/dev/null; then
+    return 0
+  fi
+  if [ ! -f "$NONFREE_SOURCES" ]; then
+    local codename
+    codename="$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")"
+    log "adding Debian contrib non-free sources for $codename ($NONFREE_SOURCES)"
+    cat >"$NONFREE_SOURCES" <<SOURCES
+Types: deb
+URIs: http://deb.debian.org/debian
+Suites: $codename $codename-updates
+Components: contrib non-free
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SOURCES
+  fi
+}
 
 install_apt_packages() {
   local missing=()
@@ -30,6 +70,7 @@ install_apt_packages() {
   fi
   log "installing Debian packages: ${missing[*]}"
   export DEBIAN_FRONTEND=noninteractive
+  if [ "${ENABLE_NONFREE_ENGINES:-false}" = "true" ]; then enable_nonfree_sources; fi
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }

@@ -1,10 +1,13 @@
-import { allHandlersFinished, condition, defineQuery, defineSignal, defineUpdate, proxyActivities, setHandler } from '@temporalio/workflow';
+import { allHandlersFinished, ApplicationFailure, condition, defineQuery, defineSignal, defineUpdate, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 
 const { sendVerificationEmail, verifyAccount } = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
 });
+
+/** The failure type of a verification the token cannot make: the API answers 400 on `token`. */
+export const INVALID_TOKEN = 'InvalidVerificationToken';
 
 export type SignupState = 'awaiting_verification' | 'verified' | 'expired';
 
@@ -24,16 +27,36 @@ export interface SignupVerificationInput {
 export async function signupVerification({ accountId, ttlSeconds }: SignupVerificationInput): Promise<SignupState> {
   let state: SignupState = 'awaiting_verification';
   let mailWanted = true;
+  let verifying = false;
 
   setHandler(stateQuery, () => state);
   setHandler(resendSignal, () => {
     if (state === 'awaiting_verification') mailWanted = true;
   });
-  setHandler(verifyUpdate, async ({ tokenId }) => {
-    await verifyAccount({ accountId, tokenId });
-    state = 'verified';
-    return { verified: true };
-  });
+  setHandler(
+    verifyUpdate,
+    async ({ tokenId }) => {
+      verifying = true;
+      try {
+        await verifyAccount({ accountId, tokenId });
+      } catch {
+        // Surface the activity's verdict as this update's own failure type.
+        throw ApplicationFailure.nonRetryable('The token cannot verify this account.', INVALID_TOKEN);
+      } finally {
+        verifying = false;
+      }
+      state = 'verified';
+      return { verified: true as const };
+    },
+    {
+      // One verification at a time: concurrent requests with the same token get one 200, the rest 400.
+      validator: (_request: { tokenId: string }) => {
+        if (verifying || state !== 'awaiting_verification') {
+          throw ApplicationFailure.nonRetryable('This account is verified or being verified.', INVALID_TOKEN);
+        }
+      },
+    },
+  );
 
   while (state === 'awaiting_verification') {
     if (mailWanted) {

@@ -1,11 +1,11 @@
-import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
-import { ApplicationFailure, WorkflowIdReusePolicy } from '@temporalio/common';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { WorkflowIdReusePolicy } from '@temporalio/common';
 import { randomUUID } from 'node:crypto';
 import { UniqueViolationError } from 'objection';
-import { INVALID_TOKEN } from '../../../activities/signup';
 import { Account } from '../../../db/models/Account';
 import { sha256 } from '../../../lib/secrets';
-import { resendSignal, signupVerification, verifyUpdate } from '../../../workflows/signupVerification';
+import { INVALID_TOKEN, resendSignal, signupVerification, verifyUpdate } from '../../../workflows/signupVerification';
+import { hasFailureType } from '../../failures';
 import { hashPassword, verifyPassword } from '../../auth/passwords';
 import type { ApiDeps } from '../../deps';
 import { authenticationFailed, emailNotVerified, emailTaken, tokenInvalid, validationError } from '../../errors';
@@ -58,10 +58,7 @@ export async function verifyEmail({ db, temporal }: ApiDeps, token: string): Pro
       temporal.workflow.getHandle(signupWorkflowId(row.account_id)).executeUpdate(verifyUpdate, { args: [{ tokenId: row.id }] }),
     );
   } catch (error) {
-    const rejected =
-      error instanceof WorkflowNotFoundError ||
-      (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure && error.cause.type === INVALID_TOKEN);
-    if (rejected) throw invalidVerificationToken();
+    if (error instanceof WorkflowNotFoundError || hasFailureType(error, INVALID_TOKEN)) throw invalidVerificationToken();
     throw error;
   }
 }

@@ -1,0 +1,15 @@
+import path from 'node:path';
+import { run, type RunResult } from '../engines/process';
+
+/**
+ * ffmpeg with the flags every call here wants. Each start costs ~0.1-0.2 s,
+ * so callers chain their filters into one call.
+ */
+export function ffmpeg(args: readonly string[], signal?: AbortSignal): Promise<RunResult> {
+  return run('ffmpeg', ['-nostdin', '-hide_banner', '-nostats', '-v', 'error', '-y', ...args], { signal, timeoutMs: 600_000 });
+}
+
+/** A local path as an ffmpeg URL: `file:` keeps a name with a colon from being read as a protocol. */
+export function fileUrl(file: string): string {
+  return `file:${path.resolve(file)}`;
+}

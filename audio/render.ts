@@ -1,0 +1,63 @@
+import path from 'node:path';
+import type { PremadeVoice } from '../engines/catalog';
+import { getEngine, type EngineRegistry, sharedEngines } from '../engines/registry';
+import { withTempDir } from '../engines/process';
+import { ffmpeg, fileUrl } from './ffmpeg';
+import { assertProsody, type Emotion, planEmotionRate } from './prosody';
+import { normalizeForSpeech } from './text';
+import { CHUNK_SAMPLE_RATE, readWavInfo, writeSilenceWav } from './wav';
+
+export interface RenderChunkInput {
+  voice: PremadeVoice;
+  /** One chunk of the text (see splitText). */
+  text: string;
+  /** 0.5-2.0; applied by finishAudio (validated here, so both calls take the same request). */
+  speed?: number;
+  /** Semitones; applied by finishAudio (validated here). */
+  pitch?: number;
+  emotion: Emotion;
+  /** Where to write the chunk: WAV, 24 kHz mono s16le. */
+  outPath: string;
+  /** The worker's registry (createEngines({ enableNonFree: config.ENABLE_NONFREE_ENGINES })); free engines only by default. */
+  engines?: EngineRegistry;
+  signal?: AbortSignal;
+}
+
+export interface RenderChunkResult {
+  durationSeconds: number;
+}
+
+// Engines pad with silence; trimmed to a little so finishAudio's pauses decide the rhythm.
+const TRIM = (keep: number) => `silenceremove=start_periods=1:start_threshold=-55dB:start_silence=${keep.toFixed(4)}`;
+
+/**
+ * Renders one chunk with its voice's engine and brings it to the common chunk
+ * format (24 kHz mono 16-bit WAV), leading and trailing silence trimmed, at
+ * the emotion's speaking rate (the engine's own rate control where it has
+ * one, a pitch-preserving time stretch otherwise). Speed, pitch, the
+ * emotion's pitch/loudness/tone and encoding are finishAudio's.
+ */
+export async function renderChunk(input: RenderChunkInput): Promise<RenderChunkResult> {
+  const { voice, emotion, outPath, signal } = input;
+  assertProsody({ speed: input.speed ?? 1, pitch: input.pitch ?? 0, emotion });
+  const text = normalizeForSpeech(input.text);
+  if (!/[\p{L}\p{N}]/u.test(text)) {
+    // Nothing to say (punctuation only): a beat of silence keeps the chunk sequence whole.
+    await writeSilenceWav(outPath, 0.1);
+    return { durationSeconds: 0.1 };
+  }
+  const engine = getEngine(input.engines ?? sharedEngines(), voice.engine);
+  const { engineRate, tempo } = planEmotionRate(engine.capabilities, emotion);
+
+  await withTempDir(async (dir) => {
+    const raw = path.join(dir, 'engine.wav');
+    await engine.synthesize({ text, voice: voice.engineVoice, rate: engineRate, outPath: raw, signal });
+    // The silence kept at each end scales with the rate like the speech does.
+    const rate = engineRate * tempo;
+    const filters = ['aformat=channel_layouts=mono', TRIM(0.03 / rate), 'areverse', TRIM(0.08 / rate), 'areverse'];
+    if (tempo !== 1) filters.push(`rubberband=tempo=${tempo.toFixed(5)}`);
+    filters.push(`aresample=${CHUNK_SAMPLE_RATE}:resampler=soxr`);
+    await ffmpeg(['-i', fileUrl(raw), '-af', filters.join(','), '-ar', String(CHUNK_SAMPLE_RATE), '-ac', '1', '-c:a', 'pcm_s16le', '-f', 'wav', fileUrl(outPath)], signal);
+  });
+  return { durationSeconds: (await readWavInfo(outPath)).durationSeconds };
+}

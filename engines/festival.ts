@@ -1,0 +1,166 @@
+import { readdir, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { type Charset, encodeText, transliterate } from '../audio/text';
+import { fileSize, type ProcessError, run, which, withTempDir } from './process';
+import { type Engine, EngineError } from './types';
+
+/**
+ * The Festival Speech Synthesis System 2.5 (free licences, Debian main) through
+ * `text2wave`, with the free voices Debian ships: HTS (statistical) voices for
+ * US English and Catalan, diphone and cluster-unit voices for English,
+ * Czech, Finnish, Italian, Russian, Hindi, Marathi and Telugu.
+ *
+ * Each spawn loads Festival and the voice: 0.25-0.5 s before any audio.
+ * Most voices read their text in a legacy 8-bit charset: characters outside a
+ * voice's alphabet make its letter-to-sound rules abort the utterance, so they
+ * are transliterated first.
+ */
+
+const VOICES_DIR = '/usr/share/festival/voices';
+
+interface VoiceText {
+  charset: Charset;
+  /** Non-ASCII characters the voice pronounces; everything else is transliterated. */
+  letters?: RegExp;
+  /** Reads symbols (%, @, /, ...) aloud; the other voices' rules abort on them, so they become spaces. */
+  symbols?: boolean;
+  /** Has Latin letters at all (the Indic voices crash on them). */
+  latin?: boolean;
+  /** Copes with punctuation inside a token ("3.5", "12:30"); the Russian voice does not. */
+  innerPunctuation?: boolean;
+}
+
+const ENGLISH: VoiceText = { charset: 'ascii', symbols: true };
+const CZECH: VoiceText = { charset: 'latin2', letters: /[áčďéěíňóřšťúůýžÁČĎÉĚÍŇÓŘŠŤÚŮÝŽ]/u };
+const FINNISH: VoiceText = { charset: 'latin1', letters: /[äöåÄÖÅ]/u };
+const ITALIAN: VoiceText = { charset: 'latin1', letters: /[àèéìíîòóùúÀÈÉÌÍÎÒÓÙÚ]/u };
+const DEVANAGARI: VoiceText = { charset: 'utf8', letters: /[\u0900-\u097f\u200c\u200d]/u, latin: false };
+
+const VOICE_TEXT: Record<string, VoiceText> = {
+  cmu_us_slt_arctic_hts: ENGLISH,
+  kal_diphone: ENGLISH,
+  ked_diphone: ENGLISH,
+  // Catalan wants ISO-8859-15, identical to Latin-1 for every Catalan letter.
+  upc_ca_ona_hts: { charset: 'latin1', letters: /[àèéíïòóúüçÀÈÉÍÏÒÓÚÜÇ·]/u },
+  czech_dita: CZECH,
+  czech_krb: CZECH,
+  czech_machac: CZECH,
+  czech_ph: CZECH,
+  suo_fi_lj_diphone: FINNISH,
+  hy_fi_mv_diphone: FINNISH,
+  lp_diphone: ITALIAN,
+  pc_diphone: ITALIAN,
+  // UTF-8 Cyrillic; the voice knows no ё.
+  msu_ru_nsh_clunits: { charset: 'utf8', letters: /[а-яА-Я]/u, innerPunctuation: false },
+  hindi_NSK_diphone: DEVANAGARI,
+  marathi_NSK_diphone: DEVANAGARI,
+  telugu_NSK_diphone: { charset: 'utf8', letters: /[\u0c00-\u0c7f\u200c\u200d]/u, latin: false },
+};
+
+/**
+ * Reduces text to what a voice's front end survives. Festival voices abort an
+ * utterance (or segfault) on characters outside their alphabet, on runs of
+ * punctuation ("ok!!! ???"), and some on symbols or on punctuation inside a
+ * token. Words stay; only what the voice cannot read becomes a space. `strict`
+ * (the retry after a failure) keeps letters, digits, spaces and . , alone.
+ */
+export function festivalText(text: string, voice: string, strict = false): string {
+  const spec = VOICE_TEXT[voice] ?? ENGLISH;
+  let out = transliterate(voice === 'msu_ru_nsh_clunits' ? text.replace(/ё/g, 'е').replace(/Ё/g, 'Е') : text, spec.letters);
+  if (spec.latin === false) out = out.replace(/[A-Za-z]/g, ' ');
+  if (!spec.symbols || strict) out = out.replace(/[^\p{L}\p{M}\p{N}\s.,!?;:'-]/gu, ' ');
+  if (spec.innerPunctuation === false || strict) out = out.replace(/(?<=[\p{L}\p{M}\p{N}])[.,:;'-](?=[\p{L}\p{N}])/gu, ' ');
+  if (strict) out = out.replace(/[^\p{L}\p{M}\p{N}\s.,]/gu, ' ');
+  return out
+    .replace(/([.,!?;:])[\s.,!?;:'-]*/g, '$1 ')
+    .replace(/^[\s.,!?;:'-]+/, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+export function createFestivalEngine(): Engine {
+  let voiceList: Promise<string[]> | undefined;
+
+  return {
+    name: 'festival',
+    license: 'free',
+    // HTS voices take hts_engine's speed factor, the others Duration_Stretch.
+    capabilities: { rate: { min: 0.4, max: 2.5 } },
+    async available() {
+      return (await which('text2wave')) !== null;
+    },
+    async voices() {
+      if (!(await this.available())) return [];
+      voiceList ??= installedVoices();
+      return voiceList;
+    },
+    async hasVoice(voice) {
+      return (await this.voices()).includes(voice);
+    },
+    async synthesize({ text, voice, rate = 1, outPath, signal }) {
+      // The voice name becomes part of a Scheme expression: only plain identifiers pass.
+      if (!/^[A-Za-z0-9_]+$/.test(voice)) throw new EngineError('festival', `invalid voice name ${JSON.stringify(voice)}`);
+      if (!(rate > 0 && Number.isFinite(rate))) throw new EngineError('festival', `invalid rate ${rate}`);
+      const out = path.resolve(outPath);
+      const charset = (VOICE_TEXT[voice] ?? ENGLISH).charset;
+      await withTempDir(async (dir) => {
+        // The .txt name matters: text2wave picks a markup mode (SABLE, ...) from the file's extension.
+        const textFile = path.join(dir, 'input.txt');
+        const args = [
+          '-eval', `(voice_${voice})`,
+          '-eval', `(Parameter.set 'Duration_Stretch ${(1 / rate).toFixed(4)})`,
+          // hts_engine's own speed factor; unbound (and unused) for non-HTS voices.
+          '-eval', `(begin (defvar hts_engine_params nil) (set! hts_engine_params (append hts_engine_params (list (list "-r" ${rate.toFixed(4)})))))`,
+          '-o', out,
+          textFile,
+        ];
+        let failure = '';
+        for (const strict of [false, true]) {
+          const prepared = festivalText(text, voice, strict);
+          if (!/[\p{L}\p{N}]/u.test(prepared)) throw new EngineError('festival', `nothing in the text that ${voice} can pronounce`);
+          await writeFile(textFile, encodeText(prepared, charset));
+          await rm(out, { force: true });
+          try {
+            const { stderr } = await run('text2wave', args, { signal });
+            // text2wave exits 0 even when the voice is missing or an utterance failed.
+            const error = /SIOD ERROR|no rule matches|could not open|not found/i.test(stderr);
+            if (!error && (await fileSize(out)) > 44) return;
+            failure = `${voice} produced no audio (${describeFailure(stderr)})`;
+          } catch (error) {
+            if (signal?.aborted) throw new EngineError('festival', 'aborted');
+            failure = `${voice} failed (${(error as ProcessError).exitCode === null ? 'crashed or timed out' : `exit code ${(error as ProcessError).exitCode}`})`;
+          }
+        }
+        throw new EngineError('festival', failure);
+      });
+    },
+  };
+}
+
+/** Festival's stderr quotes the text it choked on: report the kind of failure only. */
+function describeFailure(stderr: string): string {
+  if (/no rule matches/.test(stderr)) return 'letter-to-sound rules found no match for a token';
+  if (/unbound variable|could not open|not found/i.test(stderr)) return 'voice not installed';
+  if (/SIOD ERROR/.test(stderr)) return 'Scheme error';
+  return 'empty output';
+}
+
+async function installedVoices(): Promise<string[]> {
+  const voices: string[] = [];
+  let languages: string[];
+  try {
+    languages = await readdir(VOICES_DIR);
+  } catch {
+    return voices;
+  }
+  for (const language of languages) {
+    try {
+      for (const voice of await readdir(path.join(VOICES_DIR, language))) {
+        if (/^[A-Za-z0-9_]+$/.test(voice)) voices.push(voice);
+      }
+    } catch {
+      // not a directory
+    }
+  }
+  return voices;
+}

@@ -1,0 +1,4 @@
+export * from './types';
+export * from './registry';
+export * from './catalog';
+export * from './samples';

@@ -1,0 +1,123 @@
+import { spawn } from 'node:child_process';
+import { constants } from 'node:fs';
+import { access, mkdtemp, rm, stat } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+
+/**
+ * Spawning helpers shared by the engine adapters and the audio pipeline.
+ * Programs always get an argument array, never a shell string, so nothing in
+ * a user's text can ever reach a shell.
+ */
+
+export interface RunOptions {
+  /** Written to the program's stdin, which is then closed. */
+  input?: string | Buffer;
+  /** Killed (SIGKILL) after this long; default 2 minutes. */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface RunResult {
+  stdout: Buffer;
+  stderr: string;
+}
+
+export class ProcessError extends Error {
+  override name = 'ProcessError';
+  constructor(
+    readonly command: string,
+    readonly exitCode: number | null,
+    readonly stderr: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const STDERR_LIMIT = 64 * 1024;
+
+/** Runs `command` with `args`; resolves on exit code 0, rejects with a ProcessError otherwise. */
+export function run(command: string, args: readonly string[], options: RunOptions = {}): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      signal: options.signal,
+      timeout: options.timeoutMs ?? 120_000,
+      killSignal: 'SIGKILL',
+    });
+    const stdout: Buffer[] = [];
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => {
+      if (stderr.length < STDERR_LIMIT) stderr += chunk.toString('utf8');
+    });
+    // A program that exits before reading all its input raises EPIPE here; its exit code tells the story.
+    child.stdin.on('error', () => {});
+    child.on('error', (error: NodeJS.ErrnoException) => {
+      const reason = error.code === 'ENOENT' ? 'not installed' : error.name === 'AbortError' ? 'aborted' : error.message;
+      reject(new ProcessError(command, null, stderr, `${command}: ${reason}`));
+    });
+    child.on('close', (code, signal) => {
+      if (code === 0) {
+        resolve({ stdout: Buffer.concat(stdout), stderr });
+        return;
+      }
+      const why = signal ? `killed by ${signal}` : `exited with code ${code}`;
+      const detail = lastLines(stderr);
+      reject(new ProcessError(command, code, stderr, `${command} ${why}${detail ? `: ${detail}` : ''}`));
+    });
+    child.stdin.end(options.input ?? '');
+  });
+}
+
+function lastLines(text: string, count = 3): string {
+  return text.trim().split('\n').slice(-count).join(' | ').slice(0, 500);
+}
+
+const found = new Map<string, Promise<string | null>>();
+
+/** The absolute path of an executable on PATH, or null (cached per name). */
+export function which(name: string): Promise<string | null> {
+  let result = found.get(name);
+  if (!result) {
+    result = (async () => {
+      for (const dir of (process.env.PATH ?? '/usr/bin:/bin').split(path.delimiter)) {
+        if (!dir) continue;
+        const candidate = path.join(dir, name);
+        try {
+          await access(candidate, constants.X_OK);
+          return candidate;
+        } catch {
+          // not in this directory
+        }
+      }
+      return null;
+    })();
+    found.set(name, result);
+  }
+  return result;
+}
+
+/** Runs `work` with a fresh private temporary directory that is always removed afterwards. */
+export async function withTempDir<T>(work: (dir: string) => Promise<T>): Promise<T> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'openvox-'));
+  try {
+    return await work(dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** Size of a file in bytes, or 0 when it does not exist. */
+export async function fileSize(file: string): Promise<number> {
+  try {
+    return (await stat(file)).size;
+  } catch {
+    return 0;
+  }
+}

@@ -1,0 +1,39 @@
+import { createEspeakEngine } from './espeak';
+import { createFestivalEngine } from './festival';
+import { createFliteEngine } from './flite';
+import { createPicoEngine } from './pico';
+import { createRhvoiceEngine } from './rhvoice';
+import { type Engine, EngineError, type EngineName } from './types';
+
+export interface EngineOptions {
+  /**
+   * Operator opt-in (`ENABLE_NONFREE_ENGINES`) for the engines Debian ships in
+   * non-free: SVOX Pico and RHVoice. Off by default.
+   */
+  enableNonFree?: boolean;
+}
+
+/** The engines this process may use, by name. Create one per process: adapters cache what they probe. */
+export type EngineRegistry = ReadonlyMap<EngineName, Engine>;
+
+export function createEngines(options: EngineOptions = {}): EngineRegistry {
+  const engines: Engine[] = [createEspeakEngine(), createFliteEngine(), createFestivalEngine()];
+  if (options.enableNonFree) engines.push(createPicoEngine(), createRhvoiceEngine());
+  return new Map(engines.map((engine) => [engine.name, engine]));
+}
+
+/** The named engine, or an EngineError when it is not enabled in this registry. */
+export function getEngine(engines: EngineRegistry, name: EngineName): Engine {
+  const engine = engines.get(name);
+  if (!engine) throw new EngineError(name, 'engine not enabled (non-free engines need ENABLE_NONFREE_ENGINES=true)');
+  return engine;
+}
+
+let shared: { key: boolean; engines: EngineRegistry } | undefined;
+
+/** A process-wide registry, so voice lists and installation checks are probed once. */
+export function sharedEngines(options: EngineOptions = {}): EngineRegistry {
+  const key = Boolean(options.enableNonFree);
+  if (!shared || shared.key !== key) shared = { key, engines: createEngines(options) };
+  return shared.engines;
+}

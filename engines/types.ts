@@ -1,0 +1,58 @@
+/**
+ * The contract every speech engine adapter fulfils. An adapter is a thin
+ * wrapper around one Debian command-line synthesizer: it spawns the program
+ * with an argument array (never a shell string), hands it the text through a
+ * temporary file or stdin (never as an argument, which could start with `-`),
+ * and writes a WAV file to `outPath`.
+ */
+
+export type EngineName = 'espeak-ng' | 'flite' | 'festival' | 'pico' | 'rhvoice';
+
+export type License = 'free' | 'non-free';
+
+/** Prosody controls the engine has natively; the rest is done by ffmpeg afterwards. */
+export interface EngineCapabilities {
+  /**
+   * Speaking-rate factors (1 = the voice's normal rate) the engine renders
+   * natively, or null when it has no rate control. Engine-native rate sounds
+   * better than a time stretch, so callers use it within these limits.
+   */
+  rate: { min: number; max: number } | null;
+}
+
+export interface SynthesisRequest {
+  /** Plain text to speak; the adapter escapes whatever its engine would interpret. */
+  text: string;
+  /** The engine's own voice name, e.g. `en-us+f3` or `cmu_us_slt_arctic_hts`. */
+  voice: string;
+  /** Speaking-rate factor within `capabilities.rate`; 1 when omitted. */
+  rate?: number;
+  /** Absolute path of the WAV file to write (the engine's native sample rate). */
+  outPath: string;
+  /** Aborts the engine process (e.g. a canceled activity). */
+  signal?: AbortSignal;
+}
+
+export interface Engine {
+  readonly name: EngineName;
+  readonly license: License;
+  readonly capabilities: EngineCapabilities;
+  /** True when the engine's program is installed (cached after the first call). */
+  available(): Promise<boolean>;
+  /** The engine voice names installed on this machine (cached after the first call). */
+  voices(): Promise<string[]>;
+  /** Whether `voice` (an engine voice name as the catalog spells it) can render here. */
+  hasVoice(voice: string): Promise<boolean>;
+  synthesize(request: SynthesisRequest): Promise<void>;
+}
+
+/** An engine failed to produce audio. The message names the engine, never the text. */
+export class EngineError extends Error {
+  override name = 'EngineError';
+  constructor(
+    readonly engine: string,
+    message: string,
+  ) {
+    super(`${engine}: ${message}`);
+  }
+}

@@ -1,0 +1,65 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import path from 'node:path';
+import { ROOT } from '../../lib/config';
+
+/**
+ * The real worker entry point (`worker/main.ts` through tsx) as a separate
+ * process, so a test can SIGKILL it the way an OOM killer or a crash would.
+ */
+export interface WorkerProcess {
+  child: ChildProcess;
+  /** Everything the process wrote so far (stdout and stderr), for failure messages. */
+  output(): string;
+  /** SIGKILL to the whole process group (tsx runs the worker in a child node process); resolves once nothing of it is left. */
+  kill(): Promise<void>;
+}
+
+const live = new Set<WorkerProcess>();
+
+function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function spawnWorkerProcess(taskQueue: string, env: NodeJS.ProcessEnv = {}): WorkerProcess {
+  const child = spawn(path.join(ROOT, 'node_modules', '.bin', 'tsx'), ['worker/main.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env, TEMPORAL_TASK_QUEUE: taskQueue },
+    // Its own process group: one kill reaches tsx and the node process it starts.
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = once(child, 'exit');
+  const pgid = child.pid!;
+
+  const handle: WorkerProcess = {
+    child,
+    output: () => output,
+    async kill() {
+      live.delete(handle);
+      if (groupAlive(pgid)) process.kill(-pgid, 'SIGKILL');
+      if (child.exitCode === null && child.signalCode === null) await exited;
+      // The grandchild may outlive its parent by a moment.
+      const deadline = Date.now() + 5_000;
+      while (groupAlive(pgid)) {
+        if (Date.now() > deadline) throw new Error(`worker process group ${pgid} survived SIGKILL`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    },
+  };
+  live.add(handle);
+  return handle;
+}
+
+/** Kills every worker process spawned by this test file that is still running (for afterAll/finally). */
+export async function killAllWorkerProcesses(): Promise<void> {
+  await Promise.allSettled([...live].map((worker) => worker.kill()));
+}

@@ -1,0 +1,79 @@
+import { findPremadeVoice, PREMADE_VOICES, RECOMMENDED_VOICE_ID } from '../../engines/catalog';
+import { SAMPLE_SENTENCES, sampleSentence } from '../../engines/samples';
+
+// By reputation: RHVoice > Festival HTS > Pico > Flite > Festival diphone/cluster units > eSpeak NG.
+const HTS_VOICES = new Set(['cmu_us_slt_arctic_hts', 'upc_ca_ona_hts']);
+function rank(voice: (typeof PREMADE_VOICES)[number]): number {
+  if (voice.engine === 'rhvoice') return 0;
+  if (voice.engine === 'festival' && HTS_VOICES.has(voice.engineVoice)) return 1;
+  if (voice.engine === 'pico') return 2;
+  if (voice.engine === 'flite') return 3;
+  if (voice.engine === 'festival') return 4;
+  return 5;
+}
+
+describe('premade voice catalog', () => {
+  const free = PREMADE_VOICES.filter((voice) => voice.license === 'free');
+
+  it('starts with en-us-slt, the recommended free US English voice', () => {
+    expect(RECOMMENDED_VOICE_ID).toBe('en-us-slt');
+    expect(PREMADE_VOICES[0]).toMatchObject({
+      id: 'en-us-slt', language: 'en-US', gender: 'female', engine: 'festival', engineVoice: 'cmu_us_slt_arctic_hts', license: 'free',
+    });
+    expect(findPremadeVoice('en-us-slt')).toBe(PREMADE_VOICES[0]);
+    expect(findPremadeVoice('nope')).toBeUndefined();
+  });
+
+  it('offers at least 40 voices in at least 20 languages with free engines alone', () => {
+    expect(free.length).toBeGreaterThanOrEqual(40);
+    expect(new Set(free.map((voice) => voice.language.split('-')[0])).size).toBeGreaterThanOrEqual(20);
+    // Both genders in most languages.
+    const female = new Set(free.filter((voice) => voice.gender === 'female').map((voice) => voice.language));
+    const male = new Set(free.filter((voice) => voice.gender === 'male').map((voice) => voice.language));
+    expect([...female].filter((language) => male.has(language)).length).toBeGreaterThanOrEqual(20);
+  });
+
+  it('has unique, stable, readable ids and well-formed entries', () => {
+    expect(new Set(PREMADE_VOICES.map((voice) => voice.id)).size).toBe(PREMADE_VOICES.length);
+    for (const voice of PREMADE_VOICES) {
+      expect(voice.id).toMatch(/^[a-z]{2,3}(-[a-z0-9]{2,3})?-[a-z0-9-]+$/);
+      expect(voice.id.startsWith(voice.language.toLowerCase())).toBe(true);
+      expect(voice.language).toMatch(/^[a-z]{2,3}(-([A-Z]{2}|\d{3}))?$/);
+      expect(['female', 'male']).toContain(voice.gender);
+      expect(voice.name.length).toBeGreaterThan(0);
+      expect(voice.description.length).toBeGreaterThan(40);
+      expect(voice.license).toBe(voice.engine === 'pico' || voice.engine === 'rhvoice' ? 'non-free' : 'free');
+    }
+    expect(new Set(PREMADE_VOICES.map((voice) => voice.description)).size).toBe(PREMADE_VOICES.length);
+  });
+
+  it('groups languages and puts the best-sounding voice of each language first', () => {
+    const order: string[] = [];
+    for (const voice of PREMADE_VOICES) {
+      const primary = voice.language.split('-')[0];
+      if (order.at(-1) !== primary) {
+        expect(order).not.toContain(primary);
+        order.push(primary);
+      }
+    }
+    // Within a language tag, ranks never go up again (en-us-slt is the one pinned exception).
+    const byLanguage = new Map<string, number[]>();
+    for (const voice of PREMADE_VOICES.slice(1)) byLanguage.set(voice.language, [...(byLanguage.get(voice.language) ?? []), rank(voice)]);
+    for (const [, ranks] of byLanguage) expect(ranks).toEqual([...ranks].sort((a, b) => a - b));
+  });
+
+  it('leaves out non-commercial and MBROLA voices', () => {
+    for (const voice of PREMADE_VOICES) {
+      expect(voice.engineVoice).not.toMatch(/evgeniy|lyubov|mb-/i);
+    }
+  });
+
+  it('has a sample sentence in every catalog language', () => {
+    for (const voice of PREMADE_VOICES) {
+      const primary = voice.language.split('-')[0];
+      expect(SAMPLE_SENTENCES[voice.language] ?? SAMPLE_SENTENCES[primary]).toBeDefined();
+    }
+    expect(sampleSentence('zh-HK')).not.toBe(sampleSentence('zh-CN'));
+    expect(sampleSentence('xx-YY')).toBe(SAMPLE_SENTENCES.en);
+  });
+});
