@@ -1,10 +1,12 @@
 import type { Client } from '@temporalio/client';
 import type { Db } from '../db/knex';
+import type { EngineRegistry } from '../engines/registry';
 import type { Config } from '../lib/config';
 import type { Mailer } from '../lib/mail';
 import type { Storage } from '../lib/storage';
 import { createCreditActivities } from './credits';
 import { createSignupActivities } from './signup';
+import { createSynthesisActivities } from './synthesis';
 import { createSystemCheckActivities } from './systemCheck';
 
 /** What activities are given; tests build it with real or test resources. */
@@ -15,6 +17,8 @@ export interface ActivityDeps {
   mailer: Mailer;
   /** To signal other workflows (a freed synthesis slot). */
   temporal: Client;
+  /** The speech engines this worker may use (non-free ones only when enabled). */
+  engines: EngineRegistry;
 }
 
 export function createActivities(deps: ActivityDeps) {
@@ -22,6 +26,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createSystemCheckActivities(deps),
     ...createSignupActivities(deps),
     ...createCreditActivities(deps),
+    ...createSynthesisActivities(deps),
   };
 }
 

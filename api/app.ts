@@ -12,12 +12,13 @@ import { authRoutes } from './routes/auth';
 import { operationsRoutes } from './routes/operations';
 import { planRoutes } from './routes/plans';
 import { projectRoutes } from './routes/projects';
+import { ttsRoutes } from './routes/tts';
 import { voiceRoutes } from './routes/voices';
 import { version } from '../package.json';
 
 /** Every resource's routes; each is mounted in both families from the same handler. */
 function resourceRoutes(deps: ApiDeps): Route[] {
-  return [...authRoutes(deps), ...apiKeyRoutes(deps), ...projectRoutes(deps), ...voiceRoutes(deps), ...planRoutes(deps)];
+  return [...authRoutes(deps), ...apiKeyRoutes(deps), ...projectRoutes(deps), ...voiceRoutes(deps), ...ttsRoutes(deps), ...planRoutes(deps)];
 }
 
 export function createApp(deps: ApiDeps): Koa {

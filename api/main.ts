@@ -11,7 +11,7 @@ async function main() {
   const logger = createLogger(config, 'api');
   const deps = createApiDeps(config, logger);
 
-  await migrate(deps.db);
+  await migrate(deps.db, config);
   await deps.storage.ensureBucket();
 
   const server = createApp(deps).listen(config.PORT, config.HOST);

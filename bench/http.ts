@@ -33,7 +33,7 @@ async function main() {
   const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent' });
   await ensurePostgres(config.DATABASE_URL);
   const deps = createApiDeps(config, createLogger(config, 'bench'));
-  await migrate(deps.db);
+  await migrate(deps.db, config);
 
   const bare = new Koa().use((ctx) => {
     ctx.body = { status: 'ok', results: [{ id: 'free', name: 'Free', monthly_credits: 35000 }] };

@@ -20,3 +20,8 @@ export async function pingTemporal(client: Client, timeoutMs = 1_500): Promise<v
     client.workflowService.getSystemInfo({}),
   );
 }
+
+/** The task queue of the CPU-heavy synthesis activities (one per worker process, concurrency = cores). */
+export function cpuTaskQueue(config: Pick<Config, 'TEMPORAL_TASK_QUEUE'>): string {
+  return `${config.TEMPORAL_TASK_QUEUE}-cpu`;
+}

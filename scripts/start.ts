@@ -69,7 +69,7 @@ async function main() {
 
     log('migrations...');
     const db = createDb(config);
-    await migrate(db);
+    await migrate(db, config);
     await db.destroy();
 
     for (const name of ['worker', 'api']) {

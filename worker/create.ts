@@ -1,7 +1,9 @@
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { createActivities, type ActivityDeps } from '../activities';
 import type { Config } from '../lib/config';
+import { cpuTaskQueue } from '../lib/temporal';
 import { WORKFLOWS_PATH } from './bundle';
 
 export interface WorkerOptions {
@@ -12,17 +14,20 @@ export interface WorkerOptions {
   workflowBundlePath?: string;
 }
 
-/** One worker on the service's task queue, with activities bound to their dependencies. */
-export async function createWorker({ config, deps, connection, workflowBundlePath }: WorkerOptions): Promise<Worker> {
+/**
+ * The worker process's two workers: one on the service's task queue (every
+ * workflow, and the bookkeeping activities), and one on the CPU queue whose
+ * activities run the speech engines and ffmpeg, as many at once as there are cores.
+ */
+export async function createWorkers({ config, deps, connection, workflowBundlePath }: WorkerOptions): Promise<Worker[]> {
   const workflows =
     workflowBundlePath && existsSync(workflowBundlePath)
       ? { workflowBundle: { codePath: workflowBundlePath } }
       : { workflowsPath: WORKFLOWS_PATH };
-  return Worker.create({
-    connection,
-    namespace: config.TEMPORAL_NAMESPACE,
-    taskQueue: config.TEMPORAL_TASK_QUEUE,
-    activities: createActivities(deps),
-    ...workflows,
-  });
+  const activities = createActivities(deps);
+  const common = { connection, namespace: config.TEMPORAL_NAMESPACE, activities };
+  return Promise.all([
+    Worker.create({ ...common, taskQueue: config.TEMPORAL_TASK_QUEUE, ...workflows }),
+    Worker.create({ ...common, taskQueue: cpuTaskQueue(config), maxConcurrentActivityTaskExecutions: availableParallelism() }),
+  ]);
 }

@@ -2,12 +2,13 @@ import { NativeConnection } from '@temporalio/worker';
 import path from 'node:path';
 import { createDb } from '../db/knex';
 import { migrate } from '../db/migrate';
+import { createEngines } from '../engines/registry';
 import { loadConfigOrExit } from '../lib/config';
 import { createLogger } from '../lib/logger';
 import { createMailer } from '../lib/mail';
 import { createStorage } from '../lib/storage';
 import { createTemporalClient } from '../lib/temporal';
-import { createWorker } from './create';
+import { createWorkers } from './create';
 import { installRuntime } from './runtime';
 
 async function main() {
@@ -17,21 +18,30 @@ async function main() {
   installRuntime(logger);
   const db = createDb(config, logger);
   const storage = createStorage(config);
-  await migrate(db);
+  await migrate(db, config);
   await storage.ensureBucket();
 
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
-  const worker = await createWorker({
+  const temporal = createTemporalClient(config);
+  const workers = await createWorkers({
     config,
-    deps: { config, db, storage, mailer: createMailer(config, logger), temporal: createTemporalClient(config) },
+    deps: {
+      config,
+      db,
+      storage,
+      temporal,
+      mailer: createMailer(config, logger),
+      engines: createEngines({ enableNonFree: config.ENABLE_NONFREE_ENGINES }),
+    },
     connection,
     workflowBundlePath: path.join(__dirname, '..', 'workflow-bundle.js'),
   });
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE }, 'worker running');
   try {
-    await worker.run();
+    await Promise.all(workers.map((worker) => worker.run()));
   } finally {
     await connection.close();
+    await temporal.connection.close();
     await db.destroy();
     logger.info('worker stopped');
   }

@@ -6,7 +6,8 @@ import { type ApiDeps, createApiDeps } from '../../api/deps';
 import { loadConfig } from '../../lib/config';
 import { createLogger } from '../../lib/logger';
 import { createMailer } from '../../lib/mail';
-import { createWorker } from '../../worker/create';
+import { createWorkers } from '../../worker/create';
+import { sharedEngines } from '../../engines/registry';
 import { installRuntime } from '../../worker/runtime';
 
 /** The real dependencies of the test stack that globalSetup started; `overrides` point one elsewhere. */
@@ -30,26 +31,31 @@ function installRuntimeOnce(logger: ApiDeps['logger']) {
   runtimeInstalled = true;
 }
 
-/** A worker on the deps' task queue with the run's prebuilt workflow bundle; stop it with `shutdown()`. */
-export async function startTestWorker(deps: ApiDeps): Promise<{ worker: Worker; taskQueue: string; run: Promise<void>; shutdown(): Promise<void> }> {
+/** The worker process's workers on the deps' task queues, with the run's prebuilt workflow bundle; stop them with `shutdown()`. */
+export async function startTestWorker(deps: ApiDeps): Promise<{ workers: Worker[]; taskQueue: string; shutdown(): Promise<void> }> {
   installRuntimeOnce(deps.logger);
   const { config } = deps;
-  const taskQueue = config.TEMPORAL_TASK_QUEUE;
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
-  const worker = await createWorker({
+  const workers = await createWorkers({
     config,
-    deps: { config, db: deps.db, storage: deps.storage, mailer: createMailer(config, deps.logger), temporal: deps.temporal },
+    deps: {
+      config,
+      db: deps.db,
+      storage: deps.storage,
+      temporal: deps.temporal,
+      mailer: createMailer(config, deps.logger),
+      engines: sharedEngines({ enableNonFree: config.ENABLE_NONFREE_ENGINES }),
+    },
     connection,
     workflowBundlePath: process.env.WORKFLOW_BUNDLE,
   });
-  const run = worker.run();
+  const running = Promise.all(workers.map((worker) => worker.run()));
   return {
-    worker,
-    taskQueue,
-    run,
+    workers,
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
     async shutdown() {
-      worker.shutdown();
-      await run;
+      for (const worker of workers) worker.shutdown();
+      await running;
       await connection.close();
     },
   };

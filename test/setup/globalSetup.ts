@@ -42,7 +42,7 @@ export default async function globalSetup(): Promise<void> {
   const config = loadConfig();
   const db = createDb(config);
   try {
-    await Promise.all([migrate(db), createStorage(config).ensureBucket()]);
+    await Promise.all([migrate(db, config), createStorage(config).ensureBucket()]);
   } finally {
     await db.destroy();
   }

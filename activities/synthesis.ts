@@ -1,0 +1,170 @@
+import { ApplicationFailure, heartbeat } from '@temporalio/activity';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import type { ActivityDeps } from '.';
+import { finishAudio, renderChunk, splitText } from '../audio';
+import type { PremadeVoice } from '../engines/catalog';
+import { slotFreedSignal } from '../workflows/signals';
+
+/** Characters per chunk: small enough to render in parallel, large enough to keep prosody natural. */
+export const CHUNK_CHARS = 400;
+
+export const chunkKey = (synthesisId: string, index: number) => `work/syntheses/${synthesisId}/chunk-${String(index).padStart(4, '0')}.wav`;
+export const audioKey = (accountId: string, synthesisId: string, format: string) => `syntheses/${accountId}/${synthesisId}.${format}`;
+
+interface SynthesisRow {
+  id: string;
+  account_id: string;
+  voice_id: string;
+  text: string;
+  characters: number;
+  speed: number;
+  pitch: number;
+  emotion: string;
+  output_format: string;
+  status: string;
+  audio_key: string | null;
+}
+
+/** Keeps an activity alive for Temporal while slow work runs, so a dead worker is noticed in seconds. */
+async function withHeartbeat<T>(work: () => Promise<T>): Promise<T> {
+  heartbeat();
+  const timer = setInterval(() => heartbeat(), 2_000);
+  try {
+    return await work();
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+async function inTempDir<T>(work: (dir: string) => Promise<T>): Promise<T> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'openvox-'));
+  try {
+    return await work(dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+export function createSynthesisActivities({ db, storage, temporal, engines }: ActivityDeps) {
+  const loadSynthesis = async (synthesisId: string): Promise<SynthesisRow> => {
+    const row = await db('syntheses').where({ id: synthesisId }).first();
+    if (!row) throw ApplicationFailure.nonRetryable(`synthesis ${synthesisId} does not exist`, 'SynthesisMissing');
+    return row;
+  };
+  const loadVoice = async (voiceId: string): Promise<PremadeVoice> => {
+    const voice = await db('voices').where({ id: voiceId }).first();
+    if (!voice?.engine) throw ApplicationFailure.nonRetryable(`voice ${voiceId} cannot be rendered`, 'VoiceUnavailable');
+    return { id: voice.id, name: voice.name, language: voice.language, gender: voice.gender, description: voice.description, engine: voice.engine, engineVoice: voice.engine_voice, license: voice.license };
+  };
+
+  /** The oldest queued synthesis of the account learns that a slot is free (its workflow also polls). */
+  const wakeNextQueued = async (accountId: string) => {
+    const next = await db('syntheses').where({ account_id: accountId, status: 'queued' }).orderBy('created_at').first('id');
+    if (next) await temporal.workflow.getHandle(`synthesis:${next.id}`).signal(slotFreedSignal).catch(() => undefined);
+  };
+
+  return {
+    /**
+     * Takes one of the plan's concurrent-synthesis slots, atomically per
+     * account: the synthesis becomes `processing`. Returns how many chunks to render.
+     */
+    async acquireSynthesisSlot({ synthesisId }: { synthesisId: string }): Promise<{ started: boolean; chunkCount: number }> {
+      return db.transaction(async (trx) => {
+        const synthesis: SynthesisRow = await trx('syntheses').where({ id: synthesisId }).first();
+        if (!synthesis) throw ApplicationFailure.nonRetryable(`synthesis ${synthesisId} does not exist`, 'SynthesisMissing');
+        const chunkCount = splitText(synthesis.text, CHUNK_CHARS).length;
+        if (synthesis.status === 'processing') return { started: true, chunkCount };
+        if (synthesis.status !== 'queued') throw ApplicationFailure.nonRetryable(`synthesis is ${synthesis.status}`, 'SynthesisNotQueued');
+        const account = await trx('accounts').where({ id: synthesis.account_id }).forUpdate().first('subscription_tier');
+        const plan = await trx('subscription_plans').where({ id: account.subscription_tier }).first('max_concurrent_syntheses');
+        const [{ count }] = await trx('syntheses').where({ account_id: synthesis.account_id, status: 'processing' }).count<{ count: string }[]>({ count: '*' });
+        if (Number(count) >= plan.max_concurrent_syntheses) return { started: false, chunkCount };
+        await trx('syntheses').where({ id: synthesisId }).update({ status: 'processing', started_at: trx.fn.now(), updated_at: trx.fn.now() });
+        return { started: true, chunkCount };
+      });
+    },
+
+    /** Renders one chunk of the text and stores it under a key derived from (synthesis, index), so a retry overwrites. */
+    async renderSynthesisChunk({ synthesisId, index }: { synthesisId: string; index: number }): Promise<{ seconds: number }> {
+      const synthesis = await loadSynthesis(synthesisId);
+      const text = splitText(synthesis.text, CHUNK_CHARS)[index];
+      if (text === undefined) throw ApplicationFailure.nonRetryable(`no chunk ${index}`, 'ChunkMissing');
+      const voice = await loadVoice(synthesis.voice_id);
+      return withHeartbeat(() =>
+        inTempDir(async (dir) => {
+          const outPath = path.join(dir, 'chunk.wav');
+          const { durationSeconds } = await renderChunk({ voice, text, speed: synthesis.speed, pitch: synthesis.pitch, emotion: synthesis.emotion as never, outPath, engines });
+          await storage.put(chunkKey(synthesisId, index), await readFile(outPath), 'audio/wav');
+          return { seconds: durationSeconds };
+        }),
+      );
+    },
+
+    /** Joins the chunks, post-processes and encodes them in one ffmpeg run, and stores the result. */
+    async finishSynthesis({ synthesisId, chunkCount }: { synthesisId: string; chunkCount: number }) {
+      const synthesis = await loadSynthesis(synthesisId);
+      return withHeartbeat(() =>
+        inTempDir(async (dir) => {
+          const chunkPaths: string[] = [];
+          for (let index = 0; index < chunkCount; index++) {
+            const chunkPath = path.join(dir, `chunk-${index}.wav`);
+            await pipeline(await storage.get(chunkKey(synthesisId, index)), createWriteStream(chunkPath));
+            chunkPaths.push(chunkPath);
+          }
+          const outPath = path.join(dir, `out.${synthesis.output_format}`);
+          const result = await finishAudio({
+            chunkPaths,
+            speed: synthesis.speed,
+            pitch: synthesis.pitch,
+            emotion: synthesis.emotion as never,
+            format: synthesis.output_format as never,
+            outPath,
+          });
+          const key = audioKey(synthesis.account_id, synthesisId, synthesis.output_format);
+          await storage.put(key, await readFile(outPath), result.contentType);
+          await Promise.all(chunkPaths.map((_, index) => storage.remove(chunkKey(synthesisId, index))));
+          return { audioKey: key, bytes: result.bytes, durationSeconds: result.durationSeconds };
+        }),
+      );
+    },
+
+    async recordSynthesisCompleted(input: { synthesisId: string; audioKey: string; bytes: number; durationSeconds: number }): Promise<void> {
+      const synthesis = await loadSynthesis(input.synthesisId);
+      await db('syntheses').where({ id: input.synthesisId }).update({
+        status: 'completed',
+        progress: 1,
+        audio_key: input.audioKey,
+        audio_bytes: input.bytes,
+        duration_seconds: input.durationSeconds,
+        credits_charged: synthesis.characters,
+        completed_at: db.fn.now(),
+        updated_at: db.fn.now(),
+      });
+      // Deleted from history while it ran: keep the record for usage, drop the audio.
+      const { deleted_at: deletedAt } = await db('syntheses').where({ id: input.synthesisId }).first('deleted_at');
+      if (deletedAt) {
+        await storage.remove(input.audioKey);
+        await db('syntheses').where({ id: input.synthesisId }).update({ audio_key: null });
+      }
+      await wakeNextQueued(synthesis.account_id);
+    },
+
+    /** Ends a synthesis as failed or canceled, and removes every object it made. */
+    async recordSynthesisEnded(input: { synthesisId: string; status: 'failed' | 'canceled'; error: { code: string; message: string } | null; chunkCount: number }): Promise<void> {
+      const synthesis = await loadSynthesis(input.synthesisId);
+      const keys = [
+        ...Array.from({ length: input.chunkCount }, (_, index) => chunkKey(input.synthesisId, index)),
+        audioKey(synthesis.account_id, input.synthesisId, synthesis.output_format),
+      ];
+      await Promise.all(keys.map((key) => storage.remove(key)));
+      await db('syntheses')
+        .where({ id: input.synthesisId })
+        .update({ status: input.status, error: input.error, audio_key: null, credits_charged: 0, completed_at: db.fn.now(), updated_at: db.fn.now() });
+      await wakeNextQueued(synthesis.account_id);
+    },
+  };
+}

@@ -1,0 +1,156 @@
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { randomUUID } from 'node:crypto';
+import type { Account } from '../../../db/models/Account';
+import { cpuTaskQueue } from '../../../lib/temporal';
+import type { CreditStepInput, CreditStepResult } from '../../../activities/credits';
+import type { SynthesisInput } from '../../../workflows/synthesis';
+import { creditWorkflowId } from '../../../workflows/creditDeduction';
+import type { ApiDeps } from '../../deps';
+import { insufficientCredits, notFound, validationError, voiceNotReady } from '../../errors';
+import type { SynthesizeBody } from './schema';
+import type { SynthesisRow } from './presenter';
+
+const synthesisWorkflowId = (id: string) => `synthesis:${id}`;
+/** Waiting on a workflow step needs a worker; without one the client gets a 503, not a hung request. */
+const STEP_DEADLINE_MS = 15_000;
+const LIVE_STATE_DEADLINE_MS = 1_000;
+
+/** The text as it is charged and spoken: trimmed and NFC-normalized; its length in code points. */
+export function normalizeText(raw: string): { text: string; characters: number } {
+  const text = raw.trim().normalize('NFC');
+  return { text, characters: [...text].length };
+}
+
+async function checkRequest(deps: ApiDeps, account: Account, body: SynthesizeBody) {
+  const plan = await deps.db('subscription_plans').where({ id: account.subscription_tier }).first();
+  const { text, characters } = normalizeText(body.text);
+  if (characters === 0) throw validationError({ text: ['Must not be empty.'] });
+  if (characters > plan.max_text_length) {
+    throw validationError({ text: [`Must be at most ${plan.max_text_length} characters on the ${plan.name} plan (got ${characters}).`] });
+  }
+  if (!/[\p{L}\p{N}]/u.test(text)) throw validationError({ text: ['Must contain a letter or a digit.'] });
+  if (!plan.output_formats.includes(body.output_format)) {
+    throw validationError({ output_format: [`Not available on the ${plan.name} plan.`] });
+  }
+  const voice = await deps.db('voices')
+    .where({ id: body.voice_id })
+    .andWhere((query) => query.where({ category: 'premade', available: true }).orWhere({ category: 'cloned', account_id: account.id }))
+    .first('id', 'status');
+  if (!voice) throw validationError({ voice_id: ['Unknown voice.'] });
+  if (voice.status !== 'ready') throw voiceNotReady();
+  if (body.project_id !== undefined && body.project_id !== null) {
+    const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(body.project_id);
+    const project = uuid ? await deps.db('projects').where({ id: body.project_id, account_id: account.id }).first('id') : null;
+    if (!project) throw validationError({ project_id: ['Unknown project.'] });
+  }
+  return { text, characters };
+}
+
+/**
+ * Checks the request, reserves the credits through the creditDeduction
+ * workflow (402 when the balance is short), then records the synthesis and
+ * starts its workflow. Nothing is recorded for a rejected request.
+ */
+export async function submitSynthesis(deps: ApiDeps, account: Account, body: SynthesizeBody): Promise<SynthesisRow> {
+  const { db, temporal, config } = deps;
+  const { text, characters } = await checkRequest(deps, account, body);
+  const id = randomUUID();
+  const reserve: CreditStepInput = { step: 'reserve', accountId: account.id, reference: id, amount: characters };
+  const reserved = await temporal.connection.withDeadline(Date.now() + STEP_DEADLINE_MS, () =>
+    temporal.workflow.execute<(input: CreditStepInput) => Promise<CreditStepResult>>('creditDeduction', {
+      workflowId: creditWorkflowId('reserve', id),
+      taskQueue: config.TEMPORAL_TASK_QUEUE,
+      args: [reserve],
+    }),
+  );
+  if (reserved.outcome === 'insufficient') {
+    throw insufficientCredits(`This synthesis costs ${characters} credits; the available balance is lower.`);
+  }
+
+  try {
+    return await db.transaction(async (trx) => {
+      const [row] = await trx('syntheses')
+        .insert({
+          id,
+          account_id: account.id,
+          project_id: body.project_id ?? null,
+          voice_id: body.voice_id,
+          text,
+          characters,
+          speed: body.speed,
+          pitch: body.pitch,
+          emotion: body.emotion,
+          output_format: body.output_format,
+        })
+        .returning('*');
+      const input: SynthesisInput = { synthesisId: id, accountId: account.id, credits: characters, cpuTaskQueue: cpuTaskQueue(config) };
+      await temporal.workflow.start<(input: SynthesisInput) => Promise<string>>('synthesis', {
+        workflowId: synthesisWorkflowId(id),
+        taskQueue: config.TEMPORAL_TASK_QUEUE,
+        args: [input],
+        memo: { status: 'queued', progress: 0 },
+        searchAttributes: { Account: [account.id], VoiceId: [body.voice_id], Characters: [characters] },
+      });
+      return row;
+    });
+  } catch (error) {
+    // The synthesis never started: give the reservation back.
+    await temporal.workflow
+      .execute('creditDeduction', {
+        workflowId: creditWorkflowId('release', id),
+        taskQueue: config.TEMPORAL_TASK_QUEUE,
+        args: [{ ...reserve, step: 'release' }],
+      })
+      .catch((releaseError) => deps.logger.error({ err: releaseError, synthesisId: id }, 'could not release an unused reservation'));
+    throw error;
+  }
+}
+
+/** The caller's synthesis (deleted ones and other accounts' are not found). */
+export async function findSynthesis({ db }: ApiDeps, account: Account, id: string): Promise<SynthesisRow> {
+  const row = await db('syntheses').where({ id, account_id: account.id }).whereNull('deleted_at').first();
+  if (!row) throw notFound('No such synthesis.');
+  return row;
+}
+
+/**
+ * A running synthesis's status and progress come from its workflow (the memo,
+ * readable through describe() with no worker running); a finished one's from PostgreSQL.
+ */
+export async function withLiveState({ temporal }: ApiDeps, row: SynthesisRow): Promise<SynthesisRow> {
+  if (row.status !== 'queued' && row.status !== 'processing') return row;
+  try {
+    const description = await temporal.connection.withDeadline(Date.now() + LIVE_STATE_DEADLINE_MS, () =>
+      temporal.workflow.getHandle(synthesisWorkflowId(row.id)).describe(),
+    );
+    const memo = (description.memo ?? {}) as { status?: string; progress?: number };
+    // PostgreSQL's final state wins over a memo written just before it.
+    const status = row.status === 'processing' && memo.status === 'queued' ? 'processing' : (memo.status ?? row.status);
+    if (status === 'completed' || status === 'failed' || status === 'canceled') return row;
+    return { ...row, status, progress: memo.progress ?? row.progress };
+  } catch {
+    return row;
+  }
+}
+
+/** Removes an entry from history: a running synthesis is canceled first (its workflow releases the credits and objects). */
+export async function deleteSynthesis(deps: ApiDeps, account: Account, id: string): Promise<void> {
+  const row = await findSynthesis(deps, account, id);
+  if (row.status === 'queued' || row.status === 'processing') {
+    try {
+      await deps.temporal.connection.withDeadline(Date.now() + STEP_DEADLINE_MS, () =>
+        deps.temporal.workflow.getHandle(synthesisWorkflowId(id)).cancel(),
+      );
+    } catch (error) {
+      // Already finished: then its audio is removed below.
+      if (!(error instanceof WorkflowNotFoundError)) throw error;
+    }
+  }
+  await deps.db('syntheses').where({ id }).update({ deleted_at: deps.db.fn.now(), updated_at: deps.db.fn.now() });
+  // Read after marking: a synthesis that completed meanwhile sees deleted_at and removes its own audio.
+  const latest = await deps.db('syntheses').where({ id }).first('audio_key');
+  if (latest?.audio_key) {
+    await deps.storage.remove(latest.audio_key);
+    await deps.db('syntheses').where({ id }).update({ audio_key: null });
+  }
+}

@@ -1,0 +1,110 @@
+import type { ApiDeps } from '../../deps';
+import { notReady } from '../../errors';
+import { problemResponses } from '../../openapi';
+import { offsetOf, presentPage } from '../../pagination';
+import { defineRoute, type Route } from '../../route';
+import { sendAudio } from './audio';
+import { deleteSynthesis, findSynthesis, submitSynthesis, withLiveState } from './commands';
+import { familyPaths, presentAccepted, presentHistoryEntry, presentStatus } from './presenter';
+import { HistoryEntry, HistoryPage, HistoryQuery, SynthesisAccepted, SynthesisParams, SynthesisStatus, SynthesizeBody } from './schema';
+
+const json = (description: string, schema: unknown) => ({ description, content: { 'application/json': { schema } } }) as never;
+
+export function ttsRoutes(deps: ApiDeps): Route[] {
+  const { db, config, storage } = deps;
+  return [
+    defineRoute({
+      method: 'post',
+      paths: { v1: '/api/v1/tts/synthesize/', unversioned: '/api/tts/synthesize/' },
+      summary: 'Submit text for speech synthesis; poll the status URL',
+      tags: ['Text to speech'],
+      auth: true,
+      body: SynthesizeBody,
+      responses: { 202: json('Accepted; Location is the status URL', SynthesisAccepted), ...problemResponses(400, 401, 402, 409, 413, 415) },
+      async handler(ctx, { account, body }, family) {
+        const row = await submitSynthesis(deps, account, body);
+        ctx.status = 202;
+        ctx.set('Location', familyPaths[family].status(row.id));
+        ctx.body = presentAccepted(row, family);
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      paths: { v1: '/api/v1/tts/history/{id}/status/', unversioned: '/api/tts/status/{id}/' },
+      summary: 'Status and progress of a synthesis',
+      tags: ['Text to speech'],
+      auth: true,
+      params: SynthesisParams,
+      responses: { 200: json('Status', SynthesisStatus), ...problemResponses(401, 404) },
+      async handler(ctx, { account, params }, family) {
+        ctx.body = presentStatus(await withLiveState(deps, await findSynthesis(deps, account, params.id)), family);
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      paths: { v1: '/api/v1/tts/history/{id}/audio/', unversioned: '/api/tts/audio/{id}/' },
+      summary: 'The audio of a completed synthesis (Range supported)',
+      tags: ['Text to speech'],
+      auth: true,
+      params: SynthesisParams,
+      responses: {
+        200: { description: 'Audio', content: { 'audio/wav': {}, 'audio/mpeg': {}, 'audio/ogg': {}, 'audio/flac': {} } },
+        206: { description: 'Part of the audio' },
+        ...problemResponses(401, 404, 409, 416),
+      },
+      async handler(ctx, { account, params }) {
+        const row = await findSynthesis(deps, account, params.id);
+        if (row.status !== 'completed' || !row.audio_key) throw notReady();
+        await sendAudio(ctx, storage, row.audio_key, row.output_format, `synthesis-${row.id}`);
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      paths: { v1: '/api/v1/tts/history/', unversioned: '/api/tts/history/' },
+      summary: "The caller's syntheses, newest first",
+      tags: ['Text to speech'],
+      auth: true,
+      query: HistoryQuery,
+      responses: { 200: json('A page of history', HistoryPage), ...problemResponses(400, 401) },
+      async handler(ctx, { account, query }, family) {
+        const entries = db('syntheses').where({ account_id: account.id }).whereNull('deleted_at');
+        if (query.project_id) entries.where({ project_id: query.project_id });
+        if (query.status) entries.where({ status: query.status });
+        if (query.voice_id) entries.where({ voice_id: query.voice_id });
+        const [{ count }] = await entries.clone().count<{ count: string }[]>({ count: '*' });
+        const rows = await entries
+          .clone()
+          .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
+          .offset(offsetOf(query))
+          .limit(query.page_size);
+        const live = await Promise.all(rows.map((row) => withLiveState(deps, row)));
+        ctx.body = presentPage(ctx, config.PUBLIC_URL, query, Number(count), live.map((row) => presentHistoryEntry(row, family)));
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      paths: { v1: '/api/v1/tts/history/{id}/', unversioned: '/api/tts/history/{id}/' },
+      summary: 'One history entry',
+      tags: ['Text to speech'],
+      auth: true,
+      params: SynthesisParams,
+      responses: { 200: json('The entry', HistoryEntry), ...problemResponses(401, 404) },
+      async handler(ctx, { account, params }, family) {
+        ctx.body = presentHistoryEntry(await withLiveState(deps, await findSynthesis(deps, account, params.id)), family);
+      },
+    }),
+    defineRoute({
+      method: 'delete',
+      paths: { v1: '/api/v1/tts/history/{id}/', unversioned: '/api/tts/history/{id}/' },
+      summary: 'Remove an entry and its audio; a running synthesis is canceled and its credits released',
+      tags: ['Text to speech'],
+      auth: true,
+      params: SynthesisParams,
+      responses: { 204: { description: 'Deleted' }, ...problemResponses(401, 404) },
+      async handler(ctx, { account, params }) {
+        await deleteSynthesis(deps, account, params.id);
+        ctx.status = 204;
+      },
+    }),
+  ];
+}

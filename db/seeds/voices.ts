@@ -1,0 +1,29 @@
+import type { Knex } from 'knex';
+import { availableVoices, PREMADE_VOICES } from '../../engines/catalog';
+
+/**
+ * Upserts the premade catalog (engines/catalog.ts) in catalog order. A voice
+ * whose engine is not installed or not enabled here (non-free engines need
+ * ENABLE_NONFREE_ENGINES) stays in the table but is hidden and cannot be used.
+ */
+export async function seedVoices(knex: Knex, { enableNonFree }: { enableNonFree: boolean }): Promise<void> {
+  const renderable = new Set((await availableVoices({ enableNonFree })).map((voice) => voice.id));
+  const rows = PREMADE_VOICES.map((voice, index) => ({
+    id: voice.id,
+    category: 'premade',
+    name: voice.name,
+    language: voice.language,
+    gender: voice.gender,
+    description: voice.description,
+    engine: voice.engine,
+    engine_voice: voice.engineVoice,
+    license: voice.license,
+    status: 'ready',
+    sort_order: index,
+    available: renderable.has(voice.id),
+    updated_at: knex.fn.now(),
+  }));
+  await knex('voices').insert(rows).onConflict('id').merge();
+  // A voice dropped from the catalog is hidden, never deleted: history may name it.
+  await knex('voices').where({ category: 'premade' }).whereNotIn('id', rows.map((row) => row.id)).update({ available: false });
+}

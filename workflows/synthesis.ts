@@ -1,0 +1,106 @@
+import {
+  CancellationScope,
+  condition,
+  executeChild,
+  isCancellation,
+  proxyActivities,
+  setHandler,
+  upsertMemo,
+} from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import { creditDeduction, creditWorkflowId } from './creditDeduction';
+import { progressQuery, slotFreedSignal, type SynthesisProgress } from './signals';
+
+export interface SynthesisInput {
+  synthesisId: string;
+  accountId: string;
+  /** Credits reserved by the API before this workflow started (1 per character). */
+  credits: number;
+  /** Where the CPU-heavy activities run: concurrency = cores. */
+  cpuTaskQueue: string;
+}
+
+/** Chunks of one synthesis rendered at the same time; the CPU queue's worker bounds the machine. */
+const PARALLEL_CHUNKS = 4;
+
+const bookkeeping = proxyActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '500 milliseconds', maximumInterval: '10 seconds' },
+});
+
+export const synthesisWorkflowId = (synthesisId: string) => `synthesis:${synthesisId}`;
+
+/**
+ * `synthesis:<uuid>`: wait for a slot → render chunks in parallel → join,
+ * post-process, encode, store → capture the reserved credits → record.
+ * On failure or cancel: release the credits, remove the objects, record why.
+ */
+export async function synthesis({ synthesisId, accountId, credits, cpuTaskQueue }: SynthesisInput): Promise<SynthesisProgress['status']> {
+  const engines = proxyActivities<Activities>({
+    taskQueue: cpuTaskQueue,
+    startToCloseTimeout: '10 minutes',
+    // A worker killed mid-render is noticed within seconds, not minutes.
+    heartbeatTimeout: '10 seconds',
+    retry: { initialInterval: '1 second', maximumAttempts: 5 },
+  });
+  const state: SynthesisProgress = { status: 'queued', progress: 0 };
+  let slotFreed = false;
+  let chunkCount = 0;
+  setHandler(progressQuery, () => state);
+  setHandler(slotFreedSignal, () => {
+    slotFreed = true;
+  });
+  const report = (changes: Partial<SynthesisProgress>) => {
+    Object.assign(state, changes);
+    // The memo is readable through describe() even when no worker runs.
+    upsertMemo({ status: state.status, progress: state.progress });
+  };
+  const creditStep = (step: 'capture' | 'release') =>
+    executeChild(creditDeduction, {
+      workflowId: creditWorkflowId(step, synthesisId),
+      args: [{ step, accountId, reference: synthesisId, amount: credits }],
+    });
+
+  try {
+    for (;;) {
+      const slot = await bookkeeping.acquireSynthesisSlot({ synthesisId });
+      chunkCount = slot.chunkCount;
+      if (slot.started) break;
+      slotFreed = false;
+      await condition(() => slotFreed, '5 seconds');
+    }
+    report({ status: 'processing' });
+
+    let rendered = 0;
+    const pending = Array.from({ length: chunkCount }, (_, index) => index);
+    const renderNext = async (): Promise<void> => {
+      for (let index = pending.shift(); index !== undefined; index = pending.shift()) {
+        await engines.renderSynthesisChunk({ synthesisId, index });
+        rendered += 1;
+        // The last step (encode) keeps a share of the bar, so 1 means done.
+        report({ progress: Math.round((rendered / (chunkCount + 1)) * 1000) / 1000 });
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(PARALLEL_CHUNKS, chunkCount) }, renderNext));
+
+    const audio = await engines.finishSynthesis({ synthesisId, chunkCount });
+    await creditStep('capture');
+    await bookkeeping.recordSynthesisCompleted({ synthesisId, ...audio });
+    report({ status: 'completed', progress: 1 });
+    return 'completed';
+  } catch (error) {
+    const canceled = isCancellation(error);
+    await CancellationScope.nonCancellable(async () => {
+      await creditStep('release');
+      await bookkeeping.recordSynthesisEnded({
+        synthesisId,
+        status: canceled ? 'canceled' : 'failed',
+        error: canceled ? null : { code: 'synthesis_failed', message: 'The speech engine could not render this text.' },
+        chunkCount,
+      });
+    });
+    report({ status: canceled ? 'canceled' : 'failed' });
+    if (canceled) throw error;
+    return 'failed';
+  }
+}
