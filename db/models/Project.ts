@@ -9,4 +9,6 @@ export class Project extends Model {
   description!: string;
   created_at!: Date;
   updated_at!: Date;
+  /** Selected by projectsOf(); absent on a freshly inserted row. */
+  synthesis_count?: number;
 }

@@ -11,22 +11,33 @@ export function currentPeriod(now = new Date()): { start: Date; end: Date } {
   };
 }
 
-/**
- * Usage of the current period. Syntheses and cloned voices do not exist yet,
- * so their counters are zero; the synthesis and cloning work fills them in.
- */
+/** Usage of the current period: syntheses that ended in it, and the clones that count against the plan. */
 export async function usageOf(db: Db, account: Account): Promise<z.output<typeof Usage>> {
   const { start, end } = currentPeriod();
-  const plan = await db('subscription_plans').where({ id: account.subscription_tier }).first('max_cloned_voices');
+  const [plan, [syntheses], [voices]] = await Promise.all([
+    db('subscription_plans').where({ id: account.subscription_tier }).first('max_cloned_voices'),
+    db('syntheses')
+      .where({ account_id: account.id })
+      .andWhere('completed_at', '>=', start)
+      .andWhere('completed_at', '<', end)
+      .select(
+        db.raw(`count(*) filter (where status = 'completed')::int as syntheses`),
+        db.raw(`count(*) filter (where status = 'failed')::int as syntheses_failed`),
+        db.raw(`coalesce(sum(credits_charged) filter (where status = 'completed'), 0)::int as credits_used`),
+        db.raw(`coalesce(sum(characters) filter (where status = 'completed'), 0)::int as characters_synthesized`),
+        db.raw(`coalesce(sum(duration_seconds) filter (where status = 'completed'), 0)::float as audio_seconds`),
+      ),
+    db('voices').where({ account_id: account.id, category: 'cloned' }).whereIn('status', ['processing', 'ready']).count<{ count: string }[]>({ count: '*' }),
+  ]);
   return {
     period_start: start.toISOString(),
     period_end: end.toISOString(),
-    credits_used: 0,
-    characters_synthesized: 0,
-    syntheses: 0,
-    syntheses_failed: 0,
-    audio_seconds: 0,
-    cloned_voices: 0,
+    credits_used: syntheses.credits_used,
+    characters_synthesized: syntheses.characters_synthesized,
+    syntheses: syntheses.syntheses,
+    syntheses_failed: syntheses.syntheses_failed,
+    audio_seconds: Math.round(syntheses.audio_seconds * 100) / 100,
+    cloned_voices: Number(voices.count),
     cloned_voices_limit: plan?.max_cloned_voices ?? 0,
   };
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { UniqueViolationError } from 'objection';
+import { raw, UniqueViolationError } from 'objection';
 import type { Account } from '../../../db/models/Account';
 import { Project } from '../../../db/models/Project';
 import { conflict, notFound } from '../../errors';
@@ -15,9 +15,16 @@ async function uniqueName<T>(write: () => PromiseLike<T>): Promise<T> {
   }
 }
 
+/** The caller's projects, each with the number of its syntheses still in history. */
+export function projectsOf(account: Account) {
+  return Project.query()
+    .where({ account_id: account.id })
+    .select('projects.*', raw('(select count(*) from syntheses where syntheses.project_id = projects.id and syntheses.deleted_at is null)::int as synthesis_count'));
+}
+
 /** Another account's project is indistinguishable from a missing one. */
 export async function findProject(account: Account, id: string): Promise<Project> {
-  const project = await Project.query().findOne({ id, account_id: account.id });
+  const project = await projectsOf(account).findOne({ id });
   if (!project) throw notFound('No such project.');
   return project;
 }
@@ -28,7 +35,8 @@ export function createProject(account: Account, props: { name: string; descripti
 
 export async function updateProject(account: Account, id: string, changes: { name?: string; description?: string }): Promise<Project> {
   const project = await findProject(account, id);
-  return uniqueName(() => project.$query().patchAndFetch({ ...changes, updated_at: new Date() }));
+  await uniqueName(() => Project.query().patch({ ...changes, updated_at: new Date() }).where({ id: project.id }));
+  return findProject(account, id);
 }
 
 export async function deleteProject(account: Account, id: string): Promise<void> {

@@ -3,15 +3,14 @@ import type { ApiDeps } from '../../deps';
 import { problemResponses } from '../../openapi';
 import { offsetOf, presentPage } from '../../pagination';
 import { defineRoute, type Route } from '../../route';
-import { createProject, deleteProject, findProject, updateProject } from './commands';
+import { createProject, deleteProject, findProject, projectsOf, updateProject } from './commands';
 import { ProjectCreateBody, ProjectListQuery, ProjectOut, ProjectPage, ProjectParams, ProjectUpdateBody } from './schema';
 
-/** Syntheses do not exist yet: the synthesis work links them and counts them here. */
 const presentProject = (project: Project) => ({
   id: project.id,
   name: project.name,
   description: project.description,
-  synthesis_count: 0,
+  synthesis_count: project.synthesis_count ?? 0,
   created_at: project.created_at.toISOString(),
   updated_at: project.updated_at.toISOString(),
 });
@@ -30,9 +29,9 @@ export function projectRoutes({ config }: ApiDeps): Route[] {
       query: ProjectListQuery,
       responses: { 200: { description: 'A page of projects', content: { 'application/json': { schema: ProjectPage } } }, ...problemResponses(400, 401) },
       async handler(ctx, { account, query }) {
-        const projects = Project.query().where({ account_id: account.id });
+        const projects = projectsOf(account);
         const [count, rows] = await Promise.all([
-          projects.clone().resultSize(),
+          Project.query().where({ account_id: account.id }).resultSize(),
           projects
             .clone()
             .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
