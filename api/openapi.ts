@@ -53,7 +53,11 @@ export function buildOpenApiDocument(routes: Route[], publicUrl: string, version
         operationId,
         summary: `${route.summary}${FAMILY_TAG[family]}`,
         tags: route.tags,
-        requestParams: { ...(route.params && { path: route.params }), ...(route.query && { query: route.query }) },
+        requestParams: {
+          ...(route.params && { path: route.params }),
+          ...(route.query && { query: route.query }),
+          ...(route.headers && { header: route.headers }),
+        },
         ...(route.body && {
           requestBody: { required: true, content: { 'application/json': { schema: route.body } } },
         }),

@@ -37,6 +37,8 @@ export interface RouteSpec<P extends AnyObject, Q extends AnyObject, B extends A
   query?: Q;
   /** A JSON body; its schema should be strict so unknown fields are rejected. */
   body?: B;
+  /** Request headers the handler reads itself (documented in OpenAPI only). */
+  headers?: AnyObject;
   responses: ZodOpenApiOperationObject['responses'];
   handler: (ctx: Context, input: Input<P, Q, B>, family: Family) => Promise<void>;
 }

@@ -3,6 +3,7 @@ import * as plans from './001_subscription_plans';
 import * as accounts from './002_accounts';
 import * as projects from './003_projects';
 import * as syntheses from './004_voices_and_syntheses';
+import * as idempotency from './005_idempotency_keys';
 
 /**
  * Migrations are listed here in order rather than discovered on disk, so the
@@ -13,6 +14,7 @@ const migrations: Record<string, Knex.Migration> = {
   '002_accounts': accounts,
   '003_projects': projects,
   '004_voices_and_syntheses': syntheses,
+  '005_idempotency_keys': idempotency,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

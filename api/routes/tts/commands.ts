@@ -1,4 +1,4 @@
-import { WorkflowNotFoundError } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 import type { Account } from '../../../db/models/Account';
 import { cpuTaskQueue } from '../../../lib/temporal';
@@ -51,10 +51,9 @@ async function checkRequest(deps: ApiDeps, account: Account, body: SynthesizeBod
  * workflow (402 when the balance is short), then records the synthesis and
  * starts its workflow. Nothing is recorded for a rejected request.
  */
-export async function submitSynthesis(deps: ApiDeps, account: Account, body: SynthesizeBody): Promise<SynthesisRow> {
+export async function submitSynthesis(deps: ApiDeps, account: Account, body: SynthesizeBody, id: string = randomUUID()): Promise<SynthesisRow> {
   const { db, temporal, config } = deps;
   const { text, characters } = await checkRequest(deps, account, body);
-  const id = randomUUID();
   const reserve: CreditStepInput = { step: 'reserve', accountId: account.id, reference: id, amount: characters };
   const reserved = await temporal.connection.withDeadline(Date.now() + STEP_DEADLINE_MS, () =>
     temporal.workflow.execute<(input: CreditStepInput) => Promise<CreditStepResult>>('creditDeduction', {
@@ -69,7 +68,8 @@ export async function submitSynthesis(deps: ApiDeps, account: Account, body: Syn
 
   try {
     return await db.transaction(async (trx) => {
-      const [row] = await trx('syntheses')
+      // A repeat of an Idempotency-Key whose first request died half-way finds its row here.
+      await trx('syntheses')
         .insert({
           id,
           account_id: account.id,
@@ -82,15 +82,24 @@ export async function submitSynthesis(deps: ApiDeps, account: Account, body: Syn
           emotion: body.emotion,
           output_format: body.output_format,
         })
-        .returning('*');
+        .onConflict('id')
+        .ignore();
+      const row = await trx('syntheses').where({ id }).first();
       const input: SynthesisInput = { synthesisId: id, accountId: account.id, credits: characters, cpuTaskQueue: cpuTaskQueue(config) };
-      await temporal.workflow.start<(input: SynthesisInput) => Promise<string>>('synthesis', {
-        workflowId: synthesisWorkflowId(id),
-        taskQueue: config.TEMPORAL_TASK_QUEUE,
-        args: [input],
-        memo: { status: 'queued', progress: 0 },
-        searchAttributes: { Account: [account.id], VoiceId: [body.voice_id], Characters: [characters] },
-      });
+      try {
+        await temporal.workflow.start<(input: SynthesisInput) => Promise<string>>('synthesis', {
+          workflowId: synthesisWorkflowId(id),
+          taskQueue: config.TEMPORAL_TASK_QUEUE,
+          args: [input],
+          memo: { status: 'queued', progress: 0 },
+          searchAttributes: { Account: [account.id], VoiceId: [body.voice_id], Characters: [characters] },
+          // One workflow per synthesis id, ever: a repeat joins the running one and never starts a second.
+          workflowIdConflictPolicy: 'USE_EXISTING',
+          workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        });
+      } catch (error) {
+        if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+      }
       return row;
     });
   } catch (error) {

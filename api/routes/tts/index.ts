@@ -1,4 +1,5 @@
 import type { ApiDeps } from '../../deps';
+import { idempotent, readIdempotencyKey } from '../../idempotency';
 import { notReady } from '../../errors';
 import { problemResponses } from '../../openapi';
 import { offsetOf, presentPage } from '../../pagination';
@@ -6,7 +7,7 @@ import { defineRoute, type Route } from '../../route';
 import { sendAudio } from './audio';
 import { deleteSynthesis, findSynthesis, submitSynthesis, withLiveState } from './commands';
 import { familyPaths, presentAccepted, presentHistoryEntry, presentStatus } from './presenter';
-import { HistoryEntry, HistoryPage, HistoryQuery, SynthesisAccepted, SynthesisParams, SynthesisStatus, SynthesizeBody } from './schema';
+import { HistoryEntry, IdempotencyHeaders, HistoryPage, HistoryQuery, SynthesisAccepted, SynthesisParams, SynthesisStatus, SynthesizeBody } from './schema';
 
 const json = (description: string, schema: unknown) => ({ description, content: { 'application/json': { schema } } }) as never;
 
@@ -20,12 +21,19 @@ export function ttsRoutes(deps: ApiDeps): Route[] {
       tags: ['Text to speech'],
       auth: true,
       body: SynthesizeBody,
-      responses: { 202: json('Accepted; Location is the status URL', SynthesisAccepted), ...problemResponses(400, 401, 402, 409, 413, 415) },
+      headers: IdempotencyHeaders,
+      responses: { 202: json('Accepted; Location is the status URL', SynthesisAccepted), ...problemResponses(400, 401, 402, 409, 413, 415, 422) },
       async handler(ctx, { account, body }, family) {
-        const row = await submitSynthesis(deps, account, body);
-        ctx.status = 202;
-        ctx.set('Location', familyPaths[family].status(row.id));
-        ctx.body = presentAccepted(row, family);
+        const submit = async (synthesisId?: string) => {
+          const row = await submitSynthesis(deps, account, body, synthesisId);
+          return { status: 202, body: presentAccepted(row, family), location: familyPaths[family].status(row.id) };
+        };
+        const key = readIdempotencyKey(ctx);
+        const response = key ? await idempotent(db, account, key, ctx.request.body, submit) : { ...(await submit()), replayed: false };
+        ctx.status = response.status;
+        if (response.location) ctx.set('Location', response.location);
+        if (response.replayed) ctx.set('Idempotent-Replayed', 'true');
+        ctx.body = response.body;
       },
     }),
     defineRoute({

@@ -18,6 +18,13 @@ export type SynthesizeBody = z.output<typeof SynthesizeBody>;
 
 export const SynthesisParams = z.object({ id: z.uuid() });
 
+export const IdempotencyHeaders = z.object({
+  'Idempotency-Key': z
+    .string()
+    .optional()
+    .meta({ description: '1-255 printable ASCII characters; a repeat within 24 h with the same body replays the first 202 (Idempotent-Replayed: true).' }),
+});
+
 export const HistoryQuery = PageQuery.extend({
   project_id: z.uuid('Must be a project id.').optional(),
   status: z.enum(STATUSES, `Must be one of: ${STATUSES.join(', ')}.`).optional(),

@@ -1,0 +1,103 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type { Context } from 'koa';
+import type { Account } from '../db/models/Account';
+import type { Db } from '../db/knex';
+import { idempotencyKeyInUse, idempotencyKeyReused, validationError } from './errors';
+
+/**
+ * Idempotency-Key, as API.md defines it: per account, across both families,
+ * for 24 h. The same key with the same body (compared as parsed JSON) replays
+ * the first 2xx response; a different body is 422; a repeat while the first
+ * request is still running is 409. Error responses are not stored.
+ */
+
+const WINDOW_MS = 24 * 3600 * 1000;
+/** A claim not completed by then is taken to be abandoned (its process died); the next repeat takes it over. */
+const LOCK_MS = 60_000;
+const KEY = /^[\x20-\x7E]{1,255}$/;
+
+export interface StoredResponse {
+  status: number;
+  body: unknown;
+  location: string | null;
+}
+
+/** JSON with object keys sorted, so bodies that parse the same hash the same. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/** The Idempotency-Key header, or undefined without one; a malformed key is a 400. */
+export function readIdempotencyKey(ctx: Context): string | undefined {
+  const key = ctx.headers['idempotency-key'];
+  if (key === undefined) return undefined;
+  if (typeof key !== 'string' || !KEY.test(key)) {
+    throw validationError({ 'Idempotency-Key': ['Must be 1-255 printable ASCII characters.'] });
+  }
+  return key;
+}
+
+type Claim = { kind: 'run'; synthesisId: string } | { kind: 'replay'; response: StoredResponse };
+
+async function claim(db: Db, account: Account, key: string, requestHash: Buffer): Promise<Claim> {
+  return db.transaction(async (trx) => {
+    const lockedUntil = new Date(Date.now() + LOCK_MS);
+    const inserted = await trx('idempotency_keys')
+      .insert({ account_id: account.id, key, request_hash: requestHash, synthesis_id: randomUUID(), status: 'in_progress', locked_until: lockedUntil })
+      .onConflict(['account_id', 'key'])
+      .ignore()
+      .returning('synthesis_id');
+    if (inserted.length) return { kind: 'run', synthesisId: inserted[0].synthesis_id };
+
+    const existing = await trx('idempotency_keys').where({ account_id: account.id, key }).forUpdate().first();
+    if (existing.created_at.getTime() < Date.now() - WINDOW_MS) {
+      // Past the 24 h window the key is free again: a new request, a new synthesis.
+      const synthesisId = randomUUID();
+      await trx('idempotency_keys')
+        .where({ account_id: account.id, key })
+        .update({ request_hash: requestHash, synthesis_id: synthesisId, status: 'in_progress', locked_until: lockedUntil, response_status: null, response_body: null, response_location: null, created_at: trx.fn.now() });
+      return { kind: 'run', synthesisId };
+    }
+    if (!Buffer.from(existing.request_hash).equals(requestHash)) throw idempotencyKeyReused();
+    if (existing.status === 'completed') {
+      return { kind: 'replay', response: { status: existing.response_status, body: existing.response_body, location: existing.response_location } };
+    }
+    if (existing.locked_until.getTime() > Date.now()) throw idempotencyKeyInUse();
+    // Abandoned: carry on with the same synthesis id, so nothing is started or charged twice.
+    await trx('idempotency_keys').where({ account_id: account.id, key }).update({ locked_until: lockedUntil });
+    return { kind: 'run', synthesisId: existing.synthesis_id };
+  });
+}
+
+/**
+ * Runs `handle` once per (account, key, body); `handle` gets the synthesis id
+ * the key stands for. Returns the response to send and whether it is a replay.
+ */
+export async function idempotent(
+  db: Db,
+  account: Account,
+  key: string,
+  requestBody: unknown,
+  handle: (synthesisId: string) => Promise<StoredResponse>,
+): Promise<StoredResponse & { replayed: boolean }> {
+  const requestHash = createHash('sha256').update(canonicalJson(requestBody)).digest();
+  const claimed = await claim(db, account, key, requestHash);
+  if (claimed.kind === 'replay') return { ...claimed.response, replayed: true };
+  let response: StoredResponse;
+  try {
+    response = await handle(claimed.synthesisId);
+  } catch (error) {
+    // Errors are not stored: the key is free for a corrected request.
+    await db('idempotency_keys').where({ account_id: account.id, key, status: 'in_progress' }).delete();
+    throw error;
+  }
+  await db('idempotency_keys')
+    .where({ account_id: account.id, key })
+    .update({ status: 'completed', response_status: response.status, response_body: JSON.stringify(response.body), response_location: response.location });
+  return { ...response, replayed: false };
+}
