@@ -1,0 +1,65 @@
+import { execFile } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { call, PASSWORD, uniqueEmail, waitForVerificationToken } from '../helpers/accounts';
+import { createAccount } from '../helpers/factories';
+import { createTestDeps, type RunningApi, startApi, startTestWorker } from '../helpers/stack';
+import { waitForSynthesis } from '../helpers/synthesis';
+
+/**
+ * Records the histories that test/integration/replay.test.ts replays. Runs only
+ * with RECORD_HISTORIES=1 (`RECORD_HISTORIES=1 npx jest test/replay`), after a
+ * deliberate, compatible change to a workflow; commit the files it writes.
+ */
+const record = process.env.RECORD_HISTORIES === '1' ? describe : describe.skip;
+const DIR = path.join(__dirname, 'histories');
+
+record('record workflow histories for replay tests', () => {
+  const deps = createTestDeps({ VERIFICATION_TTL: '2' });
+  let api: RunningApi;
+  let worker: Awaited<ReturnType<typeof startTestWorker>>;
+  beforeAll(async () => {
+    [api, worker] = await Promise.all([startApi(deps), startTestWorker(deps)]);
+  });
+  afterAll(async () => {
+    await Promise.all([api.close(), worker.shutdown()]);
+    await deps.close();
+  });
+
+  // The Temporal CLI writes the proto3 JSON that Worker.runReplayHistory reads.
+  const temporalCli = path.join(process.env.OPENVOX_BIN_DIR ?? path.join(homedir(), '.cache', 'openvox', 'bin'), 'temporal');
+  const save = async (name: string, workflowId: string) => {
+    const { stdout } = await promisify(execFile)(temporalCli, ['workflow', 'show', '--workflow-id', workflowId, '--output', 'json', '--address', deps.config.TEMPORAL_ADDRESS], { maxBuffer: 64 * 1024 * 1024 });
+    await writeFile(path.join(DIR, `${name}.json`), stdout);
+  };
+
+  it('records a completed synthesis of several chunks, its credit steps, and a canceled one', async () => {
+    const who = await createAccount(deps);
+    const text = 'This sentence is one of many. '.repeat(30);
+    const accepted = await call(api.url, 'POST', '/api/v1/tts/synthesize/', { text, voice_id: 'en-us-slt', output_format: 'mp3' }, who.access);
+    expect((await waitForSynthesis(api.url, accepted.body.status_url, who.access)).status).toBe('completed');
+    await save('synthesis-completed', `synthesis:${accepted.body.id}`);
+    await save('credit-reserve', `credits:reserve:${accepted.body.id}`);
+    await save('credit-capture', `credits:capture:${accepted.body.id}`);
+
+    const doomed = await call(api.url, 'POST', '/api/v1/tts/synthesize/', { text, voice_id: 'en-us-slt' }, who.access);
+    await call(api.url, 'DELETE', `/api/v1/tts/history/${doomed.body.id}/`, undefined, who.access);
+    await deps.temporal.workflow.getHandle(`synthesis:${doomed.body.id}`).result().catch(() => undefined);
+    await save('synthesis-canceled', `synthesis:${doomed.body.id}`);
+  });
+
+  it('records a verified signup and an expired one', async () => {
+    const email = uniqueEmail('replay');
+    const registered = await call(api.url, 'POST', '/api/v1/auth/register/', { email, password: PASSWORD });
+    const token = await waitForVerificationToken(deps.config.MAIL_DIR, email);
+    expect((await call(api.url, 'POST', '/api/v1/auth/verify-email/', { token })).status).toBe(200);
+    await deps.temporal.workflow.getHandle(`signup:${registered.body.id}`).result();
+    await save('signup-verified', `signup:${registered.body.id}`);
+
+    const idle = await call(api.url, 'POST', '/api/v1/auth/register/', { email: uniqueEmail('replay-idle'), password: PASSWORD });
+    expect(await deps.temporal.workflow.getHandle(`signup:${idle.body.id}`).result()).toBe('expired');
+    await save('signup-expired', `signup:${idle.body.id}`);
+  });
+});
