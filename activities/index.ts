@@ -4,6 +4,7 @@ import type { EngineRegistry } from '../engines/registry';
 import type { Config } from '../lib/config';
 import type { Mailer } from '../lib/mail';
 import type { Storage } from '../lib/storage';
+import { createCloningActivities } from './cloning';
 import { createCreditActivities } from './credits';
 import { createSignupActivities } from './signup';
 import { createSynthesisActivities } from './synthesis';
@@ -27,6 +28,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createSignupActivities(deps),
     ...createCreditActivities(deps),
     ...createSynthesisActivities(deps),
+    ...createCloningActivities(deps),
   };
 }
 

@@ -7,6 +7,8 @@ import { pipeline } from 'node:stream/promises';
 import type { ActivityDeps } from '.';
 import { finishAudio, renderChunk, splitText } from '../audio';
 import type { PremadeVoice } from '../engines/catalog';
+import { cloneFinishOptions } from '../audio/cloning';
+import type { StoredVoiceProfile } from './cloning';
 import { slotFreedSignal } from '../workflows/signals';
 
 /** Characters per chunk: small enough to render in parallel, large enough to keep prosody natural. */
@@ -55,10 +57,19 @@ export function createSynthesisActivities({ db, storage, temporal, engines }: Ac
     if (!row) throw ApplicationFailure.nonRetryable(`synthesis ${synthesisId} does not exist`, 'SynthesisMissing');
     return row;
   };
-  const loadVoice = async (voiceId: string): Promise<PremadeVoice> => {
+  /**
+   * The premade voice that renders a synthesis's voice, and for a cloned voice
+   * its profile (pitch, EQ and rate toward the sample), which the finish step applies.
+   */
+  const loadVoice = async (voiceId: string): Promise<{ base: PremadeVoice; profile: StoredVoiceProfile | null }> => {
     const voice = await db('voices').where({ id: voiceId }).first();
-    if (!voice?.engine) throw ApplicationFailure.nonRetryable(`voice ${voiceId} cannot be rendered`, 'VoiceUnavailable');
-    return { id: voice.id, name: voice.name, language: voice.language, gender: voice.gender, description: voice.description, engine: voice.engine, engineVoice: voice.engine_voice, license: voice.license };
+    const profile: StoredVoiceProfile | null = voice?.category === 'cloned' ? voice.profile : null;
+    const base = profile ? await db('voices').where({ id: profile.baseVoiceId }).first() : voice;
+    if (!base?.engine) throw ApplicationFailure.nonRetryable(`voice ${voiceId} cannot be rendered`, 'VoiceUnavailable');
+    return {
+      base: { id: base.id, name: base.name, language: base.language, gender: base.gender, description: base.description, engine: base.engine, engineVoice: base.engine_voice, license: base.license },
+      profile,
+    };
   };
 
   /** The oldest queued synthesis of the account learns that a slot is free (its workflow also polls). */
@@ -93,7 +104,7 @@ export function createSynthesisActivities({ db, storage, temporal, engines }: Ac
       const synthesis = await loadSynthesis(synthesisId);
       const text = splitText(synthesis.text, CHUNK_CHARS)[index];
       if (text === undefined) throw ApplicationFailure.nonRetryable(`no chunk ${index}`, 'ChunkMissing');
-      const voice = await loadVoice(synthesis.voice_id);
+      const { base: voice } = await loadVoice(synthesis.voice_id);
       return withHeartbeat(() =>
         inTempDir(async (dir) => {
           const outPath = path.join(dir, 'chunk.wav');
@@ -116,9 +127,12 @@ export function createSynthesisActivities({ db, storage, temporal, engines }: Ac
             chunkPaths.push(chunkPath);
           }
           const outPath = path.join(dir, `out.${synthesis.output_format}`);
+          const { profile } = await loadVoice(synthesis.voice_id);
+          const clone = profile ? cloneFinishOptions(profile, synthesis.speed) : { speed: synthesis.speed, profile: undefined };
           const result = await finishAudio({
             chunkPaths,
-            speed: synthesis.speed,
+            speed: clone.speed,
+            profile: clone.profile,
             pitch: synthesis.pitch,
             emotion: synthesis.emotion as never,
             format: synthesis.output_format as never,

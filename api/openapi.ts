@@ -61,6 +61,9 @@ export function buildOpenApiDocument(routes: Route[], publicUrl: string, version
         ...(route.body && {
           requestBody: { required: true, content: { 'application/json': { schema: route.body } } },
         }),
+        ...(route.form && {
+          requestBody: { required: true, content: { 'multipart/form-data': { schema: route.form } } },
+        }),
         security: route.auth ? [{ bearer: [] }] : [],
         responses: { ...route.responses, ...problemResponses(500) },
       };

@@ -37,6 +37,8 @@ export interface RouteSpec<P extends AnyObject, Q extends AnyObject, B extends A
   query?: Q;
   /** A JSON body; its schema should be strict so unknown fields are rejected. */
   body?: B;
+  /** A multipart/form-data body the handler reads itself (documented in OpenAPI only). */
+  form?: AnyObject;
   /** Request headers the handler reads itself (documented in OpenAPI only). */
   headers?: AnyObject;
   responses: ZodOpenApiOperationObject['responses'];

@@ -3,3 +3,4 @@ export { systemCheck } from './systemCheck';
 export { signupVerification } from './signupVerification';
 export { creditDeduction } from './creditDeduction';
 export { synthesis } from './synthesis';
+export { voiceCloning } from './voiceCloning';

@@ -4,6 +4,7 @@ import * as accounts from './002_accounts';
 import * as projects from './003_projects';
 import * as syntheses from './004_voices_and_syntheses';
 import * as idempotency from './005_idempotency_keys';
+import * as cloning from './006_voice_cloning';
 
 /**
  * Migrations are listed here in order rather than discovered on disk, so the
@@ -15,6 +16,7 @@ const migrations: Record<string, Knex.Migration> = {
   '003_projects': projects,
   '004_voices_and_syntheses': syntheses,
   '005_idempotency_keys': idempotency,
+  '006_voice_cloning': cloning,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

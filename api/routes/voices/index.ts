@@ -5,6 +5,9 @@ import { notFound } from '../../errors';
 import { problemResponses } from '../../openapi';
 import { offsetOf, presentPage } from '../../pagination';
 import { defineRoute, type Route } from '../../route';
+import { z } from 'zod';
+import { deleteVoice, startCloning } from './commands';
+import { CloneForm, receiveSample } from './upload';
 import { MyVoicesQuery, VoiceListQuery, VoiceOut, VoicePage, VoiceParams } from './schema';
 
 interface VoiceRow {
@@ -35,9 +38,9 @@ export const presentVoice = (voice: VoiceRow) => ({
 
 /** Voices the caller may see: every available premade voice and the caller's own clones. */
 function visibleVoices(db: Knex, account: Account) {
-  return db('voices').where((query) =>
-    query.where({ category: 'premade', available: true }).orWhere({ category: 'cloned', account_id: account.id }),
-  );
+  return db('voices')
+    .whereNull('deleted_at')
+    .andWhere((query) => query.where({ category: 'premade', available: true }).orWhere({ category: 'cloned', account_id: account.id }));
 }
 
 /** `en` matches en, en-US, en-GB...; `en-us` matches en-US; case-insensitive. */
@@ -48,7 +51,8 @@ function filterLanguage(query: Knex.QueryBuilder, language: string | undefined) 
 
 const json = (description: string, schema: unknown) => ({ description, content: { 'application/json': { schema } } }) as never;
 
-export function voiceRoutes({ db, config }: ApiDeps): Route[] {
+export function voiceRoutes(deps: ApiDeps): Route[] {
+  const { db, config } = deps;
   const list = (category: 'premade' | 'cloned' | undefined) =>
     async function handler(ctx: Parameters<Route['handler']>[0], { account, query }: { account: Account; query: { page: number; page_size: number; language?: string; category?: 'premade' | 'cloned' } }) {
       const voices = visibleVoices(db, account);
@@ -66,6 +70,39 @@ export function voiceRoutes({ db, config }: ApiDeps): Route[] {
     };
 
   return [
+    defineRoute({
+      method: 'post',
+      paths: { v1: '/api/v1/voices/upload/', unversioned: '/api/voices/clone/' },
+      summary: 'Clone a voice from a consented sample (multipart: file, name, description, language, consent=true)',
+      tags: ['Voices'],
+      auth: true,
+      form: CloneForm.extend({ file: z.string().meta({ format: 'binary', description: 'WAV, MP3, OGG (Vorbis/Opus), FLAC or M4A; at most 20 MiB; 3-300 s' }) }),
+      responses: { 202: json('Accepted: the voice is processing; poll Location', VoiceOut), ...problemResponses(400, 401, 403, 413, 415) },
+      async handler(ctx, { account }, family) {
+        const { sample, cleanup } = await receiveSample(ctx);
+        try {
+          const voice = await startCloning(deps, account, sample, { ip: ctx.ip, userAgent: ctx.get('User-Agent') });
+          ctx.status = 202;
+          ctx.set('Location', `${family === 'v1' ? '/api/v1' : '/api'}/voices/${voice.id}/`);
+          ctx.body = presentVoice(voice);
+        } finally {
+          await cleanup();
+        }
+      },
+    }),
+    defineRoute({
+      method: 'delete',
+      paths: { v1: '/api/v1/voices/{id}/', unversioned: '/api/voices/{id}/' },
+      summary: 'Delete a cloned voice and its sample (premade voices: 403)',
+      tags: ['Voices'],
+      auth: true,
+      params: VoiceParams,
+      responses: { 204: { description: 'Deleted' }, ...problemResponses(401, 403, 404) },
+      async handler(ctx, { account, params }) {
+        await deleteVoice(deps, account, params.id);
+        ctx.status = 204;
+      },
+    }),
     defineRoute({
       method: 'get',
       paths: { v1: '/api/v1/voices/', unversioned: '/api/voices/' },

@@ -1,0 +1,98 @@
+import { ApplicationFailure, cancelled, heartbeat } from '@temporalio/activity';
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import type { ActivityDeps } from '.';
+import { analyseSpeaker, buildVoiceProfile, type ClonedVoiceProfile, type IntakeResult, intakeSample } from '../audio/cloning';
+
+const keysOf = (accountId: string, voiceId: string) => ({
+  original: `samples/${accountId}/${voiceId}/original`,
+  normalized: `samples/${accountId}/${voiceId}/normalized.wav`,
+});
+
+/** What the voice row keeps of the profile: enough to synthesize with it. */
+export type StoredVoiceProfile = Omit<ClonedVoiceProfile, 'tried'> & { f0MedianHz: number | null };
+
+async function inTempDir<T>(work: (dir: string) => Promise<T>): Promise<T> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'openvox-clone-'));
+  try {
+    return await work(dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** Heartbeats every 2 s and aborts the work when Temporal cancels the activity. */
+async function heartbeating<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  heartbeat();
+  const timer = setInterval(() => heartbeat(), 2_000);
+  const controller = new AbortController();
+  cancelled().catch(() => controller.abort());
+  try {
+    return await work(controller.signal);
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+export function createCloningActivities({ db, storage, engines }: ActivityDeps) {
+  const loadVoice = async (voiceId: string) => {
+    const voice = await db('voices').where({ id: voiceId, category: 'cloned' }).first();
+    if (!voice) throw ApplicationFailure.nonRetryable(`voice ${voiceId} does not exist`, 'VoiceMissing');
+    return voice as { id: string; account_id: string; language: string; deleted_at: Date | null };
+  };
+
+  return {
+    /** Decodes the original (never trusting its header) and checks duration and speech; stores the 16 kHz WAV. */
+    async intakeVoiceSample({ voiceId }: { voiceId: string }): Promise<IntakeResult> {
+      const voice = await loadVoice(voiceId);
+      const keys = keysOf(voice.account_id, voiceId);
+      return heartbeating((signal) =>
+        inTempDir(async (dir) => {
+          const original = path.join(dir, 'original');
+          const normalized = path.join(dir, 'normalized.wav');
+          await pipeline(await storage.get(keys.original), createWriteStream(original));
+          const result = await intakeSample(original, normalized, { signal });
+          if (result.ok) await storage.put(keys.normalized, await readFile(normalized), 'audio/wav');
+          return result;
+        }),
+      );
+    },
+
+    /** Analyses the speaker and fits the closest base voice; returns the profile syntheses apply. */
+    async buildClonedVoiceProfile({ voiceId }: { voiceId: string }): Promise<StoredVoiceProfile> {
+      const voice = await loadVoice(voiceId);
+      const keys = keysOf(voice.account_id, voiceId);
+      return heartbeating((signal) =>
+        inTempDir(async (dir) => {
+          const normalized = path.join(dir, 'normalized.wav');
+          await pipeline(await storage.get(keys.normalized), createWriteStream(normalized));
+          const sample = await analyseSpeaker(normalized, signal);
+          const { tried: _tried, ...profile } = await buildVoiceProfile({ sample, language: voice.language, engines, signal });
+          return { ...profile, f0MedianHz: sample.f0MedianHz };
+        }),
+      );
+    },
+
+    async recordVoiceReady({ voiceId, profile }: { voiceId: string; profile: StoredVoiceProfile }): Promise<void> {
+      const gender = profile.f0MedianHz === null ? 'unknown' : profile.f0MedianHz < 165 ? 'male' : 'female';
+      await db('voices')
+        .where({ id: voiceId })
+        .whereNull('deleted_at')
+        .update({ status: 'ready', profile: JSON.stringify(profile), similarity: Math.round(profile.similarity * 1000) / 1000, gender, error: null, updated_at: db.fn.now() });
+    },
+
+    async recordVoiceFailed({ voiceId, error }: { voiceId: string; error: { code: string; message: string } }): Promise<void> {
+      await db('voices').where({ id: voiceId }).update({ status: 'failed', error: JSON.stringify(error), updated_at: db.fn.now() });
+    },
+
+    /** The sample and everything derived from it; the consent record stays. */
+    async removeVoiceObjects({ voiceId }: { voiceId: string }): Promise<void> {
+      const voice = await loadVoice(voiceId);
+      const keys = keysOf(voice.account_id, voiceId);
+      await Promise.all([storage.remove(keys.original), storage.remove(keys.normalized)]);
+    },
+  };
+}

@@ -1,0 +1,91 @@
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { createReadStream } from 'node:fs';
+import type { Account } from '../../../db/models/Account';
+import { cpuTaskQueue } from '../../../lib/temporal';
+import type { VoiceCloningInput } from '../../../workflows/voiceCloning';
+import type { ApiDeps } from '../../deps';
+import { notFound, permissionDenied, planLimitReached } from '../../errors';
+import type { AcceptedSample } from './upload';
+
+export const sampleKeys = (accountId: string, voiceId: string) => ({
+  original: `samples/${accountId}/${voiceId}/original`,
+  normalized: `samples/${accountId}/${voiceId}/normalized.wav`,
+});
+export const cloningWorkflowId = (voiceId: string) => `voice-cloning:${voiceId}`;
+
+/**
+ * Stores the sample, then in one transaction (the account row locked, so two
+ * uploads cannot both take the last slot): the plan's limit, the voice, the
+ * consent record, and the cloning workflow's start.
+ */
+export async function startCloning(deps: ApiDeps, account: Account, sample: AcceptedSample, client: { ip: string; userAgent: string }) {
+  const { db, storage, temporal, config } = deps;
+  const keys = sampleKeys(account.id, sample.voiceId);
+  await storage.put(keys.original, createReadStream(sample.filePath), 'application/octet-stream');
+  try {
+    return await db.transaction(async (trx) => {
+      await trx('accounts').where({ id: account.id }).forUpdate().first('id');
+      const plan = await trx('subscription_plans').where({ id: account.subscription_tier }).first('max_cloned_voices');
+      const [{ count }] = await trx('voices')
+        .where({ account_id: account.id, category: 'cloned' })
+        .whereIn('status', ['processing', 'ready'])
+        .whereNull('deleted_at')
+        .count<{ count: string }[]>({ count: '*' });
+      if (Number(count) >= plan.max_cloned_voices) throw planLimitReached(`Your plan allows ${plan.max_cloned_voices} cloned voices.`);
+      const [voice] = await trx('voices')
+        .insert({
+          id: sample.voiceId,
+          account_id: account.id,
+          category: 'cloned',
+          name: sample.form.name,
+          language: sample.form.language,
+          gender: 'unknown',
+          description: sample.form.description,
+          status: 'processing',
+          license: 'free',
+        })
+        .returning('*');
+      await trx('consent_records').insert({
+        id: sample.voiceId,
+        account_id: account.id,
+        voice_id: sample.voiceId,
+        client_ip: client.ip,
+        user_agent: client.userAgent.slice(0, 500),
+        file_sha256: sample.sha256,
+        file_bytes: sample.bytes,
+      });
+      const input: VoiceCloningInput = { voiceId: sample.voiceId, accountId: account.id, cpuTaskQueue: cpuTaskQueue(config) };
+      await temporal.workflow.start<(input: VoiceCloningInput) => Promise<string>>('voiceCloning', {
+        workflowId: cloningWorkflowId(sample.voiceId),
+        taskQueue: config.TEMPORAL_TASK_QUEUE,
+        args: [input],
+      });
+      return voice;
+    });
+  } catch (error) {
+    await storage.remove(keys.original);
+    throw error;
+  }
+}
+
+/** Premade voices are 403; another account's or unknown ones 404. A clone still processing is canceled first. */
+export async function deleteVoice(deps: ApiDeps, account: Account, id: string): Promise<void> {
+  const { db, storage, temporal } = deps;
+  const voice = await db('voices')
+    .where({ id })
+    .whereNull('deleted_at')
+    .andWhere((query) => query.where({ category: 'premade', available: true }).orWhere({ category: 'cloned', account_id: account.id }))
+    .first();
+  if (!voice) throw notFound('No such voice.');
+  if (voice.category === 'premade') throw permissionDenied('Premade voices cannot be deleted.');
+  if (voice.status === 'processing') {
+    try {
+      await temporal.workflow.getHandle(cloningWorkflowId(id)).cancel();
+    } catch (error) {
+      if (!(error instanceof WorkflowNotFoundError)) throw error;
+    }
+  }
+  await db('voices').where({ id }).update({ deleted_at: db.fn.now(), updated_at: db.fn.now() });
+  const keys = sampleKeys(account.id, id);
+  await Promise.all([storage.remove(keys.original), storage.remove(keys.normalized)]);
+}

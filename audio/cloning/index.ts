@@ -1,0 +1,5 @@
+export * from './sniff';
+export * from './intake';
+export * from './speaker';
+export * from './similarity';
+export * from './profile';

@@ -1,0 +1,179 @@
+import path from 'node:path';
+import { availableVoices, type PremadeVoice } from '../../engines/catalog';
+import type { EngineRegistry } from '../../engines/registry';
+import { withTempDir } from '../../engines/process';
+import { finishAudio, type VoiceProfileAdjustment } from '../finish';
+import { SPEED_RANGE } from '../prosody';
+import { renderChunk, type RenderChunkInput } from '../render';
+import { clamp, median, semitonesBetween, smooth } from './dsp';
+import { similarityScore } from './similarity';
+import { analyseSpeaker, type SpeakerProfile } from './speaker';
+import { calibrationText, similarityText } from './texts';
+
+/**
+ * Choosing and adjusting a premade base voice toward a sample: acoustic
+ * matching, not neural cloning. Each candidate renders the language's test
+ * sentence, is pitch-shifted to the sample's median F0, equalized toward the
+ * sample's long-term spectrum and time-stretched toward its speaking rate;
+ * the candidate whose adjusted rendering measures closest wins (trying the
+ * candidates beat picking the base by F0 alone, see DESIGN.md).
+ */
+
+export interface ClonedVoiceProfile {
+  baseVoiceId: string;
+  /** Pitch shift (formants preserved) from the base voice to the sample's median F0, ±12. */
+  semitones: number;
+  /** finishAudio's EQ points: the smoothed LTAS difference, gains relative to the median band, +12/-24 dB caps. */
+  eq: Array<{ hz: number; gainDb: number }>;
+  /** Tempo multiplier toward the sample's speaking rate (0.7-1.4), applied on top of the request's speed. */
+  rate: number;
+  /** similarityScore(sample, adjusted test rendering), 0-1. */
+  similarity: number;
+  /** Every candidate tried, best first (for logs and the voice's diagnostics). */
+  tried: Array<{ voiceId: string; similarity: number; semitones: number; rate: number }>;
+}
+
+export type RenderFunction = (input: RenderChunkInput) => Promise<unknown>;
+
+export interface BuildVoiceProfileInput {
+  sample: SpeakerProfile;
+  /** BCP 47 language of the clone; candidates share its primary subtag (en-US voices when none do). */
+  language: string;
+  /** The voices to choose from; default: availableVoices({ engines }). */
+  candidates?: readonly PremadeVoice[];
+  /** Renders one chunk (default renderChunk with `engines`). */
+  render?: RenderFunction;
+  /** The worker's engine registry (non-free engines only when the operator enabled them). */
+  engines?: EngineRegistry;
+  /** How many base voices get the full adjusted test (~1 s each). Default 4. */
+  maxCandidates?: number;
+  signal?: AbortSignal;
+}
+
+export const EQ_MAX_BOOST_DB = 12;
+export const EQ_MAX_CUT_DB = -24;
+export const MAX_SEMITONES = 12;
+export const RATE_RANGE = { min: 0.7, max: 1.4 } as const;
+
+/** Below this median F0 the sample is treated as a low (typically male) voice when pre-ranking by catalog gender. */
+const LOW_VOICE_HZ = 165;
+
+export async function buildVoiceProfile(input: BuildVoiceProfileInput): Promise<ClonedVoiceProfile> {
+  const { sample, language, signal, engines } = input;
+  const render: RenderFunction = input.render ?? ((chunk) => renderChunk({ ...chunk, engines: chunk.engines ?? engines }));
+  const maxCandidates = input.maxCandidates ?? 4;
+  const pool = sameLanguage(input.candidates ?? (await availableVoices({ engines })), language);
+  if (pool.length === 0) throw new Error(`no base voice available for ${language}`);
+  const fitText = calibrationText(language);
+  const testText = similarityText(language);
+  const sampleF0 = sample.f0MedianHz;
+
+  return withTempDir(async (dir) => {
+    // Gender from the catalog narrows the pool before rendering; the measured F0 of the plain rendering picks the finalists.
+    const wantMale = sampleF0 !== null && sampleF0 < LOW_VOICE_HZ;
+    const ranked = [...pool].sort((a, b) => Number(b.gender === 'male' === wantMale) - Number(a.gender === 'male' === wantMale));
+    const rendered = await mapLimit(ranked.slice(0, maxCandidates + 2), 2, async (voice, index) => {
+      const fitChunk = path.join(dir, `${index}-fit.wav`);
+      try {
+        await render({ voice, text: fitText, emotion: 'neutral', outPath: fitChunk, signal });
+        return { voice, index, fitChunk, plain: await analyseSpeaker(fitChunk, signal) };
+      } catch (error) {
+        if (signal?.aborted) throw error;
+        return null; // a broken engine or voice: try the others
+      }
+    });
+    const usable = rendered.filter((entry): entry is NonNullable<typeof entry> => entry !== null && entry.plain.f0MedianHz !== null);
+    if (usable.length === 0) throw new Error(`no base voice for ${language} rendered the calibration text`);
+    const f0Distance = (f0: number | null) => (sampleF0 && f0 ? Math.abs(semitonesBetween(sampleF0, f0)) : 0);
+    usable.sort((a, b) => f0Distance(a.plain.f0MedianHz) - f0Distance(b.plain.f0MedianHz));
+
+    const results = await mapLimit(usable.slice(0, maxCandidates), 2, async ({ voice, index, fitChunk, plain }) => {
+      const adjustment = adjustmentToward(sample, plain);
+      // The adjusted calibration rendering, measured again: its remaining spectral difference is added to the EQ once.
+      const fitOut = path.join(dir, `${index}-fit-adjusted.wav`);
+      await finish(fitChunk, adjustment, fitOut, signal);
+      const fitted = await analyseSpeaker(fitOut, signal);
+      const refined = { ...adjustment, eq: refineEq(adjustment.eq, eqCurve(sample, fitted)) };
+      // The stored similarity: the test sentence, which the fit never saw.
+      const testChunk = path.join(dir, `${index}-test.wav`);
+      const testOut = path.join(dir, `${index}-test-adjusted.wav`);
+      await render({ voice, text: testText, emotion: 'neutral', outPath: testChunk, signal });
+      await finish(testChunk, refined, testOut, signal);
+      const tested = await analyseSpeaker(testOut, signal);
+      return { voice, ...refined, fitSimilarity: similarityScore(sample, fitted), similarity: similarityScore(sample, tested) };
+    });
+    // Chosen on both texts: the fit alone favours whatever the EQ could bend furthest on text it was fitted to.
+    const merit = (result: (typeof results)[number]) => result.similarity + result.fitSimilarity;
+    results.sort((a, b) => merit(b) - merit(a));
+    const best = results[0];
+    return {
+      baseVoiceId: best.voice.id,
+      semitones: best.semitones,
+      eq: best.eq,
+      rate: best.rate,
+      similarity: best.similarity,
+      tried: results.map(({ voice, similarity, semitones, rate }) => ({ voiceId: voice.id, similarity, semitones, rate })),
+    };
+  });
+}
+
+function finish(chunkPath: string, adjustment: Adjustment, outPath: string, signal?: AbortSignal): Promise<unknown> {
+  return finishAudio({
+    chunkPaths: [chunkPath], speed: adjustment.rate, pitch: 0, emotion: 'neutral', format: 'wav', outPath,
+    profile: { semitones: adjustment.semitones, eq: adjustment.eq }, signal,
+  });
+}
+
+type Adjustment = { semitones: number; eq: ClonedVoiceProfile['eq']; rate: number };
+
+/** The EQ plus the residual difference measured after applying it, within the same caps. */
+export function refineEq(eq: ClonedVoiceProfile['eq'], residual: ClonedVoiceProfile['eq']): ClonedVoiceProfile['eq'] {
+  return eq.map(({ hz, gainDb }, i) => ({ hz, gainDb: Number(clamp(gainDb + (residual[i]?.gainDb ?? 0), EQ_MAX_CUT_DB, EQ_MAX_BOOST_DB).toFixed(2)) }));
+}
+
+/** Pitch shift, EQ curve and tempo that move a base rendering's profile toward the sample's. */
+export function adjustmentToward(sample: SpeakerProfile, base: SpeakerProfile): Adjustment {
+  const semitones = sample.f0MedianHz && base.f0MedianHz ? clamp(semitonesBetween(base.f0MedianHz, sample.f0MedianHz), -MAX_SEMITONES, MAX_SEMITONES) : 0;
+  const rate = sample.syllablesPerSecond && base.syllablesPerSecond ? clamp(sample.syllablesPerSecond / base.syllablesPerSecond, RATE_RANGE.min, RATE_RANGE.max) : 1;
+  return { semitones: Number(semitones.toFixed(2)), eq: eqCurve(sample, base), rate: Number(rate.toFixed(3)) };
+}
+
+/**
+ * The EQ toward `target`'s long-term spectrum: the per-band difference,
+ * smoothed over neighbouring bands, relative to its median band (so the
+ * overall level is loudnorm's business), boosts capped at +12 dB (an EQ
+ * cannot restore what the base voice lacks) and cuts at -24 dB.
+ */
+export function eqCurve(target: SpeakerProfile, current: SpeakerProfile): Array<{ hz: number; gainDb: number }> {
+  const difference = smooth(target.ltas.db.map((db, i) => db - current.ltas.db[i]), 1);
+  const reference = median(difference);
+  return target.ltas.hz.map((hz, i) => ({ hz, gainDb: Number(clamp(difference[i] - reference, EQ_MAX_CUT_DB, EQ_MAX_BOOST_DB).toFixed(2)) }));
+}
+
+/** finishAudio's speed and profile for a synthesis with a cloned voice (the clone's rate times the request's speed, within 0.5-2). */
+export function cloneFinishOptions(clone: Pick<ClonedVoiceProfile, 'semitones' | 'eq' | 'rate'>, requestSpeed = 1): { speed: number; profile: VoiceProfileAdjustment } {
+  return {
+    speed: clamp(requestSpeed * clone.rate, SPEED_RANGE.min, SPEED_RANGE.max),
+    profile: { semitones: clone.semitones, eq: clone.eq },
+  };
+}
+
+/** Voices of the language's primary subtag, or the en-US ones when it has none. */
+function sameLanguage(voices: readonly PremadeVoice[], language: string): PremadeVoice[] {
+  const primary = (tag: string) => tag.split('-')[0].toLowerCase();
+  const matching = voices.filter((voice) => primary(voice.language) === primary(language));
+  return matching.length > 0 ? matching : voices.filter((voice) => voice.language === 'en-US');
+}
+
+async function mapLimit<T, R>(items: readonly T[], limit: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await work(items[index], index);
+    }
+  });
+  await Promise.all(lanes);
+  return results;
+}
