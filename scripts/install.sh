@@ -31,9 +31,16 @@ APT_PACKAGES=(postgresql ffmpeg "${SPEECH_PACKAGES[@]}")
 # which this adds to apt's sources. The service then offers their voices,
 # labelled non-free in the catalog.
 NONFREE_APT_PACKAGES=(libttspico-utils rhvoice rhvoice-english)
+# Real human speech (Debian main, CC-BY-SA / public domain) that the cloning
+# tests and bench/cloning.ts use as reference speakers; scripts/test.sh asks
+# for it with OPENVOX_TEST_DATA=1.
+TEST_APT_PACKAGES=(asterisk-core-sounds-en-g722 asterisk-core-sounds-fr-g722 asterisk-core-sounds-it-g722 pocketsphinx-testdata)
 NONFREE_SOURCES=/etc/apt/sources.list.d/openvox-nonfree.sources
 if [ "${ENABLE_NONFREE_ENGINES:-false}" = "true" ]; then
   APT_PACKAGES+=("${NONFREE_APT_PACKAGES[@]}")
+fi
+if [ "${OPENVOX_TEST_DATA:-0}" = "1" ]; then
+  APT_PACKAGES+=("${TEST_APT_PACKAGES[@]}")
 fi
 
 # Adds Debian's contrib and non-free components for this release, once.

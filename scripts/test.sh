@@ -4,6 +4,6 @@
 # server and MinIO (on ports apart from the start command's).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-"$ROOT/scripts/install.sh"
+OPENVOX_TEST_DATA=1 "$ROOT/scripts/install.sh"
 cd "$ROOT"
 exec npm test -- "$@"

@@ -8,9 +8,12 @@ import { detectSpeech, readPcm16Wav } from './speech';
 
 /**
  * Intake of an uploaded voice sample: decode whatever supported container it
- * is to 16 kHz mono WAV, measure the duration from the decoded samples
- * (truncated MP3/FLAC/WAV decode with exit 0 and their headers still claim
- * the full length), and check that it holds speech.
+ * is to 16 kHz mono WAV, measure the duration from the decoded samples, and
+ * check that it holds speech. Headers are never trusted: a truncated MP3,
+ * FLAC or WAV still claims its full length. Measured with ffmpeg 5.1 here: a
+ * truncated MP3 or Ogg decodes with exit 0 even under -xerror, while a
+ * truncated WAV or FLAC fails at the cut under -xerror (and decodes to the
+ * cut without it).
  */
 
 export type IntakeErrorCode = 'audio_unreadable' | 'audio_too_short' | 'audio_too_long' | 'no_speech_detected';
@@ -79,7 +82,7 @@ export async function intakeSample(inputPath: string, outWavPath: string, option
 
   // Strict first: -xerror stops at the first damaged packet. A file cut short (an interrupted recording or copy) fails
   // that way too, at its end; then a lenient decode that gets no further than ~0.5 s past the strict one is a truncation,
-  // and the decodable part is used. Damage earlier in the file is unreadable.
+  // and the decodable part is used. Damage ffmpeg detects earlier in the file makes it unreadable.
   let truncated = false;
   if (!(await decode(inputPath, format, outWavPath, maxSeconds, true, options.signal))) {
     const strictSamples = (await readPcm16Wav(outWavPath).catch(() => null))?.samples.length ?? 0;

@@ -12,11 +12,15 @@ import { calibrationText, similarityText } from './texts';
 
 /**
  * Choosing and adjusting a premade base voice toward a sample: acoustic
- * matching, not neural cloning. Each candidate renders the language's test
- * sentence, is pitch-shifted to the sample's median F0, equalized toward the
- * sample's long-term spectrum and time-stretched toward its speaking rate;
- * the candidate whose adjusted rendering measures closest wins (trying the
- * candidates beat picking the base by F0 alone, see DESIGN.md).
+ * matching, not neural cloning. Same-language voices (catalog gender first)
+ * render a calibration text; the up to four closest in F0 are each
+ * pitch-shifted to the sample's median F0 (formants preserved), equalized
+ * toward its long-term spectrum (the residual after one pass is added once)
+ * and time-stretched toward its speaking rate; then each reads the
+ * language's test sentence, which the fit never saw, with that adjustment.
+ * The candidate that measures closest on both texts wins (trying the
+ * candidates beat picking the base by F0 alone, see DESIGN.md), and its
+ * test-sentence similarity is the one stored.
  */
 
 export interface ClonedVoiceProfile {
@@ -29,8 +33,11 @@ export interface ClonedVoiceProfile {
   rate: number;
   /** similarityScore(sample, adjusted test rendering), 0-1. */
   similarity: number;
-  /** Every candidate tried, best first (for logs and the voice's diagnostics). */
-  tried: Array<{ voiceId: string; similarity: number; semitones: number; rate: number }>;
+  /**
+   * Every finalist, best first by merit (similarity on the test sentence plus similarity on the calibration
+   * text the adjustment was fitted on), for logs and the voice's diagnostics.
+   */
+  tried: Array<{ voiceId: string; similarity: number; fitSimilarity: number; semitones: number; rate: number }>;
 }
 
 export type RenderFunction = (input: RenderChunkInput) => Promise<unknown>;
@@ -87,21 +94,28 @@ export async function buildVoiceProfile(input: BuildVoiceProfileInput): Promise<
     const f0Distance = (f0: number | null) => (sampleF0 && f0 ? Math.abs(semitonesBetween(sampleF0, f0)) : 0);
     usable.sort((a, b) => f0Distance(a.plain.f0MedianHz) - f0Distance(b.plain.f0MedianHz));
 
-    const results = await mapLimit(usable.slice(0, maxCandidates), 2, async ({ voice, index, fitChunk, plain }) => {
-      const adjustment = adjustmentToward(sample, plain);
-      // The adjusted calibration rendering, measured again: its remaining spectral difference is added to the EQ once.
-      const fitOut = path.join(dir, `${index}-fit-adjusted.wav`);
-      await finish(fitChunk, adjustment, fitOut, signal);
-      const fitted = await analyseSpeaker(fitOut, signal);
-      const refined = { ...adjustment, eq: refineEq(adjustment.eq, eqCurve(sample, fitted)) };
-      // The stored similarity: the test sentence, which the fit never saw.
-      const testChunk = path.join(dir, `${index}-test.wav`);
-      const testOut = path.join(dir, `${index}-test-adjusted.wav`);
-      await render({ voice, text: testText, emotion: 'neutral', outPath: testChunk, signal });
-      await finish(testChunk, refined, testOut, signal);
-      const tested = await analyseSpeaker(testOut, signal);
-      return { voice, ...refined, fitSimilarity: similarityScore(sample, fitted), similarity: similarityScore(sample, tested) };
+    const evaluated = await mapLimit(usable.slice(0, maxCandidates), 2, async ({ voice, index, fitChunk, plain }) => {
+      try {
+        const adjustment = adjustmentToward(sample, plain);
+        // The adjusted calibration rendering, measured again: its remaining spectral difference is added to the EQ once.
+        const fitOut = path.join(dir, `${index}-fit-adjusted.wav`);
+        await finish(fitChunk, adjustment, fitOut, signal);
+        const fitted = await analyseSpeaker(fitOut, signal);
+        const refined = { ...adjustment, eq: refineEq(adjustment.eq, eqCurve(sample, fitted)) };
+        // The stored similarity: the test sentence, which the fit never saw.
+        const testChunk = path.join(dir, `${index}-test.wav`);
+        const testOut = path.join(dir, `${index}-test-adjusted.wav`);
+        await render({ voice, text: testText, emotion: 'neutral', outPath: testChunk, signal });
+        await finish(testChunk, refined, testOut, signal);
+        const tested = await analyseSpeaker(testOut, signal);
+        return { voice, ...refined, fitSimilarity: similarityScore(sample, fitted), similarity: similarityScore(sample, tested) };
+      } catch (error) {
+        if (signal?.aborted) throw error;
+        return null;
+      }
     });
+    const results = evaluated.filter((result): result is NonNullable<typeof result> => result !== null);
+    if (results.length === 0) throw new Error(`no base voice for ${language} could be adjusted toward the sample`);
     // Chosen on both texts: the fit alone favours whatever the EQ could bend furthest on text it was fitted to.
     const merit = (result: (typeof results)[number]) => result.similarity + result.fitSimilarity;
     results.sort((a, b) => merit(b) - merit(a));
@@ -112,7 +126,7 @@ export async function buildVoiceProfile(input: BuildVoiceProfileInput): Promise<
       eq: best.eq,
       rate: best.rate,
       similarity: best.similarity,
-      tried: results.map(({ voice, similarity, semitones, rate }) => ({ voiceId: voice.id, similarity, semitones, rate })),
+      tried: results.map(({ voice, similarity, fitSimilarity, semitones, rate }) => ({ voiceId: voice.id, similarity, fitSimilarity, semitones, rate })),
     };
   });
 }

@@ -1,5 +1,5 @@
-import { decodeAudio } from '../analysis';
-import { decimateByTwo, Fft, median, PowerSpectrum, smooth, toDb } from './dsp';
+import { ANALYSIS_RATE, decodeAudio } from '../analysis';
+import { decimateByTwo, Fft, median, PowerSpectrum, resample, smooth, toDb } from './dsp';
 import { integratedLoudness } from './loudness';
 import { detectSpeech, FRAME_SECONDS, pitchTrack, readPcm16Wav, type SpeechActivity } from './speech';
 
@@ -46,10 +46,10 @@ const LTAS_HIGH_HZ = 7500;
 export const LTAS_EDGES_HZ: readonly number[] = Array.from({ length: LTAS_BANDS + 1 }, (_, i) => LTAS_LOW_HZ * (LTAS_HIGH_HZ / LTAS_LOW_HZ) ** (i / LTAS_BANDS));
 export const LTAS_CENTERS_HZ: readonly number[] = LTAS_EDGES_HZ.slice(0, -1).map((low, i) => Math.sqrt(low * LTAS_EDGES_HZ[i + 1]));
 
-/** Decodes `wavPath` (any rate; 16 kHz PCM WAVs are read directly) and profiles it. */
+/** Profiles an audio file at 16 kHz: mono 16-bit WAVs (intake's, renderings) are read directly, anything else is decoded by ffmpeg. */
 export async function analyseSpeaker(wavPath: string, signal?: AbortSignal): Promise<SpeakerProfile> {
   const direct = await readPcm16Wav(wavPath);
-  if (direct && direct.sampleRate === 16_000 && direct.channels === 1) return analyseSpeakerSamples(direct.samples, direct.sampleRate);
+  if (direct && direct.channels === 1 && direct.sampleRate >= 16_000) return analyseSpeakerSamples(resample(direct.samples, direct.sampleRate, ANALYSIS_RATE), ANALYSIS_RATE);
   const decoded = await decodeAudio(wavPath, { signal });
   return analyseSpeakerSamples(decoded.samples, decoded.sampleRate);
 }

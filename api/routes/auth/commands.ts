@@ -23,30 +23,28 @@ export interface RegisterProps {
   name: string;
 }
 
-/** Creates the account and starts its signup-verification workflow, which mails the link. */
-export async function registerAccount({ db, temporal, config }: ApiDeps, props: RegisterProps): Promise<Account> {
+/** Creates the account, then starts its signup-verification workflow, which mails the link. */
+export async function registerAccount({ temporal, config }: ApiDeps, props: RegisterProps): Promise<Account> {
   const passwordHash = await hashPassword(props.password);
-  return db.transaction(async (trx) => {
-    let account: Account;
-    try {
-      account = await Account.query(trx).insertAndFetch({
-        id: randomUUID(),
-        email: props.email,
-        name: props.name,
-        password_hash: passwordHash,
-      });
-    } catch (error) {
-      if (error instanceof UniqueViolationError) throw emailTaken();
-      throw error;
-    }
-    // Started inside the transaction: if Temporal refuses, the account is rolled back.
+  let account: Account;
+  try {
+    account = await Account.query().insertAndFetch({ id: randomUUID(), email: props.email, name: props.name, password_hash: passwordHash });
+  } catch (error) {
+    if (error instanceof UniqueViolationError) throw emailTaken();
+    throw error;
+  }
+  // Started after the commit (its first activity reads the account); if Temporal refuses, the account goes again.
+  try {
     await temporal.workflow.start(signupVerification, {
       workflowId: signupWorkflowId(account.id),
       taskQueue: config.TEMPORAL_TASK_QUEUE,
       args: [{ accountId: account.id, ttlSeconds: config.VERIFICATION_TTL }],
     });
-    return account;
-  });
+  } catch (error) {
+    await Account.query().deleteById(account.id);
+    throw error;
+  }
+  return account;
 }
 
 /** Resolves only once the workflow has verified the account and granted its credits. */

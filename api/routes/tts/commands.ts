@@ -66,53 +66,50 @@ export async function submitSynthesis(deps: ApiDeps, account: Account, body: Syn
     throw insufficientCredits(`This synthesis costs ${characters} credits; the available balance is lower.`);
   }
 
+  // The row is committed before the workflow starts: its first activity reads it.
+  // A repeat of an Idempotency-Key whose first request died half-way finds its row here.
+  await db('syntheses')
+    .insert({
+      id,
+      account_id: account.id,
+      project_id: body.project_id ?? null,
+      voice_id: body.voice_id,
+      text,
+      characters,
+      speed: body.speed,
+      pitch: body.pitch,
+      emotion: body.emotion,
+      output_format: body.output_format,
+    })
+    .onConflict('id')
+    .ignore();
+  const input: SynthesisInput = { synthesisId: id, accountId: account.id, credits: characters, cpuTaskQueue: cpuTaskQueue(config) };
   try {
-    return await db.transaction(async (trx) => {
-      // A repeat of an Idempotency-Key whose first request died half-way finds its row here.
-      await trx('syntheses')
-        .insert({
-          id,
-          account_id: account.id,
-          project_id: body.project_id ?? null,
-          voice_id: body.voice_id,
-          text,
-          characters,
-          speed: body.speed,
-          pitch: body.pitch,
-          emotion: body.emotion,
-          output_format: body.output_format,
-        })
-        .onConflict('id')
-        .ignore();
-      const row = await trx('syntheses').where({ id }).first();
-      const input: SynthesisInput = { synthesisId: id, accountId: account.id, credits: characters, cpuTaskQueue: cpuTaskQueue(config) };
-      try {
-        await temporal.workflow.start<(input: SynthesisInput) => Promise<string>>('synthesis', {
-          workflowId: synthesisWorkflowId(id),
-          taskQueue: config.TEMPORAL_TASK_QUEUE,
-          args: [input],
-          memo: { status: 'queued', progress: 0 },
-          searchAttributes: { Account: [account.id], VoiceId: [body.voice_id], Characters: [characters] },
-          // One workflow per synthesis id, ever: a repeat joins the running one and never starts a second.
-          workflowIdConflictPolicy: 'USE_EXISTING',
-          workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        });
-      } catch (error) {
-        if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-      }
-      return row;
+    await temporal.workflow.start<(input: SynthesisInput) => Promise<string>>('synthesis', {
+      workflowId: synthesisWorkflowId(id),
+      taskQueue: config.TEMPORAL_TASK_QUEUE,
+      args: [input],
+      memo: { status: 'queued', progress: 0 },
+      searchAttributes: { Account: [account.id], VoiceId: [body.voice_id], Characters: [characters] },
+      // One workflow per synthesis id, ever: a repeat joins the running one and never starts a second.
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
     });
   } catch (error) {
-    // The synthesis never started: give the reservation back.
-    await temporal.workflow
-      .execute('creditDeduction', {
-        workflowId: creditWorkflowId('release', id),
-        taskQueue: config.TEMPORAL_TASK_QUEUE,
-        args: [{ ...reserve, step: 'release' }],
-      })
-      .catch((releaseError) => deps.logger.error({ err: releaseError, synthesisId: id }, 'could not release an unused reservation'));
-    throw error;
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) {
+      // The synthesis never started: forget it and give the reservation back.
+      await db('syntheses').where({ id, status: 'queued' }).delete();
+      await temporal.workflow
+        .execute('creditDeduction', {
+          workflowId: creditWorkflowId('release', id),
+          taskQueue: config.TEMPORAL_TASK_QUEUE,
+          args: [{ ...reserve, step: 'release' }],
+        })
+        .catch((releaseError) => deps.logger.error({ err: releaseError, synthesisId: id }, 'could not release an unused reservation'));
+      throw error;
+    }
   }
+  return db('syntheses').where({ id }).first();
 }
 
 /** The caller's synthesis (deleted ones and other accounts' are not found). */

@@ -22,8 +22,9 @@ export async function startCloning(deps: ApiDeps, account: Account, sample: Acce
   const { db, storage, temporal, config } = deps;
   const keys = sampleKeys(account.id, sample.voiceId);
   await storage.put(keys.original, createReadStream(sample.filePath), 'application/octet-stream');
+  let voice;
   try {
-    return await db.transaction(async (trx) => {
+    voice = await db.transaction(async (trx) => {
       await trx('accounts').where({ id: account.id }).forUpdate().first('id');
       const plan = await trx('subscription_plans').where({ id: account.subscription_tier }).first('max_cloned_voices');
       const [{ count }] = await trx('voices')
@@ -32,7 +33,7 @@ export async function startCloning(deps: ApiDeps, account: Account, sample: Acce
         .whereNull('deleted_at')
         .count<{ count: string }[]>({ count: '*' });
       if (Number(count) >= plan.max_cloned_voices) throw planLimitReached(`Your plan allows ${plan.max_cloned_voices} cloned voices.`);
-      const [voice] = await trx('voices')
+      const [inserted] = await trx('voices')
         .insert({
           id: sample.voiceId,
           account_id: account.id,
@@ -54,18 +55,27 @@ export async function startCloning(deps: ApiDeps, account: Account, sample: Acce
         file_sha256: sample.sha256,
         file_bytes: sample.bytes,
       });
-      const input: VoiceCloningInput = { voiceId: sample.voiceId, accountId: account.id, cpuTaskQueue: cpuTaskQueue(config) };
-      await temporal.workflow.start<(input: VoiceCloningInput) => Promise<string>>('voiceCloning', {
-        workflowId: cloningWorkflowId(sample.voiceId),
-        taskQueue: config.TEMPORAL_TASK_QUEUE,
-        args: [input],
-      });
-      return voice;
+      return inserted;
     });
   } catch (error) {
     await storage.remove(keys.original);
     throw error;
   }
+  // Started after the commit: the workflow's first activity reads the voice.
+  try {
+    const input: VoiceCloningInput = { voiceId: sample.voiceId, accountId: account.id, cpuTaskQueue: cpuTaskQueue(config) };
+    await temporal.workflow.start<(input: VoiceCloningInput) => Promise<string>>('voiceCloning', {
+      workflowId: cloningWorkflowId(sample.voiceId),
+      taskQueue: config.TEMPORAL_TASK_QUEUE,
+      args: [input],
+    });
+  } catch (error) {
+    // Never started: the voice goes again (the consent record stays, as for any removed voice).
+    await db('voices').where({ id: sample.voiceId }).delete();
+    await storage.remove(keys.original);
+    throw error;
+  }
+  return voice;
 }
 
 /** Premade voices are 403; another account's or unknown ones 404. A clone still processing is canceled first. */

@@ -5,7 +5,7 @@ import { open, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import type { Context } from 'koa';
 import { z } from 'zod';
-import { sniffAudioFormat } from '../../../audio/cloning';
+import { SNIFF_BYTES, sniffAudioFormat } from '../../../audio/cloning';
 import { consentRequired, payloadTooLarge, unsupportedMediaType, validationError } from '../../errors';
 import { toFieldErrors } from '../../route';
 
@@ -93,7 +93,7 @@ export async function receiveSample(ctx: Context): Promise<{ sample: AcceptedSam
     const errors = parsed.success ? {} : toFieldErrors(parsed.error);
     if (!file || file.size === 0) errors.file = [file ? 'The file is empty.' : 'This field is required.'];
     if (!file || !parsed.success || Object.keys(errors).length) throw validationError(errors);
-    if (!sniffAudioFormat(await firstBytes(file.path, 64))) {
+    if (!sniffAudioFormat(await firstBytes(file.path, SNIFF_BYTES))) {
       throw unsupportedMediaType('The file is not WAV, MP3, OGG (Vorbis or Opus), FLAC or M4A (AAC or ALAC) audio.');
     }
     return { sample: { voiceId: randomUUID(), form: parsed.data, filePath: file.path, bytes: file.size, sha256: await sha256File(file.path) }, cleanup };

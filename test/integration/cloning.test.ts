@@ -1,0 +1,158 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { intakeSample } from '../../audio/cloning/intake';
+import { type ClonedVoiceProfile, buildVoiceProfile, EQ_MAX_BOOST_DB, EQ_MAX_CUT_DB, RATE_RANGE } from '../../audio/cloning/profile';
+import { similarityScore } from '../../audio/cloning/similarity';
+import { renderChunk } from '../../audio/render';
+import { analyseSpeaker, type SpeakerProfile } from '../../audio/cloning/speaker';
+import { findPremadeVoice, RECOMMENDED_VOICE_ID } from '../../engines/catalog';
+import { createEngines } from '../../engines/registry';
+import { engineReferences, realReferences, type Reference, speak } from '../../bench/cloning';
+
+/**
+ * What cloning is for: a clone of speaker A, reading a text A never read,
+ * measures closer to A (held-out recordings of A) than the default voice
+ * does, and closer to A than to a different speaker B; and the other way
+ * round. A and B are real people when Debian's recordings are installed
+ * (A: the LibriVox reader in pocketsphinx-testdata, male; B: Allison of
+ * asterisk-core-sounds-en-g722, female); otherwise eSpeak NG variants that
+ * are not base voices, pitch- and formant-shifted (the test says which;
+ * CLONING_TEST_REFERENCES=engine forces those).
+ * Needs ffmpeg and the free engines (scripts/install.sh).
+ */
+
+const engines = createEngines();
+let dir: string;
+let speakers: Reference[];
+const log: string[] = [];
+
+const semitonesApart = (a: SpeakerProfile, b: SpeakerProfile) => Math.abs(12 * Math.log2(a.f0MedianHz! / b.f0MedianHz!));
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'openvox-cloning-'));
+  const real = process.env.CLONING_TEST_REFERENCES === 'engine' ? [] : await realReferences(dir);
+  const a = real.find((reference) => reference.name.startsWith('LibriVox'));
+  const b = real.find((reference) => reference.name.startsWith('Allison'));
+  speakers = a && b ? [a, b] : (await engineReferences(dir)).slice(0, 2);
+  log.push(`references: A = ${speakers[0].name} [${speakers[0].kind}], B = ${speakers[1].name} [${speakers[1].kind}]`);
+}, 60_000);
+
+afterAll(async () => {
+  console.log(`cloning measurements:\n${log.join('\n')}`);
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('analyseSpeaker', () => {
+  it('tells an eSpeak NG male voice from its female variant by F0, and measures a plausible profile', async () => {
+    const text = 'A large size in stockings is hard to sell. The wide road shimmered in the hot sun.';
+    execFileSync('espeak-ng', ['-v', 'en-us', '-w', path.join(dir, 'male.wav'), text]);
+    execFileSync('espeak-ng', ['-v', 'en-us+f3', '-w', path.join(dir, 'female.wav'), text]);
+    const male = await analyseSpeaker(path.join(dir, 'male.wav'));
+    const female = await analyseSpeaker(path.join(dir, 'female.wav'));
+    log.push(`eSpeak en-us F0 ${male.f0MedianHz?.toFixed(0)} Hz, en-us+f3 ${female.f0MedianHz?.toFixed(0)} Hz`);
+    expect(male.f0MedianHz).toBeGreaterThan(80);
+    expect(male.f0MedianHz).toBeLessThan(140);
+    expect(female.f0MedianHz! / male.f0MedianHz!).toBeGreaterThan(1.5);
+    for (const profile of [male, female]) {
+      expect(profile.syllablesPerSecond).toBeGreaterThan(3);
+      expect(profile.syllablesPerSecond).toBeLessThan(7);
+      expect(profile.integratedLufs).toBeGreaterThan(-30);
+      expect(profile.integratedLufs).toBeLessThan(-10);
+      expect(profile.ltas.db.every(Number.isFinite)).toBe(true);
+      expect(profile.formantsHz).toHaveLength(3);
+      expect(JSON.parse(JSON.stringify(profile))).toEqual(profile);
+    }
+  });
+});
+
+describe('buildVoiceProfile candidates', () => {
+  it('skips a voice that cannot render, falls back to en-US voices for a language without any, and renders through `render`', async () => {
+    const samplePath = path.join(dir, 'candidates-sample.wav');
+    execFileSync('espeak-ng', ['-v', 'en-us+m3', '-w', samplePath, 'The birch canoe slid on the smooth planks. Glue the sheet to the dark blue background.']);
+    const sample = await analyseSpeaker(samplePath);
+    const rendered: string[] = [];
+    const clone = await buildVoiceProfile({
+      sample,
+      language: 'zz-ZZ',
+      candidates: ['en-us-pico', 'en-us-espeak-m', 'en-us-espeak-f', 'de-de-espeak-m'].map((id) => findPremadeVoice(id)!),
+      maxCandidates: 2,
+      engines,
+      render: (input) => {
+        rendered.push(input.voice.id);
+        return renderChunk({ ...input, engines });
+      },
+    });
+    // Pico is non-free and not enabled in this registry; German is not a fallback for an unknown language.
+    expect(clone.tried.map((entry) => entry.voiceId).sort()).toEqual(['en-us-espeak-f', 'en-us-espeak-m']);
+    expect(rendered).not.toContain('de-de-espeak-m');
+    expect(clone.baseVoiceId).toBe('en-us-espeak-m');
+    expect(Math.abs(clone.semitones)).toBeLessThan(2);
+  }, 60_000);
+});
+
+describe('cloning two different speakers', () => {
+  const clones: ClonedVoiceProfile[] = [];
+  const heldOut: SpeakerProfile[] = [];
+  const cloneSpeaks: SpeakerProfile[] = [];
+  let defaultSpeaks: SpeakerProfile;
+
+  beforeAll(async () => {
+    for (const [index, reference] of speakers.entries()) {
+      const normalized = path.join(dir, `sample-${index}.wav`);
+      const intake = await intakeSample(reference.clonePath, normalized);
+      if (!intake.ok) throw new Error(`${reference.name}: ${intake.message}`);
+      const sample = await analyseSpeaker(normalized);
+      const started = Date.now();
+      clones.push(await buildVoiceProfile({ sample, language: 'en-US', engines }));
+      log.push(`clone of ${reference.name} from ${intake.seconds.toFixed(1)} s: ${JSON.stringify({ ...clones[index], eq: `${clones[index].eq.length} points` })} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      heldOut.push(await analyseSpeaker(reference.heldOutPath));
+      cloneSpeaks.push(await speak(findPremadeVoice(clones[index].baseVoiceId)!, reference.heldOutText, dir, clones[index], engines));
+    }
+    defaultSpeaks = await speak(findPremadeVoice(RECOMMENDED_VOICE_ID)!, speakers[0].heldOutText, dir, null, engines);
+    for (const [index, name] of ['A', 'B'].entries()) {
+      const other = 1 - index;
+      log.push(
+        `${name}: held-out F0 ${heldOut[index].f0MedianHz?.toFixed(0)} Hz; clone F0 ${cloneSpeaks[index].f0MedianHz?.toFixed(0)}, default ${defaultSpeaks.f0MedianHz?.toFixed(0)}; ` +
+          `similarity to ${name}: clone ${similarityScore(heldOut[index], cloneSpeaks[index])}, default ${similarityScore(heldOut[index], defaultSpeaks)}, ` +
+          `clone of the other speaker ${similarityScore(heldOut[index], cloneSpeaks[other])}`,
+      );
+    }
+  }, 240_000);
+
+  it('returns a usable profile: an English base voice, shift, EQ and tempo within their limits', () => {
+    for (const clone of clones) {
+      expect(findPremadeVoice(clone.baseVoiceId)?.language).toMatch(/^en-/);
+      expect(Math.abs(clone.semitones)).toBeLessThanOrEqual(12);
+      expect(clone.rate).toBeGreaterThanOrEqual(RATE_RANGE.min);
+      expect(clone.rate).toBeLessThanOrEqual(RATE_RANGE.max);
+      expect(clone.eq).toHaveLength(28);
+      for (const { gainDb } of clone.eq) {
+        expect(gainDb).toBeLessThanOrEqual(EQ_MAX_BOOST_DB);
+        expect(gainDb).toBeGreaterThanOrEqual(EQ_MAX_CUT_DB);
+      }
+      expect(clone.similarity).toBeGreaterThan(0);
+      expect(clone.similarity).toBeLessThanOrEqual(1);
+      expect(clone.tried.length).toBeGreaterThanOrEqual(2);
+      expect(JSON.parse(JSON.stringify(clone))).toEqual(clone);
+    }
+  });
+
+  it.each([0, 1])('speaker %#: the clone is closer to its speaker than the default voice is (similarity and F0)', (index) => {
+    expect(similarityScore(heldOut[index], cloneSpeaks[index])).toBeGreaterThan(similarityScore(heldOut[index], defaultSpeaks));
+    expect(semitonesApart(heldOut[index], cloneSpeaks[index])).toBeLessThan(semitonesApart(heldOut[index], defaultSpeaks));
+  });
+
+  it.each([0, 1])('speaker %#: the clone is closer to its speaker than to the other speaker (similarity and F0)', (index) => {
+    const other = 1 - index;
+    expect(similarityScore(heldOut[index], cloneSpeaks[index])).toBeGreaterThan(similarityScore(heldOut[other], cloneSpeaks[index]));
+    expect(semitonesApart(heldOut[index], cloneSpeaks[index])).toBeLessThan(semitonesApart(heldOut[other], cloneSpeaks[index]));
+  });
+
+  it("the two clones are told apart: each speaker's own clone measures closer than the other's", () => {
+    for (const index of [0, 1]) {
+      expect(similarityScore(heldOut[index], cloneSpeaks[index])).toBeGreaterThan(similarityScore(heldOut[index], cloneSpeaks[1 - index]));
+    }
+  });
+});
