@@ -1,4 +1,4 @@
-import { ApplicationFailure, cancelled, heartbeat } from '@temporalio/activity';
+import { ApplicationFailure, CancelledFailure, Context, heartbeat } from '@temporalio/activity';
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -24,14 +24,16 @@ async function inTempDir<T>(work: (dir: string) => Promise<T>): Promise<T> {
   }
 }
 
-/** Heartbeats every 2 s and aborts the work when Temporal cancels the activity. */
+/** Heartbeats every 2 s; a cancel (delivered with a heartbeat) aborts the work and keeps it from storing anything. */
 async function heartbeating<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const { cancellationSignal } = Context.current();
   heartbeat();
   const timer = setInterval(() => heartbeat(), 2_000);
-  const controller = new AbortController();
-  cancelled().catch(() => controller.abort());
   try {
-    return await work(controller.signal);
+    return await work(cancellationSignal);
+  } catch (error) {
+    if (cancellationSignal.aborted) throw new CancelledFailure('activity canceled');
+    throw error;
   } finally {
     clearInterval(timer);
   }
@@ -55,6 +57,7 @@ export function createCloningActivities({ db, storage, engines }: ActivityDeps) 
           const normalized = path.join(dir, 'normalized.wav');
           await pipeline(await storage.get(keys.original), createWriteStream(original));
           const result = await intakeSample(original, normalized, { signal });
+          if (signal.aborted) throw new CancelledFailure('activity canceled');
           if (result.ok) await storage.put(keys.normalized, await readFile(normalized), 'audio/wav');
           return result;
         }),

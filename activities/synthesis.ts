@@ -1,4 +1,4 @@
-import { ApplicationFailure, heartbeat } from '@temporalio/activity';
+import { ApplicationFailure, CancelledFailure, Context, heartbeat } from '@temporalio/activity';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createWriteStream } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,7 +14,8 @@ import { slotFreedSignal } from '../workflows/signals';
 /** Characters per chunk: small enough to render in parallel, large enough to keep prosody natural. */
 export const CHUNK_CHARS = 400;
 
-export const chunkKey = (synthesisId: string, index: number) => `work/syntheses/${synthesisId}/chunk-${String(index).padStart(4, '0')}.wav`;
+export const chunkPrefix = (synthesisId: string) => `work/syntheses/${synthesisId}/`;
+export const chunkKey = (synthesisId: string, index: number) => `${chunkPrefix(synthesisId)}chunk-${String(index).padStart(4, '0')}.wav`;
 export const audioKey = (accountId: string, synthesisId: string, format: string) => `syntheses/${accountId}/${synthesisId}.${format}`;
 
 interface SynthesisRow {
@@ -31,15 +32,28 @@ interface SynthesisRow {
   audio_key: string | null;
 }
 
-/** Keeps an activity alive for Temporal while slow work runs, so a dead worker is noticed in seconds. */
-async function withHeartbeat<T>(work: () => Promise<T>): Promise<T> {
+/**
+ * Keeps an activity alive for Temporal while slow work runs, so a dead worker
+ * is noticed in seconds; heartbeats also deliver a cancel, which aborts the
+ * work (engines and ffmpeg are killed) before it stores anything.
+ */
+async function withHeartbeat<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const { cancellationSignal } = Context.current();
   heartbeat();
   const timer = setInterval(() => heartbeat(), 2_000);
   try {
-    return await work();
+    return await work(cancellationSignal);
+  } catch (error) {
+    if (cancellationSignal.aborted) throw new CancelledFailure('activity canceled');
+    throw error;
   } finally {
     clearInterval(timer);
   }
+}
+
+/** Stores only while the activity is still wanted: a canceled one must leave nothing behind. */
+function unlessCanceled(signal: AbortSignal): void {
+  if (signal.aborted) throw new CancelledFailure('activity canceled');
 }
 
 async function inTempDir<T>(work: (dir: string) => Promise<T>): Promise<T> {
@@ -105,10 +119,11 @@ export function createSynthesisActivities({ db, storage, temporal, engines }: Ac
       const text = splitText(synthesis.text, CHUNK_CHARS)[index];
       if (text === undefined) throw ApplicationFailure.nonRetryable(`no chunk ${index}`, 'ChunkMissing');
       const { base: voice } = await loadVoice(synthesis.voice_id);
-      return withHeartbeat(() =>
+      return withHeartbeat((signal) =>
         inTempDir(async (dir) => {
           const outPath = path.join(dir, 'chunk.wav');
-          const { durationSeconds } = await renderChunk({ voice, text, speed: synthesis.speed, pitch: synthesis.pitch, emotion: synthesis.emotion as never, outPath, engines });
+          const { durationSeconds } = await renderChunk({ voice, text, speed: synthesis.speed, pitch: synthesis.pitch, emotion: synthesis.emotion as never, outPath, engines, signal });
+          unlessCanceled(signal);
           await storage.put(chunkKey(synthesisId, index), await readFile(outPath), 'audio/wav');
           return { seconds: durationSeconds };
         }),
@@ -118,7 +133,7 @@ export function createSynthesisActivities({ db, storage, temporal, engines }: Ac
     /** Joins the chunks, post-processes and encodes them in one ffmpeg run, and stores the result. */
     async finishSynthesis({ synthesisId, chunkCount }: { synthesisId: string; chunkCount: number }) {
       const synthesis = await loadSynthesis(synthesisId);
-      return withHeartbeat(() =>
+      return withHeartbeat((signal) =>
         inTempDir(async (dir) => {
           const chunkPaths: string[] = [];
           for (let index = 0; index < chunkCount; index++) {
@@ -137,10 +152,12 @@ export function createSynthesisActivities({ db, storage, temporal, engines }: Ac
             emotion: synthesis.emotion as never,
             format: synthesis.output_format as never,
             outPath,
+            signal,
           });
+          unlessCanceled(signal);
           const key = audioKey(synthesis.account_id, synthesisId, synthesis.output_format);
+          // The chunks stay until the synthesis is recorded: a retry of this step still finds them.
           await storage.put(key, await readFile(outPath), result.contentType);
-          await Promise.all(chunkPaths.map((_, index) => storage.remove(chunkKey(synthesisId, index))));
           return { audioKey: key, bytes: result.bytes, durationSeconds: result.durationSeconds };
         }),
       );
@@ -148,6 +165,7 @@ export function createSynthesisActivities({ db, storage, temporal, engines }: Ac
 
     async recordSynthesisCompleted(input: { synthesisId: string; audioKey: string; bytes: number; durationSeconds: number }): Promise<void> {
       const synthesis = await loadSynthesis(input.synthesisId);
+      await storage.removePrefix(chunkPrefix(input.synthesisId));
       await db('syntheses').where({ id: input.synthesisId }).update({
         status: 'completed',
         progress: 1,
@@ -170,11 +188,8 @@ export function createSynthesisActivities({ db, storage, temporal, engines }: Ac
     /** Ends a synthesis as failed or canceled, and removes every object it made. */
     async recordSynthesisEnded(input: { synthesisId: string; status: 'failed' | 'canceled'; error: { code: string; message: string } | null; chunkCount: number }): Promise<void> {
       const synthesis = await loadSynthesis(input.synthesisId);
-      const keys = [
-        ...Array.from({ length: input.chunkCount }, (_, index) => chunkKey(input.synthesisId, index)),
-        audioKey(synthesis.account_id, input.synthesisId, synthesis.output_format),
-      ];
-      await Promise.all(keys.map((key) => storage.remove(key)));
+      await storage.removePrefix(chunkPrefix(input.synthesisId));
+      await storage.remove(audioKey(synthesis.account_id, input.synthesisId, synthesis.output_format));
       await db('syntheses')
         .where({ id: input.synthesisId })
         .update({ status: input.status, error: input.error, audio_key: null, credits_charged: 0, completed_at: db.fn.now(), updated_at: db.fn.now() });

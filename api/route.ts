@@ -107,9 +107,14 @@ function nulFields(value: unknown, path: PropertyKey[] = [], found: FieldErrors 
   return found;
 }
 
-function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
+/** Throws 400 validation_error naming every field whose string holds a NUL (JSON bodies, query strings, form fields). */
+export function rejectNul(value: unknown): void {
   const nul = nulFields(value);
   if (Object.keys(nul).length) throw validationError(nul);
+}
+
+function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
+  rejectNul(value);
   const result = schema.safeParse(value);
   if (!result.success) throw validationError(toFieldErrors(result.error));
   return result.data;

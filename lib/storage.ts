@@ -14,6 +14,8 @@ export interface Storage {
   get(key: string, range?: { start: number; end: number }): Promise<Readable>;
   size(key: string): Promise<number | null>;
   remove(key: string): Promise<void>;
+  /** Removes every object whose key starts with `prefix`. */
+  removePrefix(prefix: string): Promise<void>;
   ping(): Promise<void>;
 }
 
@@ -58,6 +60,13 @@ export function createStorage(config: Config): Storage {
     async remove(key) {
       // S3 deletes are idempotent: removing a missing key succeeds.
       await client.removeObject(bucket, key);
+    },
+    async removePrefix(prefix) {
+      const keys: string[] = [];
+      for await (const item of client.listObjectsV2(bucket, prefix, true)) {
+        if ((item as { name?: string }).name) keys.push((item as { name: string }).name);
+      }
+      if (keys.length) await client.removeObjects(bucket, keys);
     },
     async ping() {
       await client.bucketExists(bucket);

@@ -1,4 +1,5 @@
 import {
+  ActivityCancellationType,
   CancellationScope,
   condition,
   executeChild,
@@ -42,6 +43,8 @@ export async function synthesis({ synthesisId, accountId, credits, cpuTaskQueue 
     // A worker killed mid-render is noticed within seconds, not minutes.
     heartbeatTimeout: '10 seconds',
     retry: { initialInterval: '1 second', maximumAttempts: 5 },
+    // On cancel, wait until running renders have stopped, so the cleanup below sees every object.
+    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
   });
   const state: SynthesisProgress = { status: 'queued', progress: 0 };
   let slotFreed = false;
@@ -81,11 +84,17 @@ export async function synthesis({ synthesisId, accountId, credits, cpuTaskQueue 
         report({ progress: Math.round((rendered / (chunkCount + 1)) * 1000) / 1000 });
       }
     };
-    await Promise.all(Array.from({ length: Math.min(PARALLEL_CHUNKS, chunkCount) }, renderNext));
+    // Every lane settles before going on, so after a failure or cancel no render is still writing.
+    const lanes = await Promise.allSettled(Array.from({ length: Math.min(PARALLEL_CHUNKS, chunkCount) }, renderNext));
+    const failed = lanes.find((lane): lane is PromiseRejectedResult => lane.status === 'rejected');
+    if (failed) throw failed.reason;
 
     const audio = await engines.finishSynthesis({ synthesisId, chunkCount });
-    await creditStep('capture');
-    await bookkeeping.recordSynthesisCompleted({ synthesisId, ...audio });
+    // Once the audio exists, completing is not interrupted: a cancel now cannot leave it charged but canceled.
+    await CancellationScope.nonCancellable(async () => {
+      await creditStep('capture');
+      await bookkeeping.recordSynthesisCompleted({ synthesisId, ...audio });
+    });
     report({ status: 'completed', progress: 1 });
     return 'completed';
   } catch (error) {

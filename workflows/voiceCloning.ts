@@ -1,4 +1,4 @@
-import { CancellationScope, isCancellation, proxyActivities } from '@temporalio/workflow';
+import { ActivityCancellationType, CancellationScope, isCancellation, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 
 export interface VoiceCloningInput {
@@ -28,6 +28,8 @@ export async function voiceCloning({ voiceId, cpuTaskQueue }: VoiceCloningInput)
     // A worker killed mid-analysis is noticed within seconds; the voice never stays stuck.
     heartbeatTimeout: '20 seconds',
     retry: { initialInterval: '1 second', maximumAttempts: 3 },
+    // On cancel, wait until the running activity has stopped, so the cleanup sees every object it wrote.
+    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
   });
   try {
     const intake = await audio.intakeVoiceSample({ voiceId });

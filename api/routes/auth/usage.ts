@@ -27,7 +27,7 @@ export async function usageOf(db: Db, account: Account): Promise<z.output<typeof
         db.raw(`coalesce(sum(characters) filter (where status = 'completed'), 0)::int as characters_synthesized`),
         db.raw(`coalesce(sum(duration_seconds) filter (where status = 'completed'), 0)::float as audio_seconds`),
       ),
-    db('voices').where({ account_id: account.id, category: 'cloned' }).whereIn('status', ['processing', 'ready']).count<{ count: string }[]>({ count: '*' }),
+    db('voices').where({ account_id: account.id, category: 'cloned' }).whereIn('status', ['processing', 'ready']).whereNull('deleted_at').count<{ count: string }[]>({ count: '*' }),
   ]);
   return {
     period_start: start.toISOString(),

@@ -34,6 +34,7 @@ async function checkRequest(deps: ApiDeps, account: Account, body: SynthesizeBod
   }
   const voice = await deps.db('voices')
     .where({ id: body.voice_id })
+    .whereNull('deleted_at')
     .andWhere((query) => query.where({ category: 'premade', available: true }).orWhere({ category: 'cloned', account_id: account.id }))
     .first('id', 'status');
   if (!voice) throw validationError({ voice_id: ['Unknown voice.'] });

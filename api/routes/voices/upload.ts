@@ -7,7 +7,7 @@ import type { Context } from 'koa';
 import { z } from 'zod';
 import { SNIFF_BYTES, sniffAudioFormat } from '../../../audio/cloning';
 import { consentRequired, payloadTooLarge, unsupportedMediaType, validationError } from '../../errors';
-import { toFieldErrors } from '../../route';
+import { rejectNul, toFieldErrors } from '../../route';
 
 /** Largest sample accepted; enforced while the upload streams to a temporary file. */
 export const MAX_SAMPLE_BYTES = 20 * 1024 * 1024;
@@ -17,6 +17,7 @@ export const CloneForm = z.strictObject({
   description: z.string().max(500, 'Must be at most 500 characters.').default(''),
   language: z
     .string()
+    .max(35, 'Must be at most 35 characters.')
     .regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/, 'Must be a BCP 47 language tag, e.g. en-US.')
     .default('en-US'),
   consent: z.literal('true', 'Must be true: the speaker authorized cloning.'),
@@ -89,6 +90,7 @@ export async function receiveSample(ctx: Context): Promise<{ sample: AcceptedSam
   try {
     const fields = (ctx.request as unknown as { body?: Record<string, unknown> }).body ?? {};
     if (fields.consent !== 'true') throw consentRequired();
+    rejectNul(fields);
     const parsed = CloneForm.safeParse({ ...fields });
     const errors = parsed.success ? {} : toFieldErrors(parsed.error);
     if (!file || file.size === 0) errors.file = [file ? 'The file is empty.' : 'This field is required.'];
