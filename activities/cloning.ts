@@ -1,10 +1,10 @@
-import { ApplicationFailure, CancelledFailure, Context, heartbeat } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/activity';
 import { createWriteStream } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { ActivityDeps } from '.';
+import { inTempDir, unlessCanceled, withHeartbeat } from './work';
 import { analyseSpeaker, buildVoiceProfile, type ClonedVoiceProfile, type IntakeResult, intakeSample } from '../audio/cloning';
 
 const keysOf = (accountId: string, voiceId: string) => ({
@@ -15,29 +15,7 @@ const keysOf = (accountId: string, voiceId: string) => ({
 /** What the voice row keeps of the profile: enough to synthesize with it. */
 export type StoredVoiceProfile = Omit<ClonedVoiceProfile, 'tried'> & { f0MedianHz: number | null };
 
-async function inTempDir<T>(work: (dir: string) => Promise<T>): Promise<T> {
-  const dir = await mkdtemp(path.join(tmpdir(), 'openvox-clone-'));
-  try {
-    return await work(dir);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}
 
-/** Heartbeats every 2 s; a cancel (delivered with a heartbeat) aborts the work and keeps it from storing anything. */
-async function heartbeating<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
-  const { cancellationSignal } = Context.current();
-  heartbeat();
-  const timer = setInterval(() => heartbeat(), 2_000);
-  try {
-    return await work(cancellationSignal);
-  } catch (error) {
-    if (cancellationSignal.aborted) throw new CancelledFailure('activity canceled');
-    throw error;
-  } finally {
-    clearInterval(timer);
-  }
-}
 
 export function createCloningActivities({ db, storage, engines }: ActivityDeps) {
   const loadVoice = async (voiceId: string) => {
@@ -51,13 +29,13 @@ export function createCloningActivities({ db, storage, engines }: ActivityDeps) 
     async intakeVoiceSample({ voiceId }: { voiceId: string }): Promise<IntakeResult> {
       const voice = await loadVoice(voiceId);
       const keys = keysOf(voice.account_id, voiceId);
-      return heartbeating((signal) =>
+      return withHeartbeat((signal) =>
         inTempDir(async (dir) => {
           const original = path.join(dir, 'original');
           const normalized = path.join(dir, 'normalized.wav');
           await pipeline(await storage.get(keys.original), createWriteStream(original));
           const result = await intakeSample(original, normalized, { signal });
-          if (signal.aborted) throw new CancelledFailure('activity canceled');
+          unlessCanceled(signal);
           if (result.ok) await storage.put(keys.normalized, await readFile(normalized), 'audio/wav');
           return result;
         }),
@@ -68,7 +46,7 @@ export function createCloningActivities({ db, storage, engines }: ActivityDeps) 
     async buildClonedVoiceProfile({ voiceId }: { voiceId: string }): Promise<StoredVoiceProfile> {
       const voice = await loadVoice(voiceId);
       const keys = keysOf(voice.account_id, voiceId);
-      return heartbeating((signal) =>
+      return withHeartbeat((signal) =>
         inTempDir(async (dir) => {
           const normalized = path.join(dir, 'normalized.wav');
           await pipeline(await storage.get(keys.normalized), createWriteStream(normalized));

@@ -1,10 +1,10 @@
-import { ApplicationFailure, CancelledFailure, Context, heartbeat } from '@temporalio/activity';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { ApplicationFailure } from '@temporalio/activity';
+import { readFile } from 'node:fs/promises';
 import { createWriteStream } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { ActivityDeps } from '.';
+import { inTempDir, unlessCanceled, withHeartbeat } from './work';
 import { finishAudio, renderChunk, splitText } from '../audio';
 import type { PremadeVoice } from '../engines/catalog';
 import { cloneFinishOptions } from '../audio/cloning';
@@ -32,38 +32,8 @@ interface SynthesisRow {
   audio_key: string | null;
 }
 
-/**
- * Keeps an activity alive for Temporal while slow work runs, so a dead worker
- * is noticed in seconds; heartbeats also deliver a cancel, which aborts the
- * work (engines and ffmpeg are killed) before it stores anything.
- */
-async function withHeartbeat<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
-  const { cancellationSignal } = Context.current();
-  heartbeat();
-  const timer = setInterval(() => heartbeat(), 2_000);
-  try {
-    return await work(cancellationSignal);
-  } catch (error) {
-    if (cancellationSignal.aborted) throw new CancelledFailure('activity canceled');
-    throw error;
-  } finally {
-    clearInterval(timer);
-  }
-}
 
-/** Stores only while the activity is still wanted: a canceled one must leave nothing behind. */
-function unlessCanceled(signal: AbortSignal): void {
-  if (signal.aborted) throw new CancelledFailure('activity canceled');
-}
 
-async function inTempDir<T>(work: (dir: string) => Promise<T>): Promise<T> {
-  const dir = await mkdtemp(path.join(tmpdir(), 'openvox-'));
-  try {
-    return await work(dir);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}
 
 export function createSynthesisActivities({ db, storage, temporal, engines }: ActivityDeps) {
   const loadSynthesis = async (synthesisId: string): Promise<SynthesisRow> => {

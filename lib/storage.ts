@@ -14,6 +14,8 @@ export interface Storage {
   get(key: string, range?: { start: number; end: number }): Promise<Readable>;
   size(key: string): Promise<number | null>;
   remove(key: string): Promise<void>;
+  /** Keys of the objects whose key starts with `prefix`. */
+  list(prefix: string): Promise<string[]>;
   /** Removes every object whose key starts with `prefix`. */
   removePrefix(prefix: string): Promise<void>;
   ping(): Promise<void>;
@@ -61,11 +63,15 @@ export function createStorage(config: Config): Storage {
       // S3 deletes are idempotent: removing a missing key succeeds.
       await client.removeObject(bucket, key);
     },
-    async removePrefix(prefix) {
+    async list(prefix) {
       const keys: string[] = [];
-      for await (const item of client.listObjectsV2(bucket, prefix, true)) {
-        if ((item as { name?: string }).name) keys.push((item as { name: string }).name);
+      for await (const item of client.listObjectsV2(bucket, prefix, true) as AsyncIterable<{ name?: string }>) {
+        if (item.name) keys.push(item.name);
       }
+      return keys.sort();
+    },
+    async removePrefix(prefix) {
+      const keys = await this.list(prefix);
       if (keys.length) await client.removeObjects(bucket, keys);
     },
     async ping() {
