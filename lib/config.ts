@@ -54,6 +54,8 @@ const EnvSchema = z.object({
   MAIL_FROM: z.string().min(3).default('OpenVox <no-reply@localhost>'),
   MAIL_DIR: z.string().min(1).optional(),
   MODELS_DIR: z.string().min(1).optional(),
+  /** A prebuilt workflow bundle for the worker (default: dist/workflow-bundle.js beside the compiled worker). */
+  WORKFLOW_BUNDLE: z.string().min(1).optional(),
   /**
    * Operator opt-in for the speech engines Debian ships in non-free (SVOX Pico,
    * RHVoice): scripts/install.sh then installs them and the catalog offers their voices.

@@ -27,7 +27,13 @@ export async function createWorkers({ config, deps, connection, workflowBundlePa
   const activities = createActivities(deps);
   const common = { connection, namespace: config.TEMPORAL_NAMESPACE, activities };
   return Promise.all([
-    Worker.create({ ...common, taskQueue: config.TEMPORAL_TASK_QUEUE, ...workflows }),
+    Worker.create({
+      ...common,
+      taskQueue: config.TEMPORAL_TASK_QUEUE,
+      ...workflows,
+      // After a worker dies, its workflows' next tasks wait this long on its sticky queue before any worker gets them (default 10 s).
+      stickyQueueScheduleToStartTimeout: '3 seconds',
+    }),
     Worker.create({ ...common, taskQueue: cpuTaskQueue(config), maxConcurrentActivityTaskExecutions: availableParallelism() }),
   ]);
 }

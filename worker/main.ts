@@ -34,7 +34,7 @@ async function main() {
       engines: createEngines({ enableNonFree: config.ENABLE_NONFREE_ENGINES }),
     },
     connection,
-    workflowBundlePath: path.join(__dirname, '..', 'workflow-bundle.js'),
+    workflowBundlePath: config.WORKFLOW_BUNDLE ?? path.join(__dirname, '..', 'workflow-bundle.js'),
   });
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE }, 'worker running');
   try {
