@@ -6,6 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import type { ActivityDeps } from '.';
 import { inTempDir, unlessCanceled, withHeartbeat } from './work';
 import { finishAudio, renderChunk, splitText } from '../audio';
+import type { SynthesisRow } from '../db/models/Synthesis';
 import type { PremadeVoice } from '../engines/catalog';
 import { cloneFinishOptions } from '../audio/cloning';
 import type { StoredVoiceProfile } from './cloning';
@@ -18,19 +19,6 @@ export const chunkPrefix = (synthesisId: string) => `work/syntheses/${synthesisI
 export const chunkKey = (synthesisId: string, index: number) => `${chunkPrefix(synthesisId)}chunk-${String(index).padStart(4, '0')}.wav`;
 export const audioKey = (accountId: string, synthesisId: string, format: string) => `syntheses/${accountId}/${synthesisId}.${format}`;
 
-interface SynthesisRow {
-  id: string;
-  account_id: string;
-  voice_id: string;
-  text: string;
-  characters: number;
-  speed: number;
-  pitch: number;
-  emotion: string;
-  output_format: string;
-  status: string;
-  audio_key: string | null;
-}
 
 
 

@@ -8,7 +8,7 @@ import { creditWorkflowId } from '../../../workflows/creditDeduction';
 import type { ApiDeps } from '../../deps';
 import { insufficientCredits, notFound, validationError, voiceNotReady } from '../../errors';
 import type { SynthesizeBody } from './schema';
-import type { SynthesisRow } from './presenter';
+import type { SynthesisRow } from '../../../db/models/Synthesis';
 
 const synthesisWorkflowId = (id: string) => `synthesis:${id}`;
 /** Waiting on a workflow step needs a worker; without one the client gets a 503, not a hung request. */

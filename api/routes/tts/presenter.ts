@@ -1,27 +1,5 @@
+import type { SynthesisRow } from '../../../db/models/Synthesis';
 import type { Family } from '../../route';
-
-export interface SynthesisRow {
-  id: string;
-  account_id: string;
-  project_id: string | null;
-  voice_id: string;
-  text: string;
-  characters: number;
-  speed: number;
-  pitch: number;
-  emotion: string;
-  output_format: string;
-  status: string;
-  progress: number;
-  credits_charged: number;
-  duration_seconds: number | null;
-  audio_key: string | null;
-  audio_bytes: string | number | null;
-  error: { code: string; message: string } | null;
-  created_at: Date;
-  started_at: Date | null;
-  completed_at: Date | null;
-}
 
 /** The few places where the two families differ: the id's name and the paths. */
 export const familyPaths = {
