@@ -1,9 +1,8 @@
-import { open } from 'node:fs/promises';
 import { ProcessError, run } from '../../engines/process';
 import { ANALYSIS_RATE } from '../analysis';
 import { fileUrl } from '../ffmpeg';
 import { integratedLoudness } from './loudness';
-import { DEMUXERS, type SampleFormat, SNIFF_BYTES, sniffAudioFormat } from './sniff';
+import { DEMUXERS, type SampleFormat, sniffAudioFile } from './sniff';
 import { detectSpeech, readPcm16Wav } from './speech';
 
 /**
@@ -77,7 +76,7 @@ export async function intakeSample(inputPath: string, outWavPath: string, option
   const minSeconds = options.minSeconds ?? 3;
   const minVoicedSeconds = options.minVoicedSeconds ?? 1;
 
-  const format = sniffAudioFormat(await readHead(inputPath));
+  const format = await sniffAudioFile(inputPath);
   if (!format) return reject('audio_unreadable', 'The file is not WAV, MP3, OGG (Vorbis or Opus), FLAC or M4A (AAC or ALAC) audio.');
 
   // Strict first: -xerror stops at the first damaged packet. A file cut short (an interrupted recording or copy) fails
@@ -155,13 +154,3 @@ async function decode(inputPath: string, format: SampleFormat, outWavPath: strin
   }
 }
 
-async function readHead(file: string): Promise<Buffer> {
-  const handle = await open(file, 'r');
-  try {
-    const buffer = Buffer.alloc(SNIFF_BYTES);
-    const { bytesRead } = await handle.read(buffer, 0, SNIFF_BYTES, 0);
-    return buffer.subarray(0, bytesRead);
-  } finally {
-    await handle.close();
-  }
-}

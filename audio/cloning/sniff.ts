@@ -1,3 +1,5 @@
+import { open } from 'node:fs/promises';
+
 /**
  * The container of an uploaded sample, from its first bytes only: the upload
  * endpoint answers 415 for anything else (a PNG renamed `.wav`, a text file
@@ -77,4 +79,16 @@ function mp4Brand(bytes: Buffer): SampleFormat | null {
     if (MP4_BRANDS.has(ascii(bytes, offset, offset + 4))) return 'm4a';
   }
   return null;
+}
+
+/** The container of the audio file at `path`, sniffed from its first SNIFF_BYTES bytes. */
+export async function sniffAudioFile(path: string): Promise<SampleFormat | null> {
+  const handle = await open(path, 'r');
+  try {
+    const buffer = Buffer.alloc(SNIFF_BYTES);
+    const { bytesRead } = await handle.read(buffer, 0, SNIFF_BYTES, 0);
+    return sniffAudioFormat(buffer.subarray(0, bytesRead));
+  } finally {
+    await handle.close();
+  }
 }

@@ -1,11 +1,11 @@
 import multer from '@koa/multer';
 import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { open, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import type { Context } from 'koa';
 import { z } from 'zod';
-import { SNIFF_BYTES, sniffAudioFormat } from '../../../audio/cloning';
+import { sniffAudioFile } from '../../../audio/cloning';
 import { consentRequired, payloadTooLarge, unsupportedMediaType, validationError } from '../../errors';
 import { rejectNul, toFieldErrors } from '../../route';
 
@@ -49,16 +49,6 @@ async function readForm(ctx: Context): Promise<void> {
   }
 }
 
-async function firstBytes(path: string, count: number): Promise<Buffer> {
-  const handle = await open(path, 'r');
-  try {
-    const buffer = Buffer.alloc(count);
-    const { bytesRead } = await handle.read(buffer, 0, count, 0);
-    return buffer.subarray(0, bytesRead);
-  } finally {
-    await handle.close();
-  }
-}
 
 async function sha256File(path: string): Promise<Buffer> {
   const hash = createHash('sha256');
@@ -95,7 +85,7 @@ export async function receiveSample(ctx: Context): Promise<{ sample: AcceptedSam
     const errors = parsed.success ? {} : toFieldErrors(parsed.error);
     if (!file || file.size === 0) errors.file = [file ? 'The file is empty.' : 'This field is required.'];
     if (!file || !parsed.success || Object.keys(errors).length) throw validationError(errors);
-    if (!sniffAudioFormat(await firstBytes(file.path, SNIFF_BYTES))) {
+    if (!(await sniffAudioFile(file.path))) {
       throw unsupportedMediaType('The file is not WAV, MP3, OGG (Vorbis or Opus), FLAC or M4A (AAC or ALAC) audio.');
     }
     return { sample: { voiceId: randomUUID(), form: parsed.data, filePath: file.path, bytes: file.size, sha256: await sha256File(file.path) }, cleanup };
