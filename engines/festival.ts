@@ -1,16 +1,18 @@
 import { readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { type Charset, encodeText, transliterate } from '../audio/text';
-import { fileSize, type ProcessError, run, which, withTempDir } from './process';
+import { FestivalExit, FestivalPool } from './festivalProcess';
+import { fileSize, which, withTempDir } from './process';
 import { type Engine, EngineError } from './types';
 
 /**
- * The Festival Speech Synthesis System 2.5 (free licences, Debian main) through
- * `text2wave`, with the free voices Debian ships: HTS (statistical) voices for
+ * The Festival Speech Synthesis System 2.5 (free licences, Debian main), kept
+ * running (engines/festivalProcess.ts), with the free voices Debian ships: HTS (statistical) voices for
  * US English and Catalan, diphone and cluster-unit voices for English,
  * Czech, Finnish, Italian, Russian, Hindi, Marathi and Telugu.
  *
- * Each spawn loads Festival and the voice: 0.25-0.5 s before any audio.
+ * A text2wave spawn loads Festival and the voice: 0.25-0.5 s before any
+ * audio; the kept interpreters pay that once.
  * Most voices read their text in a legacy 8-bit charset: characters outside a
  * voice's alphabet make its letter-to-sound rules abort the utterance, so they
  * are transliterated first.
@@ -80,6 +82,7 @@ export function festivalText(text: string, voice: string, strict = false): strin
 
 export function createFestivalEngine(): Engine {
   let voiceList: Promise<string[]> | undefined;
+  const pool = new FestivalPool();
 
   return {
     name: 'festival',
@@ -87,7 +90,7 @@ export function createFestivalEngine(): Engine {
     // HTS voices take hts_engine's speed factor, the others Duration_Stretch.
     capabilities: { rate: { min: 0.4, max: 2.5 } },
     async available() {
-      return (await which('text2wave')) !== null;
+      return (await which('festival')) !== null;
     },
     async voices() {
       if (!(await this.available())) return [];
@@ -104,16 +107,8 @@ export function createFestivalEngine(): Engine {
       const out = path.resolve(outPath);
       const charset = (VOICE_TEXT[voice] ?? ENGLISH).charset;
       await withTempDir(async (dir) => {
-        // The .txt name matters: text2wave picks a markup mode (SABLE, ...) from the file's extension.
+        // The .txt name matters: Festival picks a markup mode (SABLE, ...) from the file's extension.
         const textFile = path.join(dir, 'input.txt');
-        const args = [
-          '-eval', `(voice_${voice})`,
-          '-eval', `(Parameter.set 'Duration_Stretch ${(1 / rate).toFixed(4)})`,
-          // hts_engine's own speed factor; unbound (and unused) for non-HTS voices.
-          '-eval', `(begin (defvar hts_engine_params nil) (set! hts_engine_params (append hts_engine_params (list (list "-r" ${rate.toFixed(4)})))))`,
-          '-o', out,
-          textFile,
-        ];
         let failure = '';
         for (const strict of [false, true]) {
           const prepared = festivalText(text, voice, strict);
@@ -121,14 +116,16 @@ export function createFestivalEngine(): Engine {
           await writeFile(textFile, encodeText(prepared, charset));
           await rm(out, { force: true });
           try {
-            const { stderr } = await run('text2wave', args, { signal });
-            // text2wave exits 0 even when the voice is missing or an utterance failed.
+            // Duration_Stretch for the diphone and unit voices, hts_engine's own speed factor for the HTS ones.
+            const stderr = await pool.with(voice, signal, (festival) => festival.synthesize({ textFile, outPath: out, stretch: 1 / rate, rate }, { signal }));
+            // Festival reports a failed utterance on stderr and goes on.
             const error = /SIOD ERROR|no rule matches|could not open|not found/i.test(stderr);
             if (!error && (await fileSize(out)) > 44) return;
             failure = `${voice} produced no audio (${describeFailure(stderr)})`;
           } catch (error) {
             if (signal?.aborted) throw new EngineError('festival', 'aborted');
-            failure = `${voice} failed (${(error as ProcessError).exitCode === null ? 'crashed or timed out' : `exit code ${(error as ProcessError).exitCode}`})`;
+            if (!(error instanceof FestivalExit)) throw error;
+            failure = `${voice} failed (${error.message.replace(/^festival /, '')})`;
           }
         }
         throw new EngineError('festival', failure);
