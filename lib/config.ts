@@ -61,6 +61,8 @@ const EnvSchema = z.object({
    * RHVoice): scripts/install.sh then installs them and the catalog offers their voices.
    */
   ENABLE_NONFREE_ENGINES: z.stringbool().default(false),
+  /** Engine and ffmpeg activities one worker process runs at once (default: its cores). */
+  SYNTHESIS_CONCURRENCY: z.coerce.number().int().min(1).max(64).optional(),
 
   RATE_LIMIT_REGISTER_PER_HOUR: rateLimit.default(60),
   RATE_LIMIT_LOGIN_PER_MINUTE: rateLimit.default(30),

@@ -17,7 +17,8 @@ export interface WorkerOptions {
 /**
  * The worker process's two workers: one on the service's task queue (every
  * workflow, and the bookkeeping activities), and one on the CPU queue whose
- * activities run the speech engines and ffmpeg, as many at once as there are cores.
+ * activities run the speech engines and ffmpeg, as many at once as there are cores
+ * (or SYNTHESIS_CONCURRENCY).
  */
 export async function createWorkers({ config, deps, connection, workflowBundlePath }: WorkerOptions): Promise<Worker[]> {
   const workflows =
@@ -34,6 +35,6 @@ export async function createWorkers({ config, deps, connection, workflowBundlePa
       // After a worker dies, its workflows' next tasks wait this long on its sticky queue before any worker gets them (default 10 s).
       stickyQueueScheduleToStartTimeout: '3 seconds',
     }),
-    Worker.create({ ...common, taskQueue: cpuTaskQueue(config), maxConcurrentActivityTaskExecutions: availableParallelism() }),
+    Worker.create({ ...common, taskQueue: cpuTaskQueue(config), maxConcurrentActivityTaskExecutions: config.SYNTHESIS_CONCURRENCY ?? availableParallelism() }),
   ]);
 }
