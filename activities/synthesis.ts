@@ -19,9 +19,11 @@ export const chunkPrefix = (synthesisId: string) => `work/syntheses/${synthesisI
 export const chunkKey = (synthesisId: string, index: number) => `${chunkPrefix(synthesisId)}chunk-${String(index).padStart(4, '0')}.wav`;
 export const audioKey = (accountId: string, synthesisId: string, format: string) => `syntheses/${accountId}/${synthesisId}.${format}`;
 
-
-
-
+export interface FinishedAudio {
+  audioKey: string;
+  bytes: number;
+  durationSeconds: number;
+}
 
 export function createSynthesisActivities({ db, storage, temporal, engines }: ActivityDeps) {
   const loadSynthesis = async (synthesisId: string): Promise<SynthesisRow> => {
@@ -42,6 +44,39 @@ export function createSynthesisActivities({ db, storage, temporal, engines }: Ac
       base: { id: base.id, name: base.name, language: base.language, gender: base.gender, description: base.description, engine: base.engine, engineVoice: base.engine_voice, license: base.license },
       profile,
     };
+  };
+
+  /** Post-processes and encodes rendered chunks (one ffmpeg run) and stores the audio under its final key. */
+  const finishAndStore = async (synthesis: SynthesisRow, chunkPaths: string[], dir: string, signal: AbortSignal): Promise<FinishedAudio> => {
+    const outPath = path.join(dir, `out.${synthesis.output_format}`);
+    const { profile } = await loadVoice(synthesis.voice_id);
+    const clone = profile ? cloneFinishOptions(profile, synthesis.speed) : { speed: synthesis.speed, profile: undefined };
+    const result = await finishAudio({
+      chunkPaths,
+      speed: clone.speed,
+      profile: clone.profile,
+      pitch: synthesis.pitch,
+      emotion: synthesis.emotion as never,
+      format: synthesis.output_format as never,
+      outPath,
+      signal,
+    });
+    unlessCanceled(signal);
+    const key = audioKey(synthesis.account_id, synthesis.id, synthesis.output_format);
+    await storage.put(key, await readFile(outPath), result.contentType);
+    return { audioKey: key, bytes: result.bytes, durationSeconds: result.durationSeconds };
+  };
+
+  /**
+   * The status endpoint's progress (a read of PostgreSQL costs the service far
+   * less than asking Temporal on every poll). Chunks start in index order, so
+   * chunk i done means about i+1 done; the value only grows, a retry changes
+   * nothing, and the encode step keeps a share so that only completion is 1.
+   */
+  const reportProgress = async (synthesisId: string, progress: number) => {
+    await db('syntheses')
+      .where({ id: synthesisId, status: 'processing' })
+      .update({ progress: db.raw('greatest(progress, ?)', [Math.round(progress * 1000) / 1000]) });
   };
 
   /** The oldest queued synthesis of the account learns that a slot is free (its workflow also polls). */
@@ -74,10 +109,11 @@ export function createSynthesisActivities({ db, storage, temporal, engines }: Ac
     /** Renders one chunk of the text and stores it under a key derived from (synthesis, index), so a retry overwrites. */
     async renderSynthesisChunk({ synthesisId, index }: { synthesisId: string; index: number }): Promise<{ seconds: number }> {
       const synthesis = await loadSynthesis(synthesisId);
-      const text = splitText(synthesis.text, CHUNK_CHARS)[index];
+      const chunks = splitText(synthesis.text, CHUNK_CHARS);
+      const text = chunks[index];
       if (text === undefined) throw ApplicationFailure.nonRetryable(`no chunk ${index}`, 'ChunkMissing');
       const { base: voice } = await loadVoice(synthesis.voice_id);
-      return withHeartbeat((signal) =>
+      const result = await withHeartbeat((signal) =>
         inTempDir(async (dir) => {
           const outPath = path.join(dir, 'chunk.wav');
           const { durationSeconds } = await renderChunk({ voice, text, speed: synthesis.speed, pitch: synthesis.pitch, emotion: synthesis.emotion as never, outPath, engines, signal });
@@ -86,10 +122,12 @@ export function createSynthesisActivities({ db, storage, temporal, engines }: Ac
           return { seconds: durationSeconds };
         }),
       );
+      await reportProgress(synthesisId, (index + 1) / (chunks.length + 1));
+      return result;
     },
 
     /** Joins the chunks, post-processes and encodes them in one ffmpeg run, and stores the result. */
-    async finishSynthesis({ synthesisId, chunkCount }: { synthesisId: string; chunkCount: number }) {
+    async finishSynthesis({ synthesisId, chunkCount }: { synthesisId: string; chunkCount: number }): Promise<FinishedAudio> {
       const synthesis = await loadSynthesis(synthesisId);
       return withHeartbeat((signal) =>
         inTempDir(async (dir) => {
@@ -99,24 +137,28 @@ export function createSynthesisActivities({ db, storage, temporal, engines }: Ac
             await pipeline(await storage.get(chunkKey(synthesisId, index)), createWriteStream(chunkPath));
             chunkPaths.push(chunkPath);
           }
-          const outPath = path.join(dir, `out.${synthesis.output_format}`);
-          const { profile } = await loadVoice(synthesis.voice_id);
-          const clone = profile ? cloneFinishOptions(profile, synthesis.speed) : { speed: synthesis.speed, profile: undefined };
-          const result = await finishAudio({
-            chunkPaths,
-            speed: clone.speed,
-            profile: clone.profile,
-            pitch: synthesis.pitch,
-            emotion: synthesis.emotion as never,
-            format: synthesis.output_format as never,
-            outPath,
-            signal,
-          });
-          unlessCanceled(signal);
-          const key = audioKey(synthesis.account_id, synthesisId, synthesis.output_format);
           // The chunks stay until the synthesis is recorded: a retry of this step still finds them.
-          await storage.put(key, await readFile(outPath), result.contentType);
-          return { audioKey: key, bytes: result.bytes, durationSeconds: result.durationSeconds };
+          return finishAndStore(synthesis, chunkPaths, dir, signal);
+        }),
+      );
+    },
+
+    /**
+     * A text of one chunk (up to CHUNK_CHARS, most requests): render and
+     * finish in one activity, with no chunk object stored and fetched back
+     * and one task round trip fewer.
+     */
+    async renderShortSynthesis({ synthesisId }: { synthesisId: string }): Promise<FinishedAudio> {
+      const synthesis = await loadSynthesis(synthesisId);
+      const [text, ...rest] = splitText(synthesis.text, CHUNK_CHARS);
+      if (text === undefined || rest.length > 0) throw ApplicationFailure.nonRetryable('not a one-chunk text', 'ChunkMissing');
+      const { base: voice } = await loadVoice(synthesis.voice_id);
+      return withHeartbeat((signal) =>
+        inTempDir(async (dir) => {
+          const chunkPath = path.join(dir, 'chunk.wav');
+          await renderChunk({ voice, text, speed: synthesis.speed, pitch: synthesis.pitch, emotion: synthesis.emotion as never, outPath: chunkPath, engines, signal });
+          unlessCanceled(signal);
+          return finishAndStore(synthesis, [chunkPath], dir, signal);
         }),
       );
     },

@@ -1,4 +1,4 @@
-import { executeChild, proxyActivities } from '@temporalio/workflow';
+import { executeChild, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 
 /**
@@ -6,17 +6,31 @@ import type { Activities } from '../activities';
  * synthesis is measured against. They touch nothing.
  */
 const { noop } = proxyActivities<Activities>({ startToCloseTimeout: '10 seconds' });
+const local = proxyLocalActivities<Activities>({ startToCloseTimeout: '10 seconds' });
 
 /** Start → one no-op activity → complete: the floor of any workflow here. */
 export async function benchNoop(): Promise<void> {
   await noop();
 }
 
-/** The synthesis workflow's graph (slot, chunks in parallel, finish, credit child, record) with no-op activities. */
+/** A creditDeduction's shape: one local activity. */
+export async function benchCreditShape(): Promise<void> {
+  await local.noop();
+}
+
+/**
+ * The synthesis workflow's graph with no-op activities: slot (local), the
+ * render (one step, or chunks in parallel then the finish), the credit
+ * capture child, record (local).
+ */
 export async function benchSynthesisShape(chunks: number): Promise<void> {
-  await noop();
-  await Promise.all(Array.from({ length: chunks }, () => noop()));
-  await noop();
-  await executeChild(benchNoop, {});
-  await noop();
+  await local.noop();
+  if (chunks === 1) {
+    await noop();
+  } else {
+    await Promise.all(Array.from({ length: chunks }, () => noop()));
+    await noop();
+  }
+  await executeChild(benchCreditShape, {});
+  await local.noop();
 }

@@ -1,8 +1,9 @@
-import { proxyActivities } from '@temporalio/workflow';
+import { proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { CreditStepInput, CreditStepResult } from '../activities/credits';
 
-const { applyCreditStep } = proxyActivities<Activities>({
+// One short transaction: a local activity, so the whole workflow is one workflow task (no activity task round trip).
+const { applyCreditStep } = proxyLocalActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '500 milliseconds', maximumInterval: '10 seconds' },
 });

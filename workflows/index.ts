@@ -4,4 +4,4 @@ export { signupVerification } from './signupVerification';
 export { creditDeduction } from './creditDeduction';
 export { synthesis } from './synthesis';
 export { voiceCloning } from './voiceCloning';
-export { benchNoop, benchSynthesisShape } from './benchmark';
+export { benchCreditShape, benchNoop, benchSynthesisShape } from './benchmark';

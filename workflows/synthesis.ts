@@ -5,8 +5,8 @@ import {
   executeChild,
   isCancellation,
   proxyActivities,
+  proxyLocalActivities,
   setHandler,
-  upsertMemo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { creditDeduction, creditWorkflowId } from './creditDeduction';
@@ -24,7 +24,12 @@ export interface SynthesisInput {
 /** Chunks of one synthesis rendered at the same time; the CPU queue's worker bounds the machine. */
 const PARALLEL_CHUNKS = 4;
 
-const bookkeeping = proxyActivities<Activities>({
+/**
+ * Short database steps run as local activities: in the worker that runs the
+ * workflow task, recorded as one marker event, with no task-queue round trip
+ * through the server (bench/service.ts measures the difference).
+ */
+const bookkeeping = proxyLocalActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '500 milliseconds', maximumInterval: '10 seconds' },
 });
@@ -32,8 +37,9 @@ const bookkeeping = proxyActivities<Activities>({
 export const synthesisWorkflowId = (synthesisId: string) => `synthesis:${synthesisId}`;
 
 /**
- * `synthesis:<uuid>`: wait for a slot → render chunks in parallel → join,
- * post-process, encode, store → capture the reserved credits → record.
+ * `synthesis:<uuid>`: wait for a slot → render (a one-chunk text in one
+ * step; longer ones in chunks in parallel, then join) → post-process,
+ * encode, store → capture the reserved credits → record.
  * On failure or cancel: release the credits, remove the objects, record why.
  */
 export async function synthesis({ synthesisId, accountId, credits, cpuTaskQueue }: SynthesisInput): Promise<SynthesisProgress['status']> {
@@ -53,27 +59,16 @@ export async function synthesis({ synthesisId, accountId, credits, cpuTaskQueue 
   setHandler(slotFreedSignal, () => {
     slotFreed = true;
   });
-  const report = (changes: Partial<SynthesisProgress>) => {
-    Object.assign(state, changes);
-    // The memo is readable through describe() even when no worker runs.
-    upsertMemo({ status: state.status, progress: state.progress });
-  };
+  // The query answers from here; the status endpoint reads PostgreSQL, which the activities keep current.
+  const report = (changes: Partial<SynthesisProgress>) => void Object.assign(state, changes);
   const creditStep = (step: 'capture' | 'release') =>
     executeChild(creditDeduction, {
       workflowId: creditWorkflowId(step, synthesisId),
       args: [{ step, accountId, reference: synthesisId, amount: credits }],
     });
 
-  try {
-    for (;;) {
-      const slot = await bookkeeping.acquireSynthesisSlot({ synthesisId });
-      chunkCount = slot.chunkCount;
-      if (slot.started) break;
-      slotFreed = false;
-      await condition(() => slotFreed, '5 seconds');
-    }
-    report({ status: 'processing' });
-
+  /** Chunks rendered in parallel lanes on the CPU queue, then joined and encoded. */
+  const renderInChunks = async () => {
     let rendered = 0;
     const pending = Array.from({ length: chunkCount }, (_, index) => index);
     const renderNext = async (): Promise<void> => {
@@ -88,8 +83,20 @@ export async function synthesis({ synthesisId, accountId, credits, cpuTaskQueue 
     const lanes = await Promise.allSettled(Array.from({ length: Math.min(PARALLEL_CHUNKS, chunkCount) }, renderNext));
     const failed = lanes.find((lane): lane is PromiseRejectedResult => lane.status === 'rejected');
     if (failed) throw failed.reason;
+    return engines.finishSynthesis({ synthesisId, chunkCount });
+  };
 
-    const audio = await engines.finishSynthesis({ synthesisId, chunkCount });
+  try {
+    for (;;) {
+      const slot = await bookkeeping.acquireSynthesisSlot({ synthesisId });
+      chunkCount = slot.chunkCount;
+      if (slot.started) break;
+      slotFreed = false;
+      await condition(() => slotFreed, '5 seconds');
+    }
+    report({ status: 'processing' });
+
+    const audio = chunkCount === 1 ? await engines.renderShortSynthesis({ synthesisId }) : await renderInChunks();
     // Once the audio exists, completing is not interrupted: a cancel now cannot leave it charged but canceled.
     await CancellationScope.nonCancellable(async () => {
       await creditStep('capture');

@@ -35,7 +35,7 @@ record('record workflow histories for replay tests', () => {
     await writeFile(path.join(DIR, `${name}.json`), stdout);
   };
 
-  it('records a completed synthesis of several chunks, its credit steps, and a canceled one', async () => {
+  it('records a completed synthesis of several chunks, its credit steps, a one-chunk synthesis and a canceled one', async () => {
     const who = await createAccount(deps);
     const text = 'This sentence is one of many. '.repeat(30);
     const accepted = await call(api.url, 'POST', '/api/v1/tts/synthesize/', { text, voice_id: 'en-us-slt', output_format: 'mp3' }, who.access);
@@ -43,6 +43,10 @@ record('record workflow histories for replay tests', () => {
     await save('synthesis-completed', `synthesis:${accepted.body.id}`);
     await save('credit-reserve', `credits:reserve:${accepted.body.id}`);
     await save('credit-capture', `credits:capture:${accepted.body.id}`);
+
+    const short = await call(api.url, 'POST', '/api/v1/tts/synthesize/', { text: 'One short sentence, rendered in one step.', voice_id: 'en-us-slt' }, who.access);
+    expect((await waitForSynthesis(api.url, short.body.status_url, who.access)).status).toBe('completed');
+    await save('synthesis-short-completed', `synthesis:${short.body.id}`);
 
     const doomed = await call(api.url, 'POST', '/api/v1/tts/synthesize/', { text, voice_id: 'en-us-slt' }, who.access);
     await call(api.url, 'DELETE', `/api/v1/tts/history/${doomed.body.id}/`, undefined, who.access);

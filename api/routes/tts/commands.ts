@@ -13,7 +13,6 @@ import type { SynthesisRow } from '../../../db/models/Synthesis';
 const synthesisWorkflowId = (id: string) => `synthesis:${id}`;
 /** Waiting on a workflow step needs a worker; without one the client gets a 503, not a hung request. */
 const STEP_DEADLINE_MS = 15_000;
-const LIVE_STATE_DEADLINE_MS = 1_000;
 
 /** The text as it is charged and spoken: trimmed and NFC-normalized; its length in code points. */
 export function normalizeText(raw: string): { text: string; characters: number } {
@@ -90,7 +89,6 @@ export async function submitSynthesis(deps: ApiDeps, account: Account, body: Syn
       workflowId: synthesisWorkflowId(id),
       taskQueue: config.TEMPORAL_TASK_QUEUE,
       args: [input],
-      memo: { status: 'queued', progress: 0 },
       searchAttributes: { Account: [account.id], VoiceId: [body.voice_id], Characters: [characters] },
       // One workflow per synthesis id, ever: a repeat joins the running one and never starts a second.
       workflowIdConflictPolicy: 'USE_EXISTING',
@@ -118,26 +116,6 @@ export async function findSynthesis({ db }: ApiDeps, account: Account, id: strin
   const row = await db('syntheses').where({ id, account_id: account.id }).whereNull('deleted_at').first();
   if (!row) throw notFound('No such synthesis.');
   return row;
-}
-
-/**
- * A running synthesis's status and progress come from its workflow (the memo,
- * readable through describe() with no worker running); a finished one's from PostgreSQL.
- */
-export async function withLiveState({ temporal }: ApiDeps, row: SynthesisRow): Promise<SynthesisRow> {
-  if (row.status !== 'queued' && row.status !== 'processing') return row;
-  try {
-    const description = await temporal.connection.withDeadline(Date.now() + LIVE_STATE_DEADLINE_MS, () =>
-      temporal.workflow.getHandle(synthesisWorkflowId(row.id)).describe(),
-    );
-    const memo = (description.memo ?? {}) as { status?: string; progress?: number };
-    // PostgreSQL's final state wins over a memo written just before it.
-    const status = row.status === 'processing' && memo.status === 'queued' ? 'processing' : (memo.status ?? row.status);
-    if (status === 'completed' || status === 'failed' || status === 'canceled') return row;
-    return { ...row, status, progress: memo.progress ?? row.progress };
-  } catch {
-    return row;
-  }
 }
 
 /** Removes an entry from history: a running synthesis is canceled first (its workflow releases the credits and objects). */

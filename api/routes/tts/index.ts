@@ -5,7 +5,7 @@ import { problemResponses } from '../../openapi';
 import { offsetOf, presentPage } from '../../pagination';
 import { defineRoute, type Route } from '../../route';
 import { sendAudio } from './audio';
-import { deleteSynthesis, findSynthesis, submitSynthesis, withLiveState } from './commands';
+import { deleteSynthesis, findSynthesis, submitSynthesis } from './commands';
 import { familyPaths, presentAccepted, presentHistoryEntry, presentStatus } from './presenter';
 import { HistoryEntry, IdempotencyHeaders, HistoryPage, HistoryQuery, SynthesisAccepted, SynthesisParams, SynthesisStatus, SynthesizeBody } from './schema';
 
@@ -45,7 +45,7 @@ export function ttsRoutes(deps: ApiDeps): Route[] {
       params: SynthesisParams,
       responses: { 200: json('Status', SynthesisStatus), ...problemResponses(401, 404) },
       async handler(ctx, { account, params }, family) {
-        ctx.body = presentStatus(await withLiveState(deps, await findSynthesis(deps, account, params.id)), family);
+        ctx.body = presentStatus(await findSynthesis(deps, account, params.id), family);
       },
     }),
     defineRoute({
@@ -85,8 +85,7 @@ export function ttsRoutes(deps: ApiDeps): Route[] {
           .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
           .offset(offsetOf(query))
           .limit(query.page_size);
-        const live = await Promise.all(rows.map((row) => withLiveState(deps, row)));
-        ctx.body = presentPage(ctx, config.PUBLIC_URL, query, Number(count), live.map((row) => presentHistoryEntry(row, family)));
+        ctx.body = presentPage(ctx, config.PUBLIC_URL, query, Number(count), rows.map((row) => presentHistoryEntry(row, family)));
       },
     }),
     defineRoute({
@@ -98,7 +97,7 @@ export function ttsRoutes(deps: ApiDeps): Route[] {
       params: SynthesisParams,
       responses: { 200: json('The entry', HistoryEntry), ...problemResponses(401, 404) },
       async handler(ctx, { account, params }, family) {
-        ctx.body = presentHistoryEntry(await withLiveState(deps, await findSynthesis(deps, account, params.id)), family);
+        ctx.body = presentHistoryEntry(await findSynthesis(deps, account, params.id), family);
       },
     }),
     defineRoute({
