@@ -5,7 +5,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { ActivityDeps } from '.';
 import { inTempDir, unlessCanceled, withHeartbeat } from './work';
-import { finishAudio, renderChunk, splitText } from '../audio';
+import { type Emotion, finishAudio, type OutputFormat, renderChunk, splitText, type Voicing } from '../audio';
 import type { SynthesisRow } from '../db/models/Synthesis';
 import type { PremadeVoice } from '../engines/catalog';
 import { cloneFinishOptions } from '../audio/cloning';
@@ -46,21 +46,23 @@ export function createSynthesisActivities({ db, storage, temporal, engines }: Ac
     };
   };
 
-  /** Post-processes and encodes rendered chunks (one ffmpeg run) and stores the audio under its final key. */
+  /** What the request asks of the voice; a cloned voice adds its rate, pitch and EQ toward the sample. */
+  const voicingOf = (synthesis: SynthesisRow, profile: StoredVoiceProfile | null): Voicing => {
+    const clone = profile ? cloneFinishOptions(profile, synthesis.speed) : { speed: synthesis.speed, profile: undefined };
+    return { speed: clone.speed, pitch: synthesis.pitch, emotion: synthesis.emotion as Emotion, profile: clone.profile };
+  };
+
+  /** Renders one chunk of a synthesis's text with its voice and voicing. */
+  const render = async (synthesis: SynthesisRow, text: string, outPath: string, signal: AbortSignal) => {
+    const { base: voice, profile } = await loadVoice(synthesis.voice_id);
+    return renderChunk({ voice, text, ...voicingOf(synthesis, profile), outPath, engines, signal });
+  };
+
+  /** Joins rendered chunks, normalizes and encodes them, and stores the audio under its final key. */
   const finishAndStore = async (synthesis: SynthesisRow, chunkPaths: string[], dir: string, signal: AbortSignal): Promise<FinishedAudio> => {
     const outPath = path.join(dir, `out.${synthesis.output_format}`);
     const { profile } = await loadVoice(synthesis.voice_id);
-    const clone = profile ? cloneFinishOptions(profile, synthesis.speed) : { speed: synthesis.speed, profile: undefined };
-    const result = await finishAudio({
-      chunkPaths,
-      speed: clone.speed,
-      profile: clone.profile,
-      pitch: synthesis.pitch,
-      emotion: synthesis.emotion as never,
-      format: synthesis.output_format as never,
-      outPath,
-      signal,
-    });
+    const result = await finishAudio({ chunkPaths, ...voicingOf(synthesis, profile), format: synthesis.output_format as OutputFormat, outPath, signal });
     unlessCanceled(signal);
     const key = audioKey(synthesis.account_id, synthesis.id, synthesis.output_format);
     await storage.put(key, await readFile(outPath), result.contentType);
@@ -112,11 +114,10 @@ export function createSynthesisActivities({ db, storage, temporal, engines }: Ac
       const chunks = splitText(synthesis.text, CHUNK_CHARS);
       const text = chunks[index];
       if (text === undefined) throw ApplicationFailure.nonRetryable(`no chunk ${index}`, 'ChunkMissing');
-      const { base: voice } = await loadVoice(synthesis.voice_id);
       const result = await withHeartbeat((signal) =>
         inTempDir(async (dir) => {
           const outPath = path.join(dir, 'chunk.wav');
-          const { durationSeconds } = await renderChunk({ voice, text, speed: synthesis.speed, pitch: synthesis.pitch, emotion: synthesis.emotion as never, outPath, engines, signal });
+          const { durationSeconds } = await render(synthesis, text, outPath, signal);
           unlessCanceled(signal);
           await storage.put(chunkKey(synthesisId, index), await readFile(outPath), 'audio/wav');
           return { seconds: durationSeconds };
@@ -126,7 +127,7 @@ export function createSynthesisActivities({ db, storage, temporal, engines }: Ac
       return result;
     },
 
-    /** Joins the chunks, post-processes and encodes them in one ffmpeg run, and stores the result. */
+    /** Joins the chunks, normalizes and encodes them, and stores the result. */
     async finishSynthesis({ synthesisId, chunkCount }: { synthesisId: string; chunkCount: number }): Promise<FinishedAudio> {
       const synthesis = await loadSynthesis(synthesisId);
       return withHeartbeat((signal) =>
@@ -152,11 +153,10 @@ export function createSynthesisActivities({ db, storage, temporal, engines }: Ac
       const synthesis = await loadSynthesis(synthesisId);
       const [text, ...rest] = splitText(synthesis.text, CHUNK_CHARS);
       if (text === undefined || rest.length > 0) throw ApplicationFailure.nonRetryable('not a one-chunk text', 'ChunkMissing');
-      const { base: voice } = await loadVoice(synthesis.voice_id);
       return withHeartbeat((signal) =>
         inTempDir(async (dir) => {
           const chunkPath = path.join(dir, 'chunk.wav');
-          await renderChunk({ voice, text, speed: synthesis.speed, pitch: synthesis.pitch, emotion: synthesis.emotion as never, outPath: chunkPath, engines, signal });
+          await render(synthesis, text, chunkPath, signal);
           unlessCanceled(signal);
           return finishAndStore(synthesis, [chunkPath], dir, signal);
         }),

@@ -5,8 +5,9 @@ import { run, type RunResult } from '../engines/process';
  * ffmpeg with the flags every call here wants. Each start costs ~0.1-0.2 s,
  * so callers chain their filters into one call.
  */
-export function ffmpeg(args: readonly string[], signal?: AbortSignal): Promise<RunResult> {
-  return run('ffmpeg', ['-nostdin', '-hide_banner', '-nostats', '-v', 'error', '-y', ...args], { signal, timeoutMs: 600_000 });
+export function ffmpeg(args: readonly string[], signal?: AbortSignal, input?: Buffer): Promise<RunResult> {
+  // -nostdin keeps ffmpeg from reading commands on stdin; an `input` is read as pipe:0 regardless.
+  return run('ffmpeg', ['-nostdin', '-hide_banner', '-nostats', '-v', 'error', '-y', ...args], { signal, timeoutMs: 600_000, input });
 }
 
 /** A local path as an ffmpeg URL: `file:` keeps a name with a colon from being read as a protocol. */

@@ -1,9 +1,8 @@
 import { stat, writeFile } from 'node:fs/promises';
-import path from 'node:path';
-import { withTempDir } from '../engines/process';
 import { ffmpeg, fileUrl } from './ffmpeg';
+import { normalizeLoudness } from './loudness';
 import { assertProsody, type Emotion, EMOTION_PRESETS, type OutputFormat } from './prosody';
-import { CHUNK_SAMPLE_RATE, readWavInfo, writeSilenceWav } from './wav';
+import { CHUNK_SAMPLE_RATE, readWavSamples, wavHeader } from './wav';
 
 /**
  * Optional post-processing toward a cloned voice (the cloning work fills it
@@ -19,11 +18,11 @@ export interface VoiceProfileAdjustment {
 }
 
 export interface FinishAudioInput {
-  /** Chunks from renderChunk, in text order (24 kHz mono WAV). */
+  /** Chunks from renderChunk, in text order (24 kHz mono WAV), rendered with the same speed, pitch, emotion and profile. */
   chunkPaths: readonly string[];
-  /** 0.5-2.0, a tempo change with the pitch preserved (the pauses between chunks scale with it). */
+  /** 0.5-2.0, a tempo change with the pitch preserved (applied by renderChunk; the pauses between chunks scale with it). */
   speed: number;
-  /** -12..+12 semitones, pitch shift with formants preserved. */
+  /** -12..+12 semitones, pitch shift with formants preserved (applied by renderChunk). */
   pitch: number;
   emotion: Emotion;
   format: OutputFormat;
@@ -48,7 +47,7 @@ export const CONTENT_TYPES: Readonly<Record<OutputFormat, string>> = {
 };
 
 /** Output sample rate of every format: speech needs no more, and Opus supports it natively. */
-export const OUTPUT_SAMPLE_RATE = 24_000;
+export const OUTPUT_SAMPLE_RATE = CHUNK_SAMPLE_RATE;
 
 const ENCODERS: Readonly<Record<OutputFormat, string[]>> = {
   wav: ['-c:a', 'pcm_s16le', '-f', 'wav'],
@@ -62,26 +61,30 @@ const num = (value: number, digits = 4): string => {
   return value.toFixed(digits);
 };
 
-// loudnorm's dynamic mode needs 3 s of audio: on a shorter input it outputs ~15-30 dB too quiet,
-// and padding with silence overshoots by ~2 LU. Looping the audio and keeping the first pass lands on target.
-const LOUDNORM_MIN_SECONDS = 3.2;
+/** Ceiling for peaks after normalization, dBFS (sample peaks; a short look-ahead limiter keeps them under it). */
+const PEAK_CEILING_DB = -1.5;
+
+/** The voice a request asks for: the same for every chunk's render and for the finish. */
+export type Voicing = Pick<FinishAudioInput, 'speed' | 'pitch' | 'emotion' | 'profile'>;
 
 /**
- * The filter chain after the join: tempo and pitch, tone, profile EQ,
- * loudness, resampling. `inputSeconds` (the joined length) lets a short input
- * be looped for loudnorm and trimmed back.
+ * The filters that give a rendered chunk its requested voice: tempo and pitch
+ * (one rubberband pass; `extraTempo` is the emotion's rate where the engine
+ * could not set it), the emotion's tone, a cloned voice's EQ. They run in
+ * each chunk's render, in parallel; loudness is the finish's.
  */
-export function finishFilters(input: Pick<FinishAudioInput, 'speed' | 'pitch' | 'emotion' | 'profile'>, inputSeconds: number): string {
+export function voicingFilters(input: Voicing, extraTempo = 1): string[] {
   const preset = EMOTION_PRESETS[input.emotion];
   const semitones = input.pitch + preset.semitones + (input.profile?.semitones ?? 0);
   if (!Number.isFinite(semitones) || Math.abs(semitones) > 36) throw new RangeError(`pitch shift out of range: ${semitones}`);
-  if (!(input.speed > 0)) throw new RangeError(`speed out of range: ${input.speed}`);
+  if (!(input.speed > 0) || !(extraTempo > 0)) throw new RangeError(`speed out of range: ${input.speed}`);
   const filters: string[] = [];
-  const tempo = Math.abs(input.speed - 1) > 1e-6;
+  const tempoFactor = input.speed * extraTempo;
+  const tempo = Math.abs(tempoFactor - 1) > 1e-6;
   const shift = Math.abs(semitones) > 1e-6;
   if (tempo || shift) {
     // pitchq=quality: the default quality cuts everything above ~6.4 kHz with formants preserved.
-    const options = [tempo && `tempo=${num(input.speed, 6)}`, shift && `pitch=${num(2 ** (semitones / 12), 6)}:pitchq=quality:formant=preserved`];
+    const options = [tempo && `tempo=${num(tempoFactor, 6)}`, shift && `pitch=${num(2 ** (semitones / 12), 6)}:pitchq=quality:formant=preserved`];
     filters.push(`rubberband=${options.filter(Boolean).join(':')}`);
   }
   if (preset.brightnessDb !== 0) filters.push(`treble=g=${num(preset.brightnessDb, 1)}:f=3000`);
@@ -93,73 +96,50 @@ export function finishFilters(input: Pick<FinishAudioInput, 'speed' | 'pitch' | 
       .join(';');
     filters.push(`firequalizer=gain_entry='${entries}':scale=linlog:zero_phase=on:accuracy=1`);
   }
-  const outputSeconds = inputSeconds / input.speed;
-  const short = outputSeconds < LOUDNORM_MIN_SECONDS;
-  if (short) {
-    const loops = Math.ceil(LOUDNORM_MIN_SECONDS / Math.max(outputSeconds, 0.05));
-    // size (samples) only has to cover the input: aloop repeats what it got when the input ends.
-    filters.push(`aloop=loop=${loops}:size=${Math.ceil((outputSeconds + 1) * CHUNK_SAMPLE_RATE)}`);
-  }
-  // loudnorm works at 192 kHz internally and outputs that unless told otherwise: resample after it.
-  filters.push(`loudnorm=I=${num(preset.loudnessLufs, 1)}:TP=-1.5:LRA=11`);
-  filters.push(`aresample=${OUTPUT_SAMPLE_RATE}:resampler=soxr`);
-  if (short) filters.push(`atrim=duration=${num(outputSeconds, 4)}`);
-  return filters.join(',');
+  return filters;
 }
 
 /**
- * Joins rendered chunks (a short pause between them), applies pitch, the
- * emotion's pitch, tone and loudness, an optional voice profile, EBU R128
- * loudness normalization, and encodes: all in one ffmpeg call.
+ * Joins rendered chunks (renderChunk already gave them their speed, pitch,
+ * emotion and profile) with a short pause between them, normalizes the
+ * loudness to the emotion's target (EBU R128 measured here, peaks limited;
+ * no ffmpeg pass) and encodes: a WAV is written directly, other formats take one ffmpeg call.
  */
 export async function finishAudio(input: FinishAudioInput): Promise<FinishAudioResult> {
   const { chunkPaths, format, outPath, signal } = input;
   assertProsody(input);
   if (!(format in ENCODERS)) throw new RangeError(`output_format: must be one of ${Object.keys(ENCODERS).join(', ')}`);
   if (chunkPaths.length === 0) throw new RangeError('finishAudio needs at least one chunk');
-  // The chunks carry the emotion's rate already; the tempo change after the join scales the pauses by the speed.
-  const pause = (input.pauseSeconds ?? 0.35) / EMOTION_PRESETS[input.emotion].rate;
+  const preset = EMOTION_PRESETS[input.emotion];
+  // The chunks carry the emotion's rate and the speed; the pauses between them scale the same way.
+  const pause = new Int16Array(Math.round(((input.pauseSeconds ?? 0.35) / (preset.rate * input.speed)) * OUTPUT_SAMPLE_RATE));
 
-  const chunkSeconds = await Promise.all(chunkPaths.map(async (chunk) => (await readWavInfo(chunk)).durationSeconds));
-  const inputSeconds = chunkSeconds.reduce((sum, seconds) => sum + seconds, 0) + pause * (chunkPaths.length - 1);
+  const pieces: Int16Array[] = [];
+  for (const [index, chunkPath] of chunkPaths.entries()) {
+    const { samples, sampleRate } = await readWavSamples(chunkPath);
+    if (sampleRate !== OUTPUT_SAMPLE_RATE) throw new RangeError(`${chunkPath}: chunks must be ${OUTPUT_SAMPLE_RATE} Hz (renderChunk writes them so)`);
+    if (index > 0) pieces.push(pause);
+    pieces.push(samples);
+  }
+  const scaled = normalizeLoudness(pieces, OUTPUT_SAMPLE_RATE, preset.loudnessLufs, PEAK_CEILING_DB);
+  const sampleCount = scaled.reduce((sum, piece) => sum + piece.length, 0);
+  const pcm = scaled.map((piece) => Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength));
 
-  const progress = await withTempDir(async (dir) => {
-    const silence = path.join(dir, 'pause.wav');
-    await writeSilenceWav(silence, pause, CHUNK_SAMPLE_RATE);
-    const files = chunkPaths.flatMap((chunk, index) => (index === 0 ? [chunk] : [silence, chunk]));
-    const list = ['ffconcat version 1.0', ...files.map((file) => `file ${quoteConcatPath(fileUrl(file))}`)].join('\n');
-    const listFile = path.join(dir, 'chunks.ffconcat');
-    await writeFile(listFile, `${list}\n`, 'utf8');
-    const { stdout } = await ffmpeg(
+  if (format === 'wav') {
+    await writeFile(outPath, Buffer.concat([wavHeader(sampleCount, OUTPUT_SAMPLE_RATE), ...pcm]));
+  } else {
+    await ffmpeg(
       [
-        '-f', 'concat', '-safe', '0', '-i', fileUrl(listFile),
-        '-af', finishFilters(input, inputSeconds),
-        '-ar', String(OUTPUT_SAMPLE_RATE), '-ac', '1',
+        '-f', 's16le', '-ar', String(OUTPUT_SAMPLE_RATE), '-ac', '1', '-i', 'pipe:0',
         // Same input, same bytes: no encoder tag or random stream serial.
         '-map_metadata', '-1', '-fflags', '+bitexact', '-flags:a', '+bitexact',
         ...ENCODERS[format],
-        '-progress', 'pipe:1',
         fileUrl(outPath),
       ],
       signal,
+      Buffer.concat(pcm),
     );
-    return stdout.toString('utf8');
-  });
-
+  }
   const bytes = (await stat(outPath)).size;
-  const durationSeconds = format === 'wav' ? (await readWavInfo(outPath)).durationSeconds : lastOutTime(progress);
-  return { durationSeconds, contentType: CONTENT_TYPES[format], bytes };
-}
-
-/** A path as a quoted ffconcat token ('it'\''s' style). */
-function quoteConcatPath(file: string): string {
-  return `'${file.replace(/'/g, "'\\''")}'`;
-}
-
-/** The encoded duration from ffmpeg's final `-progress` report. */
-function lastOutTime(progress: string): number {
-  const matches = [...progress.matchAll(/^out_time_us=(\d+)$/gm)];
-  const micros = Number(matches.at(-1)?.[1] ?? NaN);
-  if (!Number.isFinite(micros)) throw new Error('ffmpeg reported no output duration');
-  return micros / 1e6;
+  return { durationSeconds: sampleCount / OUTPUT_SAMPLE_RATE, contentType: CONTENT_TYPES[format], bytes };
 }

@@ -3,6 +3,7 @@ import type { PremadeVoice } from '../engines/catalog';
 import { getEngine, type EngineRegistry, sharedEngines } from '../engines/registry';
 import { withTempDir } from '../engines/process';
 import { ffmpeg, fileUrl } from './ffmpeg';
+import { type VoiceProfileAdjustment, type Voicing, voicingFilters } from './finish';
 import { assertProsody, type Emotion, planEmotionRate } from './prosody';
 import { normalizeForSpeech } from './text';
 import { CHUNK_SAMPLE_RATE, readWavInfo, writeSilenceWav } from './wav';
@@ -11,11 +12,13 @@ export interface RenderChunkInput {
   voice: PremadeVoice;
   /** One chunk of the text (see splitText). */
   text: string;
-  /** 0.5-2.0; applied by finishAudio (validated here, so both calls take the same request). */
+  /** 0.5-2.0, tempo with the pitch preserved. */
   speed?: number;
-  /** Semitones; applied by finishAudio (validated here). */
+  /** Semitones, formants preserved. */
   pitch?: number;
   emotion: Emotion;
+  /** A cloned voice's pitch and EQ toward its sample. */
+  profile?: VoiceProfileAdjustment;
   /** Where to write the chunk: WAV, 24 kHz mono s16le. */
   outPath: string;
   /** The worker's registry (createEngines({ enableNonFree: config.ENABLE_NONFREE_ENGINES })); free engines only by default. */
@@ -31,15 +34,17 @@ export interface RenderChunkResult {
 const TRIM = (keep: number) => `silenceremove=start_periods=1:start_threshold=-55dB:start_silence=${keep.toFixed(4)}`;
 
 /**
- * Renders one chunk with its voice's engine and brings it to the common chunk
- * format (24 kHz mono 16-bit WAV), leading and trailing silence trimmed, at
- * the emotion's speaking rate (the engine's own rate control where it has
- * one, a pitch-preserving time stretch otherwise). Speed, pitch, the
- * emotion's pitch/loudness/tone and encoding are finishAudio's.
+ * Renders one chunk with its voice's engine and gives it the requested voice
+ * in one ffmpeg pass: leading and trailing silence trimmed, the emotion's
+ * speaking rate (the engine's own rate control where it has one, a
+ * pitch-preserving time stretch otherwise), speed, pitch, the emotion's tone,
+ * a clone's EQ, then the common chunk format (24 kHz mono 16-bit WAV).
+ * Loudness and encoding are finishAudio's, over the joined chunks.
  */
 export async function renderChunk(input: RenderChunkInput): Promise<RenderChunkResult> {
   const { voice, emotion, outPath, signal } = input;
-  assertProsody({ speed: input.speed ?? 1, pitch: input.pitch ?? 0, emotion });
+  const voicing = { speed: input.speed ?? 1, pitch: input.pitch ?? 0, emotion, profile: input.profile };
+  assertProsody(voicing);
   const text = normalizeForSpeech(input.text);
   if (!/[\p{L}\p{N}]/u.test(text)) {
     // Nothing to say (punctuation only): a beat of silence keeps the chunk sequence whole.
@@ -54,10 +59,18 @@ export async function renderChunk(input: RenderChunkInput): Promise<RenderChunkR
     await engine.synthesize({ text, voice: voice.engineVoice, rate: engineRate, outPath: raw, signal });
     // The silence kept at each end scales with the rate like the speech does.
     const rate = engineRate * tempo;
-    const filters = ['aformat=channel_layouts=mono', TRIM(0.03 / rate), 'areverse', TRIM(0.08 / rate), 'areverse'];
-    if (tempo !== 1) filters.push(`rubberband=tempo=${tempo.toFixed(5)}`);
+    const filters = ['aformat=channel_layouts=mono', TRIM(0.03 / rate), 'areverse', TRIM(0.08 / rate), 'areverse', ...voicingFilters(voicing, tempo)];
     filters.push(`aresample=${CHUNK_SAMPLE_RATE}:resampler=soxr`);
-    await ffmpeg(['-i', fileUrl(raw), '-af', filters.join(','), '-ar', String(CHUNK_SAMPLE_RATE), '-ac', '1', '-c:a', 'pcm_s16le', '-f', 'wav', fileUrl(outPath)], signal);
+    await ffmpeg(['-i', fileUrl(raw), '-af', filters.join(','), '-ar', String(CHUNK_SAMPLE_RATE), '-ac', '1', '-c:a', 'pcm_s16le', '-map_metadata', '-1', '-f', 'wav', fileUrl(outPath)], signal);
   });
   return { durationSeconds: (await readWavInfo(outPath)).durationSeconds };
+}
+
+/**
+ * Gives a chunk rendered plain (neutral, speed 1) a voicing afterwards: the
+ * cloning fit compares several adjustments on one rendering.
+ */
+export async function applyVoicing(chunkPath: string, voicing: Voicing, outPath: string, signal?: AbortSignal): Promise<void> {
+  const filters = [...voicingFilters(voicing), `aresample=${CHUNK_SAMPLE_RATE}:resampler=soxr`];
+  await ffmpeg(['-i', fileUrl(chunkPath), '-af', filters.join(','), '-ar', String(CHUNK_SAMPLE_RATE), '-ac', '1', '-c:a', 'pcm_s16le', '-map_metadata', '-1', '-f', 'wav', fileUrl(outPath)], signal);
 }

@@ -1,11 +1,11 @@
-import { open, writeFile } from 'node:fs/promises';
+import { open, readFile, writeFile } from 'node:fs/promises';
 
 /** The one PCM format every rendered chunk has: joining chunks needs no conversion. */
 export const CHUNK_SAMPLE_RATE = 24_000;
 
-/** A mono 16-bit PCM WAV of silence. */
-export function silenceWav(seconds: number, sampleRate = CHUNK_SAMPLE_RATE): Buffer {
-  const dataBytes = Math.round(seconds * sampleRate) * 2;
+/** The 44-byte header of a mono 16-bit PCM WAV holding `samples` samples. */
+export function wavHeader(samples: number, sampleRate = CHUNK_SAMPLE_RATE): Buffer {
+  const dataBytes = samples * 2;
   const header = Buffer.alloc(44);
   header.write('RIFF', 0, 'ascii');
   header.writeUInt32LE(36 + dataBytes, 4);
@@ -20,7 +20,13 @@ export function silenceWav(seconds: number, sampleRate = CHUNK_SAMPLE_RATE): Buf
   header.writeUInt16LE(16, 34);
   header.write('data', 36, 'ascii');
   header.writeUInt32LE(dataBytes, 40);
-  return Buffer.concat([header, Buffer.alloc(dataBytes)]);
+  return header;
+}
+
+/** A mono 16-bit PCM WAV of silence. */
+export function silenceWav(seconds: number, sampleRate = CHUNK_SAMPLE_RATE): Buffer {
+  const samples = Math.round(seconds * sampleRate);
+  return Buffer.concat([wavHeader(samples, sampleRate), Buffer.alloc(samples * 2)]);
 }
 
 export async function writeSilenceWav(file: string, seconds: number, sampleRate = CHUNK_SAMPLE_RATE): Promise<void> {
@@ -32,6 +38,8 @@ export interface WavInfo {
   channels: number;
   bitsPerSample: number;
   dataBytes: number;
+  /** Where the samples start in the file. */
+  dataOffset: number;
   durationSeconds: number;
 }
 
@@ -48,7 +56,7 @@ export async function readWavInfo(file: string): Promise<WavInfo> {
     await handle.read(head, 0, 12, 0);
     if (head.toString('ascii', 0, 4) !== 'RIFF' || head.toString('ascii', 8, 12) !== 'WAVE') throw new Error(`${file}: not a WAV file`);
     let offset = 12;
-    let format: Omit<WavInfo, 'dataBytes' | 'durationSeconds'> | undefined;
+    let format: Omit<WavInfo, 'dataBytes' | 'dataOffset' | 'durationSeconds'> | undefined;
     const chunkHeader = Buffer.alloc(8);
     while (offset + 8 <= size) {
       await handle.read(chunkHeader, 0, 8, offset);
@@ -63,7 +71,7 @@ export async function readWavInfo(file: string): Promise<WavInfo> {
         // Never trust a size past the end of the file.
         const dataBytes = Math.min(length, size - offset - 8);
         const frameBytes = format.channels * (format.bitsPerSample / 8);
-        return { ...format, dataBytes, durationSeconds: Math.floor(dataBytes / frameBytes) / format.sampleRate };
+        return { ...format, dataBytes, dataOffset: offset + 8, durationSeconds: Math.floor(dataBytes / frameBytes) / format.sampleRate };
       }
       offset += 8 + length + (length % 2);
     }
@@ -71,4 +79,15 @@ export async function readWavInfo(file: string): Promise<WavInfo> {
   } finally {
     await handle.close();
   }
+}
+
+/** The samples of a mono 16-bit PCM WAV this service wrote (a rendered chunk), with its sample rate. */
+export async function readWavSamples(file: string): Promise<{ samples: Int16Array; sampleRate: number }> {
+  const info = await readWavInfo(file);
+  if (info.channels !== 1 || info.bitsPerSample !== 16) throw new Error(`${file}: not mono 16-bit PCM`);
+  const bytes = await readFile(file);
+  const data = bytes.subarray(info.dataOffset, info.dataOffset + info.dataBytes);
+  const samples = new Int16Array(info.dataBytes >> 1);
+  new Uint8Array(samples.buffer).set(data.subarray(0, samples.length * 2));
+  return { samples, sampleRate: info.sampleRate };
 }

@@ -134,9 +134,9 @@ export async function engineReferences(dir: string, speakers: readonly EngineSpe
 export async function speak(voice: PremadeVoice, text: string, dir: string, clone: ClonedVoiceProfile | null, engines?: EngineRegistry): Promise<SpeakerProfile> {
   const chunkPath = path.join(dir, `${voice.id}-${Math.random().toString(36).slice(2)}.wav`);
   const outPath = `${chunkPath}.out.wav`;
-  await renderChunk({ voice, text, emotion: 'neutral', outPath: chunkPath, engines });
-  const options = clone ? cloneFinishOptions(clone) : { speed: 1, profile: undefined };
-  await finishAudio({ chunkPaths: [chunkPath], pitch: 0, emotion: 'neutral', format: 'wav', outPath, ...options });
+  const voicing = { pitch: 0, emotion: 'neutral' as const, ...(clone ? cloneFinishOptions(clone) : { speed: 1, profile: undefined }) };
+  await renderChunk({ voice, text, ...voicing, outPath: chunkPath, engines });
+  await finishAudio({ chunkPaths: [chunkPath], format: 'wav', outPath, ...voicing });
   return analyseSpeaker(outPath);
 }
 

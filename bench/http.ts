@@ -7,6 +7,9 @@ import { loadConfig } from '../lib/config';
 import { createLogger } from '../lib/logger';
 import { ensurePostgres } from '../scripts/stack';
 import { serve } from '../api/listen';
+import { randomUUID } from 'node:crypto';
+import { API_KEY_PREFIX } from '../api/auth/authenticate';
+import { sha256 } from '../lib/secrets';
 
 /**
  * Requests per second of API endpoints against a bare Koa JSON handler,
@@ -18,9 +21,9 @@ import { serve } from '../api/listen';
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 
-async function load(url: string): Promise<{ rps: number; p50: number; p99: number; errors: number }> {
-  await autocannon({ url, connections: CONNECTIONS, duration: 1 }); // warm-up
-  const result = await autocannon({ url, connections: CONNECTIONS, duration: DURATION_S });
+async function load(url: string, headers: Record<string, string> = {}): Promise<{ rps: number; p50: number; p99: number; errors: number }> {
+  await autocannon({ url, headers, connections: CONNECTIONS, duration: 1 }); // warm-up
+  const result = await autocannon({ url, headers, connections: CONNECTIONS, duration: DURATION_S });
   return {
     rps: result.requests.average,
     p50: result.latency.p50,
@@ -39,11 +42,24 @@ async function main() {
     ctx.body = { status: 'ok', results: [{ id: 'free', name: 'Free', monthly_credits: 35000 }] };
   });
   const [baseline, api] = await Promise.all([serve(bare), serve(createApp(deps))]);
+  // One account with a completed synthesis, polled with a JWT and with an API key.
+  const accountId = randomUUID();
+  const synthesisId = randomUUID();
+  await deps.db('accounts').insert({ id: accountId, email: `bench-${accountId}@example.com`, password_hash: 'x', email_verified_at: new Date() });
+  await deps.db('syntheses').insert({
+    id: synthesisId, account_id: accountId, voice_id: 'en-us-slt', text: 'Hello.', characters: 6, speed: 1, pitch: 0, emotion: 'neutral', output_format: 'wav',
+    status: 'completed', progress: 1, audio_key: 'none', audio_bytes: 1, duration_seconds: 1, credits_charged: 6, started_at: new Date(), completed_at: new Date(),
+  });
+  const apiKey = `${API_KEY_PREFIX}${randomUUID().replace(/-/g, '')}`;
+  await deps.db('api_keys').insert({ id: randomUUID(), account_id: accountId, name: 'bench', prefix: apiKey.slice(0, 10), key_hash: sha256(apiKey) });
+  const statusUrl = `${api.url}/api/v1/tts/history/${synthesisId}/status/`;
   try {
     const rows: [string, Awaited<ReturnType<typeof load>>][] = [
       ['bare Koa JSON handler (baseline)', await load(`${baseline.url}/`)],
       ['GET /healthz (full middleware chain)', await load(`${api.url}/healthz`)],
       ['GET /api/v1/subscription-plans/ (PostgreSQL)', await load(`${api.url}/api/v1/subscription-plans/`)],
+      ['GET status of a completed synthesis (JWT)', await load(statusUrl, { Authorization: `Bearer ${await deps.tokens.issueAccess(accountId)}` })],
+      ['GET status of a completed synthesis (API key)', await load(statusUrl, { Authorization: `Bearer ${apiKey}` })],
     ];
     const base = rows[0][1].rps;
     process.stdout.write(`\n${CONNECTIONS} connections, ${DURATION_S} s each, node ${process.version}\n\n`);
@@ -53,6 +69,7 @@ async function main() {
     }
   } finally {
     await Promise.all([baseline.close(), api.close()]);
+    await deps.db('accounts').where({ id: accountId }).delete();
     await deps.close();
   }
 }

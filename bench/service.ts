@@ -39,6 +39,7 @@ const SCALING = process.env.BENCH_SCALING !== '0';
 const POLL_MS = Number(process.env.BENCH_POLL_MS ?? 20);
 const VOICE = 'en-us-slt';
 const TEXT_100 = 'The morning train left on time, and every passenger found a seat by the window before the first stop.';
+const PATIENT_POLL_MS = 250;
 /** Clients submitting and polling at once in the throughput phases. */
 const CLIENTS = 12;
 
@@ -174,7 +175,7 @@ async function main() {
     let accountIndex = 0;
     const nextAccount = () => accounts[accountIndex++ % accounts.length];
 
-    const synthesize = async (text: string, account = nextAccount()) => {
+    const synthesize = async (text: string, account = nextAccount(), pollMs = POLL_MS) => {
       const started = performance.now();
       const submittedAt = Date.now();
       const response = await fetch(`${apiUrl}/api/v1/tts/synthesize/`, {
@@ -189,14 +190,14 @@ async function main() {
         const status = (await (await fetch(`${apiUrl}${accepted.status_url}`, { headers: { Authorization: `Bearer ${account.token}` } })).json()) as { status: string; duration_seconds: number };
         if (status.status === 'completed') return { id: accepted.id, ms: performance.now() - started, audioSeconds: status.duration_seconds, submittedAt, answeredAt, seenAt: Date.now() };
         if (status.status !== 'queued' && status.status !== 'processing') throw new Error(`synthesis ${accepted.id} ${status.status}`);
-        await sleep(POLL_MS);
+        await sleep(pollMs);
       }
     };
     const throughput = async (count: number, run: () => Promise<unknown>) => {
       const phase = await measured(() => mapLimit(Array.from({ length: count }), CLIENTS, run));
       return { ...phase, rate: count / phase.seconds };
     };
-    const syntheses = (count: number) => throughput(count, () => synthesize(TEXT_100));
+    const syntheses = (count: number, pollMs = POLL_MS) => throughput(count, () => synthesize(TEXT_100, undefined, pollMs));
     const cpuPerItem = (cpu: Map<string, number>, count: number) => GROUP_ORDER.map((name) => fmt(((cpu.get(name) ?? 0) * 1000) / count, 0));
 
     // Warm-up: engines, caches, JIT.
@@ -212,12 +213,15 @@ async function main() {
     );
     const e2eCount = 36 * N;
     const e2e = await syntheses(e2eCount);
+    // The same load from clients that poll every 250 ms: the service's capacity rather than the status endpoint's.
+    const patient = await syntheses(e2eCount, PATIENT_POLL_MS);
     // The baseline is measured before and after, and the faster run counts (the harder ratio).
     const secondNoop = await trivial();
     const noop = firstNoop.rate >= secondNoop.rate ? firstNoop : secondNoop;
     rows.push(['orchestration: trivial workflow (1 no-op activity)', `${fmt(noop.rate)} wf/s`, `runs: ${fmt(firstNoop.rate)}, ${fmt(secondNoop.rate)}`, '-', '']);
     rows.push(['orchestration: synthesis graph, no-op activities', `${fmt(shape.rate)} wf/s`, `${fmt(noop.rate)} wf/s`, fmt(shape.rate / noop.rate, 2), '']);
-    rows.push([`syntheses end to end via HTTP (100 chars, wav, ${CLIENTS} clients)`, `${fmt(e2e.rate, 2)} /s`, `${fmt(noop.rate)} wf/s`, fmt(e2e.rate / noop.rate, 3), '>= 0.6']);
+    rows.push([`syntheses end to end via HTTP (100 chars, wav, ${CLIENTS} clients polling every ${POLL_MS} ms)`, `${fmt(e2e.rate, 2)} /s`, `${fmt(noop.rate)} wf/s`, fmt(e2e.rate / noop.rate, 3), '>= 0.6']);
+    rows.push([`same, clients polling every ${PATIENT_POLL_MS} ms`, `${fmt(patient.rate, 2)} /s`, `${fmt(noop.rate)} wf/s`, fmt(patient.rate / noop.rate, 3), '>= 0.6']);
     sections.push(
       `CPU per item (ms) in the throughput phases, by process (${GROUP_ORDER.join(', ')}):\n\n` +
         table(
@@ -225,7 +229,8 @@ async function main() {
           [
             ['trivial workflow', fmt(noop.rate), ...cpuPerItem(noop.cpu, 60 * N), busy(noop.cpu, noop.seconds)],
             ['synthesis graph, no-op', fmt(shape.rate), ...cpuPerItem(shape.cpu, 60 * N), busy(shape.cpu, shape.seconds)],
-            ['synthesis end to end', fmt(e2e.rate, 2), ...cpuPerItem(e2e.cpu, e2eCount), busy(e2e.cpu, e2e.seconds)],
+            [`synthesis end to end, polls every ${POLL_MS} ms`, fmt(e2e.rate, 2), ...cpuPerItem(e2e.cpu, e2eCount), busy(e2e.cpu, e2e.seconds)],
+            [`synthesis end to end, polls every ${PATIENT_POLL_MS} ms`, fmt(patient.rate, 2), ...cpuPerItem(patient.cpu, e2eCount), busy(patient.cpu, patient.seconds)],
           ],
         ),
     );
@@ -271,6 +276,20 @@ async function main() {
       e2eTimes.push(lastLight.ms);
     }
     sections.push(`Timeline of one synthesis at light load (ms after the client sent it):\n\n${await timeline(lastLight!)}`);
+    /** Each activity of a synthesis workflow: when it was scheduled, started (a worker took it) and completed. */
+    const activitySpans = async ({ id, submittedAt, seenAt }: NonNullable<typeof lastLight>) => {
+      const events = (await temporal.workflow.getHandle(`synthesis:${id}`).fetchHistory()).events ?? [];
+      const at = (event: (typeof events)[number]) => Number(event.eventTime?.seconds ?? 0) * 1000 + Math.round((event.eventTime?.nanos ?? 0) / 1e6) - submittedAt;
+      const spans = new Map<string, { name: string; times: number[] }>();
+      for (const event of events) {
+        if (event.activityTaskScheduledEventAttributes) spans.set(String(event.eventId), { name: event.activityTaskScheduledEventAttributes.activityType?.name ?? '?', times: [at(event)] });
+        const done = event.activityTaskStartedEventAttributes ?? event.activityTaskCompletedEventAttributes;
+        if (done) spans.get(String(done.scheduledEventId))?.times.push(at(event));
+      }
+      const rows = [...spans.values()].map(({ name, times }) => [name, ...times.map(String), String((times[2] ?? NaN) - (times[1] ?? NaN))]);
+      rows.push(['client: status completed seen', '', '', String(seenAt - submittedAt), '']);
+      return table(['activity', 'scheduled', 'started', 'completed', 'ran ms'], rows);
+    };
     const rawP50 = percentile(rawTimes, 0.5);
     const rawP95 = percentile(rawTimes, 0.95);
     rows.push([`overhead p50: submit→completed minus raw CLI (poll ${POLL_MS} ms)`, `${fmt(percentile(e2eTimes, 0.5) - rawP50, 0)} ms`, `${fmt(rawP50, 0)} ms raw`, fmt(percentile(e2eTimes, 0.5) / rawP50, 2), '<= 100 ms']);
@@ -284,6 +303,7 @@ async function main() {
     const rawLongRtf = (await readWavInfo(rawLongPath)).durationSeconds / ((performance.now() - rawLongStarted) / 1000);
     const long = await synthesize(longText);
     const longRtf = long.audioSeconds / (long.ms / 1000);
+    sections.push(`Activities of the long-text synthesis (ms after the client sent it; scheduled → started → completed):\n\n${await activitySpans(long)}`);
     rows.push([`long text (${longText.length} chars, ${VOICE}): audio s per wall s`, fmt(longRtf, 2), `${fmt(rawLongRtf, 2)} raw serial`, fmt(longRtf / rawLongRtf, 2), '>= 1.6']);
 
     // 4. API: authenticated status polls of a completed synthesis against a bare Koa JSON handler.
@@ -307,12 +327,12 @@ async function main() {
     for (const [count, concurrency] of SCALING ? ([[1, 1], [1, 2], [1, 4], [2, 1], [2, 2]] as const) : []) {
       await startWorkers(count, concurrency);
       await synthesize(TEXT_100); // warm the new processes
-      const run = await syntheses(scaleCount);
+      const run = await syntheses(scaleCount, PATIENT_POLL_MS);
       single ??= run.rate;
       scaling.push([String(count), String(concurrency), fmt(run.rate, 2), fmt(run.rate / single, 2), ...cpuPerItem(run.cpu, scaleCount), busy(run.cpu, run.seconds)]);
     }
     if (SCALING) sections.push(
-      `Scaling (${scaleCount} syntheses of 100 chars, ${CLIENTS} clients); CPU ms per synthesis by process; machine busy = CPU used / (wall × cores):\n\n` +
+      `Scaling (${scaleCount} syntheses of 100 chars, ${CLIENTS} clients polling every ${PATIENT_POLL_MS} ms); CPU ms per synthesis by process; machine busy = CPU used / (wall × cores):\n\n` +
         table(['workers', 'concurrency each', 'syntheses/s', 'vs 1×1', ...GROUP_ORDER, 'machine busy'], scaling),
     );
 

@@ -1,7 +1,7 @@
 import { ProcessError, run } from '../../engines/process';
 import { ANALYSIS_RATE } from '../analysis';
 import { fileUrl } from '../ffmpeg';
-import { integratedLoudness } from './loudness';
+import { integratedLoudness } from '../loudness';
 import { DEMUXERS, type SampleFormat, sniffAudioFile } from './sniff';
 import { detectSpeech, readPcm16Wav } from './speech';
 

@@ -4,7 +4,7 @@ import type { EngineRegistry } from '../../engines/registry';
 import { withTempDir } from '../../engines/process';
 import { finishAudio, type VoiceProfileAdjustment } from '../finish';
 import { SPEED_RANGE } from '../prosody';
-import { renderChunk, type RenderChunkInput } from '../render';
+import { applyVoicing, renderChunk, type RenderChunkInput } from '../render';
 import { clamp, median, semitonesBetween, smooth } from './dsp';
 import { similarityScore } from './similarity';
 import { analyseSpeaker, type SpeakerProfile } from './speaker';
@@ -131,11 +131,12 @@ export async function buildVoiceProfile(input: BuildVoiceProfileInput): Promise<
   });
 }
 
-function finish(chunkPath: string, adjustment: Adjustment, outPath: string, signal?: AbortSignal): Promise<unknown> {
-  return finishAudio({
-    chunkPaths: [chunkPath], speed: adjustment.rate, pitch: 0, emotion: 'neutral', format: 'wav', outPath,
-    profile: { semitones: adjustment.semitones, eq: adjustment.eq }, signal,
-  });
+/** A plain rendering with an adjustment applied, finished like a synthesis with that clone would be. */
+async function finish(chunkPath: string, adjustment: Adjustment, outPath: string, signal?: AbortSignal): Promise<unknown> {
+  const voicing = { speed: adjustment.rate, pitch: 0, emotion: 'neutral' as const, profile: { semitones: adjustment.semitones, eq: adjustment.eq } };
+  const voiced = `${outPath}.voiced.wav`;
+  await applyVoicing(chunkPath, voicing, voiced, signal);
+  return finishAudio({ chunkPaths: [voiced], ...voicing, format: 'wav', outPath, signal });
 }
 
 type Adjustment = { semitones: number; eq: ClonedVoiceProfile['eq']; rate: number };

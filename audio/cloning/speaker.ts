@@ -1,6 +1,6 @@
 import { ANALYSIS_RATE, decodeAudio } from '../analysis';
 import { decimateByTwo, Fft, median, PowerSpectrum, resample, smooth, toDb } from './dsp';
-import { integratedLoudness } from './loudness';
+import { integratedLoudness } from '../loudness';
 import { detectSpeech, FRAME_SECONDS, pitchTrack, readPcm16Wav, type SpeechActivity } from './speech';
 
 /**

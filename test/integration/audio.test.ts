@@ -3,7 +3,7 @@ import { mkdtemp, readdir, readFile, rm, truncate, writeFile } from 'node:fs/pro
 import os from 'node:os';
 import path from 'node:path';
 import { analyseAudio, type AudioAnalysis, probeFormat } from '../../audio/analysis';
-import { finishAudio, type FinishAudioInput } from '../../audio/finish';
+import { finishAudio, type FinishAudioInput, type Voicing } from '../../audio/finish';
 import { type Emotion, EMOTIONS, type OutputFormat } from '../../audio/prosody';
 import { renderChunk } from '../../audio/render';
 import { splitText } from '../../audio/text';
@@ -30,9 +30,10 @@ afterAll(async () => {
   await rm(work, { recursive: true, force: true });
 });
 
-async function chunk(voice: PremadeVoice, text: string, speed = 1, emotion: Emotion = 'neutral'): Promise<string> {
+/** Renders one chunk with its voicing (speed, pitch, emotion, profile); finish() must get the same voicing. */
+async function chunk(voice: PremadeVoice, text: string, voicing: Partial<Voicing> = {}): Promise<string> {
   const outPath = file('wav');
-  await renderChunk({ voice, text, speed, emotion, outPath, engines });
+  await renderChunk({ voice, text, emotion: 'neutral', ...voicing, outPath, engines });
   return outPath;
 }
 
@@ -87,7 +88,7 @@ describe.each(VOICES)('%s through the pipeline', (id) => {
 
   it('halves the duration at speed 2.0 and doubles it at 0.5, keeping the pitch', async () => {
     if (skipUnlessPresent()) return;
-    const [fast, slow] = await Promise.all([2, 0.5].map(async (speed) => (await finish([await chunk(voice, SENTENCE, speed)], { speed })).analysis));
+    const [fast, slow] = await Promise.all([2, 0.5].map(async (speed) => (await finish([await chunk(voice, SENTENCE, { speed })], { speed })).analysis));
     const fastRatio = fast.durationSeconds / neutral.durationSeconds;
     const slowRatio = slow.durationSeconds / neutral.durationSeconds;
     log.push(`${id.padEnd(18)} speed 2.0 -> x${fastRatio.toFixed(3)} duration, 0.5 -> x${slowRatio.toFixed(3)}; F0 ${fast.f0MedianHz!.toFixed(0)} / ${slow.f0MedianHz!.toFixed(0)} Hz`);
@@ -100,7 +101,7 @@ describe.each(VOICES)('%s through the pipeline', (id) => {
 
   it('doubles the median F0 at pitch +12 and halves it at -12, keeping the duration', async () => {
     if (skipUnlessPresent()) return;
-    const [up, down] = await Promise.all([12, -12].map(async (pitch) => (await finish([neutralChunk], { pitch })).analysis));
+    const [up, down] = await Promise.all([12, -12].map(async (pitch) => (await finish([await chunk(voice, SENTENCE, { pitch })], { pitch })).analysis));
     const upRatio = up.f0MedianHz! / neutral.f0MedianHz!;
     const downRatio = down.f0MedianHz! / neutral.f0MedianHz!;
     log.push(`${id.padEnd(18)} pitch +12 -> F0 x${upRatio.toFixed(3)}, -12 -> x${downRatio.toFixed(3)}`);
@@ -114,7 +115,7 @@ describe.each(VOICES)('%s through the pipeline', (id) => {
   it('makes every emotion measurably different from neutral', async () => {
     if (skipUnlessPresent()) return;
     const others = EMOTIONS.filter((emotion) => emotion !== 'neutral');
-    const results = await Promise.all(others.map(async (emotion) => ({ emotion, analysis: (await finish([await chunk(voice, SENTENCE, 1, emotion)], { emotion })).analysis })));
+    const results = await Promise.all(others.map(async (emotion) => ({ emotion, analysis: (await finish([await chunk(voice, SENTENCE, { emotion })], { emotion })).analysis })));
     for (const { emotion, analysis } of results) {
       const differences = {
         duration: analysis.durationSeconds / neutral.durationSeconds - 1,
@@ -199,9 +200,9 @@ describe('the pipeline around the engines', () => {
   });
 
   it('applies a voice profile: extra pitch shift and an EQ curve', async () => {
-    const base = await chunk(espeak, SENTENCE);
-    const plain = (await finish([base])).analysis;
-    const shifted = (await finish([base], { profile: { semitones: 12, eq: [{ hz: 200, gainDb: -6 }, { hz: 3000, gainDb: 6 }] } })).analysis;
+    const profile = { semitones: 12, eq: [{ hz: 200, gainDb: -6 }, { hz: 3000, gainDb: 6 }] };
+    const plain = (await finish([await chunk(espeak, SENTENCE)])).analysis;
+    const shifted = (await finish([await chunk(espeak, SENTENCE, { profile })], { profile })).analysis;
     expect(shifted.f0MedianHz! / plain.f0MedianHz!).toBeGreaterThan(1.8);
     expect(shifted.f0MedianHz! / plain.f0MedianHz!).toBeLessThan(2.2);
     expect(Math.abs(shifted.durationSeconds - plain.durationSeconds)).toBeLessThan(0.1);

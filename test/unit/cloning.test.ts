@@ -1,5 +1,5 @@
 import { decimateByTwo, Fft, resample } from '../../audio/cloning/dsp';
-import { integratedLoudness } from '../../audio/cloning/loudness';
+import { integratedLoudness } from '../../audio/loudness';
 import { cloneFinishOptions, eqCurve, refineEq } from '../../audio/cloning/profile';
 import { profileDistances, similarityScore } from '../../audio/cloning/similarity';
 import { analyseSpeakerSamples, LTAS_CENTERS_HZ, type SpeakerProfile } from '../../audio/cloning/speaker';

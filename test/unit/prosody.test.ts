@@ -1,4 +1,5 @@
-import { finishFilters } from '../../audio/finish';
+import { voicingFilters } from '../../audio/finish';
+import { applyGain, LoudnessMeter, normalizeLoudness } from '../../audio/loudness';
 import { assertProsody, EMOTION_PRESETS, EMOTIONS, planEmotionRate } from '../../audio/prosody';
 
 describe('planEmotionRate', () => {
@@ -41,39 +42,66 @@ describe('assertProsody', () => {
   });
 });
 
-describe('finishFilters', () => {
-  it('is loudness normalization and resampling alone for a neutral request', () => {
-    expect(finishFilters({ speed: 1, pitch: 0, emotion: 'neutral' }, 10)).toBe(
-      'loudnorm=I=-16.0:TP=-1.5:LRA=11,aresample=24000:resampler=soxr',
-    );
+describe('voicingFilters', () => {
+  it('is nothing at all for a neutral request', () => {
+    expect(voicingFilters({ speed: 1, pitch: 0, emotion: 'neutral' })).toEqual([]);
   });
 
   it('shifts pitch with formants preserved at full quality, adding the emotion and the profile', () => {
-    const filters = finishFilters({ speed: 1, pitch: 12, emotion: 'happy', profile: { semitones: -2 } }, 10);
-    expect(filters).toMatch(/^rubberband=pitch=2\.000000:pitchq=quality:formant=preserved,treble=g=2\.0:f=3000,/);
+    const filters = voicingFilters({ speed: 1, pitch: 12, emotion: 'happy', profile: { semitones: -2 } }).join(',');
+    expect(filters).toMatch(/^rubberband=pitch=2\.000000:pitchq=quality:formant=preserved,treble=g=2\.0:f=3000$/);
   });
 
-  it('changes tempo and pitch in one rubberband pass', () => {
-    expect(finishFilters({ speed: 2, pitch: -12, emotion: 'neutral' }, 10)).toMatch(
-      /^rubberband=tempo=2\.000000:pitch=0\.500000:pitchq=quality:formant=preserved,loudnorm/,
-    );
-    expect(finishFilters({ speed: 0.5, pitch: 0, emotion: 'neutral' }, 10)).toMatch(/^rubberband=tempo=0\.500000,loudnorm/);
-  });
-
-  it('loops a short output for loudnorm and keeps the first pass', () => {
-    expect(finishFilters({ speed: 1, pitch: 0, emotion: 'neutral' }, 1.5)).toBe(
-      'aloop=loop=3:size=60000,loudnorm=I=-16.0:TP=-1.5:LRA=11,aresample=24000:resampler=soxr,atrim=duration=1.5000',
-    );
-    // 5 s of chunks at double speed is 2.5 s of output.
-    expect(finishFilters({ speed: 2, pitch: 0, emotion: 'neutral' }, 5)).toContain('atrim=duration=2.5000');
+  it('changes tempo and pitch in one rubberband pass, with the emotion tempo the engine could not set', () => {
+    expect(voicingFilters({ speed: 2, pitch: -12, emotion: 'neutral' })).toEqual(['rubberband=tempo=2.000000:pitch=0.500000:pitchq=quality:formant=preserved']);
+    expect(voicingFilters({ speed: 0.5, pitch: 0, emotion: 'neutral' })).toEqual(['rubberband=tempo=0.500000']);
+    expect(voicingFilters({ speed: 1.5, pitch: 0, emotion: 'neutral' }, 0.8)).toEqual(['rubberband=tempo=1.200000']);
   });
 
   it('turns a profile EQ curve into a sorted firequalizer gain list', () => {
-    const filters = finishFilters({ speed: 1, pitch: 0, emotion: 'neutral', profile: { eq: [{ hz: 1000, gainDb: 3 }, { hz: 141, gainDb: -9.4 }] } }, 10);
+    const filters = voicingFilters({ speed: 1, pitch: 0, emotion: 'neutral', profile: { eq: [{ hz: 1000, gainDb: 3 }, { hz: 141, gainDb: -9.4 }] } });
     expect(filters).toContain("firequalizer=gain_entry='entry(141.0,-9.40);entry(1000.0,3.00)':scale=linlog:zero_phase=on:accuracy=1");
   });
 
   it('refuses non-finite numbers instead of writing them into a filter graph', () => {
-    expect(() => finishFilters({ speed: 1, pitch: Number.NaN, emotion: 'neutral' }, 10)).toThrow(RangeError);
+    expect(() => voicingFilters({ speed: 1, pitch: Number.NaN, emotion: 'neutral' })).toThrow(RangeError);
+  });
+});
+
+describe('loudness normalization', () => {
+  const tone = (seconds: number, amplitude: number) =>
+    Int16Array.from({ length: seconds * 24_000 }, (_, i) => Math.round(amplitude * 32767 * Math.sin((2 * Math.PI * 1000 * i) / 24_000)));
+  const loudness = (samples: Int16Array) => {
+    const meter = new LoudnessMeter(24_000);
+    meter.push(samples);
+    return meter.integrated();
+  };
+  const peakDb = (samples: Int16Array) => 20 * Math.log10(samples.reduce((peak, sample) => Math.max(peak, Math.abs(sample)), 0) / 32768);
+
+  it('brings a steady tone to the target loudness', () => {
+    const [out] = normalizeLoudness([tone(3, 0.05)], 24_000, -16, -1.5);
+    expect(loudness(out)).toBeCloseTo(-16, 1);
+  });
+
+  it('limits peaks to the ceiling instead of clipping, and still reaches the target', () => {
+    // Speech-like: a steady level with short bursts that would pass the ceiling at the target gain.
+    const signal = tone(3, 0.1);
+    for (const start of [12_000, 36_000, 60_000]) for (let i = start; i < start + 240; i++) signal[i] = Math.round(0.3 * 32767 * Math.sin((2 * Math.PI * 1000 * i) / 24_000));
+    const plainGainDb = -12 - loudness(signal);
+    expect(20 * Math.log10(0.3) + plainGainDb).toBeGreaterThan(0);
+    const [out] = normalizeLoudness([signal], 24_000, -12, -1.5);
+    expect(peakDb(out)).toBeLessThanOrEqual(-1.45);
+    expect(Math.abs(loudness(out) - -12)).toBeLessThan(0.3);
+  });
+
+  it('applies a plain gain where no peak comes near the ceiling', () => {
+    const quiet = tone(1, 0.01);
+    const out = applyGain(quiet, 2, -1.5, 24_000);
+    expect(out.every((sample, i) => sample === Math.round(quiet[i] * 2))).toBe(true);
+  });
+
+  it('leaves silence alone', () => {
+    const silence = new Int16Array(24_000);
+    expect(normalizeLoudness([silence], 24_000, -16, -1.5)).toEqual([silence]);
   });
 });

@@ -1,0 +1,197 @@
+/**
+ * ITU-R BS.1770-4 integrated loudness of a mono signal at any sample rate, so
+ * neither a profile's level nor a synthesis's loudness normalization needs an
+ * ffmpeg pass of its own. The K-weighting filters are
+ * derived from their analog prototypes (the parameters libebur128 and
+ * pyloudnorm use), which reproduces the standard's 48 kHz coefficients.
+ */
+
+interface Biquad {
+  b: [number, number, number];
+  a: [number, number];
+}
+
+function kWeighting(sampleRate: number): [Biquad, Biquad] {
+  // Stage 1: high shelf (head effects), +4 dB above ~1.7 kHz.
+  let K = Math.tan((Math.PI * 1681.974450955533) / sampleRate);
+  let Q = 0.7071752369554196;
+  const Vh = 10 ** (3.999843853973347 / 20);
+  const Vb = Vh ** 0.4996667741545416;
+  let a0 = 1 + K / Q + K * K;
+  const shelf: Biquad = {
+    b: [(Vh + (Vb * K) / Q + K * K) / a0, (2 * (K * K - Vh)) / a0, (Vh - (Vb * K) / Q + K * K) / a0],
+    a: [(2 * (K * K - 1)) / a0, (1 - K / Q + K * K) / a0],
+  };
+  // Stage 2: the RLB high pass at ~38 Hz.
+  K = Math.tan((Math.PI * 38.13547087602444) / sampleRate);
+  Q = 0.5003270373238773;
+  a0 = 1 + K / Q + K * K;
+  const highPass: Biquad = { b: [1, -2, 1], a: [(2 * (K * K - 1)) / a0, (1 - K / Q + K * K) / a0] };
+  return [shelf, highPass];
+}
+
+/**
+ * Integrated loudness, fed in pieces: K-weighted energy is summed per 100 ms
+ * step, and 400 ms blocks (75 % overlap) are four consecutive steps, so
+ * memory stays small for an hour of audio.
+ */
+export class LoudnessMeter {
+  private readonly stages: [Biquad, Biquad];
+  private readonly state = new Float64Array(8);
+  private readonly stepLength: number;
+  private stepEnergy = 0;
+  private stepFill = 0;
+  private readonly steps: number[] = [];
+
+  constructor(sampleRate: number) {
+    this.stages = kWeighting(sampleRate);
+    this.stepLength = Math.round(0.1 * sampleRate);
+  }
+
+  /** Samples in [-1, 1] (Float32Array), or 16-bit PCM (Int16Array, scaled here). */
+  push(samples: Float32Array | Int16Array): void {
+    const scale = samples instanceof Int16Array ? 1 / 32768 : 1;
+    const [{ b: b1, a: a1 }, { b: b2, a: a2 }] = this.stages;
+    let [x1, x2, y1, y2, u1, u2, z1, z2] = this.state;
+    for (let i = 0; i < samples.length; i++) {
+      const x = samples[i] * scale;
+      const y = b1[0] * x + b1[1] * x1 + b1[2] * x2 - a1[0] * y1 - a1[1] * y2;
+      x2 = x1;
+      x1 = x;
+      y2 = y1;
+      y1 = y;
+      const z = b2[0] * y + b2[1] * u1 + b2[2] * u2 - a2[0] * z1 - a2[1] * z2;
+      u2 = u1;
+      u1 = y;
+      z2 = z1;
+      z1 = z;
+      this.stepEnergy += z * z;
+      if (++this.stepFill === this.stepLength) {
+        this.steps.push(this.stepEnergy);
+        this.stepEnergy = 0;
+        this.stepFill = 0;
+      }
+    }
+    this.state.set([x1, x2, y1, y2, u1, u2, z1, z2]);
+  }
+
+  /** LUFS (-70 LUFS absolute and -10 LU relative gates); -70 when nothing passes. */
+  integrated(): number {
+    const block = 4 * this.stepLength;
+    const powers: number[] = [];
+    for (let start = 0; start + 4 <= this.steps.length; start++) {
+      powers.push((this.steps[start] + this.steps[start + 1] + this.steps[start + 2] + this.steps[start + 3]) / block);
+    }
+    const lufs = (power: number) => -0.691 + 10 * Math.log10(power);
+    const absolute = powers.filter((power) => power > 0 && lufs(power) > -70);
+    if (absolute.length === 0) return -70;
+    const relativeGate = lufs(absolute.reduce((sum, power) => sum + power, 0) / absolute.length) - 10;
+    const gated = absolute.filter((power) => lufs(power) > relativeGate);
+    return lufs(gated.reduce((sum, power) => sum + power, 0) / gated.length);
+  }
+}
+
+/** Integrated loudness in LUFS (400 ms blocks, 75 % overlap, -70 LUFS absolute and -10 LU relative gates); -70 when nothing passes. */
+export function integratedLoudness(samples: Float32Array, sampleRate: number): number {
+  const meter = new LoudnessMeter(sampleRate);
+  meter.push(samples);
+  return meter.integrated();
+}
+
+/** Integrated loudness of 16-bit PCM pieces taken as one signal. */
+export function loudnessOf(pieces: readonly Int16Array[], sampleRate: number): number {
+  const meter = new LoudnessMeter(sampleRate);
+  for (const piece of pieces) meter.push(piece);
+  return meter.integrated();
+}
+
+/**
+ * Brings 16-bit PCM pieces, as one signal, to `targetLufs` with peaks held
+ * under `ceilingDb` (applyGain's limiter). Limiting takes a little loudness
+ * away, so the gain is corrected from a new measurement, up to twice, and
+ * never by more than 6 dB. Silence stays as it is.
+ */
+export function normalizeLoudness(pieces: readonly Int16Array[], sampleRate: number, targetLufs: number, ceilingDb: number): Int16Array[] {
+  const measured = loudnessOf(pieces, sampleRate);
+  if (measured <= -70) return [...pieces];
+  const initialDb = targetLufs - measured;
+  let gainDb = initialDb;
+  let out = pieces.map((piece) => applyGain(piece, 10 ** (gainDb / 20), ceilingDb, sampleRate));
+  for (let pass = 0; pass < 2; pass++) {
+    const missing = targetLufs - loudnessOf(out, sampleRate);
+    const next = Math.min(gainDb + missing, initialDb + 6);
+    if (Math.abs(missing) < 0.3 || next <= gainDb) break;
+    gainDb = next;
+    out = pieces.map((piece) => applyGain(piece, 10 ** (gainDb / 20), ceilingDb, sampleRate));
+  }
+  return out;
+}
+
+/**
+ * Applies `gain` to 16-bit PCM with a look-ahead peak limiter: where a
+ * sample would pass `ceilingDb`, the gain dips smoothly (over ~5 ms each
+ * side) so that it lands on the ceiling, and comes back as fast; elsewhere
+ * it is the plain gain. Speech has few such peaks, so the loudness barely moves.
+ */
+export function applyGain(samples: Int16Array, gain: number, ceilingDb: number, sampleRate: number): Int16Array {
+  const ceiling = 32767 * 10 ** (ceilingDb / 20);
+  const n = samples.length;
+  // Per sample: the most gain it can take.
+  const allowed = new Float32Array(n);
+  let limited = false;
+  for (let i = 0; i < n; i++) {
+    const magnitude = Math.abs(samples[i]);
+    allowed[i] = magnitude * gain > ceiling ? ceiling / magnitude : gain;
+    if (allowed[i] < gain) limited = true;
+  }
+  const out = new Int16Array(n);
+  if (!limited) {
+    for (let i = 0; i < n; i++) out[i] = Math.round(samples[i] * gain);
+    return out;
+  }
+  // A minimum over ±w then a mean over w: every mean only sees minima of windows that contain the
+  // sample, so the envelope never exceeds what the sample allows, and it ramps instead of stepping.
+  const w = Math.max(1, Math.round(0.005 * sampleRate));
+  const minimum = slidingMinimum(allowed, w);
+  const half = w >> 1;
+  let sum = 0;
+  let count = 0;
+  for (let i = 0; i < Math.min(n, half + 1); i++) {
+    sum += minimum[i];
+    count++;
+  }
+  for (let i = 0; i < n; i++) {
+    const envelope = sum / count;
+    out[i] = Math.max(-32768, Math.min(32767, Math.round(samples[i] * envelope)));
+    const entering = i + half + 1;
+    const leaving = i - half;
+    if (entering < n) {
+      sum += minimum[entering];
+      count++;
+    }
+    if (leaving >= 0) {
+      sum -= minimum[leaving];
+      count--;
+    }
+  }
+  return out;
+}
+
+/** The minimum of `values` over [i - radius, i + radius] for every i (monotonic deque, O(n)). */
+function slidingMinimum(values: Float32Array, radius: number): Float32Array {
+  const n = values.length;
+  const out = new Float32Array(n);
+  const deque = new Int32Array(n);
+  let head = 0;
+  let tail = 0;
+  let next = 0;
+  for (let i = 0; i < n; i++) {
+    for (; next < n && next <= i + radius; next++) {
+      while (tail > head && values[deque[tail - 1]] >= values[next]) tail--;
+      deque[tail++] = next;
+    }
+    while (deque[head] < i - radius) head++;
+    out[i] = values[deque[head]];
+  }
+  return out;
+}
