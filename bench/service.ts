@@ -69,6 +69,8 @@ function processGroups(ports: { temporal: number; minio: number }): ProcessGroup
   return [
     { name: 'api', match: (stat) => stat.cmdline.includes(path.join('dist', 'api', 'main.js')) },
     { name: 'worker', match: (stat) => stat.cmdline.includes(path.join('dist', 'worker', 'main.js')), childrenName: 'engines+ffmpeg' },
+    // The worker's kept Festival interpreters count while they live; when one exits its time moves into the worker's children.
+    { name: 'engines+ffmpeg', match: (stat) => stat.comm === 'festival' && stat.cmdline.includes('--pipe') },
     { name: 'temporal', match: (stat) => stat.comm === 'temporal' && stat.cmdline.includes(`--port ${ports.temporal} `) },
     { name: 'postgres', match: (stat) => stat.comm === 'postgres' || stat.cmdline.startsWith('postgres:') },
     { name: 'minio', match: (stat) => stat.comm === 'minio' && stat.cmdline.includes(`127.0.0.1:${ports.minio} `) },
@@ -193,11 +195,40 @@ async function main() {
         await sleep(pollMs);
       }
     };
-    const throughput = async (count: number, run: () => Promise<unknown>) => {
+    const throughput = async <T>(count: number, run: () => Promise<T>) => {
       const phase = await measured(() => mapLimit(Array.from({ length: count }), CLIENTS, run));
       return { ...phase, rate: count / phase.seconds };
     };
     const syntheses = (count: number, pollMs = POLL_MS) => throughput(count, () => synthesize(TEXT_100, undefined, pollMs));
+    /**
+     * Where each synthesis's wall time went under load, from its workflow
+     * history and the client's clock: mean and p95 per stage, in ms.
+     */
+    const latencyBreakdown = async (results: Awaited<ReturnType<typeof synthesize>>[]) => {
+      const stages = new Map<string, number[]>();
+      const add = (stage: string, ms: number) => stages.set(stage, [...(stages.get(stage) ?? []), ms]);
+      for (const result of results) {
+        const events = (await temporal.workflow.getHandle(`synthesis:${result.id}`).fetchHistory()).events ?? [];
+        const at = (event: (typeof events)[number] | undefined) => (event ? Number(event.eventTime?.seconds ?? 0) * 1000 + Math.round((event.eventTime?.nanos ?? 0) / 1e6) : NaN);
+        const first = (key: string) => events.find((event) => (event as Record<string, unknown>)[key]);
+        const started = at(first('workflowExecutionStartedEventAttributes'));
+        const firstTask = at(first('workflowTaskStartedEventAttributes'));
+        const scheduled = at(first('activityTaskScheduledEventAttributes'));
+        const running = at(first('activityTaskStartedEventAttributes'));
+        const rendered = at(first('activityTaskCompletedEventAttributes'));
+        const closed = at(first('workflowExecutionCompletedEventAttributes'));
+        add('POST → 202 (checks, reserve workflow, start)', result.answeredAt - result.submittedAt);
+        add('workflow start → first workflow task picked up', firstTask - started);
+        add('first task → render scheduled (slot, local activity)', scheduled - firstTask);
+        add('render waiting for a CPU slot', running - scheduled);
+        add('render running (engine, ffmpeg, finish, store)', rendered - running);
+        add('render done → workflow closed (capture child, record)', closed - rendered);
+        add('closed → client saw completed (poll)', result.seenAt - closed);
+        add('total', result.seenAt - result.submittedAt);
+      }
+      const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+      return table(['stage', 'mean ms', 'p95 ms'], [...stages].map(([stage, values]) => [stage, fmt(mean(values), 0), fmt(percentile(values, 0.95), 0)]));
+    };
     const cpuPerItem = (cpu: Map<string, number>, count: number) => GROUP_ORDER.map((name) => fmt(((cpu.get(name) ?? 0) * 1000) / count, 0));
 
     // Warm-up: engines, caches, JIT.
@@ -234,6 +265,8 @@ async function main() {
           ],
         ),
     );
+
+    sections.push(`Where a synthesis's time goes under load (${CLIENTS} clients polling every ${PATIENT_POLL_MS} ms, ${fmt(patient.rate, 2)}/s):\n\n${await latencyBreakdown(patient.result)}`);
 
     // Workflow history sizes: every event is a round trip's worth of server work.
     const one = await synthesize(TEXT_100);

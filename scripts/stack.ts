@@ -18,6 +18,17 @@ const BIN_DIR = process.env.OPENVOX_BIN_DIR ?? path.join(process.env.XDG_CACHE_H
 /** Search attributes the workflows set; registered at server start (compose registers them too). */
 export const SEARCH_ATTRIBUTES = { Account: 'Keyword', VoiceId: 'Keyword', Characters: 'Int' } as const;
 
+/**
+ * One partition per task queue. The default four spread a queue's tasks over
+ * partitions that one worker's pollers visit in turn; at this scale a task
+ * then waits in a partition nobody polls (bench:service measured renders
+ * waiting 2.4 s on average with two free slots, and bimodal workflow rates).
+ */
+export const TEMPORAL_DYNAMIC_CONFIG = {
+  'matching.numTaskqueueReadPartitions': 1,
+  'matching.numTaskqueueWritePartitions': 1,
+} as const;
+
 export interface Managed {
   name: string;
   /** Stops the process if this run started it; a reused service is left running. */
@@ -107,6 +118,7 @@ export async function startTemporal(options: TemporalOptions): Promise<Managed> 
     args.push('--sqlite-pragma', 'journal_mode=WAL', '--sqlite-pragma', 'synchronous=OFF');
   }
   for (const [name, type] of Object.entries(SEARCH_ATTRIBUTES)) args.push('--search-attribute', `${name}=${type}`);
+  for (const [key, value] of Object.entries(TEMPORAL_DYNAMIC_CONFIG)) args.push('--dynamic-config-value', `${key}=${value}`);
   const child = spawnLogged('temporal', binary('temporal'), args, options.logDir);
   await waitFor('Temporal', () => portOpen(options.port), 60_000, child);
   // The frontend accepts connections a moment before the default namespace answers.
