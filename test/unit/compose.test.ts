@@ -3,6 +3,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
+import { TEMPORAL_DYNAMIC_CONFIG } from '../../scripts/stack';
 
 type Service = {
   image?: string;
@@ -207,6 +208,15 @@ describe('docker-compose.yml', () => {
     expect(services.temporal.depends_on).toMatchObject({
       'temporal-admin-tools': { condition: 'service_completed_successfully' },
     });
+  });
+
+  it('gives the Temporal server the dynamic config the dev server runs with (one partition per task queue)', () => {
+    const temporal = services.temporal as { environment?: Record<string, string>; volumes?: string[] };
+    const target = temporal.environment?.DYNAMIC_CONFIG_FILE_PATH;
+    const mount = (temporal.volumes ?? []).map((volume) => volume.split(':')).find(([, inside]) => inside === target);
+    expect(mount).toBeDefined();
+    const file = parse(readFileSync(path.join(root, mount![0]), 'utf8')) as Record<string, { value: unknown }[]>;
+    expect(Object.fromEntries(Object.entries(file).map(([key, [{ value }]]) => [key, value]))).toEqual(TEMPORAL_DYNAMIC_CONFIG);
   });
 
   it('registers the custom search attributes the workflows use', () => {
