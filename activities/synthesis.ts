@@ -132,12 +132,9 @@ export function createSynthesisActivities({ db, storage, temporal, engines }: Ac
       const synthesis = await loadSynthesis(synthesisId);
       return withHeartbeat((signal) =>
         inTempDir(async (dir) => {
-          const chunkPaths: string[] = [];
-          for (let index = 0; index < chunkCount; index++) {
-            const chunkPath = path.join(dir, `chunk-${index}.wav`);
-            await pipeline(await storage.get(chunkKey(synthesisId, index)), createWriteStream(chunkPath));
-            chunkPaths.push(chunkPath);
-          }
+          // Fetched side by side: this step runs alone after the renders, so its wall time is the synthesis's.
+          const chunkPaths = Array.from({ length: chunkCount }, (_, index) => path.join(dir, `chunk-${index}.wav`));
+          await Promise.all(chunkPaths.map(async (chunkPath, index) => pipeline(await storage.get(chunkKey(synthesisId, index)), createWriteStream(chunkPath))));
           // The chunks stay until the synthesis is recorded: a retry of this step still finds them.
           return finishAndStore(synthesis, chunkPaths, dir, signal);
         }),

@@ -52,26 +52,34 @@ export class LoudnessMeter {
   push(samples: Float32Array | Int16Array): void {
     const scale = samples instanceof Int16Array ? 1 / 32768 : 1;
     const [{ b: b1, a: a1 }, { b: b2, a: a2 }] = this.stages;
+    const [p0, p1, p2, q1, q2] = [b1[0], b1[1], b1[2], a1[0], a1[1]];
+    const [r0, r1, r2, s1, s2] = [b2[0], b2[1], b2[2], a2[0], a2[1]];
     let [x1, x2, y1, y2, u1, u2, z1, z2] = this.state;
+    // Locals, not fields, in the loop: this runs over every sample of every synthesis.
+    let energy = this.stepEnergy;
+    let fill = this.stepFill;
+    const stepLength = this.stepLength;
     for (let i = 0; i < samples.length; i++) {
       const x = samples[i] * scale;
-      const y = b1[0] * x + b1[1] * x1 + b1[2] * x2 - a1[0] * y1 - a1[1] * y2;
+      const y = p0 * x + p1 * x1 + p2 * x2 - q1 * y1 - q2 * y2;
       x2 = x1;
       x1 = x;
       y2 = y1;
       y1 = y;
-      const z = b2[0] * y + b2[1] * u1 + b2[2] * u2 - a2[0] * z1 - a2[1] * z2;
+      const z = r0 * y + r1 * u1 + r2 * u2 - s1 * z1 - s2 * z2;
       u2 = u1;
       u1 = y;
       z2 = z1;
       z1 = z;
-      this.stepEnergy += z * z;
-      if (++this.stepFill === this.stepLength) {
-        this.steps.push(this.stepEnergy);
-        this.stepEnergy = 0;
-        this.stepFill = 0;
+      energy += z * z;
+      if (++fill === stepLength) {
+        this.steps.push(energy);
+        energy = 0;
+        fill = 0;
       }
     }
+    this.stepEnergy = energy;
+    this.stepFill = fill;
     this.state.set([x1, x2, y1, y2, u1, u2, z1, z2]);
   }
 
@@ -116,15 +124,18 @@ export function normalizeLoudness(pieces: readonly Int16Array[], sampleRate: num
   if (measured <= -70) return [...pieces];
   const initialDb = targetLufs - measured;
   let gainDb = initialDb;
-  let out = pieces.map((piece) => applyGain(piece, 10 ** (gainDb / 20), ceilingDb, sampleRate));
+  const scaleAll = () => pieces.map((piece) => applyGain(piece, 10 ** (gainDb / 20), ceilingDb, sampleRate));
+  let out = scaleAll();
   for (let pass = 0; pass < 2; pass++) {
-    const missing = targetLufs - loudnessOf(out, sampleRate);
+    // A plain gain lands on the target exactly; only limiting needs a new measurement.
+    if (!out.some((piece) => piece.limited)) break;
+    const missing = targetLufs - loudnessOf(out.map((piece) => piece.samples), sampleRate);
     const next = Math.min(gainDb + missing, initialDb + 6);
     if (Math.abs(missing) < 0.3 || next <= gainDb) break;
     gainDb = next;
-    out = pieces.map((piece) => applyGain(piece, 10 ** (gainDb / 20), ceilingDb, sampleRate));
+    out = scaleAll();
   }
-  return out;
+  return out.map((piece) => piece.samples);
 }
 
 /**
@@ -133,21 +144,24 @@ export function normalizeLoudness(pieces: readonly Int16Array[], sampleRate: num
  * side) so that it lands on the ceiling, and comes back as fast; elsewhere
  * it is the plain gain. Speech has few such peaks, so the loudness barely moves.
  */
-export function applyGain(samples: Int16Array, gain: number, ceilingDb: number, sampleRate: number): Int16Array {
+export function applyGain(samples: Int16Array, gain: number, ceilingDb: number, sampleRate: number): { samples: Int16Array; limited: boolean } {
   const ceiling = 32767 * 10 ** (ceilingDb / 20);
   const n = samples.length;
+  const out = new Int16Array(n);
+  let peak = 0;
+  for (let i = 0; i < n; i++) {
+    const magnitude = samples[i] < 0 ? -samples[i] : samples[i];
+    if (magnitude > peak) peak = magnitude;
+  }
+  if (peak * gain <= ceiling) {
+    for (let i = 0; i < n; i++) out[i] = Math.round(samples[i] * gain);
+    return { samples: out, limited: false };
+  }
   // Per sample: the most gain it can take.
   const allowed = new Float32Array(n);
-  let limited = false;
   for (let i = 0; i < n; i++) {
-    const magnitude = Math.abs(samples[i]);
+    const magnitude = samples[i] < 0 ? -samples[i] : samples[i];
     allowed[i] = magnitude * gain > ceiling ? ceiling / magnitude : gain;
-    if (allowed[i] < gain) limited = true;
-  }
-  const out = new Int16Array(n);
-  if (!limited) {
-    for (let i = 0; i < n; i++) out[i] = Math.round(samples[i] * gain);
-    return out;
   }
   // A minimum over ±w then a mean over w: every mean only sees minima of windows that contain the
   // sample, so the envelope never exceeds what the sample allows, and it ramps instead of stepping.
@@ -174,7 +188,7 @@ export function applyGain(samples: Int16Array, gain: number, ceilingDb: number, 
       count--;
     }
   }
-  return out;
+  return { samples: out, limited: true };
 }
 
 /** The minimum of `values` over [i - radius, i + radius] for every i (monotonic deque, O(n)). */
