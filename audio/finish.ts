@@ -1,4 +1,4 @@
-import { stat, writeFile } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import { ffmpeg, fileUrl } from './ffmpeg';
 import { normalizeLoudness } from './loudness';
 import { assertProsody, type Emotion, EMOTION_PRESETS, type OutputFormat } from './prosody';
@@ -126,7 +126,14 @@ export async function finishAudio(input: FinishAudioInput): Promise<FinishAudioR
   const pcm = scaled.map((piece) => Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength));
 
   if (format === 'wav') {
-    await writeFile(outPath, Buffer.concat([wavHeader(sampleCount, OUTPUT_SAMPLE_RATE), ...pcm]));
+    // Written piece by piece: an hour of audio is never copied into one buffer.
+    const file = await open(outPath, 'w');
+    try {
+      await file.write(wavHeader(sampleCount, OUTPUT_SAMPLE_RATE));
+      for (const piece of pcm) await file.write(piece);
+    } finally {
+      await file.close();
+    }
   } else {
     await ffmpeg(
       [
