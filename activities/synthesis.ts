@@ -59,10 +59,10 @@ export function createSynthesisActivities({ db, storage, temporal, engines }: Ac
   };
 
   /** Joins rendered chunks, normalizes and encodes them, and stores the audio under its final key. */
-  const finishAndStore = async (synthesis: SynthesisRow, chunkPaths: string[], dir: string, signal: AbortSignal): Promise<FinishedAudio> => {
+  const finishAndStore = async (synthesis: SynthesisRow, chunks: string[], dir: string, signal: AbortSignal): Promise<FinishedAudio> => {
     const outPath = path.join(dir, `out.${synthesis.output_format}`);
     const { profile } = await loadVoice(synthesis.voice_id);
-    const result = await finishAudio({ chunkPaths, ...voicingOf(synthesis, profile), format: synthesis.output_format as OutputFormat, outPath, signal });
+    const result = await finishAudio({ chunks, ...voicingOf(synthesis, profile), format: synthesis.output_format as OutputFormat, outPath, signal });
     unlessCanceled(signal);
     const key = audioKey(synthesis.account_id, synthesis.id, synthesis.output_format);
     await storage.put(key, await readFile(outPath), result.contentType);
@@ -133,10 +133,11 @@ export function createSynthesisActivities({ db, storage, temporal, engines }: Ac
       return withHeartbeat((signal) =>
         inTempDir(async (dir) => {
           // Fetched side by side: this step runs alone after the renders, so its wall time is the synthesis's.
-          const chunkPaths = Array.from({ length: chunkCount }, (_, index) => path.join(dir, `chunk-${index}.wav`));
-          await Promise.all(chunkPaths.map(async (chunkPath, index) => pipeline(await storage.get(chunkKey(synthesisId, index)), createWriteStream(chunkPath))));
+          // To files, not memory: the longest texts make hundreds of megabytes of chunks.
+          const chunks = Array.from({ length: chunkCount }, (_, index) => path.join(dir, `chunk-${index}.wav`));
+          await Promise.all(chunks.map(async (chunk, index) => pipeline(await storage.get(chunkKey(synthesisId, index)), createWriteStream(chunk))));
           // The chunks stay until the synthesis is recorded: a retry of this step still finds them.
-          return finishAndStore(synthesis, chunkPaths, dir, signal);
+          return finishAndStore(synthesis, chunks, dir, signal);
         }),
       );
     },

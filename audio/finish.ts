@@ -18,8 +18,8 @@ export interface VoiceProfileAdjustment {
 }
 
 export interface FinishAudioInput {
-  /** Chunks from renderChunk, in text order (24 kHz mono WAV), rendered with the same speed, pitch, emotion and profile. */
-  chunkPaths: readonly string[];
+  /** Chunk files from renderChunk, in text order (24 kHz mono WAV), rendered with the same speed, pitch, emotion and profile. */
+  chunks: readonly string[];
   /** 0.5-2.0, a tempo change with the pitch preserved (applied by renderChunk; the pauses between chunks scale with it). */
   speed: number;
   /** -12..+12 semitones, pitch shift with formants preserved (applied by renderChunk). */
@@ -106,18 +106,18 @@ export function voicingFilters(input: Voicing, extraTempo = 1): string[] {
  * no ffmpeg pass) and encodes: a WAV is written directly, other formats take one ffmpeg call.
  */
 export async function finishAudio(input: FinishAudioInput): Promise<FinishAudioResult> {
-  const { chunkPaths, format, outPath, signal } = input;
+  const { chunks, format, outPath, signal } = input;
   assertProsody(input);
   if (!(format in ENCODERS)) throw new RangeError(`output_format: must be one of ${Object.keys(ENCODERS).join(', ')}`);
-  if (chunkPaths.length === 0) throw new RangeError('finishAudio needs at least one chunk');
+  if (chunks.length === 0) throw new RangeError('finishAudio needs at least one chunk');
   const preset = EMOTION_PRESETS[input.emotion];
   // The chunks carry the emotion's rate and the speed; the pauses between them scale the same way.
   const pause = new Int16Array(Math.round(((input.pauseSeconds ?? 0.35) / (preset.rate * input.speed)) * OUTPUT_SAMPLE_RATE));
 
   const pieces: Int16Array[] = [];
-  for (const [index, chunkPath] of chunkPaths.entries()) {
-    const { samples, sampleRate } = await readWavSamples(chunkPath);
-    if (sampleRate !== OUTPUT_SAMPLE_RATE) throw new RangeError(`${chunkPath}: chunks must be ${OUTPUT_SAMPLE_RATE} Hz (renderChunk writes them so)`);
+  for (const [index, chunk] of chunks.entries()) {
+    const { samples, sampleRate } = await readWavSamples(chunk);
+    if (sampleRate !== OUTPUT_SAMPLE_RATE) throw new RangeError(`chunk ${index}: chunks must be ${OUTPUT_SAMPLE_RATE} Hz (renderChunk writes them so)`);
     if (index > 0) pieces.push(pause);
     pieces.push(samples);
   }

@@ -44,6 +44,34 @@ export interface WavInfo {
 }
 
 /**
+ * The format and data chunk of a PCM WAV from its first bytes (`head`) and
+ * its total size: RIFF chunks are walked until `data`.
+ */
+function parseWavLayout(head: Buffer, size: number, name: string): WavInfo {
+  if (head.toString('ascii', 0, 4) !== 'RIFF' || head.toString('ascii', 8, 12) !== 'WAVE') throw new Error(`${name}: not a WAV file`);
+  let offset = 12;
+  let format: Omit<WavInfo, 'dataBytes' | 'dataOffset' | 'durationSeconds'> | undefined;
+  while (offset + 8 <= Math.min(size, head.length)) {
+    const id = head.toString('ascii', offset, offset + 4);
+    const length = head.readUInt32LE(offset + 4);
+    if (id === 'fmt ' && offset + 24 <= head.length) {
+      format = { channels: head.readUInt16LE(offset + 10), sampleRate: head.readUInt32LE(offset + 12), bitsPerSample: head.readUInt16LE(offset + 22) };
+    } else if (id === 'data') {
+      if (!format) break;
+      // Never trust a size past the end of the file.
+      const dataBytes = Math.min(length, size - offset - 8);
+      const frameBytes = format.channels * (format.bitsPerSample / 8);
+      return { ...format, dataBytes, dataOffset: offset + 8, durationSeconds: Math.floor(dataBytes / frameBytes) / format.sampleRate };
+    }
+    offset += 8 + length + (length % 2);
+  }
+  throw new Error(`${name}: WAV without fmt/data chunks`);
+}
+
+/** Header bytes read to find the data chunk (ffmpeg's WAVs put it within the first hundred). */
+const HEAD_BYTES = 64 * 1024;
+
+/**
  * Reads the format and data size of a PCM WAV this service wrote itself
  * (ffmpeg to a seekable file writes true sizes; engines' stdout headers do not,
  * which is why nothing here reads those).
@@ -52,30 +80,9 @@ export async function readWavInfo(file: string): Promise<WavInfo> {
   const handle = await open(file, 'r');
   try {
     const { size } = await handle.stat();
-    const head = Buffer.alloc(12);
-    await handle.read(head, 0, 12, 0);
-    if (head.toString('ascii', 0, 4) !== 'RIFF' || head.toString('ascii', 8, 12) !== 'WAVE') throw new Error(`${file}: not a WAV file`);
-    let offset = 12;
-    let format: Omit<WavInfo, 'dataBytes' | 'dataOffset' | 'durationSeconds'> | undefined;
-    const chunkHeader = Buffer.alloc(8);
-    while (offset + 8 <= size) {
-      await handle.read(chunkHeader, 0, 8, offset);
-      const id = chunkHeader.toString('ascii', 0, 4);
-      const length = chunkHeader.readUInt32LE(4);
-      if (id === 'fmt ') {
-        const body = Buffer.alloc(16);
-        await handle.read(body, 0, 16, offset + 8);
-        format = { channels: body.readUInt16LE(2), sampleRate: body.readUInt32LE(4), bitsPerSample: body.readUInt16LE(14) };
-      } else if (id === 'data') {
-        if (!format) break;
-        // Never trust a size past the end of the file.
-        const dataBytes = Math.min(length, size - offset - 8);
-        const frameBytes = format.channels * (format.bitsPerSample / 8);
-        return { ...format, dataBytes, dataOffset: offset + 8, durationSeconds: Math.floor(dataBytes / frameBytes) / format.sampleRate };
-      }
-      offset += 8 + length + (length % 2);
-    }
-    throw new Error(`${file}: WAV without fmt/data chunks`);
+    const head = Buffer.alloc(Math.min(size, HEAD_BYTES));
+    await handle.read(head, 0, head.length, 0);
+    return parseWavLayout(head, size, file);
   } finally {
     await handle.close();
   }
@@ -83,11 +90,11 @@ export async function readWavInfo(file: string): Promise<WavInfo> {
 
 /** The samples of a mono 16-bit PCM WAV this service wrote (a rendered chunk), with its sample rate. */
 export async function readWavSamples(file: string): Promise<{ samples: Int16Array; sampleRate: number }> {
-  const info = await readWavInfo(file);
-  if (info.channels !== 1 || info.bitsPerSample !== 16) throw new Error(`${file}: not mono 16-bit PCM`);
   const bytes = await readFile(file);
-  const data = bytes.subarray(info.dataOffset, info.dataOffset + info.dataBytes);
+  const info = parseWavLayout(bytes, bytes.length, file);
+  if (info.channels !== 1 || info.bitsPerSample !== 16) throw new Error(`${file}: not mono 16-bit PCM`);
+  // Copied into an aligned buffer: a Buffer's byteOffset need not be even.
   const samples = new Int16Array(info.dataBytes >> 1);
-  new Uint8Array(samples.buffer).set(data.subarray(0, samples.length * 2));
+  new Uint8Array(samples.buffer).set(bytes.subarray(info.dataOffset, info.dataOffset + samples.length * 2));
   return { samples, sampleRate: info.sampleRate };
 }

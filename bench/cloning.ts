@@ -136,7 +136,7 @@ export async function speak(voice: PremadeVoice, text: string, dir: string, clon
   const outPath = `${chunkPath}.out.wav`;
   const voicing = { pitch: 0, emotion: 'neutral' as const, ...(clone ? cloneFinishOptions(clone) : { speed: 1, profile: undefined }) };
   await renderChunk({ voice, text, ...voicing, outPath: chunkPath, engines });
-  await finishAudio({ chunkPaths: [chunkPath], format: 'wav', outPath, ...voicing });
+  await finishAudio({ chunks: [chunkPath], format: 'wav', outPath, ...voicing });
   return analyseSpeaker(outPath);
 }
 

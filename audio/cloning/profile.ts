@@ -136,7 +136,7 @@ async function finish(chunkPath: string, adjustment: Adjustment, outPath: string
   const voicing = { speed: adjustment.rate, pitch: 0, emotion: 'neutral' as const, profile: { semitones: adjustment.semitones, eq: adjustment.eq } };
   const voiced = `${outPath}.voiced.wav`;
   await applyVoicing(chunkPath, voicing, voiced, signal);
-  return finishAudio({ chunkPaths: [voiced], ...voicing, format: 'wav', outPath, signal });
+  return finishAudio({ chunks: [voiced], ...voicing, format: 'wav', outPath, signal });
 }
 
 type Adjustment = { semitones: number; eq: ClonedVoiceProfile['eq']; rate: number };

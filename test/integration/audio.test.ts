@@ -38,12 +38,12 @@ async function chunk(voice: PremadeVoice, text: string, voicing: Partial<Voicing
 }
 
 async function finish(
-  chunkPaths: string[],
-  options: Partial<Omit<FinishAudioInput, 'chunkPaths' | 'outPath'>> = {},
+  chunks: string[],
+  options: Partial<Omit<FinishAudioInput, 'chunks' | 'outPath'>> = {},
 ): Promise<{ analysis: AudioAnalysis; outPath: string; durationSeconds: number; contentType: string; bytes: number }> {
   const format = options.format ?? 'wav';
   const outPath = file(format);
-  const result = await finishAudio({ speed: 1, pitch: 0, emotion: 'neutral', format, ...options, chunkPaths, outPath });
+  const result = await finishAudio({ speed: 1, pitch: 0, emotion: 'neutral', format, ...options, chunks, outPath });
   return { ...result, outPath, analysis: await analyseAudio(outPath) };
 }
 
@@ -210,8 +210,8 @@ describe('the pipeline around the engines', () => {
 
   it('rejects out-of-range requests before running anything', async () => {
     await expect(renderChunk({ voice: espeak, text: 'hi', speed: 3, emotion: 'neutral', outPath: file('wav'), engines })).rejects.toThrow(/^speed/);
-    await expect(finishAudio({ chunkPaths: [], speed: 1, pitch: 0, emotion: 'neutral', format: 'wav', outPath: file('wav') })).rejects.toThrow(RangeError);
-    await expect(finishAudio({ chunkPaths: ['x'], speed: 1, pitch: 0, emotion: 'neutral', format: 'aac' as OutputFormat, outPath: file('aac') })).rejects.toThrow(/output_format/);
+    await expect(finishAudio({ chunks: [], speed: 1, pitch: 0, emotion: 'neutral', format: 'wav', outPath: file('wav') })).rejects.toThrow(RangeError);
+    await expect(finishAudio({ chunks: ['x'], speed: 1, pitch: 0, emotion: 'neutral', format: 'aac' as OutputFormat, outPath: file('aac') })).rejects.toThrow(/output_format/);
   });
 
   it('leaves no temporary files behind, also when an engine fails', async () => {
@@ -221,7 +221,7 @@ describe('the pipeline around the engines', () => {
     try {
       const chunkPath = file('wav');
       await renderChunk({ voice: espeak, text: SENTENCE, speed: 1.5, emotion: 'happy', outPath: chunkPath, engines });
-      await finishAudio({ chunkPaths: [chunkPath, chunkPath], speed: 1.5, pitch: 3, emotion: 'happy', format: 'mp3', outPath: file('mp3') });
+      await finishAudio({ chunks: [chunkPath, chunkPath], speed: 1.5, pitch: 3, emotion: 'happy', format: 'mp3', outPath: file('mp3') });
       const broken = { ...espeak, engineVoice: 'xx-none' };
       await expect(renderChunk({ voice: broken, text: SENTENCE, speed: 1, emotion: 'neutral', outPath: file('wav'), engines })).rejects.toThrow(/espeak-ng/);
       expect(await readdir(tmp)).toEqual([]);

@@ -96,8 +96,8 @@ describe('loudness normalization', () => {
 
   it('applies a plain gain where no peak comes near the ceiling', () => {
     const quiet = tone(1, 0.01);
-    const { samples, limited } = applyGain(quiet, 2, -1.5, 24_000);
-    expect(limited).toBe(false);
+    const { samples, energyRemoved } = applyGain(quiet, 2, -1.5, 24_000);
+    expect(energyRemoved).toBe(0);
     expect(samples.every((sample, i) => sample === Math.round(quiet[i] * 2))).toBe(true);
   });
 
