@@ -22,3 +22,8 @@ export interface SynthesisRow {
   completed_at: Date | null;
   deleted_at: Date | null;
 }
+
+/** The columns a synthesis's status shows (GET .../status/ reads only these, never the text). */
+export const STATUS_COLUMNS = ['id', 'status', 'progress', 'created_at', 'started_at', 'completed_at', 'characters', 'credits_charged', 'output_format', 'duration_seconds', 'error'] as const;
+
+export type SynthesisStatusRow = Pick<SynthesisRow, (typeof STATUS_COLUMNS)[number]>;

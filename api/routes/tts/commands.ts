@@ -8,7 +8,7 @@ import { creditWorkflowId } from '../../../workflows/creditDeduction';
 import type { ApiDeps } from '../../deps';
 import { insufficientCredits, notFound, validationError, voiceNotReady } from '../../errors';
 import type { SynthesizeBody } from './schema';
-import type { SynthesisRow } from '../../../db/models/Synthesis';
+import { STATUS_COLUMNS, type SynthesisRow, type SynthesisStatusRow } from '../../../db/models/Synthesis';
 
 const synthesisWorkflowId = (id: string) => `synthesis:${id}`;
 /** Waiting on a workflow step needs a worker; without one the client gets a 503, not a hung request. */
@@ -114,6 +114,13 @@ export async function submitSynthesis(deps: ApiDeps, account: Account, body: Syn
 /** The caller's synthesis (deleted ones and other accounts' are not found). */
 export async function findSynthesis({ db }: ApiDeps, account: Account, id: string): Promise<SynthesisRow> {
   const row = await db('syntheses').where({ id, account_id: account.id }).whereNull('deleted_at').first();
+  if (!row) throw notFound('No such synthesis.');
+  return row;
+}
+
+/** The columns of the caller's synthesis that its status shows: a poll, the hottest request, does not fetch the text. */
+export async function findSynthesisStatus({ db }: ApiDeps, account: Account, id: string): Promise<SynthesisStatusRow> {
+  const row = await db('syntheses').where({ id, account_id: account.id }).whereNull('deleted_at').first(STATUS_COLUMNS);
   if (!row) throw notFound('No such synthesis.');
   return row;
 }

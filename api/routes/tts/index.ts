@@ -5,7 +5,7 @@ import { problemResponses } from '../../openapi';
 import { offsetOf, presentPage } from '../../pagination';
 import { defineRoute, type Route } from '../../route';
 import { sendAudio } from './audio';
-import { deleteSynthesis, findSynthesis, submitSynthesis } from './commands';
+import { deleteSynthesis, findSynthesis, findSynthesisStatus, submitSynthesis } from './commands';
 import { familyPaths, presentAccepted, presentHistoryEntry, presentStatus } from './presenter';
 import { HistoryEntry, IdempotencyHeaders, HistoryPage, HistoryQuery, SynthesisAccepted, SynthesisParams, SynthesisStatus, SynthesizeBody } from './schema';
 
@@ -45,7 +45,7 @@ export function ttsRoutes(deps: ApiDeps): Route[] {
       params: SynthesisParams,
       responses: { 200: json('Status', SynthesisStatus), ...problemResponses(401, 404) },
       async handler(ctx, { account, params }, family) {
-        ctx.body = presentStatus(await findSynthesis(deps, account, params.id), family);
+        ctx.body = presentStatus(await findSynthesisStatus(deps, account, params.id), family);
       },
     }),
     defineRoute({

@@ -1,4 +1,4 @@
-import type { SynthesisRow } from '../../../db/models/Synthesis';
+import type { SynthesisRow, SynthesisStatusRow } from '../../../db/models/Synthesis';
 import type { Family } from '../../route';
 
 /** The few places where the two families differ: the id's name and the paths. */
@@ -22,7 +22,7 @@ export function presentAccepted(row: SynthesisRow, family: Family) {
   return { [paths.idKey]: row.id, status: 'queued' as const, created_at: row.created_at.toISOString(), characters: row.characters, status_url: paths.status(row.id) };
 }
 
-export function presentStatus(row: SynthesisRow, family: Family) {
+export function presentStatus(row: SynthesisStatusRow, family: Family) {
   const paths = familyPaths[family];
   const completed = row.status === 'completed';
   return {
