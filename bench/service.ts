@@ -300,7 +300,7 @@ async function main() {
       }
       return table(['ms', 'event'], marks.sort((a, b) => a[0] - b[0]).map(([ms, what]) => [String(ms), what]));
     };
-    for (let i = 0; i < 8 * N; i++) {
+    for (let i = 0; i < 12 * N; i++) {
       const out = path.join(dataDir, `raw-${i}.wav`);
       const started = performance.now();
       await text2wave(TEXT_100, out);
@@ -325,8 +325,9 @@ async function main() {
     };
     const rawP50 = percentile(rawTimes, 0.5);
     const rawP95 = percentile(rawTimes, 0.95);
-    rows.push([`overhead p50: submit→completed minus raw CLI (poll ${POLL_MS} ms)`, `${fmt(percentile(e2eTimes, 0.5) - rawP50, 0)} ms`, `${fmt(rawP50, 0)} ms raw`, fmt(percentile(e2eTimes, 0.5) / rawP50, 2), '<= 100 ms']);
-    rows.push(['overhead p95: submit→completed minus raw CLI', `${fmt(percentile(e2eTimes, 0.95) - rawP95, 0)} ms`, `${fmt(rawP95, 0)} ms raw`, fmt(percentile(e2eTimes, 0.95) / rawP95, 2), '']);
+    // Against the raw CLI's median: its own p95 is one slow spawn among few samples, not the engine's cost.
+    rows.push([`overhead p50: submit→completed minus raw CLI (poll ${POLL_MS} ms)`, `${fmt(percentile(e2eTimes, 0.5) - rawP50, 0)} ms`, `${fmt(rawP50, 0)} ms raw p50 (p95 ${fmt(rawP95, 0)})`, fmt(percentile(e2eTimes, 0.5) / rawP50, 2), '<= 100 ms']);
+    rows.push(['overhead p95: submit→completed p95 minus raw CLI p50', `${fmt(percentile(e2eTimes, 0.95) - rawP50, 0)} ms`, `${fmt(rawP50, 0)} ms raw p50`, fmt(percentile(e2eTimes, 0.95) / rawP50, 2), '']);
 
     // 3. Long text: parallel chunks against one serial CLI run over the same text.
     const longText = Array.from({ length: 90 }, (_, i) => `Sentence number ${i + 1} tells a little more of the story, slowly.`).join(' ').slice(0, 5000);
