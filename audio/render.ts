@@ -1,3 +1,4 @@
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { PremadeVoice } from '../engines/catalog';
 import { getEngine, type EngineRegistry, sharedEngines } from '../engines/registry';
@@ -6,7 +7,8 @@ import { ffmpeg, fileUrl } from './ffmpeg';
 import { type VoiceProfileAdjustment, type Voicing, voicingFilters } from './finish';
 import { assertProsody, type Emotion, planEmotionRate } from './prosody';
 import { normalizeForSpeech } from './text';
-import { CHUNK_SAMPLE_RATE, readWavInfo, writeSilenceWav } from './wav';
+import { resample, speechBounds } from './pcm';
+import { CHUNK_SAMPLE_RATE, readWavInfo, readWavSamples, wavHeader, writeSilenceWav } from './wav';
 
 export interface RenderChunkInput {
   voice: PremadeVoice;
@@ -31,7 +33,27 @@ export interface RenderChunkResult {
 }
 
 // Engines pad with silence; trimmed to a little so finishAudio's pauses decide the rhythm.
-const TRIM = (keep: number) => `silenceremove=start_periods=1:start_threshold=-55dB:start_silence=${keep.toFixed(4)}`;
+const SILENCE_DB = -55;
+const KEEP_START = 0.03;
+const KEEP_END = 0.08;
+const TRIM = (keep: number) => `silenceremove=start_periods=1:start_threshold=${SILENCE_DB}dB:start_silence=${keep.toFixed(4)}`;
+
+/**
+ * The chunk without ffmpeg: the engine's mono 16-bit WAV trimmed and
+ * resampled in process. False (nothing written) for any other format.
+ */
+async function trimAndResample(raw: string, outPath: string, keepStart: number, keepEnd: number): Promise<boolean> {
+  let wav: { samples: Int16Array; sampleRate: number };
+  try {
+    wav = await readWavSamples(raw);
+  } catch {
+    return false;
+  }
+  const { start, end } = speechBounds(wav.samples, wav.sampleRate, SILENCE_DB, keepStart, keepEnd);
+  const samples = resample(wav.samples.subarray(start, end), wav.sampleRate, CHUNK_SAMPLE_RATE);
+  await writeFile(outPath, Buffer.concat([wavHeader(samples.length, CHUNK_SAMPLE_RATE), Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength)]));
+  return true;
+}
 
 /**
  * Renders one chunk with its voice's engine and gives it the requested voice
@@ -59,7 +81,10 @@ export async function renderChunk(input: RenderChunkInput): Promise<RenderChunkR
     await engine.synthesize({ text, voice: voice.engineVoice, rate: engineRate, outPath: raw, signal });
     // The silence kept at each end scales with the rate like the speech does.
     const rate = engineRate * tempo;
-    const filters = ['aformat=channel_layouts=mono', TRIM(0.03 / rate), 'areverse', TRIM(0.08 / rate), 'areverse', ...voicingFilters(voicing, tempo)];
+    const shaping = voicingFilters(voicing, tempo);
+    // Nothing to change but the silence and the rate (most requests): no ffmpeg process.
+    if (shaping.length === 0 && (await trimAndResample(raw, outPath, KEEP_START / rate, KEEP_END / rate))) return;
+    const filters = ['aformat=channel_layouts=mono', TRIM(KEEP_START / rate), 'areverse', TRIM(KEEP_END / rate), 'areverse', ...shaping];
     filters.push(`aresample=${CHUNK_SAMPLE_RATE}:resampler=soxr`);
     await ffmpeg(['-i', fileUrl(raw), '-af', filters.join(','), '-ar', String(CHUNK_SAMPLE_RATE), '-ac', '1', '-c:a', 'pcm_s16le', '-map_metadata', '-1', '-f', 'wav', fileUrl(outPath)], signal);
   });
