@@ -1,8 +1,8 @@
 import type { Context } from 'koa';
 import type { Storage } from '../../../lib/storage';
+import { CONTENT_TYPES } from '../../../audio/finish';
+import type { OutputFormat } from '../../../audio/prosody';
 import { rangeNotSatisfiable } from '../../errors';
-
-const CONTENT_TYPES: Record<string, string> = { wav: 'audio/wav', mp3: 'audio/mpeg', ogg: 'audio/ogg', flac: 'audio/flac' };
 
 /** Parses a single `bytes=` range (RFC 9110); null means "send everything" (no header, or one we do not serve). */
 export function parseRange(header: string | undefined, size: number): { start: number; end: number } | null | 'unsatisfiable' {
@@ -29,7 +29,7 @@ export async function sendAudio(ctx: Context, storage: Storage, key: string, for
   ctx.set('Accept-Ranges', 'bytes');
   ctx.set('Content-Disposition', `inline; filename="${fileName}.${format}"`);
   ctx.set('Cache-Control', 'private, max-age=3600');
-  ctx.type = CONTENT_TYPES[format];
+  ctx.type = CONTENT_TYPES[format as OutputFormat];
   if (range) {
     ctx.status = 206;
     ctx.set('Content-Range', `bytes ${range.start}-${range.end}/${size}`);
