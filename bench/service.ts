@@ -19,6 +19,7 @@ import { loadConfig, ROOT } from '../lib/config';
 import { cpuTaskQueue } from '../lib/temporal';
 import { dropDatabase, ensurePostgres, freePort, type Managed, recreateDatabase, startMinio, startTemporal, stopChild, waitFor } from '../scripts/stack';
 import { cpuDelta, cpuSnapshot, peakRssMiB, type ProcessGroup, summarizeProfile } from './processes';
+import { mapLimit } from '../lib/concurrency';
 
 /**
  * The whole service measured against its own limits, in one run, on its own
@@ -51,20 +52,6 @@ const percentile = (values: number[], p: number) => [...values].sort((a, b) => a
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const table = (header: string[], rows: string[][]) =>
   [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n') + '\n';
-
-async function mapLimit<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = [];
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: limit }, async () => {
-      while (next < items.length) {
-        const index = next++;
-        results[index] = await work(items[index]);
-      }
-    }),
-  );
-  return results;
-}
 
 /** The stack's processes, named for CPU accounting; the worker's exited children are the engines and ffmpeg. */
 function processGroups(ports: { temporal: number; minio: number }): ProcessGroup[] {

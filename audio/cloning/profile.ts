@@ -9,6 +9,7 @@ import { clamp, median, semitonesBetween, smooth } from './dsp';
 import { similarityScore } from './similarity';
 import { analyseSpeaker, type SpeakerProfile } from './speaker';
 import { calibrationText, similarityText } from './texts';
+import { mapLimit } from '../../lib/concurrency';
 
 /**
  * Choosing and adjusting a premade base voice toward a sample: acoustic
@@ -178,17 +179,4 @@ function sameLanguage(voices: readonly PremadeVoice[], language: string): Premad
   const primary = (tag: string) => tag.split('-')[0].toLowerCase();
   const matching = voices.filter((voice) => primary(voice.language) === primary(language));
   return matching.length > 0 ? matching : voices.filter((voice) => voice.language === 'en-US');
-}
-
-async function mapLimit<T, R>(items: readonly T[], limit: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await work(items[index], index);
-    }
-  });
-  await Promise.all(lanes);
-  return results;
 }

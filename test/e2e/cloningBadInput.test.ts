@@ -1,6 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { call } from '../helpers/accounts';
-import { ENCODINGS, type Encoding, hoursLongMp3, inPool, longSpeechMp3, multipart, type Part, PNG_BYTES, type Reply, send, silenceMp3, speech, until, uploadTempFiles, wavHeader } from '../helpers/cloningInput';
+import { ENCODINGS, type Encoding, hoursLongMp3, longSpeechMp3, multipart, type Part, PNG_BYTES, type Reply, send, silenceMp3, speech, until, uploadTempFiles } from '../helpers/cloningInput';
+import { mapLimit } from '../../lib/concurrency';
+import { wavHeader } from '../../audio/wav';
 import { createAccount, type TestAccount } from '../helpers/factories';
 import { createObjectLister } from '../helpers/objects';
 import { uploadSample } from '../helpers/samples';
@@ -63,7 +65,7 @@ beforeAll(async () => {
     longSpeechMp3(30),
   ]);
   samples.good = good;
-  samples.oversize = Buffer.concat([wavHeader(MAX_BYTES + 1 - 44), Buffer.alloc(MAX_BYTES + 1 - 44)]);
+  samples.oversize = Buffer.concat([wavHeader(Math.floor((MAX_BYTES + 1 - 44) / 2), 16_000), Buffer.alloc(MAX_BYTES + 1 - 44)]);
   samples.exactlyMax = Buffer.concat([PNG_BYTES, Buffer.alloc(MAX_BYTES - PNG_BYTES.length)]);
 }, 60_000);
 
@@ -488,7 +490,7 @@ describe('cloning for real, two at a time', () => {
   }
 
   beforeAll(async () => {
-    outcomes = await inPool(jobs, 2, (job, index) =>
+    outcomes = await mapLimit(jobs, 2, (job, index) =>
       (job.kind === 'format' ? runFormat(job, index) : runTruncated(job)).catch((error: Error) => ({ kind: job.kind, encoding: job.encoding, family: job.f.family, error: String(error) })),
     );
   }, CLONE_TIMEOUT * 2);

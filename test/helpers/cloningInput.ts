@@ -101,25 +101,6 @@ export const PNG_BYTES = Buffer.from(
   'hex',
 );
 
-/** A minimal RIFF/WAVE header (16 kHz mono s16le) for `dataBytes` of PCM, so padded buffers sniff as WAV. */
-export function wavHeader(dataBytes: number): Buffer {
-  const header = Buffer.alloc(44);
-  header.write('RIFF', 0, 'latin1');
-  header.writeUInt32LE(36 + dataBytes, 4);
-  header.write('WAVE', 8, 'latin1');
-  header.write('fmt ', 12, 'latin1');
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20);
-  header.writeUInt16LE(1, 22);
-  header.writeUInt32LE(16_000, 24);
-  header.writeUInt32LE(32_000, 28);
-  header.writeUInt16LE(2, 32);
-  header.writeUInt16LE(16, 34);
-  header.write('data', 36, 'latin1');
-  header.writeUInt32LE(dataBytes, 40);
-  return header;
-}
-
 export type Part =
   | { name: string; value: string }
   | {
@@ -192,18 +173,4 @@ export async function until<T>(what: string, probe: () => Promise<T | null | fal
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
-}
-
-/** Runs `work` over `items`, at most `concurrency` at a time; results in input order. */
-export async function inPool<T, R>(items: readonly T[], concurrency: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const lanes = Array.from({ length: Math.min(concurrency, items.length) }, async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await work(items[index], index);
-    }
-  });
-  await Promise.all(lanes);
-  return results;
 }

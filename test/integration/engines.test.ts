@@ -7,6 +7,7 @@ import { availableVoices, PREMADE_VOICES, type PremadeVoice } from '../../engine
 import { createEngines } from '../../engines/registry';
 import { sampleSentence } from '../../engines/samples';
 import { type EngineName, EngineError } from '../../engines/types';
+import { mapLimit } from '../../lib/concurrency';
 
 /**
  * The engine adapters against the real Debian programs: every catalog voice
@@ -25,20 +26,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await rm(work, { recursive: true, force: true });
 });
-
-async function mapLimit<T, R>(items: readonly T[], limit: number, task: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: limit }, async () => {
-      while (next < items.length) {
-        const index = next++;
-        results[index] = await task(items[index]);
-      }
-    }),
-  );
-  return results;
-}
 
 async function render(voice: PremadeVoice, text: string, name = voice.id): Promise<{ analysis: AudioAnalysis; wallSeconds: number }> {
   const outPath = path.join(work, `${name}.wav`);
