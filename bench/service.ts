@@ -1,4 +1,4 @@
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import autocannon from 'autocannon';
 import Koa from 'koa';
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -52,6 +52,11 @@ const percentile = (values: number[], p: number) => [...values].sort((a, b) => a
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const table = (header: string[], rows: string[][]) =>
   [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n') + '\n';
+
+type HistoryEvent = NonNullable<Awaited<ReturnType<WorkflowHandle['fetchHistory']>>['events']>[number];
+
+/** When a workflow history event happened, in epoch milliseconds (the client's clock is on the same machine). */
+const eventMs = (event: HistoryEvent) => Number(event.eventTime?.seconds ?? 0) * 1000 + Math.round((event.eventTime?.nanos ?? 0) / 1e6);
 
 /** The stack's processes, named for CPU accounting; the worker's exited children are the engines and ffmpeg. */
 function processGroups(ports: { temporal: number; minio: number }): ProcessGroup[] {
@@ -198,7 +203,7 @@ async function main() {
       const add = (stage: string, ms: number) => stages.set(stage, [...(stages.get(stage) ?? []), ms]);
       for (const result of results) {
         const events = (await temporal.workflow.getHandle(`synthesis:${result.id}`).fetchHistory()).events ?? [];
-        const at = (event: (typeof events)[number] | undefined) => (event ? Number(event.eventTime?.seconds ?? 0) * 1000 + Math.round((event.eventTime?.nanos ?? 0) / 1e6) : NaN);
+        const at = (event: HistoryEvent | undefined) => (event ? eventMs(event) : NaN);
         const first = (key: string) => events.find((event) => (event as Record<string, unknown>)[key]);
         const started = at(first('workflowExecutionStartedEventAttributes'));
         const firstTask = at(first('workflowTaskStartedEventAttributes'));
@@ -287,8 +292,7 @@ async function main() {
         const events = (await temporal.workflow.getHandle(workflowId).fetchHistory().catch(() => ({ events: [] }))).events ?? [];
         for (const event of events) {
           const kind = Object.keys(event).find((key) => key.endsWith('EventAttributes') && (event as Record<string, unknown>)[key]) ?? 'event';
-          const at = Number(event.eventTime?.seconds ?? 0) * 1000 + Math.round((event.eventTime?.nanos ?? 0) / 1e6);
-          marks.push([at - submittedAt, `${workflowId.split(':').slice(0, -1).join(':')}: ${kind.replace(/EventAttributes$/, '')}`]);
+          marks.push([eventMs(event) - submittedAt, `${workflowId.split(':').slice(0, -1).join(':')}: ${kind.replace(/EventAttributes$/, '')}`]);
         }
       }
       return table(['ms', 'event'], marks.sort((a, b) => a[0] - b[0]).map(([ms, what]) => [String(ms), what]));
@@ -305,7 +309,7 @@ async function main() {
     /** Each activity of a synthesis workflow: when it was scheduled, started (a worker took it) and completed. */
     const activitySpans = async ({ id, submittedAt, seenAt }: NonNullable<typeof lastLight>) => {
       const events = (await temporal.workflow.getHandle(`synthesis:${id}`).fetchHistory()).events ?? [];
-      const at = (event: (typeof events)[number]) => Number(event.eventTime?.seconds ?? 0) * 1000 + Math.round((event.eventTime?.nanos ?? 0) / 1e6) - submittedAt;
+      const at = (event: HistoryEvent) => eventMs(event) - submittedAt;
       const spans = new Map<string, { name: string; times: number[] }>();
       for (const event of events) {
         if (event.activityTaskScheduledEventAttributes) spans.set(String(event.eventId), { name: event.activityTaskScheduledEventAttributes.activityType?.name ?? '?', times: [at(event)] });
