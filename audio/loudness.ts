@@ -101,13 +101,11 @@ export class LoudnessMeter {
 
 /** Integrated loudness in LUFS (400 ms blocks, 75 % overlap, -70 LUFS absolute and -10 LU relative gates); -70 when nothing passes. */
 export function integratedLoudness(samples: Float32Array, sampleRate: number): number {
-  const meter = new LoudnessMeter(sampleRate);
-  meter.push(samples);
-  return meter.integrated();
+  return loudnessOf([samples], sampleRate);
 }
 
-/** Integrated loudness of 16-bit PCM pieces taken as one signal. */
-export function loudnessOf(pieces: readonly Int16Array[], sampleRate: number): number {
+/** Integrated loudness of pieces (float or 16-bit PCM) taken as one signal. */
+function loudnessOf(pieces: readonly (Float32Array | Int16Array)[], sampleRate: number): number {
   const meter = new LoudnessMeter(sampleRate);
   for (const piece of pieces) meter.push(piece);
   return meter.integrated();

@@ -60,7 +60,8 @@ async function trimAndResample(raw: string, outPath: string, keepStart: number, 
  * in one ffmpeg pass: leading and trailing silence trimmed, the emotion's
  * speaking rate (the engine's own rate control where it has one, a
  * pitch-preserving time stretch otherwise), speed, pitch, the emotion's tone,
- * a clone's EQ, then the common chunk format (24 kHz mono 16-bit WAV).
+ * a clone's EQ, then the common chunk format (24 kHz mono 16-bit WAV); with
+ * no ffmpeg at all when only the silence and the sample rate change.
  * Loudness and encoding are finishAudio's, over the joined chunks.
  */
 export async function renderChunk(input: RenderChunkInput): Promise<RenderChunkResult> {
@@ -84,9 +85,7 @@ export async function renderChunk(input: RenderChunkInput): Promise<RenderChunkR
     const shaping = voicingFilters(voicing, tempo);
     // Nothing to change but the silence and the rate (most requests): no ffmpeg process.
     if (shaping.length === 0 && (await trimAndResample(raw, outPath, KEEP_START / rate, KEEP_END / rate))) return;
-    const filters = ['aformat=channel_layouts=mono', TRIM(KEEP_START / rate), 'areverse', TRIM(KEEP_END / rate), 'areverse', ...shaping];
-    filters.push(`aresample=${CHUNK_SAMPLE_RATE}:resampler=soxr`);
-    await ffmpeg(['-i', fileUrl(raw), '-af', filters.join(','), '-ar', String(CHUNK_SAMPLE_RATE), '-ac', '1', '-c:a', 'pcm_s16le', '-map_metadata', '-1', '-f', 'wav', fileUrl(outPath)], signal);
+    await toChunkWav(raw, ['aformat=channel_layouts=mono', TRIM(KEEP_START / rate), 'areverse', TRIM(KEEP_END / rate), 'areverse', ...shaping], outPath, signal);
   });
   return { durationSeconds: (await readWavInfo(outPath)).durationSeconds };
 }
@@ -96,6 +95,11 @@ export async function renderChunk(input: RenderChunkInput): Promise<RenderChunkR
  * cloning fit compares several adjustments on one rendering.
  */
 export async function applyVoicing(chunkPath: string, voicing: Voicing, outPath: string, signal?: AbortSignal): Promise<void> {
-  const filters = [...voicingFilters(voicing), `aresample=${CHUNK_SAMPLE_RATE}:resampler=soxr`];
-  await ffmpeg(['-i', fileUrl(chunkPath), '-af', filters.join(','), '-ar', String(CHUNK_SAMPLE_RATE), '-ac', '1', '-c:a', 'pcm_s16le', '-map_metadata', '-1', '-f', 'wav', fileUrl(outPath)], signal);
+  await toChunkWav(chunkPath, voicingFilters(voicing), outPath, signal);
+}
+
+/** One ffmpeg pass: `filters`, then the common chunk format (24 kHz mono 16-bit WAV). */
+async function toChunkWav(input: string, filters: string[], outPath: string, signal?: AbortSignal): Promise<void> {
+  const chain = [...filters, `aresample=${CHUNK_SAMPLE_RATE}:resampler=soxr`].join(',');
+  await ffmpeg(['-i', fileUrl(input), '-af', chain, '-ar', String(CHUNK_SAMPLE_RATE), '-ac', '1', '-c:a', 'pcm_s16le', '-map_metadata', '-1', '-f', 'wav', fileUrl(outPath)], signal);
 }
