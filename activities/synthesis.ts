@@ -33,7 +33,7 @@ export function createSynthesisActivities({ db, storage, temporal, engines }: Ac
   };
   /**
    * The premade voice that renders a synthesis's voice, and for a cloned voice
-   * its profile (pitch, EQ and rate toward the sample), which the finish step applies.
+   * its profile (pitch, EQ and rate toward the sample), which voicingOf turns into the voicing.
    */
   const loadVoice = async (voiceId: string): Promise<{ base: PremadeVoice; profile: StoredVoiceProfile | null }> => {
     const voice = await db('voices').where({ id: voiceId }).first();
@@ -52,17 +52,21 @@ export function createSynthesisActivities({ db, storage, temporal, engines }: Ac
     return { speed: clone.speed, pitch: synthesis.pitch, emotion: synthesis.emotion as Emotion, profile: clone.profile };
   };
 
-  /** Renders one chunk of a synthesis's text with its voice and voicing. */
-  const render = async (synthesis: SynthesisRow, text: string, outPath: string, signal: AbortSignal) => {
+  /** A synthesis with what every render and finish step of it needs: its row, the voice that renders it, and the voicing. */
+  const loadJob = async (synthesisId: string) => {
+    const synthesis = await loadSynthesis(synthesisId);
     const { base: voice, profile } = await loadVoice(synthesis.voice_id);
-    return renderChunk({ voice, text, ...voicingOf(synthesis, profile), outPath, engines, signal });
+    return { synthesis, voice, voicing: voicingOf(synthesis, profile) };
   };
+  type Job = Awaited<ReturnType<typeof loadJob>>;
+
+  /** Renders one chunk of a synthesis's text with its voice and voicing. */
+  const render = ({ voice, voicing }: Job, text: string, outPath: string, signal: AbortSignal) => renderChunk({ voice, text, ...voicing, outPath, engines, signal });
 
   /** Joins rendered chunks, normalizes and encodes them, and stores the audio under its final key. */
-  const finishAndStore = async (synthesis: SynthesisRow, chunks: string[], dir: string, signal: AbortSignal): Promise<FinishedAudio> => {
+  const finishAndStore = async ({ synthesis, voicing }: Job, chunks: string[], dir: string, signal: AbortSignal): Promise<FinishedAudio> => {
     const outPath = path.join(dir, `out.${synthesis.output_format}`);
-    const { profile } = await loadVoice(synthesis.voice_id);
-    const result = await finishAudio({ chunks, ...voicingOf(synthesis, profile), format: synthesis.output_format as OutputFormat, outPath, signal });
+    const result = await finishAudio({ chunks, ...voicing, format: synthesis.output_format as OutputFormat, outPath, signal });
     unlessCanceled(signal);
     const key = audioKey(synthesis.account_id, synthesis.id, synthesis.output_format);
     await storage.put(key, await readFile(outPath), result.contentType);
@@ -110,14 +114,14 @@ export function createSynthesisActivities({ db, storage, temporal, engines }: Ac
 
     /** Renders one chunk of the text and stores it under a key derived from (synthesis, index), so a retry overwrites. */
     async renderSynthesisChunk({ synthesisId, index }: { synthesisId: string; index: number }): Promise<{ seconds: number }> {
-      const synthesis = await loadSynthesis(synthesisId);
-      const chunks = splitText(synthesis.text, CHUNK_CHARS);
+      const job = await loadJob(synthesisId);
+      const chunks = splitText(job.synthesis.text, CHUNK_CHARS);
       const text = chunks[index];
       if (text === undefined) throw ApplicationFailure.nonRetryable(`no chunk ${index}`, 'ChunkMissing');
       const result = await withHeartbeat((signal) =>
         inTempDir(async (dir) => {
           const outPath = path.join(dir, 'chunk.wav');
-          const { durationSeconds } = await render(synthesis, text, outPath, signal);
+          const { durationSeconds } = await render(job, text, outPath, signal);
           unlessCanceled(signal);
           await storage.put(chunkKey(synthesisId, index), await readFile(outPath), 'audio/wav');
           return { seconds: durationSeconds };
@@ -129,7 +133,7 @@ export function createSynthesisActivities({ db, storage, temporal, engines }: Ac
 
     /** Joins the chunks, normalizes and encodes them, and stores the result. */
     async finishSynthesis({ synthesisId, chunkCount }: { synthesisId: string; chunkCount: number }): Promise<FinishedAudio> {
-      const synthesis = await loadSynthesis(synthesisId);
+      const job = await loadJob(synthesisId);
       return withHeartbeat((signal) =>
         inTempDir(async (dir) => {
           // Fetched side by side: this step runs alone after the renders, so its wall time is the synthesis's.
@@ -137,7 +141,7 @@ export function createSynthesisActivities({ db, storage, temporal, engines }: Ac
           const chunks = Array.from({ length: chunkCount }, (_, index) => path.join(dir, `chunk-${index}.wav`));
           await Promise.all(chunks.map(async (chunk, index) => pipeline(await storage.get(chunkKey(synthesisId, index)), createWriteStream(chunk))));
           // The chunks stay until the synthesis is recorded: a retry of this step still finds them.
-          return finishAndStore(synthesis, chunks, dir, signal);
+          return finishAndStore(job, chunks, dir, signal);
         }),
       );
     },
@@ -148,15 +152,15 @@ export function createSynthesisActivities({ db, storage, temporal, engines }: Ac
      * and one task round trip fewer.
      */
     async renderShortSynthesis({ synthesisId }: { synthesisId: string }): Promise<FinishedAudio> {
-      const synthesis = await loadSynthesis(synthesisId);
-      const [text, ...rest] = splitText(synthesis.text, CHUNK_CHARS);
+      const job = await loadJob(synthesisId);
+      const [text, ...rest] = splitText(job.synthesis.text, CHUNK_CHARS);
       if (text === undefined || rest.length > 0) throw ApplicationFailure.nonRetryable('not a one-chunk text', 'ChunkMissing');
       return withHeartbeat((signal) =>
         inTempDir(async (dir) => {
           const chunkPath = path.join(dir, 'chunk.wav');
-          await render(synthesis, text, chunkPath, signal);
+          await render(job, text, chunkPath, signal);
           unlessCanceled(signal);
-          return finishAndStore(synthesis, [chunkPath], dir, signal);
+          return finishAndStore(job, [chunkPath], dir, signal);
         }),
       );
     },
