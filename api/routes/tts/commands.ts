@@ -111,19 +111,17 @@ export async function submitSynthesis(deps: ApiDeps, account: Account, body: Syn
   return db('syntheses').where({ id }).first();
 }
 
-/** The caller's synthesis (deleted ones and other accounts' are not found). */
-export async function findSynthesis({ db }: ApiDeps, account: Account, id: string): Promise<SynthesisRow> {
-  const row = await db('syntheses').where({ id, account_id: account.id }).whereNull('deleted_at').first();
+/** The caller's synthesis (deleted ones and other accounts' are not found): all columns, or the given ones. */
+async function findOwn<Row>({ db }: ApiDeps, account: Account, id: string, columns: readonly string[] = ['*']): Promise<Row> {
+  const row = await db('syntheses').where({ id, account_id: account.id }).whereNull('deleted_at').first(columns);
   if (!row) throw notFound('No such synthesis.');
   return row;
 }
 
-/** The columns of the caller's synthesis that its status shows: a poll, the hottest request, does not fetch the text. */
-export async function findSynthesisStatus({ db }: ApiDeps, account: Account, id: string): Promise<SynthesisStatusRow> {
-  const row = await db('syntheses').where({ id, account_id: account.id }).whereNull('deleted_at').first(STATUS_COLUMNS);
-  if (!row) throw notFound('No such synthesis.');
-  return row;
-}
+export const findSynthesis = (deps: ApiDeps, account: Account, id: string) => findOwn<SynthesisRow>(deps, account, id);
+
+/** The columns its status shows: a poll, the hottest request, does not fetch the text. */
+export const findSynthesisStatus = (deps: ApiDeps, account: Account, id: string) => findOwn<SynthesisStatusRow>(deps, account, id, STATUS_COLUMNS);
 
 /** Removes an entry from history: a running synthesis is canceled first (its workflow releases the credits and objects). */
 export async function deleteSynthesis(deps: ApiDeps, account: Account, id: string): Promise<void> {
