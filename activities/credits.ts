@@ -1,64 +1,54 @@
 import type { ActivityDeps } from '.';
+import { reserve, settle, type SettleOutcome } from '../db/ledger';
+import type { ReserveOutcome, SynthesisRequest } from '../workflows/contracts';
 
-export type CreditStep = 'reserve' | 'capture' | 'release';
-
-export interface CreditStepInput {
-  step: CreditStep;
+export interface CaptureInput {
   accountId: string;
-  /** What the credits are for, e.g. the synthesis id; one row per (account, step, reference). */
+  /** What the credits are for: the synthesis id. */
   reference: string;
+  /** The synthesized characters; the charge is the reservation's amount. */
   amount: number;
 }
+export type CaptureResult = { outcome: SettleOutcome };
 
-export type CreditStepResult = { applied: boolean; outcome: 'reserved' | 'insufficient' | 'captured' | 'released' | 'settled' };
-
-/**
- * Ledger amounts are positive; the kind says which way they move. One ledger step, exactly once per (account, step, reference), with the
- * balance change in the same transaction:
- * - reserve moves `amount` from the available balance to `credits_reserved`,
- *   only if the balance covers it (so concurrent reservations cannot overdraw);
- * - capture charges a reservation (it leaves `credits_reserved`);
- * - release returns a reservation to the balance.
- * A reservation is settled once: after a capture a release does nothing, and vice versa.
- */
+/** The credit steps of a synthesis; the ledger rules live in db/ledger.ts. */
 export function createCreditActivities({ db }: ActivityDeps) {
   return {
-    async applyCreditStep({ step, accountId, reference, amount }: CreditStepInput): Promise<CreditStepResult> {
+    /**
+     * The `reserve` update's work, in one transaction: the reservation and the
+     * synthesis row exist together or not at all. Idempotent on the synthesis
+     * id: a retry after a commit whose answer was lost finds both.
+     */
+    async reserveSynthesis(request: SynthesisRequest): Promise<{ outcome: ReserveOutcome }> {
       return db.transaction(async (trx) => {
-        // Every credit step of an account runs one at a time.
-        await trx('accounts').where({ id: accountId }).forUpdate().first('id');
-        const existing = await trx('credit_ledger').where({ account_id: accountId, reference }).whereIn('kind', ['reserve', 'capture', 'release']).select('kind');
-        const kinds = new Set(existing.map((row: { kind: string }) => row.kind));
-
-        if (step === 'reserve') {
-          if (kinds.has('reserve')) return { applied: false, outcome: 'reserved' };
-          const updated = await trx('accounts')
-            .where({ id: accountId })
-            .andWhere('credit_balance', '>=', amount)
-            .update({
-              credit_balance: trx.raw('credit_balance - ?', [amount]),
-              credits_reserved: trx.raw('credits_reserved + ?', [amount]),
-              updated_at: trx.fn.now(),
-            });
-          if (updated === 0) return { applied: false, outcome: 'insufficient' };
-          await trx('credit_ledger').insert({ account_id: accountId, kind: 'reserve', reference, amount });
-          return { applied: true, outcome: 'reserved' };
-        }
-
-        if (!kinds.has('reserve')) return { applied: false, outcome: 'settled' };
-        if (kinds.has('capture') || kinds.has('release')) return { applied: false, outcome: 'settled' };
-        const [reservation] = await trx('credit_ledger').where({ account_id: accountId, reference, kind: 'reserve' }).select('amount');
-        const reserved = Number(reservation.amount);
-        await trx('credit_ledger').insert({ account_id: accountId, kind: step, reference, amount: reserved });
-        await trx('accounts')
-          .where({ id: accountId })
-          .update({
-            credits_reserved: trx.raw('credits_reserved - ?', [reserved]),
-            ...(step === 'release' && { credit_balance: trx.raw('credit_balance + ?', [reserved]) }),
-            updated_at: trx.fn.now(),
-          });
-        return { applied: true, outcome: step === 'capture' ? 'captured' : 'released' };
+        if (!(await reserve(trx, request.accountId, request.synthesisId, request.characters))) return { outcome: 'insufficient' };
+        // A project deleted since the API checked it unlinks, as deleting a project unlinks its syntheses.
+        const project = request.projectId ? await trx('projects').where({ id: request.projectId, account_id: request.accountId }).first('id') : null;
+        await trx('syntheses')
+          .insert({
+            id: request.synthesisId,
+            account_id: request.accountId,
+            project_id: project ? request.projectId : null,
+            voice_id: request.voiceId,
+            text: request.text,
+            characters: request.characters,
+            speed: request.speed,
+            pitch: request.pitch,
+            emotion: request.emotion,
+            output_format: request.outputFormat,
+          })
+          .onConflict('id')
+          .ignore();
+        return { outcome: 'reserved' };
       });
+    },
+
+    async captureCredits({ accountId, reference }: CaptureInput): Promise<CaptureResult> {
+      return { outcome: await db.transaction((trx) => settle(trx, accountId, reference, 'capture')) };
+    },
+
+    async releaseCredits({ accountId, reference }: { accountId: string; reference: string }): Promise<{ outcome: SettleOutcome }> {
+      return { outcome: await db.transaction((trx) => settle(trx, accountId, reference, 'release')) };
     },
   };
 }

@@ -4,13 +4,13 @@ import { createWriteStream } from 'node:fs';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { ActivityDeps } from '.';
-import { inTempDir, unlessCanceled, withHeartbeat } from './work';
+import { classifyFailures, inTempDir, unlessCanceled, withHeartbeat } from './work';
 import { type Emotion, finishAudio, type OutputFormat, renderChunk, splitText, type Voicing } from '../audio';
 import type { SynthesisRow } from '../db/models/Synthesis';
 import type { PremadeVoice } from '../engines/catalog';
 import { cloneFinishOptions } from '../audio/cloning';
 import type { StoredVoiceProfile } from './cloning';
-import { slotFreedSignal } from '../workflows/signals';
+import { slotFreedSignal, synthesisWorkflowId } from '../workflows/contracts';
 
 /** Characters per chunk: small enough to render in parallel, large enough to keep prosody natural. */
 export const CHUNK_CHARS = 400;
@@ -25,7 +25,9 @@ export interface FinishedAudio {
   durationSeconds: number;
 }
 
-export function createSynthesisActivities({ db, storage, temporal, engines }: ActivityDeps) {
+export function createSynthesisActivities({ db, storage, temporal, engines, config }: ActivityDeps) {
+  /** Storage outages are waited out this long (STORAGE_RETRY_SECONDS); engine errors fail fast. */
+  const classified = <T>(work: () => Promise<T>) => classifyFailures(config.STORAGE_RETRY_SECONDS * 1000, work);
   const loadSynthesis = async (synthesisId: string): Promise<SynthesisRow> => {
     const row = await db('syntheses').where({ id: synthesisId }).first();
     if (!row) throw ApplicationFailure.nonRetryable(`synthesis ${synthesisId} does not exist`, 'SynthesisMissing');
@@ -88,7 +90,7 @@ export function createSynthesisActivities({ db, storage, temporal, engines }: Ac
   /** The oldest queued synthesis of the account learns that a slot is free (its workflow also polls). */
   const wakeNextQueued = async (accountId: string) => {
     const next = await db('syntheses').where({ account_id: accountId, status: 'queued' }).orderBy('created_at').first('id');
-    if (next) await temporal.workflow.getHandle(`synthesis:${next.id}`).signal(slotFreedSignal).catch(() => undefined);
+    if (next) await temporal.workflow.getHandle(synthesisWorkflowId(next.id)).signal(slotFreedSignal).catch(() => undefined);
   };
 
   return {
@@ -114,36 +116,40 @@ export function createSynthesisActivities({ db, storage, temporal, engines }: Ac
 
     /** Renders one chunk of the text and stores it under a key derived from (synthesis, index), so a retry overwrites. */
     async renderSynthesisChunk({ synthesisId, index }: { synthesisId: string; index: number }): Promise<{ seconds: number }> {
-      const job = await loadJob(synthesisId);
-      const chunks = splitText(job.synthesis.text, CHUNK_CHARS);
-      const text = chunks[index];
-      if (text === undefined) throw ApplicationFailure.nonRetryable(`no chunk ${index}`, 'ChunkMissing');
-      const result = await withHeartbeat((signal) =>
-        inTempDir(async (dir) => {
-          const outPath = path.join(dir, 'chunk.wav');
-          const { durationSeconds } = await render(job, text, outPath, signal);
-          unlessCanceled(signal);
-          await storage.put(chunkKey(synthesisId, index), await readFile(outPath), 'audio/wav');
-          return { seconds: durationSeconds };
-        }),
-      );
-      await reportProgress(synthesisId, (index + 1) / (chunks.length + 1));
-      return result;
+      return classified(async () => {
+        const job = await loadJob(synthesisId);
+        const chunks = splitText(job.synthesis.text, CHUNK_CHARS);
+        const text = chunks[index];
+        if (text === undefined) throw ApplicationFailure.nonRetryable(`no chunk ${index}`, 'ChunkMissing');
+        const result = await withHeartbeat((signal) =>
+          inTempDir(async (dir) => {
+            const outPath = path.join(dir, 'chunk.wav');
+            const { durationSeconds } = await render(job, text, outPath, signal);
+            unlessCanceled(signal);
+            await storage.put(chunkKey(synthesisId, index), await readFile(outPath), 'audio/wav');
+            return { seconds: durationSeconds };
+          }),
+        );
+        await reportProgress(synthesisId, (index + 1) / (chunks.length + 1));
+        return result;
+      });
     },
 
     /** Joins the chunks, normalizes and encodes them, and stores the result. */
     async finishSynthesis({ synthesisId, chunkCount }: { synthesisId: string; chunkCount: number }): Promise<FinishedAudio> {
-      const job = await loadJob(synthesisId);
-      return withHeartbeat((signal) =>
-        inTempDir(async (dir) => {
-          // Fetched side by side: this step runs alone after the renders, so its wall time is the synthesis's.
-          // To files, not memory: the longest texts make hundreds of megabytes of chunks.
-          const chunks = Array.from({ length: chunkCount }, (_, index) => path.join(dir, `chunk-${index}.wav`));
-          await Promise.all(chunks.map(async (chunk, index) => pipeline(await storage.get(chunkKey(synthesisId, index)), createWriteStream(chunk))));
-          // The chunks stay until the synthesis is recorded: a retry of this step still finds them.
-          return finishAndStore(job, chunks, dir, signal);
-        }),
-      );
+      return classified(async () => {
+        const job = await loadJob(synthesisId);
+        return withHeartbeat((signal) =>
+          inTempDir(async (dir) => {
+            // Fetched side by side: this step runs alone after the renders, so its wall time is the synthesis's.
+            // To files, not memory: the longest texts make hundreds of megabytes of chunks.
+            const chunks = Array.from({ length: chunkCount }, (_, index) => path.join(dir, `chunk-${index}.wav`));
+            await Promise.all(chunks.map(async (chunk, index) => pipeline(await storage.get(chunkKey(synthesisId, index)), createWriteStream(chunk))));
+            // The chunks stay until the synthesis is recorded: a retry of this step still finds them.
+            return finishAndStore(job, chunks, dir, signal);
+          }),
+        );
+      });
     },
 
     /**
@@ -152,17 +158,19 @@ export function createSynthesisActivities({ db, storage, temporal, engines }: Ac
      * and one task round trip fewer.
      */
     async renderShortSynthesis({ synthesisId }: { synthesisId: string }): Promise<FinishedAudio> {
-      const job = await loadJob(synthesisId);
-      const [text, ...rest] = splitText(job.synthesis.text, CHUNK_CHARS);
-      if (text === undefined || rest.length > 0) throw ApplicationFailure.nonRetryable('not a one-chunk text', 'ChunkMissing');
-      return withHeartbeat((signal) =>
-        inTempDir(async (dir) => {
-          const chunkPath = path.join(dir, 'chunk.wav');
-          await render(job, text, chunkPath, signal);
-          unlessCanceled(signal);
-          return finishAndStore(job, [chunkPath], dir, signal);
-        }),
-      );
+      return classified(async () => {
+        const job = await loadJob(synthesisId);
+        const [text, ...rest] = splitText(job.synthesis.text, CHUNK_CHARS);
+        if (text === undefined || rest.length > 0) throw ApplicationFailure.nonRetryable('not a one-chunk text', 'ChunkMissing');
+        return withHeartbeat((signal) =>
+          inTempDir(async (dir) => {
+            const chunkPath = path.join(dir, 'chunk.wav');
+            await render(job, text, chunkPath, signal);
+            unlessCanceled(signal);
+            return finishAndStore(job, [chunkPath], dir, signal);
+          }),
+        );
+      });
     },
 
     async recordSynthesisCompleted(input: { synthesisId: string; audioKey: string; bytes: number; durationSeconds: number }): Promise<void> {
@@ -178,13 +186,16 @@ export function createSynthesisActivities({ db, storage, temporal, engines }: Ac
         completed_at: db.fn.now(),
         updated_at: db.fn.now(),
       });
-      // Deleted from history while it ran: keep the record for usage, drop the audio.
-      const { deleted_at: deletedAt } = await db('syntheses').where({ id: input.synthesisId }).first('deleted_at');
-      if (deletedAt) {
-        await storage.remove(input.audioKey);
-        await db('syntheses').where({ id: input.synthesisId }).update({ audio_key: null });
-      }
       await wakeNextQueued(synthesis.account_id);
+    },
+
+    /** A deleted synthesis (it has ended): hidden from history, its audio and any chunk gone from storage. */
+    async removeSynthesis({ synthesisId }: { synthesisId: string }): Promise<void> {
+      const synthesis = await loadSynthesis(synthesisId);
+      await db('syntheses').where({ id: synthesisId }).whereNull('deleted_at').update({ deleted_at: db.fn.now(), updated_at: db.fn.now() });
+      await storage.removePrefix(chunkPrefix(synthesisId));
+      await storage.remove(audioKey(synthesis.account_id, synthesisId, synthesis.output_format));
+      await db('syntheses').where({ id: synthesisId }).update({ audio_key: null });
     },
 
     /** Ends a synthesis as failed or canceled, and removes every object it made. */

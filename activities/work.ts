@@ -1,4 +1,5 @@
-import { CancelledFailure, Context, heartbeat } from '@temporalio/activity';
+import { ApplicationFailure, CancelledFailure, Context, heartbeat } from '@temporalio/activity';
+import { unavailableDependency } from '../lib/unavailable';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -35,4 +36,33 @@ export async function withHeartbeat<T>(work: (signal: AbortSignal) => Promise<T>
 /** Stores only while the activity is still wanted: a canceled one must leave nothing behind. */
 export function unlessCanceled(signal: AbortSignal): void {
   if (signal.aborted) throw new CancelledFailure('activity canceled');
+}
+
+/** Attempts an engine error gets (a crashed engine process is replaced) before the synthesis fails. */
+const ENGINE_ATTEMPTS = 3;
+
+/**
+ * Turns what a synthesis activity threw into a retry decision (its retry
+ * policy has no attempt limit; this decides):
+ * - a backing service down (object storage, PostgreSQL): retried with
+ *   Temporal's backoff until `retryWindowMs` after the first attempt, then
+ *   `StorageUnavailable` (or `DependencyUnavailable`), so an outage is waited out;
+ * - anything else is the engine or the audio pipeline: `EngineFailed` after
+ *   ENGINE_ATTEMPTS attempts, so bad text fails fast.
+ */
+export async function classifyFailures<T>(retryWindowMs: number, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof CancelledFailure || error instanceof ApplicationFailure) throw error;
+    const { attempt, scheduledTimestampMs } = Context.current().info;
+    const message = error instanceof Error ? error.message : String(error);
+    const dependency = unavailableDependency(error);
+    if (dependency) {
+      if (Date.now() - scheduledTimestampMs < retryWindowMs) throw error;
+      throw ApplicationFailure.nonRetryable(message, dependency === 'object storage' ? 'StorageUnavailable' : 'DependencyUnavailable');
+    }
+    if (attempt < ENGINE_ATTEMPTS) throw error;
+    throw ApplicationFailure.nonRetryable(message, 'EngineFailed');
+  }
 }

@@ -1,5 +1,6 @@
 import { ServiceError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
+import { unavailableDependency } from '../lib/unavailable';
 import {
   ApiError,
   internalError,
@@ -23,10 +24,6 @@ interface LibraryError {
   expose?: boolean;
 }
 
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE', 'EAI_AGAIN']);
-// PostgreSQL: admin shutdown, crash shutdown, cannot connect now, too many connections.
-const PG_UNAVAILABLE = new Set(['57P01', '57P02', '57P03', '53300']);
-
 /** True when `error` or one of its causes is an ApplicationFailure of this type (Temporal nests them). */
 export function hasFailureType(error: unknown, type: string): boolean {
   for (let current = error; current instanceof Error; current = current.cause) {
@@ -41,10 +38,7 @@ const GRPC_UNAVAILABLE = new Set([4, 14]);
 function dependencyDown(error: LibraryError & { message?: string }): string | null {
   if (error instanceof ServiceError || error instanceof WorkflowUpdateRPCTimeoutOrCancelledError) return 'temporal';
   if (typeof (error as { code?: unknown }).code === 'number' && GRPC_UNAVAILABLE.has((error as unknown as { code: number }).code)) return 'temporal';
-  if (error.name === 'KnexTimeoutError' || PG_UNAVAILABLE.has(error.code ?? '')) return 'postgresql';
-  if (error.message?.includes('Connection terminated')) return 'postgresql';
-  if (error.code && NETWORK_CODES.has(error.code)) return 'a backing service';
-  return null;
+  return unavailableDependency(error);
 }
 
 export function toApiError(thrown: unknown): { error: ApiError; unexpected: boolean } {

@@ -2,18 +2,29 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Context } from 'koa';
 import type { Account } from '../db/models/Account';
 import type { Db } from '../db/knex';
-import { idempotencyKeyInUse, idempotencyKeyReused, validationError } from './errors';
+import { ApiError, idempotencyKeyInUse, idempotencyKeyReused, validationError } from './errors';
 
 /**
- * Idempotency-Key, as API.md defines it: per account, across both families,
- * for 24 h. The same key with the same body (compared as parsed JSON) replays
- * the first 2xx response; a different body is 422; a repeat while the first
- * request is still running is 409. Error responses are not stored.
+ * Idempotency-Key: per account, across both families, for 24 h. The same key
+ * with the same body (compared as parsed JSON) replays the first 2xx
+ * response; a different body is 422; a repeat while the first request is
+ * still running is 409.
+ *
+ * A key binds one synthesis id from its first claim, for the whole window:
+ * when the outcome of a request is unknown (a 503, a timeout, a process that
+ * died), a repeat reaches the same synthesis workflow and gets its answer, so
+ * nothing is ever reserved twice. Only a request that answered with a client
+ * error (validation, 402: nothing was started or held) frees the key.
  */
 
 const WINDOW_MS = 24 * 3600 * 1000;
-/** A claim not completed by then is taken to be abandoned (its process died); the next repeat takes it over. */
-const LOCK_MS = 60_000;
+/**
+ * A claim is held this long: a repeat meanwhile is 409. Past it, a repeat
+ * takes the claim over, keeping the synthesis id; that is safe even when the
+ * first request still runs (both reach the same workflow and get one answer),
+ * so a request that died blocks its key for seconds only.
+ */
+const LOCK_MS = 5_000;
 const KEY = /^[\x20-\x7E]{1,255}$/;
 
 export interface StoredResponse {
@@ -92,8 +103,14 @@ export async function idempotent(
   try {
     response = await handle(claimed.synthesisId);
   } catch (error) {
-    // Errors are not stored: the key is free for a corrected request.
-    await db('idempotency_keys').where({ account_id: account.id, key, status: 'in_progress' }).delete();
+    const claim = db('idempotency_keys').where({ account_id: account.id, key, status: 'in_progress' });
+    if (error instanceof ApiError && error.status < 500) {
+      // A client error started and holds nothing: the key is free for a corrected request.
+      await claim.delete();
+    } else {
+      // Unknown outcome: the key keeps its synthesis id and the next repeat goes ahead at once.
+      await claim.update({ locked_until: db.fn.now() }).catch(() => undefined);
+    }
     throw error;
   }
   await db('idempotency_keys')

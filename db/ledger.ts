@@ -3,10 +3,16 @@ import type { Knex } from 'knex';
 export type LedgerKind = 'grant' | 'reserve' | 'capture' | 'release';
 
 /**
- * Writes one ledger row and applies it to the account's balance, in the
- * caller's transaction. A row per (account, kind, reference) is unique, so a
- * retried step changes nothing: returns false when the row already existed.
+ * Every credit movement, each in the caller's transaction: one ledger row and
+ * its balance change together. Ledger amounts are positive; the kind says
+ * which way they move. A row per (account, kind, reference) is unique, so a
+ * retried step changes nothing. Steps of one account run one at a time (each
+ * locks the account row first).
  */
+
+const lockAccount = (trx: Knex.Transaction, accountId: string) => trx('accounts').where({ id: accountId }).forUpdate().first('id');
+
+/** Adds credits (verification's free credits, refills): returns false when the row already existed. */
 export async function applyGrant(trx: Knex.Transaction, accountId: string, amount: number, reference: string): Promise<boolean> {
   const inserted = await trx('credit_ledger')
     .insert({ account_id: accountId, kind: 'grant', reference, amount })
@@ -18,4 +24,54 @@ export async function applyGrant(trx: Knex.Transaction, accountId: string, amoun
     .where({ id: accountId })
     .update({ credit_balance: trx.raw('credit_balance + ?', [amount]), updated_at: trx.fn.now() });
   return true;
+}
+
+/**
+ * Moves `amount` from the available balance to `credits_reserved`, only if the
+ * balance covers it (concurrent reservations cannot overdraw). A reference
+ * reserved before stays reserved (`true`), whatever the balance is now.
+ */
+export async function reserve(trx: Knex.Transaction, accountId: string, reference: string, amount: number): Promise<boolean> {
+  await lockAccount(trx, accountId);
+  const existing = await trx('credit_ledger').where({ account_id: accountId, kind: 'reserve', reference }).first('id');
+  if (existing) return true;
+  const updated = await trx('accounts')
+    .where({ id: accountId })
+    .andWhere('credit_balance', '>=', amount)
+    .update({
+      credit_balance: trx.raw('credit_balance - ?', [amount]),
+      credits_reserved: trx.raw('credits_reserved + ?', [amount]),
+      updated_at: trx.fn.now(),
+    });
+  if (updated === 0) return false;
+  await trx('credit_ledger').insert({ account_id: accountId, kind: 'reserve', reference, amount });
+  return true;
+}
+
+export type SettleOutcome = 'captured' | 'released' | 'settled' | 'unreserved';
+
+/**
+ * Settles a reservation once: capture charges it (it leaves
+ * `credits_reserved`), release returns it to the balance. After either, both
+ * do nothing (`settled`); with no reservation, nothing happens (`unreserved`).
+ */
+export async function settle(trx: Knex.Transaction, accountId: string, reference: string, step: 'capture' | 'release'): Promise<SettleOutcome> {
+  await lockAccount(trx, accountId);
+  const rows: { kind: LedgerKind; amount: string }[] = await trx('credit_ledger')
+    .where({ account_id: accountId, reference })
+    .whereIn('kind', ['reserve', 'capture', 'release'])
+    .select('kind', 'amount');
+  const reservation = rows.find((row) => row.kind === 'reserve');
+  if (!reservation) return 'unreserved';
+  if (rows.some((row) => row.kind !== 'reserve')) return 'settled';
+  const amount = Number(reservation.amount);
+  await trx('credit_ledger').insert({ account_id: accountId, kind: step, reference, amount });
+  await trx('accounts')
+    .where({ id: accountId })
+    .update({
+      credits_reserved: trx.raw('credits_reserved - ?', [amount]),
+      ...(step === 'release' && { credit_balance: trx.raw('credit_balance + ?', [amount]) }),
+      updated_at: trx.fn.now(),
+    });
+  return step === 'capture' ? 'captured' : 'released';
 }

@@ -63,6 +63,14 @@ const EnvSchema = z.object({
   ENABLE_NONFREE_ENGINES: z.stringbool().default(false),
   /** Engine and ffmpeg activities one worker process runs at once (default: its cores). */
   SYNTHESIS_CONCURRENCY: z.coerce.number().int().min(1).max(64).optional(),
+  /**
+   * How long a submit waits for its workflow to answer the reservation before
+   * the API answers 503 (the outcome is then unknown; a retry with the same
+   * Idempotency-Key gets it). Only a stack without a live worker waits this long.
+   */
+  SUBMIT_TIMEOUT_SECONDS: seconds.max(300).default(30),
+  /** How long synthesis activities retry object-storage errors (an outage is waited out) before the job fails as storage_unavailable. */
+  STORAGE_RETRY_SECONDS: seconds.default(600),
 
   RATE_LIMIT_REGISTER_PER_HOUR: rateLimit.default(60),
   RATE_LIMIT_LOGIN_PER_MINUTE: rateLimit.default(30),

@@ -21,6 +21,28 @@ export interface Storage {
   ping(): Promise<void>;
 }
 
+/**
+ * Object storage failed to answer (down, unreachable, erroring): a condition
+ * worth waiting out, unlike a missing object, which is rethrown as it came.
+ */
+export class StorageUnavailableError extends Error {
+  override name = 'StorageUnavailableError';
+  constructor(operation: string, override readonly cause: unknown) {
+    super(`object storage ${operation} failed: ${cause instanceof Error ? cause.message : String(cause)}`);
+  }
+}
+
+const MISSING_CODES = new Set(['NoSuchKey', 'NotFound', 'NoSuchBucket']);
+
+async function storageCall<T>(operation: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (MISSING_CODES.has((error as { code?: string }).code ?? '')) throw error;
+    throw new StorageUnavailableError(operation, error);
+  }
+}
+
 export function createStorage(config: Config): Storage {
   const client = new Client({
     endPoint: config.minio.endPoint,
@@ -45,34 +67,36 @@ export function createStorage(config: Config): Storage {
       }
     },
     async put(key, body, contentType) {
-      await client.putObject(bucket, key, body, undefined, { 'Content-Type': contentType });
+      await storageCall('put', () => client.putObject(bucket, key, body, undefined, { 'Content-Type': contentType }));
     },
     async get(key, range) {
-      if (!range) return client.getObject(bucket, key);
-      return client.getPartialObject(bucket, key, range.start, range.end - range.start + 1);
+      if (!range) return storageCall('get', () => client.getObject(bucket, key));
+      return storageCall('get', () => client.getPartialObject(bucket, key, range.start, range.end - range.start + 1));
     },
     async size(key) {
       try {
-        return (await client.statObject(bucket, key)).size;
+        return (await storageCall('stat', () => client.statObject(bucket, key))).size;
       } catch (error) {
-        if ((error as { code?: string }).code === 'NotFound') return null;
+        if (MISSING_CODES.has((error as { code?: string }).code ?? '')) return null;
         throw error;
       }
     },
     async remove(key) {
       // S3 deletes are idempotent: removing a missing key succeeds.
-      await client.removeObject(bucket, key);
+      await storageCall('remove', () => client.removeObject(bucket, key));
     },
     async list(prefix) {
-      const keys: string[] = [];
-      for await (const item of client.listObjectsV2(bucket, prefix, true) as AsyncIterable<{ name?: string }>) {
-        if (item.name) keys.push(item.name);
-      }
-      return keys.sort();
+      return storageCall('list', async () => {
+        const keys: string[] = [];
+        for await (const item of client.listObjectsV2(bucket, prefix, true) as AsyncIterable<{ name?: string }>) {
+          if (item.name) keys.push(item.name);
+        }
+        return keys.sort();
+      });
     },
     async removePrefix(prefix) {
       const keys = await this.list(prefix);
-      if (keys.length) await client.removeObjects(bucket, keys);
+      if (keys.length) await storageCall('remove', () => client.removeObjects(bucket, keys));
     },
     async ping() {
       await client.bucketExists(bucket);

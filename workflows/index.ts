@@ -3,5 +3,6 @@ export { systemCheck } from './systemCheck';
 export { signupVerification } from './signupVerification';
 export { creditDeduction } from './creditDeduction';
 export { synthesis } from './synthesis';
+export { synthesisDeletion, voiceDeletion } from './deletion';
 export { voiceCloning } from './voiceCloning';
 export { benchCreditShape, benchNoop, benchSynthesisShape } from './benchmark';

@@ -1,5 +1,8 @@
 import {
   ActivityCancellationType,
+  ActivityFailure,
+  allHandlersFinished,
+  ApplicationFailure,
   CancellationScope,
   condition,
   executeChild,
@@ -9,17 +12,21 @@ import {
   setHandler,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import { creditDeduction, creditWorkflowId } from './creditDeduction';
-import { progressQuery, slotFreedSignal, type SynthesisProgress } from './signals';
-
-export interface SynthesisInput {
-  synthesisId: string;
-  accountId: string;
-  /** Credits reserved by the API before this workflow started (1 per character). */
-  credits: number;
-  /** Where the CPU-heavy activities run: concurrency = cores. */
-  cpuTaskQueue: string;
-}
+import { creditDeduction } from './creditDeduction';
+import {
+  cancelUpdate,
+  captureWorkflowId,
+  FAILURE_CODES,
+  type FailureType,
+  progressQuery,
+  type ReserveOutcome,
+  reserveUpdate,
+  slotFreedSignal,
+  type SynthesisInput,
+  type SynthesisProgress,
+  type SynthesisResult,
+  UNKNOWN_FAILURE,
+} from './contracts';
 
 /** Chunks of one synthesis rendered at the same time; the CPU queue's worker bounds the machine. */
 const PARALLEL_CHUNKS = 4;
@@ -27,45 +34,74 @@ const PARALLEL_CHUNKS = 4;
 /**
  * Short database steps run as local activities: in the worker that runs the
  * workflow task, recorded as one marker event, with no task-queue round trip
- * through the server (bench/service.ts measures the difference).
+ * through the server (bench/service.ts measures the difference). They retry
+ * until PostgreSQL (or storage, for the cleanup) answers: none may be skipped.
  */
 const bookkeeping = proxyLocalActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '500 milliseconds', maximumInterval: '10 seconds' },
 });
 
-export const synthesisWorkflowId = (synthesisId: string) => `synthesis:${synthesisId}`;
+/** The failure a synthesis records: what failed, from the activity's failure type. */
+function failureOf(error: unknown): { code: string; message: string } {
+  const cause = error instanceof ActivityFailure ? error.cause : error;
+  if (cause instanceof ApplicationFailure && cause.type && cause.type in FAILURE_CODES) return FAILURE_CODES[cause.type as FailureType];
+  return UNKNOWN_FAILURE;
+}
 
 /**
- * `synthesis:<uuid>`: wait for a slot → render (a one-chunk text in one
- * step; longer ones in chunks in parallel, then join) → post-process,
- * encode, store → capture the reserved credits → record.
+ * `synthesis:<uuid>`, started by the API with Update-with-Start: reserve the
+ * credits and record the synthesis (one transaction) → answer the `reserve`
+ * update → wait for a slot → render (a one-chunk text in one step; longer
+ * ones in chunks in parallel, then join) → post-process, encode, store →
+ * capture the credits (`credits:capture:<uuid>`) → record.
  * On failure or cancel: release the credits, remove the objects, record why.
+ * The reservation is made here and nowhere else, so whatever happens to the
+ * API or the client, this workflow settles it.
  */
-export async function synthesis({ synthesisId, accountId, credits, cpuTaskQueue }: SynthesisInput): Promise<SynthesisProgress['status']> {
+export async function synthesis({ request, cpuTaskQueue }: SynthesisInput): Promise<SynthesisResult> {
+  const { synthesisId, accountId, characters } = request;
   const engines = proxyActivities<Activities>({
     taskQueue: cpuTaskQueue,
     startToCloseTimeout: '10 minutes',
     // A worker killed mid-render is noticed within seconds, not minutes.
     heartbeatTimeout: '10 seconds',
-    retry: { initialInterval: '1 second', maximumAttempts: 5 },
+    // Unlimited attempts: the activities decide what is worth a retry (a
+    // storage outage, for STORAGE_RETRY_SECONDS) and fail fast otherwise
+    // (EngineFailed), so a dead worker or a MinIO restart never fails a job.
+    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
     // On cancel, wait until running renders have stopped, so the cleanup below sees every object.
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
   });
   const state: SynthesisProgress = { status: 'queued', progress: 0 };
+  let reservation: ReserveOutcome | undefined;
   let slotFreed = false;
   let chunkCount = 0;
+  /** Set once the audio exists: from then on a cancel no longer stops the synthesis. */
+  let completing = false;
+  const work = new CancellationScope();
+
   setHandler(progressQuery, () => state);
   setHandler(slotFreedSignal, () => {
     slotFreed = true;
   });
-  // The query answers from here; the status endpoint reads PostgreSQL, which the activities keep current.
+  setHandler(reserveUpdate, async () => {
+    await condition(() => reservation !== undefined);
+    return { outcome: reservation! };
+  });
+  setHandler(cancelUpdate, async () => {
+    if (!completing) work.cancel();
+    await condition(() => state.status !== 'queued' && state.status !== 'processing');
+    return { status: state.status as 'completed' | 'failed' | 'canceled' };
+  });
   const report = (changes: Partial<SynthesisProgress>) => void Object.assign(state, changes);
-  const creditStep = (step: 'capture' | 'release') =>
-    executeChild(creditDeduction, {
-      workflowId: creditWorkflowId(step, synthesisId),
-      args: [{ step, accountId, reference: synthesisId, amount: credits }],
-    });
+
+  // Not interruptible: a cancel must not abandon a reservation its transaction may have committed.
+  reservation = (await CancellationScope.nonCancellable(() => bookkeeping.reserveSynthesis(request))).outcome;
+  if (reservation === 'insufficient') {
+    await condition(allHandlersFinished);
+    return 'insufficient';
+  }
 
   /** Chunks rendered in parallel lanes on the CPU queue, then joined and encoded. */
   const renderInChunks = async () => {
@@ -86,37 +122,36 @@ export async function synthesis({ synthesisId, accountId, credits, cpuTaskQueue 
     return engines.finishSynthesis({ synthesisId, chunkCount });
   };
 
+  let result: SynthesisResult;
   try {
-    for (;;) {
-      const slot = await bookkeeping.acquireSynthesisSlot({ synthesisId });
-      chunkCount = slot.chunkCount;
-      if (slot.started) break;
-      slotFreed = false;
-      await condition(() => slotFreed, '5 seconds');
-    }
-    report({ status: 'processing' });
-
-    const audio = chunkCount === 1 ? await engines.renderShortSynthesis({ synthesisId }) : await renderInChunks();
+    const audio = await work.run(async () => {
+      for (;;) {
+        const slot = await bookkeeping.acquireSynthesisSlot({ synthesisId });
+        chunkCount = slot.chunkCount;
+        if (slot.started) break;
+        slotFreed = false;
+        await condition(() => slotFreed, '5 seconds');
+      }
+      report({ status: 'processing' });
+      return chunkCount === 1 ? await engines.renderShortSynthesis({ synthesisId }) : await renderInChunks();
+    });
     // Once the audio exists, completing is not interrupted: a cancel now cannot leave it charged but canceled.
+    completing = true;
     await CancellationScope.nonCancellable(async () => {
-      await creditStep('capture');
+      await executeChild(creditDeduction, { workflowId: captureWorkflowId(synthesisId), args: [{ accountId, reference: synthesisId, amount: characters }] });
       await bookkeeping.recordSynthesisCompleted({ synthesisId, ...audio });
     });
     report({ status: 'completed', progress: 1 });
-    return 'completed';
+    result = 'completed';
   } catch (error) {
     const canceled = isCancellation(error);
     await CancellationScope.nonCancellable(async () => {
-      await creditStep('release');
-      await bookkeeping.recordSynthesisEnded({
-        synthesisId,
-        status: canceled ? 'canceled' : 'failed',
-        error: canceled ? null : { code: 'synthesis_failed', message: 'The speech engine could not render this text.' },
-        chunkCount,
-      });
+      await bookkeeping.releaseCredits({ accountId, reference: synthesisId });
+      await bookkeeping.recordSynthesisEnded({ synthesisId, status: canceled ? 'canceled' : 'failed', error: canceled ? null : failureOf(error), chunkCount });
     });
-    report({ status: canceled ? 'canceled' : 'failed' });
-    if (canceled) throw error;
-    return 'failed';
+    result = canceled ? 'canceled' : 'failed';
+    report({ status: result });
   }
+  await condition(allHandlersFinished);
+  return result;
 }

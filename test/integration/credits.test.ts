@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { createCreditActivities } from '../../activities/credits';
 import type { ActivityDeps } from '../../activities';
-import { creditDeduction, creditWorkflowId } from '../../workflows/creditDeduction';
+import { creditDeduction } from '../../workflows/creditDeduction';
+import { captureWorkflowId, type SynthesisRequest } from '../../workflows/contracts';
 import { createAccount } from '../helpers/factories';
 import { createTestDeps, startTestWorker } from '../helpers/stack';
 
 describe('credit ledger steps', () => {
   const deps = createTestDeps();
-  const { applyCreditStep } = createCreditActivities(deps as unknown as ActivityDeps);
+  const { reserveSynthesis, captureCredits, releaseCredits } = createCreditActivities(deps as unknown as ActivityDeps);
   afterAll(() => deps.close());
 
   const balances = async (accountId: string) => {
@@ -15,67 +16,102 @@ describe('credit ledger steps', () => {
     return { available: Number(row.credit_balance), reserved: Number(row.credits_reserved) };
   };
   const ledger = (accountId: string) => deps.db('credit_ledger').where({ account_id: accountId }).orderBy('id').select('kind', 'reference', 'amount');
+  const request = (accountId: string, characters: number, changes: Partial<SynthesisRequest> = {}): SynthesisRequest => ({
+    synthesisId: randomUUID(),
+    accountId,
+    projectId: null,
+    voiceId: 'en-us-slt',
+    text: 'x'.repeat(characters),
+    characters,
+    speed: 1,
+    pitch: 0,
+    emotion: 'neutral',
+    outputFormat: 'wav',
+    ...changes,
+  });
 
-  it('reserve then capture charges once; repeating either step changes nothing', async () => {
+  it('reserves and records the synthesis together; repeating the reservation changes nothing', async () => {
     const { id } = await createAccount(deps, { credits: 1000 });
-    const reference = randomUUID();
-    const step = (kind: 'reserve' | 'capture' | 'release') => applyCreditStep({ step: kind, accountId: id, reference, amount: 300 });
-
-    expect(await step('reserve')).toEqual({ applied: true, outcome: 'reserved' });
-    expect(await step('reserve')).toEqual({ applied: false, outcome: 'reserved' });
+    const wanted = request(id, 300);
+    expect(await reserveSynthesis(wanted)).toEqual({ outcome: 'reserved' });
+    expect(await reserveSynthesis(wanted)).toEqual({ outcome: 'reserved' });
     expect(await balances(id)).toEqual({ available: 700, reserved: 300 });
+    const rows = await deps.db('syntheses').where({ account_id: id }).select('id', 'characters', 'status');
+    expect(rows).toEqual([{ id: wanted.synthesisId, characters: 300, status: 'queued' }]);
+  });
 
-    expect(await step('capture')).toEqual({ applied: true, outcome: 'captured' });
-    expect(await step('capture')).toEqual({ applied: false, outcome: 'settled' });
-    // A settled reservation cannot be released afterwards.
-    expect(await step('release')).toEqual({ applied: false, outcome: 'settled' });
+  it('stores every number the request schema accepts without loss', async () => {
+    const { id } = await createAccount(deps, { credits: 1000 });
+    const wanted = request(id, 2, { pitch: 1e-240, speed: 1.0000000000000002 });
+    expect(await reserveSynthesis(wanted)).toEqual({ outcome: 'reserved' });
+    const row = await deps.db('syntheses').where({ id: wanted.synthesisId }).first('pitch', 'speed');
+    expect(row).toEqual({ pitch: 1e-240, speed: 1.0000000000000002 });
+  });
+
+  it('unlinks a project deleted between the check and the reservation', async () => {
+    const { id } = await createAccount(deps, { credits: 1000 });
+    const wanted = request(id, 5, { projectId: randomUUID() });
+    expect(await reserveSynthesis(wanted)).toEqual({ outcome: 'reserved' });
+    expect(await deps.db('syntheses').where({ id: wanted.synthesisId }).first('project_id')).toEqual({ project_id: null });
+  });
+
+  it('capture charges once; a later release or capture changes nothing', async () => {
+    const { id } = await createAccount(deps, { credits: 1000 });
+    const wanted = request(id, 300);
+    await reserveSynthesis(wanted);
+    const reference = wanted.synthesisId;
+    expect(await captureCredits({ accountId: id, reference, amount: 300 })).toEqual({ outcome: 'captured' });
+    expect(await captureCredits({ accountId: id, reference, amount: 300 })).toEqual({ outcome: 'settled' });
+    expect(await releaseCredits({ accountId: id, reference })).toEqual({ outcome: 'settled' });
     expect(await balances(id)).toEqual({ available: 700, reserved: 0 });
     expect((await ledger(id)).map((row) => row.kind)).toEqual(['reserve', 'capture']);
   });
 
-  it('reserve then release returns the credits once', async () => {
+  it('release returns the credits once; a release without a reservation does nothing', async () => {
     const { id } = await createAccount(deps, { credits: 500 });
-    const reference = randomUUID();
-    await applyCreditStep({ step: 'reserve', accountId: id, reference, amount: 200 });
-    expect(await applyCreditStep({ step: 'release', accountId: id, reference, amount: 200 })).toEqual({ applied: true, outcome: 'released' });
-    expect(await applyCreditStep({ step: 'release', accountId: id, reference, amount: 200 })).toEqual({ applied: false, outcome: 'settled' });
-    expect(await applyCreditStep({ step: 'capture', accountId: id, reference, amount: 200 })).toEqual({ applied: false, outcome: 'settled' });
+    const wanted = request(id, 200);
+    await reserveSynthesis(wanted);
+    expect(await releaseCredits({ accountId: id, reference: wanted.synthesisId })).toEqual({ outcome: 'released' });
+    expect(await releaseCredits({ accountId: id, reference: wanted.synthesisId })).toEqual({ outcome: 'settled' });
+    expect(await captureCredits({ accountId: id, reference: wanted.synthesisId, amount: 200 })).toEqual({ outcome: 'settled' });
+    expect(await releaseCredits({ accountId: id, reference: randomUUID() })).toEqual({ outcome: 'unreserved' });
     expect(await balances(id)).toEqual({ available: 500, reserved: 0 });
   });
 
   it('refuses a reservation the balance does not cover, and records nothing', async () => {
     const { id } = await createAccount(deps, { credits: 99 });
-    expect(await applyCreditStep({ step: 'reserve', accountId: id, reference: randomUUID(), amount: 100 })).toEqual({ applied: false, outcome: 'insufficient' });
+    expect(await reserveSynthesis(request(id, 100))).toEqual({ outcome: 'insufficient' });
     expect(await balances(id)).toEqual({ available: 99, reserved: 0 });
     expect(await ledger(id)).toEqual([]);
+    expect(await deps.db('syntheses').where({ account_id: id })).toEqual([]);
   });
 
   it('never overdraws under concurrent reservations', async () => {
     const { id } = await createAccount(deps, { credits: 1000 });
-    const results = await Promise.all(
-      Array.from({ length: 25 }, () => applyCreditStep({ step: 'reserve', accountId: id, reference: randomUUID(), amount: 150 })),
-    );
+    const results = await Promise.all(Array.from({ length: 25 }, () => reserveSynthesis(request(id, 150))));
     const reserved = results.filter((result) => result.outcome === 'reserved').length;
     expect(reserved).toBe(6); // 6 × 150 = 900 ≤ 1000 < 7 × 150
     expect(await balances(id)).toEqual({ available: 100, reserved: 900 });
   });
 
-  it('runs as the creditDeduction workflow with a readable id, once per id', async () => {
+  it('captures as the creditDeduction workflow with a readable id, once per id', async () => {
     const worker = await startTestWorker(deps);
     try {
       const { id } = await createAccount(deps, { credits: 1000 });
-      const reference = randomUUID();
+      const wanted = request(id, 10);
+      await reserveSynthesis(wanted);
+      const reference = wanted.synthesisId;
       const run = () =>
         deps.temporal.workflow.execute(creditDeduction, {
-          workflowId: creditWorkflowId('reserve', reference),
+          workflowId: captureWorkflowId(reference),
           taskQueue: worker.taskQueue,
-          args: [{ step: 'reserve', accountId: id, reference, amount: 10 }],
+          args: [{ accountId: id, reference, amount: 10 }],
         });
-      expect(await run()).toEqual({ applied: true, outcome: 'reserved' });
-      expect((await deps.temporal.workflow.getHandle(`credits:reserve:${reference}`).describe()).status.name).toBe('COMPLETED');
+      expect(await run()).toEqual({ outcome: 'captured' });
+      expect((await deps.temporal.workflow.getHandle(`credits:capture:${reference}`).describe()).status.name).toBe('COMPLETED');
       // Running the same step again (a new run of the same id) applies nothing.
-      expect(await run()).toEqual({ applied: false, outcome: 'reserved' });
-      expect(await balances(id)).toEqual({ available: 990, reserved: 10 });
+      expect(await run()).toEqual({ outcome: 'settled' });
+      expect(await balances(id)).toEqual({ available: 990, reserved: 0 });
     } finally {
       await worker.shutdown();
     }

@@ -1,18 +1,25 @@
-import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
+import { WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 import type { Account } from '../../../db/models/Account';
 import { cpuTaskQueue } from '../../../lib/temporal';
-import type { CreditStepInput, CreditStepResult } from '../../../activities/credits';
-import type { SynthesisInput } from '../../../workflows/synthesis';
-import { creditWorkflowId } from '../../../workflows/creditDeduction';
+import {
+  cancelUpdate,
+  reserveUpdate,
+  synthesisDeletionWorkflowId,
+  synthesisWorkflowId,
+  type SynthesisInput,
+  type SynthesisRequest,
+  type SynthesisStatus,
+} from '../../../workflows/contracts';
+import { synthesis } from '../../../workflows/synthesis';
+import { synthesisDeletion } from '../../../workflows/deletion';
 import type { ApiDeps } from '../../deps';
 import { insufficientCredits, notFound, validationError, voiceNotReady } from '../../errors';
 import type { SynthesizeBody } from './schema';
 import { STATUS_COLUMNS, type SynthesisRow, type SynthesisStatusRow } from '../../../db/models/Synthesis';
 
-const synthesisWorkflowId = (id: string) => `synthesis:${id}`;
-/** Waiting on a workflow step needs a worker; without one the client gets a 503, not a hung request. */
-const STEP_DEADLINE_MS = 15_000;
+/** A workflow that does not answer by then (no live worker) gets the client a 503 with Retry-After, not a hung request. */
+const deadline = (deps: ApiDeps) => Date.now() + deps.config.SUBMIT_TIMEOUT_SECONDS * 1000;
 
 /** The text as it is charged and spoken: trimmed and NFC-normalized; its length in code points. */
 export function normalizeText(raw: string): { text: string; characters: number } {
@@ -47,67 +54,51 @@ async function checkRequest(deps: ApiDeps, account: Account, body: SynthesizeBod
 }
 
 /**
- * Checks the request, reserves the credits through the creditDeduction
- * workflow (402 when the balance is short), then records the synthesis and
- * starts its workflow. Nothing is recorded for a rejected request.
+ * Checks the request, then hands it to its own `synthesis:<id>` workflow with
+ * Update-with-Start: the workflow reserves the credits and records the
+ * synthesis in one transaction and answers the `reserve` update (402 when the
+ * balance is short). The API holds nothing: if it dies or times out after
+ * the start, the workflow still settles its reservation, and a repeat with
+ * the same id (an Idempotency-Key binds one) reaches the same workflow and
+ * gets the same answer.
  */
 export async function submitSynthesis(deps: ApiDeps, account: Account, body: SynthesizeBody, id: string = randomUUID()): Promise<SynthesisRow> {
   const { db, temporal, config } = deps;
   const { text, characters } = await checkRequest(deps, account, body);
-  const reserve: CreditStepInput = { step: 'reserve', accountId: account.id, reference: id, amount: characters };
-  const reserved = await temporal.connection.withDeadline(Date.now() + STEP_DEADLINE_MS, () =>
-    temporal.workflow.execute<(input: CreditStepInput) => Promise<CreditStepResult>>('creditDeduction', {
-      workflowId: creditWorkflowId('reserve', id),
-      taskQueue: config.TEMPORAL_TASK_QUEUE,
-      args: [reserve],
-    }),
-  );
-  if (reserved.outcome === 'insufficient') {
-    throw insufficientCredits(`This synthesis costs ${characters} credits; the available balance is lower.`);
-  }
-
-  // The row is committed before the workflow starts: its first activity reads it.
-  // A repeat of an Idempotency-Key whose first request died half-way finds its row here.
-  await db('syntheses')
-    .insert({
-      id,
-      account_id: account.id,
-      project_id: body.project_id ?? null,
-      voice_id: body.voice_id,
-      text,
-      characters,
-      speed: body.speed,
-      pitch: body.pitch,
-      emotion: body.emotion,
-      output_format: body.output_format,
-    })
-    .onConflict('id')
-    .ignore();
-  const input: SynthesisInput = { synthesisId: id, accountId: account.id, credits: characters, cpuTaskQueue: cpuTaskQueue(config) };
+  const request: SynthesisRequest = {
+    synthesisId: id,
+    accountId: account.id,
+    projectId: body.project_id ?? null,
+    voiceId: body.voice_id,
+    text,
+    characters,
+    speed: body.speed,
+    pitch: body.pitch,
+    emotion: body.emotion,
+    outputFormat: body.output_format,
+  };
+  const input: SynthesisInput = { request, cpuTaskQueue: cpuTaskQueue(config) };
+  const start = new WithStartWorkflowOperation(synthesis, {
+    workflowId: synthesisWorkflowId(id),
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    args: [input],
+    searchAttributes: { Account: [account.id], VoiceId: [body.voice_id], Characters: [characters] },
+    // One workflow per synthesis id, ever: a repeat joins the running one, and an ended one is never started again.
+    workflowIdConflictPolicy: 'USE_EXISTING',
+    workflowIdReusePolicy: 'REJECT_DUPLICATE',
+  });
+  let reserved: boolean;
   try {
-    await temporal.workflow.start<(input: SynthesisInput) => Promise<string>>('synthesis', {
-      workflowId: synthesisWorkflowId(id),
-      taskQueue: config.TEMPORAL_TASK_QUEUE,
-      args: [input],
-      searchAttributes: { Account: [account.id], VoiceId: [body.voice_id], Characters: [characters] },
-      // One workflow per synthesis id, ever: a repeat joins the running one and never starts a second.
-      workflowIdConflictPolicy: 'USE_EXISTING',
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
-    });
+    const { outcome } = await temporal.connection.withDeadline(deadline(deps), () =>
+      temporal.workflow.executeUpdateWithStart(reserveUpdate, { startWorkflowOperation: start, updateId: 'reserve' }),
+    );
+    reserved = outcome === 'reserved';
   } catch (error) {
-    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) {
-      // The synthesis never started: forget it and give the reservation back.
-      await db('syntheses').where({ id, status: 'queued' }).delete();
-      await temporal.workflow
-        .execute('creditDeduction', {
-          workflowId: creditWorkflowId('release', id),
-          taskQueue: config.TEMPORAL_TASK_QUEUE,
-          args: [{ ...reserve, step: 'release' }],
-        })
-        .catch((releaseError) => deps.logger.error({ err: releaseError, synthesisId: id }, 'could not release an unused reservation'));
-      throw error;
-    }
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+    // A repeat after the workflow ended: its row exists if and only if it reserved.
+    reserved = (await db('syntheses').where({ id }).first('id')) !== undefined;
   }
+  if (!reserved) throw insufficientCredits(`This synthesis costs ${characters} credits; the available balance is lower.`);
   return db('syntheses').where({ id }).first();
 }
 
@@ -123,24 +114,37 @@ export const findSynthesis = (deps: ApiDeps, account: Account, id: string) => fi
 /** The columns its status shows: a poll, the hottest request, does not fetch the text. */
 export const findSynthesisStatus = (deps: ApiDeps, account: Account, id: string) => findOwn<SynthesisStatusRow>(deps, account, id, STATUS_COLUMNS);
 
-/** Removes an entry from history: a running synthesis is canceled first (its workflow releases the credits and objects). */
-export async function deleteSynthesis(deps: ApiDeps, account: Account, id: string): Promise<void> {
-  const row = await findSynthesis(deps, account, id);
-  if (row.status === 'queued' || row.status === 'processing') {
+/**
+ * Removes an entry from history. A queued or processing synthesis is canceled
+ * first and the answer waits for how it ended: `canceled` (credits released)
+ * or `completed` (it finished before the cancel landed: it stays charged).
+ * The removal itself is a workflow, so a storage outage delays it but never
+ * leaves the audio behind. Returns the synthesis's final status.
+ */
+export async function deleteSynthesis(deps: ApiDeps, account: Account, id: string): Promise<SynthesisStatus> {
+  const { db, temporal, config } = deps;
+  const row = await findSynthesisStatus(deps, account, id);
+  let status = row.status as SynthesisStatus;
+  if (status === 'queued' || status === 'processing') {
     try {
-      await deps.temporal.connection.withDeadline(Date.now() + STEP_DEADLINE_MS, () =>
-        deps.temporal.workflow.getHandle(synthesisWorkflowId(id)).cancel(),
-      );
+      status = (
+        await temporal.connection.withDeadline(deadline(deps), () =>
+          temporal.workflow.getHandle(synthesisWorkflowId(id)).executeUpdate(cancelUpdate, { updateId: 'cancel' }),
+        )
+      ).status;
     } catch (error) {
-      // Already finished: then its audio is removed below.
+      // It ended between the read and the cancel: its row says how.
       if (!(error instanceof WorkflowNotFoundError)) throw error;
+      status = (await db('syntheses').where({ id }).first('status')).status;
     }
   }
-  await deps.db('syntheses').where({ id }).update({ deleted_at: deps.db.fn.now(), updated_at: deps.db.fn.now() });
-  // Read after marking: a synthesis that completed meanwhile sees deleted_at and removes its own audio.
-  const latest = await deps.db('syntheses').where({ id }).first('audio_key');
-  if (latest?.audio_key) {
-    await deps.storage.remove(latest.audio_key);
-    await deps.db('syntheses').where({ id }).update({ audio_key: null });
-  }
+  // Started before the row is marked: if this process dies in between, the entry is still there to delete again.
+  await temporal.workflow.start(synthesisDeletion, {
+    workflowId: synthesisDeletionWorkflowId(id),
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    args: [id],
+    workflowIdConflictPolicy: 'USE_EXISTING',
+  });
+  await db('syntheses').where({ id }).whereNull('deleted_at').update({ deleted_at: db.fn.now(), updated_at: db.fn.now() });
+  return status;
 }

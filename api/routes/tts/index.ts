@@ -107,9 +107,16 @@ export function ttsRoutes(deps: ApiDeps): Route[] {
       tags: ['Text to speech'],
       auth: true,
       params: SynthesisParams,
-      responses: { 204: { description: 'Deleted' }, ...problemResponses(401, 404) },
+      responses: {
+        204: {
+          description:
+            'Deleted. `Synthesis-Status` says how the synthesis ended: `canceled` (it was running; its credits were released), `completed` (charged; it finished before the cancel landed, or earlier), or `failed`.',
+          headers: { 'Synthesis-Status': { schema: { type: 'string', enum: ['completed', 'failed', 'canceled'] } } },
+        } as never,
+        ...problemResponses(401, 404, 503),
+      },
       async handler(ctx, { account, params }) {
-        await deleteSynthesis(deps, account, params.id);
+        ctx.set('Synthesis-Status', await deleteSynthesis(deps, account, params.id));
         ctx.status = 204;
       },
     }),

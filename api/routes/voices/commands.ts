@@ -3,6 +3,8 @@ import { createReadStream } from 'node:fs';
 import type { Account } from '../../../db/models/Account';
 import { cpuTaskQueue } from '../../../lib/temporal';
 import type { VoiceCloningInput } from '../../../workflows/voiceCloning';
+import { voiceDeletionWorkflowId } from '../../../workflows/contracts';
+import { voiceDeletion } from '../../../workflows/deletion';
 import type { ApiDeps } from '../../deps';
 import { notFound, permissionDenied, planLimitReached } from '../../errors';
 import type { AcceptedSample } from './upload';
@@ -80,7 +82,7 @@ export async function startCloning(deps: ApiDeps, account: Account, sample: Acce
 
 /** Premade voices are 403; another account's or unknown ones 404. A clone still processing is canceled first. */
 export async function deleteVoice(deps: ApiDeps, account: Account, id: string): Promise<void> {
-  const { db, storage, temporal } = deps;
+  const { db, temporal } = deps;
   const voice = await db('voices')
     .where({ id })
     .whereNull('deleted_at')
@@ -95,7 +97,13 @@ export async function deleteVoice(deps: ApiDeps, account: Account, id: string): 
       if (!(error instanceof WorkflowNotFoundError)) throw error;
     }
   }
+  // A workflow removes the objects, so a storage outage delays the removal and never leaves a sample behind.
+  // Started before the row is marked: if this process dies in between, the voice is still there to delete again.
+  await temporal.workflow.start(voiceDeletion, {
+    workflowId: voiceDeletionWorkflowId(id),
+    taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+    args: [id],
+    workflowIdConflictPolicy: 'USE_EXISTING',
+  });
   await db('voices').where({ id }).update({ deleted_at: db.fn.now(), updated_at: db.fn.now() });
-  const keys = sampleKeys(account.id, id);
-  await Promise.all([storage.remove(keys.original), storage.remove(keys.normalized)]);
 }

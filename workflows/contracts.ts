@@ -1,0 +1,77 @@
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+
+/**
+ * What the API, the workflows and the activities say to each other about a
+ * synthesis: ids, inputs, results, messages. Activities and the API import
+ * this module, never a workflow file.
+ */
+
+export const synthesisWorkflowId = (synthesisId: string) => `synthesis:${synthesisId}`;
+/** The credit deduction of a finished synthesis: its own workflow, visible to operators. */
+export const captureWorkflowId = (synthesisId: string) => `credits:capture:${synthesisId}`;
+export const synthesisDeletionWorkflowId = (synthesisId: string) => `synthesis-deletion:${synthesisId}`;
+export const voiceDeletionWorkflowId = (voiceId: string) => `voice-deletion:${voiceId}`;
+
+export type SynthesisStatus = 'queued' | 'processing' | 'completed' | 'failed' | 'canceled';
+
+/** A checked request, as the API accepted it: the `reserve` update records it with its reservation. */
+export interface SynthesisRequest {
+  synthesisId: string;
+  accountId: string;
+  projectId: string | null;
+  voiceId: string;
+  /** Trimmed and NFC-normalized. */
+  text: string;
+  /** Code points of `text`: the cost in credits. */
+  characters: number;
+  speed: number;
+  pitch: number;
+  emotion: string;
+  outputFormat: string;
+}
+
+export interface SynthesisInput {
+  request: SynthesisRequest;
+  /** Where the CPU-heavy activities run: concurrency = cores. */
+  cpuTaskQueue: string;
+}
+
+/** How a synthesis workflow ended; `insufficient` means it never held credits and recorded nothing. */
+export type SynthesisResult = 'completed' | 'failed' | 'canceled' | 'insufficient';
+
+export type ReserveOutcome = 'reserved' | 'insufficient';
+/**
+ * The API submits with Update-with-Start and answers 202 or 402 from this
+ * update's result. The workflow reserves on its own whether or not the update
+ * arrives, so a reservation never exists without the workflow that settles it.
+ */
+export const reserveUpdate = defineUpdate<{ outcome: ReserveOutcome }>('reserve');
+
+/**
+ * Cancels a queued or processing synthesis and answers once it has ended:
+ * `canceled` (credits released) or `completed` (it finished before the
+ * cancel landed, and stays charged), or `failed`.
+ */
+export const cancelUpdate = defineUpdate<{ status: Exclude<SynthesisStatus, 'queued' | 'processing'> }>('cancel');
+
+/** Sent to a queued synthesis when another synthesis of its account ends and frees a slot. */
+export const slotFreedSignal = defineSignal('slotFreed');
+
+export interface SynthesisProgress {
+  status: SynthesisStatus;
+  progress: number;
+}
+/** For the Temporal UI: the status endpoint reads PostgreSQL, which the activities keep current. */
+export const progressQuery = defineQuery<SynthesisProgress>('progress');
+
+/**
+ * Failure types synthesis activities throw (ApplicationFailure.type), and the
+ * error code each becomes on the synthesis, so a client can tell a storage
+ * outage from text the engine could not render.
+ */
+export const FAILURE_CODES = {
+  StorageUnavailable: { code: 'storage_unavailable', message: 'Object storage was unavailable for too long; nothing was charged.' },
+  EngineFailed: { code: 'engine_failed', message: 'The speech engine could not render this text; nothing was charged.' },
+} as const;
+export const UNKNOWN_FAILURE = { code: 'synthesis_failed', message: 'The synthesis failed; nothing was charged.' } as const;
+export type FailureType = keyof typeof FAILURE_CODES;
