@@ -25,3 +25,12 @@ export async function pingTemporal(client: Client, timeoutMs = 1_500): Promise<v
 export function cpuTaskQueue(config: Pick<Config, 'TEMPORAL_TASK_QUEUE'>): string {
   return `${config.TEMPORAL_TASK_QUEUE}-cpu`;
 }
+
+/**
+ * Waits up to `ms` for a workflow the caller started to finish, and returns
+ * either way: a removal normally completes before the client's answer, and
+ * during an outage finishes later on its own.
+ */
+export async function awaitBriefly(client: Client, handle: { result(): Promise<unknown> }, ms = 5_000): Promise<void> {
+  await client.connection.withDeadline(Date.now() + ms, () => handle.result()).catch(() => undefined);
+}

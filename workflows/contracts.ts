@@ -47,13 +47,6 @@ export type ReserveOutcome = 'reserved' | 'insufficient';
  */
 export const reserveUpdate = defineUpdate<{ outcome: ReserveOutcome }>('reserve');
 
-/**
- * Cancels a queued or processing synthesis and answers once it has ended:
- * `canceled` (credits released) or `completed` (it finished before the
- * cancel landed, and stays charged), or `failed`.
- */
-export const cancelUpdate = defineUpdate<{ status: Exclude<SynthesisStatus, 'queued' | 'processing'> }>('cancel');
-
 /** Sent to a queued synthesis when another synthesis of its account ends and frees a slot. */
 export const slotFreedSignal = defineSignal('slotFreed');
 

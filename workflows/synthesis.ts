@@ -14,7 +14,6 @@ import {
 import type { Activities } from '../activities';
 import { creditDeduction } from './creditDeduction';
 import {
-  cancelUpdate,
   captureWorkflowId,
   FAILURE_CODES,
   type FailureType,
@@ -77,29 +76,22 @@ export async function synthesis({ request, cpuTaskQueue }: SynthesisInput): Prom
   let reservation: ReserveOutcome | undefined;
   let slotFreed = false;
   let chunkCount = 0;
-  /** Set once the audio exists: from then on a cancel no longer stops the synthesis. */
-  let completing = false;
-  const work = new CancellationScope();
 
   setHandler(progressQuery, () => state);
   setHandler(slotFreedSignal, () => {
     slotFreed = true;
   });
   setHandler(reserveUpdate, async () => {
-    await condition(() => reservation !== undefined);
+    // Answered even when a cancel came first: the reservation below is made (and settled) regardless.
+    await CancellationScope.nonCancellable(() => condition(() => reservation !== undefined));
     return { outcome: reservation! };
-  });
-  setHandler(cancelUpdate, async () => {
-    if (!completing) work.cancel();
-    await condition(() => state.status !== 'queued' && state.status !== 'processing');
-    return { status: state.status as 'completed' | 'failed' | 'canceled' };
   });
   const report = (changes: Partial<SynthesisProgress>) => void Object.assign(state, changes);
 
   // Not interruptible: a cancel must not abandon a reservation its transaction may have committed.
   reservation = (await CancellationScope.nonCancellable(() => bookkeeping.reserveSynthesis(request))).outcome;
   if (reservation === 'insufficient') {
-    await condition(allHandlersFinished);
+    await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
     return 'insufficient';
   }
 
@@ -124,19 +116,16 @@ export async function synthesis({ request, cpuTaskQueue }: SynthesisInput): Prom
 
   let result: SynthesisResult;
   try {
-    const audio = await work.run(async () => {
-      for (;;) {
-        const slot = await bookkeeping.acquireSynthesisSlot({ synthesisId });
-        chunkCount = slot.chunkCount;
-        if (slot.started) break;
-        slotFreed = false;
-        await condition(() => slotFreed, '5 seconds');
-      }
-      report({ status: 'processing' });
-      return chunkCount === 1 ? await engines.renderShortSynthesis({ synthesisId }) : await renderInChunks();
-    });
+    for (;;) {
+      const slot = await bookkeeping.acquireSynthesisSlot({ synthesisId });
+      chunkCount = slot.chunkCount;
+      if (slot.started) break;
+      slotFreed = false;
+      await condition(() => slotFreed, '5 seconds');
+    }
+    report({ status: 'processing' });
+    const audio = chunkCount === 1 ? await engines.renderShortSynthesis({ synthesisId }) : await renderInChunks();
     // Once the audio exists, completing is not interrupted: a cancel now cannot leave it charged but canceled.
-    completing = true;
     await CancellationScope.nonCancellable(async () => {
       await executeChild(creditDeduction, { workflowId: captureWorkflowId(synthesisId), args: [{ accountId, reference: synthesisId, amount: characters }] });
       await bookkeeping.recordSynthesisCompleted({ synthesisId, ...audio });
@@ -151,7 +140,12 @@ export async function synthesis({ request, cpuTaskQueue }: SynthesisInput): Prom
     });
     result = canceled ? 'canceled' : 'failed';
     report({ status: result });
+    await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
+    // Canceled, it ends as CANCELLED in Temporal too.
+    if (canceled) throw error;
+    return result;
   }
-  await condition(allHandlersFinished);
+  // A cancel that came once the audio existed changes nothing: completed and charged.
+  await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
   return result;
 }

@@ -35,13 +35,12 @@ record('record workflow histories for replay tests', () => {
     await writeFile(path.join(DIR, `${name}.json`), stdout);
   };
 
-  it('records a completed synthesis of several chunks, its credit steps, a one-chunk synthesis and a canceled one', async () => {
+  it('records a completed synthesis of several chunks, its capture, a one-chunk synthesis, a canceled one, its deletion and a refused one', async () => {
     const who = await createAccount(deps);
     const text = 'This sentence is one of many. '.repeat(30);
     const accepted = await call(api.url, 'POST', '/api/v1/tts/synthesize/', { text, voice_id: 'en-us-slt', output_format: 'mp3' }, who.access);
     expect((await waitForSynthesis(api.url, accepted.body.status_url, who.access)).status).toBe('completed');
     await save('synthesis-completed', `synthesis:${accepted.body.id}`);
-    await save('credit-reserve', `credits:reserve:${accepted.body.id}`);
     await save('credit-capture', `credits:capture:${accepted.body.id}`);
 
     const short = await call(api.url, 'POST', '/api/v1/tts/synthesize/', { text: 'One short sentence, rendered in one step.', voice_id: 'en-us-slt' }, who.access);
@@ -52,6 +51,19 @@ record('record workflow histories for replay tests', () => {
     await call(api.url, 'DELETE', `/api/v1/tts/history/${doomed.body.id}/`, undefined, who.access);
     await deps.temporal.workflow.getHandle(`synthesis:${doomed.body.id}`).result().catch(() => undefined);
     await save('synthesis-canceled', `synthesis:${doomed.body.id}`);
+    await deps.temporal.workflow.getHandle(`synthesis-deletion:${doomed.body.id}`).result();
+    await save('synthesis-deletion', `synthesis-deletion:${doomed.body.id}`);
+
+    const poor = await createAccount(deps, { credits: 3 });
+    const refused = await call(api.url, 'POST', '/api/v1/tts/synthesize/', { text: 'Too long for three credits.', voice_id: 'en-us-slt' }, poor.access);
+    expect(refused.status).toBe(402);
+    // Visibility is eventually consistent: wait for the refused synthesis's workflow to be listed.
+    let workflowId: string | undefined;
+    while (!workflowId) {
+      for await (const execution of deps.temporal.workflow.list({ query: `Account = '${poor.id}'` })) workflowId = execution.workflowId;
+      if (!workflowId) await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    await save('synthesis-insufficient', workflowId);
   });
 
   it('records a verified signup and an expired one', async () => {

@@ -1,9 +1,9 @@
-import { WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
+import { WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
+import { CancelledFailure } from '@temporalio/common';
 import { randomUUID } from 'node:crypto';
 import type { Account } from '../../../db/models/Account';
-import { cpuTaskQueue } from '../../../lib/temporal';
+import { awaitBriefly, cpuTaskQueue } from '../../../lib/temporal';
 import {
-  cancelUpdate,
   reserveUpdate,
   synthesisDeletionWorkflowId,
   synthesisWorkflowId,
@@ -115,6 +115,31 @@ export const findSynthesis = (deps: ApiDeps, account: Account, id: string) => fi
 export const findSynthesisStatus = (deps: ApiDeps, account: Account, id: string) => findOwn<SynthesisStatusRow>(deps, account, id, STATUS_COLUMNS);
 
 /**
+ * Asks a running synthesis to cancel and waits until it has ended: `canceled`
+ * (its credits released), or `completed` when the audio existed before the
+ * cancel landed (it stays charged), or `failed`.
+ */
+async function cancelSynthesis(deps: ApiDeps, id: string): Promise<SynthesisStatus> {
+  const handle = deps.temporal.workflow.getHandle<typeof synthesis>(synthesisWorkflowId(id));
+  return deps.temporal.connection.withDeadline(deadline(deps), async () => {
+    try {
+      // Durable once the server has it: the workflow cancels even if this request dies now.
+      await handle.cancel();
+    } catch (error) {
+      // It has already ended: its result says how.
+      if (!(error instanceof WorkflowNotFoundError)) throw error;
+    }
+    try {
+      const result = await handle.result();
+      return result === 'completed' ? 'completed' : 'failed';
+    } catch (error) {
+      if (error instanceof WorkflowFailedError && error.cause instanceof CancelledFailure) return 'canceled';
+      throw error;
+    }
+  });
+}
+
+/**
  * Removes an entry from history. A queued or processing synthesis is canceled
  * first and the answer waits for how it ended: `canceled` (credits released)
  * or `completed` (it finished before the cancel landed: it stays charged).
@@ -125,26 +150,15 @@ export async function deleteSynthesis(deps: ApiDeps, account: Account, id: strin
   const { db, temporal, config } = deps;
   const row = await findSynthesisStatus(deps, account, id);
   let status = row.status as SynthesisStatus;
-  if (status === 'queued' || status === 'processing') {
-    try {
-      status = (
-        await temporal.connection.withDeadline(deadline(deps), () =>
-          temporal.workflow.getHandle(synthesisWorkflowId(id)).executeUpdate(cancelUpdate, { updateId: 'cancel' }),
-        )
-      ).status;
-    } catch (error) {
-      // It ended between the read and the cancel: its row says how.
-      if (!(error instanceof WorkflowNotFoundError)) throw error;
-      status = (await db('syntheses').where({ id }).first('status')).status;
-    }
-  }
+  if (status === 'queued' || status === 'processing') status = await cancelSynthesis(deps, id);
   // Started before the row is marked: if this process dies in between, the entry is still there to delete again.
-  await temporal.workflow.start(synthesisDeletion, {
+  const removal = await temporal.workflow.start(synthesisDeletion, {
     workflowId: synthesisDeletionWorkflowId(id),
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     args: [id],
     workflowIdConflictPolicy: 'USE_EXISTING',
   });
   await db('syntheses').where({ id }).whereNull('deleted_at').update({ deleted_at: db.fn.now(), updated_at: db.fn.now() });
+  await awaitBriefly(temporal, removal);
   return status;
 }

@@ -1,7 +1,7 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { createReadStream } from 'node:fs';
 import type { Account } from '../../../db/models/Account';
-import { cpuTaskQueue } from '../../../lib/temporal';
+import { awaitBriefly, cpuTaskQueue } from '../../../lib/temporal';
 import type { VoiceCloningInput } from '../../../workflows/voiceCloning';
 import { voiceDeletionWorkflowId } from '../../../workflows/contracts';
 import { voiceDeletion } from '../../../workflows/deletion';
@@ -99,11 +99,12 @@ export async function deleteVoice(deps: ApiDeps, account: Account, id: string): 
   }
   // A workflow removes the objects, so a storage outage delays the removal and never leaves a sample behind.
   // Started before the row is marked: if this process dies in between, the voice is still there to delete again.
-  await temporal.workflow.start(voiceDeletion, {
+  const removal = await temporal.workflow.start(voiceDeletion, {
     workflowId: voiceDeletionWorkflowId(id),
     taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
     args: [id],
     workflowIdConflictPolicy: 'USE_EXISTING',
   });
   await db('voices').where({ id }).update({ deleted_at: db.fn.now(), updated_at: db.fn.now() });
+  await awaitBriefly(temporal, removal);
 }
