@@ -175,7 +175,6 @@ export function createSynthesisActivities({ db, storage, temporal, engines, conf
 
     async recordSynthesisCompleted(input: { synthesisId: string; audioKey: string; bytes: number; durationSeconds: number }): Promise<void> {
       const synthesis = await loadSynthesis(input.synthesisId);
-      await storage.removePrefix(chunkPrefix(input.synthesisId));
       await db('syntheses').where({ id: input.synthesisId }).update({
         status: 'completed',
         progress: 1,
@@ -187,6 +186,8 @@ export function createSynthesisActivities({ db, storage, temporal, engines, conf
         updated_at: db.fn.now(),
       });
       await wakeNextQueued(synthesis.account_id);
+      // Last: the client sees the outcome at once, and a storage outage only delays the cleanup (this step retries).
+      await storage.removePrefix(chunkPrefix(input.synthesisId));
     },
 
     /** A deleted synthesis (it has ended): hidden from history, its audio and any chunk gone from storage. */
@@ -201,12 +202,13 @@ export function createSynthesisActivities({ db, storage, temporal, engines, conf
     /** Ends a synthesis as failed or canceled, and removes every object it made. */
     async recordSynthesisEnded(input: { synthesisId: string; status: 'failed' | 'canceled'; error: { code: string; message: string } | null; chunkCount: number }): Promise<void> {
       const synthesis = await loadSynthesis(input.synthesisId);
-      await storage.removePrefix(chunkPrefix(input.synthesisId));
-      await storage.remove(audioKey(synthesis.account_id, input.synthesisId, synthesis.output_format));
       await db('syntheses')
         .where({ id: input.synthesisId })
         .update({ status: input.status, error: input.error, audio_key: null, credits_charged: 0, completed_at: db.fn.now(), updated_at: db.fn.now() });
       await wakeNextQueued(synthesis.account_id);
+      // Last: the client sees the outcome at once, and a storage outage only delays the cleanup (this step retries).
+      await storage.removePrefix(chunkPrefix(input.synthesisId));
+      await storage.remove(audioKey(synthesis.account_id, input.synthesisId, synthesis.output_format));
     },
   };
 }
