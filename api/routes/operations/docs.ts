@@ -1,3 +1,5 @@
+import { FAILURE_CODES, UNKNOWN_FAILURE } from '../../../workflows/contracts';
+
 /** The HTML pages under /api/docs/. Static assets come from swagger-ui-dist. */
 
 export function docsPage(): string {
@@ -49,10 +51,18 @@ const ERROR_CODES: [number, string, string][] = [
   [503, 'service_unavailable', 'A dependency is down; see Retry-After.'],
 ];
 
+/** The `error.code` of a synthesis that ended `failed` (its status and history entry carry it). */
+const JOB_FAILURE_CODES: [string, string][] = [
+  [FAILURE_CODES.EngineFailed.code, 'The speech engine could not render the text (retried twice). Nothing was charged.'],
+  [FAILURE_CODES.StorageUnavailable.code, 'Object storage stayed unavailable longer than the service waits out (STORAGE_RETRY_SECONDS). Nothing was charged; submit again.'],
+  [UNKNOWN_FAILURE.code, 'Any other failure. Nothing was charged.'],
+];
+
 export function errorsPage(): string {
   const rows = ERROR_CODES.map(
     ([status, code, when]) => `<tr id="${code}"><td>${status}</td><td><code>${code}</code></td><td>${when}</td></tr>`,
   ).join('\n');
+  const jobRows = JOB_FAILURE_CODES.map(([code, when]) => `<tr id="${code}"><td><code>${code}</code></td><td>${when}</td></tr>`).join('\n');
   return `<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><title>OpenVox API errors</title></head>
@@ -63,6 +73,12 @@ export function errorsPage(): string {
   <table><thead><tr><th>status</th><th>code</th><th>when</th></tr></thead>
   <tbody>
 ${rows}
+  </tbody></table>
+  <h2>Failed syntheses</h2>
+  <p>A synthesis that ends <code>failed</code> has <code>error = {code, message}</code> with one of these codes.</p>
+  <table><thead><tr><th>code</th><th>when</th></tr></thead>
+  <tbody>
+${jobRows}
   </tbody></table>
 </body>
 </html>
