@@ -179,6 +179,40 @@ describe('durable submit path', () => {
     ]);
   });
 
+  it('a key whose request died is answered from its synthesis even after the workflow has ended (completed → 202, refused → 402)', async () => {
+    const who = await createAccount(deps, { credits: 100 });
+    const claimDeadRequest = async (key: string, text: string) => {
+      const synthesisId = randomUUID();
+      await deps.db('idempotency_keys').insert({
+        account_id: who.id,
+        key,
+        request_hash: createHash('sha256').update(JSON.stringify({ text, voice_id: VOICE })).digest(),
+        synthesis_id: synthesisId,
+        status: 'in_progress',
+        locked_until: new Date(),
+      });
+      const input: SynthesisInput = {
+        request: { synthesisId, accountId: who.id, projectId: null, voiceId: VOICE, text, characters: text.length, speed: 1, pitch: 0, emotion: 'neutral', outputFormat: 'wav' },
+        cpuTaskQueue: `${deps.config.TEMPORAL_TASK_QUEUE}-cpu`,
+      };
+      const handle = await deps.temporal.workflow.start(synthesis, { workflowId: synthesisWorkflowId(synthesisId), taskQueue: deps.config.TEMPORAL_TASK_QUEUE, args: [input] });
+      return { synthesisId, result: await handle.result() };
+    };
+    const done = await claimDeadRequest('ended-ok', 'Short.');
+    expect(done.result).toBe('completed');
+    const replayed = await submit(who, { text: 'Short.', voice_id: VOICE }, 'ended-ok');
+    expect(replayed.status).toBe(202);
+    // The same 202 the first request would have answered (an acceptance is always `queued`); the status says completed.
+    expect(replayed.body).toMatchObject({ id: done.synthesisId, status: 'queued' });
+    expect((await call(api.url, 'GET', replayed.body.status_url, undefined, who.access)).body.status).toBe('completed');
+
+    const refused = await claimDeadRequest('ended-poor', 'x'.repeat(200));
+    expect(refused.result).toBe('insufficient');
+    const answer = await submit(who, { text: 'x'.repeat(200), voice_id: VOICE }, 'ended-poor');
+    expect(answer.status).toBe(402);
+    expect((await ledger(who.id)).map(([kind]) => kind)).toEqual(['reserve', 'capture']);
+  });
+
   it('DELETE racing completion says how the synthesis ended, and the ledger and storage agree', async () => {
     const who = await createAccount(deps);
     const outcomes: string[] = [];
