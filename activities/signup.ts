@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { ActivityDeps } from '.';
 import { applyGrant } from '../db/ledger';
 import { randomSecret, sha256 } from '../lib/secrets';
-import { INVALID_TOKEN } from '../workflows/signupVerification';
+import { INVALID_TOKEN } from '../workflows/contracts';
 
 
 /** The ledger reference of the signup grant: one per account, ever. */

@@ -1,9 +1,9 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 
 /**
- * What the API, the workflows and the activities say to each other about a
- * synthesis: ids, inputs, results, messages. Activities and the API import
- * this module, never a workflow file.
+ * What the API, the workflows and the activities say to each other: ids,
+ * inputs, results, messages. Activities import this module, never a workflow
+ * file; the API imports workflow functions only to start them by reference.
  */
 
 export const synthesisWorkflowId = (synthesisId: string) => `synthesis:${synthesisId}`;
@@ -68,3 +68,24 @@ export const FAILURE_CODES = {
 } as const;
 export const UNKNOWN_FAILURE = { code: 'synthesis_failed', message: 'The synthesis failed; nothing was charged.' } as const;
 export type FailureType = keyof typeof FAILURE_CODES;
+// ------------------------------------------------------------------ signup
+
+export const signupWorkflowId = (accountId: string) => `signup:${accountId}`;
+
+/** The failure type of a verification the token cannot make: the API answers 400 on `token`. */
+export const INVALID_TOKEN = 'InvalidVerificationToken';
+
+export type SignupState = 'awaiting_verification' | 'verified' | 'expired';
+
+/** Mails a new token; every older one dies. */
+export const resendSignal = defineSignal('resend');
+/** The API awaits this update: its result means verified and credited. The argument is a token row id, never the token. */
+export const verifyUpdate = defineUpdate<{ verified: true }, [{ tokenId: string }]>('verify');
+export const stateQuery = defineQuery<SignupState>('state');
+
+export interface SignupVerificationInput {
+  accountId: string;
+  /** VERIFICATION_TTL: how long each mailed token stays valid. */
+  ttlSeconds: number;
+}
+

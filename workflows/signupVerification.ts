@@ -1,27 +1,11 @@
-import { allHandlersFinished, ApplicationFailure, condition, defineQuery, defineSignal, defineUpdate, proxyActivities, setHandler } from '@temporalio/workflow';
+import { allHandlersFinished, ApplicationFailure, condition, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { Activities } from '../activities';
+import { INVALID_TOKEN, resendSignal, type SignupState, type SignupVerificationInput, stateQuery, verifyUpdate } from './contracts';
 
 const { sendVerificationEmail, verifyAccount } = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
 });
-
-/** The failure type of a verification the token cannot make: the API answers 400 on `token`. */
-export const INVALID_TOKEN = 'InvalidVerificationToken';
-
-export type SignupState = 'awaiting_verification' | 'verified' | 'expired';
-
-/** Mails a new token; every older one dies. */
-export const resendSignal = defineSignal('resend');
-/** The API awaits this update: its result means verified and credited. The argument is a token row id, never the token. */
-export const verifyUpdate = defineUpdate<{ verified: true }, [{ tokenId: string }]>('verify');
-export const stateQuery = defineQuery<SignupState>('state');
-
-export interface SignupVerificationInput {
-  accountId: string;
-  /** VERIFICATION_TTL: how long each mailed token stays valid. */
-  ttlSeconds: number;
-}
 
 /** `signup:<account-id>`: send the email, wait for verify or the TTL, grant free credits once. */
 export async function signupVerification({ accountId, ttlSeconds }: SignupVerificationInput): Promise<SignupState> {

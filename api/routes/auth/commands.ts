@@ -4,7 +4,8 @@ import { randomUUID } from 'node:crypto';
 import { UniqueViolationError } from 'objection';
 import { Account } from '../../../db/models/Account';
 import { sha256 } from '../../../lib/secrets';
-import { INVALID_TOKEN, resendSignal, signupVerification, verifyUpdate } from '../../../workflows/signupVerification';
+import { INVALID_TOKEN, resendSignal, signupWorkflowId, verifyUpdate } from '../../../workflows/contracts';
+import { signupVerification } from '../../../workflows/signupVerification';
 import { hasFailureType } from '../../failures';
 import { hashPassword, verifyPassword } from '../../auth/passwords';
 import type { ApiDeps } from '../../deps';
@@ -12,7 +13,6 @@ import { authenticationFailed, emailNotVerified, emailTaken, tokenInvalid, valid
 
 /** The commands behind the auth endpoints: one verb-noun function each. */
 
-const signupWorkflowId = (accountId: string) => `signup:${accountId}`;
 const invalidVerificationToken = () => validationError({ token: ['Invalid or expired token.'] });
 // The update waits for a worker; without one the client gets a 503, not a hung request.
 const VERIFY_DEADLINE_MS = 15_000;
