@@ -1,9 +1,11 @@
-import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
 import Koa from 'koa';
 import type { Account } from '../db/models/Account';
 import { authenticate } from './auth/authenticate';
+import { clientIp } from './clientIp';
 import type { ApiDeps } from './deps';
+import { jsonBody } from './jsonBody';
+import { methodNotAllowed } from './errors';
 import { accessLog, problems, requestId, routingProblems, securityHeaders } from './middleware';
 import { buildOpenApiDocument } from './openapi';
 import { type Family, type Route, readInput, routerPath } from './route';
@@ -17,7 +19,7 @@ import { voiceRoutes } from './routes/voices';
 import { version } from '../package.json';
 
 /** Every resource's routes; each is mounted in both families from the same handler. */
-function resourceRoutes(deps: ApiDeps): Route[] {
+export function resourceRoutes(deps: ApiDeps): Route[] {
   return [...authRoutes(deps), ...apiKeyRoutes(deps), ...projectRoutes(deps), ...voiceRoutes(deps), ...ttsRoutes(deps), ...planRoutes(deps)];
 }
 
@@ -32,26 +34,51 @@ export function buildApp(deps: ApiDeps, resources: Route[]): Koa {
   const routes: Route[] = [...resources, ...operationsRoutes(deps, openApiDocument)];
 
   const router = new Router();
-  for (const route of routes) {
-    for (const [family, path] of Object.entries(route.paths) as [Family, string][]) {
-      router[route.method](routerPath(path), async (ctx: Koa.Context) => {
-        // auth -> validate -> handler (which authorizes, runs one command and presents)
-        const account = route.auth ? await authenticate(ctx, deps) : (undefined as unknown as Account);
-        const input = readInput(ctx, route);
-        await route.handler(ctx, { account, ...input }, family);
-      });
-    }
-  }
+  const mount = ({ route, family, path }: { route: Route; family: Family; path: string }) =>
+    router[route.method](routerPath(path), async (ctx: Koa.Context) => {
+      // auth -> validate -> handler (which authorizes, runs one command and presents)
+      const account = route.auth ? await authenticate(ctx, deps) : (undefined as unknown as Account);
+      const input = readInput(ctx, route);
+      await route.handler(ctx, { account, ...input }, family);
+    });
+  const mounts = routes.flatMap((route) => (Object.entries(route.paths) as [Family, string][]).map(([family, path]) => ({ route, family, path })));
+  const isStatic = (path: string) => !path.includes('{');
 
-  const app = new Koa({ proxy: deps.config.TRUST_PROXY });
+  // Static paths first, each closed by a guard that answers its other methods (405 with its own
+  // Allow): /api/voices/my/ and /api/voices/clone/ never reach the /api/voices/{id}/ handlers.
+  const staticMethods = new Map<string, Set<string>>();
+  for (const entry of mounts.filter((candidate) => isStatic(candidate.path))) {
+    mount(entry);
+    const methods = staticMethods.get(entry.path) ?? new Set<string>();
+    if (entry.route.method === 'get') methods.add('HEAD');
+    methods.add(entry.route.method.toUpperCase());
+    staticMethods.set(entry.path, methods);
+  }
+  for (const [path, methods] of staticMethods) {
+    router.all(routerPath(path), async (ctx) => {
+      if (ctx.method === 'OPTIONS') {
+        ctx.set('Allow', [...methods].join(', '));
+        ctx.status = 200;
+        ctx.body = '';
+        return;
+      }
+      throw methodNotAllowed([...methods]);
+    });
+  }
+  for (const entry of mounts.filter((candidate) => !isStatic(candidate.path))) mount(entry);
+
+  const trust = deps.config.TRUST_PROXY;
+  // Koa's proxy flag trusts X-Forwarded-Proto/Host; the client address is clientIp's, read from the right.
+  const app = new Koa({ proxy: 'proxies' in trust || trust.hops > 0 });
   app.silent = true; // errors are logged by accessLog with the request id
   app
     .use(requestId)
+    .use(clientIp(trust))
     .use(accessLog(deps.logger))
     .use(problems)
     .use(securityHeaders)
     .use(routingProblems)
-    .use(bodyParser({ enableTypes: ['json'], jsonLimit: '1mb', encoding: 'utf-8' }))
+    .use(jsonBody())
     .use(router.routes())
     .use(router.allowedMethods());
   return app;

@@ -25,8 +25,8 @@ function firstFieldMessage(errors: FieldErrors): string {
 
 export const validationError = (errors: FieldErrors) =>
   new ApiError(400, 'validation_error', 'Invalid request', firstFieldMessage(errors), errors);
-export const invalidJson = () =>
-  new ApiError(400, 'invalid_json', 'Malformed JSON', 'The request body is not valid JSON.');
+export const invalidJson = (detail = 'The request body is not valid JSON.') =>
+  new ApiError(400, 'invalid_json', 'Malformed JSON', detail);
 export const consentRequired = () =>
   new ApiError(400, 'consent_required', 'Consent required', 'consent: The speaker must have authorized cloning (consent=true).', {
     consent: ['Must be true.'],

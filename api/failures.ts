@@ -5,6 +5,7 @@ import {
   ApiError,
   internalError,
   invalidJson,
+  notFound,
   payloadTooLarge,
   serviceUnavailable,
   unsupportedMediaType,
@@ -32,6 +33,24 @@ export function hasFailureType(error: unknown, type: string): boolean {
   return false;
 }
 
+const PG_UNIQUE_VIOLATION = '23505';
+
+/**
+ * The name of the unique constraint a PostgreSQL error broke (pg's own
+ * `constraint` field, found through Objection's or knex's wrappers), or null.
+ * Never the message text: a value with a newline in it defeats any regex over
+ * "Key (...)=(...) already exists".
+ */
+export function violatedUniqueConstraint(error: unknown): string | null {
+  const seen = new Set<unknown>();
+  for (let current = error as { code?: unknown; constraint?: unknown; nativeError?: unknown; cause?: unknown } | undefined; current && typeof current === 'object' && !seen.has(current); ) {
+    seen.add(current);
+    if (current.code === PG_UNIQUE_VIOLATION && typeof current.constraint === 'string') return current.constraint;
+    current = (current.nativeError ?? current.cause) as typeof current;
+  }
+  return null;
+}
+
 // gRPC DEADLINE_EXCEEDED and UNAVAILABLE: Temporal (or its workers) did not answer in time.
 const GRPC_UNAVAILABLE = new Set([4, 14]);
 
@@ -56,6 +75,8 @@ export function toApiError(thrown: unknown): { error: ApiError; unexpected: bool
   if (error.type === 'entity.parse.failed' || (error.status === 400 && (error.expose || thrown instanceof SyntaxError))) {
     return { error: invalidJson(), unexpected: false };
   }
+  // An object removed between the lookup of its row and the read (a DELETE racing a GET) is gone: 404.
+  if (error.name === 'S3Error' && (error.code === 'NoSuchKey' || error.code === 'NotFound')) return { error: notFound(), unexpected: false };
   const dependency = dependencyDown(error);
   if (dependency) return { error: serviceUnavailable(dependency), unexpected: true };
   return { error: internalError(), unexpected: true };

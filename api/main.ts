@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { migrate } from '../db/migrate';
-import { loadConfigOrExit } from '../lib/config';
+import { exitOnConfigError, loadConfigOrExit } from '../lib/config';
 import { createLogger } from '../lib/logger';
 import { onShutdown } from '../lib/shutdown';
 import { createApp } from './app';
@@ -26,6 +26,7 @@ async function main() {
 }
 
 main().catch((error) => {
+  exitOnConfigError(error);
   process.stderr.write(`api failed to start: ${error instanceof Error ? error.stack : String(error)}\n`);
   process.exit(1);
 });

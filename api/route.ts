@@ -74,37 +74,73 @@ function messageFor(issue: z.core.$ZodIssue): string {
   return issue.message.endsWith('.') ? issue.message : `${issue.message}.`;
 }
 
-/** Zod issues as API.md's `errors` member: field -> messages; unknown fields are named one by one. */
-export function toFieldErrors(error: z.ZodError): FieldErrors {
-  const errors: FieldErrors = {};
-  // Own properties only: a field named `constructor` must not find Object.prototype's.
-  const add = (field: string, message: string) => {
-    if (!Object.hasOwn(errors, field)) errors[field] = [];
-    errors[field].push(message);
-  };
-  for (const issue of error.issues) {
-    if (issue.code === 'unrecognized_keys') {
-      for (const key of issue.keys) add(fieldName([...issue.path, key]), 'Unknown field.');
-    } else {
-      add(fieldName(issue.path), messageFor(issue));
+/** At most this many fields are named in one problem's `errors`: a body with 900 unknown keys gets a short answer. */
+export const MAX_FIELD_ERRORS = 20;
+const MORE_PROBLEMS = 'More problems were found; fix these first.';
+
+/** Collects field errors up to MAX_FIELD_ERRORS fields; the last slot says that more were left out. */
+class FieldErrorList {
+  readonly errors: FieldErrors = {};
+  private fields = 0;
+  full = false;
+
+  add(field: string, message: string): void {
+    // Own properties only: a field named `constructor` must not find Object.prototype's.
+    if (Object.hasOwn(this.errors, field)) {
+      if (!this.errors[field].includes(message)) this.errors[field].push(message);
+      return;
     }
+    if (this.full) return;
+    if (this.fields === MAX_FIELD_ERRORS - 1) {
+      this.full = true;
+      this.errors.non_field_errors ??= [];
+      this.errors.non_field_errors.push(MORE_PROBLEMS);
+      return;
+    }
+    this.errors[field] = [message];
+    this.fields++;
   }
-  return errors;
 }
 
-/** Finds strings holding a NUL character anywhere in parsed JSON. */
-function nulFields(value: unknown, path: PropertyKey[] = [], found: FieldErrors = {}): FieldErrors {
-  if (typeof value === 'string') {
-    if (value.includes('\u0000')) found[fieldName(path)] = ['Must not contain NUL characters.'];
-  } else if (Array.isArray(value)) {
-    value.forEach((item, index) => nulFields(item, [...path, index], found));
-  } else if (value && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) {
-      if (key.includes('\u0000')) found[fieldName(path)] = ['Must not contain NUL characters.'];
-      nulFields(item, [...path, key], found);
+/** Zod issues as API.md's `errors` member: field -> messages; unknown fields are named one by one, up to MAX_FIELD_ERRORS. */
+export function toFieldErrors(error: z.ZodError): FieldErrors {
+  const list = new FieldErrorList();
+  for (const issue of error.issues) {
+    if (list.full) break;
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) list.add(fieldName([...issue.path, key]), 'Unknown field.');
+    } else {
+      list.add(fieldName(issue.path), messageFor(issue));
     }
   }
-  return found;
+  return list.errors;
+}
+
+/**
+ * Finds strings (and member names) holding a NUL character anywhere in parsed
+ * input, without recursion: an explicit stack, at most MAX_FIELD_ERRORS
+ * findings. JSON bodies reach it already bounded in depth and size (api/jsonBody.ts).
+ */
+function nulFields(value: unknown): FieldErrors {
+  const list = new FieldErrorList();
+  const NUL = 'Must not contain NUL characters.';
+  const stack: { value: unknown; path: PropertyKey[] }[] = [{ value, path: [] }];
+  while (stack.length > 0 && !list.full) {
+    const { value: current, path } = stack.pop()!;
+    if (typeof current === 'string') {
+      if (current.includes('\u0000')) list.add(fieldName(path), NUL);
+    } else if (Array.isArray(current)) {
+      for (let index = current.length - 1; index >= 0; index--) stack.push({ value: current[index], path: [...path, index] });
+    } else if (current && typeof current === 'object') {
+      const entries = Object.entries(current);
+      for (let index = entries.length - 1; index >= 0; index--) {
+        const [key, item] = entries[index];
+        if (key.includes('\u0000')) list.add(fieldName(path), NUL);
+        stack.push({ value: item, path: [...path, key] });
+      }
+    }
+  }
+  return list.errors;
 }
 
 /** Throws 400 validation_error naming every field whose string holds a NUL (JSON bodies, query strings, form fields). */

@@ -61,8 +61,18 @@ const num = (value: number, digits = 4): string => {
   return value.toFixed(digits);
 };
 
-/** Ceiling for peaks after normalization, dBFS (sample peaks; a short look-ahead limiter keeps them under it). */
-const PEAK_CEILING_DB = -1.5;
+/** What every output must meet, measured after encoding: EBU R128's -1 dBTP. */
+export const TRUE_PEAK_LIMIT_DB = -1;
+
+/**
+ * The limiter's true-peak ceiling per format. Lossless output keeps the
+ * limiter's peaks (16-bit rounding aside); lossy encoders overshoot, so they
+ * get headroom, and their output is measured after encoding (encodeWithinLimit).
+ */
+const TRUE_PEAK_CEILING_DB: Readonly<Record<OutputFormat, number>> = { wav: -1.5, flac: -1.5, mp3: -2.5, ogg: -2.5 };
+/** Margin under the limit that an encoded file is brought to when it overshoots. */
+const ENCODED_MARGIN_DB = 0.3;
+const MAX_ENCODE_ATTEMPTS = 3;
 
 /** The voice a request asks for: the same for every chunk's render and for the finish. */
 export type Voicing = Pick<FinishAudioInput, 'speed' | 'pitch' | 'emotion' | 'profile'>;
@@ -121,7 +131,7 @@ export async function finishAudio(input: FinishAudioInput): Promise<FinishAudioR
     if (index > 0) pieces.push(pause);
     pieces.push(samples);
   }
-  const scaled = normalizeLoudness(pieces, OUTPUT_SAMPLE_RATE, preset.loudnessLufs, PEAK_CEILING_DB);
+  const scaled = normalizeLoudness(pieces, OUTPUT_SAMPLE_RATE, preset.loudnessLufs, TRUE_PEAK_CEILING_DB[format]);
   const sampleCount = scaled.reduce((sum, piece) => sum + piece.length, 0);
   const pcm = scaled.map((piece) => Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength));
 
@@ -135,18 +145,52 @@ export async function finishAudio(input: FinishAudioInput): Promise<FinishAudioR
       await file.close();
     }
   } else {
-    await ffmpeg(
-      [
-        '-f', 's16le', '-ar', String(OUTPUT_SAMPLE_RATE), '-ac', '1', '-i', 'pipe:0',
-        // Same input, same bytes: no encoder tag or random stream serial.
-        '-map_metadata', '-1', '-fflags', '+bitexact', '-flags:a', '+bitexact',
-        ...ENCODERS[format],
-        fileUrl(outPath),
-      ],
-      signal,
-      Buffer.concat(pcm),
-    );
+    await encodeWithinLimit(scaled, format, outPath, signal);
   }
   const bytes = (await stat(outPath)).size;
   return { durationSeconds: sampleCount / OUTPUT_SAMPLE_RATE, contentType: CONTENT_TYPES[format], bytes };
+}
+
+function encode(pcm: readonly Int16Array[], format: OutputFormat, outPath: string, signal?: AbortSignal) {
+  return ffmpeg(
+    [
+      '-f', 's16le', '-ar', String(OUTPUT_SAMPLE_RATE), '-ac', '1', '-i', 'pipe:0',
+      // Same input, same bytes: no encoder tag or random stream serial.
+      '-map_metadata', '-1', '-fflags', '+bitexact', '-flags:a', '+bitexact',
+      ...ENCODERS[format],
+      fileUrl(outPath),
+    ],
+    signal,
+    Buffer.concat(pcm.map((piece) => Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength))),
+  );
+}
+
+/**
+ * True peak of an encoded file as a player decodes it, in dBTP: ffmpeg's
+ * ebur128 meter (BS.1770 true peak, oversampled to 192 kHz), streaming, so an
+ * hour of audio costs no memory here. Frame logs stay at verbose level.
+ */
+export async function encodedTruePeakDb(file: string, signal?: AbortSignal): Promise<number> {
+  const { stderr } = await ffmpeg(['-v', 'info', '-i', fileUrl(file), '-af', 'ebur128=peak=true:framelog=verbose', '-f', 'null', '-'], signal);
+  const match = /True peak:\s*\n\s*Peak:\s*(-?inf|-?[\d.]+) dBFS/.exec(stderr);
+  if (!match) throw new Error('ffmpeg ebur128 printed no true peak');
+  return match[1].endsWith('inf') ? -Infinity : Number(match[1]);
+}
+
+/**
+ * Encodes to a lossy format and measures the result: when the encoder pushed
+ * the true peak over the limit, the whole signal is attenuated by the excess
+ * (plus a margin) and encoded again. Usually one encode and one decode.
+ */
+async function encodeWithinLimit(pcm: Int16Array[], format: OutputFormat, outPath: string, signal?: AbortSignal): Promise<void> {
+  let attenuationDb = 0;
+  for (let attempt = 1; ; attempt++) {
+    const gain = 10 ** (-attenuationDb / 20);
+    const pieces = attenuationDb === 0 ? pcm : pcm.map((piece) => Int16Array.from(piece, (sample) => Math.round(sample * gain)));
+    await encode(pieces, format, outPath, signal);
+    const peak = await encodedTruePeakDb(outPath, signal);
+    const target = TRUE_PEAK_LIMIT_DB - ENCODED_MARGIN_DB;
+    if (peak <= TRUE_PEAK_LIMIT_DB - ENCODED_MARGIN_DB / 2 || attempt === MAX_ENCODE_ATTEMPTS) return;
+    attenuationDb += peak - target;
+  }
 }

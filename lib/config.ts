@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -16,14 +17,49 @@ const seconds = z.coerce.number().int().positive();
 const url = z.url({ protocol: /^https?$/ });
 const rateLimit = z.coerce.number().int().min(0);
 
+/**
+ * Which reverse proxies may tell the client's address (X-Forwarded-For):
+ * `hops` proxies in front of the API (each appends the address it saw), or
+ * the proxies' own addresses/CIDR ranges. `{ hops: 0 }` trusts no header.
+ */
+export type TrustProxy = { hops: number } | { proxies: string[] };
+
+const MAX_PROXY_HOPS = 10;
+
+function isProxyAddress(entry: string): boolean {
+  const [address, bits, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (!family || rest.length) return false;
+  if (bits === undefined) return true;
+  return /^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128);
+}
+
+/** `false`/`0` (default), `true` (= 1 hop), a hop count, or a comma-separated list of proxy IPs/CIDRs. */
+const trustProxy = z
+  .string()
+  .trim()
+  .transform((value, context): TrustProxy => {
+    const lower = value.toLowerCase();
+    if (['false', '0', 'no', 'off'].includes(lower)) return { hops: 0 };
+    if (['true', 'yes', 'on'].includes(lower)) return { hops: 1 };
+    if (/^\d+$/.test(value) && Number(value) <= MAX_PROXY_HOPS) return { hops: Number(value) };
+    const proxies = value.split(',').map((entry) => entry.trim()).filter(Boolean);
+    if (proxies.length > 0 && proxies.every(isProxyAddress)) return { proxies };
+    context.addIssue({
+      code: 'custom',
+      message: `must be false, true (one proxy), a hop count 0-${MAX_PROXY_HOPS}, or a comma-separated list of proxy IP addresses/CIDR ranges`,
+    });
+    return z.NEVER;
+  });
+
 const EnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: port.default(3000),
   PUBLIC_URL: url.optional(),
-  /** Trust X-Forwarded-* (client IP for rate limits) only behind a known reverse proxy. */
-  TRUST_PROXY: z.stringbool().default(false),
+  /** Trust X-Forwarded-For (client IP for rate limits and consent records) only from known reverse proxies. */
+  TRUST_PROXY: trustProxy.default({ hops: 0 }),
   DATA_DIR: z.string().min(1).default(path.join(ROOT, '.data')),
 
   DATABASE_URL: z
@@ -116,15 +152,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   };
 }
 
+/** A ConfigError (thrown by loadConfig, or later, e.g. by the signing key) stops the process with its message and EX_CONFIG, no stack. */
+export function exitOnConfigError(error: unknown): void {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`${error.message}\n`);
+    process.exit(78); // EX_CONFIG
+  }
+}
+
 /** Entry points call this: a bad setting stops the process with a clear message. */
 export function loadConfigOrExit(): Config {
   try {
     return loadConfig();
   } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`${error.message}\n`);
-      process.exit(78); // EX_CONFIG
-    }
+    exitOnConfigError(error);
     throw error;
   }
 }

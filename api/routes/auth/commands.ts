@@ -1,18 +1,19 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
 import { randomUUID } from 'node:crypto';
-import { UniqueViolationError } from 'objection';
 import { Account } from '../../../db/models/Account';
 import { sha256 } from '../../../lib/secrets';
 import { INVALID_TOKEN, resendSignal, signupWorkflowId, verifyUpdate } from '../../../workflows/contracts';
 import { signupVerification } from '../../../workflows/signupVerification';
-import { hasFailureType } from '../../failures';
+import { hasFailureType, violatedUniqueConstraint } from '../../failures';
 import { hashPassword, verifyPassword } from '../../auth/passwords';
 import type { ApiDeps } from '../../deps';
 import { authenticationFailed, emailNotVerified, emailTaken, tokenInvalid, validationError } from '../../errors';
 
 /** The commands behind the auth endpoints: one verb-noun function each. */
 
+/** accounts (email), named by knex in db/migrations/002_accounts.ts. */
+const UNIQUE_EMAIL = 'accounts_email_unique';
 const invalidVerificationToken = () => validationError({ token: ['Invalid or expired token.'] });
 // The update waits for a worker; without one the client gets a 503, not a hung request.
 const VERIFY_DEADLINE_MS = 15_000;
@@ -30,7 +31,7 @@ export async function registerAccount({ temporal, config }: ApiDeps, props: Regi
   try {
     account = await Account.query().insertAndFetch({ id: randomUUID(), email: props.email, name: props.name, password_hash: passwordHash });
   } catch (error) {
-    if (error instanceof UniqueViolationError) throw emailTaken();
+    if (violatedUniqueConstraint(error) === UNIQUE_EMAIL) throw emailTaken();
     throw error;
   }
   // Started after the commit (its first activity reads the account); if Temporal refuses, the account goes again.

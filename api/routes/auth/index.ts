@@ -21,6 +21,13 @@ import {
 import { usageOf } from './usage';
 import { z } from 'zod';
 
+/** Runs `task` once the response is sent (or the client has gone); its failure is only logged. */
+function afterResponse(ctx: Context, task: () => Promise<void>, onError: (error: unknown) => void): void {
+  ctx.res.once('close', () => {
+    task().catch(onError);
+  });
+}
+
 const json = <T extends z.ZodType>(description: string, schema: T) => ({ description, content: { 'application/json': { schema } } });
 const paths = (suffix: string) => ({ v1: `/api/v1/auth/${suffix}`, unversioned: `/api/auth/${suffix}` });
 const HOUR = 3600;
@@ -77,7 +84,11 @@ export function authRoutes(deps: ApiDeps): Route[] {
       responses: { 202: json('Accepted', Accepted), ...problemResponses(400, 429) },
       async handler(ctx, { body }) {
         await enforceRateLimit(db, { key: `resend:email:${body.email}`, limit: config.RATE_LIMIT_RESEND_PER_HOUR, windowSeconds: HOUR });
-        await resendVerification(deps, body.email);
+        // No enumeration by content or by time: every address takes this same path, and the
+        // account lookup and the workflow signal (~150 ms for a known address) run after the answer.
+        afterResponse(ctx, () => resendVerification(deps, body.email), (error) =>
+          deps.logger.error({ err: error, request_id: ctx.state.requestId }, 'resend-verification failed after the answer'),
+        );
         ctx.status = 202;
         ctx.body = { detail: 'If an unverified account uses this address, a new verification email is on its way.' };
       },

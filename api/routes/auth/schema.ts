@@ -8,13 +8,15 @@ export const Email = z
   .toLowerCase()
   .max(254, 'Must be at most 254 characters.')
   .pipe(z.email('Enter a valid email address.'))
-  .meta({ example: 'ada@example.com' });
+  // The pipe's output side (the email check) is invisible to the document: say it here.
+  .meta({ example: 'ada@example.com', format: 'email', maxLength: 254 });
 
 export const Password = z
   .string()
   .refine((value) => codePoints(value) >= 8, 'Must be at least 8 characters.')
   .refine((value) => codePoints(value) <= 128, 'Must be at most 128 characters.')
-  .meta({ description: '8-128 characters' });
+  // Counted in code points like JSON Schema's minLength/maxLength (zod's .min counts UTF-16 units).
+  .meta({ description: '8-128 characters', minLength: 8, maxLength: 128 });
 
 const Token = z.string().min(1, 'This field is required.').max(512, 'Invalid or expired token.');
 

@@ -9,11 +9,8 @@ import { defineRoute, type Route } from '../../route';
 import { docsPage, errorsPage } from './docs';
 import { checkDependencies } from './readiness';
 
-const Dependency = z.object({
-  status: z.enum(['up', 'down']),
-  latency_ms: z.number(),
-  error: z.string().optional(),
-});
+/** Public: a name and up/down only. Latencies and error messages (host names, ports) go to the log. */
+const Dependency = z.object({ status: z.enum(['up', 'down']) });
 const Readiness = z
   .object({
     status: z.enum(['ready']),
@@ -51,10 +48,11 @@ export function operationsRoutes(deps: ApiDeps, openApiDocument: () => unknown):
         ...problemResponses(503),
       },
       async handler(ctx) {
-        const dependencies = await checkDependencies(deps);
-        const down = Object.entries(dependencies).filter(([, state]) => state.status === 'down').map(([name]) => name);
+        const checked = await checkDependencies(deps);
+        const dependencies = Object.fromEntries(Object.entries(checked).map(([name, { status }]) => [name, { status }]));
+        const down = Object.entries(checked).filter(([, state]) => state.status === 'down').map(([name]) => name);
         if (down.length) {
-          deps.logger.warn({ dependencies }, 'not ready');
+          deps.logger.warn({ dependencies: checked, request_id: ctx.state.requestId }, 'not ready');
           sendProblem(ctx, serviceUnavailable(down.join(', ')), { dependencies });
           return;
         }

@@ -1,16 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import { raw, UniqueViolationError } from 'objection';
+import { raw } from 'objection';
 import type { Account } from '../../../db/models/Account';
 import { Project } from '../../../db/models/Project';
 import { conflict, notFound } from '../../errors';
+import { violatedUniqueConstraint } from '../../failures';
 
+/** projects (account_id, name), named by knex in db/migrations/003_projects.ts. */
+const UNIQUE_NAME = 'projects_account_id_name_unique';
 const nameTaken = () => conflict('name: You already have a project with this name.', { name: ['You already have a project with this name.'] });
 
 async function uniqueName<T>(write: () => PromiseLike<T>): Promise<T> {
   try {
     return await write();
   } catch (error) {
-    if (error instanceof UniqueViolationError) throw nameTaken();
+    if (violatedUniqueConstraint(error) === UNIQUE_NAME) throw nameTaken();
     throw error;
   }
 }

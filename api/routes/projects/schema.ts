@@ -14,19 +14,21 @@ const Name = z
       .refine((value) => value.length > 0, 'Must not be empty.')
       .refine((value) => codePoints(value) <= 100, 'Must be at most 100 characters.'),
   )
-  .meta({ description: '1-100 characters', example: 'Audiobook, chapter 1' });
+  // The refinements after trim and NFC, as JSON Schema says them: some non-space character, 1-100 code points.
+  .meta({ description: '1-100 characters', example: 'Audiobook, chapter 1', minLength: 1, maxLength: 100, pattern: '\\S' });
 
 const Description = z
   .string()
   .refine((value) => codePoints(value) <= 1000, 'Must be at most 1000 characters.')
-  .meta({ description: 'At most 1000 characters' });
+  .meta({ description: 'At most 1000 characters', maxLength: 1000 });
 
 export const ProjectParams = z.object({ id: z.uuid() });
 export const ProjectListQuery = PageQuery;
 export const ProjectCreateBody = z.strictObject({ name: Name, description: Description.default('') });
 export const ProjectUpdateBody = z
   .strictObject({ name: Name.optional(), description: Description.optional() })
-  .refine((body) => body.name !== undefined || body.description !== undefined, 'Give at least one of name, description.');
+  .refine((body) => body.name !== undefined || body.description !== undefined, 'Give at least one of name, description.')
+  .meta({ minProperties: 1 });
 
 export const ProjectOut = z
   .object({

@@ -2,7 +2,7 @@ import type { Context } from 'koa';
 import type { Storage } from '../../../lib/storage';
 import { CONTENT_TYPES } from '../../../audio/finish';
 import type { OutputFormat } from '../../../audio/prosody';
-import { rangeNotSatisfiable } from '../../errors';
+import { notFound, rangeNotSatisfiable } from '../../errors';
 
 /** Parses a single `bytes=` range (RFC 9110); null means "send everything" (no header, or one we do not serve). */
 export function parseRange(header: string | undefined, size: number): { start: number; end: number } | null | 'unsatisfiable' {
@@ -23,7 +23,8 @@ export function parseRange(header: string | undefined, size: number): { start: n
 /** Streams an audio object with Content-Length and Range support. */
 export async function sendAudio(ctx: Context, storage: Storage, key: string, format: string, fileName: string): Promise<void> {
   const size = await storage.size(key);
-  if (size === null) throw new Error(`audio object ${key} is missing`);
+  // Deleted since its row was read (a DELETE racing this GET): gone, like the synthesis.
+  if (size === null) throw notFound('No such synthesis.');
   const range = parseRange(ctx.get('Range') || undefined, size);
   if (range === 'unsatisfiable') throw rangeNotSatisfiable(size);
   ctx.set('Accept-Ranges', 'bytes');

@@ -6,7 +6,8 @@ export const OUTPUT_FORMATS = ['wav', 'mp3', 'ogg', 'flac'] as const;
 export const STATUSES = ['queued', 'processing', 'completed', 'failed', 'canceled'] as const;
 
 export const SynthesizeBody = z.strictObject({
-  text: z.string().max(200_000, 'Too long.'),
+  // Non-empty after trimming, with a letter or digit: checked by the submit command, documented here.
+  text: z.string().max(200_000, 'Too long.').meta({ minLength: 1, pattern: '\\S' }),
   voice_id: z.string().min(1, 'This field is required.').max(64, 'Unknown voice.'),
   speed: z.number().min(0.5, 'Must be between 0.5 and 2.0.').max(2, 'Must be between 0.5 and 2.0.').default(1),
   pitch: z.number().min(-12, 'Must be between -12 and 12.').max(12, 'Must be between -12 and 12.').default(0),
