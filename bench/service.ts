@@ -1,23 +1,16 @@
-import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
+import { type WorkflowHandle } from '@temporalio/client';
 import autocannon from 'autocannon';
 import Koa from 'koa';
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
-import { availableParallelism, hostname, tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { serve } from '../api/listen';
-import { createTokenService } from '../api/auth/tokens';
-import { hashPassword } from '../api/auth/passwords';
-import { createDb } from '../db/knex';
-import { migrate } from '../db/migrate';
 import { findPremadeVoice } from '../engines/catalog';
 import { run } from '../engines/process';
 import { readWavInfo } from '../audio/wav';
 import { splitText } from '../audio/text';
-import { loadConfig, ROOT } from '../lib/config';
-import { cpuTaskQueue } from '../lib/temporal';
-import { dropDatabase, ensurePostgres, freePort, type Managed, recreateDatabase, startMinio, startTemporal, stopChild, waitFor } from '../scripts/stack';
+import { startIsolatedStack } from '../scripts/isolatedStack';
 import { cpuDelta, cpuSnapshot, peakRssMiB, type ProcessGroup, summarizeProfile } from './processes';
 import { mapLimit } from '../lib/concurrency';
 
@@ -81,36 +74,17 @@ interface Measured<T> {
 }
 
 async function main() {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'openvox-bench-'));
-  const logDir = path.join(dataDir, 'logs');
+  const stack = await startIsolatedStack({ name: 'bench' });
+  const { config, db, temporal, apiUrl, dataDir } = stack;
   const profileDir = path.join(dataDir, 'profiles');
-  const [temporalPort, minioPort, minioConsole, apiPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
-  const devUrl = loadConfig().DATABASE_URL;
-  const benchUrl = devUrl.replace(/\/([^/]+)$/, '/$1_bench');
-  const env: Record<string, string> = {
-    ...(process.env as Record<string, string>),
-    NODE_ENV: 'production',
-    LOG_LEVEL: 'warn',
-    DATA_DIR: dataDir,
-    DATABASE_URL: benchUrl,
-    TEMPORAL_ADDRESS: `127.0.0.1:${temporalPort}`,
-    MINIO_ENDPOINT: `http://127.0.0.1:${minioPort}`,
-    MINIO_ACCESS_KEY: 'bench',
-    MINIO_SECRET_KEY: 'bench-secret',
-    PORT: String(apiPort),
-    JWT_SECRET: randomUUID() + randomUUID(),
-  };
-  const config = loadConfig(env);
-  const groups = processGroups({ temporal: temporalPort, minio: minioPort });
-  const services: Managed[] = [];
-  let api: ChildProcess | undefined;
-  let workers: ChildProcess[] = [];
+  const groups = processGroups(stack.ports);
   const rows: Row[] = [];
   const sections: string[] = [];
   const peakRss = { api: 0, worker: 0 };
   const notePeakRss = () => {
+    const api = stack.api();
     if (api?.pid) peakRss.api = Math.max(peakRss.api, peakRssMiB(api.pid));
-    for (const worker of workers) if (worker.pid) peakRss.worker = Math.max(peakRss.worker, peakRssMiB(worker.pid));
+    for (const worker of stack.workers()) if (worker.pid) peakRss.worker = Math.max(peakRss.worker, peakRssMiB(worker.pid));
   };
 
   const measured = async <T>(work: () => Promise<T>): Promise<Measured<T>> => {
@@ -121,53 +95,20 @@ async function main() {
     return { result, seconds, cpu: cpuDelta(before, cpuSnapshot(groups)) };
   };
 
-  const startNode = (name: 'api' | 'worker', extraEnv: Record<string, string> = {}, profileAs?: string) => {
-    const nodeArgs = profileAs ? ['--cpu-prof', `--cpu-prof-dir=${path.join(profileDir, profileAs)}`] : [];
-    return spawn(process.execPath, [...nodeArgs, path.join(ROOT, 'dist', name, 'main.js')], { env: { ...env, ...extraEnv }, stdio: ['ignore', 'inherit', 'inherit'] });
-  };
-
   try {
-    services.push(await ensurePostgres(devUrl));
-    await recreateDatabase(benchUrl);
-    services.push(await startTemporal({ port: temporalPort, uiPort: 0, headless: true, logDir }));
-    services.push(await startMinio({ port: minioPort, consolePort: minioConsole, dataDir: path.join(dataDir, 'minio'), accessKey: 'bench', secretKey: 'bench-secret', logDir }));
-    const db = createDb(config);
-    await migrate(db, config);
-    const temporal = new Client({ connection: await Connection.connect({ address: config.TEMPORAL_ADDRESS }) });
-    const apiUrl = `http://127.0.0.1:${apiPort}`;
-
-    /** Replaces the worker processes and waits until each one polls both task queues. */
     const startWorkers = async (count: number, concurrency?: number, profileAs?: string) => {
       notePeakRss();
-      await Promise.all(workers.map((worker) => stopChild(worker)));
-      workers = Array.from({ length: count }, () => startNode('worker', concurrency ? { SYNTHESIS_CONCURRENCY: String(concurrency) } : {}, profileAs));
-      const identities = workers.map((worker) => `${worker.pid}@${hostname()}`);
-      const polling = async (queue: string, type: number) => {
-        const { pollers } = await temporal.workflowService.describeTaskQueue({ namespace: config.TEMPORAL_NAMESPACE, taskQueue: { name: queue }, taskQueueType: type });
-        return identities.every((identity) => pollers?.some((poller) => poller.identity === identity));
-      };
-      // Task queue types: 1 = workflow, 2 = activity.
-      await waitFor('workers', async () => (await polling(config.TEMPORAL_TASK_QUEUE, 1)) && (await polling(cpuTaskQueue(config), 2)), 120_000);
+      await stack.startWorkers(count, { concurrency, profileAs });
     };
     const startApi = async (profileAs?: string) => {
       notePeakRss();
-      if (api) await stopChild(api);
-      api = startNode('api', {}, profileAs);
-      await waitFor('API', async () => (await fetch(`${apiUrl}/readyz`)).ok, 120_000);
+      await stack.startApi({ profileAs });
     };
     await startWorkers(1);
     await startApi();
 
     // Accounts enough that no plan's max_concurrent_syntheses caps the load.
-    const tokens = createTokenService(config, new TextEncoder().encode(env.JWT_SECRET));
-    const passwordHash = await hashPassword('bench password');
-    const accounts = await Promise.all(
-      Array.from({ length: 24 }, async (_, index) => {
-        const id = randomUUID();
-        await db('accounts').insert({ id, email: `bench-${index}-${id}@example.com`, password_hash: passwordHash, email_verified_at: new Date(), credit_balance: 10_000_000 });
-        return { id, token: await tokens.issueAccess(id) };
-      }),
-    );
+    const accounts = await stack.createAccounts(24, { credits: 10_000_000 });
     let accountIndex = 0;
     const nextAccount = () => accounts[accountIndex++ % accounts.length];
 
@@ -413,9 +354,8 @@ async function main() {
       await startApi('api');
       await synthesize(TEXT_100);
       await syntheses(e2eCount);
-      await Promise.all([...workers, api!].map((child) => stopChild(child)));
-      workers = [];
-      api = undefined;
+      await stack.stopWorkers();
+      await stack.stopApi();
       for (const name of ['api', 'worker']) {
         const dir = path.join(profileDir, name);
         mkdirSync(dir, { recursive: true });
@@ -431,12 +371,8 @@ async function main() {
       }
     }
 
-    await temporal.connection.close();
-    await db.destroy();
   } finally {
-    for (const child of [...workers, ...(api ? [api] : [])]) await stopChild(child);
-    for (const service of services.reverse()) await service.stop().catch(() => undefined);
-    await dropDatabase(benchUrl).catch(() => undefined);
+    await stack.close();
   }
 
   process.stdout.write(`\nOpenVox service benchmark — ${new Date().toISOString()}, node ${process.version}, BENCH_N=${N}\n\n`);

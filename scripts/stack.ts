@@ -33,6 +33,8 @@ export interface Managed {
   name: string;
   /** Stops the process if this run started it; a reused service is left running. */
   stop(): Promise<void>;
+  /** SIGKILL, as a crash or the OOM killer would (the chaos suite); a reused service is left running. */
+  kill(): Promise<void>;
 }
 
 function binary(name: string): string {
@@ -90,8 +92,20 @@ export async function stopChild(child: ChildProcess, timeoutMs = 10_000): Promis
   clearTimeout(timer);
 }
 
+/** SIGKILL, no grace; resolves once the process has exited. */
+export async function killChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGKILL');
+  await exited;
+}
+
 function managed(name: string, child: ChildProcess | null): Managed {
-  return { name, stop: () => (child ? stopChild(child) : Promise.resolve()) };
+  return {
+    name,
+    stop: () => (child ? stopChild(child) : Promise.resolve()),
+    kill: () => (child ? killChild(child) : Promise.resolve()),
+  };
 }
 
 // ---------------------------------------------------------------- Temporal
@@ -99,8 +113,13 @@ function managed(name: string, child: ChildProcess | null): Managed {
 export interface TemporalOptions {
   port: number;
   uiPort: number;
-  /** Persistent sqlite file; in-memory when absent (tests). */
+  /** Persistent sqlite file, which a restarted server picks up again; in-memory when absent (tests). */
   dbFile?: string;
+  /**
+   * With `dbFile`: WAL and synchronous=OFF, the SDK test server's settings. The
+   * file then survives a killed server (the OS has every write), not a power cut.
+   */
+  fastSqlite?: boolean;
   headless?: boolean;
   logDir: string;
 }
@@ -113,6 +132,7 @@ export async function startTemporal(options: TemporalOptions): Promise<Managed> 
   if (options.dbFile) {
     mkdirSync(path.dirname(options.dbFile), { recursive: true });
     args.push('--db-filename', options.dbFile);
+    if (options.fastSqlite) args.push('--sqlite-pragma', 'journal_mode=WAL', '--sqlite-pragma', 'synchronous=OFF');
   } else {
     // What the SDK's own test server uses: fast and throwaway.
     args.push('--sqlite-pragma', 'journal_mode=WAL', '--sqlite-pragma', 'synchronous=OFF');
@@ -229,13 +249,11 @@ export async function ensurePostgres(databaseUrl: string): Promise<Managed> {
   const dbExists = await psqlAsPostgres(`select 1 from pg_database where datname = ${quoteLiteral(database)}`, port);
   if (!dbExists) await psqlAsPostgres(`create database ${quoteIdent(database)} owner ${quoteIdent(user)}`, port);
   await waitFor('PostgreSQL login', () => canConnect(databaseUrl), 10_000);
-  return {
-    name: 'postgresql',
-    // Only a cluster this run started is stopped again.
-    stop: async () => {
-      if (started) await exec('pg_ctlcluster', [...started, 'stop']);
-    },
+  const stop = async () => {
+    if (started) await exec('pg_ctlcluster', [...started, 'stop']);
   };
+  // Only a cluster this run started is stopped again (the cluster is shared: never SIGKILLed).
+  return { name: 'postgresql', stop, kill: stop };
 }
 
 /** Runs `work` connected as the role of `url` to the `postgres` database; returns the database named in `url`. */
