@@ -1,0 +1,215 @@
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { createStorage } from '../lib/storage';
+import type { IsolatedStack } from '../scripts/isolatedStack';
+
+/**
+ * What must hold after every scenario, read from outside: PostgreSQL (the
+ * ledger is the truth), MinIO, and Temporal only to ask whether a workflow
+ * still runs. Nothing here knows how the service got there.
+ */
+
+export interface Findings {
+  /** Assertions evaluated. */
+  checks: number;
+  violations: string[];
+  notes: string[];
+}
+
+export const newFindings = (): Findings => ({ checks: 0, violations: [], notes: [] });
+
+/** Counts one assertion; records `message` when it does not hold. */
+export function expect(findings: Findings, holds: boolean, message: () => string): void {
+  findings.checks += 1;
+  if (!holds) findings.violations.push(message());
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const ENDED = new Set(['completed', 'failed', 'canceled']);
+
+interface SynthesisRecord {
+  id: string;
+  account_id: string;
+  status: string;
+  characters: number;
+  credits_charged: number;
+  audio_key: string | null;
+  output_format: string;
+  deleted_at: Date | null;
+  error: { code?: string } | null;
+}
+
+interface LedgerRecord {
+  account_id: string;
+  kind: 'grant' | 'reserve' | 'capture' | 'release';
+  reference: string;
+  amount: string;
+}
+
+/** Workflow ids running now; `synthesis:`, `credits:` and any other the service started. */
+export async function runningWorkflows(stack: IsolatedStack): Promise<Set<string>> {
+  const ids = new Set<string>();
+  for await (const execution of stack.temporal.workflow.list({ query: 'ExecutionStatus="Running"' })) ids.add(execution.workflowId);
+  return ids;
+}
+
+export async function workflowRunning(stack: IsolatedStack, workflowId: string): Promise<boolean> {
+  try {
+    return (await stack.temporal.workflow.getHandle(workflowId).describe()).status.name === 'RUNNING';
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return false;
+    throw error;
+  }
+}
+
+/**
+ * Waits (bounded) until the scenario's syntheses have all ended and no
+ * workflow is running beyond those that already ran before the scenario
+ * (long-lived ones, e.g. an account's ledger entity workflow). `tick` runs on
+ * every round (the suite restarts crashed processes there, as a supervisor would).
+ * Returns how long it took, or null when the bound ran out.
+ */
+export async function waitQuiescent(stack: IsolatedStack, accountIds: string[], before: Set<string>, timeoutMs: number, tick: () => Promise<void>): Promise<number | null> {
+  const started = Date.now();
+  while (Date.now() - started < timeoutMs) {
+    await tick();
+    try {
+      const [{ open }] = await stack.db('syntheses').whereIn('account_id', accountIds).whereIn('status', ['queued', 'processing']).count<{ open: string }[]>({ open: '*' });
+      if (Number(open) === 0) {
+        const running = [...(await runningWorkflows(stack))].filter((id) => !before.has(id));
+        if (running.length === 0) return Date.now() - started;
+      }
+    } catch {
+      // Temporal restarting: ask again.
+    }
+    await sleep(1_000);
+  }
+  return null;
+}
+
+export interface Scope {
+  /** The scenario's accounts: every check reads only their rows and objects. */
+  accountIds: string[];
+  /** Synthesis ids a client received a 202 for. */
+  accepted: Set<string>;
+  /** Object keys already reported by an earlier scenario (an orphan is reported once). */
+  reportedKeys: Set<string>;
+}
+
+export interface Tally {
+  completed: number;
+  failed: number;
+  canceled: number;
+  /** Error codes of the failed ones. */
+  failureCodes: Map<string, number>;
+}
+
+/** Every invariant of the issue, over the scenario's accounts. */
+export async function checkInvariants(stack: IsolatedStack, scope: Scope, findings: Findings): Promise<Tally> {
+  const { db } = stack;
+  const syntheses: SynthesisRecord[] = await db('syntheses')
+    .whereIn('account_id', scope.accountIds)
+    .select('id', 'account_id', 'status', 'characters', 'credits_charged', 'audio_key', 'output_format', 'deleted_at', 'error');
+  const ledger: LedgerRecord[] = await db('credit_ledger').whereIn('account_id', scope.accountIds).select('account_id', 'kind', 'reference', 'amount');
+  const accounts: { id: string; credit_balance: string; credits_reserved: string }[] = await db('accounts')
+    .whereIn('id', scope.accountIds)
+    .select('id', 'credit_balance', 'credits_reserved');
+  const byId = new Map(syntheses.map((row) => [row.id, row]));
+  const steps = new Map<string, LedgerRecord[]>();
+  for (const row of ledger) if (row.kind !== 'grant') steps.set(`${row.account_id}/${row.reference}`, [...(steps.get(`${row.account_id}/${row.reference}`) ?? []), row]);
+  const stepsOf = (accountId: string, reference: string) => steps.get(`${accountId}/${reference}`) ?? [];
+  const count = (rows: LedgerRecord[], kind: LedgerRecord['kind']) => rows.filter((row) => row.kind === kind).length;
+  const tally: Tally = { completed: 0, failed: 0, canceled: 0, failureCodes: new Map() };
+
+  // 1. Every accepted job ended: completed and charged once, or failed/canceled with its credits released.
+  for (const id of scope.accepted) {
+    const row = byId.get(id);
+    expect(findings, row !== undefined, () => `accepted job ${id}: no synthesis row (202 answered for a synthesis that does not exist)`);
+    if (!row) continue;
+    expect(findings, ENDED.has(row.status), () => `accepted job ${id}: still ${row.status} after the quiescence wait`);
+    const rows = stepsOf(row.account_id, id);
+    if (row.status === 'completed') {
+      tally.completed += 1;
+      expect(findings, count(rows, 'capture') === 1 && count(rows, 'release') === 0, () => `accepted job ${id}: completed but ledger has ${count(rows, 'capture')} capture / ${count(rows, 'release')} release`);
+      expect(findings, Number(row.credits_charged) === row.characters, () => `accepted job ${id}: completed with credits_charged ${row.credits_charged}, cost ${row.characters}`);
+    } else if (row.status === 'failed' || row.status === 'canceled') {
+      tally[row.status] += 1;
+      if (row.status === 'failed') {
+        const code = row.error?.code ?? '(none)';
+        tally.failureCodes.set(code, (tally.failureCodes.get(code) ?? 0) + 1);
+      }
+      expect(findings, count(rows, 'release') === 1 && count(rows, 'capture') === 0, () => `accepted job ${id}: ${row.status} but ledger has ${count(rows, 'release')} release / ${count(rows, 'capture')} capture`);
+      expect(findings, Number(row.credits_charged) === 0, () => `accepted job ${id}: ${row.status} with credits_charged ${row.credits_charged}`);
+    }
+  }
+
+  // 2. Syntheses nobody was told about (the answer was lost) must have ended too.
+  for (const row of syntheses) {
+    if (scope.accepted.has(row.id)) continue;
+    expect(findings, ENDED.has(row.status) || (await workflowRunning(stack, `synthesis:${row.id}`)), () => `synthesis ${row.id} (no 202 seen by its client): ${row.status} with no running workflow`);
+  }
+
+  // 3. No reservation without an owner; no double charge.
+  for (const [scopeKey, rows] of steps) {
+    const [accountId, reference] = scopeKey.split('/');
+    const reserves = count(rows, 'reserve');
+    const captures = count(rows, 'capture');
+    const releases = count(rows, 'release');
+    expect(findings, captures <= 1, () => `reference ${reference}: ${captures} captures (double charge)`);
+    expect(findings, !(captures > 0 && releases > 0), () => `reference ${reference}: both captured and released`);
+    expect(findings, reserves === 1 || captures + releases === 0, () => `reference ${reference}: ${captures + releases} settlements without a reservation`);
+    const amounts = new Set(rows.map((row) => row.amount));
+    expect(findings, amounts.size === 1, () => `reference ${reference}: ledger amounts differ (${[...amounts].join(', ')})`);
+    if (reserves === 1) {
+      expect(findings, byId.has(reference), () => `reference ${reference}: reservation of ${rows[0].amount} credits for a synthesis that does not exist (account ${accountId})`);
+      if (captures + releases === 0) {
+        const live = await workflowRunning(stack, `synthesis:${reference}`);
+        expect(findings, live, () => `reference ${reference}: ${rows[0].amount} credits reserved, never captured or released, and no running workflow synthesis:${reference}`);
+        if (live) findings.notes.push(`reference ${reference}: reservation still held by its running workflow`);
+      }
+    }
+  }
+
+  // 4. Per account: balance + reserved + captured == granted, nothing negative, reserved == open reservations.
+  for (const account of accounts) {
+    const rows = ledger.filter((row) => row.account_id === account.id);
+    const sum = (kind: LedgerRecord['kind']) => rows.filter((row) => row.kind === kind).reduce((total, row) => total + Number(row.amount), 0);
+    const balance = Number(account.credit_balance);
+    const reserved = Number(account.credits_reserved);
+    const [granted, captured] = [sum('grant'), sum('capture')];
+    expect(findings, balance + reserved + captured === granted, () => `account ${account.id}: balance ${balance} + reserved ${reserved} + captured ${captured} = ${balance + reserved + captured} ≠ granted ${granted}`);
+    expect(findings, balance >= 0 && reserved >= 0, () => `account ${account.id}: negative balance ${balance} or reserved ${reserved}`);
+    const open = sum('reserve') - captured - sum('release');
+    expect(findings, reserved === open, () => `account ${account.id}: credits_reserved ${reserved} but open reservations in the ledger total ${open}`);
+  }
+
+  // 5. MinIO: no orphan object, no lost audio.
+  const storage = createStorage(stack.config);
+  const ownKeys = new Set<string>();
+  for (const accountId of scope.accountIds) for (const key of await storage.list(`syntheses/${accountId}/`)) ownKeys.add(key);
+  for (const key of ownKeys) {
+    const id = /^syntheses\/[^/]+\/([^/.]+)\.[a-z0-9]+$/.exec(key)?.[1];
+    const row = id ? byId.get(id) : undefined;
+    const owned = !!row && row.status === 'completed' && !row.deleted_at && row.audio_key === key;
+    if (!owned && scope.reportedKeys.has(key)) continue;
+    expect(findings, owned, () => `orphan object ${key}: ${row ? `synthesis is ${row.status}${row.deleted_at ? ', deleted' : ''}, audio_key ${row.audio_key ?? 'null'}` : 'no such synthesis'}`);
+    if (!owned) scope.reportedKeys.add(key);
+  }
+  for (const row of syntheses) {
+    if (row.status !== 'completed' || row.deleted_at) continue;
+    expect(findings, !!row.audio_key && ownKeys.has(row.audio_key), () => `synthesis ${row.id}: completed and not deleted, but its audio ${row.audio_key ?? '(no key)'} is not in storage`);
+  }
+  // Chunk objects of every synthesis (chunks are keyed by synthesis id only): none may outlive its synthesis.
+  const chunkIds = new Map<string, string[]>();
+  for (const key of await storage.list('work/syntheses/')) {
+    const id = key.split('/')[2];
+    chunkIds.set(id, [...(chunkIds.get(id) ?? []), key]);
+  }
+  for (const [id, keys] of chunkIds) {
+    const row = byId.get(id) ?? (await db('syntheses').where({ id }).first('id', 'status'));
+    const open = row && !ENDED.has(row.status);
+    if (!open && keys.every((key) => scope.reportedKeys.has(key))) continue;
+    expect(findings, !!open, () => `orphan chunk objects work/syntheses/${id}/ (${keys.length}): synthesis ${row ? `is ${row.status}` : 'does not exist'}`);
+    if (!open) for (const key of keys) scope.reportedKeys.add(key);
+  }
+  return tally;
+}

@@ -1,0 +1,285 @@
+import { mapLimit } from '../lib/concurrency';
+import type { IsolatedStack, StackAccount } from '../scripts/isolatedStack';
+import { type Answer, deleteSynthesis, formatTally, type Outcome, type RetryBound, submit, submitWithKey, tally, untilAnswered, type SynthesizeBody } from './client';
+import { expect, type Findings } from './checks';
+
+/**
+ * The faults of issue 13, one scenario each. A scenario makes its own
+ * accounts, loads the stack, injects its fault, and reports which synthesis
+ * ids its clients saw accepted; the suite then waits for quiescence and checks
+ * the invariants. Scenario-specific expectations go into `findings`.
+ */
+
+export interface ScenarioContext {
+  stack: IsolatedStack;
+  /** Scenario-specific checks and notes. */
+  findings: Findings;
+  log(message: string): void;
+}
+
+export interface ScenarioRun {
+  accounts: StackAccount[];
+  /** Every answer to a submit (all attempts), for the 503 count. */
+  answers: Answer[];
+  /** Synthesis ids a client got a 202 for. */
+  accepted: Set<string>;
+  /** Every accepted job must end completed (the fault must be waited out, not turned into failures). */
+  expectAllCompleted: boolean;
+  /** 503s are violations: the stack was healthy. */
+  no503: boolean;
+}
+
+export interface Scenario {
+  name: string;
+  run(context: ScenarioContext): Promise<ScenarioRun>;
+}
+
+/** The fast engine (espeak-ng) for the heavy loads; SLT (Festival HTS) where the render should take a while. */
+const FAST_VOICE = 'en-us-espeak-f';
+const SLOW_VOICE = 'en-us-slt';
+const SENTENCES = [
+  'The morning train left on time, and every passenger found a seat by the window before the first stop.',
+  'Rain kept falling on the harbour while the fishing boats came back one after another.',
+  'She wrote the numbers down twice, because the first list had gone missing in the storm.',
+  'A small dog waited at the corner of the market until the baker opened his door.',
+];
+/** A text of exactly `characters` code points (the cost), from whole sentences as far as they fit. */
+export function textOf(characters: number, offset = 0): string {
+  let text = '';
+  for (let i = offset; text.length < characters; i++) text += (text ? ' ' : '') + SENTENCES[i % SENTENCES.length];
+  text = text.slice(0, characters);
+  // Trimming must not change the cost.
+  return text.replace(/\s$/, '.');
+}
+const SHORT = 100;
+/** Three chunks of at most 400 characters: chunk objects in storage while it renders. */
+const LONG = 1000;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Clients keep retrying at most this long: above today's 60 s Idempotency-Key lock, so even that ends. */
+const BOUND: RetryBound = { maxAttempts: 400, deadlineMs: 150_000 };
+
+function acceptedIds(outcomes: Outcome[]): Set<string> {
+  const ids = new Set<string>();
+  for (const outcome of outcomes) for (const answer of outcome.attempts) if (answer.status === 202 && answer.id) ids.add(answer.id);
+  return ids;
+}
+
+/** Every client with a key settled on a 202 (credits are ample in these scenarios), each key on one synthesis. */
+function expectKeyedAccepted(findings: Findings, outcomes: Outcome[]): void {
+  for (const outcome of outcomes) {
+    const ids = new Set(outcome.attempts.filter((answer) => answer.status === 202).map((answer) => answer.id));
+    expect(findings, !outcome.exhausted && outcome.final.status === 202, () =>
+      `key ${outcome.key}: ${outcome.exhausted ? 'never answered within the bound' : 'settled on'} ${outcome.final.status} ${outcome.final.code ?? ''} after ${outcome.attempts.length} attempts (${formatTally(tally(outcome.attempts))})`);
+    expect(findings, ids.size <= 1, () => `key ${outcome.key}: 202s name ${ids.size} different syntheses (${[...ids].join(', ')})`);
+  }
+}
+
+/** Syntheses and reservations per key: a retried key must not make a second one. */
+async function expectOnePerKey(stack: IsolatedStack, findings: Findings, accounts: StackAccount[], outcomes: Outcome[]): Promise<void> {
+  const ids = accounts.map((account) => account.id);
+  const [{ rows }] = await stack.db('syntheses').whereIn('account_id', ids).count<{ rows: string }[]>({ rows: '*' });
+  const [{ reserves }] = await stack.db('credit_ledger').whereIn('account_id', ids).where({ kind: 'reserve' }).count<{ reserves: string }[]>({ reserves: '*' });
+  expect(findings, Number(rows) <= outcomes.length, () => `${outcomes.length} keys made ${rows} syntheses (a retry with the same key got a new synthesis)`);
+  expect(findings, Number(reserves) <= outcomes.length, () => `${outcomes.length} keys made ${reserves} reservations`);
+}
+
+const inFlight = async (stack: IsolatedStack, accounts: StackAccount[]) => {
+  const [{ open }] = await stack.db('syntheses').whereIn('account_id', accounts.map((account) => account.id)).whereIn('status', ['queued', 'processing']).count<{ open: string }[]>({ open: '*' });
+  return Number(open);
+};
+
+/** Submits every job with its own key, at most `concurrency` at a time; `during` runs the fault alongside. */
+async function keyedLoad(context: ScenarioContext, jobs: { account: StackAccount; body: SynthesizeBody }[], concurrency: number, during: (progress: () => number) => Promise<void>) {
+  let settled = 0;
+  const load = mapLimit(jobs, concurrency, async ({ account, body }) => {
+    const outcome = await submitWithKey(context.stack.apiUrl, account, body, BOUND);
+    settled += 1;
+    return outcome;
+  });
+  const [outcomes] = await Promise.all([load, during(() => settled)]);
+  return outcomes;
+}
+
+const mix = (accounts: StackAccount[], count: number, voice: string, longEvery: number) =>
+  Array.from({ length: count }, (_, index) => ({
+    account: accounts[index % accounts.length],
+    body: { text: textOf(longEvery && index % longEvery === 0 ? LONG : SHORT, index), voice_id: voice },
+  }));
+
+const finish = (accounts: StackAccount[], outcomes: Outcome[], extra: Partial<ScenarioRun> = {}): ScenarioRun => ({
+  accounts,
+  answers: outcomes.flatMap((outcome) => outcome.attempts),
+  accepted: acceptedIds(outcomes),
+  expectAllCompleted: true,
+  no503: false,
+  ...extra,
+});
+
+export const scenarios: Scenario[] = [
+  {
+    name: 'kill -9 worker (≥ 50 in flight), restart',
+    async run(context) {
+      const { stack, findings } = context;
+      // Free plan: 2 renders per account at once, the rest queued; SLT keeps each render busy for a while.
+      const accounts = await stack.createAccounts(10, { credits: 100_000 });
+      let atKill = 0;
+      const outcomes = await keyedLoad(context, mix(accounts, 64, SLOW_VOICE, 0), 16, async (settled) => {
+        const deadline = Date.now() + 60_000;
+        while (settled() < 64 && Date.now() < deadline && (await inFlight(stack, accounts)) < 50) await sleep(200);
+        atKill = await inFlight(stack, accounts);
+        context.log(`worker killed with ${atKill} in flight`);
+        await stack.killWorkers();
+        await sleep(3_000);
+        await stack.startWorkers(1);
+      });
+      expect(findings, atKill >= 50, () => `[setup] only ${atKill} syntheses in flight when the worker was killed (want ≥ 50)`);
+      findings.notes.push(`${atKill} in flight at the kill`);
+      expectKeyedAccepted(findings, outcomes);
+      await expectOnePerKey(stack, findings, accounts, outcomes);
+      return finish(accounts, outcomes);
+    },
+  },
+  {
+    name: 'kill -9 API ×2 while clients submit with keys and retry',
+    async run(context) {
+      const { stack, findings } = context;
+      const accounts = await stack.createAccounts(8, { credits: 100_000, plan: 'pro' });
+      let backAt = 0;
+      const outcomes = await keyedLoad(context, mix(accounts, 40, FAST_VOICE, 4), 8, async () => {
+        for (let kill = 0; kill < 2; kill++) {
+          await sleep(1_200);
+          await stack.killApi();
+          context.log('api killed');
+          await stack.startApi();
+          backAt = Date.now();
+        }
+      });
+      const inUse = outcomes.flatMap((outcome) => outcome.attempts).filter((answer) => answer.code === 'idempotency_key_in_use').length;
+      findings.notes.push(`${inUse} × 409 idempotency_key_in_use answered to retries`);
+      // A claim held by a request that died must be taken over within seconds.
+      for (const outcome of outcomes) {
+        const waited = (outcome.settledAt - backAt) / 1000;
+        expect(findings, waited <= 15, () => `key ${outcome.key}: answered ${waited.toFixed(1)} s after the API was back (${formatTally(tally(outcome.attempts))})`);
+      }
+      expectKeyedAccepted(findings, outcomes);
+      await expectOnePerKey(stack, findings, accounts, outcomes);
+      return finish(accounts, outcomes);
+    },
+  },
+  {
+    name: 'kill -9 Temporal server, restart on its sqlite file',
+    async run(context) {
+      const { stack, findings } = context;
+      const accounts = await stack.createAccounts(6, { credits: 100_000, plan: 'pro' });
+      const outcomes = await keyedLoad(context, mix(accounts, 36, FAST_VOICE, 3), 6, async (settled) => {
+        const deadline = Date.now() + 20_000;
+        while (settled() < 12 && Date.now() < deadline) await sleep(100);
+        await stack.killTemporal();
+        context.log(`temporal killed after ${settled()} answered submits`);
+        await sleep(5_000);
+        await stack.startTemporal();
+        context.log('temporal back');
+      });
+      expectKeyedAccepted(findings, outcomes);
+      await expectOnePerKey(stack, findings, accounts, outcomes);
+      return finish(accounts, outcomes);
+    },
+  },
+  {
+    name: 'MinIO stopped 30 s, light load (10 jobs) + 2 DELETEs',
+    async run(context) {
+      const { stack, findings } = context;
+      const accounts = await stack.createAccounts(5, { credits: 100_000 });
+      // Two finished syntheses to delete while storage is down: their audio must still go.
+      const doomed = await mapLimit(accounts.slice(0, 2), 2, (account) => submitWithKey(stack.apiUrl, account, { text: textOf(SHORT), voice_id: FAST_VOICE }, BOUND));
+      const doomedIds = [...acceptedIds(doomed)];
+      const deadline = Date.now() + 60_000;
+      while (Date.now() < deadline) {
+        const done = await stack.db('syntheses').whereIn('id', doomedIds).where({ status: 'completed' });
+        if (done.length === doomedIds.length) break;
+        await sleep(250);
+      }
+      let deletes: Answer[][] = [];
+      // Two chunks each in SLT: renders and chunk objects in progress when storage goes.
+      const outcomes = await keyedLoad(context, mix(accounts, 10, SLOW_VOICE, 0).map((job, index) => ({ ...job, body: { ...job.body, text: textOf(450, index) } })), 10, async (settled) => {
+        while (settled() < 10) await sleep(100);
+        await sleep(1_500);
+        await stack.stopMinio();
+        const stoppedAt = Date.now();
+        context.log('minio stopped');
+        deletes = await Promise.all(
+          doomed.map(async (outcome) => (await untilAnswered(() => deleteSynthesis(stack.apiUrl, outcome.account, outcome.final.id!), { maxAttempts: 100, deadlineMs: 25_000 })).attempts),
+        );
+        await sleep(Math.max(0, 30_000 - (Date.now() - stoppedAt)));
+        await stack.startMinio();
+        context.log('minio back');
+      });
+      for (const [index, attempts] of deletes.entries()) {
+        const last = attempts[attempts.length - 1];
+        findings.notes.push(`DELETE ${doomed[index].final.id} during the outage: ${formatTally(tally(attempts))}`);
+        expect(findings, last.status === 204 || last.status === 202, () => `DELETE ${doomed[index].final.id} during the outage settled on ${last.status} ${last.code ?? ''} (${formatTally(tally(attempts))})`);
+      }
+      expectKeyedAccepted(findings, outcomes);
+      const run = finish(accounts, outcomes);
+      // The deleted ones are accepted jobs too (they completed before the outage).
+      for (const id of doomedIds) run.accepted.add(id);
+      run.answers.push(...doomed.flatMap((outcome) => outcome.attempts));
+      return run;
+    },
+  },
+  {
+    name: 'MinIO stopped 30 s, heavy load (60 jobs)',
+    async run(context) {
+      const { stack, findings } = context;
+      const accounts = await stack.createAccounts(10, { credits: 100_000, plan: 'pro' });
+      const outcomes = await keyedLoad(context, mix(accounts, 60, FAST_VOICE, 3), 12, async (settled) => {
+        const deadline = Date.now() + 30_000;
+        while (settled() < 20 && Date.now() < deadline) await sleep(100);
+        await stack.stopMinio();
+        context.log(`minio stopped after ${settled()} answered submits`);
+        await sleep(30_000);
+        await stack.startMinio();
+        context.log('minio back');
+      });
+      expectKeyedAccepted(findings, outcomes);
+      return finish(accounts, outcomes);
+    },
+  },
+  {
+    name: '100 parallel submits, credits for exactly 50',
+    async run(context) {
+      const { stack, findings } = context;
+      const accounts = await stack.createAccounts(50, { credits: SHORT });
+      const submits = accounts.flatMap((account, index) => [0, 1].map((copy) => ({ account, body: { text: textOf(SHORT, index + copy), voice_id: FAST_VOICE } })));
+      const answers = await Promise.all(submits.map(({ account, body }) => submit(stack.apiUrl, account, body)));
+      findings.notes.push(`answers: ${formatTally(tally(answers))}`);
+      const accepted = answers.filter((answer) => answer.status === 202);
+      expect(findings, answers.every((answer) => answer.status === 202 || answer.status === 402), () => `answers other than 202/402: ${formatTally(tally(answers.filter((answer) => answer.status !== 202 && answer.status !== 402)))}`);
+      expect(findings, accepted.length === 50, () => `${accepted.length} submits accepted, want exactly 50 (one per account's credits)`);
+      for (const [index, account] of accounts.entries()) {
+        const mine = answers.slice(index * 2, index * 2 + 2).filter((answer) => answer.status === 202).length;
+        expect(findings, mine <= 1, () => `account ${account.id}: ${mine} submits accepted with credits for one`);
+      }
+      return { accounts, answers, accepted: new Set(accepted.map((answer) => answer.id!)), expectAllCompleted: true, no503: true };
+    },
+  },
+  {
+    name: '50 concurrent submits, one Idempotency-Key',
+    async run(context) {
+      const { stack, findings } = context;
+      const [account] = await stack.createAccounts(1, { credits: 10_000 });
+      const body = { text: textOf(SHORT), voice_id: FAST_VOICE };
+      const answers = await Promise.all(Array.from({ length: 50 }, () => submit(stack.apiUrl, account, body, 'chaos-one-key')));
+      findings.notes.push(`answers: ${formatTally(tally(answers))}`);
+      const accepted = new Set(answers.filter((answer) => answer.status === 202).map((answer) => answer.id!));
+      expect(findings, answers.every((answer) => answer.status === 202 || answer.status === 409), () => `answers other than 202/409: ${formatTally(tally(answers.filter((answer) => answer.status !== 202 && answer.status !== 409)))}`);
+      expect(findings, accepted.size === 1, () => `the 202s name ${accepted.size} syntheses, want exactly 1`);
+      const [{ rows }] = await stack.db('syntheses').where({ account_id: account.id }).count<{ rows: string }[]>({ rows: '*' });
+      const [{ reserves }] = await stack.db('credit_ledger').where({ account_id: account.id, kind: 'reserve' }).count<{ reserves: string }[]>({ reserves: '*' });
+      expect(findings, Number(rows) === 1, () => `one key made ${rows} syntheses, want 1`);
+      expect(findings, Number(reserves) === 1, () => `one key made ${reserves} reservations, want 1`);
+      return { accounts: [account], answers, accepted, expectAllCompleted: true, no503: true };
+    },
+  },
+];
