@@ -8,19 +8,25 @@ import type { IsolatedStack } from '../scripts/isolatedStack';
  * still runs. Nothing here knows how the service got there.
  */
 
+export interface Violation {
+  /** Which invariant or expectation: violations are grouped by it. */
+  check: string;
+  detail: string;
+}
+
 export interface Findings {
   /** Assertions evaluated. */
   checks: number;
-  violations: string[];
+  violations: Violation[];
   notes: string[];
 }
 
 export const newFindings = (): Findings => ({ checks: 0, violations: [], notes: [] });
 
-/** Counts one assertion; records `message` when it does not hold. */
-export function expect(findings: Findings, holds: boolean, message: () => string): void {
+/** Counts one assertion; records a violation of `check` when it does not hold. */
+export function expect(findings: Findings, holds: boolean, check: string, detail: () => string): void {
   findings.checks += 1;
-  if (!holds) findings.violations.push(message());
+  if (!holds) findings.violations.push({ check, detail: detail() });
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -123,29 +129,29 @@ export async function checkInvariants(stack: IsolatedStack, scope: Scope, findin
   // 1. Every accepted job ended: completed and charged once, or failed/canceled with its credits released.
   for (const id of scope.accepted) {
     const row = byId.get(id);
-    expect(findings, row !== undefined, () => `accepted job ${id}: no synthesis row (202 answered for a synthesis that does not exist)`);
+    expect(findings, row !== undefined, 'accepted job has no synthesis', () => `accepted job ${id}: no synthesis row (202 answered for a synthesis that does not exist)`);
     if (!row) continue;
-    expect(findings, ENDED.has(row.status), () => `accepted job ${id}: still ${row.status} after the quiescence wait`);
+    expect(findings, ENDED.has(row.status), 'accepted job never ended', () => `accepted job ${id}: still ${row.status} after the quiescence wait`);
     const rows = stepsOf(row.account_id, id);
     if (row.status === 'completed') {
       tally.completed += 1;
-      expect(findings, count(rows, 'capture') === 1 && count(rows, 'release') === 0, () => `accepted job ${id}: completed but ledger has ${count(rows, 'capture')} capture / ${count(rows, 'release')} release`);
-      expect(findings, Number(row.credits_charged) === row.characters, () => `accepted job ${id}: completed with credits_charged ${row.credits_charged}, cost ${row.characters}`);
+      expect(findings, count(rows, 'capture') === 1 && count(rows, 'release') === 0, 'completed job not captured exactly once', () => `accepted job ${id}: completed but ledger has ${count(rows, 'capture')} capture / ${count(rows, 'release')} release`);
+      expect(findings, Number(row.credits_charged) === row.characters, 'completed job charged a wrong amount', () => `accepted job ${id}: completed with credits_charged ${row.credits_charged}, cost ${row.characters}`);
     } else if (row.status === 'failed' || row.status === 'canceled') {
       tally[row.status] += 1;
       if (row.status === 'failed') {
         const code = row.error?.code ?? '(none)';
         tally.failureCodes.set(code, (tally.failureCodes.get(code) ?? 0) + 1);
       }
-      expect(findings, count(rows, 'release') === 1 && count(rows, 'capture') === 0, () => `accepted job ${id}: ${row.status} but ledger has ${count(rows, 'release')} release / ${count(rows, 'capture')} capture`);
-      expect(findings, Number(row.credits_charged) === 0, () => `accepted job ${id}: ${row.status} with credits_charged ${row.credits_charged}`);
+      expect(findings, count(rows, 'release') === 1 && count(rows, 'capture') === 0, 'failed/canceled job not released exactly once', () => `accepted job ${id}: ${row.status} but ledger has ${count(rows, 'release')} release / ${count(rows, 'capture')} capture`);
+      expect(findings, Number(row.credits_charged) === 0, 'failed/canceled job charged', () => `accepted job ${id}: ${row.status} with credits_charged ${row.credits_charged}`);
     }
   }
 
   // 2. Syntheses nobody was told about (the answer was lost) must have ended too.
   for (const row of syntheses) {
     if (scope.accepted.has(row.id)) continue;
-    expect(findings, ENDED.has(row.status) || (await workflowRunning(stack, `synthesis:${row.id}`)), () => `synthesis ${row.id} (no 202 seen by its client): ${row.status} with no running workflow`);
+    expect(findings, ENDED.has(row.status) || (await workflowRunning(stack, `synthesis:${row.id}`)), 'unacknowledged synthesis open with no workflow', () => `synthesis ${row.id} (no 202 seen by its client): ${row.status} with no running workflow`);
   }
 
   // 3. No reservation without an owner; no double charge.
@@ -154,16 +160,16 @@ export async function checkInvariants(stack: IsolatedStack, scope: Scope, findin
     const reserves = count(rows, 'reserve');
     const captures = count(rows, 'capture');
     const releases = count(rows, 'release');
-    expect(findings, captures <= 1, () => `reference ${reference}: ${captures} captures (double charge)`);
-    expect(findings, !(captures > 0 && releases > 0), () => `reference ${reference}: both captured and released`);
-    expect(findings, reserves === 1 || captures + releases === 0, () => `reference ${reference}: ${captures + releases} settlements without a reservation`);
+    expect(findings, captures <= 1, 'double charge', () => `reference ${reference}: ${captures} captures (double charge)`);
+    expect(findings, !(captures > 0 && releases > 0), 'captured and released', () => `reference ${reference}: both captured and released`);
+    expect(findings, reserves === 1 || captures + releases === 0, 'settlement without reservation', () => `reference ${reference}: ${captures + releases} settlements without a reservation`);
     const amounts = new Set(rows.map((row) => row.amount));
-    expect(findings, amounts.size === 1, () => `reference ${reference}: ledger amounts differ (${[...amounts].join(', ')})`);
+    expect(findings, amounts.size === 1, 'ledger amounts differ', () => `reference ${reference}: ledger amounts differ (${[...amounts].join(', ')})`);
     if (reserves === 1) {
-      expect(findings, byId.has(reference), () => `reference ${reference}: reservation of ${rows[0].amount} credits for a synthesis that does not exist (account ${accountId})`);
+      expect(findings, byId.has(reference), 'reservation for no synthesis', () => `reference ${reference}: reservation of ${rows[0].amount} credits for a synthesis that does not exist (account ${accountId})`);
       if (captures + releases === 0) {
         const live = await workflowRunning(stack, `synthesis:${reference}`);
-        expect(findings, live, () => `reference ${reference}: ${rows[0].amount} credits reserved, never captured or released, and no running workflow synthesis:${reference}`);
+        expect(findings, live, 'reservation held with no live workflow', () => `reference ${reference}: ${rows[0].amount} credits reserved, never captured or released, and no running workflow synthesis:${reference}`);
         if (live) findings.notes.push(`reference ${reference}: reservation still held by its running workflow`);
       }
     }
@@ -176,10 +182,10 @@ export async function checkInvariants(stack: IsolatedStack, scope: Scope, findin
     const balance = Number(account.credit_balance);
     const reserved = Number(account.credits_reserved);
     const [granted, captured] = [sum('grant'), sum('capture')];
-    expect(findings, balance + reserved + captured === granted, () => `account ${account.id}: balance ${balance} + reserved ${reserved} + captured ${captured} = ${balance + reserved + captured} ≠ granted ${granted}`);
-    expect(findings, balance >= 0 && reserved >= 0, () => `account ${account.id}: negative balance ${balance} or reserved ${reserved}`);
+    expect(findings, balance + reserved + captured === granted, 'balance + reserved + captured ≠ granted', () => `account ${account.id}: balance ${balance} + reserved ${reserved} + captured ${captured} = ${balance + reserved + captured} ≠ granted ${granted}`);
+    expect(findings, balance >= 0 && reserved >= 0, 'negative balance', () => `account ${account.id}: negative balance ${balance} or reserved ${reserved}`);
     const open = sum('reserve') - captured - sum('release');
-    expect(findings, reserved === open, () => `account ${account.id}: credits_reserved ${reserved} but open reservations in the ledger total ${open}`);
+    expect(findings, reserved === open, 'credits_reserved ≠ open reservations', () => `account ${account.id}: credits_reserved ${reserved} but open reservations in the ledger total ${open}`);
   }
 
   // 5. MinIO: no orphan object, no lost audio.
@@ -191,12 +197,12 @@ export async function checkInvariants(stack: IsolatedStack, scope: Scope, findin
     const row = id ? byId.get(id) : undefined;
     const owned = !!row && row.status === 'completed' && !row.deleted_at && row.audio_key === key;
     if (!owned && scope.reportedKeys.has(key)) continue;
-    expect(findings, owned, () => `orphan object ${key}: ${row ? `synthesis is ${row.status}${row.deleted_at ? ', deleted' : ''}, audio_key ${row.audio_key ?? 'null'}` : 'no such synthesis'}`);
+    expect(findings, owned, 'orphan audio object', () => `orphan object ${key}: ${row ? `synthesis is ${row.status}${row.deleted_at ? ', deleted' : ''}, audio_key ${row.audio_key ?? 'null'}` : 'no such synthesis'}`);
     if (!owned) scope.reportedKeys.add(key);
   }
   for (const row of syntheses) {
     if (row.status !== 'completed' || row.deleted_at) continue;
-    expect(findings, !!row.audio_key && ownKeys.has(row.audio_key), () => `synthesis ${row.id}: completed and not deleted, but its audio ${row.audio_key ?? '(no key)'} is not in storage`);
+    expect(findings, !!row.audio_key && ownKeys.has(row.audio_key), 'lost audio', () => `synthesis ${row.id}: completed and not deleted, but its audio ${row.audio_key ?? '(no key)'} is not in storage`);
   }
   // Chunk objects of every synthesis (chunks are keyed by synthesis id only): none may outlive its synthesis.
   const chunkIds = new Map<string, string[]>();
@@ -208,7 +214,7 @@ export async function checkInvariants(stack: IsolatedStack, scope: Scope, findin
     const row = byId.get(id) ?? (await db('syntheses').where({ id }).first('id', 'status'));
     const open = row && !ENDED.has(row.status);
     if (!open && keys.every((key) => scope.reportedKeys.has(key))) continue;
-    expect(findings, !!open, () => `orphan chunk objects work/syntheses/${id}/ (${keys.length}): synthesis ${row ? `is ${row.status}` : 'does not exist'}`);
+    expect(findings, !!open, 'orphan chunk objects', () => `orphan chunk objects work/syntheses/${id}/ (${keys.length}): synthesis ${row ? `is ${row.status}` : 'does not exist'}`);
     if (!open) for (const key of keys) scope.reportedKeys.add(key);
   }
   return tally;

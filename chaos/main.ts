@@ -1,5 +1,5 @@
 import { startIsolatedStack, type IsolatedStack } from '../scripts/isolatedStack';
-import { checkInvariants, expect, newFindings, runningWorkflows, waitQuiescent } from './checks';
+import { checkInvariants, expect, newFindings, runningWorkflows, type Violation, waitQuiescent } from './checks';
 import { scenarios } from './scenarios';
 
 /**
@@ -12,9 +12,12 @@ import { scenarios } from './scenarios';
  * Run: npm run chaos
  *   CHAOS_ONLY=1,6      runs only these scenarios (numbers as in the table)
  *   CHAOS_QUIESCE_S=240 the bounded wait for quiescence after each scenario
+ *   CHAOS_SHOW=5        details printed per violated check
  */
 
 const ONLY = (process.env.CHAOS_ONLY ?? '').split(',').filter(Boolean).map(Number);
+/** Details printed per violated check; the count says how many there were. */
+const SHOWN = Number(process.env.CHAOS_SHOW ?? 5);
 const QUIESCE_MS = Number(process.env.CHAOS_QUIESCE_S ?? 240) * 1000;
 
 interface Row {
@@ -25,7 +28,7 @@ interface Row {
   canceled: number;
   unavailable: number;
   checks: number;
-  violations: string[];
+  violations: Violation[];
   notes: string[];
   seconds: number;
 }
@@ -75,21 +78,21 @@ async function main() {
         run = await scenario.run({ stack, findings, log });
       } catch (error) {
         // A scenario that could not run is a failed gate, and the next ones still run.
-        findings.violations.push(`scenario aborted: ${error instanceof Error ? error.stack : String(error)}`);
+        findings.violations.push({ check: 'scenario aborted', detail: error instanceof Error ? (error.stack ?? error.message) : String(error) });
         rows.push({ name, accepted: 0, completed: 0, failed: 0, canceled: 0, unavailable: 0, checks: findings.checks, violations: findings.violations, notes: findings.notes, seconds: (Date.now() - scenarioStarted) / 1000 });
         await supervise(stack, findings.notes);
         continue;
       }
       const accountIds = run.accounts.map((account) => account.id);
       const quietAfter = await waitQuiescent(stack, accountIds, before, QUIESCE_MS, () => supervise(stack, findings.notes));
-      expect(findings, quietAfter !== null, () => `not quiescent within ${QUIESCE_MS / 1000} s (syntheses still open or workflows still running)`);
+      expect(findings, quietAfter !== null, 'not quiescent', () => `not quiescent within ${QUIESCE_MS / 1000} s (syntheses still open or workflows still running)`);
       if (quietAfter !== null) findings.notes.push(`quiescent ${(quietAfter / 1000).toFixed(1)} s after the load`);
       const tally = await checkInvariants(stack, { accountIds, accepted: run.accepted, reportedKeys }, findings);
       const unavailable = run.answers.filter((answer) => answer.status === 503).length;
-      if (run.no503) expect(findings, unavailable === 0, () => `${unavailable} × 503 from a healthy stack`);
+      if (run.no503) expect(findings, unavailable === 0, '503 from a healthy stack', () => `${unavailable} × 503 from a healthy stack`);
       if (run.expectAllCompleted) {
         const notCompleted = run.accepted.size - tally.completed;
-        expect(findings, notCompleted === 0, () => `${notCompleted} of ${run.accepted.size} accepted jobs did not complete (failure codes: ${[...tally.failureCodes].map(([code, n]) => `${n} × ${code}`).join(', ') || 'none'}; canceled: ${tally.canceled})`);
+        expect(findings, notCompleted === 0, 'accepted jobs not completed', () => `${notCompleted} of ${run.accepted.size} accepted jobs did not complete (failure codes: ${[...tally.failureCodes].map(([code, n]) => `${n} × ${code}`).join(', ') || 'none'}; canceled: ${tally.canceled})`);
       }
       rows.push({
         name,
@@ -119,7 +122,13 @@ async function main() {
   for (const row of rows) {
     if (!row.violations.length && !row.notes.length) continue;
     out(`\n${row.name}\n`);
-    for (const violation of row.violations) out(`  VIOLATION ${violation}\n`);
+    const groups = new Map<string, string[]>();
+    for (const { check, detail } of row.violations) groups.set(check, [...(groups.get(check) ?? []), detail]);
+    for (const [check, details] of groups) {
+      out(`  VIOLATION ${check} (${details.length})\n`);
+      for (const detail of details.slice(0, SHOWN)) out(`    - ${detail}\n`);
+      if (details.length > SHOWN) out(`    - … and ${details.length - SHOWN} more\n`);
+    }
     for (const note of row.notes) out(`  note: ${note}\n`);
   }
   const total = rows.reduce((sum, row) => sum + row.violations.length, 0);
