@@ -94,6 +94,11 @@ async function main() {
         const notCompleted = run.accepted.size - tally.completed;
         expect(findings, notCompleted === 0, 'accepted jobs not completed', () => `${notCompleted} of ${run.accepted.size} accepted jobs did not complete (failure codes: ${[...tally.failureCodes].map(([code, n]) => `${n} × ${code}`).join(', ') || 'none'}; canceled: ${tally.canceled})`);
       }
+      if (run.failureCode) {
+        for (const [code, count] of tally.failureCodes) {
+          expect(findings, code === run.failureCode, 'failure blamed on the wrong cause', () => `${count} jobs failed with error code ${code} during a fault that should read ${run.failureCode}`);
+        }
+      }
       rows.push({
         name,
         accepted: run.accepted.size,
