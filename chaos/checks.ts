@@ -70,18 +70,26 @@ export async function workflowRunning(stack: IsolatedStack, workflowId: string):
 /**
  * Waits (bounded) until the scenario's syntheses have all ended and no
  * workflow is running beyond those that already ran before the scenario
- * (long-lived ones, e.g. an account's ledger entity workflow). `tick` runs on
+ * and those matching `longLived` (entity workflows that never end, e.g. an
+ * account's ledger, started for the scenario's new accounts). `tick` runs on
  * every round (the suite restarts crashed processes there, as a supervisor would).
  * Returns how long it took, or null when the bound ran out.
  */
-export async function waitQuiescent(stack: IsolatedStack, accountIds: string[], before: Set<string>, timeoutMs: number, tick: () => Promise<void>): Promise<number | null> {
+export async function waitQuiescent(
+  stack: IsolatedStack,
+  accountIds: string[],
+  before: Set<string>,
+  timeoutMs: number,
+  tick: () => Promise<void>,
+  longLived?: RegExp,
+): Promise<number | null> {
   const started = Date.now();
   while (Date.now() - started < timeoutMs) {
     await tick();
     try {
       const [{ open }] = await stack.db('syntheses').whereIn('account_id', accountIds).whereIn('status', ['queued', 'processing']).count<{ open: string }[]>({ open: '*' });
       if (Number(open) === 0) {
-        const running = [...(await runningWorkflows(stack))].filter((id) => !before.has(id));
+        const running = [...(await runningWorkflows(stack))].filter((id) => !before.has(id) && !longLived?.test(id));
         if (running.length === 0) return Date.now() - started;
       }
     } catch {
