@@ -126,9 +126,11 @@ export const scenarios: Scenario[] = [
       // Free plan: 2 renders per account at once, the rest queued; SLT keeps each render busy for a while.
       const accounts = await stack.createAccounts(10, { credits: 100_000 });
       let atKill = 0;
-      const outcomes = await keyedLoad(context, mix(accounts, 64, SLOW_VOICE, 0), 16, async (settled) => {
+      // More jobs than the 50 wanted in flight: some complete while the rest are still being submitted.
+      const jobs = 72;
+      const outcomes = await keyedLoad(context, mix(accounts, jobs, SLOW_VOICE, 0), 16, async (settled) => {
         const deadline = Date.now() + 60_000;
-        while (settled() < 64 && Date.now() < deadline && (await inFlight(stack, accounts)) < 50) await sleep(200);
+        while (settled() < jobs && Date.now() < deadline && (await inFlight(stack, accounts)) < 50) await sleep(200);
         atKill = await inFlight(stack, accounts);
         context.log(`worker killed with ${atKill} in flight`);
         await stack.killWorkers();
