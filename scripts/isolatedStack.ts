@@ -1,7 +1,7 @@
 import { Client, Connection } from '@temporalio/client';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, openSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, openSync, readdirSync, rmSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { createTokenService } from '../api/auth/tokens';
@@ -32,6 +32,8 @@ export interface IsolatedStackOptions {
   childOutput?: 'inherit' | 'log';
   /** Extra settings for the api and worker. */
   env?: Record<string, string>;
+  /** On close, remove MinIO's data and Temporal's sqlite file (hundreds of MB after a chaos run); logs stay. */
+  removeDataOnClose?: boolean;
 }
 
 export interface StackAccount {
@@ -75,7 +77,7 @@ export interface IsolatedStack {
   startMinio(): Promise<void>;
   /** Verified accounts written straight to the database, credited through the ledger (a grant). */
   createAccounts(count: number, options: { credits: number; plan?: string }): Promise<StackAccount[]>;
-  /** Stops everything this stack started and drops its database. */
+  /** Stops everything this stack started and drops its database (the data directory stays, or only its logs). */
   close(): Promise<void>;
 }
 
@@ -167,6 +169,9 @@ export async function startIsolatedStack(options: IsolatedStackOptions): Promise
     for (const service of [minio, temporalServer]) await service?.stop().catch(() => undefined);
     await dropDatabase(databaseUrl).catch(() => undefined);
     await postgres?.stop().catch(() => undefined);
+    if (options.removeDataOnClose) {
+      for (const name of readdirSync(dataDir)) if (name !== 'logs') rmSync(path.join(dataDir, name), { recursive: true, force: true });
+    }
   };
 
   try {
