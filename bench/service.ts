@@ -11,6 +11,7 @@ import { run } from '../engines/process';
 import { readWavInfo } from '../audio/wav';
 import { splitText } from '../audio/text';
 import { startIsolatedStack } from '../scripts/isolatedStack';
+import { waitFor } from '../scripts/stack';
 import { cpuDelta, cpuSnapshot, peakRssMiB, type ProcessGroup, summarizeProfile } from './processes';
 import { mapLimit } from '../lib/concurrency';
 
@@ -219,13 +220,7 @@ async function main() {
 
     // A burst: 100 parallel submits from 50 accounts on a quiet stack. Every answer should be 202 (never a 503);
     // the figure is how long the client waits for it.
-    const burstAccounts = await Promise.all(
-      Array.from({ length: 50 }, async (_, index) => {
-        const id = randomUUID();
-        await db('accounts').insert({ id, email: `burst-${index}-${id}@example.com`, password_hash: passwordHash, email_verified_at: new Date(), credit_balance: 1_000_000 });
-        return { id, token: await tokens.issueAccess(id) };
-      }),
-    );
+    const burstAccounts = await stack.createAccounts(50, { credits: 1_000_000 });
     const burstStatuses = new Map<number, number>();
     const burstIds: string[] = [];
     const burst = await measured(() =>
