@@ -59,10 +59,22 @@ export function createCloningActivities({ db, storage, engines }: ActivityDeps) 
 
     async recordVoiceReady({ voiceId, profile }: { voiceId: string; profile: StoredVoiceProfile }): Promise<void> {
       const gender = profile.f0MedianHz === null ? 'unknown' : profile.f0MedianHz < 165 ? 'male' : 'female';
+      // A clone is its base voice made to sound like the sample: it shows that voice's engine, quality and licence.
+      const base = await db('voices').where({ id: profile.baseVoiceId }).first('engine', 'quality', 'licence');
       await db('voices')
         .where({ id: voiceId })
         .whereNull('deleted_at')
-        .update({ status: 'ready', profile: JSON.stringify(profile), similarity: Math.round(profile.similarity * 1000) / 1000, gender, error: null, updated_at: db.fn.now() });
+        .update({
+          status: 'ready',
+          profile: JSON.stringify(profile),
+          similarity: Math.round(profile.similarity * 1000) / 1000,
+          gender,
+          engine: base?.engine ?? null,
+          quality: base?.quality ?? null,
+          licence: base?.licence ? `Acoustic match of the uploaded sample on ${profile.baseVoiceId}: ${base.licence}` : null,
+          error: null,
+          updated_at: db.fn.now(),
+        });
     },
 
     async recordVoiceFailed({ voiceId, error }: { voiceId: string; error: { code: string; message: string } }): Promise<void> {

@@ -5,6 +5,7 @@ import * as projects from './003_projects';
 import * as syntheses from './004_voices_and_syntheses';
 import * as idempotency from './005_idempotency_keys';
 import * as cloning from './006_voice_cloning';
+import * as voiceEngineFields from './008_voice_engine_fields';
 
 /**
  * Migrations are listed here in order rather than discovered on disk, so the
@@ -17,6 +18,7 @@ const migrations: Record<string, Knex.Migration> = {
   '004_voices_and_syntheses': syntheses,
   '005_idempotency_keys': idempotency,
   '006_voice_cloning': cloning,
+  '008_voice_engine_fields': voiceEngineFields,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -7,7 +7,7 @@ import { type ClonedVoiceProfile, buildVoiceProfile, EQ_MAX_BOOST_DB, EQ_MAX_CUT
 import { similarityScore } from '../../audio/cloning/similarity';
 import { renderChunk } from '../../audio/render';
 import { analyseSpeaker, type SpeakerProfile } from '../../audio/cloning/speaker';
-import { findPremadeVoice, RECOMMENDED_VOICE_ID } from '../../engines/catalog';
+import { FALLBACK_VOICE_ID, findPremadeVoice } from '../../engines/catalog';
 import { createEngines } from '../../engines/registry';
 import { engineReferences, realReferences, type Reference, speak } from '../../bench/cloning';
 
@@ -110,7 +110,7 @@ describe('cloning two different speakers', () => {
       heldOut.push(await analyseSpeaker(reference.heldOutPath));
       cloneSpeaks.push(await speak(findPremadeVoice(clones[index].baseVoiceId)!, reference.heldOutText, dir, clones[index], engines));
     }
-    defaultSpeaks = await speak(findPremadeVoice(RECOMMENDED_VOICE_ID)!, speakers[0].heldOutText, dir, null, engines);
+    defaultSpeaks = await speak(findPremadeVoice(FALLBACK_VOICE_ID)!, speakers[0].heldOutText, dir, null, engines);
     for (const [index, name] of ['A', 'B'].entries()) {
       const other = 1 - index;
       log.push(
