@@ -251,17 +251,22 @@ export function operatorVoices(models: readonly PiperModel[]): PremadeVoice[] {
 /**
  * The whole catalog of this server: the built-in voices with the operator's
  * Piper voices (from `modelsDir`) placed after the neural voices of their
- * language (before its classic ones), or at the end for a new language.
+ * language (before its classic ones), after the last voice of their primary
+ * language when the region is new (en-AU after the British voices), or at the
+ * end for a new language.
  */
 export async function premadeVoices(modelsDir?: string): Promise<PremadeVoice[]> {
   const extra = modelsDir ? operatorVoices(await findPiperModels(modelsDir)) : [];
   const voices = [...PREMADE_VOICES];
+  const lastIndex = (match: (entry: PremadeVoice) => boolean) => voices.reduce((last, entry, index) => (match(entry) ? index : last), -1);
   for (const added of extra) {
-    const primary = added.language.split('-')[0].toLowerCase();
-    const samePrimary = (entry: PremadeVoice) => entry.language.split('-')[0].toLowerCase() === primary;
-    const firstClassic = voices.findIndex((entry) => samePrimary(entry) && entry.quality === 'classic');
-    const lastSame = voices.reduce((last, entry, index) => (samePrimary(entry) ? index : last), -1);
-    const at = firstClassic >= 0 ? firstClassic : lastSame >= 0 ? lastSame + 1 : voices.length;
+    const language = added.language.toLowerCase();
+    const primary = language.split('-')[0];
+    const sameLanguage = (entry: PremadeVoice) => entry.language.toLowerCase() === language;
+    const firstClassic = voices.findIndex((entry) => sameLanguage(entry) && entry.quality === 'classic');
+    const lastSameLanguage = lastIndex(sameLanguage);
+    const lastSamePrimary = lastIndex((entry) => entry.language.toLowerCase().split('-')[0] === primary);
+    const at = firstClassic >= 0 ? firstClassic : lastSameLanguage >= 0 ? lastSameLanguage + 1 : lastSamePrimary >= 0 ? lastSamePrimary + 1 : voices.length;
     voices.splice(at, 0, added);
   }
   return voices;
