@@ -17,7 +17,7 @@ export type StoredVoiceProfile = Omit<ClonedVoiceProfile, 'tried'> & { f0MedianH
 
 
 
-export function createCloningActivities({ db, storage, engines }: ActivityDeps) {
+export function createCloningActivities({ config, db, storage, engines }: ActivityDeps) {
   const loadVoice = async (voiceId: string) => {
     const voice = await db('voices').where({ id: voiceId, category: 'cloned' }).first();
     if (!voice) throw ApplicationFailure.nonRetryable(`voice ${voiceId} does not exist`, 'VoiceMissing');
@@ -51,7 +51,7 @@ export function createCloningActivities({ db, storage, engines }: ActivityDeps) 
           const normalized = path.join(dir, 'normalized.wav');
           await pipeline(await storage.get(keys.normalized), createWriteStream(normalized));
           const sample = await analyseSpeaker(normalized, signal);
-          const { tried: _tried, ...profile } = await buildVoiceProfile({ sample, language: voice.language, engines, signal });
+          const { tried: _tried, ...profile } = await buildVoiceProfile({ sample, language: voice.language, engines, modelsDir: config.MODELS_DIR, signal });
           return { ...profile, f0MedianHz: sample.f0MedianHz };
         }),
       );
