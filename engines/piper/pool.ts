@@ -34,7 +34,8 @@ const DEFAULTS: Required<PiperPoolOptions> = {
   // A medium voice settles at ~250-350 MiB with ≤ 250-character calls.
   maxRssBytes: 700 * 1024 * 1024,
   idleMs: 5 * 60_000,
-  maxIdle: 4,
+  // Idle hosts hold ~270-390 MiB each: two cover a 2-core worker's concurrent renders.
+  maxIdle: 2,
 };
 const START_TIMEOUT_MS = 60_000;
 const REQUEST_TIMEOUT_MS = 120_000;
