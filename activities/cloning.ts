@@ -17,7 +17,7 @@ export type StoredVoiceProfile = Omit<ClonedVoiceProfile, 'tried'> & { f0MedianH
 
 
 
-export function createCloningActivities({ db, storage, engines }: ActivityDeps) {
+export function createCloningActivities({ config, db, storage, engines }: ActivityDeps) {
   const loadVoice = async (voiceId: string) => {
     const voice = await db('voices').where({ id: voiceId, category: 'cloned' }).first();
     if (!voice) throw ApplicationFailure.nonRetryable(`voice ${voiceId} does not exist`, 'VoiceMissing');
@@ -51,7 +51,7 @@ export function createCloningActivities({ db, storage, engines }: ActivityDeps) 
           const normalized = path.join(dir, 'normalized.wav');
           await pipeline(await storage.get(keys.normalized), createWriteStream(normalized));
           const sample = await analyseSpeaker(normalized, signal);
-          const { tried: _tried, ...profile } = await buildVoiceProfile({ sample, language: voice.language, engines, signal });
+          const { tried: _tried, ...profile } = await buildVoiceProfile({ sample, language: voice.language, engines, modelsDir: config.MODELS_DIR, signal });
           return { ...profile, f0MedianHz: sample.f0MedianHz };
         }),
       );
@@ -59,10 +59,22 @@ export function createCloningActivities({ db, storage, engines }: ActivityDeps) 
 
     async recordVoiceReady({ voiceId, profile }: { voiceId: string; profile: StoredVoiceProfile }): Promise<void> {
       const gender = profile.f0MedianHz === null ? 'unknown' : profile.f0MedianHz < 165 ? 'male' : 'female';
+      // A clone is its base voice made to sound like the sample: it shows that voice's engine, quality and licence.
+      const base = await db('voices').where({ id: profile.baseVoiceId }).first('engine', 'quality', 'licence');
       await db('voices')
         .where({ id: voiceId })
         .whereNull('deleted_at')
-        .update({ status: 'ready', profile: JSON.stringify(profile), similarity: Math.round(profile.similarity * 1000) / 1000, gender, error: null, updated_at: db.fn.now() });
+        .update({
+          status: 'ready',
+          profile: JSON.stringify(profile),
+          similarity: Math.round(profile.similarity * 1000) / 1000,
+          gender,
+          engine: base?.engine ?? null,
+          quality: base?.quality ?? null,
+          licence: base?.licence ? `Acoustic match of the uploaded sample on ${profile.baseVoiceId}: ${base.licence}` : null,
+          error: null,
+          updated_at: db.fn.now(),
+        });
     },
 
     async recordVoiceFailed({ voiceId, error }: { voiceId: string; error: { code: string; message: string } }): Promise<void> {

@@ -43,22 +43,27 @@ export interface RatePlan {
   engineRate: number;
   /** The remaining tempo factor for a time stretch (1 when the engine did it all). */
   tempo: number;
+  /** The requested speed is part of engineRate and tempo (an engine with a calibrated rate), so the voicing's speed must not be applied again. */
+  includesSpeed: boolean;
 }
 
 /**
  * How a chunk gets its emotion's speaking rate: from the engine where it has a
  * rate control (its own timing sounds better than a stretch), a
  * pitch-preserving time stretch for the rest. The requested speed is not part
- * of it: engine rate controls are not exact (espeak-ng at 2x its rate gives
- * 0.55x the duration on a short sentence; Festival HTS drops its edge pauses),
- * so finishAudio applies speed as an exact tempo change.
+ * of it for most engines: their rate controls are not exact (espeak-ng at 2x
+ * its rate gives 0.55x the duration on a short sentence; Festival HTS drops
+ * its edge pauses), so renderChunk applies speed as an exact tempo change. An
+ * engine whose rate is calibrated (`exactRate`, Piper) takes the speed too,
+ * within its range; the stretch does the rest.
  */
-export function planEmotionRate(capabilities: EngineCapabilities, emotion: Emotion): RatePlan {
-  const total = EMOTION_PRESETS[emotion].rate;
+export function planEmotionRate(capabilities: EngineCapabilities, emotion: Emotion, speed = 1): RatePlan {
+  const includesSpeed = Boolean(capabilities.exactRate);
+  const total = EMOTION_PRESETS[emotion].rate * (includesSpeed ? speed : 1);
   const range = capabilities.rate;
   const engineRate = range ? Math.min(range.max, Math.max(range.min, total)) : 1;
   const tempo = total / engineRate;
-  return { engineRate, tempo: Math.abs(tempo - 1) < 1e-6 ? 1 : tempo };
+  return { engineRate, tempo: Math.abs(tempo - 1) < 1e-6 ? 1 : tempo, includesSpeed };
 }
 
 /** Checks the request ranges of API.md; throws a RangeError naming the field. */

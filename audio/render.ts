@@ -75,14 +75,14 @@ export async function renderChunk(input: RenderChunkInput): Promise<RenderChunkR
     return { durationSeconds: 0.1 };
   }
   const engine = getEngine(input.engines ?? sharedEngines(), voice.engine);
-  const { engineRate, tempo } = planEmotionRate(engine.capabilities, emotion);
+  const { engineRate, tempo, includesSpeed } = planEmotionRate(engine.capabilities, emotion, voicing.speed);
 
   await withTempDir(async (dir) => {
     const raw = path.join(dir, 'engine.wav');
     await engine.synthesize({ text, voice: voice.engineVoice, rate: engineRate, outPath: raw, signal });
-    // The silence kept at each end scales with the rate like the speech does.
+    // The silence kept at each end scales with the rate like the speech does (with the speed too when the engine took it).
     const rate = engineRate * tempo;
-    const shaping = voicingFilters(voicing, tempo);
+    const shaping = voicingFilters(includesSpeed ? { ...voicing, speed: 1 } : voicing, tempo);
     // Nothing to change but the silence and the rate (most requests): no ffmpeg process.
     if (shaping.length === 0 && (await trimAndResample(raw, outPath, KEEP_START / rate, KEEP_END / rate))) return;
     await toChunkWav(raw, ['aformat=channel_layouts=mono', TRIM(KEEP_START / rate), 'areverse', TRIM(KEEP_END / rate), 'areverse', ...shaping], outPath, signal);

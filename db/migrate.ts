@@ -4,10 +4,10 @@ import { seedPlans } from './seeds/plans';
 import { seedVoices } from './seeds/voices';
 
 /** Brings the schema to the latest version and upserts the seed data. Safe to run concurrently and repeatedly. */
-export async function migrate(db: Db, config: Pick<Config, 'ENABLE_NONFREE_ENGINES'>): Promise<void> {
+export async function migrate(db: Db, config: Pick<Config, 'ENABLE_NONFREE_ENGINES' | 'MODELS_DIR'>): Promise<void> {
   await db.migrate.latest();
   await seedPlans(db);
-  await seedVoices(db, { enableNonFree: config.ENABLE_NONFREE_ENGINES });
+  await seedVoices(db, { enableNonFree: config.ENABLE_NONFREE_ENGINES, modelsDir: config.MODELS_DIR });
 }
 
 if (require.main === module) {

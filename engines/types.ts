@@ -1,12 +1,13 @@
 /**
  * The contract every speech engine adapter fulfils. An adapter is a thin
- * wrapper around one Debian command-line synthesizer: it spawns the program
+ * wrapper around one Debian command-line synthesizer (Piper: kept ONNX
+ * Runtime processes, engines/piper/): it spawns the program
  * with an argument array (never a shell string), hands it the text through a
  * temporary file or stdin (never as an argument, which could start with `-`),
  * and writes a WAV file to `outPath`.
  */
 
-export type EngineName = 'espeak-ng' | 'flite' | 'festival' | 'pico' | 'rhvoice';
+export type EngineName = 'espeak-ng' | 'flite' | 'festival' | 'pico' | 'rhvoice' | 'piper';
 
 export type License = 'free' | 'non-free';
 
@@ -18,6 +19,12 @@ export interface EngineCapabilities {
    * better than a time stretch, so callers use it within these limits.
    */
   rate: { min: number; max: number } | null;
+  /**
+   * The rate control is calibrated: rate r gives 1/r of the duration (within
+   * a few percent), so the requested speed goes to the engine too instead of
+   * a time stretch afterwards (Piper's length_scale, engines/piper/speed.ts).
+   */
+  exactRate?: boolean;
 }
 
 export interface SynthesisRequest {

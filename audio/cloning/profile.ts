@@ -47,8 +47,10 @@ export interface BuildVoiceProfileInput {
   sample: SpeakerProfile;
   /** BCP 47 language of the clone; candidates share its primary subtag (en-US voices when none do). */
   language: string;
-  /** The voices to choose from; default: availableVoices({ engines }). */
+  /** The voices to choose from; default: baseVoiceCandidates (neural voices included). */
   candidates?: readonly PremadeVoice[];
+  /** MODELS_DIR: the operator's Piper voices join the candidates. */
+  modelsDir?: string;
   /** Renders one chunk (default renderChunk with `engines`). */
   render?: RenderFunction;
   /** The worker's engine registry (non-free engines only when the operator enabled them). */
@@ -66,11 +68,20 @@ export const RATE_RANGE = { min: 0.7, max: 1.4 } as const;
 /** Below this median F0 the sample is treated as a low (typically male) voice when pre-ranking by catalog gender. */
 const LOW_VOICE_HZ = 165;
 
+/**
+ * The premade voices a clone of `language` may be built on: every voice this
+ * worker renders (the neural Piper voices, the operator's included, and the
+ * classic ones) of the clone's language, in catalog order.
+ */
+export async function baseVoiceCandidates({ engines, modelsDir, language }: { engines?: EngineRegistry; modelsDir?: string; language: string }): Promise<PremadeVoice[]> {
+  return sameLanguage(await availableVoices({ engines, modelsDir }), language);
+}
+
 export async function buildVoiceProfile(input: BuildVoiceProfileInput): Promise<ClonedVoiceProfile> {
   const { sample, language, signal, engines } = input;
   const render: RenderFunction = input.render ?? ((chunk) => renderChunk({ ...chunk, engines: chunk.engines ?? engines }));
   const maxCandidates = input.maxCandidates ?? 4;
-  const pool = sameLanguage(input.candidates ?? (await availableVoices({ engines })), language);
+  const pool = input.candidates ? sameLanguage(input.candidates, language) : await baseVoiceCandidates({ engines, modelsDir: input.modelsDir, language });
   if (pool.length === 0) throw new Error(`no base voice available for ${language}`);
   const fitText = calibrationText(language);
   const testText = similarityText(language);

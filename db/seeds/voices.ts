@@ -1,14 +1,17 @@
 import type { Knex } from 'knex';
-import { availableVoices, PREMADE_VOICES } from '../../engines/catalog';
+import { availableVoices, premadeVoices } from '../../engines/catalog';
 
 /**
- * Upserts the premade catalog (engines/catalog.ts) in catalog order. A voice
- * whose engine is not installed or not enabled here (non-free engines need
- * ENABLE_NONFREE_ENGINES) stays in the table but is hidden and cannot be used.
+ * Upserts the premade catalog (engines/catalog.ts) in catalog order, with the
+ * operator's Piper voices found in `modelsDir`. A voice whose engine is not
+ * installed or not enabled here (non-free engines need
+ * ENABLE_NONFREE_ENGINES; Piper voices need their model in MODELS_DIR) stays
+ * in the table but is hidden and cannot be used.
  */
-export async function seedVoices(knex: Knex, { enableNonFree }: { enableNonFree: boolean }): Promise<void> {
-  const renderable = new Set((await availableVoices({ enableNonFree })).map((voice) => voice.id));
-  const rows = PREMADE_VOICES.map((voice, index) => ({
+export async function seedVoices(knex: Knex, { enableNonFree, modelsDir }: { enableNonFree: boolean; modelsDir?: string }): Promise<void> {
+  const renderable = new Set((await availableVoices({ enableNonFree, modelsDir })).map((voice) => voice.id));
+  const catalog = await premadeVoices(modelsDir);
+  const rows = catalog.map((voice, index) => ({
     id: voice.id,
     category: 'premade',
     name: voice.name,
@@ -18,6 +21,8 @@ export async function seedVoices(knex: Knex, { enableNonFree }: { enableNonFree:
     engine: voice.engine,
     engine_voice: voice.engineVoice,
     license: voice.license,
+    quality: voice.quality,
+    licence: voice.licence,
     status: 'ready',
     sort_order: index,
     available: renderable.has(voice.id),

@@ -17,7 +17,7 @@ interface Voice {
   created_at: string;
 }
 
-const VOICE_KEYS = ['category', 'created_at', 'description', 'error', 'gender', 'id', 'language', 'name', 'similarity', 'status'];
+const VOICE_KEYS = ['category', 'created_at', 'description', 'engine', 'error', 'gender', 'id', 'language', 'licence', 'name', 'quality', 'similarity', 'status'];
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const catalogById = new Map(PREMADE_VOICES.map((entry) => [entry.id, entry]));
 const NON_FREE = PREMADE_VOICES.filter((entry) => entry.license === 'non-free');
@@ -113,7 +113,10 @@ describe.each([['/api/v1'], ['/api']])('voices in the %s family', (family) => {
         expect(entry!.license).toBe('free');
         expect(entry!.engine).not.toMatch(/^(pico|rhvoice)$/);
         expect(voice).toMatchObject({ name: entry!.name, language: entry!.language, gender: entry!.gender, description: entry!.description });
+        expect(voice).toMatchObject({ engine: entry!.engine, quality: entry!.quality, licence: entry!.licence });
       }
+      expect(list.find((voice) => voice.id === 'en-us-joe')).toMatchObject({ engine: 'piper', quality: 'neural', licence: expect.stringMatching(/CC0.*lessac/) });
+      expect(list.find((voice) => voice.id === 'en-us-slt')).toMatchObject({ engine: 'festival', quality: 'classic' });
       expect(new Set(ids(list)).size).toBe(list.length);
       // Exactly what the seed marked available, nothing hidden, nothing missing.
       expect(ids(list)).toEqual(await availablePremadeIds());
@@ -123,9 +126,9 @@ describe.each([['/api/v1'], ['/api']])('voices in the %s family', (family) => {
       const first = await voices('?page_size=1');
       expect(first.status).toBe(200);
       expect(first.body.results).toHaveLength(1);
-      expect(first.body.results[0].id).toBe('en-us-slt');
-      expect(first.body.results[0]).toMatchObject({ category: 'premade', language: 'en-US', status: 'ready' });
-      for (const path of ['en-us-slt/', 'en-us-slt']) {
+      expect(first.body.results[0].id).toBe('en-us-joe');
+      expect(first.body.results[0]).toMatchObject({ category: 'premade', language: 'en-US', status: 'ready', quality: 'neural' });
+      for (const path of ['en-us-joe/', 'en-us-joe']) {
         const one = await voices(path);
         expect(one.status).toBe(200);
         expect(one.body).toEqual(first.body.results[0]);
@@ -142,7 +145,9 @@ describe.each([['/api/v1'], ['/api']])('voices in the %s family', (family) => {
       for (const [language, id] of firstByLanguage) {
         expect(PREMADE_VOICES.find((entry) => entry.language === language && listed.has(entry.id))!.id).toBe(id);
       }
-      expect(firstByLanguage.get('en-US')).toBe('en-us-slt');
+      expect(firstByLanguage.get('en-US')).toBe('en-us-joe');
+      // en-us-slt, the voice that always exists, comes right after it.
+      expect(ids(list).slice(0, 2)).toEqual(['en-us-joe', 'en-us-slt']);
     });
 
     it('pages through the same sequence with a small page size, with count/next/previous links', async () => {
@@ -290,6 +295,9 @@ describe.each([['/api/v1'], ['/api']])('voices in the %s family', (family) => {
         status: 'processing',
         error: null,
         similarity: null,
+        engine: null,
+        quality: null,
+        licence: null,
         created_at: aliceNewer.created_at.toISOString(),
       });
       expect(cloned[1]).toMatchObject({ id: aliceOlder.id, status: 'ready', error: null, created_at: aliceOlder.created_at.toISOString() });
@@ -322,7 +330,7 @@ describe.each([['/api/v1'], ['/api']])('voices in the %s family', (family) => {
       expect(ids(list)).toEqual([aliceNewer.id, aliceOlder.id, ...premade]);
       expect((await voices('?page_size=1', alice)).body.count).toBe(premade.length + 2);
       // Page 1 of size 1 is the newest clone; the recommended voice follows the clones.
-      expect((await voices('?page_size=1&page=3', alice)).body.results[0].id).toBe('en-us-slt');
+      expect((await voices('?page_size=1&page=3', alice)).body.results[0].id).toBe('en-us-joe');
     });
 
     it('show a failed clone with its error, in the list and by id', async () => {

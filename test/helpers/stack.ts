@@ -44,7 +44,7 @@ export async function startTestWorker(deps: ApiDeps): Promise<{ workers: Worker[
       storage: deps.storage,
       temporal: deps.temporal,
       mailer: createMailer(config, deps.logger),
-      engines: sharedEngines({ enableNonFree: config.ENABLE_NONFREE_ENGINES }),
+      engines: sharedEngines({ enableNonFree: config.ENABLE_NONFREE_ENGINES, modelsDir: config.MODELS_DIR }),
     },
     connection,
     workflowBundlePath: process.env.WORKFLOW_BUNDLE,

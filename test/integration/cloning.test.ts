@@ -3,12 +3,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { intakeSample } from '../../audio/cloning/intake';
-import { type ClonedVoiceProfile, buildVoiceProfile, EQ_MAX_BOOST_DB, EQ_MAX_CUT_DB, RATE_RANGE } from '../../audio/cloning/profile';
+import { baseVoiceCandidates, type ClonedVoiceProfile, buildVoiceProfile, EQ_MAX_BOOST_DB, EQ_MAX_CUT_DB, RATE_RANGE } from '../../audio/cloning/profile';
 import { similarityScore } from '../../audio/cloning/similarity';
 import { renderChunk } from '../../audio/render';
 import { analyseSpeaker, type SpeakerProfile } from '../../audio/cloning/speaker';
-import { findPremadeVoice, RECOMMENDED_VOICE_ID } from '../../engines/catalog';
+import { FALLBACK_VOICE_ID, findPremadeVoice } from '../../engines/catalog';
 import { createEngines } from '../../engines/registry';
+import { defaultModelsDir } from '../../lib/config';
 import { engineReferences, realReferences, type Reference, speak } from '../../bench/cloning';
 
 /**
@@ -92,6 +93,28 @@ describe('buildVoiceProfile candidates', () => {
   }, 60_000);
 });
 
+describe('neural base voices', () => {
+  const withPiper = createEngines({ modelsDir: process.env.MODELS_DIR ?? defaultModelsDir() });
+
+  it('are candidates, first in catalog order, for English clones', async () => {
+    const candidates = (await baseVoiceCandidates({ engines: withPiper, language: 'en-GB' })).map((voice) => voice.id);
+    expect(candidates[0]).toBe('en-us-joe');
+    expect(candidates).toContain('en-us-slt');
+    // A registry without Piper (no MODELS_DIR) offers the classic voices only.
+    expect((await baseVoiceCandidates({ engines, language: 'en-US' })).map((voice) => voice.id)).not.toContain('en-us-joe');
+  });
+
+  it('fit a male sample like any other base voice', async () => {
+    const samplePath = path.join(dir, 'neural-sample.wav');
+    execFileSync('espeak-ng', ['-v', 'en-us+m3', '-p', '30', '-w', samplePath, 'The birch canoe slid on the smooth planks. Glue the sheet to the dark blue background.']);
+    const sample = await analyseSpeaker(samplePath);
+    const clone = await buildVoiceProfile({ sample, language: 'en-US', engines: withPiper, candidates: ['en-us-joe', 'en-us-flite-rms'].map((id) => findPremadeVoice(id)!), maxCandidates: 2 });
+    log.push(`neural candidates: ${JSON.stringify(clone.tried)}`);
+    expect(clone.tried.map((entry) => entry.voiceId).sort()).toEqual(['en-us-flite-rms', 'en-us-joe']);
+    for (const entry of clone.tried) expect(entry.similarity).toBeGreaterThan(0);
+  }, 120_000);
+});
+
 describe('cloning two different speakers', () => {
   const clones: ClonedVoiceProfile[] = [];
   const heldOut: SpeakerProfile[] = [];
@@ -110,7 +133,7 @@ describe('cloning two different speakers', () => {
       heldOut.push(await analyseSpeaker(reference.heldOutPath));
       cloneSpeaks.push(await speak(findPremadeVoice(clones[index].baseVoiceId)!, reference.heldOutText, dir, clones[index], engines));
     }
-    defaultSpeaks = await speak(findPremadeVoice(RECOMMENDED_VOICE_ID)!, speakers[0].heldOutText, dir, null, engines);
+    defaultSpeaks = await speak(findPremadeVoice(FALLBACK_VOICE_ID)!, speakers[0].heldOutText, dir, null, engines);
     for (const [index, name] of ['A', 'B'].entries()) {
       const other = 1 - index;
       log.push(

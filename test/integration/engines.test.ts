@@ -8,16 +8,19 @@ import { createEngines } from '../../engines/registry';
 import { sampleSentence } from '../../engines/samples';
 import { type EngineName, EngineError } from '../../engines/types';
 import { mapLimit } from '../../lib/concurrency';
+import { defaultModelsDir } from '../../lib/config';
 
 /**
  * The engine adapters against the real Debian programs: every catalog voice
  * renders speech, markup and shell syntax are spoken, temporary files go away.
  * Non-free engines (pico, RHVoice) are exercised only where installed
  * (ENABLE_NONFREE_ENGINES=true scripts/install.sh); their tests skip otherwise.
+ * Piper's voice is in MODELS_DIR (scripts/install.sh puts it there).
  */
 
-const engines = createEngines({ enableNonFree: true });
-const freeOnly = createEngines();
+const modelsDir = process.env.MODELS_DIR ?? defaultModelsDir();
+const engines = createEngines({ enableNonFree: true, modelsDir });
+const freeOnly = createEngines({ modelsDir });
 let work: string;
 
 beforeAll(async () => {
@@ -54,7 +57,7 @@ function expectGender(voice: PremadeVoice, f0: number): void {
 
 describe('engines', () => {
   it('has the free engines installed and enabled by default, the non-free ones only on opt-in', async () => {
-    for (const name of ['espeak-ng', 'flite', 'festival'] as const) expect(await freeOnly.get(name)!.available()).toBe(true);
+    for (const name of ['espeak-ng', 'flite', 'festival', 'piper'] as const) expect(await freeOnly.get(name)!.available()).toBe(true);
     expect(freeOnly.has('pico')).toBe(false);
     expect(freeOnly.has('rhvoice')).toBe(false);
     expect(engines.get('pico')!.license).toBe('non-free');
@@ -64,12 +67,24 @@ describe('engines', () => {
   it('lists every free catalog voice as available, non-free ones only when enabled and installed', async () => {
     const free = await availableVoices({ engines: freeOnly });
     expect(free.map((voice) => voice.id)).toEqual(PREMADE_VOICES.filter((voice) => voice.license === 'free').map((voice) => voice.id));
-    expect(free[0].id).toBe('en-us-slt');
+    expect(free.slice(0, 2).map((voice) => voice.id)).toEqual(['en-us-joe', 'en-us-slt']);
     const all = await availableVoices({ engines });
     const expectedNonFree = PREMADE_VOICES.filter((voice) => voice.license === 'non-free').length;
     const nonFreeInstalled = (await installed('pico')) && (await installed('rhvoice'));
     if (nonFreeInstalled) expect(all.length).toBe(free.length + expectedNonFree);
     else expect(all.length).toBeLessThan(free.length + expectedNonFree);
+  });
+
+  it('without the Piper model, hides en-us-joe and en-us-slt leads the list', async () => {
+    const empty = await mkdtemp(path.join(os.tmpdir(), 'openvox-no-models-'));
+    try {
+      const voices = await availableVoices({ engines: createEngines({ modelsDir: empty }) });
+      expect(voices.map((voice) => voice.id)).not.toContain('en-us-joe');
+      expect(voices[0].id).toBe('en-us-slt');
+      expect(voices.length).toBe(PREMADE_VOICES.filter((voice) => voice.license === 'free').length - 1);
+    } finally {
+      await rm(empty, { recursive: true, force: true });
+    }
   });
 
   it('renders every free catalog voice in its language, with a voice of its gender', async () => {
@@ -108,7 +123,7 @@ describe('engines', () => {
       `<speak>hello</speak> <break time="5s"/> $(touch ${sentinel}) ; touch ${sentinel} ; echo \`touch ${sentinel}\` && rm -rf /nonexistent`,
       '(voice_kal_diphone) (quit) [[h@loU]] &amp; & <pitch level="200">up</pitch>',
     ];
-    const oneVoicePerEngine = ['en-us-espeak-m', 'en-us-flite-slt', 'en-us-slt', 'en-us-pico', 'en-us-rhvoice-bdl'];
+    const oneVoicePerEngine = ['en-us-espeak-m', 'en-us-flite-slt', 'en-us-slt', 'en-us-joe', 'en-us-pico', 'en-us-rhvoice-bdl'];
 
     it.each(oneVoicePerEngine)('%s', async (id) => {
       const voice = PREMADE_VOICES.find((entry) => entry.id === id)!;
@@ -141,8 +156,10 @@ describe('engines', () => {
       await expect(engines.get('festival')!.synthesize({ text: 'hello', voice: 'no_such_voice', outPath })).rejects.toThrow(/festival: no_such_voice produced no audio \(voice not installed\)/);
       await expect(engines.get('festival')!.synthesize({ text: 'hello', voice: 'x) (system "id")', outPath })).rejects.toThrow(/invalid voice name/);
       await expect(engines.get('flite')!.synthesize({ text: 'hello', voice: 'nope', outPath })).rejects.toBeInstanceOf(EngineError);
+      await expect(engines.get('piper')!.synthesize({ text: 'hello', voice: 'nope', outPath })).rejects.toThrow(/piper: voice "nope" is not in the models directory/);
       await engines.get('espeak-ng')!.synthesize({ text: 'hello', voice: 'en-us', outPath });
       await engines.get('flite')!.synthesize({ text: 'hello', voice: 'slt', outPath });
+      await engines.get('piper')!.synthesize({ text: 'hello', voice: 'en_US-joe-medium', outPath });
       expect(await readdir(tmp)).toEqual([]);
     } finally {
       process.env.TMPDIR = previous;
@@ -163,7 +180,7 @@ describe('engines', () => {
   it('measures real-time factor and spawn cost per engine', async () => {
     const text = 'The quick brown fox jumps over the lazy dog, and then it runs back home again.';
     const rows: string[] = [];
-    for (const id of ['en-us-espeak-m', 'en-us-flite-slt', 'en-us-flite-rms', 'en-us-slt', 'en-us-festival-kal', 'en-us-pico', 'en-us-rhvoice-slt']) {
+    for (const id of ['en-us-espeak-m', 'en-us-flite-slt', 'en-us-flite-rms', 'en-us-slt', 'en-us-festival-kal', 'en-us-joe', 'en-us-pico', 'en-us-rhvoice-slt']) {
       const voice = PREMADE_VOICES.find((entry) => entry.id === id)!;
       if (!(await installed(voice.engine))) continue;
       await render(voice, 'warm up', `${id}-warm`);

@@ -1,9 +1,10 @@
-import { findPremadeVoice, PREMADE_VOICES, RECOMMENDED_VOICE_ID } from '../../engines/catalog';
+import { FALLBACK_VOICE_ID, findPremadeVoice, PREMADE_VOICES, RECOMMENDED_VOICE_ID } from '../../engines/catalog';
 import { SAMPLE_SENTENCES, sampleSentence } from '../../engines/samples';
 
-// By reputation: RHVoice > Festival HTS > Pico > Flite > Festival diphone/cluster units > eSpeak NG.
+// Neural first, then by reputation: RHVoice > Festival HTS > Pico > Flite > Festival diphone/cluster units > eSpeak NG.
 const HTS_VOICES = new Set(['cmu_us_slt_arctic_hts', 'upc_ca_ona_hts']);
 function rank(voice: (typeof PREMADE_VOICES)[number]): number {
+  if (voice.engine === 'piper') return -1;
   if (voice.engine === 'rhvoice') return 0;
   if (voice.engine === 'festival' && HTS_VOICES.has(voice.engineVoice)) return 1;
   if (voice.engine === 'pico') return 2;
@@ -15,12 +16,17 @@ function rank(voice: (typeof PREMADE_VOICES)[number]): number {
 describe('premade voice catalog', () => {
   const free = PREMADE_VOICES.filter((voice) => voice.license === 'free');
 
-  it('starts with en-us-slt, the recommended free US English voice', () => {
-    expect(RECOMMENDED_VOICE_ID).toBe('en-us-slt');
+  it('starts with en-us-joe, the recommended (neural) English voice, then en-us-slt, the one that always exists', () => {
+    expect(RECOMMENDED_VOICE_ID).toBe('en-us-joe');
     expect(PREMADE_VOICES[0]).toMatchObject({
-      id: 'en-us-slt', language: 'en-US', gender: 'female', engine: 'festival', engineVoice: 'cmu_us_slt_arctic_hts', license: 'free',
+      id: 'en-us-joe', language: 'en-US', gender: 'male', engine: 'piper', engineVoice: 'en_US-joe-medium', license: 'free', quality: 'neural',
     });
-    expect(findPremadeVoice('en-us-slt')).toBe(PREMADE_VOICES[0]);
+    expect(PREMADE_VOICES[0].licence).toMatch(/CC0.*lessac/);
+    expect(FALLBACK_VOICE_ID).toBe('en-us-slt');
+    expect(PREMADE_VOICES[1]).toMatchObject({
+      id: 'en-us-slt', language: 'en-US', gender: 'female', engine: 'festival', engineVoice: 'cmu_us_slt_arctic_hts', license: 'free', quality: 'classic',
+    });
+    expect(findPremadeVoice('en-us-slt')).toBe(PREMADE_VOICES[1]);
     expect(findPremadeVoice('nope')).toBeUndefined();
   });
 
@@ -43,6 +49,8 @@ describe('premade voice catalog', () => {
       expect(voice.name.length).toBeGreaterThan(0);
       expect(voice.description.length).toBeGreaterThan(40);
       expect(voice.license).toBe(voice.engine === 'pico' || voice.engine === 'rhvoice' ? 'non-free' : 'free');
+      expect(voice.quality).toBe(voice.engine === 'piper' ? 'neural' : 'classic');
+      expect(voice.licence!.length).toBeGreaterThan(20);
     }
     expect(new Set(PREMADE_VOICES.map((voice) => voice.description)).size).toBe(PREMADE_VOICES.length);
   });
@@ -56,9 +64,9 @@ describe('premade voice catalog', () => {
         order.push(primary);
       }
     }
-    // Within a language tag, ranks never go up again (en-us-slt is the one pinned exception).
+    // Within a language tag, ranks never go up again (en-us-slt, second, is the one pinned exception).
     const byLanguage = new Map<string, number[]>();
-    for (const voice of PREMADE_VOICES.slice(1)) byLanguage.set(voice.language, [...(byLanguage.get(voice.language) ?? []), rank(voice)]);
+    for (const voice of PREMADE_VOICES.filter((entry) => entry.id !== FALLBACK_VOICE_ID)) byLanguage.set(voice.language, [...(byLanguage.get(voice.language) ?? []), rank(voice)]);
     for (const [, ranks] of byLanguage) expect(ranks).toEqual([...ranks].sort((a, b) => a - b));
   });
 

@@ -6,8 +6,8 @@ describe('planEmotionRate', () => {
   const espeak = { rate: { min: 80 / 175, max: 450 / 175 } };
 
   it('gives the emotion rate to an engine that has a rate control', () => {
-    expect(planEmotionRate(espeak, 'neutral')).toEqual({ engineRate: 1, tempo: 1 });
-    expect(planEmotionRate(espeak, 'excited')).toEqual({ engineRate: EMOTION_PRESETS.excited.rate, tempo: 1 });
+    expect(planEmotionRate(espeak, 'neutral', 1.5)).toEqual({ engineRate: 1, tempo: 1, includesSpeed: false });
+    expect(planEmotionRate(espeak, 'excited')).toEqual({ engineRate: EMOTION_PRESETS.excited.rate, tempo: 1, includesSpeed: false });
   });
 
   it('stretches time for what lies outside the engine range', () => {
@@ -17,7 +17,16 @@ describe('planEmotionRate', () => {
   });
 
   it('stretches everything for an engine without rate control', () => {
-    expect(planEmotionRate({ rate: null }, 'calm')).toEqual({ engineRate: 1, tempo: EMOTION_PRESETS.calm.rate });
+    expect(planEmotionRate({ rate: null }, 'calm')).toEqual({ engineRate: 1, tempo: EMOTION_PRESETS.calm.rate, includesSpeed: false });
+  });
+
+  it('gives the speed too to an engine with a calibrated rate, stretching what lies outside its range', () => {
+    const piper = { rate: { min: 0.5, max: 1.6 }, exactRate: true };
+    expect(planEmotionRate(piper, 'neutral', 1.5)).toEqual({ engineRate: 1.5, tempo: 1, includesSpeed: true });
+    const fast = planEmotionRate(piper, 'excited', 2);
+    expect(fast.engineRate).toBe(1.6);
+    expect(fast.engineRate * fast.tempo).toBeCloseTo(EMOTION_PRESETS.excited.rate * 2);
+    expect(planEmotionRate(piper, 'sad', 0.5).engineRate).toBe(0.5);
   });
 });
 

@@ -20,6 +20,9 @@ interface VoiceRow {
   status: 'processing' | 'ready' | 'failed';
   error: { code: string; message: string } | null;
   similarity: number | null;
+  engine: string | null;
+  quality: 'neural' | 'classic' | null;
+  licence: string | null;
   created_at: Date;
 }
 
@@ -33,6 +36,9 @@ export const presentVoice = (voice: VoiceRow) => ({
   status: voice.status,
   error: voice.status === 'failed' ? voice.error : null,
   similarity: voice.similarity,
+  engine: voice.engine ?? null,
+  quality: voice.quality ?? null,
+  licence: voice.licence ?? null,
   created_at: voice.created_at.toISOString(),
 });
 

@@ -23,6 +23,9 @@ export const VoiceOut = z
     status: z.enum(['processing', 'ready', 'failed']),
     error: z.object({ code: z.string(), message: z.string() }).nullable(),
     similarity: z.number().nullable(),
+    engine: z.string().nullable().meta({ description: 'The engine that renders the voice (a clone: its base voice\'s), e.g. piper, festival, espeak-ng; null while a clone is processing' }),
+    quality: z.enum(['neural', 'classic']).nullable().meta({ description: 'neural: a trained model (Piper); classic: formant, diphone, unit or HMM synthesis' }),
+    licence: z.string().nullable().meta({ description: 'Licence facts of the engine and the voice data' }),
     created_at: z.string(),
   })
   .meta({ id: 'Voice' });

@@ -1,0 +1,131 @@
+import { open } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
+import type { InferenceSession as Session } from 'onnxruntime-node';
+
+/**
+ * One Piper voice in its own process (engines/piper/pool.ts starts it):
+ * `session.run` blocks its thread for the whole inference and ONNX Runtime
+ * keeps the memory of the longest call, so the service's event loop never
+ * runs it and a process that grew is simply replaced.
+ *
+ * Protocol, one JSON object per line. In: the model path as argv[2]; then
+ * requests `{"id", "sentences": number[][], "scales": [noise, length, noise_w],
+ * "outPath", "pauseSamples"}`. Out: `{"ready": true}` once the session is
+ * loaded, then per request `{"id", "samples", "rss", "inferMs", "firstMs"}` or
+ * `{"id", "error"}`. The WAV (16-bit mono at the model's rate) goes to outPath.
+ */
+
+export interface HostRequest {
+  id: number;
+  sentences: number[][];
+  scales: [number, number, number];
+  sampleRate: number;
+  outPath: string;
+  /** Silence between two sentences of one request, in samples. */
+  pauseSamples: number;
+}
+
+export interface HostReply {
+  id?: number;
+  ready?: boolean;
+  error?: string;
+  samples?: number;
+  rss?: number;
+  /** Inference time of all sentences, and of the first one (the first audio a stream could send). */
+  inferMs?: number;
+  firstMs?: number;
+}
+
+function reply(message: HostReply) {
+  process.stdout.write(`${JSON.stringify(message)}\n`);
+}
+
+function wavHeader(samples: number, sampleRate: number): Buffer {
+  const header = Buffer.alloc(44);
+  header.write('RIFF', 0, 'ascii');
+  header.writeUInt32LE(36 + samples * 2, 4);
+  header.write('WAVEfmt ', 8, 'ascii');
+  header.writeUInt32LE(16, 16);
+  header.writeUInt16LE(1, 20);
+  header.writeUInt16LE(1, 22);
+  header.writeUInt32LE(sampleRate, 24);
+  header.writeUInt32LE(sampleRate * 2, 28);
+  header.writeUInt16LE(2, 32);
+  header.writeUInt16LE(16, 34);
+  header.write('data', 36, 'ascii');
+  header.writeUInt32LE(samples * 2, 40);
+  return header;
+}
+
+/** Piper's own conversion: scale to 16 bits and clip (loudness is normalized later in the pipeline). */
+function toInt16(audio: Float32Array): Int16Array {
+  const out = new Int16Array(audio.length);
+  for (let i = 0; i < audio.length; i++) out[i] = Math.max(-32767, Math.min(32767, Math.round(audio[i] * 32767)));
+  return out;
+}
+
+async function synthesize(session: Session, ort: typeof import('onnxruntime-node'), request: HostRequest): Promise<HostReply> {
+  const started = performance.now();
+  let firstMs = 0;
+  const pieces: Int16Array[] = [];
+  for (const [index, ids] of request.sentences.entries()) {
+    if (index > 0 && request.pauseSamples > 0) pieces.push(new Int16Array(request.pauseSamples));
+    const feeds = {
+      input: new ort.Tensor('int64', BigInt64Array.from(ids, BigInt), [1, ids.length]),
+      input_lengths: new ort.Tensor('int64', BigInt64Array.from([BigInt(ids.length)]), [1]),
+      scales: new ort.Tensor('float32', Float32Array.from(request.scales), [3]),
+    };
+    const results = await session.run(feeds);
+    const output = results[session.outputNames[0]];
+    pieces.push(toInt16(output.data as Float32Array));
+    for (const value of Object.values(results)) value.dispose();
+    if (index === 0) firstMs = performance.now() - started;
+  }
+  const samples = pieces.reduce((sum, piece) => sum + piece.length, 0);
+  const file = await open(request.outPath, 'w');
+  try {
+    await file.write(wavHeader(samples, request.sampleRate));
+    for (const piece of pieces) await file.write(Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength));
+  } finally {
+    await file.close();
+  }
+  return { id: request.id, samples, rss: process.memoryUsage().rss, inferMs: performance.now() - started, firstMs };
+}
+
+async function main() {
+  const modelPath = process.argv[2];
+  const ort = await import('onnxruntime-node');
+  // One intra-op thread: the pool, not ONNX Runtime, decides how many cores synthesis takes.
+  const session = await ort.InferenceSession.create(modelPath, {
+    intraOpNumThreads: 1,
+    interOpNumThreads: 1,
+    executionMode: 'sequential',
+    graphOptimizationLevel: 'all',
+  });
+  reply({ ready: true, rss: process.memoryUsage().rss });
+  // One request at a time: the next line is read only after the reply to this one.
+  const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
+  for await (const line of lines) {
+    if (!line.trim()) continue;
+    let request: HostRequest;
+    try {
+      request = JSON.parse(line) as HostRequest;
+    } catch {
+      reply({ error: 'malformed request' });
+      continue;
+    }
+    try {
+      reply(await synthesize(session, ort, request));
+    } catch (error) {
+      reply({ id: request.id, error: error instanceof Error ? error.message : String(error) });
+    }
+  }
+  await session.release();
+}
+
+if (require.main === module) {
+  main().catch((error) => {
+    reply({ error: `piper host failed: ${error instanceof Error ? error.message : String(error)}` });
+    process.exit(1);
+  });
+}

@@ -1,0 +1,98 @@
+import { splitText } from '../../audio/text';
+import { which } from '../process';
+import { type Engine, EngineError } from '../types';
+import { findPiperModels, type PiperModel } from './models';
+import { textToPhonemeIds } from './phonemes';
+import { PiperExit, PiperPool, type PiperPoolOptions } from './pool';
+import { lengthScaleForRate, PIPER_RATE_RANGE } from './speed';
+
+/**
+ * Piper (VITS voices exported to ONNX, run by onnxruntime-node, MIT): neural
+ * voices that sound far more natural than the classic engines, ~0.06 CPU
+ * seconds per audio second on one thread. Voices are the Piper models in
+ * MODELS_DIR (engines/piper/models.ts); phonemes come from the espeak-ng CLI
+ * (engines/piper/phonemes.ts); inference runs in kept child processes
+ * (engines/piper/pool.ts).
+ */
+
+/** Characters per model call: memory grows with the longest call (~33 MB per audio second) and ONNX Runtime keeps it. */
+export const PIPER_MAX_CALL_CHARS = 250;
+
+export interface PiperEngineOptions extends PiperPoolOptions {
+  /** Where the voices are (MODELS_DIR). */
+  modelsDir: string;
+  /**
+   * Piper's sampling noise (noise_scale, noise_w from each voice's config):
+   * on by default; off, the output is identical run to run (tests, calibration).
+   */
+  noise?: boolean;
+  /** Silence between sentences within one call, seconds (Piper's own default is none). */
+  sentencePauseSeconds?: number;
+}
+
+export interface PiperEngine extends Engine {
+  /** The voices found in the models directory (cached after the first call). */
+  models(): Promise<PiperModel[]>;
+  readonly pool: PiperPool;
+}
+
+export function createPiperEngine(options: PiperEngineOptions): PiperEngine {
+  const pool = new PiperPool(options);
+  let found: Promise<Map<string, PiperModel>> | undefined;
+  const byName = () => {
+    found ??= findPiperModels(options.modelsDir).then((models) => new Map(models.map((model) => [model.name, model])));
+    return found;
+  };
+  const noise = options.noise ?? true;
+
+  return {
+    name: 'piper',
+    license: 'free',
+    // Speed goes to the model's length_scale through a measured curve (engines/piper/speed.ts), exact enough to replace the time stretch.
+    capabilities: { rate: PIPER_RATE_RANGE, exactRate: true },
+    pool,
+    async models() {
+      return [...(await byName()).values()];
+    },
+    async available() {
+      return (await which('espeak-ng')) !== null && (await byName()).size > 0;
+    },
+    async voices() {
+      if (!(await which('espeak-ng'))) return [];
+      return [...(await byName()).keys()];
+    },
+    async hasVoice(voice) {
+      return (await this.voices()).includes(voice);
+    },
+    async synthesize({ text, voice, rate = 1, outPath, signal }) {
+      const model = (await byName()).get(voice);
+      if (!model) throw new EngineError('piper', `voice ${JSON.stringify(voice)} is not in the models directory`);
+      if (!(rate > 0 && Number.isFinite(rate))) throw new EngineError('piper', `invalid rate ${rate}`);
+      const sentences: number[][] = [];
+      for (const piece of splitText(text, PIPER_MAX_CALL_CHARS)) {
+        try {
+          sentences.push(...(await textToPhonemeIds(piece, { espeakVoice: model.espeakVoice, map: model.phonemeIdMap, signal })));
+        } catch (error) {
+          throw new EngineError('piper', `phonemes: ${(error as Error).message}`);
+        }
+      }
+      const speaking = sentences.filter((ids) => ids.length > 3);
+      if (speaking.length === 0) throw new EngineError('piper', 'nothing in the text to pronounce');
+      const scales: [number, number, number] = [noise ? model.noiseScale : 0, model.lengthScale * lengthScaleForRate(rate), noise ? model.noiseW : 0];
+      const request = {
+        sentences: speaking,
+        scales,
+        sampleRate: model.sampleRate,
+        outPath,
+        pauseSamples: Math.round((options.sentencePauseSeconds ?? 0) * model.sampleRate),
+      };
+      try {
+        await pool.with(model.modelPath, (host) => host.synthesize(request, { signal }));
+      } catch (error) {
+        if (signal?.aborted) throw new EngineError('piper', 'aborted');
+        if (error instanceof PiperExit) throw new EngineError('piper', error.message);
+        throw error;
+      }
+    },
+  };
+}

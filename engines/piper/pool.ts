@@ -1,0 +1,218 @@
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { EngineError } from '../types';
+import type { HostReply, HostRequest } from './host';
+
+/**
+ * Piper voices kept loaded, one child process (engines/piper/host.ts) per
+ * ONNX session, the Festival interpreter pool's pattern
+ * (engines/festivalProcess.ts): a session costs 1-2 s to load, so idle
+ * processes wait for the next request a while; a busy pool starts another,
+ * so concurrency stays bounded by the callers (the worker's activity slots).
+ * A process serves one request at a time with one intra-op thread, and is
+ * replaced after `maxRequests` requests or once its RSS passed `maxRssBytes`
+ * (ONNX Runtime keeps the memory of its longest call).
+ */
+
+export interface PiperPoolOptions {
+  maxRequests?: number;
+  maxRssBytes?: number;
+  idleMs?: number;
+  maxIdle?: number;
+}
+
+export interface PiperResult {
+  samples: number;
+  rss: number;
+  inferMs: number;
+  firstMs: number;
+}
+
+const DEFAULTS: Required<PiperPoolOptions> = {
+  maxRequests: 1000,
+  // A medium voice settles at ~250-350 MiB with ≤ 250-character calls.
+  maxRssBytes: 700 * 1024 * 1024,
+  idleMs: 5 * 60_000,
+  // Idle hosts hold ~270-390 MiB each: two cover a 2-core worker's concurrent renders.
+  maxIdle: 2,
+};
+const START_TIMEOUT_MS = 60_000;
+const REQUEST_TIMEOUT_MS = 120_000;
+
+/** Thrown when the process died or was killed (crash, timeout, abort) during a request. */
+export class PiperExit extends Error {
+  override name = 'PiperExit';
+}
+
+/** node with tsx under the TypeScript sources (tests, tsx), plain node for the compiled dist/. */
+function hostCommand(): { command: string; args: string[] } {
+  const script = path.join(__dirname, `host${path.extname(__filename)}`);
+  if (path.extname(__filename) === '.ts') return { command: process.execPath, args: ['--require', require.resolve('tsx/cjs'), script] };
+  return { command: process.execPath, args: [script] };
+}
+
+export class PiperProcess {
+  private readonly child: ChildProcessWithoutNullStreams;
+  private readonly ready: Promise<void>;
+  private sequence = 0;
+  private stderr = '';
+  private pending = new Map<number, { resolve: (reply: HostReply) => void; reject: (error: Error) => void }>();
+  private onReady: { resolve: () => void; reject: (error: Error) => void } | null = null;
+  alive = true;
+  requests = 0;
+  rss = 0;
+  idleTimer: NodeJS.Timeout | null = null;
+
+  constructor(readonly modelPath: string) {
+    const { command, args } = hostCommand();
+    this.child = spawn(command, [...args, modelPath], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: { ...process.env, OMP_NUM_THREADS: '1', NODE_OPTIONS: '' },
+    });
+    this.ready = new Promise<void>((resolve, reject) => (this.onReady = { resolve, reject }));
+    // Until someone awaits it; a failed start is reported to that caller.
+    this.ready.catch(() => undefined);
+    const startTimer = setTimeout(() => this.kill(), START_TIMEOUT_MS);
+    this.ready.finally(() => clearTimeout(startTimer)).catch(() => undefined);
+    createInterface({ input: this.child.stdout }).on('line', (line) => this.onLine(line));
+    this.child.stderr.setEncoding('utf8');
+    this.child.stderr.on('data', (chunk: string) => {
+      if (this.stderr.length < 16_384) this.stderr += chunk;
+    });
+    this.child.stdin.on('error', () => {});
+    this.child.on('error', (error) => this.exited(error.message));
+    this.child.on('close', (code, signal) => this.exited(signal ? `killed by ${signal}` : `exited with code ${code}`));
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  async synthesize(
+    request: Omit<HostRequest, 'id'>,
+    { signal, timeoutMs = REQUEST_TIMEOUT_MS }: { signal?: AbortSignal; timeoutMs?: number } = {},
+  ): Promise<PiperResult> {
+    await this.ready;
+    if (!this.alive) throw new PiperExit('piper host is not running');
+    if (signal?.aborted) throw new EngineError('piper', 'aborted');
+    const id = ++this.sequence;
+    this.requests += 1;
+    const reply = await new Promise<HostReply>((resolve, reject) => {
+      const onAbort = () => this.kill();
+      const timer = setTimeout(() => this.kill(), timeoutMs);
+      const settle = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        this.pending.delete(id);
+      };
+      this.pending.set(id, {
+        resolve: (value) => {
+          settle();
+          resolve(value);
+        },
+        reject: (error) => {
+          settle();
+          reject(signal?.aborted ? new EngineError('piper', 'aborted') : error);
+        },
+      });
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.child.stdin.write(`${JSON.stringify({ ...request, id })}\n`);
+    });
+    if (reply.error) throw new EngineError('piper', reply.error);
+    this.rss = reply.rss ?? 0;
+    return { samples: reply.samples ?? 0, rss: this.rss, inferMs: reply.inferMs ?? 0, firstMs: reply.firstMs ?? 0 };
+  }
+
+  /** Idle processes must not keep a process (a test run, a stopping worker) alive. */
+  hold(held: boolean) {
+    const handles = [this.child, this.child.stdin, this.child.stdout, this.child.stderr] as unknown as { ref(): void; unref(): void }[];
+    for (const handle of handles) {
+      if (held) handle.ref();
+      else handle.unref();
+    }
+  }
+
+  kill() {
+    if (this.alive) this.child.kill('SIGKILL');
+  }
+
+  private onLine(line: string) {
+    let message: HostReply;
+    try {
+      message = JSON.parse(line) as HostReply;
+    } catch {
+      return;
+    }
+    if (message.ready) {
+      this.rss = message.rss ?? 0;
+      this.onReady?.resolve();
+      return;
+    }
+    if (message.id !== undefined) this.pending.get(message.id)?.resolve(message);
+    else if (message.error) this.stderr += `${message.error}\n`;
+  }
+
+  private exited(why: string) {
+    if (!this.alive) return;
+    this.alive = false;
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    const detail = this.stderr.trim().split('\n').slice(-2).join(' | ').slice(0, 300);
+    const error = new PiperExit(`piper host ${why}${detail ? `: ${detail}` : ''}`);
+    this.onReady?.reject(error);
+    for (const pending of [...this.pending.values()]) pending.reject(error);
+  }
+}
+
+export class PiperPool {
+  /** Least recently used first. */
+  private readonly idle: PiperProcess[] = [];
+  private readonly options: Required<PiperPoolOptions>;
+  /** Processes started, for the bench and the tests. */
+  started = 0;
+
+  constructor(options: PiperPoolOptions = {}) {
+    this.options = { ...DEFAULTS, ...options };
+  }
+
+  /** Runs `work` on an idle process of `modelPath`, or on a new one. */
+  async with<T>(modelPath: string, work: (host: PiperProcess) => Promise<T>): Promise<T> {
+    const warm = this.idle.filter((candidate) => candidate.alive && candidate.modelPath === modelPath).pop();
+    if (warm) this.idle.splice(this.idle.indexOf(warm), 1);
+    let host = warm;
+    if (!host) {
+      host = new PiperProcess(modelPath);
+      this.started += 1;
+    }
+    if (host.idleTimer) clearTimeout(host.idleTimer);
+    host.hold(true);
+    try {
+      return await work(host);
+    } finally {
+      this.release(host);
+    }
+  }
+
+  /** Stops every idle process (tests, shutdown). */
+  close() {
+    while (this.idle.length > 0) this.retire(this.idle[0]);
+  }
+
+  private release(host: PiperProcess) {
+    if (!host.alive || host.requests >= this.options.maxRequests || host.rss > this.options.maxRssBytes) {
+      host.kill();
+      return;
+    }
+    host.hold(false);
+    host.idleTimer = setTimeout(() => this.retire(host), this.options.idleMs).unref();
+    this.idle.push(host);
+    while (this.idle.length > this.options.maxIdle) this.retire(this.idle[0]);
+  }
+
+  private retire(host: PiperProcess) {
+    const index = this.idle.indexOf(host);
+    if (index >= 0) this.idle.splice(index, 1);
+    if (host.idleTimer) clearTimeout(host.idleTimer);
+    host.kill();
+  }
+}

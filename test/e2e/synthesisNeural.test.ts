@@ -1,0 +1,102 @@
+import { call } from '../helpers/accounts';
+import { createAccount, type TestAccount } from '../helpers/factories';
+import { createTestDeps, type RunningApi, startApi, startTestWorker } from '../helpers/stack';
+import { fetchAndMeasure, waitForSynthesis } from '../helpers/synthesis';
+
+/**
+ * The neural voice en-us-joe (Piper, its model in MODELS_DIR) through the
+ * whole service: every output format in both path families, speed, pitch and
+ * emotion. The service runs Piper with its sampling noise, so two renderings
+ * of one text differ a little in timing: comparisons have room for that.
+ */
+
+const VOICE = 'en-us-joe';
+const TEXT = 'Speech synthesis turns written words into sound for every listener. The quick brown fox jumps over the lazy dog.';
+
+const deps = createTestDeps();
+let api: RunningApi;
+let worker: Awaited<ReturnType<typeof startTestWorker>>;
+let owner: TestAccount;
+
+beforeAll(async () => {
+  [api, worker, owner] = await Promise.all([startApi(deps), startTestWorker(deps), createAccount(deps, { credits: 100_000 })]);
+});
+afterAll(async () => {
+  await Promise.all([api.close(), worker.shutdown()]);
+  await deps.close();
+});
+
+describe.each([
+  ['/api/v1', 'id', (id: string) => `/api/v1/tts/history/${id}/status/`],
+  ['/api', 'task_id', (id: string) => `/api/tts/status/${id}/`],
+])('en-us-joe in the %s family', (family, idKey, statusPath) => {
+  const jobs = new Map<string, Promise<{ id: string; done: any }>>();
+  const job = (name: string) => jobs.get(name)!;
+  const synthesize = async (body: Record<string, unknown>) => {
+    const accepted = await call(api.url, 'POST', `${family}/tts/synthesize/`, { text: TEXT, voice_id: VOICE, ...body }, owner.access);
+    expect(accepted.status).toBe(202);
+    const id = accepted.body[idKey];
+    return { id, done: await waitForSynthesis(api.url, statusPath(id), owner.access) };
+  };
+
+  beforeAll(() => {
+    const bodies: Record<string, Record<string, unknown>> = {
+      wav: { output_format: 'wav' },
+      mp3: { output_format: 'mp3' },
+      ogg: { output_format: 'ogg' },
+      flac: { output_format: 'flac' },
+      ...(family === '/api/v1' && { speed2: { speed: 2 }, speedHalf: { speed: 0.5 }, pitch12: { pitch: 12 }, sad: { emotion: 'sad' } }),
+    };
+    for (const [name, body] of Object.entries(bodies)) {
+      const pending = synthesize(body);
+      pending.catch(() => undefined); // reported by the test that awaits it
+      jobs.set(name, pending);
+    }
+  });
+
+  it.each([
+    ['wav', 'audio/wav', 'wav', 'pcm_s16le'],
+    ['mp3', 'audio/mpeg', 'mp3', 'mp3'],
+    ['ogg', 'audio/ogg', 'ogg', 'opus'],
+    ['flac', 'audio/flac', 'flac', 'flac'],
+  ])('renders %s (%s, %s/%s): a male voice, plausible length, audible', async (format, contentType, container, codec) => {
+    const { id, done } = await job(format);
+    expect(done).toMatchObject({ [idKey]: id, status: 'completed', progress: 1, output_format: format, error: null, credits_charged: TEXT.length });
+    const audio = await fetchAndMeasure(api.url, done.audio_url, owner.access);
+    expect(audio.response.status).toBe(200);
+    expect(audio.response.headers.get('content-type')).toBe(contentType);
+    expect(audio.format).toMatchObject({ container, codec });
+    expect(audio.analysis.durationSeconds).toBeGreaterThan(4);
+    expect(audio.analysis.durationSeconds).toBeLessThan(12);
+    expect(Math.abs(audio.analysis.durationSeconds - done.duration_seconds)).toBeLessThan(0.15);
+    expect(audio.analysis.silenceRatio).toBeLessThan(0.6);
+    expect(audio.analysis.activeRmsDb).toBeGreaterThan(-40);
+    expect(audio.analysis.f0MedianHz).toBeGreaterThan(60);
+    expect(audio.analysis.f0MedianHz).toBeLessThan(150);
+    const wav = (await job('wav')).done;
+    expect(Math.abs(done.duration_seconds / wav.duration_seconds - 1)).toBeLessThan(0.1);
+  }, 120_000);
+
+  if (family === '/api/v1') {
+    it('speed 2.0 and 0.5 give about half and twice the duration, pitch +12 about doubles F0, sad is slower and lower', async () => {
+      const [normal, fast, slow, high, sad] = await Promise.all(['wav', 'speed2', 'speedHalf', 'pitch12', 'sad'].map(async (name) => {
+        const { done } = await job(name);
+        expect(done.status).toBe('completed');
+        return (await fetchAndMeasure(api.url, done.audio_url, owner.access)).analysis;
+      }));
+      const fastRatio = fast.durationSeconds / normal.durationSeconds;
+      const slowRatio = slow.durationSeconds / normal.durationSeconds;
+      expect(fastRatio).toBeGreaterThan(0.45);
+      expect(fastRatio).toBeLessThan(0.56);
+      expect(slowRatio).toBeGreaterThan(1.8);
+      expect(slowRatio).toBeLessThan(2.2);
+      // Speed is the model's own timing (length_scale), not a pitch change.
+      expect(Math.abs(12 * Math.log2(fast.f0MedianHz! / normal.f0MedianHz!))).toBeLessThan(2);
+      const pitchRatio = high.f0MedianHz! / normal.f0MedianHz!;
+      expect(pitchRatio).toBeGreaterThanOrEqual(1.8);
+      expect(pitchRatio).toBeLessThanOrEqual(2.2);
+      expect(sad.durationSeconds / normal.durationSeconds).toBeGreaterThan(1.1);
+      expect(12 * Math.log2(sad.f0MedianHz! / normal.f0MedianHz!)).toBeLessThan(-1);
+    }, 180_000);
+  }
+});

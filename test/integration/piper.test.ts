@@ -1,0 +1,81 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { readWavInfo } from '../../audio/wav';
+import { createPiperEngine, type PiperEngine } from '../../engines/piper';
+import { EngineError } from '../../engines/types';
+import { defaultModelsDir } from '../../lib/config';
+
+/**
+ * The piper engine on the real model (scripts/install.sh puts
+ * en_US-joe-medium into MODELS_DIR), without noise so runs are identical.
+ */
+const JOE = 'en_US-joe-medium';
+const modelsDir = process.env.MODELS_DIR ?? defaultModelsDir();
+
+describe('piper engine', () => {
+  let engine: PiperEngine;
+  let dir: string;
+
+  beforeAll(async () => {
+    engine = createPiperEngine({ modelsDir, noise: false, maxRequests: 3 });
+    dir = await mkdtemp(path.join(os.tmpdir(), 'openvox-piper-'));
+  });
+  afterAll(async () => {
+    engine.pool.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('finds the joe voice in MODELS_DIR', async () => {
+    expect(await engine.available()).toBe(true);
+    expect(await engine.voices()).toContain(JOE);
+    const [model] = await engine.models();
+    expect(model).toMatchObject({ name: JOE, sampleRate: 22050, espeakVoice: 'en-us', language: 'en-US' });
+  });
+
+  it('renders speech at 22 050 Hz, identical run to run without noise, in kept processes replaced after N requests', async () => {
+    const text = 'Hello, this is a short test of my voice. And a second sentence!';
+    const outs = [1, 2, 3, 4].map((n) => path.join(dir, `joe-${n}.wav`));
+    for (const outPath of outs) await engine.synthesize({ text, voice: JOE, outPath });
+    const info = await readWavInfo(outs[0]);
+    expect(info.sampleRate).toBe(22050);
+    expect(info.durationSeconds).toBeGreaterThan(2);
+    expect(info.durationSeconds).toBeLessThan(8);
+    const bytes = await Promise.all(outs.map((file) => readFile(file)));
+    for (const other of bytes.slice(1)) expect(other.equals(bytes[0])).toBe(true);
+    // maxRequests 3: the fourth request ran in a second process.
+    expect(engine.pool.started).toBe(2);
+  });
+
+  it('splits long text into calls of at most 250 characters and keeps all of it', async () => {
+    const sentence = 'This long sentence keeps going on and on, with commas and clauses, so that the engine has to split it somewhere sensible';
+    const outPath = path.join(dir, 'long.wav');
+    await engine.synthesize({ text: `${sentence} ${sentence} ${sentence}.`, voice: JOE, outPath });
+    const short = path.join(dir, 'short.wav');
+    await engine.synthesize({ text: `${sentence}.`, voice: JOE, outPath: short });
+    const ratio = (await readWavInfo(outPath)).durationSeconds / (await readWavInfo(short)).durationSeconds;
+    expect(ratio).toBeGreaterThan(2.5);
+    expect(ratio).toBeLessThan(3.5);
+  });
+
+  it('gives a longer rendering at a lower rate', async () => {
+    const text = 'Speed changes the length scale of the model.';
+    const slow = path.join(dir, 'slow.wav');
+    const fast = path.join(dir, 'fast.wav');
+    await engine.synthesize({ text, voice: JOE, rate: 0.5, outPath: slow });
+    await engine.synthesize({ text, voice: JOE, rate: 2, outPath: fast });
+    expect((await readWavInfo(slow)).durationSeconds).toBeGreaterThan(2.5 * (await readWavInfo(fast)).durationSeconds);
+  });
+
+  it('reports an unknown voice and text without anything to say as engine errors', async () => {
+    await expect(engine.synthesize({ text: 'Hi.', voice: 'nope', outPath: path.join(dir, 'x.wav') })).rejects.toThrow(EngineError);
+    await expect(engine.synthesize({ text: '...', voice: JOE, outPath: path.join(dir, 'x.wav') })).rejects.toThrow(/nothing/);
+  });
+
+  it('kills the process when the request is aborted', async () => {
+    const controller = new AbortController();
+    const pending = engine.synthesize({ text: 'A sentence that will never finish rendering. '.repeat(5), voice: JOE, outPath: path.join(dir, 'abort.wav'), signal: controller.signal });
+    setTimeout(() => controller.abort(), 50);
+    await expect(pending).rejects.toThrow(/aborted/);
+  });
+});
