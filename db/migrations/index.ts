@@ -6,6 +6,7 @@ import * as syntheses from './004_voices_and_syntheses';
 import * as idempotency from './005_idempotency_keys';
 import * as cloning from './006_voice_cloning';
 import * as losslessNumbers from './007_lossless_numbers';
+import * as streamedSyntheses from './008_streamed_syntheses';
 
 /**
  * Migrations are listed here in order rather than discovered on disk, so the
@@ -19,6 +20,7 @@ const migrations: Record<string, Knex.Migration> = {
   '005_idempotency_keys': idempotency,
   '006_voice_cloning': cloning,
   '007_lossless_numbers': losslessNumbers,
+  '008_streamed_syntheses': streamedSyntheses,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
