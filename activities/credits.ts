@@ -36,6 +36,7 @@ export function createCreditActivities({ db }: ActivityDeps) {
             pitch: request.pitch,
             emotion: request.emotion,
             output_format: request.outputFormat,
+            streaming: request.streaming ?? false,
           })
           .onConflict('id')
           .ignore();

@@ -5,15 +5,20 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { ActivityDeps } from '.';
 import { classifyFailures, inTempDir, unlessCanceled, withHeartbeat } from './work';
-import { type Emotion, finishAudio, type OutputFormat, renderChunk, splitText, type Voicing } from '../audio';
+import { type Emotion, finishAudio, type OutputFormat, renderChunk, splitSentences, splitText, type Voicing } from '../audio';
 import type { SynthesisRow } from '../db/models/Synthesis';
 import type { PremadeVoice } from '../engines/catalog';
 import { cloneFinishOptions } from '../audio/cloning';
 import type { StoredVoiceProfile } from './cloning';
 import { slotFreedSignal, synthesisWorkflowId } from '../workflows/contracts';
+import { notifyProgress } from '../lib/progress';
 
 /** Characters per chunk: small enough to render in parallel, large enough to keep prosody natural. */
 export const CHUNK_CHARS = 400;
+
+/** The chunks a synthesis renders: one per sentence when a client streams it, else up to CHUNK_CHARS each. */
+export const textChunks = (synthesis: Pick<SynthesisRow, 'text' | 'streaming'>) =>
+  synthesis.streaming ? splitSentences(synthesis.text, CHUNK_CHARS) : splitText(synthesis.text, CHUNK_CHARS);
 
 export const chunkPrefix = (synthesisId: string) => `work/syntheses/${synthesisId}/`;
 export const chunkKey = (synthesisId: string, index: number) => `${chunkPrefix(synthesisId)}chunk-${String(index).padStart(4, '0')}.wav`;
@@ -102,7 +107,7 @@ export function createSynthesisActivities({ db, storage, temporal, engines, conf
       return db.transaction(async (trx) => {
         const synthesis: SynthesisRow = await trx('syntheses').where({ id: synthesisId }).first();
         if (!synthesis) throw ApplicationFailure.nonRetryable(`synthesis ${synthesisId} does not exist`, 'SynthesisMissing');
-        const chunkCount = splitText(synthesis.text, CHUNK_CHARS).length;
+        const chunkCount = textChunks(synthesis).length;
         if (synthesis.status === 'processing') return { started: true, chunkCount };
         if (synthesis.status !== 'queued') throw ApplicationFailure.nonRetryable(`synthesis is ${synthesis.status}`, 'SynthesisNotQueued');
         const account = await trx('accounts').where({ id: synthesis.account_id }).forUpdate().first('subscription_tier');
@@ -111,14 +116,14 @@ export function createSynthesisActivities({ db, storage, temporal, engines, conf
         if (Number(count) >= plan.max_concurrent_syntheses) return { started: false, chunkCount };
         await trx('syntheses').where({ id: synthesisId }).update({ status: 'processing', started_at: trx.fn.now(), updated_at: trx.fn.now() });
         return { started: true, chunkCount };
-      });
+      }).finally(() => notifyProgress(db, synthesisId));
     },
 
     /** Renders one chunk of the text and stores it under a key derived from (synthesis, index), so a retry overwrites. */
     async renderSynthesisChunk({ synthesisId, index }: { synthesisId: string; index: number }): Promise<{ seconds: number }> {
       return classified(async () => {
         const job = await loadJob(synthesisId);
-        const chunks = splitText(job.synthesis.text, CHUNK_CHARS);
+        const chunks = textChunks(job.synthesis);
         const text = chunks[index];
         if (text === undefined) throw ApplicationFailure.nonRetryable(`no chunk ${index}`, 'ChunkMissing');
         const result = await withHeartbeat((signal) =>
@@ -131,6 +136,8 @@ export function createSynthesisActivities({ db, storage, temporal, engines, conf
           }),
         );
         await reportProgress(synthesisId, (index + 1) / (chunks.length + 1));
+        // A streaming client fetches the chunk as soon as it hears of it.
+        await notifyProgress(db, synthesisId);
         return result;
       });
     },
@@ -160,7 +167,7 @@ export function createSynthesisActivities({ db, storage, temporal, engines, conf
     async renderShortSynthesis({ synthesisId }: { synthesisId: string }): Promise<FinishedAudio> {
       return classified(async () => {
         const job = await loadJob(synthesisId);
-        const [text, ...rest] = splitText(job.synthesis.text, CHUNK_CHARS);
+        const [text, ...rest] = textChunks(job.synthesis);
         if (text === undefined || rest.length > 0) throw ApplicationFailure.nonRetryable('not a one-chunk text', 'ChunkMissing');
         return withHeartbeat((signal) =>
           inTempDir(async (dir) => {
@@ -185,6 +192,7 @@ export function createSynthesisActivities({ db, storage, temporal, engines, conf
         completed_at: db.fn.now(),
         updated_at: db.fn.now(),
       });
+      await notifyProgress(db, input.synthesisId);
       await wakeNextQueued(synthesis.account_id);
       // Last: the client sees the outcome at once, and a storage outage only delays the cleanup (this step retries).
       await storage.removePrefix(chunkPrefix(input.synthesisId));
@@ -205,6 +213,7 @@ export function createSynthesisActivities({ db, storage, temporal, engines, conf
       await db('syntheses')
         .where({ id: input.synthesisId })
         .update({ status: input.status, error: input.error, audio_key: null, credits_charged: 0, completed_at: db.fn.now(), updated_at: db.fn.now() });
+      await notifyProgress(db, input.synthesisId);
       await wakeNextQueued(synthesis.account_id);
       // Last: the client sees the outcome at once, and a storage outage only delays the cleanup (this step retries).
       await storage.removePrefix(chunkPrefix(input.synthesisId));

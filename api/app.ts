@@ -11,6 +11,8 @@ import { buildOpenApiDocument } from './openapi';
 import { type Family, type Route, readInput, routerPath } from './route';
 import { apiKeyRoutes } from './routes/apiKeys';
 import { authRoutes } from './routes/auth';
+import { openAiRoutes } from './routes/openai';
+import { openAiErrors } from './routes/openai/errors';
 import { operationsRoutes } from './routes/operations';
 import { planRoutes } from './routes/plans';
 import { projectRoutes } from './routes/projects';
@@ -20,7 +22,7 @@ import { version } from '../package.json';
 
 /** Every resource's routes; each is mounted in both families from the same handler. */
 export function resourceRoutes(deps: ApiDeps): Route[] {
-  return [...authRoutes(deps), ...apiKeyRoutes(deps), ...projectRoutes(deps), ...voiceRoutes(deps), ...ttsRoutes(deps), ...planRoutes(deps)];
+  return [...authRoutes(deps), ...apiKeyRoutes(deps), ...projectRoutes(deps), ...voiceRoutes(deps), ...ttsRoutes(deps), ...planRoutes(deps), ...openAiRoutes(deps)];
 }
 
 export function createApp(deps: ApiDeps): Koa {
@@ -76,6 +78,8 @@ export function buildApp(deps: ApiDeps, resources: Route[]): Koa {
     .use(clientIp(trust))
     .use(accessLog(deps.logger))
     .use(problems)
+    // OpenAI's error shape on its paths (/v1/audio/speech, …), so OpenAI's SDKs raise the right errors.
+    .use(openAiErrors)
     .use(securityHeaders)
     .use(routingProblems)
     .use(jsonBody())

@@ -2,6 +2,7 @@ import type { Client } from '@temporalio/client';
 import { createDb, type Db } from '../db/knex';
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/logger';
+import { createProgressListener, type ProgressListener } from '../lib/progress';
 import { createStorage, type Storage } from '../lib/storage';
 import { createTemporalClient } from '../lib/temporal';
 import { loadSigningKey } from './auth/signingKey';
@@ -15,11 +16,14 @@ export interface ApiDeps {
   storage: Storage;
   logger: Logger;
   tokens: TokenService;
+  /** Wakes requests that follow a running synthesis (streaming, live status). */
+  progress: ProgressListener;
 }
 
 export function createApiDeps(config: Config, logger: Logger): ApiDeps & { close(): Promise<void> } {
   const db = createDb(config, logger);
   const temporal = createTemporalClient(config);
+  const progress = createProgressListener(config, logger);
   return {
     config,
     db,
@@ -27,8 +31,9 @@ export function createApiDeps(config: Config, logger: Logger): ApiDeps & { close
     logger,
     storage: createStorage(config),
     tokens: createTokenService(config, loadSigningKey(config)),
+    progress,
     async close() {
-      await Promise.allSettled([db.destroy(), temporal.connection.close()]);
+      await Promise.allSettled([progress.close(), db.destroy(), temporal.connection.close()]);
     },
   };
 }

@@ -49,6 +49,17 @@ export function splitText(text: string, maxChars: number): string[] {
   return pack(units, maxChars);
 }
 
+/**
+ * One chunk per sentence (a sentence longer than `maxChars` is split as
+ * splitText splits it): what a streaming client hears first is the first
+ * sentence, rendered alone. Nothing is dropped or repeated.
+ */
+export function splitSentences(text: string, maxChars: number): string[] {
+  const chunks: string[] = [];
+  for (const { segment } of sentenceSegmenter.segment(text)) if (segment.trim()) chunks.push(...splitText(segment, maxChars));
+  return chunks;
+}
+
 /** Greedily joins consecutive units while they fit (whitespace at the ends does not count: chunks are trimmed). */
 function pack(units: string[], maxChars: number): string[] {
   const chunks: string[] = [];

@@ -68,6 +68,16 @@ function parseWavLayout(head: Buffer, size: number, name: string): WavInfo {
   throw new Error(`${name}: WAV without fmt/data chunks`);
 }
 
+/** The samples of a mono 16-bit PCM WAV held in memory (a stored chunk), with its sample rate. */
+export function wavSamplesOf(bytes: Buffer, name = 'wav'): { samples: Int16Array; sampleRate: number } {
+  const info = parseWavLayout(bytes, bytes.length, name);
+  if (info.channels !== 1 || info.bitsPerSample !== 16) throw new Error(`${name}: not mono 16-bit PCM`);
+  // Copied into an aligned buffer: a Buffer's byteOffset need not be even.
+  const samples = new Int16Array(info.dataBytes >> 1);
+  new Uint8Array(samples.buffer).set(bytes.subarray(info.dataOffset, info.dataOffset + samples.length * 2));
+  return { samples, sampleRate: info.sampleRate };
+}
+
 /** Header bytes read to find the data chunk (ffmpeg's WAVs put it within the first hundred). */
 const HEAD_BYTES = 64 * 1024;
 

@@ -28,6 +28,12 @@ export interface SynthesisRequest {
   pitch: number;
   emotion: string;
   outputFormat: string;
+  /**
+   * A client is streaming it (the OpenAI-compatible endpoint): one chunk per
+   * sentence, each stored as it is rendered and announced on PostgreSQL's
+   * `synthesis_progress` channel. Absent in requests made before streaming existed.
+   */
+  streaming?: boolean;
 }
 
 export interface SynthesisInput {

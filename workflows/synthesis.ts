@@ -124,7 +124,8 @@ export async function synthesis({ request, cpuTaskQueue }: SynthesisInput): Prom
       await condition(() => slotFreed, '5 seconds');
     }
     report({ status: 'processing' });
-    const audio = chunkCount === 1 ? await engines.renderShortSynthesis({ synthesisId }) : await renderInChunks();
+    // A streamed text always goes through stored chunks, even one: the streaming API reads them as they land.
+    const audio = chunkCount === 1 && !request.streaming ? await engines.renderShortSynthesis({ synthesisId }) : await renderInChunks();
     // Once the audio exists, completing is not interrupted: a cancel now cannot leave it charged but canceled.
     await CancellationScope.nonCancellable(async () => {
       await executeChild(creditDeduction, { workflowId: captureWorkflowId(synthesisId), args: [{ accountId, reference: synthesisId, amount: characters }] });

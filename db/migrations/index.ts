@@ -7,6 +7,7 @@ import * as idempotency from './005_idempotency_keys';
 import * as cloning from './006_voice_cloning';
 import * as losslessNumbers from './007_lossless_numbers';
 import * as voiceEngineFields from './008_voice_engine_fields';
+import * as streamedSyntheses from './009_streamed_syntheses';
 
 /**
  * Migrations are listed here in order rather than discovered on disk, so the
@@ -21,6 +22,7 @@ const migrations: Record<string, Knex.Migration> = {
   '006_voice_cloning': cloning,
   '007_lossless_numbers': losslessNumbers,
   '008_voice_engine_fields': voiceEngineFields,
+  '009_streamed_syntheses': streamedSyntheses,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

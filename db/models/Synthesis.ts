@@ -10,6 +10,8 @@ export interface SynthesisRow {
   pitch: number;
   emotion: string;
   output_format: string;
+  /** Rendered sentence by sentence for a streaming client (see splitSentences). */
+  streaming: boolean;
   status: string;
   progress: number;
   credits_charged: number;

@@ -66,6 +66,20 @@ record('record workflow histories for replay tests', () => {
     await save('synthesis-insufficient', workflowId);
   });
 
+  it('records a streamed synthesis of one sentence (rendered as a stored chunk, then finished)', async () => {
+    const who = await createAccount(deps);
+    const response = await fetch(`${api.url}/v1/audio/speech`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${who.access}` },
+      body: JSON.stringify({ model: 'tts-1', voice: 'alloy', input: 'One sentence, streamed as it renders.', response_format: 'pcm' }),
+    });
+    expect(response.status).toBe(200);
+    await response.arrayBuffer();
+    const id = response.headers.get('x-synthesis-id')!;
+    expect(await deps.temporal.workflow.getHandle(`synthesis:${id}`).result()).toBe('completed');
+    await save('synthesis-streamed-completed', `synthesis:${id}`);
+  });
+
   it('records a verified signup and an expired one', async () => {
     const email = uniqueEmail('replay');
     const registered = await call(api.url, 'POST', '/api/v1/auth/register/', { email, password: PASSWORD });

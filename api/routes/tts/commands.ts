@@ -62,7 +62,13 @@ async function checkRequest(deps: ApiDeps, account: Account, body: SynthesizeBod
  * the same id (an Idempotency-Key binds one) reaches the same workflow and
  * gets the same answer.
  */
-export async function submitSynthesis(deps: ApiDeps, account: Account, body: SynthesizeBody, id: string = randomUUID()): Promise<SynthesisRow> {
+export async function submitSynthesis(
+  deps: ApiDeps,
+  account: Account,
+  body: SynthesizeBody,
+  id: string = randomUUID(),
+  { streaming = false }: { streaming?: boolean } = {},
+): Promise<SynthesisRow> {
   const { db, temporal, config } = deps;
   const { text, characters } = await checkRequest(deps, account, body);
   const request: SynthesisRequest = {
@@ -76,6 +82,7 @@ export async function submitSynthesis(deps: ApiDeps, account: Account, body: Syn
     pitch: body.pitch,
     emotion: body.emotion,
     outputFormat: body.output_format,
+    ...(streaming && { streaming }),
   };
   const input: SynthesisInput = { request, cpuTaskQueue: cpuTaskQueue(config) };
   const start = new WithStartWorkflowOperation(synthesis, {
@@ -119,7 +126,7 @@ export const findSynthesisStatus = (deps: ApiDeps, account: Account, id: string)
  * (its credits released), or `completed` when the audio existed before the
  * cancel landed (it stays charged), or `failed`.
  */
-async function cancelSynthesis(deps: ApiDeps, id: string): Promise<SynthesisStatus> {
+export async function cancelSynthesis(deps: ApiDeps, id: string): Promise<SynthesisStatus> {
   const handle = deps.temporal.workflow.getHandle<typeof synthesis>(synthesisWorkflowId(id));
   return deps.temporal.connection.withDeadline(deadline(deps), async () => {
     try {

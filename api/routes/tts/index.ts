@@ -5,6 +5,7 @@ import { problemResponses } from '../../openapi';
 import { offsetOf, presentPage } from '../../pagination';
 import { defineRoute, type Route } from '../../route';
 import { sendAudio } from './audio';
+import { streamStatus, wantsEventStream } from './events';
 import { deleteSynthesis, findSynthesis, findSynthesisStatus, submitSynthesis } from './commands';
 import { familyPaths, presentAccepted, presentHistoryEntry, presentStatus } from './presenter';
 import { HistoryEntry, IdempotencyHeaders, HistoryPage, HistoryQuery, SynthesisAccepted, SynthesisParams, SynthesisStatus, SynthesizeBody } from './schema';
@@ -43,8 +44,15 @@ export function ttsRoutes(deps: ApiDeps): Route[] {
       tags: ['Text to speech'],
       auth: true,
       params: SynthesisParams,
-      responses: { 200: json('Status', SynthesisStatus), ...problemResponses(401, 404) },
+      responses: {
+        200: {
+          description: 'Status. With `Accept: text/event-stream`: Server-Sent Events, a `status` event (this object) now and at every change, until the synthesis has ended.',
+          content: { 'application/json': { schema: SynthesisStatus }, 'text/event-stream': {} },
+        } as never,
+        ...problemResponses(401, 404),
+      },
       async handler(ctx, { account, params }, family) {
+        if (wantsEventStream(ctx)) return streamStatus(ctx, deps, account, params.id, family);
         ctx.body = presentStatus(await findSynthesisStatus(deps, account, params.id), family);
       },
     }),

@@ -1,0 +1,94 @@
+import type { ApiDeps } from '../../deps';
+import { notFound } from '../../errors';
+import { defineRoute, type Route } from '../../route';
+import { submitSpeech, streamSpeech } from './speech';
+import { ModelList, ModelParams, Model, MODELS, OPENAI_VOICES, OpenAiError, SpeechBody, VoiceList } from './schema';
+
+/**
+ * OpenAI's audio API, so any OpenAI client reaches this service by changing
+ * its base URL (`<host>/v1` or `<host>/api/v1`) and key (an API key `vk_…`
+ * or an access token). Errors on these paths are in OpenAI's shape (errors.ts).
+ */
+
+const json = (description: string, schema: unknown) => ({ description, content: { 'application/json': { schema } } }) as never;
+const openAiErrors = (...statuses: number[]) =>
+  Object.fromEntries(statuses.map((status) => [status, { description: `OpenAI-shaped error`, content: { 'application/json': { schema: OpenAiError } } }]));
+
+/** When the model names were published here (OpenAI's `created`, seconds). */
+const MODELS_CREATED = 1_767_225_600;
+const presentModel = (id: string) => ({ id, object: 'model' as const, created: MODELS_CREATED, owned_by: 'openvox' });
+
+export function openAiRoutes(deps: ApiDeps): Route[] {
+  const { db } = deps;
+  return [
+    defineRoute({
+      method: 'post',
+      paths: { v1: '/api/v1/audio/speech/', unversioned: '/v1/audio/speech/' },
+      summary: 'OpenAI-compatible speech: the audio streams sentence by sentence as it renders',
+      tags: ['OpenAI-compatible'],
+      auth: true,
+      body: SpeechBody,
+      responses: {
+        200: {
+          description:
+            'The audio, chunked, starting when the first sentence is rendered (one encoder over the whole stream). `X-Synthesis-Id` names the history entry. With `stream_format: "sse"`: `speech.audio.delta` events (base64) and a final `speech.audio.done`.',
+          content: { 'audio/mpeg': {}, 'audio/ogg; codecs=opus': {}, 'audio/aac': {}, 'audio/flac': {}, 'audio/wav': {}, 'audio/pcm': {}, 'text/event-stream': {} },
+        } as never,
+        ...openAiErrors(400, 401, 429, 500, 503),
+      },
+      async handler(ctx, { account, body }) {
+        const row = await submitSpeech(deps, account, body);
+        await streamSpeech(ctx, deps, row, body);
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      paths: { v1: '/api/v1/models/', unversioned: '/v1/models/' },
+      summary: 'The speech models (OpenAI-compatible list)',
+      tags: ['OpenAI-compatible'],
+      auth: true,
+      responses: { 200: json('Models', ModelList), ...openAiErrors(401) },
+      async handler(ctx) {
+        ctx.body = { object: 'list', data: MODELS.map((model) => presentModel(model.id)) };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      paths: { v1: '/api/v1/models/{id}/', unversioned: '/v1/models/{id}/' },
+      summary: 'One speech model',
+      tags: ['OpenAI-compatible'],
+      auth: true,
+      params: ModelParams,
+      responses: { 200: json('Model', Model), ...openAiErrors(401, 404) },
+      async handler(ctx, { params }) {
+        if (!MODELS.some((model) => model.id === params.id)) throw notFound(`The model '${params.id}' does not exist.`);
+        ctx.body = presentModel(params.id);
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      paths: { v1: '/api/v1/audio/voices/', unversioned: '/v1/audio/voices/' },
+      summary: "Voice ids for `voice`: OpenAI's names (with the catalog voice each renders with), the premade voices and the caller's ready cloned voices",
+      tags: ['OpenAI-compatible'],
+      auth: true,
+      responses: { 200: json('Voices', VoiceList), ...openAiErrors(401) },
+      async handler(ctx, { account }) {
+        const rows = await db('voices')
+          .whereNull('deleted_at')
+          .where((query) => query.where({ category: 'premade', available: true }).orWhere({ category: 'cloned', account_id: account.id, status: 'ready' }))
+          .orderBy([{ column: 'category' }, { column: 'sort_order' }, { column: 'created_at', order: 'desc' }])
+          .select('id', 'name', 'language', 'gender', 'category');
+        const byId = new Map(rows.map((row) => [row.id as string, row]));
+        const aliases = Object.entries(OPENAI_VOICES).map(([name, candidates]) => {
+          // As resolveVoice picks: the first candidate available here, else the last (always a free voice).
+          const voiceId = candidates.find((id) => byId.get(id)?.category === 'premade') ?? candidates[candidates.length - 1];
+          const voice = byId.get(voiceId);
+          return { id: name, name, language: voice?.language ?? 'en-US', gender: voice?.gender ?? '', category: 'openai', voice_id: voiceId };
+        });
+        // Cloned voices first (category 'cloned' sorts before 'premade'), then the catalog in its order.
+        const data = [...aliases, ...rows.map((row) => ({ ...row, voice_id: row.id }))];
+        ctx.body = { voices: data.map((voice) => voice.id), data };
+      },
+    }),
+  ];
+}

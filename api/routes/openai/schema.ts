@@ -1,0 +1,130 @@
+import { z } from 'zod';
+import type { Emotion, OutputFormat } from '../../../audio/prosody';
+
+/**
+ * OpenAI's speech request, and how each of its values maps onto what this
+ * service does. The mappings are documented in the README ("OpenAI-compatible
+ * speech"); change both together.
+ */
+
+/** OpenAI's model names and ours; they all run the same pipeline (the voice decides the engine). */
+export const MODELS = [
+  { id: 'tts-1', description: "OpenAI's name; the service's engines, chosen by voice." },
+  { id: 'tts-1-hd', description: "OpenAI's name; the same engines as tts-1 (the voice decides the quality)." },
+  { id: 'gpt-4o-mini-tts', description: "OpenAI's name; `instructions` map to an emotion preset." },
+  { id: 'openvox', description: "This service's own name for its pipeline." },
+] as const;
+export const MODEL_IDS = MODELS.map((model) => model.id) as [string, ...string[]];
+
+/**
+ * OpenAI's voice names, each with catalog voices in order of preference: the
+ * first one available on this server is used (non-free engines are off by
+ * default), and the last is always a free voice that exists everywhere.
+ */
+export const OPENAI_VOICES: Readonly<Record<string, readonly string[]>> = {
+  alloy: ['en-us-slt'],
+  ash: ['en-us-flite-rms'],
+  ballad: ['en-us-festival-kal', 'en-us-flite-rms'],
+  cedar: ['en-us-rhvoice-bdl', 'en-us-flite-rms'],
+  coral: ['en-us-rhvoice-clb', 'en-us-flite-slt'],
+  echo: ['en-us-rhvoice-bdl', 'en-us-festival-ked', 'en-us-flite-rms'],
+  fable: ['en-gb-rhvoice-alan', 'en-gb-flite-awb'],
+  marin: ['en-us-rhvoice-slt', 'en-us-slt'],
+  nova: ['en-us-rhvoice-slt', 'en-us-pico', 'en-us-flite-slt'],
+  onyx: ['en-us-festival-ked', 'en-us-flite-rms'],
+  sage: ['en-us-flite-slt'],
+  shimmer: ['en-us-pico', 'en-us-slt'],
+  verse: ['en-us-rhvoice-bdl', 'en-us-festival-kal', 'en-us-flite-rms'],
+};
+
+export const RESPONSE_FORMATS = ['mp3', 'opus', 'aac', 'flac', 'wav', 'pcm'] as const;
+export type ResponseFormat = (typeof RESPONSE_FORMATS)[number];
+
+/**
+ * The format the history entry keeps: the same codec where the service
+ * stores it, else the nearest (AAC → MP3, PCM → WAV). The stream itself is
+ * always in the requested format.
+ */
+export const HISTORY_FORMAT: Readonly<Record<ResponseFormat, OutputFormat>> = {
+  mp3: 'mp3',
+  opus: 'ogg',
+  aac: 'mp3',
+  flac: 'flac',
+  wav: 'wav',
+  pcm: 'wav',
+};
+
+export const SPEED_LIMITS = { openai: { min: 0.25, max: 4 }, engine: { min: 0.5, max: 2 } } as const;
+
+/** OpenAI accepts 0.25-4.0; the pipeline renders 0.5-2.0 (tempo, pitch kept): inside that range exactly, outside it clamped. */
+export const mapSpeed = (speed: number) => Math.min(SPEED_LIMITS.engine.max, Math.max(SPEED_LIMITS.engine.min, speed));
+
+/** Words in `instructions` that clearly ask for one of the emotion presets. */
+const EMOTION_WORDS: ReadonlyArray<[Emotion, RegExp]> = [
+  ['happy', /\b(happy|happily|cheerful(ly)?|joyful(ly)?|upbeat|delighted|friendly)\b/i],
+  ['sad', /\b(sad|sadly|melanchol(y|ic)|somber|sombre|sorrowful|gloomy|mournful|tearful)\b/i],
+  ['angry', /\b(angry|angrily|furious(ly)?|irritated|annoyed|enraged|mad)\b/i],
+  ['calm', /\b(calm(ly)?|soothing(ly)?|relaxed|gentle|gently|soft(ly)?|serene|peaceful(ly)?)\b/i],
+  ['excited', /\b(excited(ly)?|enthusiastic(ally)?|energetic(ally)?|thrilled|exuberant)\b/i],
+];
+
+/**
+ * The emotion `instructions` ask for when exactly one preset matches
+ * (e.g. "Speak in a cheerful tone" → happy); otherwise neutral: the
+ * instructions are accepted and ignored.
+ */
+export function emotionOf(instructions: string | undefined): Emotion {
+  if (!instructions) return 'neutral';
+  const matches = EMOTION_WORDS.filter(([, words]) => words.test(instructions)).map(([emotion]) => emotion);
+  return matches.length === 1 ? matches[0] : 'neutral';
+}
+
+/** The longest input OpenAI accepts; a plan with a lower `max_text_length` lowers it. */
+export const MAX_INPUT = 4096;
+
+export const SpeechBody = z.strictObject({
+  model: z.enum(MODEL_IDS, `Unknown model; one of: ${MODEL_IDS.join(', ')}.`),
+  input: z.string().max(MAX_INPUT, `Must be at most ${MAX_INPUT} characters.`),
+  voice: z.string().min(1, 'This field is required.').max(64, 'Unknown voice.'),
+  response_format: z.enum(RESPONSE_FORMATS, `Must be one of: ${RESPONSE_FORMATS.join(', ')}.`).default('mp3'),
+  speed: z
+    .number()
+    .min(SPEED_LIMITS.openai.min, 'Must be between 0.25 and 4.0.')
+    .max(SPEED_LIMITS.openai.max, 'Must be between 0.25 and 4.0.')
+    .default(1)
+    .meta({ description: 'Tempo, pitch kept. The engine renders 0.5-2.0: values inside are exact, values outside are clamped to it.' }),
+  instructions: z
+    .string()
+    .max(MAX_INPUT, `Must be at most ${MAX_INPUT} characters.`)
+    .optional()
+    .meta({ description: 'Mapped to an emotion preset when it clearly asks for one (cheerful → happy, sad, angry, calm, excited), otherwise ignored.' }),
+  stream_format: z.enum(['audio', 'sse'], 'Must be one of: audio, sse.').default('audio'),
+});
+export type SpeechBody = z.output<typeof SpeechBody>;
+
+export const ModelParams = z.object({ id: z.string().max(100) });
+
+export const Model = z.object({ id: z.string(), object: z.literal('model'), created: z.number().int(), owned_by: z.string() }).meta({ id: 'OpenAiModel' });
+export const ModelList = z.object({ object: z.literal('list'), data: z.array(Model) }).meta({ id: 'OpenAiModelList' });
+
+export const VoiceList = z
+  .object({
+    voices: z.array(z.string()),
+    data: z.array(
+      z.object({
+        id: z.string(),
+        name: z.string(),
+        language: z.string(),
+        gender: z.string(),
+        category: z.string(),
+        /** For an OpenAI name: the catalog voice it renders with on this server. */
+        voice_id: z.string(),
+      }),
+    ),
+  })
+  .meta({ id: 'OpenAiVoiceList' });
+
+/** OpenAI's error body. */
+export const OpenAiError = z
+  .object({ error: z.object({ message: z.string(), type: z.string(), param: z.string().nullable(), code: z.string().nullable() }) })
+  .meta({ id: 'OpenAiError' });

@@ -1,0 +1,183 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { PassThrough, type Readable } from 'node:stream';
+import { chunkKey, textChunks } from '../../../activities/synthesis';
+import { normalizeLoudness } from '../../../audio/loudness';
+import { EMOTION_PRESETS, type Emotion } from '../../../audio/prosody';
+import { CHUNK_SAMPLE_RATE, wavSamplesOf } from '../../../audio/wav';
+import type { ApiDeps } from '../../deps';
+import type { ResponseFormat } from './schema';
+
+/**
+ * The streaming half of the OpenAI-compatible endpoint: the rendered
+ * sentences of a running synthesis, read in order as the worker stores them,
+ * and one encoder over all of them.
+ */
+
+/** How long a reader waits for a notification before it looks again on its own (a lost NOTIFY costs this much). */
+const FALLBACK_MS = 1_000;
+/** Pause between sentences at speed 1, as finishAudio joins them. */
+const PAUSE_SECONDS = 0.35;
+/** Peak ceiling after loudness normalization, dBFS, as finishAudio's. */
+const PEAK_CEILING_DB = -1.5;
+
+/** A synthesis that ended without its audio while a client was streaming it. */
+export class SynthesisEndedError extends Error {
+  constructor(
+    readonly status: string,
+    readonly failure: { code: string; message: string } | null,
+  ) {
+    super(failure?.message ?? `The synthesis ended ${status}.`);
+  }
+}
+
+/**
+ * Yields the synthesis's chunks (one per sentence) as 24 kHz mono PCM, in
+ * text order, each as soon as it is stored: the worker announces every
+ * stored chunk on PostgreSQL's `synthesis_progress` channel, and this reads
+ * the object. Returns after the last chunk; throws SynthesisEndedError when
+ * the synthesis fails or is canceled first.
+ */
+export async function* renderedSentences(deps: ApiDeps, synthesisId: string, signal: AbortSignal): AsyncGenerator<Int16Array> {
+  const { db, storage, progress } = deps;
+  const watch = await progress.watch(synthesisId);
+  try {
+    const row = await db('syntheses').where({ id: synthesisId }).first('text', 'streaming');
+    const total = textChunks(row).length;
+    let next = 0;
+    while (next < total) {
+      if (signal.aborted) return;
+      // The status is read before the objects: a synthesis that completed had stored every chunk before.
+      const { status, error } = await db('syntheses').where({ id: synthesisId }).first('status', 'error');
+      while (next < total && (await storage.size(chunkKey(synthesisId, next))) !== null) {
+        const stream = await storage.get(chunkKey(synthesisId, next));
+        const bytes: Buffer[] = [];
+        for await (const piece of stream) bytes.push(piece as Buffer);
+        yield wavSamplesOf(Buffer.concat(bytes), `chunk ${next}`).samples;
+        next += 1;
+      }
+      if (next === total) return;
+      // Completed with chunks unread: they were removed before this reader got to them (it fell behind by the whole finish step).
+      if (status === 'failed' || status === 'canceled' || status === 'completed') throw new SynthesisEndedError(status, error);
+      await watch.wait(FALLBACK_MS, signal);
+    }
+  } finally {
+    watch.close();
+  }
+}
+
+/**
+ * The sentences as one continuous signal, the way finishAudio joins them: a
+ * pause between sentences (scaled by speed and the emotion's rate), each
+ * sentence brought to the emotion's loudness with peaks limited. The stored
+ * file is normalized over the whole text instead (the stream cannot wait for
+ * the end), so the two can differ by a fraction of a dB per sentence.
+ */
+export function joinSentences(emotion: Emotion, speed: number) {
+  const preset = EMOTION_PRESETS[emotion];
+  const pause = Buffer.alloc(Math.round((PAUSE_SECONDS / (preset.rate * speed)) * CHUNK_SAMPLE_RATE) * 2);
+  let first = true;
+  return (samples: Int16Array): Buffer[] => {
+    const [scaled] = normalizeLoudness([samples], CHUNK_SAMPLE_RATE, preset.loudnessLufs, PEAK_CEILING_DB);
+    const pcm = Buffer.from(scaled.buffer, scaled.byteOffset, scaled.byteLength);
+    const out = first ? [pcm] : [pause, pcm];
+    first = false;
+    return out;
+  };
+}
+
+export const CONTENT_TYPES: Readonly<Record<ResponseFormat, string>> = {
+  mp3: 'audio/mpeg',
+  opus: 'audio/ogg; codecs=opus',
+  aac: 'audio/aac',
+  flac: 'audio/flac',
+  wav: 'audio/wav',
+  pcm: 'audio/pcm',
+};
+
+/** ffmpeg's output options per format: streamable containers only (ADTS for AAC, Ogg pages of 100 ms for Opus). */
+const FFMPEG_OUTPUT: Readonly<Record<'mp3' | 'opus' | 'aac' | 'flac', string[]>> = {
+  // No Xing header: on a pipe it could not be completed and would claim zero frames.
+  mp3: ['-c:a', 'libmp3lame', '-b:a', '64k', '-write_xing', '0', '-id3v2_version', '0', '-f', 'mp3'],
+  opus: ['-c:a', 'libopus', '-b:a', '48k', '-application', 'voip', '-page_duration', '100000', '-f', 'ogg'],
+  aac: ['-c:a', 'aac', '-b:a', '64k', '-f', 'adts'],
+  flac: ['-c:a', 'flac', '-f', 'flac'],
+};
+
+export interface StreamEncoder {
+  /** The encoded bytes, from the first write to the end. */
+  output: Readable;
+  write(pcm: Buffer): Promise<void>;
+  /** Flushes the encoder; `output` ends after its last bytes. */
+  end(): Promise<void>;
+  destroy(): void;
+}
+
+/**
+ * One encoder over the whole stream, so the client gets one header and one
+ * continuous codec state (no repeated headers, no encoder restart at a
+ * sentence join). WAV gets a header whose sizes say "unknown" (0xFFFFFFFF,
+ * as streaming servers send it); PCM is the raw samples; every other format
+ * is one ffmpeg process fed raw PCM on stdin.
+ */
+export function createStreamEncoder(format: ResponseFormat): StreamEncoder {
+  if (format === 'wav' || format === 'pcm') {
+    const output = new PassThrough();
+    if (format === 'wav') output.write(streamingWavHeader());
+    return {
+      output,
+      async write(pcm) {
+        if (!output.write(pcm)) await once(output, 'drain');
+      },
+      async end() {
+        output.end();
+      },
+      destroy: () => output.destroy(),
+    };
+  }
+  const child = spawn(
+    'ffmpeg',
+    [
+      '-hide_banner', '-nostats', '-v', 'error',
+      // No probing: the input is known, and probing would hold the first output back until seconds of audio came in.
+      '-probesize', '32', '-analyzeduration', '0',
+      '-f', 's16le', '-ar', String(CHUNK_SAMPLE_RATE), '-ac', '1', '-i', 'pipe:0',
+      '-map_metadata', '-1', '-fflags', '+bitexact', '-flags:a', '+bitexact', '-flush_packets', '1',
+      ...FFMPEG_OUTPUT[format],
+      'pipe:1',
+    ],
+    { stdio: ['pipe', 'pipe', 'ignore'] },
+  );
+  const exited = once(child, 'close').catch(() => undefined);
+  child.stdin.on('error', () => undefined);
+  return {
+    output: child.stdout,
+    async write(pcm) {
+      if (!child.stdin.write(pcm)) await once(child.stdin, 'drain');
+    },
+    async end() {
+      child.stdin.end();
+      await exited;
+    },
+    destroy: () => void child.kill('SIGKILL'),
+  };
+}
+
+/** A mono 16-bit WAV header of unknown length: decoders read samples until the stream ends. */
+function streamingWavHeader(): Buffer {
+  const header = Buffer.alloc(44);
+  header.write('RIFF', 0, 'ascii');
+  header.writeUInt32LE(0xffffffff, 4);
+  header.write('WAVE', 8, 'ascii');
+  header.write('fmt ', 12, 'ascii');
+  header.writeUInt32LE(16, 16);
+  header.writeUInt16LE(1, 20);
+  header.writeUInt16LE(1, 22);
+  header.writeUInt32LE(CHUNK_SAMPLE_RATE, 24);
+  header.writeUInt32LE(CHUNK_SAMPLE_RATE * 2, 28);
+  header.writeUInt16LE(2, 32);
+  header.writeUInt16LE(16, 34);
+  header.write('data', 36, 'ascii');
+  header.writeUInt32LE(0xffffffff, 40);
+  return header;
+}

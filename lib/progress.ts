@@ -1,0 +1,123 @@
+import { Client } from 'pg';
+import type { Db } from '../db/knex';
+import type { Config } from './config';
+import type { Logger } from './logger';
+
+/**
+ * How the API learns, while a synthesis runs, that it moved on (a chunk
+ * stored, a status changed) without asking Temporal or polling hard:
+ * activities `NOTIFY synthesis_progress, '<synthesis id>'` after each step
+ * has been written (the object in storage, the row in PostgreSQL), and each
+ * API process keeps one connection that `LISTEN`s and wakes the requests
+ * waiting on that id. A notification only says "look again": the truth stays
+ * in the row and in storage, so a lost notification (a reconnect) costs at
+ * most one fallback interval, never a wrong answer.
+ */
+export const PROGRESS_CHANNEL = 'synthesis_progress';
+
+/** Announces that a synthesis moved on. Best effort: a failure never fails the step it follows. */
+export async function notifyProgress(db: Db, synthesisId: string): Promise<void> {
+  await db.raw('select pg_notify(?, ?)', [PROGRESS_CHANNEL, synthesisId]).catch(() => undefined);
+}
+
+/** A watch on one synthesis: created before the first read, so no notification after it is missed. */
+export interface ProgressWatch {
+  /**
+   * Resolves at once if a notification came since the last call, else at the
+   * next one, after `fallbackMs`, or when `signal` aborts.
+   */
+  wait(fallbackMs: number, signal?: AbortSignal): Promise<void>;
+  close(): void;
+}
+
+export interface ProgressListener {
+  /** Starts listening (the connection is opened on first use) for notifications about `synthesisId`. */
+  watch(synthesisId: string): Promise<ProgressWatch>;
+  close(): Promise<void>;
+}
+
+interface Watcher {
+  pending: boolean;
+  wake: (() => void) | null;
+}
+
+/** One LISTEN connection per process, opened on first use and reopened after an error. */
+export function createProgressListener(config: Pick<Config, 'DATABASE_URL'>, logger?: Logger): ProgressListener {
+  const watchers = new Map<string, Set<Watcher>>();
+  let connecting: Promise<Client> | null = null;
+  let closed = false;
+
+  const poke = (watcher: Watcher) => {
+    watcher.pending = true;
+    watcher.wake?.();
+  };
+  const pokeAll = () => {
+    for (const set of watchers.values()) for (const watcher of set) poke(watcher);
+  };
+  const connect = (): Promise<Client> => {
+    connecting ??= (async () => {
+      const client = new Client({ connectionString: config.DATABASE_URL, connectionTimeoutMillis: 2_000 });
+      client.on('notification', ({ payload }) => {
+        for (const watcher of watchers.get(payload ?? '') ?? []) poke(watcher);
+      });
+      client.on('error', (error) => {
+        logger?.warn({ err: error }, 'progress listener connection lost');
+        connecting = null;
+        void client.end().catch(() => undefined);
+        // Whatever was missed is read again by the watchers.
+        pokeAll();
+      });
+      try {
+        await client.connect();
+        await client.query(`LISTEN ${PROGRESS_CHANNEL}`);
+      } catch (error) {
+        connecting = null;
+        void client.end().catch(() => undefined);
+        throw error;
+      }
+      return client;
+    })();
+    return connecting;
+  };
+
+  return {
+    async watch(synthesisId) {
+      const watcher: Watcher = { pending: false, wake: null };
+      const set = watchers.get(synthesisId) ?? new Set();
+      watchers.set(synthesisId, set);
+      set.add(watcher);
+      // Without the connection the watch still works, on its fallback interval.
+      await connect().catch((error) => logger?.warn({ err: error }, 'progress listener unavailable; polling'));
+      return {
+        async wait(fallbackMs, signal) {
+          if (closed || signal?.aborted) return;
+          if (!watcher.pending) {
+            await new Promise<void>((resolve) => {
+              const done = () => {
+                clearTimeout(timer);
+                signal?.removeEventListener('abort', done);
+                watcher.wake = null;
+                resolve();
+              };
+              const timer = setTimeout(done, fallbackMs);
+              signal?.addEventListener('abort', done, { once: true });
+              watcher.wake = done;
+            });
+          }
+          watcher.pending = false;
+        },
+        close() {
+          set.delete(watcher);
+          if (set.size === 0 && watchers.get(synthesisId) === set) watchers.delete(synthesisId);
+        },
+      };
+    },
+    async close() {
+      closed = true;
+      pokeAll();
+      const pending = connecting;
+      connecting = null;
+      if (pending) await pending.then((client) => client.end()).catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,237 @@
+import OpenAI from 'openai';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { decodeAudio, probeFormat } from '../../audio/analysis';
+import { call } from '../helpers/accounts';
+import { createAccount, type TestAccount } from '../helpers/factories';
+import { createTestDeps, type RunningApi, startApi, startTestWorker } from '../helpers/stack';
+import { waitForSynthesis } from '../helpers/synthesis';
+
+/** The official OpenAI SDK is the client: a client this service did not write. */
+
+const SENTENCES = [
+  'The morning train left on time.',
+  'Every passenger found a seat by the window.',
+  'Rain began to fall over the hills.',
+  'A child counted the cows in the fields.',
+  'The conductor punched each ticket twice.',
+  'Somebody opened a thermos of sweet tea.',
+  'The river ran beside the track for an hour.',
+  'Two old friends argued about the weather.',
+  'A dog slept under the seat in front.',
+  'The lights flickered as we entered the tunnel.',
+  'Nobody spoke until we reached the coast.',
+  'At last the sea appeared, grey and wide.',
+];
+const TWELVE = SENTENCES.join(' ');
+const THREE = SENTENCES.slice(0, 3).join(' ');
+/** A fast catalog voice (Flite) for the format matrix; the OpenAI names below use the default English voices. */
+const FAST_VOICE = 'en-us-flite-slt';
+
+async function decodeBytes(bytes: Buffer, { strict = true } = {}) {
+  const dir = await mkdtemp(path.join(tmpdir(), 'openvox-openai-'));
+  try {
+    const file = path.join(dir, 'audio');
+    await writeFile(file, bytes);
+    const format = await probeFormat(file);
+    // Strict: the first decoding error fails (ffmpeg -xerror).
+    const decoded = await decodeAudio(file, { strict });
+    return { format, decoded, seconds: decoded.samples.length / decoded.sampleRate };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** Reads a streamed body, noting when its first byte came. */
+async function readTimed(response: Response, started: number) {
+  const reader = response.body!.getReader();
+  const parts: Buffer[] = [];
+  let firstByteMs: number | null = null;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    if (value.length && firstByteMs === null) firstByteMs = performance.now() - started;
+    parts.push(Buffer.from(value));
+  }
+  return { bytes: Buffer.concat(parts), firstByteMs: firstByteMs!, totalMs: performance.now() - started };
+}
+
+describe('OpenAI-compatible speech, through the official openai SDK', () => {
+  const deps = createTestDeps();
+  let api: RunningApi;
+  let worker: Awaited<ReturnType<typeof startTestWorker>>;
+  let owner: TestAccount;
+  let client: OpenAI;
+  beforeAll(async () => {
+    [api, worker, owner] = await Promise.all([startApi(deps), startTestWorker(deps), createAccount(deps, { credits: 30_000 })]);
+    const key = await call(api.url, 'POST', '/api/v1/auth/api-keys/', { name: 'openai sdk' }, owner.access);
+    client = new OpenAI({ apiKey: key.body.key, baseURL: `${api.url}/v1`, maxRetries: 0 });
+  });
+  afterAll(async () => {
+    await Promise.all([api.close(), worker.shutdown()]);
+    await deps.close();
+  });
+
+  const ledgerOf = async (id: string) =>
+    (await deps.db('credit_ledger').where({ reference: id }).orderBy('id').select('kind', 'amount')).map((row) => [row.kind, Number(row.amount)]);
+  const historyOf = (id: string) => waitForSynthesis(api.url, `/api/v1/tts/history/${id}/status/`, owner.access);
+
+  const FORMATS: Array<[OpenAI.Audio.SpeechCreateParams['response_format'], string | null, string]> = [
+    ['mp3', 'mp3', 'audio/mpeg'],
+    ['opus', 'opus', 'audio/ogg; codecs=opus'],
+    ['aac', 'aac', 'audio/aac'],
+    ['flac', 'flac', 'audio/flac'],
+    ['wav', 'pcm_s16le', 'audio/wav'],
+    ['pcm', null, 'audio/pcm'],
+  ];
+  it.each(FORMATS)('response_format %s decodes to the duration of the history entry, charged once', async (format, codec, contentType) => {
+    const response = await client.audio.speech.create({ model: 'tts-1', voice: FAST_VOICE, input: THREE, response_format: format });
+    expect(response.headers.get('content-type')).toBe(contentType);
+    const id = response.headers.get('x-synthesis-id')!;
+    const bytes = Buffer.from(await response.arrayBuffer());
+    // Raw PCM has no container to probe: 24 kHz, 16-bit, mono, so its length is its duration. A streamed
+    // WAV's header cannot know its size (0xFFFFFFFF, read to the end): ffmpeg -xerror calls its short last
+    // packet corrupt, so it is decoded leniently (the duration check below still counts every sample).
+    const { format: probed, seconds } = format === 'pcm' ? { format: null, seconds: bytes.length / 2 / 24_000 } : await decodeBytes(bytes, { strict: format !== 'wav' });
+    if (codec) expect(probed?.codec).toBe(codec);
+    const done = await historyOf(id);
+    expect(done).toMatchObject({ status: 'completed', credits_charged: THREE.length });
+    // The stream joins the same sentences with the same pauses as the stored file; codecs add or trim a few ms.
+    expect(Math.abs(seconds - done.duration_seconds)).toBeLessThan(0.12);
+    expect(await ledgerOf(id)).toEqual([
+      ['reserve', THREE.length],
+      ['capture', THREE.length],
+    ]);
+  });
+
+  it('sentence joins are no harder than the speech itself (no clicks): sample-to-sample jumps on the decoded PCM', async () => {
+    const response = await client.audio.speech.create({ model: 'tts-1', voice: FAST_VOICE, input: THREE, response_format: 'pcm' });
+    const bytes = Buffer.from(await response.arrayBuffer());
+    const samples = new Int16Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + (bytes.length & ~1)));
+    // The joins: the edges of the inserted pauses (runs of exact zeros ≥ 0.2 s).
+    const joins: number[] = [];
+    for (let i = 0; i < samples.length; ) {
+      if (samples[i] !== 0) {
+        i++;
+        continue;
+      }
+      let end = i;
+      while (end < samples.length && samples[end] === 0) end++;
+      if (end - i >= 0.2 * 24_000 && i > 0 && end < samples.length) joins.push(i, end);
+      i = end;
+    }
+    expect(joins.length).toBe(4); // two pauses, each with two edges
+    const jump = (from: number, to: number) => {
+      let max = 0;
+      for (let i = Math.max(1, from); i < Math.min(samples.length, to); i++) max = Math.max(max, Math.abs(samples[i] - samples[i - 1]));
+      return max;
+    };
+    const window = 240; // 10 ms each side of a join
+    const atJoins = Math.max(...joins.map((at) => jump(at - window, at + window)));
+    const insideSpeech = jump(0, joins[0] - window);
+    expect(insideSpeech).toBeGreaterThan(1000);
+    expect(atJoins).toBeLessThanOrEqual(insideSpeech);
+  });
+
+  it('streams a 12-sentence text: the first byte comes before 40 % of the total time, and the stream decodes cleanly', async () => {
+    // The engine warm, as in steady use: Festival keeps an interpreter per voice loaded (a cold one takes ~0.5 s).
+    await (await client.audio.speech.create({ model: 'tts-1', voice: 'alloy', input: THREE, response_format: 'pcm' })).arrayBuffer();
+    const started = performance.now();
+    const response = await client.audio.speech.create({ model: 'tts-1', voice: 'alloy', input: TWELVE, response_format: 'mp3' });
+    const { bytes, firstByteMs, totalMs } = await readTimed(response, started);
+    const { seconds } = await decodeBytes(bytes);
+    const id = response.headers.get('x-synthesis-id')!;
+    const done = await historyOf(id);
+    expect(done.status).toBe('completed');
+    expect(Math.abs(seconds - done.duration_seconds)).toBeLessThan(0.12);
+    expect(firstByteMs).toBeLessThan(0.4 * totalMs);
+    const entry = await call(api.url, 'GET', `/api/v1/tts/history/${id}/`, undefined, owner.access);
+    expect(entry.body).toMatchObject({ voice_id: 'en-us-slt', text: TWELVE, output_format: 'mp3' });
+    expect(await ledgerOf(id)).toEqual([
+      ['reserve', TWELVE.length],
+      ['capture', TWELVE.length],
+    ]);
+  });
+
+  it('sends speech.audio.delta events and a final speech.audio.done with usage when stream_format is sse', async () => {
+    const response = await client.audio.speech.create({ model: 'gpt-4o-mini-tts', voice: 'onyx', input: THREE, response_format: 'pcm', stream_format: 'sse' });
+    expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const text = await response.text();
+    const events = text
+      .split('\n\n')
+      .filter((block) => block.startsWith('data: '))
+      .map((block) => JSON.parse(block.slice('data: '.length)));
+    const deltas = events.filter((event) => event.type === 'speech.audio.delta');
+    expect(deltas.length).toBeGreaterThan(0);
+    expect(events.at(-1)).toEqual({ type: 'speech.audio.done', usage: { input_tokens: THREE.length, output_tokens: 0, total_tokens: THREE.length } });
+    const pcm = Buffer.concat(deltas.map((event) => Buffer.from(event.audio, 'base64')));
+    const done = await historyOf(response.headers.get('x-synthesis-id')!);
+    expect(Math.abs(pcm.length / 2 / 24_000 - done.duration_seconds)).toBeLessThan(0.05);
+  });
+
+  it('maps OpenAI voice names to catalog voices, and reaches the same endpoint under /api/v1', async () => {
+    const apiV1 = new OpenAI({ apiKey: owner.access, baseURL: `${api.url}/api/v1`, maxRetries: 0 });
+    const response = await apiV1.audio.speech.create({ model: 'openvox', voice: 'echo', input: 'Hello there.', response_format: 'wav', speed: 4 });
+    await response.arrayBuffer();
+    const entry = await call(api.url, 'GET', `/api/v1/tts/history/${response.headers.get('x-synthesis-id')}/`, undefined, owner.access);
+    // Non-free engines are off here: echo falls back to its free voice; speed 4 is clamped to 2.
+    expect(entry.body).toMatchObject({ voice_id: 'en-us-festival-ked', speed: 2, output_format: 'wav' });
+  });
+
+  it('answers errors in OpenAI shape, so the SDK raises its own classes', async () => {
+    const badKey = new OpenAI({ apiKey: 'vk_not-a-key', baseURL: `${api.url}/v1`, maxRetries: 0 });
+    await expect(badKey.audio.speech.create({ model: 'tts-1', voice: 'alloy', input: 'Hi.' })).rejects.toBeInstanceOf(OpenAI.AuthenticationError);
+
+    const empty = await client.audio.speech.create({ model: 'tts-1', voice: 'alloy', input: '   ' }).catch((error) => error);
+    expect(empty).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(empty.param).toBe('input');
+
+    const model = await client.audio.speech.create({ model: 'tts-9' as never, voice: 'alloy', input: 'Hi.' }).catch((error) => error);
+    expect(model).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(model.param).toBe('model');
+
+    const voice = await client.audio.speech.create({ model: 'tts-1', voice: 'nobody' as never, input: 'Hi.' }).catch((error) => error);
+    expect(voice).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(voice.param).toBe('voice');
+
+    const poor = await createAccount(deps, { credits: 5 });
+    const poorClient = new OpenAI({ apiKey: poor.access, baseURL: `${api.url}/v1`, maxRetries: 0 });
+    const quota = await poorClient.audio.speech.create({ model: 'tts-1', voice: 'alloy', input: 'This costs more than five credits.' }).catch((error) => error);
+    expect(quota).toBeInstanceOf(OpenAI.RateLimitError);
+    expect(quota.code).toBe('insufficient_quota');
+    expect(quota.type).toBe('insufficient_quota');
+    expect(await deps.db('credit_ledger').where({ account_id: poor.id })).toEqual([]);
+  });
+
+  it('cancels the synthesis and releases its credits when the client aborts mid-stream', async () => {
+    const before = (await deps.db('accounts').where({ id: owner.id }).first('credit_balance')).credit_balance;
+    const abort = new AbortController();
+    const response = await client.audio.speech.create({ model: 'tts-1', voice: 'alloy', input: TWELVE, response_format: 'mp3' }, { signal: abort.signal });
+    const id = response.headers.get('x-synthesis-id')!;
+    const reader = response.body!.getReader();
+    await reader.read();
+    abort.abort();
+    await reader.cancel().catch(() => undefined);
+    const ended = await historyOf(id);
+    expect(ended.status).toBe('canceled');
+    expect(await ledgerOf(id)).toEqual([
+      ['reserve', TWELVE.length],
+      ['release', TWELVE.length],
+    ]);
+    expect((await deps.db('accounts').where({ id: owner.id }).first('credit_balance')).credit_balance).toBe(before);
+  });
+
+  it('lists the models and the voices', async () => {
+    const models = [];
+    for await (const model of client.models.list()) models.push(model.id);
+    expect(models).toEqual(['tts-1', 'tts-1-hd', 'gpt-4o-mini-tts', 'openvox']);
+    expect(await client.models.retrieve('tts-1-hd')).toMatchObject({ id: 'tts-1-hd', object: 'model' });
+    await expect(client.models.retrieve('whisper-1')).rejects.toBeInstanceOf(OpenAI.NotFoundError);
+
+    const voices = await call(api.url, 'GET', '/v1/audio/voices', undefined, owner.access);
+    expect(voices.status).toBe(200);
+    expect(voices.body.voices).toEqual(expect.arrayContaining(['alloy', 'nova', 'onyx', 'en-us-slt', FAST_VOICE]));
+    expect(voices.body.data.find((voice: { id: string }) => voice.id === 'alloy')).toMatchObject({ voice_id: 'en-us-slt', category: 'openai' });
+  });
+});
