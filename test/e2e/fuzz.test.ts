@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { buildOpenApiDocument } from '../../api/openapi';
 import { resourceRoutes } from '../../api/app';
 import { createAccount, type TestAccount } from '../helpers/factories';
-import { type JsonEndpoint, jsonEndpoints, problemShapeErrors, sendRaw } from '../helpers/jsonRoutes';
+import { errorShapeErrors, type JsonEndpoint, jsonEndpoints, sendRaw } from '../helpers/jsonRoutes';
 import { createTestDeps, type RunningApi, startApi } from '../helpers/stack';
 
 /**
@@ -131,8 +131,8 @@ describe('fuzzing every JSON route from its own schema', () => {
           statuses.set(reply.status, (statuses.get(reply.status) ?? 0) + 1);
           if (reply.status >= 500) throw new Error(`${endpoint.label}: ${reply.status} for ${body.slice(0, 300)}`);
           if (reply.status >= 400) {
-            const shape = problemShapeErrors(reply);
-            if (shape.length) throw new Error(`${endpoint.label}: ${reply.status} not a problem (${shape.join(', ')}) for ${body.slice(0, 300)}`);
+            const shape = errorShapeErrors(endpoint.path, reply);
+            if (shape.length) throw new Error(`${endpoint.label}: ${reply.status} not in its error shape (${shape.join(', ')}) for ${body.slice(0, 300)}`);
           }
         }),
         { numRuns: RUNS, seed: SEED, endOnFailure: true },

@@ -6,7 +6,7 @@ import { MAX_FIELD_ERRORS } from '../../api/route';
 import type { Storage } from '../../lib/storage';
 import { call, mailsTo, PASSWORD, uniqueEmail, waitForVerificationToken } from '../helpers/accounts';
 import { createAccount, type TestAccount } from '../helpers/factories';
-import { jsonEndpoints, problemShapeErrors, type Reply, sendRaw } from '../helpers/jsonRoutes';
+import { errorShapeErrors, jsonEndpoints, problemShapeErrors, type Reply, sendRaw } from '../helpers/jsonRoutes';
 import { createTestDeps, type RunningApi, serve, startApi, startTestWorker } from '../helpers/stack';
 
 /**
@@ -79,7 +79,7 @@ describe('bounded input: hostile JSON bodies on every JSON route', () => {
         const reply = await sendRaw(`${api.url}${endpoint.path}`, endpoint.method, body, endpoint.auth ? account.access : undefined);
         if (reply.status >= 500) failures.push(`${endpoint.label} / ${label}: ${reply.status} ${reply.text.slice(0, 200)}`);
         else if (reply.status >= 400) {
-          const shape = problemShapeErrors(reply);
+          const shape = errorShapeErrors(endpoint.path, reply);
           if (shape.length) failures.push(`${endpoint.label} / ${label}: ${shape.join(', ')}`);
           // An error body stays short whatever the request held.
           if (reply.text.length > 4096) failures.push(`${endpoint.label} / ${label}: a ${reply.text.length}-byte error body`);

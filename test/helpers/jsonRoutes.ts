@@ -1,3 +1,4 @@
+import { isOpenAiPath } from '../../api/routes/openai/errors';
 import { randomUUID } from 'node:crypto';
 import { resourceRoutes } from '../../api/app';
 import type { ApiDeps } from '../../api/deps';
@@ -49,6 +50,21 @@ export async function sendRaw(url: string, method: string, body: string, token?:
     parsed = text;
   }
   return { status: response.status, headers: response.headers, body: parsed, text };
+}
+
+/**
+ * The error shape a 4xx must have on `path`: OpenAI's `{error: {message, type,
+ * param, code}}` on the OpenAI-compatible paths (so OpenAI's SDKs raise the
+ * right errors), problem+json everywhere else.
+ */
+export function errorShapeErrors(path: string, reply: Reply): string[] {
+  if (!isOpenAiPath(path)) return problemShapeErrors(reply);
+  const errors: string[] = [];
+  if (!/^application\/json/.test(reply.headers.get('content-type') ?? '')) errors.push(`content-type ${reply.headers.get('content-type')}`);
+  const error = reply.body?.error;
+  if (!error || typeof error.message !== 'string' || typeof error.type !== 'string') errors.push('error.message/type');
+  else if (!(error.param === null || typeof error.param === 'string') || !(error.code === null || typeof error.code === 'string')) errors.push('error.param/code');
+  return errors;
 }
 
 /** The problem+json shape of API.md for any 4xx: the members, and request_id matching the header. */

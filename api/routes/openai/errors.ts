@@ -21,7 +21,8 @@ interface OpenAiErrorBody {
 
 export function toOpenAiError(error: ApiError): { status: number; body: OpenAiErrorBody } {
   const field = error.errors ? Object.keys(error.errors)[0] : undefined;
-  const param = field ? (PARAM_NAMES[field] ?? field) : null;
+  // Own keys only: a field named `__proto__` (an unknown field) must not read Object.prototype.
+  const param = field ? (Object.hasOwn(PARAM_NAMES, field) ? PARAM_NAMES[field] : field) : null;
   const message = field ? `${param}: ${error.errors![field][0]}` : error.message;
   const body = (type: string, code: string | null, text = message) => ({ error: { message: text, type, param, code } });
   switch (error.code) {
