@@ -5,6 +5,7 @@ import { createLogger } from '../lib/logger';
 import { onShutdown } from '../lib/shutdown';
 import { createApp } from './app';
 import { createApiDeps } from './deps';
+import { keepConnectionsAlive } from './listen';
 
 async function main() {
   const config = loadConfigOrExit();
@@ -14,7 +15,7 @@ async function main() {
   await migrate(deps.db, config);
   await deps.storage.ensureBucket();
 
-  const server = createApp(deps).listen(config.PORT, config.HOST);
+  const server = keepConnectionsAlive(createApp(deps).listen(config.PORT, config.HOST));
   await once(server, 'listening');
   logger.info({ url: config.PUBLIC_URL, host: config.HOST, port: config.PORT }, 'api listening');
 
