@@ -1,6 +1,7 @@
 import type { ActivityDeps } from '.';
 import { reserve, settle, type SettleOutcome } from '../db/ledger';
-import type { ReserveOutcome, SynthesisRequest } from '../workflows/contracts';
+import type { SynthesisRequest } from '../workflows/contracts';
+import { type SynthesisSlot, takeSynthesisSlot } from './synthesis';
 
 export interface CaptureInput {
   accountId: string;
@@ -19,9 +20,9 @@ export function createCreditActivities({ db }: ActivityDeps) {
      * synthesis row exist together or not at all. Idempotent on the synthesis
      * id: a retry after a commit whose answer was lost finds both.
      */
-    async reserveSynthesis(request: SynthesisRequest): Promise<{ outcome: ReserveOutcome }> {
+    async reserveSynthesis(request: SynthesisRequest): Promise<{ outcome: 'insufficient' } | ({ outcome: 'reserved' } & SynthesisSlot)> {
       return db.transaction(async (trx) => {
-        if (!(await reserve(trx, request.accountId, request.synthesisId, request.characters))) return { outcome: 'insufficient' };
+        if (!(await reserve(trx, request.accountId, request.synthesisId, request.characters))) return { outcome: 'insufficient' as const };
         // A project deleted since the API checked it unlinks, as deleting a project unlinks its syntheses.
         const project = request.projectId ? await trx('projects').where({ id: request.projectId, account_id: request.accountId }).first('id') : null;
         await trx('syntheses')
@@ -40,7 +41,8 @@ export function createCreditActivities({ db }: ActivityDeps) {
           })
           .onConflict('id')
           .ignore();
-        return { outcome: 'reserved' };
+        // One transaction fewer before the 202: the slot, when the plan has one free, comes with the reservation.
+        return { outcome: 'reserved' as const, ...(await takeSynthesisSlot(trx, request.synthesisId)) };
       });
     },
 

@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { createWriteStream } from 'node:fs';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
+import type { Knex } from 'knex';
 import type { ActivityDeps } from '.';
 import { classifyFailures, inTempDir, unlessCanceled, withHeartbeat } from './work';
 import { type Emotion, finishAudio, type OutputFormat, renderChunk, splitSentences, splitText, type Voicing } from '../audio';
@@ -23,6 +24,31 @@ export const textChunks = (synthesis: Pick<SynthesisRow, 'text' | 'streaming'>) 
 export const chunkPrefix = (synthesisId: string) => `work/syntheses/${synthesisId}/`;
 export const chunkKey = (synthesisId: string, index: number) => `${chunkPrefix(synthesisId)}chunk-${String(index).padStart(4, '0')}.wav`;
 export const audioKey = (accountId: string, synthesisId: string, format: string) => `syntheses/${accountId}/${synthesisId}.${format}`;
+
+export interface SynthesisSlot {
+  started: boolean;
+  /** How many chunks the text renders in. */
+  chunkCount: number;
+}
+
+/**
+ * Takes one of the plan's concurrent-synthesis slots, atomically per account
+ * (the account row is locked), in the caller's transaction: the synthesis
+ * becomes `processing`. A synthesis already processing keeps its slot.
+ */
+export async function takeSynthesisSlot(trx: Knex.Transaction, synthesisId: string): Promise<SynthesisSlot> {
+  const synthesis: SynthesisRow = await trx('syntheses').where({ id: synthesisId }).first();
+  if (!synthesis) throw ApplicationFailure.nonRetryable(`synthesis ${synthesisId} does not exist`, 'SynthesisMissing');
+  const chunkCount = textChunks(synthesis).length;
+  if (synthesis.status === 'processing') return { started: true, chunkCount };
+  if (synthesis.status !== 'queued') throw ApplicationFailure.nonRetryable(`synthesis is ${synthesis.status}`, 'SynthesisNotQueued');
+  const account = await trx('accounts').where({ id: synthesis.account_id }).forUpdate().first('subscription_tier');
+  const plan = await trx('subscription_plans').where({ id: account.subscription_tier }).first('max_concurrent_syntheses');
+  const [{ count }] = await trx('syntheses').where({ account_id: synthesis.account_id, status: 'processing' }).count<{ count: string }[]>({ count: '*' });
+  if (Number(count) >= plan.max_concurrent_syntheses) return { started: false, chunkCount };
+  await trx('syntheses').where({ id: synthesisId }).update({ status: 'processing', started_at: trx.fn.now(), updated_at: trx.fn.now() });
+  return { started: true, chunkCount };
+}
 
 export interface FinishedAudio {
   audioKey: string;
@@ -103,20 +129,8 @@ export function createSynthesisActivities({ db, storage, temporal, engines, conf
      * Takes one of the plan's concurrent-synthesis slots, atomically per
      * account: the synthesis becomes `processing`. Returns how many chunks to render.
      */
-    async acquireSynthesisSlot({ synthesisId }: { synthesisId: string }): Promise<{ started: boolean; chunkCount: number }> {
-      return db.transaction(async (trx) => {
-        const synthesis: SynthesisRow = await trx('syntheses').where({ id: synthesisId }).first();
-        if (!synthesis) throw ApplicationFailure.nonRetryable(`synthesis ${synthesisId} does not exist`, 'SynthesisMissing');
-        const chunkCount = textChunks(synthesis).length;
-        if (synthesis.status === 'processing') return { started: true, chunkCount };
-        if (synthesis.status !== 'queued') throw ApplicationFailure.nonRetryable(`synthesis is ${synthesis.status}`, 'SynthesisNotQueued');
-        const account = await trx('accounts').where({ id: synthesis.account_id }).forUpdate().first('subscription_tier');
-        const plan = await trx('subscription_plans').where({ id: account.subscription_tier }).first('max_concurrent_syntheses');
-        const [{ count }] = await trx('syntheses').where({ account_id: synthesis.account_id, status: 'processing' }).count<{ count: string }[]>({ count: '*' });
-        if (Number(count) >= plan.max_concurrent_syntheses) return { started: false, chunkCount };
-        await trx('syntheses').where({ id: synthesisId }).update({ status: 'processing', started_at: trx.fn.now(), updated_at: trx.fn.now() });
-        return { started: true, chunkCount };
-      }).finally(() => notifyProgress(db, synthesisId));
+    async acquireSynthesisSlot({ synthesisId }: { synthesisId: string }): Promise<SynthesisSlot> {
+      return db.transaction((trx) => takeSynthesisSlot(trx, synthesisId)).finally(() => notifyProgress(db, synthesisId));
     },
 
     /** Renders one chunk of the text and stores it under a key derived from (synthesis, index), so a retry overwrites. */

@@ -12,6 +12,7 @@ import {
   setHandler,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
+import type { SynthesisSlot } from '../activities/synthesis';
 import { creditDeduction } from './creditDeduction';
 import {
   captureWorkflowId,
@@ -89,8 +90,9 @@ export async function synthesis({ request, cpuTaskQueue }: SynthesisInput): Prom
   const report = (changes: Partial<SynthesisProgress>) => void Object.assign(state, changes);
 
   // Not interruptible: a cancel must not abandon a reservation its transaction may have committed.
-  reservation = (await CancellationScope.nonCancellable(() => bookkeeping.reserveSynthesis(request))).outcome;
-  if (reservation === 'insufficient') {
+  const reserved = await CancellationScope.nonCancellable(() => bookkeeping.reserveSynthesis(request));
+  reservation = reserved.outcome;
+  if (reserved.outcome === 'insufficient') {
     await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
     return 'insufficient';
   }
@@ -116,8 +118,8 @@ export async function synthesis({ request, cpuTaskQueue }: SynthesisInput): Prom
 
   let result: SynthesisResult;
   try {
-    for (;;) {
-      const slot = await bookkeeping.acquireSynthesisSlot({ synthesisId });
+    // The reservation took a slot if the plan had one free; otherwise wait for one.
+    for (let slot: SynthesisSlot = reserved; ; slot = await bookkeeping.acquireSynthesisSlot({ synthesisId })) {
       chunkCount = slot.chunkCount;
       if (slot.started) break;
       slotFreed = false;

@@ -30,20 +30,33 @@ describe('credit ledger steps', () => {
     ...changes,
   });
 
-  it('reserves and records the synthesis together; repeating the reservation changes nothing', async () => {
+  it('reserves, records the synthesis and takes a free slot together; repeating the reservation changes nothing', async () => {
     const { id } = await createAccount(deps, { credits: 1000 });
     const wanted = request(id, 300);
-    expect(await reserveSynthesis(wanted)).toEqual({ outcome: 'reserved' });
-    expect(await reserveSynthesis(wanted)).toEqual({ outcome: 'reserved' });
+    expect(await reserveSynthesis(wanted)).toEqual({ outcome: 'reserved', started: true, chunkCount: 1 });
+    expect(await reserveSynthesis(wanted)).toEqual({ outcome: 'reserved', started: true, chunkCount: 1 });
     expect(await balances(id)).toEqual({ available: 700, reserved: 300 });
     const rows = await deps.db('syntheses').where({ account_id: id }).select('id', 'characters', 'status');
-    expect(rows).toEqual([{ id: wanted.synthesisId, characters: 300, status: 'queued' }]);
+    expect(rows).toEqual([{ id: wanted.synthesisId, characters: 300, status: 'processing' }]);
+  });
+
+  it("reserves but stays queued when the plan's concurrent slots are taken", async () => {
+    const { id } = await createAccount(deps, { credits: 10_000 });
+    // The free plan runs two at a time.
+    const results = [];
+    for (const characters of [100, 100, 500]) results.push(await reserveSynthesis(request(id, characters)));
+    expect(results).toEqual([
+      { outcome: 'reserved', started: true, chunkCount: 1 },
+      { outcome: 'reserved', started: true, chunkCount: 1 },
+      { outcome: 'reserved', started: false, chunkCount: 2 },
+    ]);
+    expect((await balances(id)).reserved).toBe(700);
   });
 
   it('stores every number the request schema accepts without loss', async () => {
     const { id } = await createAccount(deps, { credits: 1000 });
     const wanted = request(id, 2, { pitch: 1e-240, speed: 1.0000000000000002 });
-    expect(await reserveSynthesis(wanted)).toEqual({ outcome: 'reserved' });
+    expect(await reserveSynthesis(wanted)).toMatchObject({ outcome: 'reserved' });
     const row = await deps.db('syntheses').where({ id: wanted.synthesisId }).first('pitch', 'speed');
     expect(row).toEqual({ pitch: 1e-240, speed: 1.0000000000000002 });
   });
@@ -51,7 +64,7 @@ describe('credit ledger steps', () => {
   it('unlinks a project deleted between the check and the reservation', async () => {
     const { id } = await createAccount(deps, { credits: 1000 });
     const wanted = request(id, 5, { projectId: randomUUID() });
-    expect(await reserveSynthesis(wanted)).toEqual({ outcome: 'reserved' });
+    expect(await reserveSynthesis(wanted)).toMatchObject({ outcome: 'reserved' });
     expect(await deps.db('syntheses').where({ id: wanted.synthesisId }).first('project_id')).toEqual({ project_id: null });
   });
 
