@@ -12,6 +12,7 @@ import { type Family, type Route, readInput, routerPath } from './route';
 import { apiKeyRoutes } from './routes/apiKeys';
 import { authRoutes } from './routes/auth';
 import { operationsRoutes } from './routes/operations';
+import { apiIndexRoutes } from './routes/operations/apiIndex';
 import { planRoutes } from './routes/plans';
 import { projectRoutes } from './routes/projects';
 import { ttsRoutes } from './routes/tts';
@@ -31,7 +32,7 @@ export function createApp(deps: ApiDeps): Koa {
 export function buildApp(deps: ApiDeps, resources: Route[]): Koa {
   let document: unknown;
   const openApiDocument = (): unknown => (document ??= buildOpenApiDocument(routes, deps.config.PUBLIC_URL, version));
-  const routes: Route[] = [...resources, ...operationsRoutes(deps, openApiDocument)];
+  const routes: Route[] = [...resources, ...operationsRoutes(deps, openApiDocument), ...apiIndexRoutes(version)];
 
   const router = new Router();
   const mount = ({ route, family, path }: { route: Route; family: Family; path: string }) =>
