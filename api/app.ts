@@ -13,6 +13,8 @@ import { apiKeyRoutes } from './routes/apiKeys';
 import { authRoutes } from './routes/auth';
 import { operationsRoutes } from './routes/operations';
 import { apiIndexRoutes } from './routes/operations/apiIndex';
+import { metricsRoutes } from './routes/operations/metrics';
+import { createApiMetrics } from './metrics';
 import { planRoutes } from './routes/plans';
 import { projectRoutes } from './routes/projects';
 import { ttsRoutes } from './routes/tts';
@@ -32,7 +34,8 @@ export function createApp(deps: ApiDeps): Koa {
 export function buildApp(deps: ApiDeps, resources: Route[]): Koa {
   let document: unknown;
   const openApiDocument = (): unknown => (document ??= buildOpenApiDocument(routes, deps.config.PUBLIC_URL, version));
-  const routes: Route[] = [...resources, ...operationsRoutes(deps, openApiDocument), ...apiIndexRoutes(version)];
+  const metrics = createApiMetrics(deps.db);
+  const routes: Route[] = [...resources, ...operationsRoutes(deps, openApiDocument), ...apiIndexRoutes(version), ...metricsRoutes(metrics.registry)];
 
   const router = new Router();
   const mount = ({ route, family, path }: { route: Route; family: Family; path: string }) =>
@@ -76,6 +79,7 @@ export function buildApp(deps: ApiDeps, resources: Route[]): Koa {
     .use(requestId)
     .use(clientIp(trust))
     .use(accessLog(deps.logger))
+    .use(metrics.middleware)
     .use(problems)
     .use(securityHeaders)
     .use(routingProblems)
