@@ -8,6 +8,7 @@ import { createLogger } from '../lib/logger';
 import { createMailer } from '../lib/mail';
 import { createStorage } from '../lib/storage';
 import { createTemporalClient } from '../lib/temporal';
+import { ensureBillingSchedule } from '../lib/billingSchedule';
 import { createWorkers } from './create';
 import { createWorkerMetrics, freeLoopbackPort, serveWorkerMetrics } from './metrics';
 import { installRuntime } from './runtime';
@@ -45,6 +46,8 @@ async function main() {
     workflowBundlePath: config.WORKFLOW_BUNDLE ?? path.join(__dirname, '..', 'workflow-bundle.js'),
     activityInterceptors: [metrics.interceptor],
   });
+  // Every worker makes sure it exists; the first one creates it, a paused one stays paused.
+  await ensureBillingSchedule(temporal, config);
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE }, 'worker running');
   try {
     await Promise.all(workers.map((worker) => worker.run()));
