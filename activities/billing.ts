@@ -34,25 +34,26 @@ export function createBillingActivities({ db }: ActivityDeps) {
     async refillDueAccounts({ asOf, limit = 200 }: { asOf: string; limit?: number }): Promise<RefillBatch> {
       const due: { id: string; reference: string }[] = (
         await db.raw(
-          `with ages as (
-             select a.id, a.email_verified_at,
-                    (extract(year from age(:asOf::timestamptz, a.email_verified_at)) * 12
-                      + extract(month from age(:asOf::timestamptz, a.email_verified_at)))::int as months
+          `-- In UTC timestamps, so the month arithmetic does not depend on the session's time zone.
+           with ages as (
+             select a.id, a.email_verified_at at time zone 'UTC' as anchor,
+                    (extract(year from age(:asOf::timestamptz at time zone 'UTC', a.email_verified_at at time zone 'UTC')) * 12
+                      + extract(month from age(:asOf::timestamptz at time zone 'UTC', a.email_verified_at at time zone 'UTC')))::int as months
                from accounts a
               where a.email_verified_at is not null and a.email_verified_at <= :asOf::timestamptz),
            -- age() counts Jan 31 -> Feb 28 as 28 days, while Jan 31 + 1 month is Feb 28: take the later start when it has come.
            periods as (
-             select id, email_verified_at,
-                    case when email_verified_at + (months + 1) * interval '1 month' <= :asOf::timestamptz
-                         then email_verified_at + (months + 1) * interval '1 month'
-                         else email_verified_at + months * interval '1 month' end as period_start
+             select id, anchor,
+                    case when anchor + (months + 1) * interval '1 month' <= :asOf::timestamptz at time zone 'UTC'
+                         then anchor + (months + 1) * interval '1 month'
+                         else anchor + months * interval '1 month' end as period_start
                from ages),
            refs as (
-             select id, period_start, email_verified_at,
-                    'refill:' || to_char(period_start at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as reference
+             select id, period_start, anchor,
+                    'refill:' || to_char(period_start, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as reference
                from periods)
            select r.id, r.reference from refs r
-            where r.period_start > r.email_verified_at
+            where r.period_start > r.anchor
               and not exists (select 1 from credit_ledger l where l.account_id = r.id and l.kind = 'grant' and l.reference = r.reference)
             order by r.period_start, r.id
             limit :limit`,

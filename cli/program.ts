@@ -232,12 +232,20 @@ export function buildProgram(io: Io): Command {
     .description('Your balance and this period’s usage (user command)')
     .action(async (_options, command: Command) => {
       const profile = await client().json('GET', '/api/v1/auth/profile/');
-      const summary = { email: profile.email, plan: profile.subscription_tier, credit_balance: profile.credit_balance, credits_reserved: profile.credits_reserved, usage: profile.usage };
+      const summary = {
+        email: profile.email,
+        plan: profile.subscription_tier,
+        credit_balance: profile.credit_balance,
+        credits_reserved: profile.credits_reserved,
+        billing_period: profile.billing_period,
+        usage: profile.usage,
+      };
       print(command, summary, () =>
         [
           `${profile.email} (plan ${profile.subscription_tier})`,
-          `credits: ${profile.credit_balance} available, ${profile.credits_reserved} reserved`,
+          `credits: ${profile.credit_balance} available, ${profile.credits_reserved} reserved${profile.billing_period ? `; next refill ${profile.billing_period.end.slice(0, 10)}` : ''}`,
           `this period (${profile.usage.period_start.slice(0, 10)} to ${profile.usage.period_end.slice(0, 10)}): ${profile.usage.syntheses} syntheses, ${profile.usage.syntheses_failed} failed, ${profile.usage.credits_used} credits, ${profile.usage.audio_seconds} s of audio, ${profile.usage.cloned_voices}/${profile.usage.cloned_voices_limit} cloned voices`,
+          ...profile.usage.daily.map((day: any) => `  ${day.date}: ${day.syntheses} syntheses, ${day.credits_used} credits, ${day.audio_seconds} s`),
         ].join('\n'),
       );
     });

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { runCli } from '../../cli/program';
+import { addMonthsUtc } from '../../lib/billingPeriod';
 import { call, PASSWORD, uniqueEmail, waitForVerificationToken } from '../helpers/accounts';
 import { makeSample } from '../helpers/samples';
 import { createTestDeps, type RunningApi, startApi, startTestWorker } from '../helpers/stack';
@@ -169,6 +170,11 @@ describe('openvox CLI', () => {
     it('usage shows the balance and this period’s usage', async () => {
       const usage = await openvox(['usage', '--json'], env);
       expect(usage.json()).toMatchObject({ email, plan: 'free', credit_balance: 35000 - 28 - 32, usage: { syntheses: 2, credits_used: 60 } });
+      // Verified just now: the first billing period runs a month from now; today's usage is one day.
+      const { billing_period: period, usage: { daily } } = usage.json();
+      expect(new Date(period.start).getTime()).toBeLessThanOrEqual(Date.now());
+      expect(period.end).toBe(addMonthsUtc(new Date(period.start), 1).toISOString());
+      expect(daily).toEqual([{ date: new Date().toISOString().slice(0, 10), syntheses: 2, credits_used: 60, audio_seconds: expect.any(Number) }]);
       expect((await openvox(['usage'], env)).stdout).toContain(`${35000 - 60} available`);
     });
 
