@@ -77,12 +77,22 @@ export function createWorkerMetrics(db: Db): WorkerMetrics {
     return row?.engine ?? 'unknown';
   }
 
-  function recordEnd(activity: string, args: any[]) {
+  /** Counts how jobs ended, and logs one line per synthesis and clone (the worker's log says what it did). */
+  function recordEnd(ctx: Context, activity: string, args: any[]) {
     const input = args[0] ?? {};
-    if (activity === 'recordSynthesisCompleted') synthesesEnded.inc({ status: 'completed' });
-    else if (activity === 'recordSynthesisEnded' && typeof input.status === 'string') synthesesEnded.inc({ status: input.status });
-    else if (activity === 'recordVoiceReady') clonesEnded.inc({ status: 'ready' });
-    else if (activity === 'recordVoiceFailed') clonesEnded.inc({ status: 'failed' });
+    if (activity === 'recordSynthesisCompleted') {
+      synthesesEnded.inc({ status: 'completed' });
+      ctx.log.info('synthesis completed', { synthesisId: input.synthesisId, audioSeconds: input.durationSeconds, bytes: input.bytes });
+    } else if (activity === 'recordSynthesisEnded' && typeof input.status === 'string') {
+      synthesesEnded.inc({ status: input.status });
+      ctx.log.info(`synthesis ${input.status}`, { synthesisId: input.synthesisId, error: input.error?.code });
+    } else if (activity === 'recordVoiceReady') {
+      clonesEnded.inc({ status: 'ready' });
+      ctx.log.info('voice clone ready', { voiceId: input.voiceId });
+    } else if (activity === 'recordVoiceFailed') {
+      clonesEnded.inc({ status: 'failed' });
+      ctx.log.info('voice clone failed', { voiceId: input.voiceId, error: input.error?.code });
+    }
   }
 
   const interceptor: ActivityInterceptorsFactory = (ctx: Context) => ({
@@ -95,7 +105,7 @@ export function createWorkerMetrics(db: Db): WorkerMetrics {
         try {
           const result = await next(input);
           outcome = 'ok';
-          recordEnd(activity, input.args as any[]);
+          recordEnd(ctx, activity, input.args as any[]);
           const audioSeconds = RENDERS[activity]?.(result);
           if (audioSeconds && audioSeconds > 0) {
             const wallSeconds = (performance.now() - started) / 1000;
@@ -103,6 +113,7 @@ export function createWorkerMetrics(db: Db): WorkerMetrics {
             const engine = await engineOf((input.args[0] as { synthesisId: string }).synthesisId).catch(() => 'unknown');
             realtimeFactor.observe({ engine }, audioSeconds / wallSeconds);
             renderedSeconds.inc({ engine }, audioSeconds);
+            ctx.log.info('rendered', { engine, audioSeconds, wallSeconds: Math.round(wallSeconds * 1000) / 1000, realtimeFactor: Math.round((audioSeconds / wallSeconds) * 10) / 10 });
           }
           return result;
         } finally {

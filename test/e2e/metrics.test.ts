@@ -63,7 +63,7 @@ describe('Prometheus metrics', () => {
   beforeAll(async () => {
     workerMetricsPort = await freePort();
     // The real worker process: the Temporal runtime (and its Prometheus exporter) is installed once per process.
-    worker = spawnWorkerProcess(taskQueue, { WORKER_METRICS_PORT: String(workerMetricsPort) });
+    worker = spawnWorkerProcess(taskQueue, { WORKER_METRICS_PORT: String(workerMetricsPort), LOG_LEVEL: 'info' });
     api = await startApi(deps);
 
     const account = await createAccount(deps);
@@ -129,6 +129,11 @@ describe('Prometheus metrics', () => {
     const sdk = [...metrics.keys()].filter((name) => name.startsWith('temporal_'));
     expect(sdk).toEqual(expect.arrayContaining(['temporal_worker_task_slots_available', 'temporal_activity_execution_latency']));
     expect(sample(metrics.get('temporal_worker_task_slots_available'), { task_queue: taskQueue })).toBeDefined();
+
+    // One log line per rendered synthesis and per ending, with the engine and its speed.
+    const lines = worker.output().split('\n').filter((line) => line.includes(synthesisId) || line.includes('"msg":"rendered"'));
+    expect(lines.some((line) => line.includes('"msg":"synthesis completed"'))).toBe(true);
+    expect(lines.some((line) => line.includes('"msg":"rendered"') && line.includes('"engine":"festival"'))).toBe(true);
   });
 
   it('the Grafana dashboard queries only metrics that the API and the worker export', async () => {
