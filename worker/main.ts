@@ -46,8 +46,9 @@ async function main() {
     workflowBundlePath: config.WORKFLOW_BUNDLE ?? path.join(__dirname, '..', 'workflow-bundle.js'),
     activityInterceptors: [metrics.interceptor],
   });
-  // Every worker makes sure it exists; the first one creates it, a paused one stays paused.
-  await ensureBillingSchedule(temporal, config);
+  // Every worker makes sure it exists; the first one creates it, a paused one stays paused. Not
+  // fatal: the next worker start tries again, and refills only wait (a late run refills what is due).
+  await ensureBillingSchedule(temporal, config).catch((error) => logger.warn({ err: error }, 'billing schedule not ensured'));
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE }, 'worker running');
   try {
     await Promise.all(workers.map((worker) => worker.run()));
