@@ -1,8 +1,8 @@
 # One image for both processes of openvox:
 #   api:    node dist/api/main.js     (the default CMD)
 #   worker: node dist/worker/main.js  (docker-compose.yml overrides the command)
-# The health check lives in docker-compose.yml on the api service, because the
-# worker runs the same image and serves no HTTP.
+# The health checks live in docker-compose.yml: the api's /healthz, the
+# worker's metrics port (one image, two commands).
 
 # --------------------------------------------------------------- voice stage
 # The neural voice (Piper en_US-joe-medium: dataset CC0, fine-tuned from
@@ -32,19 +32,32 @@ RUN npm run build
 # -------------------------------------------------------------- runtime stage
 FROM node:20.20-bookworm-slim AS runtime
 
-# Speech engines and the post-processor, all free and from Debian main:
-# ffmpeg (resample, loudness, tempo, encoding), espeak-ng, flite, festival with
-# the US English HTS voice (pulls festlex-cmu and festlex-poslex).
-RUN apt-get update \
-    && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+# Speech engines, voices and the post-processor: the same Debian packages as
+# scripts/install.sh (SPEECH_PACKAGES, and NONFREE_APT_PACKAGES with
+# --build-arg ENABLE_NONFREE_ENGINES=true); test/unit/compose.test.ts fails
+# when the two lists differ. Festival's voices are listed one by one because
+# this installs without recommends.
+ARG ENABLE_NONFREE_ENGINES=false
+RUN set -eu; \
+    nonfree=""; \
+    if [ "$ENABLE_NONFREE_ENGINES" = "true" ]; then \
+        printf 'Types: deb\nURIs: http://deb.debian.org/debian\nSuites: bookworm bookworm-updates\nComponents: contrib non-free\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
+            > /etc/apt/sources.list.d/openvox-nonfree.sources; \
+        nonfree="libttspico-utils rhvoice rhvoice-english"; \
+    fi; \
+    apt-get update; \
+    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
         ffmpeg \
-        espeak-ng \
-        flite \
-        festival \
-        festvox-us-slt-hts \
-    && rm -rf /var/lib/apt/lists/*
+        espeak-ng flite festival \
+        festvox-us-slt-hts festvox-kallpc16k festvox-kdlpc16k festvox-ca-ona-hts \
+        festvox-czech-dita festvox-czech-krb festvox-czech-machac festvox-czech-ph \
+        festvox-suopuhe-lj festvox-suopuhe-mv festvox-italp16k festvox-itapc16k festvox-ru \
+        festvox-hi-nsk festvox-mr-nsk festvox-te-nsk festival-hi festival-mr festival-te \
+        $nonfree; \
+    rm -rf /var/lib/apt/lists/*
 
-ENV NODE_ENV=production \
+ENV ENABLE_NONFREE_ENGINES=${ENABLE_NONFREE_ENGINES} \
+    NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=3000 \
     MODELS_DIR=/app/models \

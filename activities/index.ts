@@ -4,6 +4,7 @@ import type { EngineRegistry } from '../engines/registry';
 import type { Config } from '../lib/config';
 import type { Mailer } from '../lib/mail';
 import type { Storage } from '../lib/storage';
+import { createBillingActivities } from './billing';
 import { createCloningActivities } from './cloning';
 import { createCreditActivities } from './credits';
 import { createSignupActivities } from './signup';
@@ -29,6 +30,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createCreditActivities(deps),
     ...createSynthesisActivities(deps),
     ...createCloningActivities(deps),
+    ...createBillingActivities(deps),
   };
 }
 

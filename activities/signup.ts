@@ -1,4 +1,4 @@
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, log } from '@temporalio/activity';
 import { randomUUID } from 'node:crypto';
 import type { ActivityDeps } from '.';
 import { applyGrant } from '../db/ledger';
@@ -50,6 +50,8 @@ export function createSignupActivities({ db, mailer, config }: ActivityDeps) {
           'If you did not sign up, ignore this message.',
         ].join('\n'),
       });
+      // Development only: the first session should not need a mail client. Never in production logs.
+      if (config.NODE_ENV === 'development') log.info('verification link', { email: account.email, link });
       return { tokenId, delivery: delivery.startsWith('/') ? 'file' : 'smtp' };
     },
 

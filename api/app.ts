@@ -14,6 +14,9 @@ import { authRoutes } from './routes/auth';
 import { openAiRoutes } from './routes/openai';
 import { openAiErrors } from './routes/openai/errors';
 import { operationsRoutes } from './routes/operations';
+import { apiIndexRoutes } from './routes/operations/apiIndex';
+import { metricsRoutes } from './routes/operations/metrics';
+import { createApiMetrics } from './metrics';
 import { planRoutes } from './routes/plans';
 import { projectRoutes } from './routes/projects';
 import { ttsRoutes } from './routes/tts';
@@ -33,7 +36,8 @@ export function createApp(deps: ApiDeps): Koa {
 export function buildApp(deps: ApiDeps, resources: Route[]): Koa {
   let document: unknown;
   const openApiDocument = (): unknown => (document ??= buildOpenApiDocument(routes, deps.config.PUBLIC_URL, version));
-  const routes: Route[] = [...resources, ...operationsRoutes(deps, openApiDocument)];
+  const metrics = createApiMetrics(deps.db);
+  const routes: Route[] = [...resources, ...operationsRoutes(deps, openApiDocument), ...apiIndexRoutes(version), ...metricsRoutes(metrics.registry)];
 
   const router = new Router();
   const mount = ({ route, family, path }: { route: Route; family: Family; path: string }) =>
@@ -77,6 +81,7 @@ export function buildApp(deps: ApiDeps, resources: Route[]): Koa {
     .use(requestId)
     .use(clientIp(trust))
     .use(accessLog(deps.logger))
+    .use(metrics.middleware)
     .use(problems)
     // OpenAI's error shape on its paths (/v1/audio/speech, …), so OpenAI's SDKs raise the right errors.
     .use(openAiErrors)

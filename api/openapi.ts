@@ -40,18 +40,99 @@ export function problemResponses(...statuses: number[]) {
   );
 }
 
-const FAMILY_TAG: Record<Family, string> = { v1: '', unversioned: ' (unversioned)' };
+/** Tags in the order the docs page shows them, each with what it groups. */
+const TAGS = [
+  { name: 'Auth', description: 'Register, verify the email, log in, refresh and revoke tokens; the profile with balance and usage.' },
+  { name: 'API keys', description: 'Long-lived `vk_…` keys for servers and scripts; shown once, stored as a SHA-256.' },
+  { name: 'Text to speech', description: 'Submit a synthesis (202 + status URL), poll it, download the audio, list and delete history.' },
+  { name: 'Voices', description: 'The premade catalog and your cloned voices (acoustic matching of a base voice to a sample).' },
+  { name: 'Projects', description: 'Group syntheses; names are unique per account.' },
+  { name: 'Plans', description: 'Subscription plans, cheapest first.' },
+  { name: 'Operations', description: 'Index, health, readiness, metrics and these docs.' },
+  {
+    name: 'Unversioned aliases',
+    description: 'The same endpoints under `/api/...` for clients written against it: identical handlers, `task_id` instead of `id` in synthesis responses, paths in this family. New clients use `/api/v1/...`.',
+  },
+];
+const ALIAS_TAG = 'Unversioned aliases';
+
+const header = (description: string, schema: Record<string, unknown> = { type: 'string' }) => ({ description, schema });
+const REQUEST_ID = header('The request id (yours if it matched `[A-Za-z0-9._~:-]{1,128}`, else a new one); problem bodies repeat it as `request_id`.');
+const RETRY_AFTER = header('Seconds to wait before retrying.', { type: 'integer', minimum: 0 });
+/** Response headers that only some operations set, by the operation's v1 (or only) path, method and status. */
+const ROUTE_HEADERS: Record<string, Record<string, ReturnType<typeof header>>> = {
+  'post /api/v1/tts/synthesize/ 202': {
+    Location: header('The status URL of the synthesis, in the caller’s family.'),
+    'Idempotent-Replayed': header('`true` when this answer replays the first request with the same Idempotency-Key.', { type: 'string', enum: ['true'] }),
+  },
+  'post /api/v1/voices/upload/ 202': { Location: header('The voice’s URL, in the caller’s family.') },
+  'post /api/v1/projects/ 201': { Location: header('The project’s URL, in the caller’s family.') },
+};
+/** Request bodies that work as they stand when tried from the docs page (by the v1 or only path). */
+const REQUEST_EXAMPLES: Record<string, unknown> = {
+  'post /api/v1/auth/register/': { email: 'ada@example.com', password: 'a long passphrase', name: 'Ada' },
+  'post /api/v1/auth/login/': { email: 'ada@example.com', password: 'a long passphrase' },
+  'post /api/v1/auth/resend-verification/': { email: 'ada@example.com' },
+  'post /api/v1/auth/api-keys/': { name: 'build server' },
+  'post /api/v1/tts/synthesize/': { text: 'Hello from OpenVox.', voice_id: 'en-us-slt', speed: 1, pitch: 0, emotion: 'neutral', output_format: 'mp3' },
+  'post /api/v1/projects/': { name: 'Audiobook', description: 'Chapters of the first book' },
+};
+
+const STATUS_HEADERS: Record<string, Record<string, ReturnType<typeof header>>> = {
+  '401': { 'WWW-Authenticate': header('`Bearer` when credentials are missing.') },
+  '405': { Allow: header('The methods this path answers.') },
+  '416': { 'Content-Range': header('`bytes */<size>`: the size of the audio.') },
+  '429': { 'Retry-After': RETRY_AFTER },
+  '503': { 'Retry-After': RETRY_AFTER },
+};
+
+/**
+ * What the zod schemas cannot say, added to the generated document in one
+ * place: response headers, audio as binary, and the unversioned family
+ * marked as an alias of the versioned one.
+ */
+function polish(document: any, aliases: Map<string, string>): any {
+  for (const [path, item] of Object.entries<any>(document.paths ?? {})) {
+    for (const [method, operation] of Object.entries<any>(item)) {
+      const alias = aliases.get(`${method} ${path}`);
+      if (alias) {
+        operation.tags = [ALIAS_TAG];
+        operation.summary = `${operation.summary} (alias of ${alias})`;
+        operation['x-alias-of'] = alias;
+      }
+      const canonical = alias ?? path;
+      const example = REQUEST_EXAMPLES[`${method} ${canonical}`];
+      const json = operation.requestBody?.content?.['application/json'];
+      if (example && json) json.example = example;
+      for (const [status, response] of Object.entries<any>(operation.responses ?? {})) {
+        response.headers = {
+          'X-Request-Id': REQUEST_ID,
+          ...STATUS_HEADERS[status],
+          ...ROUTE_HEADERS[`${method} ${canonical} ${status}`],
+          ...response.headers,
+        };
+        for (const [type, media] of Object.entries<any>(response.content ?? {})) {
+          if (type.startsWith('audio/') && !media.schema) media.schema = { type: 'string', format: 'binary' };
+        }
+      }
+    }
+  }
+  return document;
+}
 
 /** OpenAPI 3.1 from the same zod schemas that validate requests: both families, every route. */
 export function buildOpenApiDocument(routes: Route[], publicUrl: string, version: string) {
   const paths: ZodOpenApiPathsObject = {};
+  /** `method path` of an unversioned operation → `METHOD /api/v1/...` of the operation it aliases. */
+  const aliases = new Map<string, string>();
   for (const route of routes) {
     for (const [family, path] of Object.entries(route.paths) as [Family, string][]) {
       const operationId = `${route.method}${path.replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string) => (c ?? '').toUpperCase())}`;
+      if (family === 'unversioned' && route.paths.v1) aliases.set(`${route.method} ${path}`, route.paths.v1);
       paths[path] ??= {};
       paths[path][route.method] = {
         operationId,
-        summary: `${route.summary}${FAMILY_TAG[family]}`,
+        summary: route.summary,
         tags: route.tags,
         requestParams: {
           ...(route.params && { path: route.params }),
@@ -65,19 +146,21 @@ export function buildOpenApiDocument(routes: Route[], publicUrl: string, version
           requestBody: { required: true, content: { 'multipart/form-data': { schema: route.form } } },
         }),
         security: route.auth ? [{ bearer: [] }] : [],
-        responses: { ...route.responses, ...problemResponses(500) },
+        // Anything that reads PostgreSQL or talks to Temporal answers 503 (with Retry-After) while one is down.
+        responses: { ...route.responses, ...problemResponses(500, ...(route.paths.v1 || route.auth ? [503] : [])) },
       };
     }
   }
-  return createDocument({
+  const document = createDocument({
     openapi: '3.1.0',
     info: {
       title: 'OpenVox API',
       version,
       description:
-        'Self-hosted text-to-speech and voice cloning. Every path exists in two families: `/api/v1/...` and `/api/...`. Errors are `application/problem+json`.',
+        'Self-hosted text-to-speech and voice cloning. Use the `/api/v1/...` paths; the same endpoints exist under `/api/...` (listed under “Unversioned aliases”). Errors are `application/problem+json` with a stable `code`. Every response carries `X-Request-Id`.',
     },
     servers: [{ url: publicUrl }],
+    tags: TAGS,
     components: {
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', description: 'An access JWT or an API key (`vk_...`).' },
@@ -85,4 +168,5 @@ export function buildOpenApiDocument(routes: Route[], publicUrl: string, version
     },
     paths,
   });
+  return polish(document, aliases);
 }

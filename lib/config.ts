@@ -106,6 +106,9 @@ const EnvSchema = z.object({
    * Idempotency-Key gets it). Only a stack without a live worker waits this long.
    */
   SUBMIT_TIMEOUT_SECONDS: seconds.max(300).default(30),
+  /** The worker's Prometheus endpoint (its metrics and the Temporal SDK's): port 0 turns it off. */
+  WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
+  WORKER_METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   /** How long synthesis activities retry object-storage errors (an outage is waited out) before the job fails as storage_unavailable. */
   STORAGE_RETRY_SECONDS: seconds.default(600),
 

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
+import PinoPretty from 'pino-pretty';
 import { createDb } from '../db/knex';
 import { migrate } from '../db/migrate';
 import { loadConfigOrExit, ROOT } from '../lib/config';
@@ -72,8 +73,11 @@ async function main() {
     await migrate(db, config);
     await db.destroy();
 
+    // On a terminal the JSON log lines are made readable (LOG_FORMAT=json keeps them raw, as in production).
+    const pretty = process.stdout.isTTY && process.env.LOG_FORMAT !== 'json';
     for (const name of ['worker', 'api']) {
-      const child = spawn(process.execPath, [path.join(ROOT, 'dist', name, 'main.js')], { stdio: 'inherit' });
+      const child = spawn(process.execPath, [path.join(ROOT, 'dist', name, 'main.js')], { stdio: ['ignore', pretty ? 'pipe' : 'inherit', 'inherit'] });
+      if (pretty) child.stdout!.pipe(PinoPretty({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }));
       child.once('exit', (code, signal) => {
         if (!stopping) {
           log(`${name} exited (${signal ?? code}); stopping everything`);
@@ -97,6 +101,8 @@ async function main() {
       `  API            ${config.PUBLIC_URL}/api/v1/`,
       `  API docs       ${config.PUBLIC_URL}/api/docs/`,
       `  Readiness      ${config.PUBLIC_URL}/readyz`,
+      `  Metrics        ${config.PUBLIC_URL}/metrics${config.WORKER_METRICS_PORT ? `, worker http://${config.WORKER_METRICS_HOST}:${config.WORKER_METRICS_PORT}/metrics` : ''}`,
+      ...(config.SMTP_URL ? [] : [`  Mail           ${config.MAIL_DIR}/*.eml (the worker also logs verification links)`]),
       `  Temporal UI    http://127.0.0.1:${TEMPORAL_UI_PORT}`,
       `  MinIO console  ${minioConsole}  (user ${config.MINIO_ACCESS_KEY})`,
       `  Logs           api and worker below; services in ${logDir}`,

@@ -1,4 +1,4 @@
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { type ActivityInterceptorsFactory, NativeConnection, Worker } from '@temporalio/worker';
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { createActivities, type ActivityDeps } from '../activities';
@@ -12,6 +12,8 @@ export interface WorkerOptions {
   connection: NativeConnection;
   /** A prebuilt bundle (npm run build writes dist/workflow-bundle.js); without it the worker bundles at start. */
   workflowBundlePath?: string;
+  /** Activity interceptors of both workers (the worker process's metrics). */
+  activityInterceptors?: ActivityInterceptorsFactory[];
 }
 
 /**
@@ -20,13 +22,13 @@ export interface WorkerOptions {
  * activities run the speech engines and ffmpeg, as many at once as there are cores
  * (or SYNTHESIS_CONCURRENCY).
  */
-export async function createWorkers({ config, deps, connection, workflowBundlePath }: WorkerOptions): Promise<Worker[]> {
+export async function createWorkers({ config, deps, connection, workflowBundlePath, activityInterceptors = [] }: WorkerOptions): Promise<Worker[]> {
   const workflows =
     workflowBundlePath && existsSync(workflowBundlePath)
       ? { workflowBundle: { codePath: workflowBundlePath } }
       : { workflowsPath: WORKFLOWS_PATH };
   const activities = createActivities(deps);
-  const common = { connection, namespace: config.TEMPORAL_NAMESPACE, activities };
+  const common = { connection, namespace: config.TEMPORAL_NAMESPACE, activities, interceptors: { activity: activityInterceptors } };
   return Promise.all([
     Worker.create({
       ...common,

@@ -8,15 +8,24 @@ import { createLogger } from '../lib/logger';
 import { createMailer } from '../lib/mail';
 import { createStorage } from '../lib/storage';
 import { createTemporalClient } from '../lib/temporal';
+import { ensureBillingSchedule } from '../lib/billingSchedule';
 import { createWorkers } from './create';
+import { createWorkerMetrics, freeLoopbackPort, serveWorkerMetrics } from './metrics';
 import { installRuntime } from './runtime';
 
 async function main() {
   const config = loadConfigOrExit();
   const logger = createLogger(config, 'worker');
+  // The SDK's own metrics go to a loopback port of their own; serveWorkerMetrics appends them to ours.
+  const sdkMetricsPort = config.WORKER_METRICS_PORT ? await freeLoopbackPort() : 0;
   // The SDK's own SIGINT/SIGTERM handling drains in-flight tasks before run() resolves.
-  installRuntime(logger);
+  installRuntime(logger, sdkMetricsPort ? { metricsBindAddress: `127.0.0.1:${sdkMetricsPort}` } : {});
   const db = createDb(config, logger);
+  const metrics = createWorkerMetrics(db);
+  const metricsServer = config.WORKER_METRICS_PORT
+    ? await serveWorkerMetrics(metrics.registry, { host: config.WORKER_METRICS_HOST, port: config.WORKER_METRICS_PORT, sdkUrl: `http://127.0.0.1:${sdkMetricsPort}/metrics` })
+    : undefined;
+  if (metricsServer) logger.info({ url: metricsServer.url }, 'worker metrics');
   const storage = createStorage(config);
   await migrate(db, config);
   await storage.ensureBucket();
@@ -35,11 +44,16 @@ async function main() {
     },
     connection,
     workflowBundlePath: config.WORKFLOW_BUNDLE ?? path.join(__dirname, '..', 'workflow-bundle.js'),
+    activityInterceptors: [metrics.interceptor],
   });
+  // Every worker makes sure it exists; the first one creates it, a paused one stays paused. Not
+  // fatal: the next worker start tries again, and refills only wait (a late run refills what is due).
+  await ensureBillingSchedule(temporal, config).catch((error) => logger.warn({ err: error }, 'billing schedule not ensured'));
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE }, 'worker running');
   try {
     await Promise.all(workers.map((worker) => worker.run()));
   } finally {
+    metricsServer?.server.close();
     await connection.close();
     await temporal.connection.close();
     await db.destroy();

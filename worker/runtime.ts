@@ -9,11 +9,16 @@ const LEVELS: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = 
   ERROR: 'error',
 };
 
-/** Sends the Temporal SDK's own logs through our structured logger; call once, before any connection. */
-export function installRuntime(logger: Logger): void {
+/**
+ * Sends the Temporal SDK's own logs through our structured logger, and with
+ * `metricsBindAddress` serves the SDK's Prometheus metrics there; call once,
+ * before any connection.
+ */
+export function installRuntime(logger: Logger, { metricsBindAddress }: { metricsBindAddress?: string } = {}): void {
   const log = (level: LogLevel, message: string, meta?: LogMetadata) => logger[LEVELS[level]]({ ...meta, sdk: true }, message);
   Runtime.install({
     shutdownSignals: ['SIGINT', 'SIGTERM'],
+    ...(metricsBindAddress && { telemetryOptions: { metrics: { prometheus: { bindAddress: metricsBindAddress, countersTotalSuffix: true } } } }),
     logger: {
       log,
       trace: (message, meta) => log('TRACE', message, meta),

@@ -5,4 +5,5 @@ export { creditDeduction } from './creditDeduction';
 export { synthesis } from './synthesis';
 export { synthesisDeletion, voiceDeletion } from './deletion';
 export { voiceCloning } from './voiceCloning';
+export { billingRefill } from './billingRefill';
 export { benchCreditShape, benchNoop, benchSynthesisShape } from './benchmark';

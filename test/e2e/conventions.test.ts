@@ -66,7 +66,7 @@ describe('API conventions (API.md "every endpoint")', () => {
 
   it('answers unknown paths with 404 not_found', async () => {
     await expectProblem(await fetch(`${api.url}/api/v1/unknown/`), 404, 'not_found');
-    await expectProblem(await fetch(`${api.url}/`), 404, 'not_found');
+    await expectProblem(await fetch(`${api.url}/unknown/`), 404, 'not_found'); // `/` itself is the API index
   });
 
   it('answers a wrong method with 405 method_not_allowed and an Allow header', async () => {

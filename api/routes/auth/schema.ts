@@ -51,13 +51,31 @@ export const Usage = z
     audio_seconds: z.number(),
     cloned_voices: z.number().int(),
     cloned_voices_limit: z.number().int(),
+    daily: z
+      .array(
+        z.object({
+          date: z.string().meta({ description: 'A UTC day, YYYY-MM-DD' }),
+          syntheses: z.number().int(),
+          credits_used: z.number().int(),
+          audio_seconds: z.number(),
+        }),
+      )
+      .meta({ description: 'Completed syntheses of the period per UTC day, oldest first; days without any are left out' }),
   })
   .meta({ id: 'Usage' });
+
+export const BillingPeriod = z
+  .object({
+    start: z.string().meta({ description: 'When the current billing period began: monthly from verification; its credits were topped up to the plan’s monthly_credits then' }),
+    end: z.string().meta({ description: 'When the next period begins (and the next refill)' }),
+  })
+  .meta({ id: 'BillingPeriod' });
 
 export const Profile = AccountOut.extend({
   subscription_tier: z.string(),
   credit_balance: z.number().int(),
   credits_reserved: z.number().int(),
+  billing_period: BillingPeriod.nullable().meta({ description: 'null until the email is verified' }),
   usage: Usage,
 }).meta({ id: 'Profile' });
 

@@ -14,7 +14,7 @@ export function currentPeriod(now = new Date()): { start: Date; end: Date } {
 /** Usage of the current period: syntheses that ended in it, and the clones that count against the plan. */
 export async function usageOf(db: Db, account: Account): Promise<z.output<typeof Usage>> {
   const { start, end } = currentPeriod();
-  const [plan, [syntheses], [voices]] = await Promise.all([
+  const [plan, [syntheses], [voices], daily] = await Promise.all([
     db('subscription_plans').where({ id: account.subscription_tier }).first('max_cloned_voices'),
     db('syntheses')
       .where({ account_id: account.id })
@@ -28,6 +28,18 @@ export async function usageOf(db: Db, account: Account): Promise<z.output<typeof
         db.raw(`coalesce(sum(duration_seconds) filter (where status = 'completed'), 0)::float as audio_seconds`),
       ),
     db('voices').where({ account_id: account.id, category: 'cloned' }).whereIn('status', ['processing', 'ready']).whereNull('deleted_at').count<{ count: string }[]>({ count: '*' }),
+    db('syntheses')
+      .where({ account_id: account.id, status: 'completed' })
+      .andWhere('completed_at', '>=', start)
+      .andWhere('completed_at', '<', end)
+      .groupByRaw(`1`)
+      .orderByRaw(`1`)
+      .select(
+        db.raw(`to_char(completed_at at time zone 'UTC', 'YYYY-MM-DD') as date`),
+        db.raw(`count(*)::int as syntheses`),
+        db.raw(`coalesce(sum(credits_charged), 0)::int as credits_used`),
+        db.raw(`coalesce(sum(duration_seconds), 0)::float as audio_seconds`),
+      ),
   ]);
   return {
     period_start: start.toISOString(),
@@ -39,5 +51,11 @@ export async function usageOf(db: Db, account: Account): Promise<z.output<typeof
     audio_seconds: Math.round(syntheses.audio_seconds * 100) / 100,
     cloned_voices: Number(voices.count),
     cloned_voices_limit: plan?.max_cloned_voices ?? 0,
+    daily: daily.map((day: { date: string; syntheses: number; credits_used: number; audio_seconds: number }) => ({
+      date: day.date,
+      syntheses: day.syntheses,
+      credits_used: day.credits_used,
+      audio_seconds: Math.round(day.audio_seconds * 100) / 100,
+    })),
   };
 }

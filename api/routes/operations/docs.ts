@@ -16,7 +16,7 @@ export function docsPage(): string {
   <div id="docs"></div>
   <script src="/api/docs/assets/swagger-ui-bundle.js"></script>
   <script>
-    window.ui = SwaggerUIBundle({ url: '/api/openapi.json', dom_id: '#docs', deepLinking: true });
+    window.ui = SwaggerUIBundle({ url: '/api/openapi.json', dom_id: '#docs', deepLinking: true, docExpansion: 'list', defaultModelsExpandDepth: 0 });
   </script>
 </body>
 </html>

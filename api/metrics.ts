@@ -1,0 +1,105 @@
+import type { Middleware } from 'koa';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Db } from '../db/knex';
+
+/**
+ * The API's Prometheus metrics, one registry per app. Two kinds:
+ * - this process's own: request durations, and what it submitted;
+ * - the service's state, read from PostgreSQL at each scrape (syntheses and
+ *   voices by status, credits by ledger kind): the same on every API
+ *   process, so aggregate those with max(), not sum().
+ */
+export interface ApiMetrics {
+  registry: Registry;
+  middleware: Middleware;
+}
+
+const SYNTHESIZE_ROUTES = new Set(['/api/v1/tts/synthesize', '/api/tts/synthesize']);
+const CLONE_ROUTES = new Set(['/api/v1/voices/upload', '/api/voices/clone']);
+
+export function createApiMetrics(db: Db): ApiMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+
+  const requestDuration = new Histogram({
+    name: 'openvox_http_request_duration_seconds',
+    help: 'HTTP requests by method, route (the path pattern) and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 15, 30],
+    registers: [registry],
+  });
+  const submitted = new Counter({
+    name: 'openvox_syntheses_submitted_total',
+    help: 'Syntheses this API process accepted (202, replays not counted)',
+    registers: [registry],
+  });
+  const reserved = new Counter({
+    name: 'openvox_credits_reserved_total',
+    help: 'Credits reserved by the syntheses this API process accepted',
+    registers: [registry],
+  });
+  const cloneJobs = new Counter({
+    name: 'openvox_clone_jobs_submitted_total',
+    help: 'Voice cloning jobs this API process accepted',
+    registers: [registry],
+  });
+
+  // Read at scrape time: what every API process sees alike.
+  new Gauge({
+    name: 'openvox_syntheses',
+    help: 'Syntheses by status (from PostgreSQL; deleted ones included)',
+    labelNames: ['status'] as const,
+    registers: [registry],
+    async collect() {
+      const rows = await db('syntheses').select('status').count<{ status: string; count: string }[]>({ count: '*' }).groupBy('status');
+      this.reset();
+      for (const status of ['queued', 'processing', 'completed', 'failed', 'canceled']) this.set({ status }, 0);
+      for (const row of rows) this.set({ status: row.status }, Number(row.count));
+    },
+  });
+  new Gauge({
+    name: 'openvox_credits_ledger',
+    help: 'Credits moved by ledger kind (grant, reserve, capture, release), from PostgreSQL',
+    labelNames: ['kind'] as const,
+    registers: [registry],
+    async collect() {
+      const rows = await db('credit_ledger').select('kind').sum<{ kind: string; sum: string }[]>({ sum: 'amount' }).groupBy('kind');
+      this.reset();
+      for (const kind of ['grant', 'reserve', 'capture', 'release']) this.set({ kind }, 0);
+      for (const row of rows) this.set({ kind: row.kind }, Number(row.sum));
+    },
+  });
+  new Gauge({
+    name: 'openvox_clone_jobs',
+    help: 'Cloned voices by status (processing, ready, failed), from PostgreSQL',
+    labelNames: ['status'] as const,
+    registers: [registry],
+    async collect() {
+      const rows = await db('voices').where({ category: 'cloned' }).select('status').count<{ status: string; count: string }[]>({ count: '*' }).groupBy('status');
+      this.reset();
+      for (const status of ['processing', 'ready', 'failed']) this.set({ status }, 0);
+      for (const row of rows) this.set({ status: row.status }, Number(row.count));
+    },
+  });
+
+  const middleware: Middleware = async (ctx, next) => {
+    const stopTimer = requestDuration.startTimer();
+    try {
+      await next();
+    } finally {
+      // The path pattern, never the path itself: ids would make a series per request.
+      const route: string = (ctx as { _matchedRoute?: string })._matchedRoute ?? 'unmatched';
+      stopTimer({ method: ctx.method, route, status: String(ctx.status) });
+      if (ctx.status === 202 && ctx.response.get('Idempotent-Replayed') !== 'true') {
+        if (SYNTHESIZE_ROUTES.has(route)) {
+          submitted.inc();
+          const characters = Number((ctx.body as { characters?: number } | undefined)?.characters);
+          if (Number.isFinite(characters)) reserved.inc(characters);
+        } else if (CLONE_ROUTES.has(route)) {
+          cloneJobs.inc();
+        }
+      }
+    }
+  };
+  return { registry, middleware };
+}

@@ -1,0 +1,64 @@
+import { z } from 'zod';
+import { defineRoute, type Family, type Route } from '../../route';
+
+/** The entry points of each family, so the start banner's `/api/v1/` answers with somewhere to go next. */
+const RESOURCES: Record<string, Record<Family, string>> = {
+  register: { v1: '/api/v1/auth/register/', unversioned: '/api/auth/register/' },
+  verify_email: { v1: '/api/v1/auth/verify-email/', unversioned: '/api/auth/verify-email/' },
+  login: { v1: '/api/v1/auth/login/', unversioned: '/api/auth/login/' },
+  profile: { v1: '/api/v1/auth/profile/', unversioned: '/api/auth/profile/' },
+  api_keys: { v1: '/api/v1/auth/api-keys/', unversioned: '/api/auth/api-keys/' },
+  subscription_plans: { v1: '/api/v1/subscription-plans/', unversioned: '/api/subscription-plans/' },
+  voices: { v1: '/api/v1/voices/', unversioned: '/api/voices/' },
+  synthesize: { v1: '/api/v1/tts/synthesize/', unversioned: '/api/tts/synthesize/' },
+  history: { v1: '/api/v1/tts/history/', unversioned: '/api/tts/history/' },
+  projects: { v1: '/api/v1/projects/', unversioned: '/api/projects/' },
+};
+
+const ApiIndex = z
+  .object({
+    name: z.literal('OpenVox'),
+    version: z.string().meta({ description: 'The server version' }),
+    family: z.enum(['v1', 'unversioned']).meta({ description: 'The path family of this index and of the paths in `resources`' }),
+    resources: z.record(z.string(), z.string()).meta({ description: 'Entry points by name, as paths in the caller’s family' }),
+    docs: z.string().meta({ description: 'The browsable API reference' }),
+    openapi: z.string().meta({ description: 'The OpenAPI 3.1 document' }),
+  })
+  .meta({ id: 'ApiIndex' });
+
+export function presentIndex(family: Family, version: string): z.output<typeof ApiIndex> {
+  return {
+    name: 'OpenVox',
+    version,
+    family,
+    resources: Object.fromEntries(Object.entries(RESOURCES).map(([name, paths]) => [name, paths[family]])),
+    docs: '/api/docs/',
+    openapi: '/api/openapi.json',
+  };
+}
+
+export function apiIndexRoutes(version: string): Route[] {
+  const responses = { 200: { description: 'The API’s entry points', content: { 'application/json': { schema: ApiIndex } } } };
+  return [
+    defineRoute({
+      method: 'get',
+      paths: { v1: '/api/v1/', unversioned: '/api/' },
+      summary: 'Index of the API’s resources',
+      tags: ['Operations'],
+      responses,
+      async handler(ctx, _input, family) {
+        ctx.body = presentIndex(family, version);
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      paths: { unversioned: '/' },
+      summary: 'Index of the API’s resources (the versioned family)',
+      tags: ['Operations'],
+      responses,
+      async handler(ctx) {
+        ctx.body = presentIndex('v1', version);
+      },
+    }),
+  ];
+}

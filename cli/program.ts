@@ -1,0 +1,299 @@
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { Model } from 'objection';
+import { createDb } from '../db/knex';
+import { loadConfig } from '../lib/config';
+import { createTemporalClient } from '../lib/temporal';
+import { version } from '../package.json';
+import { AdminError, type AdminDeps, createUser, grantCredits, listUsers, setPlan, verifyUser } from './admin';
+import { ApiError, clientSettings, OpenVoxClient, progressLine } from './client';
+
+export interface Io {
+  out(text: string): void;
+  err(text: string): void;
+  env: NodeJS.ProcessEnv;
+  /** Whether stderr is a terminal: the progress bar redraws in place there, and prints every 25 % elsewhere. */
+  tty: boolean;
+}
+
+const integer = (value: string) => {
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('Not a whole number.');
+  return Number(value);
+};
+const number = (value: string) => {
+  const parsed = Number(value);
+  if (!Number.isFinite(parsed)) throw new InvalidArgumentError('Not a number.');
+  return parsed;
+};
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** `openvox`: the operator's admin commands (PostgreSQL and Temporal directly) and the user's commands (the HTTP API). */
+export function buildProgram(io: Io): Command {
+  const program = new Command('openvox')
+    .description('OpenVox from the command line: admin commands for the operator (PostgreSQL, Temporal), user commands over the HTTP API')
+    .version(version)
+    .option('--json', 'print JSON instead of text')
+    .showHelpAfterError()
+    .exitOverride()
+    .configureOutput({ writeOut: io.out, writeErr: io.err });
+
+  const json = (command: Command): boolean => Boolean(command.optsWithGlobals().json);
+  const print = (command: Command, value: unknown, text: () => string) => io.out(`${json(command) ? JSON.stringify(value, null, 2) : text()}\n`);
+
+  /** Admin commands read DATABASE_URL, TEMPORAL_ADDRESS, … like the service (lib/config.ts). */
+  async function withAdmin<T>(run: (deps: AdminDeps) => Promise<T>): Promise<T> {
+    const config = loadConfig(io.env);
+    // createDb binds Objection's models to its pool; the admin commands use none, and an
+    // embedding process (the tests run the CLI beside an API) keeps its own binding.
+    const bound = Model.knex();
+    const db = createDb(config);
+    if (bound) Model.knex(bound);
+    let temporal: ReturnType<typeof createTemporalClient> | undefined;
+    try {
+      return await run({
+        db,
+        config,
+        temporal: async () => {
+          temporal ??= createTemporalClient(config);
+          return temporal;
+        },
+      });
+    } finally {
+      await temporal?.connection.close().catch(() => undefined);
+      await db.destroy();
+    }
+  }
+  const client = () => new OpenVoxClient(clientSettings(io.env));
+
+  // ------------------------------------------------------------ admin
+  const user = program.command('user').description('Admin: one account (PostgreSQL directly)');
+  user
+    .command('create')
+    .description('Create an account; with --verified it is verified and credited at once, otherwise the verification mail goes out')
+    .argument('<email>')
+    .option('--password <password>', 'its password (8-128 characters); a random one is made and printed when omitted')
+    .option('--name <name>', 'display name', '')
+    .option('--verified', 'verified now, with the free credits')
+    .option('--plan <plan>', 'subscription plan id', 'free')
+    .action(async (email: string, options, command: Command) => {
+      const created = await withAdmin((deps) => createUser(deps, { email, ...options }));
+      print(command, created, () =>
+        [
+          `created ${created.email} (${created.id}), plan ${created.plan}, ${created.email_verified ? `verified, ${created.credit_balance} credits` : 'verification mail sent'}`,
+          ...(created.password ? [`password: ${created.password}`] : []),
+        ].join('\n'),
+      );
+    });
+  user
+    .command('verify')
+    .description('Mark an account verified and grant the free credits (once, like the verification link)')
+    .argument('<email>')
+    .action(async (email: string, _options, command: Command) => {
+      const verified = await withAdmin((deps) => verifyUser(deps, email));
+      print(command, verified, () => `${verified.email} verified${verified.credits_granted ? `, ${verified.credits_granted} credits granted` : ' (already; nothing granted)'}; balance ${verified.credit_balance}`);
+    });
+
+  program
+    .command('users')
+    .description('Admin: accounts')
+    .command('list')
+    .description('Accounts, newest first, with this month’s usage')
+    .option('--limit <n>', 'at most this many', integer, 100)
+    .option('--email <email>', 'only this account')
+    .action(async (options, command: Command) => {
+      const users = await withAdmin((deps) => listUsers(deps, options));
+      print(command, users, () =>
+        [
+          'email\tplan\tverified\tbalance\treserved\tsyntheses\tfailed\tcredits used\taudio s\tclones',
+          ...users.map((u) =>
+            [u.email, u.plan, u.email_verified ? 'yes' : 'no', u.credit_balance, u.credits_reserved, u.usage.syntheses, u.usage.syntheses_failed, u.usage.credits_used, u.usage.audio_seconds, u.usage.cloned_voices].join('\t'),
+          ),
+        ].join('\n'),
+      );
+    });
+
+  program
+    .command('credits')
+    .description('Admin: credits')
+    .command('grant')
+    .description('Grant credits: one ledger grant row and the balance in one transaction; the same reference applies once')
+    .argument('<email>')
+    .argument('<credits>', 'how many credits', integer)
+    .requiredOption('--reason <text>', 'why (kept in the ledger reference)')
+    .option('--reference <ref>', 'idempotency reference (default: the reason); repeat a grant with a new one')
+    .action(async (email: string, amount: number, options, command: Command) => {
+      const granted = await withAdmin((deps) => grantCredits(deps, { email, amount, ...options }));
+      print(command, granted, () =>
+        granted.applied
+          ? `granted ${granted.amount} credits to ${granted.email} (${granted.reference}); balance ${granted.credit_balance}`
+          : `already granted under ${granted.reference}: nothing changed; balance ${granted.credit_balance}`,
+      );
+    });
+
+  program
+    .command('plan')
+    .description('Admin: plans')
+    .command('set')
+    .description('Change an account’s subscription plan (its balance stays)')
+    .argument('<email>')
+    .argument('<plan>', 'plan id, e.g. free, starter, creator, pro')
+    .action(async (email: string, plan: string, _options, command: Command) => {
+      const changed = await withAdmin((deps) => setPlan(deps, email, plan));
+      print(command, changed, () => `${changed.email} is on plan ${changed.plan}`);
+    });
+
+  // ------------------------------------------------------------- user
+  program
+    .command('say')
+    .description('Synthesize text (an argument or --file) and save the audio (user command: OPENVOX_URL, OPENVOX_API_KEY or the config file)')
+    .argument('[text]', 'the text; or use --file')
+    .option('-f, --file <path>', 'read the text from a file')
+    .option('-o, --output <path>', 'where to write the audio (default: openvox-<id>.<format>)')
+    .option('-v, --voice <id>', 'voice id', 'en-us-slt')
+    .option('--format <format>', 'wav, mp3, ogg or flac (default: from the output’s extension, else wav)')
+    .option('--speed <factor>', '0.5-2.0', number)
+    .option('--pitch <semitones>', '-12 to +12', number)
+    .option('--emotion <emotion>', 'neutral, happy, sad, angry, calm, excited')
+    .option('--project <id>', 'project id')
+    .action(async (textArgument: string | undefined, options, command: Command) => {
+      if ((textArgument === undefined) === (options.file === undefined)) throw new AdminError('give the text as an argument or with --file, not both');
+      const text = textArgument ?? (await readFile(options.file, 'utf8'));
+      const extension = options.output ? path.extname(options.output).slice(1).toLowerCase() : '';
+      const format = options.format ?? (['wav', 'mp3', 'ogg', 'flac'].includes(extension) ? extension : 'wav');
+      const api = client();
+      const submitted = await api.submit({
+        text,
+        voice_id: options.voice,
+        output_format: format,
+        ...(options.speed !== undefined && { speed: options.speed }),
+        ...(options.pitch !== undefined && { pitch: options.pitch }),
+        ...(options.emotion && { emotion: options.emotion }),
+        ...(options.project && { project_id: options.project }),
+      });
+      const started = Date.now();
+      let status: any;
+      let lastReported = -1;
+      for (;;) {
+        status = await api.json('GET', `/api/v1/tts/history/${submitted.id}/status/`);
+        if (!json(command)) {
+          const line = progressLine(status.status, status.progress ?? 0, (Date.now() - started) / 1000);
+          const step = Math.floor((status.progress ?? 0) * 4);
+          if (io.tty) io.err(`\r${line}`);
+          else if (step !== lastReported) io.err(`${line}\n`);
+          lastReported = step;
+        }
+        if (!['queued', 'processing'].includes(status.status)) break;
+        await sleep(500);
+      }
+      if (io.tty && !json(command)) io.err('\n');
+      if (status.status !== 'completed') throw new ApiError(0, status.error?.code ?? status.status, `synthesis ${submitted.id} ${status.status}${status.error ? `: ${status.error.code}: ${status.error.message}` : ''}`);
+      const audio = Buffer.from(await (await api.request('GET', `/api/v1/tts/history/${submitted.id}/audio/`)).arrayBuffer());
+      const output = options.output ?? `openvox-${submitted.id}.${format}`;
+      await writeFile(output, audio);
+      const result = { id: submitted.id, output, bytes: audio.length, duration_seconds: status.duration_seconds, credits_charged: status.credits_charged, format };
+      print(command, result, () => `wrote ${output} (${result.duration_seconds} s of audio, ${audio.length} bytes, ${result.credits_charged} credits)`);
+    });
+
+  program
+    .command('voices')
+    .description('List the voices you can use (user command)')
+    .option('--language <tag>', 'e.g. en or en-GB')
+    .option('--category <category>', 'premade or cloned')
+    .option('--limit <n>', 'at most this many (1-100)', integer, 100)
+    .action(async (options, command: Command) => {
+      const query = new URLSearchParams({ page_size: String(options.limit) });
+      if (options.language) query.set('language', options.language);
+      if (options.category) query.set('category', options.category);
+      const page = await client().json('GET', `/api/v1/voices/?${query}`);
+      print(command, page.results, () =>
+        page.results.map((voice: any) => [voice.id, voice.language, voice.gender, voice.category, voice.status, voice.name].join('\t')).join('\n'),
+      );
+    });
+
+  program
+    .command('history')
+    .description('Your recent syntheses, newest first (user command)')
+    .option('--limit <n>', 'at most this many (1-100)', integer, 20)
+    .option('--status <status>', 'queued, processing, completed, failed or canceled')
+    .action(async (options, command: Command) => {
+      const query = new URLSearchParams({ page_size: String(options.limit) });
+      if (options.status) query.set('status', options.status);
+      const page = await client().json('GET', `/api/v1/tts/history/?${query}`);
+      print(command, page.results, () =>
+        page.results
+          .map((entry: any) => [entry.id, entry.created_at, entry.status, entry.voice_id, `${entry.characters} chars`, JSON.stringify(entry.text.length > 40 ? `${entry.text.slice(0, 40)}…` : entry.text)].join('\t'))
+          .join('\n'),
+      );
+    });
+
+  program
+    .command('usage')
+    .description('Your balance and this period’s usage (user command)')
+    .action(async (_options, command: Command) => {
+      const profile = await client().json('GET', '/api/v1/auth/profile/');
+      const summary = {
+        email: profile.email,
+        plan: profile.subscription_tier,
+        credit_balance: profile.credit_balance,
+        credits_reserved: profile.credits_reserved,
+        billing_period: profile.billing_period,
+        usage: profile.usage,
+      };
+      print(command, summary, () =>
+        [
+          `${profile.email} (plan ${profile.subscription_tier})`,
+          `credits: ${profile.credit_balance} available, ${profile.credits_reserved} reserved${profile.billing_period ? `; next refill ${profile.billing_period.end.slice(0, 10)}` : ''}`,
+          `this period (${profile.usage.period_start.slice(0, 10)} to ${profile.usage.period_end.slice(0, 10)}): ${profile.usage.syntheses} syntheses, ${profile.usage.syntheses_failed} failed, ${profile.usage.credits_used} credits, ${profile.usage.audio_seconds} s of audio, ${profile.usage.cloned_voices}/${profile.usage.cloned_voices_limit} cloned voices`,
+          ...profile.usage.daily.map((day: any) => `  ${day.date}: ${day.syntheses} syntheses, ${day.credits_used} credits, ${day.audio_seconds} s`),
+        ].join('\n'),
+      );
+    });
+
+  program
+    .command('clone')
+    .description('Clone a voice from a recording (user command); waits until it is ready')
+    .argument('<sample>', 'WAV, MP3, OGG, FLAC or M4A, 3-300 s, at most 20 MiB')
+    .requiredOption('--name <name>', 'the voice’s name')
+    .option('--description <text>', 'a description')
+    .option('--language <tag>', 'BCP 47 language tag', 'en-US')
+    .option('--consent', 'you affirm the speaker authorized cloning (required)')
+    .option('--no-wait', 'return once uploaded')
+    .action(async (sample: string, options, command: Command) => {
+      if (!options.consent) throw new AdminError('--consent is required: the speaker must have authorized cloning');
+      const form = new FormData();
+      form.set('file', new Blob([await readFile(sample)]), path.basename(sample));
+      form.set('name', options.name);
+      if (options.description) form.set('description', options.description);
+      form.set('language', options.language);
+      form.set('consent', 'true');
+      const api = client();
+      let voice = await api.json('POST', '/api/v1/voices/upload/', { body: form });
+      const started = Date.now();
+      while (options.wait && voice.status === 'processing') {
+        if (!json(command)) io.err(`${io.tty ? '\r' : ''}cloning ${voice.id}: processing, ${((Date.now() - started) / 1000).toFixed(0)} s${io.tty ? '' : '\n'}`);
+        await sleep(1000);
+        voice = await api.json('GET', `/api/v1/voices/${voice.id}/`);
+      }
+      if (io.tty && !json(command)) io.err('\n');
+      if (voice.status === 'failed') throw new ApiError(0, voice.error?.code ?? 'failed', `voice ${voice.id} failed: ${voice.error?.code}: ${voice.error?.message}`);
+      print(command, voice, () => `${voice.id}\t${voice.status}${voice.similarity !== null ? `\tsimilarity ${voice.similarity}` : ''}\t${voice.name}`);
+    });
+
+  return program;
+}
+
+/** Runs one command line; returns the exit code (0 ok, 1 a failed command, 2 a usage error). */
+export async function runCli(argv: string[], io: Io): Promise<number> {
+  const program = buildProgram(io);
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
+    const message = error instanceof AdminError || error instanceof ApiError || error instanceof Error ? error.message : String(error);
+    if (argv.includes('--json')) io.out(`${JSON.stringify({ error: { code: error instanceof ApiError ? error.code : 'error', message } })}\n`);
+    io.err(`openvox: ${message}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,73 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { createTestDeps, type RunningApi, startApi, startTestWorker } from '../helpers/stack';
+
+const run = promisify(execFile);
+const README = path.join(__dirname, '../../README.md');
+
+/** The first bash block of README's "Using the API" section, exactly as a reader pastes it. */
+async function firstSessionBlock(): Promise<string> {
+  const readme = await readFile(README, 'utf8');
+  const section = readme.slice(readme.indexOf('## Using the API\n'));
+  const block = /```bash\n([\s\S]*?)```/.exec(section);
+  if (!block) throw new Error('README has no bash block under "Using the API"');
+  return block[1];
+}
+
+describe('README first session', () => {
+  let cwd: string;
+  let deps: ReturnType<typeof createTestDeps>;
+  let api: RunningApi;
+  let worker: Awaited<ReturnType<typeof startTestWorker>>;
+
+  beforeAll(async () => {
+    // The block reads mail from .data/mail relative to where it runs: a fresh directory stands in for the checkout.
+    cwd = await mkdtemp(path.join(tmpdir(), 'openvox-readme-'));
+    deps = createTestDeps({ MAIL_DIR: path.join(cwd, '.data/mail') });
+    [api, worker] = await Promise.all([startApi(deps), startTestWorker(deps)]);
+  });
+  afterAll(async () => {
+    await api?.close();
+    await worker?.shutdown();
+    await deps?.close();
+    await rm(cwd, { recursive: true, force: true });
+  });
+
+  it('registers, verifies, logs in, synthesizes, polls and downloads with the commands as written', async () => {
+    const script = await firstSessionBlock();
+    expect(script).toContain('OPENVOX=${OPENVOX:-http://localhost:3000}');
+    const email = `readme-${Date.now()}@example.com`;
+    // bash -e -o pipefail: every command of the block must succeed, as it would for a reader watching for errors.
+    const { stdout } = await run('bash', ['-e', '-o', 'pipefail', '-c', script], {
+      cwd,
+      env: { ...process.env, OPENVOX: api.url, EMAIL: email },
+      timeout: 120_000,
+    });
+    expect(stdout).toContain('{"email_verified":true}');
+    expect(stdout).toMatch(/"credit_balance": 35000/);
+    expect(stdout.trim().split('\n').at(-1)).toBe('completed');
+
+    const audio = await readFile(path.join(cwd, 'hello.mp3'));
+    // An MP3 starts with an ID3 tag or an MPEG frame sync.
+    const mp3 = audio.subarray(0, 3).toString('latin1') === 'ID3' || (audio[0] === 0xff && (audio[1] & 0xe0) === 0xe0);
+    expect(mp3).toBe(true);
+    expect(audio.length).toBeGreaterThan(1000);
+  });
+
+  it('writes the verification mail in 7bit, so the token greps whole', async () => {
+    const { stdout } = await run('bash', ['-c', 'grep -h "^Content-Transfer-Encoding" .data/mail/*.eml | sort -u'], { cwd });
+    expect(stdout.trim()).toBe('Content-Transfer-Encoding: 7bit');
+  });
+
+  it.each(['/api/v1/', '/api/', '/api/v1', '/'])('%s answers with an index of resources', async (indexPath) => {
+    const response = await fetch(`${api.url}${indexPath}`);
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { resources: Record<string, string> };
+    const prefix = indexPath.startsWith('/api/') && !indexPath.startsWith('/api/v1') ? '/api/' : '/api/v1/';
+    expect(body.resources.synthesize).toBe(`${prefix}tts/synthesize/`);
+    for (const resourcePath of Object.values(body.resources)) expect(resourcePath.startsWith(prefix)).toBe(true);
+  });
+});

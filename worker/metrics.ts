@@ -1,0 +1,164 @@
+import { Context } from '@temporalio/activity';
+import type { ActivityInterceptorsFactory } from '@temporalio/worker';
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Db } from '../db/knex';
+
+/**
+ * The worker's Prometheus metrics, taken by an activity interceptor so that
+ * no activity needs to know about them: durations by activity type, slots in
+ * use, the engines' real-time factor, how syntheses and clones ended. The
+ * Temporal SDK's own metrics (task slots, poll latencies, schedule-to-start)
+ * come from the runtime's Prometheus exporter and are served beside them.
+ */
+export interface WorkerMetrics {
+  registry: Registry;
+  interceptor: ActivityInterceptorsFactory;
+}
+
+/** Activities whose result carries the seconds of audio they rendered. */
+const RENDERS: Record<string, (result: any) => number | undefined> = {
+  renderShortSynthesis: (result) => result?.durationSeconds,
+  renderSynthesisChunk: (result) => result?.seconds,
+};
+
+export function createWorkerMetrics(db: Db): WorkerMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+
+  const duration = new Histogram({
+    name: 'openvox_activity_duration_seconds',
+    help: 'Activity executions by type, task queue and outcome (ok, failed)',
+    labelNames: ['activity', 'task_queue', 'outcome'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
+    registers: [registry],
+  });
+  const inUse = new Gauge({
+    name: 'openvox_activity_slots_in_use',
+    help: 'Activities running now in this worker, by task queue',
+    labelNames: ['task_queue'] as const,
+    registers: [registry],
+  });
+  const realtimeFactor = new Histogram({
+    name: 'openvox_engine_realtime_factor',
+    help: 'Seconds of audio per second of render activity (engine + voicing), by engine',
+    labelNames: ['engine'] as const,
+    buckets: [0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500],
+    registers: [registry],
+  });
+  const renderedSeconds = new Counter({
+    name: 'openvox_audio_rendered_seconds_total',
+    help: 'Seconds of audio rendered, by engine',
+    labelNames: ['engine'] as const,
+    registers: [registry],
+  });
+  const synthesesEnded = new Counter({
+    name: 'openvox_worker_syntheses_ended_total',
+    help: 'Syntheses this worker recorded as ended, by status (completed, failed, canceled)',
+    labelNames: ['status'] as const,
+    registers: [registry],
+  });
+  const clonesEnded = new Counter({
+    name: 'openvox_worker_clone_jobs_ended_total',
+    help: 'Voice cloning jobs this worker recorded as ended, by status (ready, failed)',
+    labelNames: ['status'] as const,
+    registers: [registry],
+  });
+
+  /** The engine that renders a synthesis (a clone's base voice's). */
+  async function engineOf(synthesisId: string): Promise<string> {
+    const row = await db('syntheses as s')
+      .join('voices as v', 'v.id', 's.voice_id')
+      .leftJoin('voices as b', 'b.id', db.raw(`v.profile->>'baseVoiceId'`))
+      .where('s.id', synthesisId)
+      .first(db.raw('coalesce(v.engine, b.engine) as engine'));
+    return row?.engine ?? 'unknown';
+  }
+
+  /** Counts how jobs ended, and logs one line per synthesis and clone (the worker's log says what it did). */
+  function recordEnd(ctx: Context, activity: string, args: any[]) {
+    const input = args[0] ?? {};
+    if (activity === 'recordSynthesisCompleted') {
+      synthesesEnded.inc({ status: 'completed' });
+      ctx.log.info('synthesis completed', { synthesisId: input.synthesisId, audioSeconds: input.durationSeconds, bytes: input.bytes });
+    } else if (activity === 'recordSynthesisEnded' && typeof input.status === 'string') {
+      synthesesEnded.inc({ status: input.status });
+      ctx.log.info(`synthesis ${input.status}`, { synthesisId: input.synthesisId, error: input.error?.code });
+    } else if (activity === 'recordVoiceReady') {
+      clonesEnded.inc({ status: 'ready' });
+      ctx.log.info('voice clone ready', { voiceId: input.voiceId });
+    } else if (activity === 'recordVoiceFailed') {
+      clonesEnded.inc({ status: 'failed' });
+      ctx.log.info('voice clone failed', { voiceId: input.voiceId, error: input.error?.code });
+    }
+  }
+
+  const interceptor: ActivityInterceptorsFactory = (ctx: Context) => ({
+    inbound: {
+      async execute(input, next) {
+        const { activityType: activity, taskQueue } = ctx.info;
+        const started = performance.now();
+        inUse.inc({ task_queue: taskQueue });
+        let outcome = 'failed';
+        try {
+          const result = await next(input);
+          outcome = 'ok';
+          recordEnd(ctx, activity, input.args as any[]);
+          const audioSeconds = RENDERS[activity]?.(result);
+          if (audioSeconds && audioSeconds > 0) {
+            const wallSeconds = (performance.now() - started) / 1000;
+            // A metric must never fail the activity it measures.
+            const engine = await engineOf((input.args[0] as { synthesisId: string }).synthesisId).catch(() => 'unknown');
+            realtimeFactor.observe({ engine }, audioSeconds / wallSeconds);
+            renderedSeconds.inc({ engine }, audioSeconds);
+            ctx.log.info('rendered', { engine, audioSeconds, wallSeconds: Math.round(wallSeconds * 1000) / 1000, realtimeFactor: Math.round((audioSeconds / wallSeconds) * 10) / 10 });
+          }
+          return result;
+        } finally {
+          inUse.dec({ task_queue: taskQueue });
+          duration.observe({ activity, task_queue: taskQueue, outcome }, (performance.now() - started) / 1000);
+        }
+      },
+    },
+  });
+  return { registry, interceptor };
+}
+
+/**
+ * One scrape target per worker: this registry's metrics followed by the
+ * Temporal SDK's (its exporter listens on a loopback port of its own).
+ */
+export async function serveWorkerMetrics(registry: Registry, { host, port, sdkUrl }: { host: string; port: number; sdkUrl?: string }): Promise<{ server: Server; url: string }> {
+  const server = createServer((request, response) => {
+    if (request.method !== 'GET' || request.url?.split('?')[0] !== '/metrics') {
+      response.writeHead(404).end('not found\n');
+      return;
+    }
+    void (async () => {
+      try {
+        const own = await registry.metrics();
+        const sdk = sdkUrl ? await fetch(sdkUrl, { signal: AbortSignal.timeout(2_000) }).then((r) => r.text()).catch(() => '') : '';
+        response.writeHead(200, { 'Content-Type': registry.contentType });
+        response.end(`${own}${own.endsWith('\n') ? '' : '\n'}${sdk}`);
+      } catch (error) {
+        response.writeHead(500).end(`${(error as Error).message}\n`);
+      }
+    })();
+  });
+  server.listen(port, host);
+  await once(server, 'listening');
+  const address = server.address() as AddressInfo;
+  return { server, url: `http://${host.includes(':') ? `[${host}]` : host}:${address.port}/metrics` };
+}
+
+/** A port free on 127.0.0.1 now, for the SDK's exporter (its bind address cannot report an ephemeral port back). */
+export async function freeLoopbackPort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
