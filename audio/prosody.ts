@@ -43,27 +43,49 @@ export interface RatePlan {
   engineRate: number;
   /** The remaining tempo factor for a time stretch (1 when the engine did it all). */
   tempo: number;
-  /** The requested speed is part of engineRate and tempo (an engine with a calibrated rate), so the voicing's speed must not be applied again. */
-  includesSpeed: boolean;
+  /**
+   * The engine's rate is not calibrated (`exactRate` unset) and the request
+   * has a speed: renderChunk renders the speed-1 reference too and stretches
+   * by the measured residual, so the duration is exactly 1/speed of it.
+   */
+  measure: boolean;
 }
 
 /**
- * How a chunk gets its emotion's speaking rate: from the engine where it has a
- * rate control (its own timing sounds better than a stretch), a
- * pitch-preserving time stretch for the rest. The requested speed is not part
- * of it for most engines: their rate controls are not exact (espeak-ng at 2x
- * its rate gives 0.55x the duration on a short sentence; Festival HTS drops
- * its edge pauses), so renderChunk applies speed as an exact tempo change. An
- * engine whose rate is calibrated (`exactRate`, Piper) takes the speed too,
- * within its range; the stretch does the rest.
+ * How a chunk gets its speaking rate (the emotion's times the requested
+ * speed): from the engine where it has a rate control, its own timing sounds
+ * far better than a time stretch (Festival at 1.5x its rate keeps almost all
+ * of its quality, a 1.5x stretch loses a third of it: README, voicing
+ * quality), and a pitch-preserving time stretch for what lies outside the
+ * engine's range. Most engines' rates are close to exact but not quite
+ * (measured over three sentences: espeak-ng at 2x gives 0.89-1.03x of 1/2 the
+ * duration, Festival HTS up to 1.05x), so for them `measure` asks renderChunk
+ * for a measured residual stretch; an engine whose rate is calibrated
+ * (`exactRate`: Piper's curve, Flite within 1 %) needs none.
  */
 export function planEmotionRate(capabilities: EngineCapabilities, emotion: Emotion, speed = 1): RatePlan {
-  const includesSpeed = Boolean(capabilities.exactRate);
-  const total = EMOTION_PRESETS[emotion].rate * (includesSpeed ? speed : 1);
+  const total = EMOTION_PRESETS[emotion].rate * speed;
   const range = capabilities.rate;
   const engineRate = range ? Math.min(range.max, Math.max(range.min, total)) : 1;
   const tempo = total / engineRate;
-  return { engineRate, tempo: Math.abs(tempo - 1) < 1e-6 ? 1 : tempo, includesSpeed };
+  const measure = Boolean(range) && !capabilities.exactRate && Math.abs(speed - 1) > 1e-6 && Math.abs(engineRate - 1) > 1e-6;
+  return { engineRate, tempo: Math.abs(tempo - 1) < 1e-6 ? 1 : tempo, measure };
+}
+
+/** A residual within this fraction of the planned tempo is left alone (the duration tests allow 3 %). */
+export const RESIDUAL_TOLERANCE = 0.015;
+
+/**
+ * The stretch that makes a rendering at `plan` last exactly 1/speed of the
+ * speed-1 rendering (`reference`, rendered at `referencePlan`), from the
+ * speech durations the engine actually produced. Within RESIDUAL_TOLERANCE
+ * of the plan's own tempo it keeps the plan (no stretch for a 1 % error).
+ */
+export function residualTempo(plan: { engineRate: number; tempo: number }, seconds: number, reference: { tempo: number }, referenceSeconds: number, speed: number): number {
+  if (!(seconds > 0 && referenceSeconds > 0)) return plan.tempo;
+  // Target length after the stretch: (referenceSeconds / reference.tempo) / speed.
+  const tempo = (seconds * speed * reference.tempo) / referenceSeconds;
+  return Math.abs(tempo / plan.tempo - 1) <= RESIDUAL_TOLERANCE ? plan.tempo : tempo;
 }
 
 /** Checks the request ranges of API.md; throws a RangeError naming the field. */
