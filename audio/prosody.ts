@@ -29,13 +29,21 @@ export interface EmotionPreset {
   brightnessDb: number;
 }
 
+/**
+ * Re-tuned by measurement (bench/quality.ts, README "Voicing quality"): a
+ * pitch shift is what costs intelligibility (on Festival's HTS voice a
+ * +2-3 semitone shift tripled pocketsphinx's word error rate), fast rates
+ * next; loudness and spectral tilt cost nothing. So the presets carry the
+ * emotion mostly in loudness, tilt and rate, with at most 1.5 semitones of
+ * pitch (done by the engine where it can: eSpeak NG, Flite).
+ */
 export const EMOTION_PRESETS: Readonly<Record<Emotion, EmotionPreset>> = {
   neutral: { rate: 1, semitones: 0, loudnessLufs: -16, brightnessDb: 0 },
-  happy: { rate: 1.08, semitones: 2, loudnessLufs: -15, brightnessDb: 2 },
-  sad: { rate: 0.82, semitones: -2.5, loudnessLufs: -21, brightnessDb: -4 },
-  angry: { rate: 1.12, semitones: 1.5, loudnessLufs: -12, brightnessDb: 4 },
-  calm: { rate: 0.88, semitones: -1.5, loudnessLufs: -20, brightnessDb: -2 },
-  excited: { rate: 1.22, semitones: 3, loudnessLufs: -13, brightnessDb: 3 },
+  happy: { rate: 1.08, semitones: 1, loudnessLufs: -14, brightnessDb: 1.5 },
+  sad: { rate: 0.85, semitones: -2, loudnessLufs: -20, brightnessDb: -3 },
+  angry: { rate: 1.06, semitones: 0.5, loudnessLufs: -12, brightnessDb: 3 },
+  calm: { rate: 0.9, semitones: -1, loudnessLufs: -19, brightnessDb: -1.5 },
+  excited: { rate: 1.12, semitones: 1.5, loudnessLufs: -13, brightnessDb: 2 },
 };
 
 export interface RatePlan {
