@@ -18,22 +18,16 @@ export interface ProfileDistances {
   ltasDb: number;
   /** |log2 of the speaking-rate ratio| (0.5 = one is 1.41x faster; 0 when either is unknown). */
   rateLog2: number;
-  /** Euclidean distance of the mean MFCC c1..c12 (26 mel bands, log power). */
+  /** Euclidean distance of the mean MFCC c1..c12 (not part of the score; for evaluation). */
   mfcc: number;
 }
 
 /**
  * Scales at which each distance alone brings the score to 1/e (~0.37), and
- * the weights of the four terms (they sum to 1). Chosen on real recordings
- * (bench/speakers.ts: asterisk prompts of three speakers and a LibriVox
- * reader, 20 segments of ~6 s): the mean-MFCC term separates speakers best
- * (median distance 1.65 for same-speaker pairs, 4.75 across speakers; LTAS
- * 2.0 vs 4.4 dB, F0 1.0 vs 7.7 st, rate 0.13 vs 0.32). Same-speaker pairs
- * outscore different-speaker pairs with ROC AUC 0.946 (the previous
- * F0/LTAS/rate weights: 0.921).
+ * the weights of the three terms (they sum to 1).
  */
-export const SIMILARITY_SCALES = { f0Semitones: 4, ltasDb: 6, rateLog2: 0.5, mfcc: 4 } as const;
-export const SIMILARITY_WEIGHTS = { f0Semitones: 0.15, ltasDb: 0.35, rateLog2: 0.1, mfcc: 0.4 } as const;
+export const SIMILARITY_SCALES = { f0Semitones: 4, ltasDb: 6, rateLog2: 0.5 } as const;
+export const SIMILARITY_WEIGHTS = { f0Semitones: 0.35, ltasDb: 0.5, rateLog2: 0.15 } as const;
 
 export function profileDistances(a: SpeakerProfile, b: SpeakerProfile): ProfileDistances {
   const f0Semitones = a.f0MedianHz && b.f0MedianHz ? Math.abs(12 * Math.log2(a.f0MedianHz / b.f0MedianHz)) : 12;
@@ -46,21 +40,23 @@ export function profileDistances(a: SpeakerProfile, b: SpeakerProfile): ProfileD
 }
 
 /**
- * similarity = exp(−(0.15·ΔF0/4 st + 0.35·ΔLTAS/6 dB + 0.1·Δrate/0.5 + 0.4·ΔMFCC/4)),
+ * similarity = exp(−(0.35·ΔF0/4 st + 0.5·ΔLTAS/6 dB + 0.15·Δrate/0.5)),
  * with ΔF0 the median-F0 distance in semitones, ΔLTAS the level-aligned RMS
- * band difference in dB, Δrate = |log2(rate ratio)| and ΔMFCC the distance
- * of the mean cepstra. 1 means identical measurements; it falls strictly as
- * any distance grows. What the number means, measured on real speech
- * (bench/speakers.ts): two recordings of the same person score 0.68 on
- * average, two different people 0.37; above ~0.6 is usually the same voice,
- * below ~0.45 usually not. Symmetric in its arguments.
+ * band difference in dB and Δrate = |log2(rate ratio)|. 1 means identical
+ * measurements; it falls strictly as any distance grows (e.g. 2 st + 3 dB +
+ * 10 % rate ≈ 0.63; 8 st + 8 dB, a different-gender default voice, ≈ 0.26).
+ * Symmetric in its arguments. What the number means, measured on real
+ * speech (bench/speakers.ts: asterisk prompts of three speakers and a
+ * LibriVox reader, 20 segments of ~6 s): two recordings of the same person
+ * score 0.73 on average, two different people 0.41; same-speaker pairs
+ * outscore different-speaker pairs with ROC AUC 0.921. Above ~0.65 usually
+ * means the same voice, below ~0.5 usually not.
  */
 export function similarityScore(sample: SpeakerProfile, rendered: SpeakerProfile): number {
   const d = profileDistances(sample, rendered);
   const exponent =
     (SIMILARITY_WEIGHTS.f0Semitones * d.f0Semitones) / SIMILARITY_SCALES.f0Semitones +
     (SIMILARITY_WEIGHTS.ltasDb * d.ltasDb) / SIMILARITY_SCALES.ltasDb +
-    (SIMILARITY_WEIGHTS.rateLog2 * d.rateLog2) / SIMILARITY_SCALES.rateLog2 +
-    (SIMILARITY_WEIGHTS.mfcc * d.mfcc) / SIMILARITY_SCALES.mfcc;
+    (SIMILARITY_WEIGHTS.rateLog2 * d.rateLog2) / SIMILARITY_SCALES.rateLog2;
   return Number(Math.exp(-exponent).toFixed(4));
 }
