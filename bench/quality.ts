@@ -3,13 +3,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { ffmpeg, fileUrl } from '../audio/ffmpeg';
 import { finishAudio } from '../audio/finish';
-import { EMOTIONS, type Emotion } from '../audio/prosody';
+import { EMOTION_PRESETS, EMOTIONS, type Emotion, type EmotionPreset } from '../audio/prosody';
 import { renderChunk } from '../audio/render';
 import { findPremadeVoice } from '../engines/catalog';
 import { createEngines, getEngine } from '../engines/registry';
 import { enginePitchRange } from '../engines/types';
 import { durationAndF0, melCepstralDistortion, recognize, wordErrors } from './measures';
 import { speakerTable } from './speakers';
+import { cloneStageRows } from './cloneStages';
 
 /**
  * Voicing quality in one run: for each speed, pitch and emotion, the
@@ -21,7 +22,8 @@ import { speakerTable } from './speakers';
  * against 1/speed, F0 error against the requested shift. Then the speaker
  * table: the similarity score's ROC AUC on real recordings.
  *
- *   npm run bench:quality -- [voice id ...]     (default en-us-slt en-us-flite-slt)
+ *   npm run bench:quality -- [voice id ...] [--speed] [--pitch] [--emotion] [--no-speakers] [--no-clones]
+ *   (default en-us-slt en-us-flite-slt, every section)
  */
 
 // Everyday sentences: pocketsphinx's general language model knows their words (on Harvard sentences it mishears half of even the raw engine).
@@ -35,6 +37,15 @@ const TEXTS = [
 ];
 const SPEEDS = [0.5, 0.75, 1.5, 2];
 const PITCHES = [-8, -4, 4, 8];
+/** The emotion presets before issue 22, rendered as "service (before)" next to the current ones. */
+const PRESETS_BEFORE: Readonly<Record<Exclude<Emotion, 'neutral'>, EmotionPreset>> = {
+  happy: { rate: 1.08, semitones: 2, loudnessLufs: -15, brightnessDb: 2 },
+  sad: { rate: 0.82, semitones: -2.5, loudnessLufs: -21, brightnessDb: -4 },
+  angry: { rate: 1.12, semitones: 1.5, loudnessLufs: -12, brightnessDb: 4 },
+  calm: { rate: 0.88, semitones: -1.5, loudnessLufs: -20, brightnessDb: -2 },
+  excited: { rate: 1.22, semitones: 3, loudnessLufs: -13, brightnessDb: 3 },
+};
+const section = (name: string) => !['--speed', '--pitch', '--emotion'].some((flag) => process.argv.includes(flag)) || process.argv.includes(`--${name}`);
 
 type Method = 'service' | 'engine' | 'rubberband' | 'rubberband short' | 'ffmpeg';
 interface Condition {
@@ -76,7 +87,7 @@ async function main() {
 
       const render = async (method: Method, condition: Condition): Promise<string | null> => {
         const { speed, pitch, emotion } = condition;
-        if (method === 'service') {
+        if (method === 'service' || method === ('service (before)' as Method)) {
           const chunks = await Promise.all(TEXTS.map(async (text) => {
             const outPath = file();
             await renderChunk({ voice, text, speed, pitch, emotion, outPath, engines });
@@ -135,14 +146,31 @@ async function main() {
       };
 
       await measure('service', neutralCondition);
-      for (const speed of SPEEDS) for (const method of ['service', 'engine', 'rubberband', 'ffmpeg'] as const) await measure(method, { label: `speed ${speed}`, speed, pitch: 0, emotion: 'neutral' });
-      for (const pitch of PITCHES) for (const method of ['service', 'engine', 'rubberband', 'rubberband short', 'ffmpeg'] as const) await measure(method, { label: `pitch ${pitch > 0 ? '+' : ''}${pitch}`, speed: 1, pitch, emotion: 'neutral' });
-      for (const emotion of EMOTIONS.filter((name) => name !== 'neutral')) await measure('service', { label: emotion, speed: 1, pitch: 0, emotion });
+      if (section('speed')) for (const speed of SPEEDS) for (const method of ['service', 'engine', 'rubberband', 'ffmpeg'] as const) await measure(method, { label: `speed ${speed}`, speed, pitch: 0, emotion: 'neutral' });
+      if (section('pitch')) for (const pitch of PITCHES) for (const method of ['service', 'engine', 'rubberband', 'rubberband short', 'ffmpeg'] as const) await measure(method, { label: `pitch ${pitch > 0 ? '+' : ''}${pitch}`, speed: 1, pitch, emotion: 'neutral' });
+      if (section('emotion')) {
+        for (const emotion of EMOTIONS.filter((name): name is Exclude<Emotion, 'neutral'> => name !== 'neutral')) {
+          await measure('service', { label: emotion, speed: 1, pitch: 0, emotion });
+          // The same request with the old preset: the presets are plain objects, swapped for one rendering.
+          const current = { ...EMOTION_PRESETS[emotion] };
+          Object.assign(EMOTION_PRESETS[emotion], PRESETS_BEFORE[emotion]);
+          try {
+            await measure('service (before)' as Method, { label: emotion, speed: 1, pitch: 0, emotion });
+          } finally {
+            Object.assign(EMOTION_PRESETS[emotion], current);
+          }
+        }
+      }
       process.stderr.write('\n');
       console.log(`\n${id} (${voice.engine} ${voice.engineVoice}), ${TEXTS.length} sentences; neutral: ${neutral.seconds.toFixed(2)} s, F0 ${neutral.f0Hz?.toFixed(0)} Hz\n`);
       console.log(table(['request', 'method', 'MCD dB', 'WER', 'duration err', 'F0 err (emotion: shift)', 'F0 range st', 'loudness'], rows));
     }
     if (!process.argv.includes('--no-speakers')) console.log(`\n${await speakerTable(dir)}`);
+    if (!process.argv.includes('--no-clones')) {
+      const rows = await cloneStageRows(dir, engines);
+      console.log(`\nclones, stage by stage (held-out text; MCD against the plain base voice)\n`);
+      console.log(table(['reference', 'stage', 'similarity', 'F0 err', 'MCD dB', 'WER'], rows));
+    }
     console.log(
       '\nMCD: mel-cepstral distortion (c1..c24, DTW-aligned) against the neutral engine rendering, dB (0 = the engine itself).\n' +
         'WER: pocketsphinx en-us on the loudness-normalized file. duration err: duration x speed / neutral - 1. F0 err: median F0 shift minus the request.\n' +
