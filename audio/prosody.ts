@@ -39,7 +39,7 @@ export interface EmotionPreset {
  */
 export const EMOTION_PRESETS: Readonly<Record<Emotion, EmotionPreset>> = {
   neutral: { rate: 1, semitones: 0, loudnessLufs: -16, brightnessDb: 0 },
-  happy: { rate: 1.08, semitones: 1, loudnessLufs: -14, brightnessDb: 1.5 },
+  happy: { rate: 1.08, semitones: 1, loudnessLufs: -13.5, brightnessDb: 1.5 },
   sad: { rate: 0.85, semitones: -2, loudnessLufs: -20, brightnessDb: -3 },
   angry: { rate: 1.06, semitones: 0.5, loudnessLufs: -12, brightnessDb: 3 },
   calm: { rate: 0.9, semitones: -1, loudnessLufs: -19, brightnessDb: -1.5 },
