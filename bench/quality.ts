@@ -172,7 +172,7 @@ async function main() {
       console.log(table(['reference', 'stage', 'similarity', 'F0 err', 'MCD dB', 'WER'], rows));
     }
     console.log(
-      '\nMCD: mel-cepstral distortion (c1..c24, DTW-aligned) against the neutral engine rendering, dB (0 = the engine itself).\n' +
+      '\nMCD: mel-cepstral distortion (c1..c13, DTW-aligned) against the neutral engine rendering, dB (0 = the engine itself).\n' +
         'WER: pocketsphinx en-us on the loudness-normalized file. duration err: duration x speed / neutral - 1. F0 err: median F0 shift minus the request.\n' +
         'Methods: service = renderChunk + finishAudio; engine = its own rate/pitch control only; rubberband = formant-preserving rubberband over\n' +
         'the neutral rendering (the service before issue 22); ffmpeg = atempo (speed) or asetrate + atempo (pitch, formants move along);\n' +
