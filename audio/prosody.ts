@@ -29,13 +29,21 @@ export interface EmotionPreset {
   brightnessDb: number;
 }
 
+/**
+ * Re-tuned by measurement (bench/quality.ts, README "Voicing quality"): a
+ * pitch shift is what costs intelligibility (on Festival's HTS voice a
+ * +2-3 semitone shift tripled pocketsphinx's word error rate), fast rates
+ * next; loudness and spectral tilt cost nothing. So the presets carry the
+ * emotion mostly in loudness, tilt and rate, with at most 1.5 semitones of
+ * pitch (done by the engine where it can: eSpeak NG, Flite).
+ */
 export const EMOTION_PRESETS: Readonly<Record<Emotion, EmotionPreset>> = {
   neutral: { rate: 1, semitones: 0, loudnessLufs: -16, brightnessDb: 0 },
-  happy: { rate: 1.08, semitones: 2, loudnessLufs: -15, brightnessDb: 2 },
-  sad: { rate: 0.82, semitones: -2.5, loudnessLufs: -21, brightnessDb: -4 },
-  angry: { rate: 1.12, semitones: 1.5, loudnessLufs: -12, brightnessDb: 4 },
-  calm: { rate: 0.88, semitones: -1.5, loudnessLufs: -20, brightnessDb: -2 },
-  excited: { rate: 1.22, semitones: 3, loudnessLufs: -13, brightnessDb: 3 },
+  happy: { rate: 1.08, semitones: 1, loudnessLufs: -13.5, brightnessDb: 1.5 },
+  sad: { rate: 0.85, semitones: -2, loudnessLufs: -20, brightnessDb: -3 },
+  angry: { rate: 1.06, semitones: 0.5, loudnessLufs: -12, brightnessDb: 3 },
+  calm: { rate: 0.9, semitones: -1, loudnessLufs: -19, brightnessDb: -1.5 },
+  excited: { rate: 1.12, semitones: 1.5, loudnessLufs: -13, brightnessDb: 2 },
 };
 
 export interface RatePlan {
@@ -43,27 +51,49 @@ export interface RatePlan {
   engineRate: number;
   /** The remaining tempo factor for a time stretch (1 when the engine did it all). */
   tempo: number;
-  /** The requested speed is part of engineRate and tempo (an engine with a calibrated rate), so the voicing's speed must not be applied again. */
-  includesSpeed: boolean;
+  /**
+   * The engine's rate is not calibrated (`exactRate` unset) and the request
+   * has a speed: renderChunk renders the speed-1 reference too and stretches
+   * by the measured residual, so the duration is exactly 1/speed of it.
+   */
+  measure: boolean;
 }
 
 /**
- * How a chunk gets its emotion's speaking rate: from the engine where it has a
- * rate control (its own timing sounds better than a stretch), a
- * pitch-preserving time stretch for the rest. The requested speed is not part
- * of it for most engines: their rate controls are not exact (espeak-ng at 2x
- * its rate gives 0.55x the duration on a short sentence; Festival HTS drops
- * its edge pauses), so renderChunk applies speed as an exact tempo change. An
- * engine whose rate is calibrated (`exactRate`, Piper) takes the speed too,
- * within its range; the stretch does the rest.
+ * How a chunk gets its speaking rate (the emotion's times the requested
+ * speed): from the engine where it has a rate control, its own timing sounds
+ * far better than a time stretch (Festival at 1.5x its rate keeps almost all
+ * of its quality, a 1.5x stretch loses a third of it: README, voicing
+ * quality), and a pitch-preserving time stretch for what lies outside the
+ * engine's range. Most engines' rates are close to exact but not quite
+ * (measured over three sentences: espeak-ng at 2x gives 0.89-1.03x of 1/2 the
+ * duration, Festival HTS up to 1.05x), so for them `measure` asks renderChunk
+ * for a measured residual stretch; an engine whose rate is calibrated
+ * (`exactRate`: Piper's curve, Flite within 1 %) needs none.
  */
 export function planEmotionRate(capabilities: EngineCapabilities, emotion: Emotion, speed = 1): RatePlan {
-  const includesSpeed = Boolean(capabilities.exactRate);
-  const total = EMOTION_PRESETS[emotion].rate * (includesSpeed ? speed : 1);
+  const total = EMOTION_PRESETS[emotion].rate * speed;
   const range = capabilities.rate;
   const engineRate = range ? Math.min(range.max, Math.max(range.min, total)) : 1;
   const tempo = total / engineRate;
-  return { engineRate, tempo: Math.abs(tempo - 1) < 1e-6 ? 1 : tempo, includesSpeed };
+  const measure = Boolean(range) && !capabilities.exactRate && Math.abs(speed - 1) > 1e-6 && Math.abs(engineRate - 1) > 1e-6;
+  return { engineRate, tempo: Math.abs(tempo - 1) < 1e-6 ? 1 : tempo, measure };
+}
+
+/** A residual within this fraction of the planned tempo is left alone (the duration tests allow 3 %). */
+export const RESIDUAL_TOLERANCE = 0.015;
+
+/**
+ * The stretch that makes a rendering at `plan` last exactly 1/speed of the
+ * speed-1 rendering (`reference`, rendered at `referencePlan`), from the
+ * speech durations the engine actually produced. Within RESIDUAL_TOLERANCE
+ * of the plan's own tempo it keeps the plan (no stretch for a 1 % error).
+ */
+export function residualTempo(plan: { engineRate: number; tempo: number }, seconds: number, reference: { tempo: number }, referenceSeconds: number, speed: number): number {
+  if (!(seconds > 0 && referenceSeconds > 0)) return plan.tempo;
+  // Target length after the stretch: (referenceSeconds / reference.tempo) / speed.
+  const tempo = (seconds * speed * reference.tempo) / referenceSeconds;
+  return Math.abs(tempo / plan.tempo - 1) <= RESIDUAL_TOLERANCE ? plan.tempo : tempo;
 }
 
 /** Checks the request ranges of API.md; throws a RangeError naming the field. */

@@ -3,9 +3,10 @@ import path from 'node:path';
 import type { PremadeVoice } from '../engines/catalog';
 import { getEngine, type EngineRegistry, sharedEngines } from '../engines/registry';
 import { withTempDir } from '../engines/process';
+import { enginePitchRange } from '../engines/types';
 import { ffmpeg, fileUrl } from './ffmpeg';
 import { type VoiceProfileAdjustment, type Voicing, voicingFilters } from './finish';
-import { assertProsody, type Emotion, planEmotionRate } from './prosody';
+import { assertProsody, type Emotion, EMOTION_PRESETS, planEmotionRate, residualTempo } from './prosody';
 import { normalizeForSpeech } from './text';
 import { resample, speechBounds } from './pcm';
 import { CHUNK_SAMPLE_RATE, readWavInfo, readWavSamples, wavHeader, writeSilenceWav } from './wav';
@@ -38,6 +39,17 @@ const KEEP_START = 0.03;
 const KEEP_END = 0.08;
 const TRIM = (keep: number) => `silenceremove=start_periods=1:start_threshold=${SILENCE_DB}dB:start_silence=${keep.toFixed(4)}`;
 
+/** Seconds of speech in an engine's WAV between the first and last loud window (0 when it is not 16-bit PCM). */
+async function speechSeconds(file: string): Promise<number> {
+  try {
+    const { samples, sampleRate } = await readWavSamples(file);
+    const { start, end } = speechBounds(samples, sampleRate, SILENCE_DB, 0, 0);
+    return (end - start) / sampleRate;
+  } catch {
+    return 0;
+  }
+}
+
 /**
  * The chunk without ffmpeg: the engine's mono 16-bit WAV trimmed and
  * resampled in process. False (nothing written) for any other format.
@@ -57,9 +69,10 @@ async function trimAndResample(raw: string, outPath: string, keepStart: number, 
 
 /**
  * Renders one chunk with its voice's engine and gives it the requested voice
- * in one ffmpeg pass: leading and trailing silence trimmed, the emotion's
- * speaking rate (the engine's own rate control where it has one, a
- * pitch-preserving time stretch otherwise), speed, pitch, the emotion's tone,
+ * in one ffmpeg pass: leading and trailing silence trimmed, the speaking
+ * rate (speed times the emotion's rate: the engine's own rate control where
+ * it has one, a pitch-preserving time stretch for the rest or for what the
+ * engine missed), pitch, the emotion's tone,
  * a clone's EQ, then the common chunk format (24 kHz mono 16-bit WAV); with
  * no ffmpeg at all when only the silence and the sample rate change.
  * Loudness and encoding are finishAudio's, over the joined chunks.
@@ -75,14 +88,30 @@ export async function renderChunk(input: RenderChunkInput): Promise<RenderChunkR
     return { durationSeconds: 0.1 };
   }
   const engine = getEngine(input.engines ?? sharedEngines(), voice.engine);
-  const { engineRate, tempo, includesSpeed } = planEmotionRate(engine.capabilities, emotion, voicing.speed);
+  const plan = planEmotionRate(engine.capabilities, emotion, voicing.speed);
+  const { engineRate } = plan;
+  // The engine moves its own intonation where it can (no shifter artefacts); the shifter does the rest.
+  const shift = voicing.pitch + EMOTION_PRESETS[emotion].semitones + (voicing.profile?.semitones ?? 0);
+  const pitchRange = enginePitchRange(engine.capabilities, voice.engineVoice);
+  const enginePitch = pitchRange ? Math.min(pitchRange.max, Math.max(pitchRange.min, shift)) : 0;
 
   await withTempDir(async (dir) => {
     const raw = path.join(dir, 'engine.wav');
-    await engine.synthesize({ text, voice: voice.engineVoice, rate: engineRate, outPath: raw, signal });
-    // The silence kept at each end scales with the rate like the speech does (with the speed too when the engine took it).
+    const synthesize = (rate: number, outPath: string) => engine.synthesize({ text, voice: voice.engineVoice, rate, pitch: enginePitch, outPath, signal });
+    let tempo = plan.tempo;
+    if (plan.measure) {
+      // The engine's rate is close to exact, not exact: render the speed-1 reference as well and stretch by what is left.
+      const reference = planEmotionRate(engine.capabilities, emotion, 1);
+      const referencePath = path.join(dir, 'reference.wav');
+      await Promise.all([synthesize(engineRate, raw), synthesize(reference.engineRate, referencePath)]);
+      const [seconds, referenceSeconds] = await Promise.all([speechSeconds(raw), speechSeconds(referencePath)]);
+      tempo = residualTempo(plan, seconds, reference, referenceSeconds, voicing.speed);
+    } else {
+      await synthesize(engineRate, raw);
+    }
+    // The silence kept at each end scales with the rate like the speech does.
     const rate = engineRate * tempo;
-    const shaping = voicingFilters(includesSpeed ? { ...voicing, speed: 1 } : voicing, tempo);
+    const shaping = voicingFilters({ ...voicing, speed: 1, pitch: voicing.pitch - enginePitch }, tempo);
     // Nothing to change but the silence and the rate (most requests): no ffmpeg process.
     if (shaping.length === 0 && (await trimAndResample(raw, outPath, KEEP_START / rate, KEEP_END / rate))) return;
     await toChunkWav(raw, ['aformat=channel_layouts=mono', TRIM(KEEP_START / rate), 'areverse', TRIM(KEEP_END / rate), 'areverse', ...shaping], outPath, signal);

@@ -14,13 +14,38 @@ const NORMAL_WPM = 175;
 const MIN_WPM = 80;
 const MAX_WPM = 450;
 
+/**
+ * `-p` (0-99, default 50) against the median F0 it gives, in semitones from
+ * -p 50, measured on one sentence: the male voices (en-us: 64-168 Hz) and the
+ * female variants (+f3: 151-334 Hz) follow different curves. Linear between
+ * points; the adapter takes ±4 semitones: further out the curve depends on the
+ * sentence (-6 came out -8.3 on a short one) and the shifter does the rest.
+ */
+const PITCH_CURVES: Readonly<Record<'male' | 'female', ReadonlyArray<readonly [number, number]>>> = {
+  male: [[0, -7.9], [10, -5.9], [20, -4.6], [30, -2.9], [40, -1.6], [50, 0], [60, 1.6], [70, 3.6], [80, 5.5], [90, 7.5], [99, 8.9]],
+  female: [[0, -5.6], [10, -4.6], [20, -3.7], [30, -2.6], [40, -1.4], [50, 0], [60, 1.4], [70, 3.0], [80, 4.6], [90, 6.3], [99, 7.8]],
+};
+const PITCH_RANGE = { min: -4, max: 4 } as const;
+
+/** The `-p` value that moves `voice`'s median F0 by `semitones`. */
+export function espeakPitchArgument(voice: string, semitones: number): number {
+  const curve = PITCH_CURVES[/\+f\d/i.test(voice) ? 'female' : 'male'];
+  const target = Math.min(PITCH_RANGE.max, Math.max(PITCH_RANGE.min, semitones));
+  for (let i = 1; i < curve.length; i++) {
+    const [p0, s0] = curve[i - 1];
+    const [p1, s1] = curve[i];
+    if (target <= s1) return Math.round(p0 + ((target - s0) / (s1 - s0)) * (p1 - p0));
+  }
+  return 99;
+}
+
 export function createEspeakEngine(): Engine {
   let voiceList: Promise<string[]> | undefined;
 
   return {
     name: 'espeak-ng',
     license: 'free',
-    capabilities: { rate: { min: MIN_WPM / NORMAL_WPM, max: MAX_WPM / NORMAL_WPM } },
+    capabilities: { rate: { min: MIN_WPM / NORMAL_WPM, max: MAX_WPM / NORMAL_WPM }, pitch: PITCH_RANGE },
     async available() {
       return (await which('espeak-ng')) !== null;
     },
@@ -33,14 +58,14 @@ export function createEspeakEngine(): Engine {
       // Variants (+f3, +m1, ...) ship with espeak-ng itself; the language decides.
       return (await this.voices()).includes(voice.split('+')[0].toLowerCase());
     },
-    async synthesize({ text, voice, rate = 1, outPath, signal }) {
+    async synthesize({ text, voice, rate = 1, pitch = 0, outPath, signal }) {
       const wpm = Math.round(Math.min(MAX_WPM, Math.max(MIN_WPM, NORMAL_WPM * rate)));
       await withTempDir(async (dir) => {
         const textFile = path.join(dir, 'input.txt');
         await writeFile(textFile, escapeForEspeak(text), 'utf8');
         try {
           // -b 1: the file is UTF-8. -z: no pause after the last sentence (the pipeline adds its own).
-          await run('espeak-ng', ['-b', '1', '-z', '-v', voice, '-s', String(wpm), '-w', path.resolve(outPath), '-f', textFile], { signal });
+          await run('espeak-ng', ['-b', '1', '-z', '-v', voice, '-s', String(wpm), '-p', String(espeakPitchArgument(voice, pitch)), '-w', path.resolve(outPath), '-f', textFile], { signal });
         } catch (error) {
           throw new EngineError('espeak-ng', (error as Error).message);
         }

@@ -80,6 +80,29 @@ export function festivalText(text: string, voice: string, strict = false): strin
     .trim();
 }
 
+/**
+ * hts_engine's speed factor r gives (1 + e)/r of the duration, e measured on
+ * en-us-slt (bench/quality.ts, six sentences): asking r(1 + e) instead
+ * brings it within ~1 %, so renderChunk's residual stretch (a whole
+ * rubberband pass, which costs more than the error) is rarely needed.
+ */
+const HTS_RATE_ERROR: ReadonlyArray<readonly [number, number]> = [[0.5, -0.033], [0.75, -0.015], [1, 0], [1.5, 0.044], [2, 0.048]];
+
+export function htsRate(rate: number): number {
+  const table = HTS_RATE_ERROR;
+  const clamped = Math.min(table[table.length - 1][0], Math.max(table[0][0], rate));
+  let error = 0;
+  for (let i = 1; i < table.length; i++) {
+    const [r0, e0] = table[i - 1];
+    const [r1, e1] = table[i];
+    if (clamped <= r1) {
+      error = e0 + ((clamped - r0) / (r1 - r0)) * (e1 - e0);
+      break;
+    }
+  }
+  return rate * (1 + error);
+}
+
 export function createFestivalEngine(): Engine {
   let voiceList: Promise<string[]> | undefined;
   const pool = new FestivalPool();
@@ -117,7 +140,7 @@ export function createFestivalEngine(): Engine {
           await rm(out, { force: true });
           try {
             // Duration_Stretch for the diphone and unit voices, hts_engine's own speed factor for the HTS ones.
-            const stderr = await pool.with(voice, signal, (festival) => festival.synthesize({ textFile, outPath: out, stretch: 1 / rate, rate }, { signal }));
+            const stderr = await pool.with(voice, signal, (festival) => festival.synthesize({ textFile, outPath: out, stretch: 1 / rate, rate: voice.endsWith('_hts') ? htsRate(rate) : rate }, { signal }));
             // Festival reports a failed utterance on stderr and goes on.
             const error = /SIOD ERROR|no rule matches|could not open|not found/i.test(stderr);
             if (!error && (await fileSize(out)) > 44) return;

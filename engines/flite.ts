@@ -8,13 +8,31 @@ import { type Engine, EngineError } from './types';
  * Flite 2.2 (BSD-like CMU licence, Debian main): small CMU voices for English,
  * 16 kHz (kal: 8 kHz diphone). Never `-ssml`: flite drops text in that mode.
  */
+/**
+ * int_f0_target_mean (Hz) that reproduces each clustergen voice's own median
+ * F0: the voice then renders its intonation around any target (measured: a
+ * target of m Hz gives a median F0 of about m - 5 Hz for slt and awb). rms
+ * ignores the target; kal is a diphone voice without it.
+ */
+const F0_TARGET_HZ: Readonly<Record<string, number>> = { slt: 172, awb: 133 };
+const PITCH_RANGE = { min: -6, max: 6 } as const;
+
+/** The `--setf` arguments that shift `voice` by `semitones` (none where the voice has no F0 target). */
+export function flitePitchArguments(voice: string, semitones: number): string[] {
+  const target = F0_TARGET_HZ[voice];
+  if (!target || semitones === 0) return [];
+  const clamped = Math.min(PITCH_RANGE.max, Math.max(PITCH_RANGE.min, semitones));
+  return ['--setf', `int_f0_target_mean=${(target * 2 ** (clamped / 12)).toFixed(1)}`];
+}
+
 export function createFliteEngine(): Engine {
   let voiceList: Promise<string[]> | undefined;
 
   return {
     name: 'flite',
     license: 'free',
-    capabilities: { rate: { min: 0.4, max: 2.5 } },
+    // duration_stretch is exact: rate r gives 1/r of the duration within 1 % (slt, 0.5-2x, three sentences).
+    capabilities: { rate: { min: 0.4, max: 2.5 }, exactRate: true, pitch: { ...PITCH_RANGE, voices: Object.keys(F0_TARGET_HZ) } },
     async available() {
       return (await which('flite')) !== null;
     },
@@ -29,14 +47,14 @@ export function createFliteEngine(): Engine {
     async hasVoice(voice) {
       return (await this.voices()).includes(voice);
     },
-    async synthesize({ text, voice, rate = 1, outPath, signal }) {
+    async synthesize({ text, voice, rate = 1, pitch = 0, outPath, signal }) {
       // flite silently falls back to its default voice for an unknown name.
       if (!(await this.hasVoice(voice))) throw new EngineError('flite', `unknown voice ${JSON.stringify(voice)}`);
       await withTempDir(async (dir) => {
         const textFile = path.join(dir, 'input.txt');
         // Flite's lexicon is English: accents are stripped rather than read as bytes.
         await writeFile(textFile, encodeText(text, 'ascii'));
-        const args = ['-voice', voice, '--setf', `duration_stretch=${(1 / rate).toFixed(4)}`, '-f', textFile, '-o', path.resolve(outPath)];
+        const args = ['-voice', voice, '--setf', `duration_stretch=${(1 / rate).toFixed(4)}`, ...flitePitchArguments(voice, pitch), '-f', textFile, '-o', path.resolve(outPath)];
         try {
           await run('flite', args, { signal });
         } catch (error) {

@@ -21,10 +21,24 @@ export interface EngineCapabilities {
   rate: { min: number; max: number } | null;
   /**
    * The rate control is calibrated: rate r gives 1/r of the duration (within
-   * a few percent), so the requested speed goes to the engine too instead of
-   * a time stretch afterwards (Piper's length_scale, engines/piper/speed.ts).
+   * 1-2 %: Piper's length_scale through engines/piper/speed.ts, Flite's
+   * duration_stretch). Without it renderChunk measures what the engine gave
+   * and stretches the residual.
    */
   exactRate?: boolean;
+  /**
+   * Pitch shifts in semitones the engine renders natively (its own intonation
+   * model moved, no signal processing), or absent. Measured to be within
+   * about 1 semitone of the request; the rest is a formant-preserving shift.
+   */
+  pitch?: { min: number; max: number; /** Only these voices (all when absent). */ voices?: readonly string[] };
+}
+
+/** The native pitch range of `voice`, or null when the engine cannot shift it. */
+export function enginePitchRange(capabilities: EngineCapabilities, voice: string): { min: number; max: number } | null {
+  const range = capabilities.pitch;
+  if (!range || (range.voices && !range.voices.includes(voice))) return null;
+  return range;
 }
 
 export interface SynthesisRequest {
@@ -34,6 +48,8 @@ export interface SynthesisRequest {
   voice: string;
   /** Speaking-rate factor within `capabilities.rate`; 1 when omitted. */
   rate?: number;
+  /** Pitch shift in semitones within `capabilities.pitch`; 0 when omitted. */
+  pitch?: number;
   /** Absolute path of the WAV file to write (the engine's native sample rate). */
   outPath: string;
   /** Aborts the engine process (e.g. a canceled activity). */

@@ -34,9 +34,10 @@ APT_PACKAGES=(postgresql ffmpeg jq "${SPEECH_PACKAGES[@]}")
 # labelled non-free in the catalog.
 NONFREE_APT_PACKAGES=(libttspico-utils rhvoice rhvoice-english)
 # Real human speech (Debian main, CC-BY-SA / public domain) that the cloning
-# tests and bench/cloning.ts use as reference speakers; scripts/test.sh asks
+# tests and bench/cloning.ts use as reference speakers, and pocketsphinx, the
+# speech recognizer bench/quality.ts measures word error rates with; scripts/test.sh asks
 # for it with OPENVOX_TEST_DATA=1.
-TEST_APT_PACKAGES=(asterisk-core-sounds-en-g722 asterisk-core-sounds-fr-g722 asterisk-core-sounds-it-g722 pocketsphinx-testdata)
+TEST_APT_PACKAGES=(asterisk-core-sounds-en-g722 asterisk-core-sounds-fr-g722 asterisk-core-sounds-it-g722 pocketsphinx-testdata pocketsphinx pocketsphinx-en-us)
 NONFREE_SOURCES=/etc/apt/sources.list.d/openvox-nonfree.sources
 
 # The neural voice: Piper's en_US-joe-medium (dataset CC0, fine-tuned from

@@ -45,7 +45,12 @@ export function profileDistances(a: SpeakerProfile, b: SpeakerProfile): ProfileD
  * band difference in dB and Δrate = |log2(rate ratio)|. 1 means identical
  * measurements; it falls strictly as any distance grows (e.g. 2 st + 3 dB +
  * 10 % rate ≈ 0.63; 8 st + 8 dB, a different-gender default voice, ≈ 0.26).
- * Symmetric in its arguments.
+ * Symmetric in its arguments. What the number means, measured on real
+ * speech (bench/speakers.ts: asterisk prompts of three speakers and a
+ * LibriVox reader, 20 segments of ~6 s): two recordings of the same person
+ * score 0.73 on average, two different people 0.41; same-speaker pairs
+ * outscore different-speaker pairs with ROC AUC 0.921. Above ~0.65 usually
+ * means the same voice, below ~0.5 usually not.
  */
 export function similarityScore(sample: SpeakerProfile, rendered: SpeakerProfile): number {
   const d = profileDistances(sample, rendered);

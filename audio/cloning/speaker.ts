@@ -150,7 +150,7 @@ function bandDensity(power: Float64Array, binHz: number, low: number, high: numb
 }
 
 /** Triangular mel filters as sparse [bin, weight] lists. */
-function melFilterbank(count: number, lowHz: number, highHz: number, binHz: number, bins: number): Array<Array<[number, number]>> {
+export function melFilterbank(count: number, lowHz: number, highHz: number, binHz: number, bins: number): Array<Array<[number, number]>> {
   const toMel = (hz: number) => 2595 * Math.log10(1 + hz / 700);
   const toHz = (mel: number) => 700 * (10 ** (mel / 2595) - 1);
   const points = Array.from({ length: count + 2 }, (_, i) => toHz(toMel(lowHz) + ((toMel(highHz) - toMel(lowHz)) * i) / (count + 1)));

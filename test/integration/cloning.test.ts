@@ -150,7 +150,8 @@ describe('cloning two different speakers', () => {
       expect(Math.abs(clone.semitones)).toBeLessThanOrEqual(12);
       expect(clone.rate).toBeGreaterThanOrEqual(RATE_RANGE.min);
       expect(clone.rate).toBeLessThanOrEqual(RATE_RANGE.max);
-      expect(clone.eq).toHaveLength(28);
+      // No EQ at all when the stage did not bring the voice closer to the sample.
+      expect([0, 28]).toContain(clone.eq.length);
       for (const { gainDb } of clone.eq) {
         expect(gainDb).toBeLessThanOrEqual(EQ_MAX_BOOST_DB);
         expect(gainDb).toBeGreaterThanOrEqual(EQ_MAX_CUT_DB);

@@ -1,13 +1,13 @@
 import { voicingFilters } from '../../audio/finish';
 import { applyGain, LoudnessMeter, normalizeLoudness } from '../../audio/loudness';
-import { assertProsody, EMOTION_PRESETS, EMOTIONS, planEmotionRate } from '../../audio/prosody';
+import { assertProsody, EMOTION_PRESETS, EMOTIONS, planEmotionRate, residualTempo } from '../../audio/prosody';
 
 describe('planEmotionRate', () => {
   const espeak = { rate: { min: 80 / 175, max: 450 / 175 } };
 
-  it('gives the emotion rate to an engine that has a rate control', () => {
-    expect(planEmotionRate(espeak, 'neutral', 1.5)).toEqual({ engineRate: 1, tempo: 1, includesSpeed: false });
-    expect(planEmotionRate(espeak, 'excited')).toEqual({ engineRate: EMOTION_PRESETS.excited.rate, tempo: 1, includesSpeed: false });
+  it('gives the speed and the emotion rate to an engine that has a rate control, measuring the residual when it is not calibrated', () => {
+    expect(planEmotionRate(espeak, 'neutral', 1.5)).toEqual({ engineRate: 1.5, tempo: 1, measure: true });
+    expect(planEmotionRate(espeak, 'excited')).toEqual({ engineRate: EMOTION_PRESETS.excited.rate, tempo: 1, measure: false });
   });
 
   it('stretches time for what lies outside the engine range', () => {
@@ -17,12 +17,12 @@ describe('planEmotionRate', () => {
   });
 
   it('stretches everything for an engine without rate control', () => {
-    expect(planEmotionRate({ rate: null }, 'calm')).toEqual({ engineRate: 1, tempo: EMOTION_PRESETS.calm.rate, includesSpeed: false });
+    expect(planEmotionRate({ rate: null }, 'calm', 2)).toEqual({ engineRate: 1, tempo: EMOTION_PRESETS.calm.rate * 2, measure: false });
   });
 
-  it('gives the speed too to an engine with a calibrated rate, stretching what lies outside its range', () => {
+  it('trusts an engine with a calibrated rate, stretching only what lies outside its range', () => {
     const piper = { rate: { min: 0.5, max: 1.6 }, exactRate: true };
-    expect(planEmotionRate(piper, 'neutral', 1.5)).toEqual({ engineRate: 1.5, tempo: 1, includesSpeed: true });
+    expect(planEmotionRate(piper, 'neutral', 1.5)).toEqual({ engineRate: 1.5, tempo: 1, measure: false });
     const fast = planEmotionRate(piper, 'excited', 2);
     expect(fast.engineRate).toBe(1.6);
     expect(fast.engineRate * fast.tempo).toBeCloseTo(EMOTION_PRESETS.excited.rate * 2);
@@ -30,13 +30,33 @@ describe('planEmotionRate', () => {
   });
 });
 
+describe('residualTempo', () => {
+  const reference = { engineRate: 1, tempo: 1 };
+
+  it('stretches by what the engine missed so the duration is 1/speed of the reference', () => {
+    // 2x asked, the engine gave 0.55 of the reference: a further 1.1x.
+    expect(residualTempo({ engineRate: 2, tempo: 1 }, 5.5, reference, 10, 2)).toBeCloseTo(1.1);
+    // Beyond the engine range: the planned stretch corrected by the measurement.
+    expect(residualTempo({ engineRate: 1.5, tempo: 4 / 3 }, 6.9, reference, 10, 2)).toBeCloseTo(1.38);
+  });
+
+  it('keeps the plan when the engine is within the tolerance, or when nothing was measured', () => {
+    expect(residualTempo({ engineRate: 2, tempo: 1 }, 5.05, reference, 10, 2)).toBe(1);
+    expect(residualTempo({ engineRate: 2, tempo: 1 }, 0, reference, 10, 2)).toBe(1);
+  });
+});
+
 describe('emotion presets', () => {
-  it('differ from neutral in rate, pitch and loudness', () => {
+  it('differ from neutral in at least two of rate, pitch, loudness and tone', () => {
     for (const emotion of EMOTIONS.filter((name) => name !== 'neutral')) {
       const preset = EMOTION_PRESETS[emotion];
-      expect(Math.abs(preset.rate - 1)).toBeGreaterThanOrEqual(0.08);
-      expect(Math.abs(preset.semitones)).toBeGreaterThanOrEqual(1.5);
-      expect(preset.loudnessLufs).not.toBe(EMOTION_PRESETS.neutral.loudnessLufs);
+      const differences = [
+        Math.abs(preset.rate - 1) >= 0.05,
+        Math.abs(preset.semitones) >= 0.5,
+        Math.abs(preset.loudnessLufs - EMOTION_PRESETS.neutral.loudnessLufs) >= 2,
+        Math.abs(preset.brightnessDb) >= 1.5,
+      ].filter(Boolean).length;
+      expect([emotion, differences >= 2]).toEqual([emotion, true]);
     }
   });
 });
@@ -58,7 +78,8 @@ describe('voicingFilters', () => {
 
   it('shifts pitch with formants preserved at full quality, adding the emotion and the profile', () => {
     const filters = voicingFilters({ speed: 1, pitch: 12, emotion: 'happy', profile: { semitones: -2 } }).join(',');
-    expect(filters).toMatch(/^rubberband=pitch=2\.000000:pitchq=quality:formant=preserved,treble=g=2\.0:f=3000$/);
+    // 12 + happy's 1 - 2 = 11 semitones.
+    expect(filters).toMatch(/^rubberband=pitch=1\.887749:pitchq=quality:formant=preserved,treble=g=1\.5:f=3000$/);
   });
 
   it('changes tempo and pitch in one rubberband pass, with the emotion tempo the engine could not set', () => {

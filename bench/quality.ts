@@ -1,0 +1,203 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { ffmpeg, fileUrl } from '../audio/ffmpeg';
+import { finishAudio } from '../audio/finish';
+import { EMOTION_PRESETS, EMOTIONS, type Emotion, type EmotionPreset } from '../audio/prosody';
+import { renderChunk } from '../audio/render';
+import { findPremadeVoice } from '../engines/catalog';
+import { createEngines, getEngine } from '../engines/registry';
+import { enginePitchRange } from '../engines/types';
+import { durationAndF0, melCepstralDistortion, recognize, wordErrors } from './measures';
+import { speakerTable } from './speakers';
+import { cloneStageRows } from './cloneStages';
+
+/**
+ * Voicing quality in one run: for each speed, pitch and emotion, the
+ * service's rendering against the engine's own control alone and against
+ * plain ffmpeg passes over the engine's neutral rendering (rubberband with
+ * formants preserved: what the service did before; atempo / asetrate: the
+ * simplest pass), on the same text. Measures (bench/measures.ts): MCD
+ * against the neutral engine rendering, pocketsphinx WER, duration error
+ * against 1/speed, F0 error against the requested shift. Then the speaker
+ * table: the similarity score's ROC AUC on real recordings.
+ *
+ *   npm run bench:quality -- [voice id ...] [--speed] [--pitch] [--emotion] [--no-speakers] [--no-clones]
+ *   (default en-us-slt en-us-flite-slt, every section)
+ */
+
+// Everyday sentences: pocketsphinx's general language model knows their words (on Harvard sentences it mishears half of even the raw engine).
+const TEXTS = [
+  'The weather is lovely this morning, so we will walk to the park.',
+  'Please call me back when you get home tonight.',
+  'The meeting has been moved to next Tuesday afternoon.',
+  'I would like to order a cup of coffee and a glass of water.',
+  'The train to the city leaves every hour from the main station.',
+  'Thank you for your patience while we check your account.',
+];
+const SPEEDS = [0.5, 0.75, 1.5, 2];
+const PITCHES = [-8, -4, 4, 8];
+/** The emotion presets before issue 22, rendered as "service (before)" next to the current ones. */
+const PRESETS_BEFORE: Readonly<Record<Exclude<Emotion, 'neutral'>, EmotionPreset>> = {
+  happy: { rate: 1.08, semitones: 2, loudnessLufs: -15, brightnessDb: 2 },
+  sad: { rate: 0.82, semitones: -2.5, loudnessLufs: -21, brightnessDb: -4 },
+  angry: { rate: 1.12, semitones: 1.5, loudnessLufs: -12, brightnessDb: 4 },
+  calm: { rate: 0.88, semitones: -1.5, loudnessLufs: -20, brightnessDb: -2 },
+  excited: { rate: 1.22, semitones: 3, loudnessLufs: -13, brightnessDb: 3 },
+};
+const section = (name: string) => !['--speed', '--pitch', '--emotion'].some((flag) => process.argv.includes(flag)) || process.argv.includes(`--${name}`);
+
+type Method = 'service' | 'engine' | 'rubberband' | 'rubberband short' | 'ffmpeg';
+interface Condition {
+  label: string;
+  speed: number;
+  pitch: number;
+  emotion: Emotion;
+}
+
+async function main() {
+  const ids = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
+  const engines = createEngines({ enableNonFree: process.env.ENABLE_NONFREE_ENGINES === 'true' });
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'openvox-bench-quality-'));
+  let counter = 0;
+  const file = (ext = 'wav') => path.join(dir, `${++counter}.${ext}`);
+  try {
+    for (const id of ids.length ? ids : ['en-us-slt', 'en-us-flite-slt']) {
+      const voice = findPremadeVoice(id);
+      if (!voice) throw new Error(`unknown voice ${id}`);
+      const engine = getEngine(engines, voice.engine);
+      if (!(await engine.available())) {
+        console.log(`${id}: ${voice.engine} not installed, skipped`);
+        continue;
+      }
+      const finish = async (chunks: string[], condition: Condition) => {
+        const outPath = file();
+        await finishAudio({ chunks, speed: condition.speed, pitch: condition.pitch, emotion: condition.emotion, format: 'wav', outPath });
+        return outPath;
+      };
+      // The neutral chunks: the raw engine, trimmed and resampled (no DSP).
+      const neutralCondition: Condition = { label: 'neutral', speed: 1, pitch: 0, emotion: 'neutral' };
+      const neutralChunks = await Promise.all(TEXTS.map(async (text) => {
+        const outPath = file();
+        await renderChunk({ voice, text, speed: 1, emotion: 'neutral', outPath, engines });
+        return outPath;
+      }));
+      const neutralPath = await finish(neutralChunks, neutralCondition);
+      const neutral = await durationAndF0(neutralPath);
+
+      const render = async (method: Method, condition: Condition): Promise<string | null> => {
+        const { speed, pitch, emotion } = condition;
+        if (method === 'service' || method === ('service (before)' as Method)) {
+          const chunks = await Promise.all(TEXTS.map(async (text) => {
+            const outPath = file();
+            await renderChunk({ voice, text, speed, pitch, emotion, outPath, engines });
+            return outPath;
+          }));
+          return finish(chunks, condition);
+        }
+        if (method === 'engine') {
+          const pitchRange = enginePitchRange(engine.capabilities, voice.engineVoice);
+          if (pitch !== 0 && !(pitchRange && pitch >= pitchRange.min && pitch <= pitchRange.max)) return null;
+          if (speed !== 1 && !(engine.capabilities.rate && speed >= engine.capabilities.rate.min && speed <= engine.capabilities.rate.max)) return null;
+          const chunks = await Promise.all(TEXTS.map(async (text) => {
+            const raw = file();
+            const outPath = file();
+            await engine.synthesize({ text, voice: voice.engineVoice, rate: speed, pitch, outPath: raw });
+            const keep = (seconds: number) => `silenceremove=start_periods=1:start_threshold=-55dB:start_silence=${(seconds / speed).toFixed(4)}`;
+            await ffmpeg(['-i', fileUrl(raw), '-af', [keep(0.03), 'areverse', keep(0.08), 'areverse', 'aresample=24000:resampler=soxr'].join(','), '-ac', '1', '-c:a', 'pcm_s16le', fileUrl(outPath)]);
+            return outPath;
+          }));
+          return finish(chunks, condition);
+        }
+        const k = 2 ** (pitch / 12);
+        const filter =
+          method === 'rubberband'
+            ? `rubberband=tempo=${speed}:pitch=${k}:pitchq=quality:formant=preserved`
+            : method === 'rubberband short'
+              ? `rubberband=tempo=${speed}:pitch=${k}:pitchq=quality:formant=preserved:window=short`
+              : pitch !== 0
+                ? `asetrate=${Math.round(24000 * k)},aresample=24000,atempo=${(speed / k).toFixed(6)}`
+                : `atempo=${speed}`;
+        const chunks = await Promise.all(neutralChunks.map(async (chunk) => {
+          const outPath = file();
+          await ffmpeg(['-i', fileUrl(chunk), '-af', `${filter},aresample=24000:resampler=soxr`, '-ac', '1', '-c:a', 'pcm_s16le', fileUrl(outPath)]);
+          return outPath;
+        }));
+        return finish(chunks, condition);
+      };
+
+      const rows: string[][] = [];
+      const measure = async (method: Method, condition: Condition) => {
+        const outPath = await render(method, condition);
+        if (!outPath) return;
+        const [measured, mcd, heard] = await Promise.all([durationAndF0(outPath), melCepstralDistortion(neutralPath, outPath), toRecognizerWav(outPath, file()).then(recognize)]);
+        const wer = heard === null ? null : wordErrors(TEXTS.join(' '), heard);
+        const durationError = (measured.seconds * condition.speed) / neutral.seconds - 1;
+        const f0Error = measured.f0Hz && neutral.f0Hz ? 12 * Math.log2(measured.f0Hz / neutral.f0Hz) - condition.pitch : NaN;
+        rows.push([
+          condition.label, method, mcd.toFixed(2),
+          wer ? `${((100 * wer.errors) / wer.words).toFixed(1)} %` : 'n/a',
+          `${(100 * durationError).toFixed(1)} %`,
+          condition.emotion === 'neutral' ? `${f0Error.toFixed(2)} st` : `${(12 * Math.log2((measured.f0Hz ?? NaN) / (neutral.f0Hz ?? NaN))).toFixed(2)} st`,
+          measured.f0RangeSt?.toFixed(1) ?? '-',
+          `${(measured.lufs - neutral.lufs).toFixed(1)} LU`,
+        ]);
+        process.stderr.write('.');
+      };
+
+      await measure('service', neutralCondition);
+      if (section('speed')) for (const speed of SPEEDS) for (const method of ['service', 'engine', 'rubberband', 'ffmpeg'] as const) await measure(method, { label: `speed ${speed}`, speed, pitch: 0, emotion: 'neutral' });
+      if (section('pitch')) for (const pitch of PITCHES) for (const method of ['service', 'engine', 'rubberband', 'rubberband short', 'ffmpeg'] as const) await measure(method, { label: `pitch ${pitch > 0 ? '+' : ''}${pitch}`, speed: 1, pitch, emotion: 'neutral' });
+      if (section('emotion')) {
+        for (const emotion of EMOTIONS.filter((name): name is Exclude<Emotion, 'neutral'> => name !== 'neutral')) {
+          await measure('service', { label: emotion, speed: 1, pitch: 0, emotion });
+          // The same request with the old preset: the presets are plain objects, swapped for one rendering.
+          const current = { ...EMOTION_PRESETS[emotion] };
+          Object.assign(EMOTION_PRESETS[emotion], PRESETS_BEFORE[emotion]);
+          try {
+            await measure('service (before)' as Method, { label: emotion, speed: 1, pitch: 0, emotion });
+          } finally {
+            Object.assign(EMOTION_PRESETS[emotion], current);
+          }
+        }
+      }
+      process.stderr.write('\n');
+      console.log(`\n${id} (${voice.engine} ${voice.engineVoice}), ${TEXTS.length} sentences; neutral: ${neutral.seconds.toFixed(2)} s, F0 ${neutral.f0Hz?.toFixed(0)} Hz\n`);
+      console.log(table(['request', 'method', 'MCD dB', 'WER', 'duration err', 'F0 err (emotion: shift)', 'F0 range st', 'loudness'], rows));
+    }
+    if (!process.argv.includes('--no-speakers')) console.log(`\n${await speakerTable(dir)}`);
+    if (!process.argv.includes('--no-clones')) {
+      const rows = await cloneStageRows(dir, engines);
+      console.log(`\nclones, stage by stage (held-out text; MCD against the plain base voice)\n`);
+      console.log(table(['reference', 'stage', 'similarity', 'F0 err', 'MCD dB', 'WER'], rows));
+    }
+    console.log(
+      '\nMCD: mel-cepstral distortion (c1..c13, DTW-aligned) against the neutral engine rendering, dB (0 = the engine itself).\n' +
+        'WER: pocketsphinx en-us on the loudness-normalized file. duration err: duration x speed / neutral - 1. F0 err: median F0 shift minus the request.\n' +
+        'Methods: service = renderChunk + finishAudio; engine = its own rate/pitch control only; rubberband = formant-preserving rubberband over\n' +
+        'the neutral rendering (the service before issue 22); ffmpeg = atempo (speed) or asetrate + atempo (pitch, formants move along);\n' +
+        'rubberband short = the same with window=short.',
+    );
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+async function toRecognizerWav(input: string, outPath: string): Promise<string> {
+  await ffmpeg(['-i', fileUrl(input), '-af', 'adelay=300,apad=pad_dur=0.3', '-ar', '16000', '-ac', '1', '-c:a', 'pcm_s16le', fileUrl(outPath)]);
+  return outPath;
+}
+
+export function table(header: string[], rows: string[][]): string {
+  const all = [header, ...rows];
+  const widths = header.map((_, c) => Math.max(...all.map((r) => (r[c] ?? '').length)));
+  const line = (cells: string[]) => `| ${cells.map((cell, c) => (cell ?? '').padEnd(widths[c])).join(' | ')} |`;
+  return [line(header), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.map(line)].join('\n');
+}
+
+if (require.main === module) {
+  main().catch((error) => {
+    console.error(error);
+    process.exitCode = 1;
+  });
+}
