@@ -9,6 +9,7 @@ import { createCreditActivities } from './credits';
 import { createSignupActivities } from './signup';
 import { createSynthesisActivities } from './synthesis';
 import { createSystemCheckActivities } from './systemCheck';
+import { createWebhookActivities } from './webhooks';
 
 /** What activities are given; tests build it with real or test resources. */
 export interface ActivityDeps {
@@ -29,6 +30,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createCreditActivities(deps),
     ...createSynthesisActivities(deps),
     ...createCloningActivities(deps),
+    ...createWebhookActivities(deps),
   };
 }
 

@@ -6,3 +6,4 @@ export { synthesis } from './synthesis';
 export { synthesisDeletion, voiceDeletion } from './deletion';
 export { voiceCloning } from './voiceCloning';
 export { benchCreditShape, benchNoop, benchSynthesisShape } from './benchmark';
+export { webhookDelivery } from './webhookDelivery';
