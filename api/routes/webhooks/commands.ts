@@ -45,7 +45,7 @@ export async function findEndpoint(db: Db, account: Account, id: string): Promis
 
 export async function createEndpoint(db: Db, config: Config, account: Account, props: { url: string; events: string[]; description: string }): Promise<WebhookEndpointRow> {
   const [endpoint] = await db('webhook_endpoints')
-    .insert({ id: randomUUID(), account_id: account.id, url: checkUrl(config, props.url), events: props.events, description: props.description, secret: newWebhookSecret() })
+    .insert({ id: randomUUID(), account_id: account.id, url: checkUrl(config, props.url), events: [...new Set(props.events)], description: props.description, secret: newWebhookSecret() })
     .returning('*');
   return endpoint;
 }
@@ -60,7 +60,7 @@ export async function updateEndpoint(
   await findEndpoint(db, account, id);
   const patch: Record<string, unknown> = { updated_at: db.fn.now() };
   if (changes.url !== undefined) patch.url = checkUrl(config, changes.url);
-  if (changes.events !== undefined) patch.events = changes.events;
+  if (changes.events !== undefined) patch.events = [...new Set(changes.events)];
   if (changes.description !== undefined) patch.description = changes.description;
   // Enabling again clears the reason the service disabled it.
   if (changes.enabled !== undefined) Object.assign(patch, { enabled: changes.enabled, disabled_reason: null });

@@ -7,7 +7,6 @@ const Url = z.string().trim().min(1, 'Must not be empty.').max(2048, 'Must be at
 const Events = z
   .array(z.enum(WEBHOOK_EVENTS))
   .min(1, 'Give at least one event.')
-  .transform((events) => [...new Set(events)])
   .meta({ description: 'The events to receive' });
 const Description = z.string().max(500, 'Must be at most 500 characters.');
 
