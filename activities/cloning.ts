@@ -5,6 +5,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { ActivityDeps } from '.';
 import { inTempDir, unlessCanceled, withHeartbeat } from './work';
+import { createWebhookAnnouncer } from './webhooks';
 import { analyseSpeaker, buildVoiceProfile, type ClonedVoiceProfile, type IntakeResult, intakeSample } from '../audio/cloning';
 
 const keysOf = (accountId: string, voiceId: string) => ({
@@ -17,7 +18,9 @@ export type StoredVoiceProfile = Omit<ClonedVoiceProfile, 'tried'> & { f0MedianH
 
 
 
-export function createCloningActivities({ config, db, storage, engines }: ActivityDeps) {
+export function createCloningActivities(deps: ActivityDeps) {
+  const { config, db, storage, engines } = deps;
+  const webhooks = createWebhookAnnouncer(deps);
   const loadVoice = async (voiceId: string) => {
     const voice = await db('voices').where({ id: voiceId, category: 'cloned' }).first();
     if (!voice) throw ApplicationFailure.nonRetryable(`voice ${voiceId} does not exist`, 'VoiceMissing');
@@ -75,10 +78,12 @@ export function createCloningActivities({ config, db, storage, engines }: Activi
           error: null,
           updated_at: db.fn.now(),
         });
+      await webhooks.voiceEnded(voiceId);
     },
 
     async recordVoiceFailed({ voiceId, error }: { voiceId: string; error: { code: string; message: string } }): Promise<void> {
       await db('voices').where({ id: voiceId }).update({ status: 'failed', error: JSON.stringify(error), updated_at: db.fn.now() });
+      await webhooks.voiceEnded(voiceId);
     },
 
     /** The sample and everything derived from it; the consent record stays. */

@@ -10,6 +10,7 @@ import { createCreditActivities } from './credits';
 import { createSignupActivities } from './signup';
 import { createSynthesisActivities } from './synthesis';
 import { createSystemCheckActivities } from './systemCheck';
+import { createWebhookActivities } from './webhooks';
 
 /** What activities are given; tests build it with real or test resources. */
 export interface ActivityDeps {
@@ -31,6 +32,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createSynthesisActivities(deps),
     ...createCloningActivities(deps),
     ...createBillingActivities(deps),
+    ...createWebhookActivities(deps),
   };
 }
 

@@ -13,6 +13,7 @@ import { cloneFinishOptions } from '../audio/cloning';
 import type { StoredVoiceProfile } from './cloning';
 import { slotFreedSignal, synthesisWorkflowId } from '../workflows/contracts';
 import { notifyProgress } from '../lib/progress';
+import { createWebhookAnnouncer } from './webhooks';
 
 /** Characters per chunk: small enough to render in parallel, large enough to keep prosody natural. */
 export const CHUNK_CHARS = 400;
@@ -56,7 +57,9 @@ export interface FinishedAudio {
   durationSeconds: number;
 }
 
-export function createSynthesisActivities({ db, storage, temporal, engines, config }: ActivityDeps) {
+export function createSynthesisActivities(deps: ActivityDeps) {
+  const { db, storage, temporal, engines, config } = deps;
+  const webhooks = createWebhookAnnouncer(deps);
   /** Storage outages are waited out this long (STORAGE_RETRY_SECONDS); engine errors fail fast. */
   const classified = <T>(work: () => Promise<T>) => classifyFailures(config.STORAGE_RETRY_SECONDS * 1000, work);
   const loadSynthesis = async (synthesisId: string): Promise<SynthesisRow> => {
@@ -208,6 +211,8 @@ export function createSynthesisActivities({ db, storage, temporal, engines, conf
       });
       await notifyProgress(db, input.synthesisId);
       await wakeNextQueued(synthesis.account_id);
+      // Idempotent (stable event ids): a retry of this step announces nothing twice.
+      await webhooks.synthesisEnded(input.synthesisId);
       // Last: the client sees the outcome at once, and a storage outage only delays the cleanup (this step retries).
       await storage.removePrefix(chunkPrefix(input.synthesisId));
     },
@@ -229,6 +234,7 @@ export function createSynthesisActivities({ db, storage, temporal, engines, conf
         .update({ status: input.status, error: input.error, audio_key: null, credits_charged: 0, completed_at: db.fn.now(), updated_at: db.fn.now() });
       await notifyProgress(db, input.synthesisId);
       await wakeNextQueued(synthesis.account_id);
+      await webhooks.synthesisEnded(input.synthesisId);
       // Last: the client sees the outcome at once, and a storage outage only delays the cleanup (this step retries).
       await storage.removePrefix(chunkPrefix(input.synthesisId));
       await storage.remove(audioKey(synthesis.account_id, input.synthesisId, synthesis.output_format));

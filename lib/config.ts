@@ -112,6 +112,13 @@ const EnvSchema = z.object({
   /** How long synthesis activities retry object-storage errors (an outage is waited out) before the job fails as storage_unavailable. */
   STORAGE_RETRY_SECONDS: seconds.default(600),
 
+  /** Webhook targets may use plain http (deliveries are still signed); https only by default. */
+  WEBHOOK_ALLOW_HTTP: z.stringbool().default(false),
+  /** Webhook targets may be loopback, private, link-local or metadata addresses (an internal receiver; the tests' local one). */
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: z.stringbool().default(false),
+  /** The first retry of a failed webhook delivery waits this long, doubling up to an hour, for 24 h in all. */
+  WEBHOOK_RETRY_INITIAL_SECONDS: seconds.max(3600).default(10),
+
   RATE_LIMIT_REGISTER_PER_HOUR: rateLimit.default(60),
   RATE_LIMIT_LOGIN_PER_MINUTE: rateLimit.default(30),
   RATE_LIMIT_LOGIN_PER_EMAIL_PER_MINUTE: rateLimit.default(10),

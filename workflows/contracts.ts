@@ -95,3 +95,20 @@ export interface SignupVerificationInput {
   ttlSeconds: number;
 }
 
+// ------------------------------------------------------------------ webhooks
+
+export const WEBHOOK_EVENTS = ['synthesis.completed', 'synthesis.failed', 'synthesis.canceled', 'voice.ready', 'voice.failed', 'credits.low'] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENTS)[number] | 'ping';
+
+/** One delivery of one event to one endpoint; the event id is stable, so the id dedupes a repeated announcement. */
+export const webhookDeliveryWorkflowId = (eventId: string, endpointId: string) => `webhook-delivery:${eventId}:${endpointId}`;
+
+/** The delivery row's id only: the body lives in PostgreSQL, and the signing secret never leaves it except in the activity. */
+export interface WebhookDeliveryInput {
+  deliveryId: string;
+  /** WEBHOOK_RETRY_INITIAL_SECONDS: the first backoff, doubled up to an hour, for 24 h. */
+  retryInitialSeconds: number;
+}
+
+export type WebhookAttemptOutcome = 'delivered' | 'gone' | 'refused' | 'skipped';
+export type WebhookDeliveryResult = WebhookAttemptOutcome | 'failed';

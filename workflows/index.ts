@@ -7,3 +7,4 @@ export { synthesisDeletion, voiceDeletion } from './deletion';
 export { voiceCloning } from './voiceCloning';
 export { billingRefill } from './billingRefill';
 export { benchCreditShape, benchNoop, benchSynthesisShape } from './benchmark';
+export { webhookDelivery } from './webhookDelivery';

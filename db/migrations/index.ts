@@ -8,6 +8,7 @@ import * as cloning from './006_voice_cloning';
 import * as losslessNumbers from './007_lossless_numbers';
 import * as voiceEngineFields from './008_voice_engine_fields';
 import * as streamedSyntheses from './009_streamed_syntheses';
+import * as webhooks from './010_webhooks';
 
 /**
  * Migrations are listed here in order rather than discovered on disk, so the
@@ -23,6 +24,7 @@ const migrations: Record<string, Knex.Migration> = {
   '007_lossless_numbers': losslessNumbers,
   '008_voice_engine_fields': voiceEngineFields,
   '009_streamed_syntheses': streamedSyntheses,
+  '010_webhooks': webhooks,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -37,8 +37,9 @@ function constraintsOf(schema: z.ZodType, where: string, meta: Json): Expected[]
   if (def.format && def.check === 'string_format') out.push({ where, keyword: def.format === 'regex' ? 'pattern' : 'format', ...(def.format !== 'regex' && { value: def.format }) });
   for (const check of (def.checks ?? []) as z.ZodType[]) {
     const c = defOf(check);
-    if (c.check === 'min_length') out.push({ where, keyword: 'minLength', value: c.minimum });
-    else if (c.check === 'max_length') out.push({ where, keyword: 'maxLength', value: c.maximum });
+    // zod names a length check the same on strings and arrays; JSON Schema says minItems/maxItems for arrays.
+    if (c.check === 'min_length') out.push({ where, keyword: def.type === 'array' ? 'minItems' : 'minLength', value: c.minimum });
+    else if (c.check === 'max_length') out.push({ where, keyword: def.type === 'array' ? 'maxItems' : 'maxLength', value: c.maximum });
     else if (c.check === 'greater_than') out.push({ where, keyword: c.inclusive ? 'minimum' : 'exclusiveMinimum', value: c.value });
     else if (c.check === 'less_than') out.push({ where, keyword: c.inclusive ? 'maximum' : 'exclusiveMaximum', value: c.value });
     else if (c.check === 'string_format') out.push({ where, keyword: c.format === 'regex' ? 'pattern' : 'format' });

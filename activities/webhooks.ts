@@ -1,0 +1,137 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import type { ActivityDeps } from '.';
+import { presentHistoryEntry } from '../api/routes/tts/presenter';
+import { presentVoice } from '../api/routes/voices/presenter';
+import type { SynthesisRow } from '../db/models/Synthesis';
+import { postToTarget, TargetRefused } from '../lib/webhookTarget';
+import { announceWebhookEvent, signatureHeader, stableEventId } from '../lib/webhooks';
+import type { WebhookAttemptOutcome } from '../workflows/contracts';
+
+/** Each attempt's request gives up after this long; the workflow then retries with backoff. */
+export const WEBHOOK_REQUEST_TIMEOUT_MS = 10_000;
+
+/** A credits.low event goes out when the available balance falls below this share of the plan's monthly credits. */
+export const CREDITS_LOW_SHARE = 0.1;
+
+/** Events announced by the activities that record a job's end: each data is the resource as the API's versioned family presents it. */
+export function createWebhookAnnouncer(deps: ActivityDeps) {
+  const { db } = deps;
+  return {
+    async synthesisEnded(synthesisId: string): Promise<void> {
+      const row: SynthesisRow | undefined = await db('syntheses').where({ id: synthesisId }).first();
+      if (!row || !['completed', 'failed', 'canceled'].includes(row.status)) return;
+      const type = `synthesis.${row.status}` as 'synthesis.completed' | 'synthesis.failed' | 'synthesis.canceled';
+      await announceWebhookEvent(deps, { id: stableEventId(type, synthesisId), type, accountId: row.account_id, data: presentHistoryEntry(row, 'v1') });
+      if (row.status === 'completed') await this.creditsCaptured(row.account_id, synthesisId, row.credits_charged);
+    },
+
+    /**
+     * After a capture: announce credits.low when this charge took the available
+     * balance below the threshold (once per crossing, keyed by the synthesis).
+     */
+    async creditsCaptured(accountId: string, synthesisId: string, charged: number): Promise<void> {
+      const account = await db('accounts')
+        .join('subscription_plans', 'subscription_plans.id', 'accounts.subscription_tier')
+        .where('accounts.id', accountId)
+        .first('accounts.credit_balance', 'accounts.credits_reserved', 'subscription_plans.monthly_credits');
+      if (!account) return;
+      const balance = Number(account.credit_balance);
+      const threshold = Math.floor(Number(account.monthly_credits) * CREDITS_LOW_SHARE);
+      if (!(balance < threshold && balance + Number(charged) >= threshold)) return;
+      await announceWebhookEvent(deps, {
+        id: stableEventId('credits.low', synthesisId),
+        type: 'credits.low',
+        accountId,
+        data: { credit_balance: balance, credits_reserved: Number(account.credits_reserved), monthly_credits: Number(account.monthly_credits), threshold },
+      });
+    },
+
+    async voiceEnded(voiceId: string): Promise<void> {
+      const voice = await db('voices').where({ id: voiceId }).whereNull('deleted_at').first();
+      if (!voice || !['ready', 'failed'].includes(voice.status)) return;
+      const type = voice.status === 'ready' ? 'voice.ready' : 'voice.failed';
+      await announceWebhookEvent(deps, { id: stableEventId(type, voiceId), type, accountId: voice.account_id, data: presentVoice(voice) });
+    },
+  };
+}
+
+interface DeliveryRow {
+  id: string;
+  event_id: string;
+  body: string;
+  status: string;
+  url: string;
+  enabled: boolean;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: Date | null;
+  endpoint_id: string;
+}
+
+export function createWebhookActivities({ db, config }: ActivityDeps) {
+  const policy = { allowHttp: config.WEBHOOK_ALLOW_HTTP, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS };
+  const record = (deliveryId: string, changes: Record<string, unknown>) =>
+    db('webhook_deliveries').where({ id: deliveryId }).update({ ...changes, updated_at: db.fn.now() });
+
+  return {
+    /**
+     * One attempt: load the body and the secrets (here, never from the
+     * workflow), sign, POST to the checked address. 2xx → delivered; 410 →
+     * the endpoint is disabled; a refused target ends the delivery; anything
+     * else throws, and the workflow's retry policy tries again.
+     */
+    async attemptWebhookDelivery({ deliveryId }: { deliveryId: string }): Promise<WebhookAttemptOutcome> {
+      const delivery: DeliveryRow | undefined = await db('webhook_deliveries as d')
+        .join('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
+        .where('d.id', deliveryId)
+        .first('d.id', 'd.event_id', 'd.body', 'd.status', 'd.endpoint_id', 'e.url', 'e.enabled', 'e.secret', 'e.previous_secret', 'e.previous_secret_expires_at');
+      // Its endpoint was deleted (the row went with it), or an earlier attempt already finished it.
+      if (!delivery) return 'skipped';
+      if (delivery.status === 'delivered') return 'delivered';
+      if (delivery.status !== 'pending') return 'skipped';
+      if (!delivery.enabled) {
+        await record(deliveryId, { status: 'failed', last_error: 'endpoint_disabled' });
+        return 'skipped';
+      }
+      const timestamp = Math.floor(Date.now() / 1000);
+      const secrets = [delivery.secret];
+      if (delivery.previous_secret && delivery.previous_secret_expires_at && delivery.previous_secret_expires_at.getTime() > Date.now()) {
+        secrets.push(delivery.previous_secret);
+      }
+      const headers = {
+        'OpenVox-Webhook-Id': delivery.event_id,
+        'OpenVox-Webhook-Timestamp': String(timestamp),
+        'OpenVox-Signature': signatureHeader(secrets, timestamp, delivery.body),
+      };
+      await db('webhook_deliveries').where({ id: deliveryId }).increment('attempts', 1);
+      let status: number;
+      try {
+        ({ status } = await postToTarget(delivery.url, delivery.body, headers, { policy, timeoutMs: WEBHOOK_REQUEST_TIMEOUT_MS }));
+      } catch (error) {
+        if (error instanceof TargetRefused) {
+          await record(deliveryId, { status: 'failed', last_error: `target_refused: ${error.message}`.slice(0, 200) });
+          return 'refused';
+        }
+        const reason = error instanceof Error ? (error.name === 'TimeoutError' || error.name === 'AbortError' ? 'timeout' : ((error as NodeJS.ErrnoException).code ?? error.name)) : 'error';
+        await record(deliveryId, { last_error: String(reason).slice(0, 200), last_response_code: null });
+        throw ApplicationFailure.retryable(`The webhook request failed: ${reason}`, 'WebhookUnreachable');
+      }
+      if (status >= 200 && status < 300) {
+        await record(deliveryId, { status: 'delivered', last_response_code: status, last_error: null, delivered_at: db.fn.now() });
+        return 'delivered';
+      }
+      if (status === 410) {
+        await record(deliveryId, { status: 'failed', last_response_code: status, last_error: 'gone' });
+        await db('webhook_endpoints').where({ id: delivery.endpoint_id }).update({ enabled: false, disabled_reason: 'gone', updated_at: db.fn.now() });
+        return 'gone';
+      }
+      await record(deliveryId, { last_response_code: status, last_error: null });
+      throw ApplicationFailure.retryable(`The receiver answered ${status}.`, 'WebhookRejected');
+    },
+
+    /** The 24 h of retries ran out. */
+    async recordWebhookDeliveryFailed({ deliveryId }: { deliveryId: string }): Promise<void> {
+      await db('webhook_deliveries').where({ id: deliveryId, status: 'pending' }).update({ status: 'failed', updated_at: db.fn.now() });
+    },
+  };
+}

@@ -1,0 +1,84 @@
+import { randomUUID } from 'node:crypto';
+import type { Account } from '../../../db/models/Account';
+import type { Db } from '../../../db/knex';
+import type { Config } from '../../../lib/config';
+import { checkTargetUrl, TargetRefused } from '../../../lib/webhookTarget';
+import { newWebhookSecret } from '../../../lib/webhooks';
+import { notFound, validationError } from '../../errors';
+
+/** How long a rotated-out secret keeps signing deliveries, beside the new one. */
+export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
+
+export interface WebhookEndpointRow {
+  id: string;
+  account_id: string;
+  url: string;
+  description: string;
+  events: string[];
+  enabled: boolean;
+  disabled_reason: string | null;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** The operator's settings decide the scheme and whether internal hosts are allowed; deliveries check the resolved address again. */
+function checkUrl(config: Config, url: string): string {
+  try {
+    return checkTargetUrl(url, { allowHttp: config.WEBHOOK_ALLOW_HTTP, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS }).toString();
+  } catch (error) {
+    if (error instanceof TargetRefused) throw validationError({ url: [error.message] });
+    throw error;
+  }
+}
+
+export const endpointsOf = (db: Db, account: Account) => db('webhook_endpoints').where({ account_id: account.id });
+
+/** Another account's endpoint is indistinguishable from a missing one. */
+export async function findEndpoint(db: Db, account: Account, id: string): Promise<WebhookEndpointRow> {
+  const endpoint = await endpointsOf(db, account).where({ id }).first();
+  if (!endpoint) throw notFound('No such webhook endpoint.');
+  return endpoint;
+}
+
+export async function createEndpoint(db: Db, config: Config, account: Account, props: { url: string; events: string[]; description: string }): Promise<WebhookEndpointRow> {
+  const [endpoint] = await db('webhook_endpoints')
+    .insert({ id: randomUUID(), account_id: account.id, url: checkUrl(config, props.url), events: [...new Set(props.events)], description: props.description, secret: newWebhookSecret() })
+    .returning('*');
+  return endpoint;
+}
+
+export async function updateEndpoint(
+  db: Db,
+  config: Config,
+  account: Account,
+  id: string,
+  changes: { url?: string; events?: string[]; enabled?: boolean; description?: string },
+): Promise<WebhookEndpointRow> {
+  await findEndpoint(db, account, id);
+  const patch: Record<string, unknown> = { updated_at: db.fn.now() };
+  if (changes.url !== undefined) patch.url = checkUrl(config, changes.url);
+  if (changes.events !== undefined) patch.events = [...new Set(changes.events)];
+  if (changes.description !== undefined) patch.description = changes.description;
+  // Enabling again clears the reason the service disabled it.
+  if (changes.enabled !== undefined) Object.assign(patch, { enabled: changes.enabled, disabled_reason: null });
+  await db('webhook_endpoints').where({ id, account_id: account.id }).update(patch);
+  return findEndpoint(db, account, id);
+}
+
+export async function deleteEndpoint(db: Db, account: Account, id: string): Promise<void> {
+  // Its deliveries go with it; a delivery workflow still retrying finds no row and stops.
+  const deleted = await endpointsOf(db, account).where({ id }).delete();
+  if (!deleted) throw notFound('No such webhook endpoint.');
+}
+
+/** A new secret; the current one keeps signing (as a second `v1=`) for 24 h. */
+export async function rotateSecret(db: Db, account: Account, id: string): Promise<WebhookEndpointRow> {
+  const endpoint = await findEndpoint(db, account, id);
+  await db('webhook_endpoints')
+    .where({ id: endpoint.id })
+    .update({ secret: newWebhookSecret(), previous_secret: endpoint.secret, previous_secret_expires_at: new Date(Date.now() + ROTATION_OVERLAP_MS), updated_at: db.fn.now() });
+  return findEndpoint(db, account, id);
+}

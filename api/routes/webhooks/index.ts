@@ -1,0 +1,178 @@
+import { randomUUID } from 'node:crypto';
+import type { ApiDeps } from '../../deps';
+import { conflict } from '../../errors';
+import { problemResponses } from '../../openapi';
+import { offsetOf, presentPage } from '../../pagination';
+import { defineRoute, type Family, type Route } from '../../route';
+import { announceWebhookEvent } from '../../../lib/webhooks';
+import { createEndpoint, deleteEndpoint, endpointsOf, findEndpoint, rotateSecret, updateEndpoint, type WebhookEndpointRow } from './commands';
+import { DeliveryOut, DeliveryPage, WebhookCreateBody, WebhookListQuery, WebhookOut, WebhookPage, WebhookParams, WebhookUpdateBody, WebhookWithSecretOut } from './schema';
+
+const presentEndpoint = (endpoint: WebhookEndpointRow) => ({
+  id: endpoint.id,
+  url: endpoint.url,
+  description: endpoint.description,
+  events: endpoint.events,
+  enabled: endpoint.enabled,
+  disabled_reason: endpoint.disabled_reason,
+  created_at: endpoint.created_at.toISOString(),
+  updated_at: endpoint.updated_at.toISOString(),
+});
+
+/** Only the create and rotate answers carry the secret. */
+const presentWithSecret = (endpoint: WebhookEndpointRow) => ({
+  ...presentEndpoint(endpoint),
+  secret: endpoint.secret,
+  previous_secret_expires_at: endpoint.previous_secret_expires_at?.toISOString() ?? null,
+});
+
+interface DeliveryRow {
+  id: string;
+  event_id: string;
+  event_type: string;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  last_response_code: number | null;
+  last_error: string | null;
+  created_at: Date;
+  delivered_at: Date | null;
+}
+const presentDelivery = (delivery: DeliveryRow) => ({
+  id: delivery.id,
+  event_id: delivery.event_id,
+  event_type: delivery.event_type,
+  status: delivery.status,
+  attempts: delivery.attempts,
+  last_response_code: delivery.last_response_code,
+  last_error: delivery.last_error,
+  created_at: delivery.created_at.toISOString(),
+  delivered_at: delivery.delivered_at?.toISOString() ?? null,
+});
+
+const json = (description: string, schema: unknown) => ({ description, content: { 'application/json': { schema } } });
+const prefix = (family: Family) => (family === 'v1' ? '/api/v1' : '/api');
+const paths = (suffix: string) => ({ v1: `/api/v1/webhooks/${suffix}`, unversioned: `/api/webhooks/${suffix}` });
+const tags = ['Webhooks'];
+
+export function webhookRoutes(deps: ApiDeps): Route[] {
+  const { config, db } = deps;
+  return [
+    defineRoute({
+      method: 'get',
+      paths: paths(''),
+      summary: "The caller's webhook endpoints, newest first",
+      tags,
+      auth: true,
+      query: WebhookListQuery,
+      responses: { 200: json('A page of endpoints', WebhookPage), ...problemResponses(400, 401) },
+      async handler(ctx, { account, query }) {
+        const [counted, rows] = await Promise.all([
+          endpointsOf(db, account).count({ count: '*' }).first(),
+          endpointsOf(db, account).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).offset(offsetOf(query)).limit(query.page_size),
+        ]);
+        ctx.body = presentPage(ctx, config.PUBLIC_URL, query, Number(counted?.count ?? 0), rows.map(presentEndpoint));
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      paths: paths(''),
+      summary: 'Register a webhook endpoint (the answer shows its signing secret, once)',
+      tags,
+      auth: true,
+      body: WebhookCreateBody,
+      responses: { 201: json('Created', WebhookWithSecretOut), ...problemResponses(400, 401) },
+      async handler(ctx, { account, body }, family) {
+        const endpoint = await createEndpoint(db, config, account, body);
+        ctx.status = 201;
+        ctx.set('Location', `${prefix(family)}/webhooks/${endpoint.id}/`);
+        ctx.body = presentWithSecret(endpoint);
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      paths: paths('{id}/'),
+      summary: 'One webhook endpoint',
+      tags,
+      auth: true,
+      params: WebhookParams,
+      responses: { 200: json('The endpoint', WebhookOut), ...problemResponses(401, 404) },
+      async handler(ctx, { account, params }) {
+        ctx.body = presentEndpoint(await findEndpoint(db, account, params.id));
+      },
+    }),
+    defineRoute({
+      method: 'patch',
+      paths: paths('{id}/'),
+      summary: "Change an endpoint's url, events, description, or enable/disable it",
+      tags,
+      auth: true,
+      params: WebhookParams,
+      body: WebhookUpdateBody,
+      responses: { 200: json('The endpoint', WebhookOut), ...problemResponses(400, 401, 404) },
+      async handler(ctx, { account, params, body }) {
+        ctx.body = presentEndpoint(await updateEndpoint(db, config, account, params.id, body));
+      },
+    }),
+    defineRoute({
+      method: 'delete',
+      paths: paths('{id}/'),
+      summary: 'Delete a webhook endpoint and its delivery log',
+      tags,
+      auth: true,
+      params: WebhookParams,
+      responses: { 204: { description: 'Deleted' }, ...problemResponses(401, 404) },
+      async handler(ctx, { account, params }) {
+        await deleteEndpoint(db, account, params.id);
+        ctx.status = 204;
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      paths: paths('{id}/rotate-secret/'),
+      summary: 'A new signing secret; the old one keeps signing beside it for 24 h',
+      tags,
+      auth: true,
+      params: WebhookParams,
+      responses: { 200: json('The endpoint with its new secret', WebhookWithSecretOut), ...problemResponses(401, 404) },
+      async handler(ctx, { account, params }) {
+        ctx.body = presentWithSecret(await rotateSecret(db, account, params.id));
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      paths: paths('{id}/test/'),
+      summary: 'Send a `ping` event to the endpoint',
+      tags,
+      auth: true,
+      params: WebhookParams,
+      responses: { 202: json('The delivery, under way', DeliveryOut), ...problemResponses(401, 404, 409) },
+      async handler(ctx, { account, params }) {
+        const endpoint = await findEndpoint(db, account, params.id);
+        if (!endpoint.enabled) throw conflict('The endpoint is disabled; enable it first.');
+        const event = { id: `evt_${randomUUID().replaceAll('-', '')}`, type: 'ping' as const, accountId: account.id, data: { endpoint_id: endpoint.id } };
+        const [deliveryId] = await announceWebhookEvent(deps, event, endpoint.id);
+        ctx.status = 202;
+        ctx.body = presentDelivery(await db('webhook_deliveries').where({ id: deliveryId }).first());
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      paths: paths('{id}/deliveries/'),
+      summary: "An endpoint's deliveries, newest first: status, attempts, last response code",
+      tags,
+      auth: true,
+      params: WebhookParams,
+      query: WebhookListQuery,
+      responses: { 200: json('A page of deliveries', DeliveryPage), ...problemResponses(400, 401, 404) },
+      async handler(ctx, { account, params, query }) {
+        const endpoint = await findEndpoint(db, account, params.id);
+        const deliveries = () => db('webhook_deliveries').where({ endpoint_id: endpoint.id });
+        const [counted, rows] = await Promise.all([
+          deliveries().count({ count: '*' }).first(),
+          deliveries().orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).offset(offsetOf(query)).limit(query.page_size),
+        ]);
+        ctx.body = presentPage(ctx, config.PUBLIC_URL, query, Number(counted?.count ?? 0), rows.map(presentDelivery));
+      },
+    }),
+  ];
+}

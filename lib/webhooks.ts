@@ -1,0 +1,74 @@
+import type { Client } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto';
+import type { Db } from '../db/knex';
+import { webhookDelivery } from '../workflows/webhookDelivery';
+import { webhookDeliveryWorkflowId, type WebhookEventType } from '../workflows/contracts';
+import type { Config } from './config';
+
+/**
+ * Webhook events: made by the activities that record a job's end (and by the
+ * API's test ping), one delivery row and one delivery workflow per enabled
+ * endpoint that subscribed to the event.
+ */
+
+/** `whsec_` + 32 random bytes, base64url: shown once, kept in PostgreSQL to sign with. */
+export const newWebhookSecret = () => `whsec_${randomBytes(32).toString('base64url')}`;
+
+/** Hex HMAC-SHA256 of `<timestamp>.<body>`, keyed with the whole secret string (UTF-8). */
+export const signPayload = (secret: string, timestamp: number, body: string) => createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex');
+
+/** `v1=<hex>` per secret, the newest first: during a rotation's 24 h both the new and the old secret sign. */
+export const signatureHeader = (secrets: string[], timestamp: number, body: string) => secrets.map((secret) => `v1=${signPayload(secret, timestamp, body)}`).join(',');
+
+/** The same event (type, resource) always gets the same id, so a retried announcement is recognised. */
+export const stableEventId = (type: WebhookEventType, resourceId: string) =>
+  `evt_${createHash('sha256').update(`${type}:${resourceId}`).digest('hex').slice(0, 32)}`;
+
+export interface WebhookEvent {
+  id: string;
+  type: WebhookEventType;
+  accountId: string;
+  data: unknown;
+}
+
+export interface AnnounceDeps {
+  db: Db;
+  temporal: Client;
+  config: Pick<Config, 'TEMPORAL_TASK_QUEUE' | 'WEBHOOK_RETRY_INITIAL_SECONDS'>;
+}
+
+/**
+ * Records one delivery per subscribed endpoint and starts its workflow.
+ * Idempotent: the (endpoint, event) row is unique and the workflow id is
+ * derived from both, so a retried activity starts nothing twice.
+ * `endpointId` limits it to one endpoint (the test ping).
+ */
+export async function announceWebhookEvent({ db, temporal, config }: AnnounceDeps, event: WebhookEvent, endpointId?: string): Promise<string[]> {
+  const endpoints: { id: string }[] = await db('webhook_endpoints')
+    .where({ account_id: event.accountId, enabled: true })
+    .modify((query) => (endpointId ? query.where({ id: endpointId }) : query.whereRaw('? = any(events)', [event.type])))
+    .select('id');
+  const deliveryIds: string[] = [];
+  for (const endpoint of endpoints) {
+    const body = JSON.stringify({ id: event.id, type: event.type, created: new Date().toISOString(), data: event.data });
+    await db('webhook_deliveries')
+      .insert({ id: randomUUID(), endpoint_id: endpoint.id, event_id: event.id, event_type: event.type, body })
+      .onConflict(['endpoint_id', 'event_id'])
+      .ignore();
+    const delivery = await db('webhook_deliveries').where({ endpoint_id: endpoint.id, event_id: event.id }).first('id');
+    deliveryIds.push(delivery.id);
+    await temporal.workflow
+      .start(webhookDelivery, {
+        workflowId: webhookDeliveryWorkflowId(event.id, endpoint.id),
+        taskQueue: config.TEMPORAL_TASK_QUEUE,
+        // A finished delivery is not repeated when the same event is announced again.
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        args: [{ deliveryId: delivery.id, retryInitialSeconds: config.WEBHOOK_RETRY_INITIAL_SECONDS }],
+      })
+      .catch((error) => {
+        if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+      });
+  }
+  return deliveryIds;
+}

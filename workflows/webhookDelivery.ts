@@ -1,0 +1,30 @@
+import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import type { WebhookDeliveryInput, WebhookDeliveryResult } from './contracts';
+
+/** Recording that a delivery gave up: a short database step, retried until PostgreSQL answers. */
+const bookkeeping = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '500 milliseconds', maximumInterval: '10 seconds' },
+});
+
+/**
+ * `webhook-delivery:<event-id>:<endpoint-id>`: POST the signed event until the
+ * receiver answers 2xx, with exponential backoff for 24 h. Each attempt is one
+ * activity execution (10 s request timeout); a 410 disables the endpoint and a
+ * refused target ends it at once; anything else is retried by Temporal.
+ */
+export async function webhookDelivery({ deliveryId, retryInitialSeconds }: WebhookDeliveryInput): Promise<WebhookDeliveryResult> {
+  const attempt = proxyActivities<Activities>({
+    // The request itself times out after 10 s; this bounds the whole attempt (resolve, connect, sign, record).
+    startToCloseTimeout: '20 seconds',
+    scheduleToCloseTimeout: '24 hours',
+    retry: { initialInterval: retryInitialSeconds * 1000, backoffCoefficient: 2, maximumInterval: '1 hour' },
+  });
+  try {
+    return await attempt.attemptWebhookDelivery({ deliveryId });
+  } catch {
+    await bookkeeping.recordWebhookDeliveryFailed({ deliveryId });
+    return 'failed';
+  }
+}
