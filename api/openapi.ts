@@ -48,6 +48,7 @@ const TAGS = [
   { name: 'Voices', description: 'The premade catalog and your cloned voices (acoustic matching of a base voice to a sample).' },
   { name: 'Projects', description: 'Group syntheses; names are unique per account.' },
   { name: 'Plans', description: 'Subscription plans, cheapest first.' },
+  { name: 'Webhooks', description: 'Endpoints told when a job ends (signed with HMAC-SHA256, retried for 24 h); their secrets and deliveries.' },
   { name: 'OpenAI-compatible', description: "OpenAI's speech API (`/v1/audio/speech`, streamed sentence by sentence), models and voices, with OpenAI's error shape: point an OpenAI client's base URL here." },
   { name: 'Operations', description: 'Index, health, readiness, metrics and these docs.' },
   {
