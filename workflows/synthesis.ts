@@ -51,8 +51,8 @@ function failureOf(error: unknown): { code: string; message: string } {
 
 /**
  * `synthesis:<uuid>`, started by the API with Update-with-Start: reserve the
- * credits and record the synthesis (one transaction) → answer the `reserve`
- * update → wait for a slot → render (a one-chunk text in one step; longer
+ * credits, record the synthesis and take a free slot (one transaction) →
+ * answer the `reserve` update → wait for a slot if none was free → render (a one-chunk text in one step; longer
  * ones in chunks in parallel, then join) → post-process, encode, store →
  * capture the credits (`credits:capture:<uuid>`) → record.
  * On failure or cancel: release the credits, remove the objects, record why.
