@@ -1,4 +1,5 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { holdProcess } from './process';
 import { EngineError } from './types';
 
 /**
@@ -130,12 +131,7 @@ class FestivalInterpreter {
 
   /** Idle interpreters must not keep a process (a test run, a stopping worker) alive. */
   hold(held: boolean) {
-    // The stdio pipes are net.Sockets, which can be unref'd like the child itself.
-    const handles = [this.child, this.child.stdin, this.child.stdout, this.child.stderr] as unknown as { ref(): void; unref(): void }[];
-    for (const handle of handles) {
-      if (held) handle.ref();
-      else handle.unref();
-    }
+    holdProcess(this.child, held);
   }
 
   kill() {

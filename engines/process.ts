@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { constants } from 'node:fs';
 import { access, mkdtemp, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
@@ -119,5 +119,19 @@ export async function fileSize(file: string): Promise<number> {
     return (await stat(file)).size;
   } catch {
     return 0;
+  }
+}
+
+/**
+ * Lets a kept child process (a Festival interpreter, a Piper host) hold the
+ * event loop or not: an idle one must not keep a process (a test run, a
+ * stopping worker) alive. Its stdio pipes are net.Sockets, which can be
+ * unref'd like the child itself.
+ */
+export function holdProcess(child: ChildProcessWithoutNullStreams, held: boolean): void {
+  const handles = [child, child.stdin, child.stdout, child.stderr] as unknown as { ref(): void; unref(): void }[];
+  for (const handle of handles) {
+    if (held) handle.ref();
+    else handle.unref();
   }
 }

@@ -1,6 +1,7 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+import { holdProcess } from '../process';
 import { EngineError } from '../types';
 import type { HostReply, HostRequest } from './host';
 
@@ -126,11 +127,7 @@ export class PiperProcess {
 
   /** Idle processes must not keep a process (a test run, a stopping worker) alive. */
   hold(held: boolean) {
-    const handles = [this.child, this.child.stdin, this.child.stdout, this.child.stderr] as unknown as { ref(): void; unref(): void }[];
-    for (const handle of handles) {
-      if (held) handle.ref();
-      else handle.unref();
-    }
+    holdProcess(this.child, held);
   }
 
   kill() {
