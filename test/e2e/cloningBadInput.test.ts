@@ -419,7 +419,8 @@ describe.each(FAMILIES)('audio checks in the cloning workflow, $family family', 
       expect(typeof voice.error.message).toBe('string');
       expect(voice.error.message.length).toBeGreaterThan(0);
       expect(voice.similarity).toBeNull();
-      expect(await workflowStatus(voice.id)).toBe('COMPLETED');
+      // The voice is recorded failed just before its workflow returns.
+      expect(await waitForWorkflowClosed(voice.id)).toBe('COMPLETED');
     }
     // Failed voices are listed (every status) but do not count against the plan.
     const listed = await get(who, f.cloned);
