@@ -1,17 +1,21 @@
 import { z } from 'zod';
 import { createDocument, type ZodOpenApiPathsObject } from 'zod-openapi';
+import { license } from '../package.json';
 import type { Family, Route } from './route';
 
 /** The RFC 9457 problem body every error response carries. */
 export const Problem = z
   .object({
-    type: z.string(),
-    title: z.string(),
-    status: z.number().int(),
-    code: z.string(),
-    detail: z.string(),
-    errors: z.record(z.string(), z.array(z.string())).optional(),
-    request_id: z.string(),
+    type: z.string().meta({ description: 'A URI reference to the code’s entry on /api/docs/errors/' }),
+    title: z.string().meta({ description: 'A short summary of the problem type' }),
+    status: z.number().int().meta({ description: 'The HTTP status code' }),
+    code: z.string().meta({ description: 'A stable machine-readable code to branch on, e.g. `validation_error`' }),
+    detail: z.string().meta({ description: 'What went wrong with this request, in words' }),
+    errors: z
+      .record(z.string(), z.array(z.string()))
+      .optional()
+      .meta({ description: 'Field problems: each field name (or `non_field_errors`) with its messages' }),
+    request_id: z.string().meta({ description: 'The request id (also the X-Request-Id header); quote it when reporting a problem' }),
   })
   .meta({ id: 'Problem' });
 
@@ -61,6 +65,12 @@ const ALIAS_TAG = 'Unversioned aliases';
 const header = (description: string, schema: Record<string, unknown> = { type: 'string' }) => ({ description, schema });
 const REQUEST_ID = header('The request id (yours if it matched `[A-Za-z0-9._~:-]{1,128}`, else a new one); problem bodies repeat it as `request_id`.');
 const RETRY_AFTER = header('Seconds to wait before retrying.', { type: 'integer', minimum: 0 });
+const AUDIO_HEADERS = {
+  'Content-Length': header('Size of the audio in bytes.', { type: 'integer', minimum: 0 }),
+  'Accept-Ranges': header('`bytes`: send `Range: bytes=<first>-<last>` for a part (206).', { type: 'string', enum: ['bytes'] }),
+  'Content-Disposition': header('`inline; filename="<id>.<format>"`.'),
+  'Cache-Control': header('`private, max-age=3600`: the audio of a synthesis never changes.'),
+};
 /** Response headers that only some operations set, by the operation's v1 (or only) path, method and status. */
 const ROUTE_HEADERS: Record<string, Record<string, ReturnType<typeof header>>> = {
   'post /api/v1/tts/synthesize/ 202': {
@@ -69,6 +79,14 @@ const ROUTE_HEADERS: Record<string, Record<string, ReturnType<typeof header>>> =
   },
   'post /api/v1/voices/upload/ 202': { Location: header('The voice’s URL, in the caller’s family.') },
   'post /api/v1/projects/ 201': { Location: header('The project’s URL, in the caller’s family.') },
+  'post /api/v1/webhooks/ 201': { Location: header('The endpoint’s URL, in the caller’s family.') },
+  'get /api/v1/tts/history/{id}/audio/ 200': AUDIO_HEADERS,
+  'get /api/v1/tts/history/{id}/audio/ 206': {
+    ...AUDIO_HEADERS,
+    'Content-Range': header('`bytes <first>-<last>/<size>`: the part sent, in bytes.'),
+    'Content-Length': header('Bytes in this part.', { type: 'integer', minimum: 0 }),
+  },
+  'post /api/v1/audio/speech/ 200': { 'X-Synthesis-Id': header('The history entry this speech is recorded as (its id under /api/v1/tts/history/).', { type: 'string', format: 'uuid' }) },
 };
 /** Request bodies that work as they stand when tried from the docs page (by the v1 or only path). */
 const REQUEST_EXAMPLES: Record<string, unknown> = {
@@ -78,6 +96,16 @@ const REQUEST_EXAMPLES: Record<string, unknown> = {
   'post /api/v1/auth/api-keys/': { name: 'build server' },
   'post /api/v1/tts/synthesize/': { text: 'Hello from OpenVox.', voice_id: 'en-us-slt', speed: 1, pitch: 0, emotion: 'neutral', output_format: 'mp3' },
   'post /api/v1/projects/': { name: 'Audiobook', description: 'Chapters of the first book' },
+  'patch /api/v1/projects/{id}/': { description: 'Chapters 1-3 of the first book' },
+  // Tokens arrive by email or from login: paste yours over the placeholder.
+  'post /api/v1/auth/verify-email/': { token: 'paste-the-token-from-the-email-link' },
+  'post /api/v1/auth/refresh/': { refresh: 'paste-the-refresh-token-from-login' },
+  'post /api/v1/auth/logout/': { refresh: 'paste-the-refresh-token-from-login' },
+  // The sample is a file part (chosen in the form; curl: -F file=@sample.wav); the other fields as they would be sent.
+  'post /api/v1/voices/upload/': { file: 'sample.wav', name: 'My narrator voice', description: 'Read in a quiet room', language: 'en-US', consent: 'true' },
+  'post /api/v1/audio/speech/': { model: 'tts-1', input: 'Hello from OpenVox.', voice: 'alloy', response_format: 'mp3' },
+  'post /api/v1/webhooks/': { url: 'https://example.com/openvox/webhooks', events: ['synthesis.completed', 'synthesis.failed'], description: 'Build server' },
+  'patch /api/v1/webhooks/{id}/': { enabled: false },
 };
 
 const STATUS_HEADERS: Record<string, Record<string, ReturnType<typeof header>>> = {
@@ -100,12 +128,13 @@ function polish(document: any, aliases: Map<string, string>): any {
       if (alias) {
         operation.tags = [ALIAS_TAG];
         operation.summary = `${operation.summary} (alias of ${alias})`;
+        operation.description = `Alias of \`${method.toUpperCase()} ${alias}\`: the same handler, input and errors, documented there; paths in responses are in this family, and a synthesis id is named \`task_id\`.`;
         operation['x-alias-of'] = alias;
       }
+      // The OpenAI paths (/v1/...) alias their /api/v1/ twins the same way.
       const canonical = alias ?? path;
       const example = REQUEST_EXAMPLES[`${method} ${canonical}`];
-      const json = operation.requestBody?.content?.['application/json'];
-      if (example && json) json.example = example;
+      for (const media of Object.values<any>(operation.requestBody?.content ?? {})) if (example) media.example = example;
       for (const [status, response] of Object.entries<any>(operation.responses ?? {})) {
         response.headers = {
           'X-Request-Id': REQUEST_ID,
@@ -113,8 +142,11 @@ function polish(document: any, aliases: Map<string, string>): any {
           ...ROUTE_HEADERS[`${method} ${canonical} ${status}`],
           ...response.headers,
         };
+        // A partial answer carries the same media types as the full one.
+        if (status === '206' && !response.content) response.content = structuredClone(operation.responses['200']?.content);
         for (const [type, media] of Object.entries<any>(response.content ?? {})) {
           if (type.startsWith('audio/') && !media.schema) media.schema = { type: 'string', format: 'binary' };
+          if (type === 'text/event-stream' && !media.schema) media.schema = { type: 'string', description: 'Server-Sent Events' };
         }
       }
     }
@@ -158,6 +190,8 @@ export function buildOpenApiDocument(routes: Route[], publicUrl: string, version
     info: {
       title: 'OpenVox API',
       version,
+      // The licence of the software, from package.json; the engines' and voices' own licences are listed per voice.
+      license: { name: license },
       description:
         'Self-hosted text-to-speech and voice cloning. Use the `/api/v1/...` paths; the same endpoints exist under `/api/...` (listed under “Unversioned aliases”). Errors are `application/problem+json` with a stable `code`. Every response carries `X-Request-Id`.',
     },

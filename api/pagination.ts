@@ -3,22 +3,24 @@ import { z } from 'zod';
 
 /** `?page=&page_size=` as API.md defines them; anything else is a 400. */
 export const PageQuery = z.object({
-  page: z.coerce.number({ error: 'Must be an integer.' }).int('Must be an integer.').min(1, 'Must be at least 1.').default(1),
+  page: z.coerce.number({ error: 'Must be an integer.' }).int('Must be an integer.').min(1, 'Must be at least 1.').default(1)
+    .meta({ description: 'The page to return, counted from 1' }),
   page_size: z.coerce
     .number({ error: 'Must be an integer.' })
     .int('Must be an integer.')
     .min(1, 'Must be between 1 and 100.')
     .max(100, 'Must be between 1 and 100.')
-    .default(20),
+    .default(20)
+    .meta({ description: 'Items per page, 1-100' }),
 });
 export type PageQuery = z.output<typeof PageQuery>;
 
 export function pageSchema<T extends z.ZodType>(item: T) {
   return z.object({
-    count: z.number().int(),
-    next: z.string().nullable(),
-    previous: z.string().nullable(),
-    results: z.array(item),
+    count: z.number().int().meta({ description: 'Items on all pages together' }),
+    next: z.string().nullable().meta({ description: 'Full URL of the next page; null on the last page' }),
+    previous: z.string().nullable().meta({ description: 'Full URL of the previous page; null on the first page' }),
+    results: z.array(item).meta({ description: 'The items of this page' }),
   });
 }
 

@@ -40,7 +40,7 @@ export function authRoutes(deps: ApiDeps): Route[] {
     await verifyEmail(deps, token);
     ctx.body = { email_verified: true };
   };
-  const verifyResponses = { 200: json('Verified and credited', z.object({ email_verified: z.literal(true) })), ...problemResponses(400, 503) };
+  const verifyResponses = { 200: json('Verified and credited', z.object({ email_verified: z.literal(true).meta({ description: 'Always `true`: the account may log in now' }) })), ...problemResponses(400, 503) };
 
   return [
     defineRoute({

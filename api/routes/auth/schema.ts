@@ -9,60 +9,77 @@ export const Email = z
   .max(254, 'Must be at most 254 characters.')
   .pipe(z.email('Enter a valid email address.'))
   // The pipe's output side (the email check) is invisible to the document: say it here.
-  .meta({ example: 'ada@example.com', format: 'email', maxLength: 254 });
+  .meta({ description: 'The account’s email address, at most 254 characters (trimmed and compared in lower case)', example: 'ada@example.com', format: 'email', maxLength: 254 });
 
 export const Password = z
   .string()
   .refine((value) => codePoints(value) >= 8, 'Must be at least 8 characters.')
   .refine((value) => codePoints(value) <= 128, 'Must be at most 128 characters.')
   // Counted in code points like JSON Schema's minLength/maxLength (zod's .min counts UTF-16 units).
-  .meta({ description: '8-128 characters', minLength: 8, maxLength: 128 });
+  .meta({ description: 'The password: 8-128 characters (Unicode code points)', minLength: 8, maxLength: 128 });
 
 const Token = z.string().min(1, 'This field is required.').max(512, 'Invalid or expired token.');
 
 export const RegisterBody = z.strictObject({
   email: Email,
   password: Password,
-  name: z.string().trim().max(100, 'Must be at most 100 characters.').default(''),
+  name: z.string().trim().max(100, 'Must be at most 100 characters.').default('').meta({ description: 'A display name, at most 100 characters', example: 'Ada' }),
 });
-export const VerifyEmailBody = z.strictObject({ token: Token });
-export const VerifyEmailQuery = z.object({ token: Token });
+const VerificationToken = Token.meta({ description: 'The token from the verification email’s link (at most 512 characters)' });
+export const VerifyEmailBody = z.strictObject({ token: VerificationToken });
+export const VerifyEmailQuery = z.object({ token: VerificationToken });
 export const ResendBody = z.strictObject({ email: Email });
-export const LoginBody = z.strictObject({ email: Email, password: z.string().min(1, 'This field is required.').max(1024) });
-export const RefreshBody = z.strictObject({ refresh: Token });
+export const LoginBody = z.strictObject({
+  email: Email,
+  password: z.string().min(1, 'This field is required.').max(1024).meta({ description: 'The account’s password (at most 1024 characters)' }),
+});
+export const RefreshBody = z.strictObject({
+  refresh: Token.meta({ description: 'A refresh token from login or the last refresh; it rotates (each works once)' }),
+});
 export const LogoutBody = RefreshBody;
 
 export const AccountOut = z
-  .object({ id: z.uuid(), email: z.string(), name: z.string(), email_verified: z.boolean(), created_at: z.string() })
+  .object({
+    id: z.uuid().meta({ description: 'The account’s id' }),
+    email: z.string().meta({ description: 'The email address, lower case' }),
+    name: z.string().meta({ description: 'The display name (may be empty)' }),
+    email_verified: z.boolean().meta({ description: 'Whether the email link was followed; login needs it' }),
+    created_at: z.string().meta({ description: 'When the account was registered (ISO 8601, UTC)', format: 'date-time' }),
+  })
   .meta({ id: 'Account' });
 
 export const TokenPair = z
-  .object({ access: z.string(), refresh: z.string(), token_type: z.literal('Bearer'), expires_in: z.number().int() })
+  .object({
+    access: z.string().meta({ description: 'The access JWT, sent as `Authorization: Bearer <access>`' }),
+    refresh: z.string().meta({ description: 'The refresh JWT: trade it for a new pair before the access token expires (default lifetime 14 days; works once)' }),
+    token_type: z.literal('Bearer').meta({ description: 'Always `Bearer`' }),
+    expires_in: z.number().int().meta({ description: 'Lifetime of the access token in seconds (ACCESS_TOKEN_TTL, default 900)' }),
+  })
   .meta({ id: 'TokenPair' });
 
 export const Usage = z
   .object({
-    period_start: z.string(),
-    period_end: z.string(),
-    credits_used: z.number().int(),
-    characters_synthesized: z.number().int(),
-    syntheses: z.number().int(),
-    syntheses_failed: z.number().int(),
-    audio_seconds: z.number(),
-    cloned_voices: z.number().int(),
-    cloned_voices_limit: z.number().int(),
+    period_start: z.string().meta({ description: 'Start of the counted period (ISO 8601, UTC)', format: 'date-time' }),
+    period_end: z.string().meta({ description: 'End of the counted period, exclusive (ISO 8601, UTC)', format: 'date-time' }),
+    credits_used: z.number().int().meta({ description: 'Credits charged in the period (1 credit per character)' }),
+    characters_synthesized: z.number().int().meta({ description: 'Characters (Unicode code points) of the completed syntheses in the period' }),
+    syntheses: z.number().int().meta({ description: 'Completed syntheses in the period' }),
+    syntheses_failed: z.number().int().meta({ description: 'Failed syntheses in the period (not charged)' }),
+    audio_seconds: z.number().meta({ description: 'Seconds of audio produced in the period' }),
+    cloned_voices: z.number().int().meta({ description: 'Cloned voices now processing or ready (they count against the limit)' }),
+    cloned_voices_limit: z.number().int().meta({ description: 'The plan’s max_cloned_voices' }),
     daily: z
       .array(
         z.object({
           date: z.string().meta({ description: 'A UTC day, YYYY-MM-DD' }),
-          syntheses: z.number().int(),
-          credits_used: z.number().int(),
-          audio_seconds: z.number(),
+          syntheses: z.number().int().meta({ description: 'Completed syntheses that day' }),
+          credits_used: z.number().int().meta({ description: 'Credits charged that day' }),
+          audio_seconds: z.number().meta({ description: 'Seconds of audio produced that day' }),
         }),
       )
       .meta({ description: 'Completed syntheses of the period per UTC day, oldest first; days without any are left out' }),
   })
-  .meta({ id: 'Usage' });
+  .meta({ id: 'Usage', description: 'What the current billing period used' });
 
 export const BillingPeriod = z
   .object({
@@ -72,11 +89,11 @@ export const BillingPeriod = z
   .meta({ id: 'BillingPeriod' });
 
 export const Profile = AccountOut.extend({
-  subscription_tier: z.string(),
-  credit_balance: z.number().int(),
-  credits_reserved: z.number().int(),
+  subscription_tier: z.string().meta({ description: 'The plan’s id, e.g. `free`' }),
+  credit_balance: z.number().int().meta({ description: 'Available credits, after reservations (1 credit = 1 character)' }),
+  credits_reserved: z.number().int().meta({ description: 'Credits held by syntheses still queued or processing' }),
   billing_period: BillingPeriod.nullable().meta({ description: 'null until the email is verified' }),
   usage: Usage,
 }).meta({ id: 'Profile' });
 
-export const Accepted = z.object({ detail: z.string() }).meta({ id: 'Accepted' });
+export const Accepted = z.object({ detail: z.string().meta({ description: 'What happens next, in words' }) }).meta({ id: 'Accepted' });

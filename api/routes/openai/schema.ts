@@ -83,10 +83,20 @@ export function emotionOf(instructions: string | undefined): Emotion {
 export const MAX_INPUT = 4096;
 
 export const SpeechBody = z.strictObject({
-  model: z.enum(MODEL_IDS, `Unknown model; one of: ${MODEL_IDS.join(', ')}.`),
-  input: z.string().max(MAX_INPUT, `Must be at most ${MAX_INPUT} characters.`),
-  voice: z.string().min(1, 'This field is required.').max(64, 'Unknown voice.'),
-  response_format: z.enum(RESPONSE_FORMATS, `Must be one of: ${RESPONSE_FORMATS.join(', ')}.`).default('mp3'),
+  model: z.enum(MODEL_IDS, `Unknown model; one of: ${MODEL_IDS.join(', ')}.`).meta({ description: 'Any of the names; they all run the same pipeline (the voice decides the engine)' }),
+  input: z
+    .string()
+    .max(MAX_INPUT, `Must be at most ${MAX_INPUT} characters.`)
+    .meta({ description: `The text to speak, at most ${MAX_INPUT} characters (or the plan’s max_text_length if lower); 1 credit per character` }),
+  voice: z
+    .string()
+    .min(1, 'This field is required.')
+    .max(64, 'Unknown voice.')
+    .meta({ description: 'An OpenAI voice name (alloy, echo, …), a premade voice id or one of your ready cloned voices' }),
+  response_format: z
+    .enum(RESPONSE_FORMATS, `Must be one of: ${RESPONSE_FORMATS.join(', ')}.`)
+    .default('mp3')
+    .meta({ description: 'The streamed format; `pcm` is raw 16-bit little-endian mono at 24 kHz' }),
   speed: z
     .number()
     .min(SPEED_LIMITS.openai.min, 'Must be between 0.25 and 4.0.')
@@ -98,33 +108,55 @@ export const SpeechBody = z.strictObject({
     .max(MAX_INPUT, `Must be at most ${MAX_INPUT} characters.`)
     .optional()
     .meta({ description: 'Mapped to an emotion preset when it clearly asks for one (cheerful → happy, sad, angry, calm, excited), otherwise ignored.' }),
-  stream_format: z.enum(['audio', 'sse'], 'Must be one of: audio, sse.').default('audio'),
+  stream_format: z
+    .enum(['audio', 'sse'], 'Must be one of: audio, sse.')
+    .default('audio')
+    .meta({ description: '`audio`: the bytes; `sse`: server-sent events with base64 chunks' }),
 });
 export type SpeechBody = z.output<typeof SpeechBody>;
 
-export const ModelParams = z.object({ id: z.string().max(100) });
+export const ModelParams = z.object({ id: z.string().max(100).meta({ description: 'A model name, e.g. `tts-1`' }) });
 
-export const Model = z.object({ id: z.string(), object: z.literal('model'), created: z.number().int(), owned_by: z.string() }).meta({ id: 'OpenAiModel' });
-export const ModelList = z.object({ object: z.literal('list'), data: z.array(Model) }).meta({ id: 'OpenAiModelList' });
+export const Model = z
+  .object({
+    id: z.string().meta({ description: 'The model name for `model`' }),
+    object: z.literal('model').meta({ description: 'Always `model`' }),
+    created: z.number().int().meta({ description: 'When the name was published here (Unix time, seconds)' }),
+    owned_by: z.string().meta({ description: 'Always `openvox`' }),
+  })
+  .meta({ id: 'OpenAiModel' });
+export const ModelList = z
+  .object({ object: z.literal('list').meta({ description: 'Always `list`' }), data: z.array(Model).meta({ description: 'The models' }) })
+  .meta({ id: 'OpenAiModelList' });
 
 export const VoiceList = z
   .object({
-    voices: z.array(z.string()),
-    data: z.array(
-      z.object({
-        id: z.string(),
-        name: z.string(),
-        language: z.string(),
-        gender: z.string(),
-        category: z.string(),
-        /** For an OpenAI name: the catalog voice it renders with on this server. */
-        voice_id: z.string(),
-      }),
-    ),
+    voices: z.array(z.string()).meta({ description: 'Every accepted `voice` value' }),
+    data: z
+      .array(
+        z.object({
+          id: z.string().meta({ description: 'The `voice` value' }),
+          name: z.string().meta({ description: 'Display name' }),
+          language: z.string().meta({ description: 'BCP 47 tag of its language' }),
+          gender: z.string().meta({ description: '`female`, `male` or `unknown`' }),
+          category: z.string().meta({ description: '`openai` (a name mapped to a catalog voice), `premade` or `cloned`' }),
+          voice_id: z.string().meta({ description: 'The catalog voice it renders with on this server (for an OpenAI name; else the same as id)' }),
+        }),
+      )
+      .meta({ description: 'The accepted voices with their details' }),
   })
   .meta({ id: 'OpenAiVoiceList' });
 
 /** OpenAI's error body. */
 export const OpenAiError = z
-  .object({ error: z.object({ message: z.string(), type: z.string(), param: z.string().nullable(), code: z.string().nullable() }) })
+  .object({
+    error: z
+      .object({
+        message: z.string().meta({ description: 'What went wrong, in words' }),
+        type: z.string().meta({ description: 'OpenAI’s error type, e.g. `invalid_request_error`' }),
+        param: z.string().nullable().meta({ description: 'The request field at fault, or null' }),
+        code: z.string().nullable().meta({ description: 'A machine-readable code, or null' }),
+      })
+      .meta({ description: 'OpenAI’s error object' }),
+  })
   .meta({ id: 'OpenAiError' });

@@ -17,7 +17,7 @@ const RESOURCES: Record<string, Record<Family, string>> = {
 
 const ApiIndex = z
   .object({
-    name: z.literal('OpenVox'),
+    name: z.literal('OpenVox').meta({ description: 'Always `OpenVox`' }),
     version: z.string().meta({ description: 'The server version' }),
     family: z.enum(['v1', 'unversioned']).meta({ description: 'The path family of this index and of the paths in `resources`' }),
     resources: z.record(z.string(), z.string()).meta({ description: 'Entry points by name, as paths in the caller’s family' }),

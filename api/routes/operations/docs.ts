@@ -16,7 +16,8 @@ export function docsPage(): string {
   <div id="docs"></div>
   <script src="/api/docs/assets/swagger-ui-bundle.js"></script>
   <script>
-    window.ui = SwaggerUIBundle({ url: '/api/openapi.json', dom_id: '#docs', deepLinking: true, docExpansion: 'list', defaultModelsExpandDepth: 0 });
+    // persistAuthorization: a pasted token survives a reload; filter: a box that narrows the operations by tag.
+    window.ui = SwaggerUIBundle({ url: '/api/openapi.json', dom_id: '#docs', deepLinking: true, docExpansion: 'list', defaultModelsExpandDepth: 0, persistAuthorization: true, filter: true });
   </script>
 </body>
 </html>

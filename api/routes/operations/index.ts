@@ -10,11 +10,17 @@ import { docsPage, errorsPage } from './docs';
 import { checkDependencies } from './readiness';
 
 /** Public: a name and up/down only. Latencies and error messages (host names, ports) go to the log. */
-const Dependency = z.object({ status: z.enum(['up', 'down']) });
+const Dependency = z.object({ status: z.enum(['up', 'down']).meta({ description: 'Whether it answered the check' }) });
 const Readiness = z
   .object({
-    status: z.enum(['ready']),
-    dependencies: z.object({ postgresql: Dependency, temporal: Dependency, minio: Dependency }),
+    status: z.enum(['ready']).meta({ description: 'Always `ready` on a 200' }),
+    dependencies: z
+      .object({
+        postgresql: Dependency.meta({ description: 'The database' }),
+        temporal: Dependency.meta({ description: 'The workflow service' }),
+        minio: Dependency.meta({ description: 'The object storage (S3 API)' }),
+      })
+      .meta({ description: 'Each dependency’s state' }),
   })
   .meta({ id: 'Readiness' });
 
@@ -33,7 +39,7 @@ export function operationsRoutes(deps: ApiDeps, openApiDocument: () => unknown):
       paths: { unversioned: '/healthz' },
       summary: 'Liveness: 200 while the process runs',
       tags: ['Operations'],
-      responses: { 200: { description: 'Alive', content: { 'application/json': { schema: z.object({ status: z.literal('ok') }) } } } },
+      responses: { 200: { description: 'Alive', content: { 'application/json': { schema: z.object({ status: z.literal('ok').meta({ description: 'Always `ok`' }) }) } } } },
       async handler(ctx) {
         ctx.body = { status: 'ok' };
       },
@@ -96,7 +102,7 @@ export function operationsRoutes(deps: ApiDeps, openApiDocument: () => unknown):
       paths: { unversioned: '/api/docs/assets/{file}' },
       summary: 'Static files of the documentation page',
       tags: ['Operations'],
-      params: z.object({ file: z.enum(Object.keys(SWAGGER_ASSETS) as [string, ...string[]]) }),
+      params: z.object({ file: z.enum(Object.keys(SWAGGER_ASSETS) as [string, ...string[]]).meta({ description: 'The asset’s file name' }) }),
       responses: { 200: { description: 'A static file' }, ...problemResponses(404) },
       async handler(ctx, { params }) {
         ctx.type = SWAGGER_ASSETS[params.file];

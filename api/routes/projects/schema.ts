@@ -15,14 +15,14 @@ const Name = z
       .refine((value) => codePoints(value) <= 100, 'Must be at most 100 characters.'),
   )
   // The refinements after trim and NFC, as JSON Schema says them: some non-space character, 1-100 code points.
-  .meta({ description: '1-100 characters', example: 'Audiobook, chapter 1', minLength: 1, maxLength: 100, pattern: '\\S' });
+  .meta({ description: 'The project’s name, unique per account: 1-100 characters (trimmed)', example: 'Audiobook, chapter 1', minLength: 1, maxLength: 100, pattern: '\\S' });
 
 const Description = z
   .string()
   .refine((value) => codePoints(value) <= 1000, 'Must be at most 1000 characters.')
-  .meta({ description: 'At most 1000 characters', maxLength: 1000 });
+  .meta({ description: 'What the project holds, at most 1000 characters', maxLength: 1000 });
 
-export const ProjectParams = z.object({ id: z.uuid() });
+export const ProjectParams = z.object({ id: z.uuid().meta({ description: 'The project’s id' }) });
 export const ProjectListQuery = PageQuery;
 export const ProjectCreateBody = z.strictObject({ name: Name, description: Description.default('') });
 export const ProjectUpdateBody = z
@@ -32,12 +32,12 @@ export const ProjectUpdateBody = z
 
 export const ProjectOut = z
   .object({
-    id: z.uuid(),
-    name: z.string(),
-    description: z.string(),
-    synthesis_count: z.number().int(),
-    created_at: z.string(),
-    updated_at: z.string(),
+    id: z.uuid().meta({ description: 'The project’s id' }),
+    name: z.string().meta({ description: 'The project’s name, unique per account' }),
+    description: z.string().meta({ description: 'What the project holds (may be empty)' }),
+    synthesis_count: z.number().int().meta({ description: 'Syntheses filed under the project' }),
+    created_at: z.string().meta({ description: 'When the project was created (ISO 8601, UTC)', format: 'date-time' }),
+    updated_at: z.string().meta({ description: 'When the project was last changed (ISO 8601, UTC)', format: 'date-time' }),
   })
   .meta({ id: 'Project' });
 export const ProjectPage = pageSchema(ProjectOut).meta({ id: 'ProjectPage' });

@@ -119,7 +119,7 @@ export function ttsRoutes(deps: ApiDeps): Route[] {
         204: {
           description:
             'Deleted. `Synthesis-Status` says how the synthesis ended: `canceled` (it was running; its credits were released), `completed` (charged; it finished before the cancel landed, or earlier), or `failed`.',
-          headers: { 'Synthesis-Status': { schema: { type: 'string', enum: ['completed', 'failed', 'canceled'] } } },
+          headers: { 'Synthesis-Status': { description: 'How the synthesis ended.', schema: { type: 'string', enum: ['completed', 'failed', 'canceled'] } } },
         } as never,
         ...problemResponses(401, 404, 503),
       },

@@ -7,17 +7,34 @@ export const STATUSES = ['queued', 'processing', 'completed', 'failed', 'cancele
 
 export const SynthesizeBody = z.strictObject({
   // Non-empty after trimming, with a letter or digit: checked by the submit command, documented here.
-  text: z.string().max(200_000, 'Too long.').meta({ minLength: 1, pattern: '\\S' }),
-  voice_id: z.string().min(1, 'This field is required.').max(64, 'Unknown voice.'),
-  speed: z.number().min(0.5, 'Must be between 0.5 and 2.0.').max(2, 'Must be between 0.5 and 2.0.').default(1),
-  pitch: z.number().min(-12, 'Must be between -12 and 12.').max(12, 'Must be between -12 and 12.').default(0),
-  emotion: z.enum(EMOTIONS, `Must be one of: ${EMOTIONS.join(', ')}.`).default('neutral'),
-  output_format: z.enum(OUTPUT_FORMATS, `Must be one of: ${OUTPUT_FORMATS.join(', ')}.`).default('wav'),
-  project_id: z.string().nullable().optional(),
+  text: z.string().max(200_000, 'Too long.').meta({
+    minLength: 1,
+    pattern: '\\S',
+    description: 'The text to speak: 1 to the plan’s max_text_length characters (Unicode code points, after trimming and NFC), with a letter or digit. Costs 1 credit per character.',
+  }),
+  voice_id: z.string().min(1, 'This field is required.').max(64, 'Unknown voice.').meta({ description: 'A premade voice’s id or one of your ready cloned voices', example: 'en-us-slt' }),
+  speed: z
+    .number()
+    .min(0.5, 'Must be between 0.5 and 2.0.')
+    .max(2, 'Must be between 0.5 and 2.0.')
+    .default(1)
+    .meta({ description: 'Tempo factor, 0.5-2.0 (1 = normal); the pitch is kept' }),
+  pitch: z
+    .number()
+    .min(-12, 'Must be between -12 and 12.')
+    .max(12, 'Must be between -12 and 12.')
+    .default(0)
+    .meta({ description: 'Pitch shift in semitones, -12 to +12 (0 = unchanged)' }),
+  emotion: z.enum(EMOTIONS, `Must be one of: ${EMOTIONS.join(', ')}.`).default('neutral').meta({ description: 'A prosody preset (rate, pitch and loudness contours)' }),
+  output_format: z
+    .enum(OUTPUT_FORMATS, `Must be one of: ${OUTPUT_FORMATS.join(', ')}.`)
+    .default('wav')
+    .meta({ description: 'The audio format: `wav` (PCM), `mp3`, `ogg` (Opus) or `flac`' }),
+  project_id: z.string().nullable().optional().meta({ description: 'One of your projects’ ids to file the synthesis under; null or absent for none' }),
 });
 export type SynthesizeBody = z.output<typeof SynthesizeBody>;
 
-export const SynthesisParams = z.object({ id: z.uuid() });
+export const SynthesisParams = z.object({ id: z.uuid().meta({ description: 'The synthesis id (`id`, or `task_id` in the unversioned family)' }) });
 
 export const IdempotencyHeaders = z.object({
   'Idempotency-Key': z
@@ -27,49 +44,58 @@ export const IdempotencyHeaders = z.object({
 });
 
 export const HistoryQuery = PageQuery.extend({
-  project_id: z.uuid('Must be a project id.').optional(),
-  status: z.enum(STATUSES, `Must be one of: ${STATUSES.join(', ')}.`).optional(),
-  voice_id: z.string().max(64).optional(),
+  project_id: z.uuid('Must be a project id.').optional().meta({ description: 'Only the syntheses of this project' }),
+  status: z.enum(STATUSES, `Must be one of: ${STATUSES.join(', ')}.`).optional().meta({ description: 'Only the syntheses in this status' }),
+  voice_id: z.string().max(64).optional().meta({ description: 'Only the syntheses made with this voice' }),
 });
 
-const ErrorOut = z.object({ code: z.string(), message: z.string() }).nullable();
+const ErrorOut = z
+  .object({
+    code: z.string().meta({ description: 'Why it failed: `engine_failed`, `storage_unavailable` or `synthesis_failed` (see /api/docs/errors/)' }),
+    message: z.string().meta({ description: 'The reason in words' }),
+  })
+  .nullable()
+  .meta({ description: 'Set when status is `failed` (nothing was charged), else null' });
+
+const SynthesisId = z.uuid().optional().meta({ description: 'The synthesis id (versioned family only)' });
+const TaskId = z.uuid().optional().meta({ description: 'The synthesis id (unversioned family only)' });
 
 /** The status object; the id is `id` in the versioned family, `task_id` in the unversioned one. */
 export const SynthesisStatus = z
   .object({
-    id: z.uuid().optional(),
-    task_id: z.uuid().optional(),
-    status: z.enum(STATUSES),
-    progress: z.number(),
-    created_at: z.string(),
-    started_at: z.string().nullable(),
-    completed_at: z.string().nullable(),
-    characters: z.number().int(),
-    credits_charged: z.number().int(),
-    output_format: z.enum(OUTPUT_FORMATS),
-    duration_seconds: z.number().nullable(),
-    audio_url: z.string().nullable(),
+    id: SynthesisId,
+    task_id: TaskId,
+    status: z.enum(STATUSES).meta({ description: 'Poll until it is neither `queued` nor `processing`' }),
+    progress: z.number().meta({ description: 'Share rendered, 0-1; exactly 1 when completed' }),
+    created_at: z.string().meta({ description: 'When it was submitted (ISO 8601, UTC)', format: 'date-time' }),
+    started_at: z.string().nullable().meta({ description: 'When rendering began (ISO 8601, UTC); null while queued', format: 'date-time' }),
+    completed_at: z.string().nullable().meta({ description: 'When it ended: completed, failed or canceled (ISO 8601, UTC)', format: 'date-time' }),
+    characters: z.number().int().meta({ description: 'Characters (Unicode code points) of the normalized text: the cost in credits' }),
+    credits_charged: z.number().int().meta({ description: 'Credits charged: `characters` once completed, 0 before and on failure or cancel' }),
+    output_format: z.enum(OUTPUT_FORMATS).meta({ description: 'The requested audio format' }),
+    duration_seconds: z.number().nullable().meta({ description: 'Length of the audio in seconds, once completed' }),
+    audio_url: z.string().nullable().meta({ description: 'Path of the audio download in your family, once completed' }),
     error: ErrorOut,
   })
   .meta({ id: 'SynthesisStatus' });
 
 export const HistoryEntry = SynthesisStatus.extend({
-  text: z.string(),
-  voice_id: z.string(),
-  speed: z.number(),
-  pitch: z.number(),
-  emotion: z.enum(EMOTIONS),
-  project_id: z.uuid().nullable(),
+  text: z.string().meta({ description: 'The submitted text' }),
+  voice_id: z.string().meta({ description: 'The voice it was rendered with' }),
+  speed: z.number().meta({ description: 'Tempo factor, 0.5-2.0' }),
+  pitch: z.number().meta({ description: 'Pitch shift in semitones' }),
+  emotion: z.enum(EMOTIONS).meta({ description: 'The prosody preset' }),
+  project_id: z.uuid().nullable().meta({ description: 'The project it is filed under, or null' }),
 }).meta({ id: 'HistoryEntry' });
 export const HistoryPage = pageSchema(HistoryEntry).meta({ id: 'HistoryPage' });
 
 export const SynthesisAccepted = z
   .object({
-    id: z.uuid().optional(),
-    task_id: z.uuid().optional(),
-    status: z.literal('queued'),
-    created_at: z.string(),
-    characters: z.number().int(),
-    status_url: z.string(),
+    id: SynthesisId,
+    task_id: TaskId,
+    status: z.literal('queued').meta({ description: 'Always `queued` on submission' }),
+    created_at: z.string().meta({ description: 'When it was submitted (ISO 8601, UTC)', format: 'date-time' }),
+    characters: z.number().int().meta({ description: 'Characters (Unicode code points) of the normalized text: the credits reserved' }),
+    status_url: z.string().meta({ description: 'Path of the status endpoint in your family (also the Location header)' }),
   })
   .meta({ id: 'SynthesisAccepted' });

@@ -13,14 +13,17 @@ import { rejectNul, toFieldErrors } from '../../route';
 export const MAX_SAMPLE_BYTES = 20 * 1024 * 1024;
 
 export const CloneForm = z.strictObject({
-  name: z.string().trim().min(1, 'This field is required.').max(100, 'Must be at most 100 characters.'),
-  description: z.string().max(500, 'Must be at most 500 characters.').default(''),
+  name: z.string().trim().min(1, 'This field is required.').max(100, 'Must be at most 100 characters.').meta({ description: 'The voice’s name, 1-100 characters' }),
+  description: z.string().max(500, 'Must be at most 500 characters.').default('').meta({ description: 'Notes on the voice, at most 500 characters' }),
   language: z
     .string()
     .max(35, 'Must be at most 35 characters.')
     .regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/, 'Must be a BCP 47 language tag, e.g. en-US.')
-    .default('en-US'),
-  consent: z.literal('true', 'Must be true: the speaker authorized cloning.'),
+    .default('en-US')
+    .meta({ description: 'The language spoken in the sample, a BCP 47 tag' }),
+  consent: z
+    .literal('true', 'Must be true: the speaker authorized cloning.')
+    .meta({ description: 'Must be the string `true`: you affirm that the speaker authorized cloning their voice (the service records account, time, client IP and file checksum)' }),
 });
 
 // The client's file name is never used: the temporary file gets a random name.
