@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -135,6 +135,16 @@ describe('the served OpenAPI document', () => {
     const alias = document.paths['/api/tts/status/{id}/'].get;
     expect(alias['x-alias-of']).toBe('/api/v1/tts/history/{id}/status/');
     expect(alias.description).toContain('GET /api/v1/tts/history/{id}/status/');
+  });
+
+  it('has every path, in both families, in the reference in our own words (docs/api.md)', async () => {
+    const reference = await readFile(path.resolve(__dirname, '../../docs/api.md'), 'utf8');
+    // The docs page's static files are no API; the reference names their folder only.
+    const paths = Object.keys(document.paths).filter((candidate) => !candidate.startsWith('/api/docs/assets/'));
+    const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    // A whole path: `/api/` must not count as found inside `/api/v1/voices/`.
+    const missing = paths.filter((candidate) => !new RegExp(`(?<![\\w/{}-])${escape(candidate)}(?![\\w/{}-])`).test(reference));
+    expect(missing).toEqual([]);
   });
 
   it('names a licence', () => {
