@@ -154,6 +154,21 @@ function polish(document: any, aliases: Map<string, string>): any {
   return document;
 }
 
+/** What holds for every operation, shown at the top of the docs page. */
+const INFO_DESCRIPTION = [
+  'Self-hosted text-to-speech and voice cloning.',
+  '',
+  '**Path families.** Use the `/api/v1/...` paths, documented in full under the resource tags. The same endpoints answer under `/api/...` (and OpenAI’s `/v1/...`), listed once under “Unversioned aliases”: the same handlers, with paths in responses in that family and a synthesis id named `task_id` instead of `id`. Paths end with `/`; the path without it works too.',
+  '',
+  '**Authentication.** `Authorization: Bearer <token>`: an access JWT from login, or an API key (`vk_…`).',
+  '',
+  '**Units.** Times are ISO 8601 in UTC; durations in seconds; text lengths in characters (Unicode code points of the trimmed, NFC-normalized text); 1 credit = 1 character; pitch in semitones; prices in cents.',
+  '',
+  '**Errors** are `application/problem+json` with a stable `code` (see `/api/docs/errors/`); a 429 or 503 says in `Retry-After` how many seconds to wait. Every response carries `X-Request-Id` (send your own to follow a request through the logs).',
+  '',
+  '**Retries.** Send `Idempotency-Key` on synthesize: a repeat with the same body replays the first answer (`Idempotent-Replayed: true`) and never starts or charges twice.',
+].join('\n');
+
 /** OpenAPI 3.1 from the same zod schemas that validate requests: both families, every route. */
 export function buildOpenApiDocument(routes: Route[], publicUrl: string, version: string) {
   const paths: ZodOpenApiPathsObject = {};
@@ -192,8 +207,7 @@ export function buildOpenApiDocument(routes: Route[], publicUrl: string, version
       version,
       // The licence of the software, from package.json; the engines' and voices' own licences are listed per voice.
       license: { name: license },
-      description:
-        'Self-hosted text-to-speech and voice cloning. Use the `/api/v1/...` paths; the same endpoints exist under `/api/...` (listed under “Unversioned aliases”). Errors are `application/problem+json` with a stable `code`. Every response carries `X-Request-Id`.',
+      description: INFO_DESCRIPTION,
     },
     servers: [{ url: publicUrl }],
     tags: TAGS,
