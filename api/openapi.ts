@@ -109,7 +109,7 @@ const REQUEST_EXAMPLES: Record<string, unknown> = {
 };
 
 const STATUS_HEADERS: Record<string, Record<string, ReturnType<typeof header>>> = {
-  '401': { 'WWW-Authenticate': header('`Bearer` when credentials are missing.') },
+  '401': { 'WWW-Authenticate': header('`Bearer`, with `error="invalid_token"` when the token is malformed, revoked or expired.') },
   '405': { Allow: header('The methods this path answers.') },
   '416': { 'Content-Range': header('`bytes */<size>`: the size of the audio.') },
   '429': { 'Retry-After': RETRY_AFTER },
