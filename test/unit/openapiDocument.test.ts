@@ -71,6 +71,9 @@ describe('the served OpenAPI document', () => {
       expect({ where, tags: operation.tags?.length > 0, summary: Boolean(operation.summary?.trim()) }).toEqual({ where, tags: true, summary: true });
       for (const tag of operation.tags) expect({ where, tag, described: Boolean(tags.get(tag)) }).toEqual({ where, tag, described: true });
     }
+    // Redoc shows only the tags in a group: each tag in exactly one.
+    const grouped = document['x-tagGroups'].flatMap((group: Json) => group.tags);
+    expect([...grouped].sort()).toEqual([...tags.keys()].sort());
   });
 
   it('gives every request body, in each of its media types, an example', () => {
