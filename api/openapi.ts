@@ -8,7 +8,7 @@ export const Problem = z
   .object({
     type: z.string().meta({ description: 'A URI reference to the code’s entry on /api/docs/errors/' }),
     title: z.string().meta({ description: 'A short summary of the problem type' }),
-    status: z.number().int().meta({ description: 'The HTTP status code' }),
+    status: z.number().int().meta({ description: 'The HTTP status code', example: 400 }),
     code: z.string().meta({ description: 'A stable machine-readable code to branch on, e.g. `validation_error`' }),
     detail: z.string().meta({ description: 'What went wrong with this request, in words' }),
     errors: z

@@ -17,7 +17,7 @@ export type PageQuery = z.output<typeof PageQuery>;
 
 export function pageSchema<T extends z.ZodType>(item: T) {
   return z.object({
-    count: z.number().int().meta({ description: 'Items on all pages together' }),
+    count: z.number().int().meta({ description: 'Items on all pages together', example: 42 }),
     next: z.string().nullable().meta({ description: 'Full URL of the next page; null on the last page' }),
     previous: z.string().nullable().meta({ description: 'Full URL of the previous page; null on the first page' }),
     results: z.array(item).meta({ description: 'The items of this page' }),

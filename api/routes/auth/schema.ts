@@ -53,7 +53,7 @@ export const TokenPair = z
     access: z.string().meta({ description: 'The access JWT, sent as `Authorization: Bearer <access>`' }),
     refresh: z.string().meta({ description: 'The refresh JWT: trade it for a new pair before the access token expires (default lifetime 14 days; works once)' }),
     token_type: z.literal('Bearer').meta({ description: 'Always `Bearer`' }),
-    expires_in: z.number().int().meta({ description: 'Lifetime of the access token in seconds (ACCESS_TOKEN_TTL, default 900)' }),
+    expires_in: z.number().int().meta({ description: 'Lifetime of the access token in seconds (ACCESS_TOKEN_TTL, default 900)', example: 900 }),
   })
   .meta({ id: 'TokenPair' });
 
@@ -61,20 +61,20 @@ export const Usage = z
   .object({
     period_start: z.string().meta({ description: 'Start of the counted period (ISO 8601, UTC)', format: 'date-time' }),
     period_end: z.string().meta({ description: 'End of the counted period, exclusive (ISO 8601, UTC)', format: 'date-time' }),
-    credits_used: z.number().int().meta({ description: 'Credits charged in the period (1 credit per character)' }),
-    characters_synthesized: z.number().int().meta({ description: 'Characters (Unicode code points) of the completed syntheses in the period' }),
-    syntheses: z.number().int().meta({ description: 'Completed syntheses in the period' }),
-    syntheses_failed: z.number().int().meta({ description: 'Failed syntheses in the period (not charged)' }),
-    audio_seconds: z.number().meta({ description: 'Seconds of audio produced in the period' }),
-    cloned_voices: z.number().int().meta({ description: 'Cloned voices now processing or ready (they count against the limit)' }),
-    cloned_voices_limit: z.number().int().meta({ description: 'The plan’s max_cloned_voices' }),
+    credits_used: z.number().int().meta({ description: 'Credits charged in the period (1 credit per character)', example: 129 }),
+    characters_synthesized: z.number().int().meta({ description: 'Characters (Unicode code points) of the completed syntheses in the period', example: 129 }),
+    syntheses: z.number().int().meta({ description: 'Completed syntheses in the period', example: 3 }),
+    syntheses_failed: z.number().int().meta({ description: 'Failed syntheses in the period (not charged)', example: 0 }),
+    audio_seconds: z.number().meta({ description: 'Seconds of audio produced in the period', example: 9.4 }),
+    cloned_voices: z.number().int().meta({ description: 'Cloned voices now processing or ready (they count against the limit)', example: 1 }),
+    cloned_voices_limit: z.number().int().meta({ description: 'The plan’s max_cloned_voices', example: 3 }),
     daily: z
       .array(
         z.object({
           date: z.string().meta({ description: 'A UTC day, YYYY-MM-DD' }),
-          syntheses: z.number().int().meta({ description: 'Completed syntheses that day' }),
-          credits_used: z.number().int().meta({ description: 'Credits charged that day' }),
-          audio_seconds: z.number().meta({ description: 'Seconds of audio produced that day' }),
+          syntheses: z.number().int().meta({ description: 'Completed syntheses that day', example: 3 }),
+          credits_used: z.number().int().meta({ description: 'Credits charged that day', example: 129 }),
+          audio_seconds: z.number().meta({ description: 'Seconds of audio produced that day', example: 9.4 }),
         }),
       )
       .meta({ description: 'Completed syntheses of the period per UTC day, oldest first; days without any are left out' }),
@@ -90,8 +90,8 @@ export const BillingPeriod = z
 
 export const Profile = AccountOut.extend({
   subscription_tier: z.string().meta({ description: 'The plan’s id, e.g. `free`' }),
-  credit_balance: z.number().int().meta({ description: 'Available credits, after reservations (1 credit = 1 character)' }),
-  credits_reserved: z.number().int().meta({ description: 'Credits held by syntheses still queued or processing' }),
+  credit_balance: z.number().int().meta({ description: 'Available credits, after reservations (1 credit = 1 character)', example: 34871 }),
+  credits_reserved: z.number().int().meta({ description: 'Credits held by syntheses still queued or processing', example: 0 }),
   billing_period: BillingPeriod.nullable().meta({ description: 'null until the email is verified' }),
   usage: Usage,
 }).meta({ id: 'Profile' });

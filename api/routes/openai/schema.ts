@@ -121,7 +121,7 @@ export const Model = z
   .object({
     id: z.string().meta({ description: 'The model name for `model`' }),
     object: z.literal('model').meta({ description: 'Always `model`' }),
-    created: z.number().int().meta({ description: 'When the name was published here (Unix time, seconds)' }),
+    created: z.number().int().meta({ description: 'When the name was published here (Unix time, seconds)', example: 1767225600 }),
     owned_by: z.string().meta({ description: 'Always `openvox`' }),
   })
   .meta({ id: 'OpenAiModel' });

@@ -35,7 +35,7 @@ export const ProjectOut = z
     id: z.uuid().meta({ description: 'The project’s id' }),
     name: z.string().meta({ description: 'The project’s name, unique per account' }),
     description: z.string().meta({ description: 'What the project holds (may be empty)' }),
-    synthesis_count: z.number().int().meta({ description: 'Syntheses filed under the project' }),
+    synthesis_count: z.number().int().meta({ description: 'Syntheses filed under the project', example: 12 }),
     created_at: z.string().meta({ description: 'When the project was created (ISO 8601, UTC)', format: 'date-time' }),
     updated_at: z.string().meta({ description: 'When the project was last changed (ISO 8601, UTC)', format: 'date-time' }),
   })

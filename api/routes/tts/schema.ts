@@ -66,14 +66,14 @@ export const SynthesisStatus = z
     id: SynthesisId,
     task_id: TaskId,
     status: z.enum(STATUSES).meta({ description: 'Poll until it is neither `queued` nor `processing`' }),
-    progress: z.number().meta({ description: 'Share rendered, 0-1; exactly 1 when completed' }),
+    progress: z.number().meta({ description: 'Share rendered, 0-1; exactly 1 when completed', example: 1 }),
     created_at: z.string().meta({ description: 'When it was submitted (ISO 8601, UTC)', format: 'date-time' }),
     started_at: z.string().nullable().meta({ description: 'When rendering began (ISO 8601, UTC); null while queued', format: 'date-time' }),
     completed_at: z.string().nullable().meta({ description: 'When it ended: completed, failed or canceled (ISO 8601, UTC)', format: 'date-time' }),
-    characters: z.number().int().meta({ description: 'Characters (Unicode code points) of the normalized text: the cost in credits' }),
-    credits_charged: z.number().int().meta({ description: 'Credits charged: `characters` once completed, 0 before and on failure or cancel' }),
+    characters: z.number().int().meta({ description: 'Characters (Unicode code points) of the normalized text: the cost in credits', example: 19 }),
+    credits_charged: z.number().int().meta({ description: 'Credits charged: `characters` once completed, 0 before and on failure or cancel', example: 19 }),
     output_format: z.enum(OUTPUT_FORMATS).meta({ description: 'The requested audio format' }),
-    duration_seconds: z.number().nullable().meta({ description: 'Length of the audio in seconds, once completed' }),
+    duration_seconds: z.number().nullable().meta({ description: 'Length of the audio in seconds, once completed', example: 1.4 }),
     audio_url: z.string().nullable().meta({ description: 'Path of the audio download in your family, once completed' }),
     error: ErrorOut,
   })
@@ -95,7 +95,7 @@ export const SynthesisAccepted = z
     task_id: TaskId,
     status: z.literal('queued').meta({ description: 'Always `queued` on submission' }),
     created_at: z.string().meta({ description: 'When it was submitted (ISO 8601, UTC)', format: 'date-time' }),
-    characters: z.number().int().meta({ description: 'Characters (Unicode code points) of the normalized text: the credits reserved' }),
+    characters: z.number().int().meta({ description: 'Characters (Unicode code points) of the normalized text: the credits reserved', example: 19 }),
     status_url: z.string().meta({ description: 'Path of the status endpoint in your family (also the Location header)' }),
   })
   .meta({ id: 'SynthesisAccepted' });
