@@ -41,8 +41,8 @@ export const LogoutBody = RefreshBody;
 export const AccountOut = z
   .object({
     id: z.uuid().meta({ description: 'The account’s id' }),
-    email: z.string().meta({ description: 'The email address, lower case' }),
-    name: z.string().meta({ description: 'The display name (may be empty)' }),
+    email: z.string().meta({ description: 'The email address, lower case', example: 'ada@example.com' }),
+    name: z.string().meta({ description: 'The display name (may be empty)', example: 'Ada' }),
     email_verified: z.boolean().meta({ description: 'Whether the email link was followed; login needs it' }),
     created_at: z.string().meta({ description: 'When the account was registered (ISO 8601, UTC)', format: 'date-time' }),
   })
@@ -71,7 +71,7 @@ export const Usage = z
     daily: z
       .array(
         z.object({
-          date: z.string().meta({ description: 'A UTC day, YYYY-MM-DD' }),
+          date: z.string().meta({ description: 'A UTC day, YYYY-MM-DD', format: 'date', example: '2026-11-21' }),
           syntheses: z.number().int().meta({ description: 'Completed syntheses that day', example: 3 }),
           credits_used: z.number().int().meta({ description: 'Credits charged that day', example: 129 }),
           audio_seconds: z.number().meta({ description: 'Seconds of audio produced that day', example: 9.4 }),
@@ -83,13 +83,13 @@ export const Usage = z
 
 export const BillingPeriod = z
   .object({
-    start: z.string().meta({ description: 'When the current billing period began: monthly from verification; its credits were topped up to the plan’s monthly_credits then' }),
-    end: z.string().meta({ description: 'When the next period begins (and the next refill)' }),
+    start: z.string().meta({ description: 'When the current billing period began: monthly from verification; its credits were topped up to the plan’s monthly_credits then', format: 'date-time' }),
+    end: z.string().meta({ description: 'When the next period begins (and the next refill)', format: 'date-time' }),
   })
   .meta({ id: 'BillingPeriod' });
 
 export const Profile = AccountOut.extend({
-  subscription_tier: z.string().meta({ description: 'The plan’s id, e.g. `free`' }),
+  subscription_tier: z.string().meta({ description: 'The plan’s id, e.g. `free`', example: 'free' }),
   credit_balance: z.number().int().meta({ description: 'Available credits, after reservations (1 credit = 1 character)', example: 34871 }),
   credits_reserved: z.number().int().meta({ description: 'Credits held by syntheses still queued or processing', example: 0 }),
   billing_period: BillingPeriod.nullable().meta({ description: 'null until the email is verified' }),
