@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
+import { ROOT } from '../../lib/config';
 
 // Callbacks given to page.evaluate run in the browser; the project compiles without the DOM library, so its few names are declared here.
 declare const document: any;
@@ -25,10 +26,17 @@ export function launchBrowser(): Promise<Browser> {
   });
 }
 
-/** Where the run's screenshots go: under the test data dir, printed once. */
+/**
+ * Where the run's screenshots go, printed once: .data/test-screenshots/ (the
+ * run's own data dir is removed at teardown, so they would not outlive it);
+ * the three newest runs are kept.
+ */
 export async function screenshotDir(label: string): Promise<string> {
-  const dir = path.join(process.env.DATA_DIR ?? '.data', 'screenshots', `${label}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+  const base = process.env.SCREENSHOT_DIR ?? path.join(ROOT, '.data', 'test-screenshots');
+  const dir = path.join(base, `${label}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
   await mkdir(dir, { recursive: true });
+  const runs = (await readdir(base)).filter((name) => name.startsWith(`${label}-`)).sort();
+  for (const old of runs.slice(0, -3)) await rm(path.join(base, old), { recursive: true, force: true });
   process.stdout.write(`[browser] screenshots in ${dir}\n`);
   return dir;
 }

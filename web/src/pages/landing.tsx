@@ -8,7 +8,7 @@ export function Landing() {
     <>
       <section class="hero">
         <PageTitle>OpenVox</PageTitle>
-        <p class="lead">Text to speech and voice cloning on your own servers. Turn text into natural speech in dozens of languages, clone a voice from a short recording with the speaker's consent, and call it all from one HTTP API.</p>
+        <p class="lead">Text to speech and voice cloning on your own servers. Turn text into natural speech in many languages, clone a voice from a short recording with the speaker's consent, and call it all from one HTTP API.</p>
         <p class="actions">
           {isLoggedIn() ? (
             <Link class="button primary" href="/app/playground">
