@@ -56,6 +56,7 @@ export function webApp(webDir = WEB_DIR): Middleware {
   return async (ctx, next) => {
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return next();
     const asset = ASSET.exec(ctx.path);
+    if (ctx.path.startsWith('/app/assets/') && !asset) return next();
     if (asset) {
       // Names carry a content hash: cache them for good.
       if (await serveFile(ctx, asset[1], TYPES[asset[2]], 'public, max-age=31536000, immutable')) return;

@@ -87,8 +87,8 @@ describe('dashboard serving and browser session', () => {
   });
 
   it('marks the cookie Secure behind https', async () => {
-    const secureDeps = createTestDeps({ PUBLIC_URL: 'https://voice.example.com' });
-    const secureApi = await startApi(secureDeps);
+    // The same deps with another PUBLIC_URL (a second set of deps would rebind Objection's shared knex).
+    const secureApi = await startApi({ ...deps, config: { ...deps.config, PUBLIC_URL: 'https://voice.example.com' } });
     try {
       const response = await fetch(`${secureApi.url}/api/auth/session/`, {
         method: 'POST',
@@ -99,7 +99,6 @@ describe('dashboard serving and browser session', () => {
       expect(cookieOf(response)).toMatch(/; secure/i);
     } finally {
       await secureApi.close();
-      await secureDeps.close();
     }
   });
 

@@ -52,7 +52,9 @@ function setSessionCookie(ctx: Context, deps: ApiDeps, refresh: string | null): 
 function requireSameOrigin(ctx: Context, deps: ApiDeps): void {
   if (ctx.get(SESSION_HEADER) !== '1') throw permissionDenied(`Session requests must carry the ${SESSION_HEADER}: 1 header.`);
   const origin = ctx.get('Origin');
-  if (origin && origin !== ctx.origin && origin !== new URL(deps.config.PUBLIC_URL).origin) {
+  // Koa 3's ctx.origin echoes the Origin header; this site's own origin is rebuilt from the request.
+  const own = `${ctx.protocol}://${ctx.host}`;
+  if (origin && origin !== own && origin !== new URL(deps.config.PUBLIC_URL).origin) {
     throw permissionDenied('Session requests must come from this site.');
   }
 }
