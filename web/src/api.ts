@@ -110,9 +110,11 @@ export interface RequestOptions {
 export async function request(method: string, path: string, options: RequestOptions = {}): Promise<Response> {
   const send = () => {
     const headers: Record<string, string> = { ...options.headers };
-    if (access) headers.Authorization = `Bearer ${access}`;
+    // The token goes only to this site, never to a URL elsewhere.
+    if (access && new URL(path, location.href).origin === location.origin) headers.Authorization = `Bearer ${access}`;
     if (options.body !== undefined) headers['Content-Type'] = 'application/json';
-    return fetch(path.startsWith('/') ? path : `${API}/${path}`, {
+    // Paths of the API as given (`/api/...`, or a full URL such as a catalog preview), else relative to /api/v1/.
+    return fetch(/^(https?:)?\//.test(path) ? path : `${API}/${path}`, {
       method,
       headers,
       body: options.body === undefined ? undefined : JSON.stringify(options.body),
