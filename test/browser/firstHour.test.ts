@@ -158,6 +158,9 @@ describe('dashboard: the first hour in a browser', () => {
     await page.getByText(`costs ${text.length} credits`).waitFor();
     await page.getByLabel('Voice').selectOption('en-us-slt');
     await page.getByLabel('Format').selectOption('wav');
+    // A preview button only where the catalog gives the voice a preview_url.
+    const voices = (await (await fetch(`${api.url}/api/v1/voices/en-us-slt/`, { headers: { Authorization: `Bearer ${await accessOf(email)}` } })).json()) as { preview_url?: string | null };
+    expect(await page.getByRole('button', { name: /Play a preview/ }).count()).toBe(voices.preview_url ? 1 : 0);
     await checkPage('playground-form');
     await page.getByRole('button', { name: 'Synthesize' }).click();
     const audio = page.getByTestId('audio');
@@ -182,6 +185,16 @@ describe('dashboard: the first hour in a browser', () => {
     expect(await entry.textContent()).toContain('completed');
     await entry.getByRole('button', { name: 'Play or download' }).click();
     await entry.getByTestId('audio').waitFor();
+    // Word highlighting follows the timestamps endpoint: with its 200, the spoken word is marked while playing; otherwise no transcript.
+    const id = /openvox-([0-9a-f-]{36})\./.exec((await entry.getByRole('link', { name: 'Download WAV' }).getAttribute('download')) ?? '')?.[1];
+    const timestamps = await fetch(`${api.url}/api/v1/tts/history/${id}/timestamps/`, { headers: { Authorization: `Bearer ${await accessOf(email)}` } });
+    if (timestamps.status === 200) {
+      await entry.getByTestId('audio').evaluate((element: HTMLAudioElement) => element.play());
+      await entry.locator('.transcript .word.current').waitFor();
+      await entry.getByTestId('audio').evaluate((element: HTMLAudioElement) => element.pause());
+    } else {
+      expect(await entry.locator('.transcript').count()).toBe(0);
+    }
     const [download] = await Promise.all([page.waitForEvent('download'), entry.getByRole('link', { name: 'Download WAV' }).click()]);
     const bytes = await readFile((await download.path())!);
     expect(bytes.subarray(0, 4).toString('latin1')).toBe('RIFF');
