@@ -48,8 +48,8 @@ export function webApp(webDir = WEB_DIR): Middleware {
     ctx.type = type;
     ctx.set('Cache-Control', cache);
     ctx.set('Content-Security-Policy', APP_CSP);
-    ctx.body = ctx.method === 'HEAD' ? null : content;
-    if (ctx.method === 'HEAD') ctx.length = content.length;
+    // For HEAD, Koa sends these headers (Content-Length included) without the body.
+    ctx.body = content;
     return true;
   };
 

@@ -52,6 +52,9 @@ describe('dashboard serving and browser session', () => {
     expect((await fetch(`${api.url}/app/assets/app-NOPE.js`)).status).toBe(404);
     expect((await fetch(`${api.url}/app/assets/..%2F..%2Fpackage.json`)).status).toBe(404);
 
+    const head = await fetch(`${api.url}/app/keys`, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(Number(head.headers.get('content-length'))).toBe(Buffer.byteLength(html));
     for (const path of ['/app/keys', '/app/playground', '/app/verify-email']) {
       const response = await fetch(`${api.url}${path}?x=1`);
       expect({ path, type: response.headers.get('content-type') }).toEqual({ path, type: expect.stringMatching(/^text\/html/) });
