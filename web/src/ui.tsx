@@ -77,7 +77,7 @@ export function Status({ children }: { children: ComponentChildren }) {
 }
 
 /** A button that asks first, in a modal dialog (focus stays inside; Escape cancels). */
-export function ConfirmButton({ label, question, confirmLabel, onConfirm, class: className = 'danger' }: { label: string; question: string; confirmLabel: string; onConfirm: () => Promise<void> | void; class?: string }) {
+export function ConfirmButton({ label, question, confirmLabel, onConfirm, describedBy, class: className = 'danger' }: { label: string; question: string; confirmLabel: string; onConfirm: () => Promise<void> | void; describedBy?: string; class?: string }) {
   const dialog = useRef<HTMLDialogElement>(null);
   const titleId = useId('confirm');
   const [busy, setBusy] = useState(false);
@@ -96,7 +96,7 @@ export function ConfirmButton({ label, question, confirmLabel, onConfirm, class:
   };
   return (
     <>
-      <button type="button" class={className} onClick={() => dialog.current?.showModal()}>
+      <button type="button" class={className} aria-describedby={describedBy} onClick={() => dialog.current?.showModal()}>
         {label}
       </button>
       <dialog ref={dialog} aria-labelledby={titleId}>

@@ -60,7 +60,9 @@ export function History() {
       <ul class="entries">
         {rows.map((entry) => (
           <li key={entry.id} class="entry">
-            <p class="entry-text">{entry.text}</p>
+            <p class="entry-text" id={`text-${entry.id}`}>
+              {entry.text}
+            </p>
             <p class="meta">
               {formatDate(entry.created_at)} · {voiceName(entry.voice_id)} · <span class={`badge ${entry.status}`}>{entry.status}</span> · {formatNumber(entry.characters)} characters
               {entry.duration_seconds !== null && ` · ${formatSeconds(entry.duration_seconds)}`}
@@ -68,11 +70,11 @@ export function History() {
             </p>
             <div class="actions">
               {entry.status === 'completed' && (
-                <button type="button" aria-expanded={open === entry.id} onClick={() => setOpen(open === entry.id ? null : entry.id)}>
+                <button type="button" aria-expanded={open === entry.id} aria-describedby={`text-${entry.id}`} onClick={() => setOpen(open === entry.id ? null : entry.id)}>
                   {open === entry.id ? 'Hide player' : 'Play or download'}
                 </button>
               )}
-              <ConfirmButton label="Delete" question="Delete this synthesis and its audio? A running one is canceled and its credits released." confirmLabel="Delete" onConfirm={() => remove(entry)} />
+              <ConfirmButton label="Delete" question="Delete this synthesis and its audio? A running one is canceled and its credits released." confirmLabel="Delete" describedBy={`text-${entry.id}`} onConfirm={() => remove(entry)} />
             </div>
             {open === entry.id && <AudioPlayer id={entry.id} format={entry.output_format} text={entry.text} autoFocus />}
           </li>
