@@ -22,11 +22,13 @@ import { projectRoutes } from './routes/projects';
 import { ttsRoutes } from './routes/tts';
 import { voiceRoutes } from './routes/voices';
 import { webhookRoutes } from './routes/webhooks';
+import { sessionRoutes } from './routes/session';
+import { webApp } from './web';
 import { version } from '../package.json';
 
 /** Every resource's routes; each is mounted in both families from the same handler. */
 export function resourceRoutes(deps: ApiDeps): Route[] {
-  return [...authRoutes(deps), ...apiKeyRoutes(deps), ...projectRoutes(deps), ...voiceRoutes(deps), ...ttsRoutes(deps), ...planRoutes(deps), ...openAiRoutes(deps), ...webhookRoutes(deps)];
+  return [...authRoutes(deps), ...apiKeyRoutes(deps), ...projectRoutes(deps), ...voiceRoutes(deps), ...ttsRoutes(deps), ...planRoutes(deps), ...openAiRoutes(deps), ...webhookRoutes(deps), ...sessionRoutes(deps)];
 }
 
 export function createApp(deps: ApiDeps): Koa {
@@ -88,6 +90,8 @@ export function buildApp(deps: ApiDeps, resources: Route[]): Koa {
     .use(openAiErrors)
     .use(securityHeaders)
     .use(routingProblems)
+    // The dashboard's pages and assets (api/web.ts), before the API's routes claim `/`.
+    .use(webApp())
     .use(jsonBody())
     .use(router.routes())
     .use(router.allowedMethods());

@@ -38,6 +38,9 @@ NONFREE_APT_PACKAGES=(libttspico-utils rhvoice rhvoice-english)
 # speech recognizer bench/quality.ts measures word error rates with; scripts/test.sh asks
 # for it with OPENVOX_TEST_DATA=1.
 TEST_APT_PACKAGES=(asterisk-core-sounds-en-g722 asterisk-core-sounds-fr-g722 asterisk-core-sounds-it-g722 pocketsphinx-testdata pocketsphinx pocketsphinx-en-us)
+# Debian's chromium: the dashboard's browser tests (test/browser/) drive it with
+# playwright-core, which downloads no browser of its own.
+TEST_APT_PACKAGES+=(chromium)
 NONFREE_SOURCES=/etc/apt/sources.list.d/openvox-nonfree.sources
 
 # The neural voice: Piper's en_US-joe-medium (dataset CC0, fine-tuned from

@@ -98,6 +98,7 @@ async function main() {
   process.stdout.write(
     [
       '',
+      `  Dashboard      ${config.PUBLIC_URL}/`,
       `  API            ${config.PUBLIC_URL}/api/v1/`,
       `  API docs       ${config.PUBLIC_URL}/api/docs/`,
       `  Readiness      ${config.PUBLIC_URL}/readyz`,

@@ -5,6 +5,7 @@ import { loadConfig } from '../../lib/config';
 import { createStorage } from '../../lib/storage';
 import { dropStaleTestDatabases, ensurePostgres, type Managed, recreateDatabase, startMinio, startTemporal } from '../../scripts/stack';
 import { writeWorkflowBundle } from '../../worker/bundle';
+import { buildWeb, webBuildIsStale } from '../../scripts/buildWeb';
 import { testEnvironment } from './testStack';
 
 declare global {
@@ -34,6 +35,8 @@ export default async function globalSetup(): Promise<void> {
       logDir,
     }),
     writeWorkflowBundle(env.WORKFLOW_BUNDLE),
+    // The dashboard's bundle (dist/web/, not committed): built when missing or older than web/.
+    webBuildIsStale().then((stale) => (stale ? buildWeb() : undefined)),
   ]);
   services.push(postgres, temporal, minio);
 

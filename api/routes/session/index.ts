@@ -1,0 +1,135 @@
+import type { Context } from 'koa';
+import { z } from 'zod';
+import { enforceRateLimit } from '../../auth/rateLimit';
+import type { ApiDeps } from '../../deps';
+import { notAuthenticated, permissionDenied } from '../../errors';
+import { problemResponses } from '../../openapi';
+import { defineRoute, type Route } from '../../route';
+import { logIn, refreshTokens } from '../auth/commands';
+import { LoginBody } from '../auth/schema';
+
+/**
+ * The dashboard's browser session: the same login and rotation as
+ * /auth/login/ and /auth/refresh/, but the refresh token lives in an
+ * HttpOnly, SameSite=Strict cookie (scripts never see it) and only the
+ * short-lived access token is answered. The JSON endpoints stay as they are
+ * for API clients.
+ *
+ * CSRF: SameSite=Strict keeps the cookie off cross-site requests; on top of
+ * that, the endpoints that use the cookie want the custom header below (a
+ * cross-origin page cannot send it without a CORS preflight, which this
+ * service never grants) and refuse a foreign Origin.
+ */
+export const SESSION_COOKIE = 'openvox_refresh';
+export const SESSION_HEADER = 'X-OpenVox-Session';
+/** Both families live under /api/, so one cookie serves both. */
+const COOKIE_PATH = '/api/';
+const MINUTE = 60;
+
+const SessionOut = z
+  .object({ access: z.string(), token_type: z.literal('Bearer'), expires_in: z.number().int() })
+  .meta({ id: 'Session', description: 'An access token; the refresh token is in the HttpOnly session cookie' });
+const json = <T extends z.ZodType>(description: string, schema: T) => ({ description, content: { 'application/json': { schema } } });
+const paths = (suffix: string) => ({ v1: `/api/v1/auth/session/${suffix}`, unversioned: `/api/auth/session/${suffix}` });
+const sessionHeaders = z.object({ [SESSION_HEADER]: z.literal('1').meta({ description: 'Required: proves a same-origin script sent the request' }) });
+
+function setSessionCookie(ctx: Context, deps: ApiDeps, refresh: string | null): void {
+  // Secure whenever the browser reached us over https (directly, via a trusted proxy, or as PUBLIC_URL says).
+  const secure = ctx.protocol === 'https' || deps.config.PUBLIC_URL.startsWith('https:');
+  // The cookies library refuses a Secure cookie on a plain connection it sees; TLS ends at the proxy then.
+  if (secure) ctx.cookies.secure = true;
+  ctx.cookies.set(SESSION_COOKIE, refresh ?? '', {
+    httpOnly: true,
+    sameSite: 'strict',
+    path: COOKIE_PATH,
+    secure,
+    maxAge: refresh ? deps.config.REFRESH_TOKEN_TTL * 1000 : 0,
+    overwrite: true,
+  });
+}
+
+/** Refuses a request that did not come from a same-origin script. */
+function requireSameOrigin(ctx: Context, deps: ApiDeps): void {
+  if (ctx.get(SESSION_HEADER) !== '1') throw permissionDenied(`Session requests must carry the ${SESSION_HEADER}: 1 header.`);
+  const origin = ctx.get('Origin');
+  // Koa 3's ctx.origin echoes the Origin header; this site's own origin is rebuilt from the request.
+  const own = `${ctx.protocol}://${ctx.host}`;
+  if (origin && origin !== own && origin !== new URL(deps.config.PUBLIC_URL).origin) {
+    throw permissionDenied('Session requests must come from this site.');
+  }
+}
+
+const present = (pair: { access: string; token_type: 'Bearer'; expires_in: number }) => ({
+  access: pair.access,
+  token_type: pair.token_type,
+  expires_in: pair.expires_in,
+});
+
+export function sessionRoutes(deps: ApiDeps): Route[] {
+  const { config, db } = deps;
+  return [
+    defineRoute({
+      method: 'post',
+      paths: paths(''),
+      summary: 'Log in for the browser dashboard: the refresh token is set as an HttpOnly cookie',
+      tags: ['Auth'],
+      body: LoginBody,
+      headers: sessionHeaders,
+      responses: { 200: json('An access token (the session cookie is set)', SessionOut), ...problemResponses(400, 401, 403, 429) },
+      async handler(ctx, { body }) {
+        requireSameOrigin(ctx, deps);
+        // The same limits as /auth/login/, under the same keys: the session is not a way around them.
+        await enforceRateLimit(db, { key: `login:ip:${ctx.ip}`, limit: config.RATE_LIMIT_LOGIN_PER_MINUTE, windowSeconds: MINUTE });
+        await enforceRateLimit(db, { key: `login:email:${body.email}`, limit: config.RATE_LIMIT_LOGIN_PER_EMAIL_PER_MINUTE, windowSeconds: MINUTE });
+        const pair = await logIn(deps, body.email, body.password);
+        setSessionCookie(ctx, deps, pair.refresh);
+        ctx.body = present(pair);
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      paths: paths('refresh/'),
+      summary: 'A new access token from the session cookie (which rotates)',
+      tags: ['Auth'],
+      headers: sessionHeaders,
+      responses: { 200: json('An access token (the session cookie is rotated)', SessionOut), ...problemResponses(401, 403) },
+      async handler(ctx) {
+        requireSameOrigin(ctx, deps);
+        const refresh = ctx.cookies.get(SESSION_COOKIE);
+        if (!refresh) throw notAuthenticated();
+        try {
+          const pair = await refreshTokens(deps, refresh);
+          setSessionCookie(ctx, deps, pair.refresh);
+          ctx.body = present(pair);
+        } catch (error) {
+          setSessionCookie(ctx, deps, null);
+          throw error;
+        }
+      },
+    }),
+    defineRoute({
+      method: 'delete',
+      paths: paths(''),
+      summary: "Log out of the browser dashboard: revokes the session's refresh tokens and clears the cookie",
+      tags: ['Auth'],
+      headers: sessionHeaders,
+      responses: { 204: { description: 'Logged out' }, ...problemResponses(403) },
+      async handler(ctx) {
+        requireSameOrigin(ctx, deps);
+        const refresh = ctx.cookies.get(SESSION_COOKIE);
+        if (refresh) {
+          // An expired or forged cookie has nothing to revoke; the cookie is cleared either way.
+          const session = await deps.tokens.verifyRefresh(refresh).catch(() => null);
+          if (session) {
+            await db('refresh_token_families')
+              .where({ id: session.familyId, account_id: session.accountId })
+              .whereNull('revoked_at')
+              .update({ revoked_at: db.fn.now() });
+          }
+        }
+        setSessionCookie(ctx, deps, null);
+        ctx.status = 204;
+      },
+    }),
+  ];
+}

@@ -1,0 +1,140 @@
+/**
+ * The dashboard's only way to the server: the public API, with the access
+ * token from memory. The refresh token never reaches a script: it lives in
+ * the HttpOnly session cookie, and an expired access token is renewed
+ * through /auth/session/refresh/.
+ */
+export const API = '/api/v1';
+const SESSION_HEADERS = { 'X-OpenVox-Session': '1' };
+
+export interface Problem {
+  status: number;
+  code: string;
+  title?: string;
+  detail?: string;
+  errors?: Record<string, string[]>;
+  request_id?: string;
+}
+
+export class ApiError extends Error {
+  constructor(readonly problem: Problem) {
+    super(describeProblem(problem));
+  }
+  get code(): string {
+    return this.problem.code;
+  }
+  get status(): number {
+    return this.problem.status;
+  }
+}
+
+/** One readable sentence from problem details: the detail, then every field message. */
+export function describeProblem(problem: Problem): string {
+  const fields = Object.entries(problem.errors ?? {}).map(([field, messages]) => `${field === 'non_field_errors' ? '' : `${field}: `}${messages.join(' ')}`);
+  const detail = problem.detail ?? problem.title ?? `Request failed (${problem.status}).`;
+  return fields.length && !detail.includes(fields[0]) ? `${detail} ${fields.join(' ')}` : detail;
+}
+
+export interface Page<T> {
+  count: number;
+  next: string | null;
+  previous: string | null;
+  results: T[];
+}
+
+let access: string | null = null;
+const listeners = new Set<() => void>();
+export const isLoggedIn = () => access !== null;
+export function onSessionChange(listener: () => void): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+function setAccess(token: string | null): void {
+  const changed = (token === null) !== (access === null);
+  access = token;
+  if (changed) listeners.forEach((listener) => listener());
+}
+
+async function problemOf(response: Response): Promise<ApiError> {
+  let problem: Problem;
+  try {
+    problem = (await response.json()) as Problem;
+  } catch {
+    problem = { status: response.status, code: 'http_error', detail: `The server answered ${response.status} ${response.statusText}.` };
+  }
+  return new ApiError({ ...problem, status: response.status });
+}
+
+let refreshing: Promise<boolean> | null = null;
+/** Renews the access token from the session cookie; one request at a time, shared by every caller. */
+export function restoreSession(): Promise<boolean> {
+  refreshing ??= fetch(`${API}/auth/session/refresh/`, { method: 'POST', headers: SESSION_HEADERS, credentials: 'same-origin' })
+    .then(async (response) => {
+      if (!response.ok) {
+        setAccess(null);
+        return false;
+      }
+      setAccess(((await response.json()) as { access: string }).access);
+      return true;
+    })
+    .catch(() => false)
+    .finally(() => {
+      refreshing = null;
+    });
+  return refreshing;
+}
+
+export async function logIn(email: string, password: string): Promise<void> {
+  const response = await fetch(`${API}/auth/session/`, {
+    method: 'POST',
+    headers: { ...SESSION_HEADERS, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ email, password }),
+    credentials: 'same-origin',
+  });
+  if (!response.ok) throw await problemOf(response);
+  setAccess(((await response.json()) as { access: string }).access);
+}
+
+export async function logOut(): Promise<void> {
+  await fetch(`${API}/auth/session/`, { method: 'DELETE', headers: SESSION_HEADERS, credentials: 'same-origin' }).catch(() => undefined);
+  setAccess(null);
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  headers?: Record<string, string>;
+  signal?: AbortSignal;
+}
+
+/** A raw authenticated request; renews an expired access token once and retries. */
+export async function request(method: string, path: string, options: RequestOptions = {}): Promise<Response> {
+  const send = () => {
+    const headers: Record<string, string> = { ...options.headers };
+    // The token goes only to this site, never to a URL elsewhere.
+    if (access && new URL(path, location.href).origin === location.origin) headers.Authorization = `Bearer ${access}`;
+    if (options.body !== undefined) headers['Content-Type'] = 'application/json';
+    // Paths of the API as given (`/api/...`, or a full URL such as a catalog preview), else relative to /api/v1/.
+    return fetch(/^(https?:)?\//.test(path) ? path : `${API}/${path}`, {
+      method,
+      headers,
+      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      signal: options.signal,
+      credentials: 'same-origin',
+    });
+  };
+  let response = await send();
+  if (response.status === 401 && (await restoreSession())) response = await send();
+  if (!response.ok) throw await problemOf(response);
+  return response;
+}
+
+export async function api<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+  const response = await request(method, path, options);
+  return (response.status === 204 ? null : await response.json()) as T;
+}
+
+export const get = <T>(path: string, signal?: AbortSignal) => api<T>('GET', path, { signal });
+
+/** The bearer for the requests fetch cannot make (XMLHttpRequest uploads with progress). */
+export const accessToken = () => access;
+export { problemOf };

@@ -1,0 +1,171 @@
+import { useEffect, useState } from 'preact/hooks';
+import { ApiError, api, get, logIn } from '../api';
+import { formatNumber } from '../format';
+import { Link, navigate, useLocation } from '../router';
+import { ErrorMessage, Field, PageTitle, Status } from '../ui';
+import type { Plan } from '../types';
+
+type FormEvent = Event & { currentTarget: HTMLFormElement };
+const value = (form: HTMLFormElement, name: string) => (form.elements.namedItem(name) as HTMLInputElement).value;
+
+/** Asks for a new verification mail; the API answers 202 whether or not the address has an account. */
+function ResendVerification({ email }: { email: string }) {
+  const [state, setState] = useState<'idle' | 'sent' | 'busy'>('idle');
+  const [error, setError] = useState<unknown>(null);
+  const resend = async () => {
+    setState('busy');
+    setError(null);
+    try {
+      await api('POST', 'auth/resend-verification/', { body: { email } });
+      setState('sent');
+    } catch (failure) {
+      setError(failure);
+      setState('idle');
+    }
+  };
+  return (
+    <div>
+      <button type="button" onClick={resend} disabled={state === 'busy'}>
+        Send the verification mail again
+      </button>
+      {state === 'sent' && <Status>If {email} has an unverified account, a new link is on its way. Older links no longer work.</Status>}
+      <ErrorMessage error={error} />
+    </div>
+  );
+}
+
+export function SignUp() {
+  const [error, setError] = useState<unknown>(null);
+  const [registered, setRegistered] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    const form = event.currentTarget;
+    setBusy(true);
+    setError(null);
+    try {
+      const account = await api<{ email: string }>('POST', 'auth/register/', {
+        body: { email: value(form, 'email'), password: value(form, 'password'), name: value(form, 'name') },
+      });
+      setRegistered(account.email);
+    } catch (failure) {
+      setError(failure);
+    } finally {
+      setBusy(false);
+    }
+  };
+  if (registered) {
+    return (
+      <>
+        <PageTitle>Check your mail</PageTitle>
+        <p>
+          We sent a verification link to <strong>{registered}</strong>. Open it to activate your account and receive your free credits.
+        </p>
+        <ResendVerification email={registered} />
+      </>
+    );
+  }
+  return (
+    <>
+      <PageTitle>Sign up</PageTitle>
+      <form onSubmit={submit} class="narrow" noValidate>
+        <Field label="Email" name="email" type="email" autoComplete="email" required />
+        <Field label="Password" name="password" type="password" autoComplete="new-password" minLength={8} maxLength={128} required hint="8 to 128 characters." />
+        <Field label="Name (optional)" name="name" autoComplete="name" maxLength={100} />
+        <ErrorMessage error={error} />
+        <button type="submit" class="primary" disabled={busy}>
+          Create account
+        </button>
+      </form>
+      <p>
+        Already have an account? <Link href="/app/login">Log in</Link>.
+      </p>
+    </>
+  );
+}
+
+export function LogIn() {
+  const { query } = useLocation();
+  const [error, setError] = useState<unknown>(null);
+  const [unverified, setUnverified] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    const form = event.currentTarget;
+    setBusy(true);
+    setError(null);
+    setUnverified(null);
+    const email = value(form, 'email');
+    try {
+      await logIn(email, value(form, 'password'));
+      const next = query.get('next');
+      // Only a path of this site: never an open redirect.
+      navigate(next && /^\/app(\/|$|\?)/.test(next) ? next : '/app/playground');
+    } catch (failure) {
+      setError(failure);
+      if (failure instanceof ApiError && failure.code === 'email_not_verified') setUnverified(email);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <>
+      <PageTitle>Log in</PageTitle>
+      <form onSubmit={submit} class="narrow" noValidate>
+        <Field label="Email" name="email" type="email" autoComplete="email" required />
+        <Field label="Password" name="password" type="password" autoComplete="current-password" required />
+        <ErrorMessage error={error} />
+        <button type="submit" class="primary" disabled={busy}>
+          Log in
+        </button>
+      </form>
+      {unverified && <ResendVerification email={unverified} />}
+      <p>
+        New here? <Link href="/app/signup">Create an account</Link>.
+      </p>
+    </>
+  );
+}
+
+export function VerifyEmail() {
+  const { query } = useLocation();
+  const token = query.get('token') ?? '';
+  const [state, setState] = useState<{ done?: boolean; credits?: number; error?: unknown }>({});
+  useEffect(() => {
+    if (!token) {
+      setState({ error: new Error('This link has no token. Open the link from the mail exactly as it was sent.') });
+      return;
+    }
+    (async () => {
+      try {
+        await api('POST', 'auth/verify-email/', { body: { token } });
+        const plans = await get<{ results: Plan[] }>('subscription-plans/').catch(() => null);
+        setState({ done: true, credits: plans?.results.find((plan) => plan.id === 'free')?.monthly_credits ?? 35000 });
+      } catch (error) {
+        setState({ error });
+      }
+    })();
+  }, [token]);
+  return (
+    <>
+      <PageTitle>Email verification</PageTitle>
+      {!state.done && !state.error && <Status>Verifying…</Status>}
+      {state.done && (
+        <>
+          <Status>Your email address is verified. {formatNumber(state.credits!)} credits were granted to your account.</Status>
+          <p>
+            <Link class="button primary" href="/app/login">
+              Log in
+            </Link>
+          </p>
+        </>
+      )}
+      {state.error ? (
+        <>
+          <ErrorMessage error={state.error} />
+          <p>A link works once and expires after a day. Log in to ask for a new one.</p>
+        </>
+      ) : null}
+    </>
+  );
+}

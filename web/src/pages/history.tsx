@@ -1,0 +1,97 @@
+import { useState } from 'preact/hooks';
+import { api, get, type Page } from '../api';
+import { AudioPlayer } from '../audio';
+import { formatDate, formatNumber, formatSeconds } from '../format';
+import { navigate, useLocation } from '../router';
+import { ConfirmButton, ErrorMessage, Field, PageTitle, Pager, Select, Status, useLoad } from '../ui';
+import type { Project, Synthesis, Voice } from '../types';
+
+const PAGE_SIZE = 20;
+const STATUSES = ['queued', 'processing', 'completed', 'failed', 'canceled'];
+
+export function History() {
+  const { query } = useLocation();
+  const page = Number(query.get('page') ?? '1') || 1;
+  const filters = { voice_id: query.get('voice_id') ?? '', project_id: query.get('project_id') ?? '', status: query.get('status') ?? '' };
+  // The API filters by voice, project and status; the day range narrows the page shown.
+  const from = query.get('from') ?? '';
+  const to = query.get('to') ?? '';
+  const [open, setOpen] = useState<string | null>(null);
+  const [message, setMessage] = useState<string | null>(null);
+
+  const params = new URLSearchParams({ page: String(page), page_size: String(PAGE_SIZE) });
+  for (const [name, value] of Object.entries(filters)) if (value) params.set(name, value);
+  const history = useLoad((signal) => get<Page<Synthesis>>(`tts/history/?${params}`, signal), [params.toString()]);
+  const voices = useLoad((signal) => get<Page<Voice>>('voices/?page_size=100', signal), []);
+  const projects = useLoad((signal) => get<Page<Project>>('projects/?page_size=100', signal), []);
+  const voiceName = (id?: string) => voices.data?.results.find((voice) => voice.id === id)?.name ?? id;
+
+  const setFilter = (name: string, value: string) => {
+    const next = new URLSearchParams(location.search);
+    if (value) next.set(name, value);
+    else next.delete(name);
+    next.delete('page');
+    navigate(`/app/history?${next}`, true);
+  };
+  const remove = async (entry: Synthesis) => {
+    await api('DELETE', `tts/history/${entry.id}/`);
+    setMessage('Deleted, with its audio.');
+    history.reload();
+  };
+  const inRange = (entry: Synthesis) => {
+    const day = entry.created_at.slice(0, 10);
+    return (!from || day >= from) && (!to || day <= to);
+  };
+  const rows = (history.data?.results ?? []).filter(inRange);
+
+  return (
+    <>
+      <PageTitle>History</PageTitle>
+      <form class="filters" onSubmit={(event) => event.preventDefault()} aria-label="Filters">
+        <Select label="Voice" value={filters.voice_id} onChange={(event) => setFilter('voice_id', event.currentTarget.value)} options={[['', 'All voices'], ...(voices.data?.results ?? []).map((voice): [string, string] => [voice.id, voice.name])]} />
+        <Select label="Project" value={filters.project_id} onChange={(event) => setFilter('project_id', event.currentTarget.value)} options={[['', 'All projects'], ...(projects.data?.results ?? []).map((project): [string, string] => [project.id, project.name])]} />
+        <Select label="Status" value={filters.status} onChange={(event) => setFilter('status', event.currentTarget.value)} options={[['', 'Any status'], ...STATUSES.map((status): [string, string] => [status, status])]} />
+        <Field label="From (UTC day)" type="date" value={from} onChange={(event) => setFilter('from', event.currentTarget.value)} />
+        <Field label="To (UTC day)" type="date" value={to} onChange={(event) => setFilter('to', event.currentTarget.value)} />
+      </form>
+      {message && <Status>{message}</Status>}
+      <ErrorMessage error={history.error} />
+      {history.data && rows.length === 0 && <p>No syntheses match.</p>}
+      <ul class="entries">
+        {rows.map((entry) => (
+          <li key={entry.id} class="entry">
+            <p class="entry-text" id={`text-${entry.id}`}>
+              {entry.text}
+            </p>
+            <p class="meta">
+              {formatDate(entry.created_at)} · {voiceName(entry.voice_id)} · <span class={`badge ${entry.status}`}>{entry.status}</span> · {formatNumber(entry.characters)} characters
+              {entry.duration_seconds !== null && ` · ${formatSeconds(entry.duration_seconds)}`}
+              {entry.error && ` · ${entry.error.message}`}
+            </p>
+            <div class="actions">
+              {entry.status === 'completed' && (
+                <button type="button" aria-expanded={open === entry.id} aria-describedby={`text-${entry.id}`} onClick={() => setOpen(open === entry.id ? null : entry.id)}>
+                  {open === entry.id ? 'Hide player' : 'Play or download'}
+                </button>
+              )}
+              <ConfirmButton label="Delete" question="Delete this synthesis and its audio? A running one is canceled and its credits released." confirmLabel="Delete" describedBy={`text-${entry.id}`} onConfirm={() => remove(entry)} />
+            </div>
+            {open === entry.id && <AudioPlayer id={entry.id} format={entry.output_format} text={entry.text} autoFocus />}
+          </li>
+        ))}
+      </ul>
+      {history.data && (
+        <Pager
+          page={page}
+          count={history.data.count}
+          pageSize={PAGE_SIZE}
+          onPage={(next) => {
+            const search = new URLSearchParams(location.search);
+            search.set('page', String(next));
+            navigate(`/app/history?${search}`);
+          }}
+        />
+      )}
+    </>
+  );
+}

@@ -1,0 +1,54 @@
+import { isLoggedIn } from '../api';
+import { Link } from '../router';
+import { PageTitle } from '../ui';
+
+export function Landing() {
+  const origin = location.origin;
+  return (
+    <>
+      <section class="hero">
+        <PageTitle>OpenVox</PageTitle>
+        <p class="lead">Text to speech and voice cloning on your own servers. Turn text into natural speech in many languages, clone a voice from a short recording with the speaker's consent, and call it all from one HTTP API.</p>
+        <p class="actions">
+          {isLoggedIn() ? (
+            <Link class="button primary" href="/app/playground">
+              Open the playground
+            </Link>
+          ) : (
+            <>
+              <Link class="button primary" href="/app/signup">
+                Sign up free
+              </Link>
+              <Link class="button" href="/app/login">
+                Log in
+              </Link>
+            </>
+          )}
+        </p>
+        <p>Every new account gets 35 000 free credits a month: one credit per character.</p>
+      </section>
+      <section aria-labelledby="dev">
+        <h2 id="dev">For developers</h2>
+        <ul class="cards">
+          <li>
+            <h3>REST API</h3>
+            <p>
+              Every page of this dashboard uses the public API. Browse it in the <a href="/api/docs/">API reference</a> or fetch the{' '}
+              <a href="/api/openapi.json">OpenAPI document</a>.
+            </p>
+          </li>
+          <li>
+            <h3>OpenAI-compatible</h3>
+            <p>
+              Point an OpenAI SDK at <code>{origin}/v1</code> with an API key from this dashboard: <code>POST /v1/audio/speech</code> answers like OpenAI's.
+            </p>
+          </li>
+          <li>
+            <h3>Self-hosted</h3>
+            <p>Your text and recordings stay on your servers. No third-party calls, no tracking.</p>
+          </li>
+        </ul>
+      </section>
+    </>
+  );
+}

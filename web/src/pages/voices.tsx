@@ -1,0 +1,189 @@
+import { useEffect, useState } from 'preact/hooks';
+import { accessToken, api, ApiError, get, type Page, type Problem, restoreSession } from '../api';
+import { formatDate } from '../format';
+import { ConfirmButton, ErrorMessage, Field, PageTitle, Select, Status, useLoad } from '../ui';
+import type { Voice } from '../types';
+
+const CONSENT = 'I confirm that the person whose voice is in this recording has authorized me to clone it, and that I will use the clone only as they allowed.';
+
+/** multipart upload with progress: fetch cannot report upload progress, XMLHttpRequest can. */
+function upload(form: FormData, onProgress: (fraction: number) => void): Promise<Voice> {
+  const send = () =>
+    new Promise<{ status: number; body: unknown }>((resolve, reject) => {
+      const xhr = new XMLHttpRequest();
+      xhr.open('POST', '/api/v1/voices/upload/');
+      xhr.setRequestHeader('Authorization', `Bearer ${accessToken()}`);
+      xhr.upload.onprogress = (event) => event.lengthComputable && onProgress(event.loaded / event.total);
+      xhr.onload = () => {
+        let body: unknown = null;
+        try {
+          body = JSON.parse(xhr.responseText);
+        } catch {
+          body = { code: 'http_error', detail: `The server answered ${xhr.status}.` };
+        }
+        resolve({ status: xhr.status, body });
+      };
+      xhr.onerror = () => reject(new Error('The upload did not reach the server. Check the connection and try again.'));
+      xhr.send(form);
+    });
+  return send().then(async (answer) => {
+    if (answer.status === 401 && (await restoreSession())) answer = await send();
+    if (answer.status >= 400) throw new ApiError({ ...(answer.body as Problem), status: answer.status });
+    return answer.body as Voice;
+  });
+}
+
+function CloneForm({ onCloned }: { onCloned: () => void }) {
+  const [uploaded, setUploaded] = useState<number | null>(null);
+  const [voice, setVoice] = useState<Voice | null>(null);
+  const [error, setError] = useState<unknown>(null);
+
+  // Cloning runs for a while after the upload: follow the voice until it is ready or failed.
+  useEffect(() => {
+    if (!voice || voice.status !== 'processing') return;
+    const timer = setTimeout(async () => {
+      try {
+        const next = await get<Voice>(`voices/${voice.id}/`);
+        setVoice(next);
+        if (next.status !== 'processing') onCloned();
+      } catch (failure) {
+        setError(failure);
+      }
+    }, 2000);
+    return () => clearTimeout(timer);
+  }, [voice]);
+
+  const submit = async (event: Event & { currentTarget: HTMLFormElement }) => {
+    event.preventDefault();
+    setError(null);
+    setVoice(null);
+    const form = new FormData(event.currentTarget);
+    // The API takes consent only as the string "true".
+    form.set('consent', (event.currentTarget.elements.namedItem('consent') as HTMLInputElement).checked ? 'true' : 'false');
+    setUploaded(0);
+    try {
+      const created = await upload(form, setUploaded);
+      setVoice(created);
+      onCloned();
+    } catch (failure) {
+      setError(failure);
+      setUploaded(null);
+    }
+  };
+
+  return (
+    <form onSubmit={submit} class="clone" aria-labelledby="clone-title">
+      <h2 id="clone-title">Clone a voice</h2>
+      <p>Upload 3 to 300 seconds of clear speech by one person (WAV, MP3, OGG, FLAC or M4A, up to 20 MiB). Cloning costs no credits.</p>
+      <Field label="Recording" name="file" type="file" accept="audio/*,.wav,.mp3,.ogg,.flac,.m4a" required />
+      <Field label="Voice name" name="name" maxLength={100} required />
+      <Field label="Language" name="language" value="en-US" hint="A language tag such as en-US, fr-FR or de." />
+      <Field label="Description (optional)" name="description" maxLength={500} />
+      <div class="field check">
+        <input id="consent" name="consent" type="checkbox" required />
+        <label for="consent">{CONSENT}</label>
+      </div>
+      <ErrorMessage error={error} />
+      <button type="submit" class="primary" disabled={voice?.status === 'processing' || (uploaded !== null && !voice)}>
+        Upload and clone
+      </button>
+      {uploaded !== null && (
+        <div>
+          <label for="upload-progress">Upload: {Math.round(uploaded * 100)} %</label>
+          <progress id="upload-progress" max={1} value={uploaded} />
+        </div>
+      )}
+      {voice && (
+        <div>
+          {voice.status === 'processing' && (
+            <>
+              <label for="clone-progress">Cloning “{voice.name}”… this takes a few minutes.</label>
+              <progress id="clone-progress" />
+            </>
+          )}
+          {voice.status === 'ready' && <Status>“{voice.name}” is ready. Choose it in the playground.</Status>}
+          {voice.status === 'failed' && <ErrorMessage error={new Error(`Cloning “${voice.name}” failed: ${voice.error?.message ?? 'unknown error'}`)} />}
+        </div>
+      )}
+    </form>
+  );
+}
+
+export function Voices() {
+  const premade = useLoad((signal) => get<Page<Voice>>('voices/?category=premade&page_size=100', signal), []);
+  const mine = useLoad((signal) => get<Page<Voice>>('voices/?category=cloned&page_size=100', signal), []);
+  const [language, setLanguage] = useState('');
+  const [gender, setGender] = useState('');
+  const [message, setMessage] = useState<string | null>(null);
+  const all = premade.data?.results ?? [];
+  const languages = [...new Set(all.map((voice) => voice.language))].sort();
+  const genders = [...new Set(all.map((voice) => voice.gender).filter(Boolean))].sort();
+  const shown = all.filter((voice) => (!language || voice.language === language) && (!gender || voice.gender === gender));
+
+  const remove = async (voice: Voice) => {
+    await api('DELETE', `voices/${voice.id}/`);
+    setMessage(`“${voice.name}” deleted, with its recording.`);
+    mine.reload();
+  };
+
+  return (
+    <>
+      <PageTitle>Voices</PageTitle>
+      <h2>My cloned voices</h2>
+      {message && <Status>{message}</Status>}
+      <ErrorMessage error={mine.error} />
+      {mine.data && mine.data.count === 0 && <p>No cloned voices yet.</p>}
+      {mine.data && mine.data.results.length > 0 && (
+        <div class="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Language</th>
+                <th scope="col">Status</th>
+                <th scope="col">Similarity</th>
+                <th scope="col">Created</th>
+                <th scope="col">
+                  <span class="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {mine.data.results.map((voice) => (
+                <tr key={voice.id}>
+                  <th scope="row">{voice.name}</th>
+                  <td>{voice.language}</td>
+                  <td>
+                    <span class={`badge ${voice.status}`}>{voice.status}</span>
+                    {voice.error && <small class="hint"> {voice.error.message}</small>}
+                  </td>
+                  <td>{voice.similarity === null ? '—' : `${Math.round(voice.similarity * 100)} %`}</td>
+                  <td>{formatDate(voice.created_at)}</td>
+                  <td>
+                    <ConfirmButton label={`Delete ${voice.name}`} question={`Delete the voice “${voice.name}” and its recording? Syntheses made with it stay in your history.`} confirmLabel="Delete voice" onConfirm={() => remove(voice)} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <CloneForm onCloned={mine.reload} />
+      <h2>Premade voices</h2>
+      <div class="filters">
+        <Select label="Language" value={language} onChange={(event) => setLanguage(event.currentTarget.value)} options={[['', 'All languages'], ...languages.map((code): [string, string] => [code, code])]} />
+        <Select label="Sex" value={gender} onChange={(event) => setGender(event.currentTarget.value)} options={[['', 'Any'], ...genders.map((name): [string, string] => [name, name])]} />
+      </div>
+      <ErrorMessage error={premade.error} />
+      <ul class="voice-list">
+        {shown.map((voice) => (
+          <li key={voice.id}>
+            <strong>{voice.name}</strong> <span class="meta">{voice.language} · {voice.gender}</span>
+            <br />
+            <small class="hint">{voice.description}</small>
+          </li>
+        ))}
+      </ul>
+    </>
+  );
+}
