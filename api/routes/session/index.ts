@@ -27,7 +27,11 @@ const COOKIE_PATH = '/api/';
 const MINUTE = 60;
 
 const SessionOut = z
-  .object({ access: z.string(), token_type: z.literal('Bearer'), expires_in: z.number().int() })
+  .object({
+    access: z.string().meta({ description: 'The access JWT: send it as `Authorization: Bearer <access>`; keep it in memory only' }),
+    token_type: z.literal('Bearer').meta({ description: 'Always `Bearer`' }),
+    expires_in: z.number().int().meta({ description: 'Seconds until the access token expires (refresh the session before then)', example: 900 }),
+  })
   .meta({ id: 'Session', description: 'An access token; the refresh token is in the HttpOnly session cookie' });
 const json = <T extends z.ZodType>(description: string, schema: T) => ({ description, content: { 'application/json': { schema } } });
 const paths = (suffix: string) => ({ v1: `/api/v1/auth/session/${suffix}`, unversioned: `/api/auth/session/${suffix}` });
