@@ -76,6 +76,11 @@ export const Profile = AccountOut.extend({
   credit_balance: z.number().int(),
   credits_reserved: z.number().int(),
   billing_period: BillingPeriod.nullable().meta({ description: 'null until the email is verified' }),
+  history_retention_days: z
+    .number()
+    .int()
+    .nullable()
+    .meta({ description: 'Syntheses older than this many days are deleted with their audio (credits untouched); null: the service default applies (by default, history is kept)' }),
   usage: Usage,
 }).meta({ id: 'Profile' });
 

@@ -20,7 +20,7 @@ export const VoiceOut = z
     language: z.string(),
     gender: z.string(),
     description: z.string(),
-    status: z.enum(['processing', 'ready', 'failed']),
+    status: z.enum(['processing', 'ready', 'failed', 'revoked']).meta({ description: 'revoked: the owner withdrew the speaker’s consent; the voice can no longer be used and its sample is gone' }),
     error: z.object({ code: z.string(), message: z.string() }).nullable(),
     similarity: z.number().nullable(),
     engine: z.string().nullable().meta({ description: 'The engine that renders the voice (a clone: its base voice\'s), e.g. piper, festival, espeak-ng; null while a clone is processing' }),
