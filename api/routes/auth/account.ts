@@ -24,7 +24,8 @@ export const ProfileUpdateBody = z.strictObject({
     .max(3650, 'Must be between 1 and 3650, or null.')
     .nullable()
     .optional()
-    .meta({ description: 'Delete syntheses (and their audio) older than this many days; null: the service default (by default, keep)' }),
+    // The nullable wrapper hides the bounds from the document: say them here.
+    .meta({ description: 'Delete syntheses (and their audio) older than this many days; null: the service default (by default, keep)', minimum: 1, maximum: 3650 }),
 });
 export const AccountDeletionBody = z.strictObject({
   password: z.string().min(1, 'This field is required.').max(1024).meta({ description: "The account's password, to confirm" }),
