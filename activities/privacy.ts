@@ -1,6 +1,7 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { ActivityDeps } from '.';
 import { markAccountDeleted } from '../db/privacy';
+import { stableEventId } from '../lib/webhooks';
 import { signupWorkflowId, synthesisWorkflowId, type AccountDeletionInput } from '../workflows/contracts';
 import { audioKey, chunkPrefix } from './synthesis';
 import { withHeartbeat } from './work';
@@ -120,7 +121,8 @@ export function createPrivacyActivities({ db, storage, temporal, config }: Activ
      * retention (the account's `history_retention_days`, else
      * HISTORY_RETENTION_DAYS, else kept) as of `asOf`, with their audio. A
      * queued or processing synthesis is never touched, and the ledger is not:
-     * credits stay as they were.
+     * credits stay as they were. The webhook deliveries announcing its end
+     * (they carry its text) are deleted with it.
      */
     async expireHistory({ asOf, limit = 200 }: { asOf: string; limit?: number }): Promise<{ deleted: number; more: boolean }> {
       return withHeartbeat(async () => {
@@ -136,6 +138,9 @@ export function createPrivacyActivities({ db, storage, temporal, config }: Activ
           // Objects first: if this attempt dies now, the row is still there to find again.
           await storage.removePrefix(chunkPrefix(synthesis.id));
           await storage.remove(audioKey(synthesis.account_id, synthesis.id, synthesis.output_format));
+          // The webhook deliveries that announced its end carry its text: they go with it.
+          const events = (['synthesis.completed', 'synthesis.failed', 'synthesis.canceled'] as const).map((type) => stableEventId(type, synthesis.id));
+          await db('webhook_deliveries').whereIn('event_id', events).delete();
           await db('syntheses').where({ id: synthesis.id }).whereNotIn('status', RUNNING_SYNTHESIS).delete();
         }
         return { deleted: due.length, more: due.length === limit };

@@ -32,11 +32,13 @@ export async function up(knex: Knex): Promise<void> {
 
   await knex.raw('ALTER TABLE voices DROP CONSTRAINT voices_status_check');
   await knex.raw(`ALTER TABLE voices ADD CONSTRAINT voices_status_check CHECK (status IN ('processing', 'ready', 'failed', 'revoked'))`);
-  // Retention looks for old entries across all accounts.
+  // Retention looks for old entries across all accounts, and for the deliveries that announced them.
   await knex.schema.alterTable('syntheses', (table) => table.index(['created_at']));
+  await knex.schema.alterTable('webhook_deliveries', (table) => table.index(['event_id']));
 }
 
 export async function down(knex: Knex): Promise<void> {
+  await knex.schema.alterTable('webhook_deliveries', (table) => table.dropIndex(['event_id']));
   await knex.schema.alterTable('syntheses', (table) => table.dropIndex(['created_at']));
   await knex.raw('ALTER TABLE voices DROP CONSTRAINT voices_status_check');
   await knex.raw(`ALTER TABLE voices ADD CONSTRAINT voices_status_check CHECK (status IN ('processing', 'ready', 'failed'))`);

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ensureRetentionSchedule } from '../../lib/retentionSchedule';
+import { stableEventId } from '../../lib/webhooks';
 import { call } from '../helpers/accounts';
 import { until } from '../helpers/cloningInput';
 import { createAccount, type TestAccount } from '../helpers/factories';
@@ -106,6 +107,14 @@ describe('consent revocation and history retention', () => {
       const recent = await make(owner, 'A recent synthesis.');
       const keptByOwnSetting = await make(keeper, 'Kept for a year.');
       const oldByDefault = await make(defaulted, 'Old by the default.');
+      // A delivery that announced the old synthesis (it carries its text) goes with it.
+      const endpoint = await req('POST', '/api/v1/webhooks/', { url: 'https://example.com/hook', events: ['credits.low'] });
+      expect(endpoint.status).toBe(201);
+      const announced = { endpoint_id: endpoint.body.id, event_type: 'synthesis.completed', body: '{}', status: 'delivered' };
+      await deps.db('webhook_deliveries').insert([
+        { ...announced, id: randomUUID(), event_id: stableEventId('synthesis.completed', old.id) },
+        { ...announced, id: randomUUID(), event_id: stableEventId('synthesis.completed', recent.id) },
+      ]);
       const backdate = (id: string, days: number) => deps.db('syntheses').where({ id }).update({ created_at: deps.db.raw(`now() - make_interval(days => ?)`, [days]) });
       await backdate(old.id, 31);
       await backdate(recent.id, 29);
@@ -127,6 +136,8 @@ describe('consent revocation and history retention', () => {
       expect(await objects.list(oldByDefault.audio_key)).toEqual([]);
       expect(await objects.list(recent.audio_key)).toEqual([recent.audio_key]);
       expect((await req('GET', `/api/v1/tts/history/${old.id}/`)).status).toBe(404);
+      const deliveries = await deps.db('webhook_deliveries').where({ endpoint_id: endpoint.body.id }).pluck('event_id');
+      expect(deliveries).toEqual([stableEventId('synthesis.completed', recent.id)]);
       expect(await credits()).toEqual(creditsBefore);
       expect(await ledgerRows()).toEqual(ledgerBefore);
       await deps.db('syntheses').where({ id: running }).delete();
