@@ -76,6 +76,19 @@ describe('consent revocation and history retention', () => {
     });
   });
 
+  it('stops a clone still processing: it stays revoked after its workflow ends, and its sample is removed', async () => {
+    const uploaded = await uploadSample(api.url, '/api/voices/clone/', owner.access, { name: 'Withdrawn early', consent: 'true' }, { bytes: await makeSample('wav'), name: 'me.wav' });
+    expect(uploaded.status).toBe(202);
+    const id = uploaded.body.id;
+    const revoked = await req('POST', `/api/voices/${id}/revoke-consent/`);
+    expect(revoked.body).toMatchObject({ id, status: 'revoked' });
+    await deps.temporal.workflow.getHandle(`voice-cloning:${id}`).result().catch(() => undefined);
+    expect((await req('GET', `/api/v1/voices/${id}/`)).body.status).toBe('revoked');
+    await until('the sample objects are gone', async () => (await objects.list(`samples/${owner.id}/${id}/`)).length === 0, 30_000);
+    expect((await req('POST', '/api/tts/synthesize/', { text: 'Hello.', voice_id: id })).body.code).toBe('voice_consent_revoked');
+    expect((await deps.db('consent_records').where({ voice_id: id }).first('revoked_at')).revoked_at).toBeInstanceOf(Date);
+  }, 60_000);
+
   describe('history_retention_days', () => {
     it('is validated (1..3650 or null), saved and shown in the profile', async () => {
       for (const bad of [0, 3651, 1.5, '30', true]) {
