@@ -2,12 +2,11 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import type { ActivityDeps } from '.';
 import { markAccountDeleted } from '../db/privacy';
 import { stableEventId } from '../lib/webhooks';
-import { signupWorkflowId, synthesisWorkflowId, type AccountDeletionInput } from '../workflows/contracts';
+import { signupWorkflowId, synthesisWorkflowId, type AccountDeletionInput, voiceCloningWorkflowId } from '../workflows/contracts';
 import { audioKey, chunkPrefix } from './synthesis';
 import { withHeartbeat } from './work';
 
 const RUNNING_SYNTHESIS = ['queued', 'processing'];
-const cloningWorkflowId = (voiceId: string) => `voice-cloning:${voiceId}`;
 
 export interface ErasedAccount {
   anonymizedLedgerRows: number;
@@ -19,7 +18,7 @@ export function createPrivacyActivities({ db, storage, temporal, config }: Activ
   const runningJobs = async (accountId: string) => {
     const syntheses = await db('syntheses').where({ account_id: accountId }).whereIn('status', RUNNING_SYNTHESIS).pluck('id');
     const voices = await db('voices').where({ account_id: accountId, category: 'cloned', status: 'processing' }).pluck('id');
-    return [...syntheses.map(synthesisWorkflowId), ...voices.map(cloningWorkflowId)];
+    return [...syntheses.map(synthesisWorkflowId), ...voices.map(voiceCloningWorkflowId)];
   };
 
   /** Asks a workflow to cancel; one that has ended (or never existed) needs nothing. */

@@ -11,6 +11,7 @@ export const synthesisWorkflowId = (synthesisId: string) => `synthesis:${synthes
 export const captureWorkflowId = (synthesisId: string) => `credits:capture:${synthesisId}`;
 export const synthesisDeletionWorkflowId = (synthesisId: string) => `synthesis-deletion:${synthesisId}`;
 export const voiceDeletionWorkflowId = (voiceId: string) => `voice-deletion:${voiceId}`;
+export const voiceCloningWorkflowId = (voiceId: string) => `voice-cloning:${voiceId}`;
 
 export type SynthesisStatus = 'queued' | 'processing' | 'completed' | 'failed' | 'canceled';
 
