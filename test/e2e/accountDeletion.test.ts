@@ -4,7 +4,7 @@ import { createAccount, type TestAccount } from '../helpers/factories';
 import { createObjectLister } from '../helpers/objects';
 import { rowsMentioning, seedAccount } from '../helpers/privacy';
 import { createTestDeps, type RunningApi, startApi, startTestWorker } from '../helpers/stack';
-import { killAllWorkerProcesses, spawnWorkerProcess } from '../helpers/workerProcess';
+import { killAllWorkerProcesses, spawnWorkerProcess, waitForWorkerProcessReady } from '../helpers/workerProcess';
 
 type Deps = ReturnType<typeof createTestDeps>;
 const deletionHandle = (deps: Deps, accountId: string) => deps.temporal.workflow.getHandle(`account-deletion:${accountId}`);
@@ -103,6 +103,9 @@ describe('account deletion', () => {
   }, 60_000);
 });
 
+/** The worker processes' metrics endpoint off: its fixed default port may be taken by any other worker on the machine. */
+const WORKER_ENV = { WORKER_METRICS_PORT: '0' };
+
 describe('account deletion across a worker restart', () => {
   // No worker in this process: a separate worker process, killed mid-way, then another.
   const deps = createTestDeps();
@@ -119,7 +122,9 @@ describe('account deletion across a worker restart', () => {
   it('finishes after the worker running it is killed and a new one starts', async () => {
     const owner = await createAccount(deps);
     const marker = `marker-${randomUUID()}`;
-    const first = spawnWorkerProcess(deps.config.TEMPORAL_TASK_QUEUE);
+    const started = Date.now();
+    const first = spawnWorkerProcess(deps.config.TEMPORAL_TASK_QUEUE, WORKER_ENV);
+    await waitForWorkerProcessReady(deps.temporal, deps.config, first, started);
     const seeded = await seedAccount(api.url, owner, { marker });
     const firstLedgerId = (await deps.db('credit_ledger').where({ account_id: owner.id }).min<{ min: string }[]>({ min: 'id' }))[0].min;
     expect((await call(api.url, 'DELETE', '/api/v1/auth/profile/', { password: owner.password }, owner.access)).status).toBe(202);
@@ -134,7 +139,7 @@ describe('account deletion across a worker restart', () => {
     expect((await handle.describe()).status.name).toBe('RUNNING');
     expect(await deps.db('accounts').where({ id: owner.id }).first('id')).toBeDefined();
 
-    const second = spawnWorkerProcess(deps.config.TEMPORAL_TASK_QUEUE);
+    const second = spawnWorkerProcess(deps.config.TEMPORAL_TASK_QUEUE, WORKER_ENV);
     try {
       await handle.result();
     } finally {
