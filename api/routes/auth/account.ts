@@ -16,7 +16,7 @@ import { usageOf } from './usage';
 /** The owner's own changes to the account (PATCH profile) and its deletion (DELETE profile). */
 
 export const ProfileUpdateBody = z.strictObject({
-  name: z.string().trim().max(100, 'Must be at most 100 characters.').optional(),
+  name: z.string().trim().max(100, 'Must be at most 100 characters.').optional().meta({ description: 'A display name, at most 100 characters', example: 'Ada' }),
   history_retention_days: z
     .number('Must be an integer or null.')
     .int('Must be an integer or null.')
