@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { call } from '../helpers/accounts';
+import { call, PASSWORD, uniqueEmail, waitForVerificationToken } from '../helpers/accounts';
 import { createAccount, type TestAccount } from '../helpers/factories';
 import { createObjectLister } from '../helpers/objects';
 import { rowsMentioning, seedAccount } from '../helpers/privacy';
@@ -93,11 +93,20 @@ describe('account deletion', () => {
     expect(again.body.id).not.toBe(owner.id);
   }, 240_000);
 
-  it('answers the unversioned family the same way, and a repeat of a finished deletion finds nothing to do', async () => {
-    const owner = await createAccount(deps);
+  it('answers the unversioned family the same way for a registered account (its signup workflow ended), and a repeat finds nothing to do', async () => {
+    const email = uniqueEmail('erase');
+    const registered = await call(api.url, 'POST', '/api/auth/register/', { email, password: PASSWORD, name: 'Grace' });
+    expect(registered.status).toBe(201);
+    expect((await call(api.url, 'POST', '/api/auth/verify-email/', { token: await waitForVerificationToken(deps.config.MAIL_DIR, email) })).status).toBe(200);
+    const login = await call(api.url, 'POST', '/api/auth/login/', { email, password: PASSWORD });
+    const owner: TestAccount = { id: registered.body.id, email, password: PASSWORD, access: login.body.access };
+    const grant = await deps.db('credit_ledger').where({ account_id: owner.id }).first('id', 'kind', 'amount');
+    expect(grant).toMatchObject({ kind: 'grant', amount: '35000' });
     expect((await call(api.url, 'DELETE', '/api/auth/profile', { password: owner.password }, owner.access)).status).toBe(202);
     await deletionHandle(deps, owner.id).result();
-    expect(await traces(deps, owner, owner.email)).toEqual({});
+    expect(await traces(deps, owner, 'Grace')).toEqual({});
+    // The signup grant survives only as an anonymized ledger row.
+    expect(await deps.db('credit_ledger').where({ id: grant.id }).first()).toMatchObject({ account_id: null, reference: `erased:${grant.id}`, kind: 'grant', amount: '35000' });
     const rerun = await deps.temporal.workflow.execute('accountDeletion', { workflowId: `account-deletion-rerun:${owner.id}`, taskQueue: deps.config.TEMPORAL_TASK_QUEUE, args: [{ accountId: owner.id }] });
     expect(rerun).toEqual({ canceledJobs: 0, removedObjects: 0, anonymizedLedgerRows: 0, keptConsentRecords: 0 });
   }, 60_000);
