@@ -40,7 +40,7 @@ export function createBillingActivities({ db }: ActivityDeps) {
                     (extract(year from age(:asOf::timestamptz at time zone 'UTC', a.email_verified_at at time zone 'UTC')) * 12
                       + extract(month from age(:asOf::timestamptz at time zone 'UTC', a.email_verified_at at time zone 'UTC')))::int as months
                from accounts a
-              where a.email_verified_at is not null and a.email_verified_at <= :asOf::timestamptz),
+              where a.email_verified_at is not null and a.email_verified_at <= :asOf::timestamptz and a.deleted_at is null),
            -- age() counts Jan 31 -> Feb 28 as 28 days, while Jan 31 + 1 month is Feb 28: take the later start when it has come.
            periods as (
              select id, anchor,

@@ -67,6 +67,8 @@ export function createCloningActivities(deps: ActivityDeps) {
       await db('voices')
         .where({ id: voiceId })
         .whereNull('deleted_at')
+        // A consent revoked while the clone was processing stays revoked.
+        .whereNot({ status: 'revoked' })
         .update({
           status: 'ready',
           profile: JSON.stringify(profile),
@@ -82,7 +84,7 @@ export function createCloningActivities(deps: ActivityDeps) {
     },
 
     async recordVoiceFailed({ voiceId, error }: { voiceId: string; error: { code: string; message: string } }): Promise<void> {
-      await db('voices').where({ id: voiceId }).update({ status: 'failed', error: JSON.stringify(error), updated_at: db.fn.now() });
+      await db('voices').where({ id: voiceId }).whereNot({ status: 'revoked' }).update({ status: 'failed', error: JSON.stringify(error), updated_at: db.fn.now() });
       await webhooks.voiceEnded(voiceId);
     },
 

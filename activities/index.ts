@@ -7,6 +7,7 @@ import type { Storage } from '../lib/storage';
 import { createBillingActivities } from './billing';
 import { createCloningActivities } from './cloning';
 import { createCreditActivities } from './credits';
+import { createPrivacyActivities } from './privacy';
 import { createSignupActivities } from './signup';
 import { createSynthesisActivities } from './synthesis';
 import { createSystemCheckActivities } from './systemCheck';
@@ -33,6 +34,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createCloningActivities(deps),
     ...createBillingActivities(deps),
     ...createWebhookActivities(deps),
+    ...createPrivacyActivities(deps),
   };
 }
 

@@ -73,6 +73,8 @@ export function createSynthesisActivities(deps: ActivityDeps) {
    */
   const loadVoice = async (voiceId: string): Promise<{ base: PremadeVoice; profile: StoredVoiceProfile | null }> => {
     const voice = await db('voices').where({ id: voiceId }).first();
+    // Revoked consent stops a clone at once, even for a job accepted before (it fails; nothing is charged).
+    if (voice?.status === 'revoked') throw ApplicationFailure.nonRetryable(`voice ${voiceId} consent revoked`, 'VoiceUnavailable');
     const profile: StoredVoiceProfile | null = voice?.category === 'cloned' ? voice.profile : null;
     const base = profile ? await db('voices').where({ id: profile.baseVoiceId }).first() : voice;
     if (!base?.engine) throw ApplicationFailure.nonRetryable(`voice ${voiceId} cannot be rendered`, 'VoiceUnavailable');

@@ -11,6 +11,7 @@ import { buildOpenApiDocument } from './openapi';
 import { type Family, type Route, readInput, routerPath } from './route';
 import { apiKeyRoutes } from './routes/apiKeys';
 import { authRoutes } from './routes/auth';
+import { accountRoutes } from './routes/auth/account';
 import { openAiRoutes } from './routes/openai';
 import { openAiErrors } from './routes/openai/errors';
 import { operationsRoutes } from './routes/operations';
@@ -28,7 +29,7 @@ import { version } from '../package.json';
 
 /** Every resource's routes; each is mounted in both families from the same handler. */
 export function resourceRoutes(deps: ApiDeps): Route[] {
-  return [...authRoutes(deps), ...apiKeyRoutes(deps), ...projectRoutes(deps), ...voiceRoutes(deps), ...ttsRoutes(deps), ...planRoutes(deps), ...openAiRoutes(deps), ...webhookRoutes(deps), ...sessionRoutes(deps)];
+  return [...authRoutes(deps), ...apiKeyRoutes(deps), ...projectRoutes(deps), ...voiceRoutes(deps), ...ttsRoutes(deps), ...planRoutes(deps), ...openAiRoutes(deps), ...webhookRoutes(deps), ...sessionRoutes(deps), ...accountRoutes(deps)];
 }
 
 export function createApp(deps: ApiDeps): Koa {

@@ -50,6 +50,9 @@ export const insufficientCredits = (detail: string) =>
 export const emailNotVerified = () =>
   new ApiError(403, 'email_not_verified', 'Email not verified', 'Verify your email address before logging in.');
 export const permissionDenied = (detail: string) => new ApiError(403, 'permission_denied', 'Permission denied', detail);
+/** A wrong password where one confirms an action (account deletion): not 401, the caller's credentials are fine. */
+export const passwordIncorrect = () =>
+  new ApiError(403, 'permission_denied', 'Permission denied', 'password: The password is incorrect.', { password: ['The password is incorrect.'] });
 export const planLimitReached = (detail: string) => new ApiError(403, 'plan_limit_reached', 'Plan limit reached', detail);
 export const notFound = (detail = 'Not found.') => new ApiError(404, 'not_found', 'Not found', detail);
 export const methodNotAllowed = (allowed: string[]) =>
@@ -62,6 +65,8 @@ export const emailTaken = () =>
   });
 export const conflict = (detail: string, errors?: FieldErrors) => new ApiError(409, 'conflict', 'Conflict', detail, errors);
 export const voiceNotReady = () => new ApiError(409, 'voice_not_ready', 'Voice not ready', 'The voice is not ready for synthesis.');
+export const voiceConsentRevoked = () =>
+  new ApiError(409, 'voice_consent_revoked', 'Voice consent revoked', 'The consent for this cloned voice was revoked; it can no longer be used.');
 export const notReady = () => new ApiError(409, 'not_ready', 'Not ready', 'The synthesis has not completed.');
 export const idempotencyKeyInUse = () =>
   new ApiError(409, 'idempotency_key_in_use', 'Idempotency key in use', 'A request with this Idempotency-Key is still being processed.');

@@ -19,7 +19,8 @@ export const MAX_JSON_DEPTH = 16;
 export const MAX_JSON_MEMBERS = 1000;
 
 const JSON_TYPES = ['application/json', 'application/*+json'];
-const PARSED_METHODS = new Set(['POST', 'PUT', 'PATCH']);
+// DELETE too: deleting the account carries the password.
+const PARSED_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 export type JsonBounds = 'ok' | 'too_deep' | 'too_many_members';
 

@@ -92,6 +92,8 @@ const ROUTE_HEADERS: Record<string, Record<string, ReturnType<typeof header>>> =
 const REQUEST_EXAMPLES: Record<string, unknown> = {
   'post /api/v1/auth/register/': { email: 'ada@example.com', password: 'a long passphrase', name: 'Ada' },
   'post /api/v1/auth/login/': { email: 'ada@example.com', password: 'a long passphrase' },
+  'patch /api/v1/auth/profile/': { history_retention_days: 30 },
+  'delete /api/v1/auth/profile/': { password: 'a long passphrase' },
   'post /api/v1/auth/session/': { email: 'ada@example.com', password: 'a long passphrase' },
   'post /api/v1/auth/resend-verification/': { email: 'ada@example.com' },
   'post /api/v1/auth/api-keys/': { name: 'build server' },

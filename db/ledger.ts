@@ -38,6 +38,8 @@ export async function reserve(trx: Knex.Transaction, accountId: string, referenc
   const updated = await trx('accounts')
     .where({ id: accountId })
     .andWhere('credit_balance', '>=', amount)
+    // An account being deleted takes no new reservation: its deletion cancels what runs and must not meet a new job.
+    .whereNull('deleted_at')
     .update({
       credit_balance: trx.raw('credit_balance - ?', [amount]),
       credits_reserved: trx.raw('credits_reserved + ?', [amount]),

@@ -119,6 +119,13 @@ const EnvSchema = z.object({
   /** The first retry of a failed webhook delivery waits this long, doubling up to an hour, for 24 h in all. */
   WEBHOOK_RETRY_INITIAL_SECONDS: seconds.max(3600).default(10),
 
+  /**
+   * Synthesis history older than this many days is deleted (with its audio) for
+   * accounts that set no retention of their own; unset keeps history. Credits
+   * are never touched.
+   */
+  HISTORY_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).optional(),
+
   RATE_LIMIT_REGISTER_PER_HOUR: rateLimit.default(60),
   RATE_LIMIT_LOGIN_PER_MINUTE: rateLimit.default(30),
   RATE_LIMIT_LOGIN_PER_EMAIL_PER_MINUTE: rateLimit.default(10),

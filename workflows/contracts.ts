@@ -11,6 +11,7 @@ export const synthesisWorkflowId = (synthesisId: string) => `synthesis:${synthes
 export const captureWorkflowId = (synthesisId: string) => `credits:capture:${synthesisId}`;
 export const synthesisDeletionWorkflowId = (synthesisId: string) => `synthesis-deletion:${synthesisId}`;
 export const voiceDeletionWorkflowId = (voiceId: string) => `voice-deletion:${voiceId}`;
+export const voiceCloningWorkflowId = (voiceId: string) => `voice-cloning:${voiceId}`;
 
 export type SynthesisStatus = 'queued' | 'processing' | 'completed' | 'failed' | 'canceled';
 
@@ -112,3 +113,27 @@ export interface WebhookDeliveryInput {
 
 export type WebhookAttemptOutcome = 'delivered' | 'gone' | 'refused' | 'skipped';
 export type WebhookDeliveryResult = WebhookAttemptOutcome | 'failed';
+
+// ------------------------------------------------------------------ privacy
+
+/** One per account, ever: a repeated request reaches the running (or finished) deletion. */
+export const accountDeletionWorkflowId = (accountId: string) => `account-deletion:${accountId}`;
+/** Removes a revoked voice's sample objects; the `voiceDeletion` workflow type, under its own id. */
+export const consentRevocationWorkflowId = (voiceId: string) => `voice-consent-revocation:${voiceId}`;
+
+export interface AccountDeletionInput {
+  accountId: string;
+}
+
+/** What a deletion erased, for the Temporal UI (counts only: nothing personal leaves the database). */
+export interface AccountDeletionResult {
+  canceledJobs: number;
+  removedObjects: number;
+  anonymizedLedgerRows: number;
+  keptConsentRecords: number;
+}
+
+export interface HistoryRetentionInput {
+  /** The moment retention is measured from (ISO 8601); default the workflow's start. */
+  asOf?: string;
+}

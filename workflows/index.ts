@@ -8,3 +8,5 @@ export { voiceCloning } from './voiceCloning';
 export { billingRefill } from './billingRefill';
 export { benchCreditShape, benchNoop, benchSynthesisShape } from './benchmark';
 export { webhookDelivery } from './webhookDelivery';
+export { accountDeletion } from './accountDeletion';
+export { historyRetention } from './retention';

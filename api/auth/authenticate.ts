@@ -6,6 +6,9 @@ import { authenticationFailed, notAuthenticated, tokenInvalid } from '../errors'
 
 export const API_KEY_PREFIX = 'vk_';
 
+/** Marked deleted (db/privacy.ts): its rows are being erased. */
+const isDeleted = (account: Account) => Boolean((account as Account & { deleted_at?: Date | null }).deleted_at);
+
 /**
  * Resolves `Authorization: Bearer <access JWT | API key>` to the caller's
  * account, or throws the 401 of API.md. API keys are looked up by SHA-256.
@@ -23,12 +26,13 @@ export async function authenticate(ctx: Context, { db, tokens }: ApiDeps): Promi
       await db('api_keys').where({ id: key.id }).update({ last_used_at: db.fn.now() });
     }
     const account = await Account.query().findById(key.account_id);
-    if (!account) throw authenticationFailed('Unknown or deleted API key.');
+    if (!account || isDeleted(account)) throw authenticationFailed('Unknown or deleted API key.');
     return account;
   }
 
   const { accountId } = await tokens.verifyAccess(credential);
   const account = await Account.query().findById(accountId);
-  if (!account) throw tokenInvalid();
+  // An account being deleted refuses its access tokens at once, not when they expire.
+  if (!account || isDeleted(account)) throw tokenInvalid();
   return account;
 }

@@ -11,8 +11,8 @@ const DIR = path.join(__dirname, '..', 'replay', 'histories');
 const files = readdirSync(DIR).filter((file) => file.endsWith('.json'));
 
 describe('workflow histories replay against the current code', () => {
-  it('has recorded histories of the synthesis, credit and signup workflows', () => {
-    expect(new Set(files.map((file) => file.split('-')[0]))).toEqual(new Set(['synthesis', 'credit', 'signup']));
+  it('has recorded histories of the synthesis, credit, signup, account deletion and history retention workflows', () => {
+    expect(new Set(files.map((file) => file.split('-')[0]))).toEqual(new Set(['synthesis', 'credit', 'signup', 'account', 'history']));
   });
 
   it.each(files)('%s replays without non-determinism', async (file) => {

@@ -80,6 +80,19 @@ record('record workflow histories for replay tests', () => {
     await save('synthesis-streamed-completed', `synthesis:${id}`);
   });
 
+  it('records an account deletion that stops a running synthesis, and a history retention run', async () => {
+    const who = await createAccount(deps);
+    const running = await call(api.url, 'POST', '/api/v1/tts/synthesize/', { text: 'This sentence is one of many. '.repeat(30), voice_id: 'en-us-slt' }, who.access);
+    expect(running.status).toBe(202);
+    expect((await call(api.url, 'DELETE', '/api/v1/auth/profile/', { password: who.password }, who.access)).status).toBe(202);
+    expect(await deps.temporal.workflow.getHandle(`account-deletion:${who.id}`).result()).toMatchObject({ canceledJobs: 1 });
+    await save('account-deletion', `account-deletion:${who.id}`);
+
+    const workflowId = `history-retention-replay-${who.id}`;
+    await deps.temporal.workflow.execute('historyRetention', { workflowId, taskQueue: deps.config.TEMPORAL_TASK_QUEUE, args: [{}] });
+    await save('history-retention', workflowId);
+  });
+
   it('records a verified signup and an expired one', async () => {
     const email = uniqueEmail('replay');
     const registered = await call(api.url, 'POST', '/api/v1/auth/register/', { email, password: PASSWORD });

@@ -33,6 +33,12 @@ describe('loadConfig', () => {
     expect(loadConfig({ RATE_LIMIT_LOGIN_PER_MINUTE: '0' }).RATE_LIMIT_LOGIN_PER_MINUTE).toBe(0);
   });
 
+  it('keeps history unless HISTORY_RETENTION_DAYS names 1-3650 days', () => {
+    expect(loadConfig({}).HISTORY_RETENTION_DAYS).toBeUndefined();
+    expect(loadConfig({ HISTORY_RETENTION_DAYS: '30' }).HISTORY_RETENTION_DAYS).toBe(30);
+    for (const bad of ['0', '3651', '1.5', 'forever']) expect(() => loadConfig({ HISTORY_RETENTION_DAYS: bad })).toThrow(/HISTORY_RETENTION_DAYS/);
+  });
+
   it('rejects bad values with one error naming every bad variable', () => {
     let error: unknown;
     try {

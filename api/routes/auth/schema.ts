@@ -93,6 +93,11 @@ export const Profile = AccountOut.extend({
   credit_balance: z.number().int().meta({ description: 'Available credits, after reservations (1 credit = 1 character)', example: 34871 }),
   credits_reserved: z.number().int().meta({ description: 'Credits held by syntheses still queued or processing', example: 0 }),
   billing_period: BillingPeriod.nullable().meta({ description: 'null until the email is verified' }),
+  history_retention_days: z
+    .number()
+    .int()
+    .nullable()
+    .meta({ description: 'Syntheses older than this many days are deleted with their audio (credits untouched); null: the service default applies (by default, history is kept)' }),
   usage: Usage,
 }).meta({ id: 'Profile' });
 

@@ -41,6 +41,7 @@ const ERROR_CODES: [number, string, string][] = [
   [409, 'email_taken', 'An account with this email exists.'],
   [409, 'conflict', 'The request conflicts with existing data, e.g. a project name in use.'],
   [409, 'voice_not_ready', 'The cloned voice is still processing or failed.'],
+  [409, 'voice_consent_revoked', 'The owner revoked the consent of this cloned voice; it cannot be used again.'],
   [409, 'not_ready', 'The synthesis has not completed.'],
   [409, 'idempotency_key_in_use', 'A request with the same Idempotency-Key is still being processed.'],
   [413, 'payload_too_large', 'The body or uploaded file is over the limit.'],

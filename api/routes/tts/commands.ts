@@ -14,7 +14,7 @@ import {
 import { synthesis } from '../../../workflows/synthesis';
 import { synthesisDeletion } from '../../../workflows/deletion';
 import type { ApiDeps } from '../../deps';
-import { insufficientCredits, notFound, validationError, voiceNotReady } from '../../errors';
+import { insufficientCredits, notFound, validationError, voiceConsentRevoked, voiceNotReady } from '../../errors';
 import type { SynthesizeBody } from './schema';
 import { STATUS_COLUMNS, type SynthesisRow, type SynthesisStatusRow } from '../../../db/models/Synthesis';
 
@@ -44,6 +44,7 @@ async function checkRequest(deps: ApiDeps, account: Account, body: SynthesizeBod
     .andWhere((query) => query.where({ category: 'premade', available: true }).orWhere({ category: 'cloned', account_id: account.id }))
     .first('id', 'status');
   if (!voice) throw validationError({ voice_id: ['Unknown voice.'] });
+  if (voice.status === 'revoked') throw voiceConsentRevoked();
   if (voice.status !== 'ready') throw voiceNotReady();
   if (body.project_id !== undefined && body.project_id !== null) {
     const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(body.project_id);

@@ -3,7 +3,7 @@ import { createReadStream } from 'node:fs';
 import type { Account } from '../../../db/models/Account';
 import { awaitBriefly, cpuTaskQueue } from '../../../lib/temporal';
 import type { VoiceCloningInput } from '../../../workflows/voiceCloning';
-import { voiceDeletionWorkflowId } from '../../../workflows/contracts';
+import { voiceCloningWorkflowId as cloningWorkflowId, voiceDeletionWorkflowId } from '../../../workflows/contracts';
 import { voiceDeletion } from '../../../workflows/deletion';
 import type { ApiDeps } from '../../deps';
 import { notFound, permissionDenied, planLimitReached } from '../../errors';
@@ -13,7 +13,7 @@ export const sampleKeys = (accountId: string, voiceId: string) => ({
   original: `samples/${accountId}/${voiceId}/original`,
   normalized: `samples/${accountId}/${voiceId}/normalized.wav`,
 });
-export const cloningWorkflowId = (voiceId: string) => `voice-cloning:${voiceId}`;
+export { cloningWorkflowId };
 
 /**
  * Stores the sample, then in one transaction (the account row locked, so two

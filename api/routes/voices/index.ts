@@ -7,6 +7,7 @@ import { offsetOf, presentPage } from '../../pagination';
 import { defineRoute, type Route } from '../../route';
 import { z } from 'zod';
 import { deleteVoice, startCloning } from './commands';
+import { revokeConsent } from './consent';
 import { CloneForm, receiveSample } from './upload';
 import { presentVoice, type VoiceRow } from './presenter';
 import { MyVoicesQuery, VoiceListQuery, VoiceOut, VoicePage, VoiceParams } from './schema';
@@ -78,6 +79,18 @@ export function voiceRoutes(deps: ApiDeps): Route[] {
       async handler(ctx, { account, params }) {
         await deleteVoice(deps, account, params.id);
         ctx.status = 204;
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      paths: { v1: '/api/v1/voices/{id}/revoke-consent/', unversioned: '/api/voices/{id}/revoke-consent/' },
+      summary: "Revoke the speaker's consent: the clone is disabled at once (status revoked) and its sample deleted",
+      tags: ['Voices'],
+      auth: true,
+      params: VoiceParams,
+      responses: { 200: json('The voice, now revoked', VoiceOut), ...problemResponses(401, 403, 404) },
+      async handler(ctx, { account, params }) {
+        ctx.body = presentVoice(await revokeConsent(deps, account, params.id));
       },
     }),
     defineRoute({

@@ -7,7 +7,7 @@ export interface VoiceRow {
   language: string;
   gender: string;
   description: string;
-  status: 'processing' | 'ready' | 'failed';
+  status: 'processing' | 'ready' | 'failed' | 'revoked';
   error: { code: string; message: string } | null;
   similarity: number | null;
   engine: string | null;

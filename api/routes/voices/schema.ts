@@ -23,7 +23,7 @@ export const VoiceOut = z
     language: z.string().meta({ description: 'BCP 47 tag of the language it speaks', example: 'en-US' }),
     gender: z.string().meta({ description: '`female`, `male` or `unknown` (a clone: estimated from the sample’s pitch)' }),
     description: z.string().meta({ description: 'Notes on the voice (may be empty)' }),
-    status: z.enum(['processing', 'ready', 'failed']).meta({ description: 'Premade voices are always `ready`; a clone is `processing` until it ends `ready` or `failed`' }),
+    status: z.enum(['processing', 'ready', 'failed', 'revoked']).meta({ description: 'Premade voices are always `ready`; a clone is `processing` until it ends `ready` or `failed`; `revoked` once its owner withdrew the speaker’s consent (it can no longer be used and its sample is gone)' }),
     error: z
       .object({
         code: z.string().meta({ description: 'Why cloning failed, e.g. `audio_too_short`, `audio_too_long`, `audio_unreadable`, `no_speech_detected`' }),

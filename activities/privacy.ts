@@ -1,0 +1,149 @@
+import { WorkflowNotFoundError } from '@temporalio/client';
+import type { ActivityDeps } from '.';
+import { markAccountDeleted } from '../db/privacy';
+import { stableEventId } from '../lib/webhooks';
+import { signupWorkflowId, synthesisWorkflowId, type AccountDeletionInput, voiceCloningWorkflowId } from '../workflows/contracts';
+import { audioKey, chunkPrefix } from './synthesis';
+import { withHeartbeat } from './work';
+
+const RUNNING_SYNTHESIS = ['queued', 'processing'];
+
+export interface ErasedAccount {
+  anonymizedLedgerRows: number;
+  keptConsentRecords: number;
+}
+
+export function createPrivacyActivities({ db, storage, temporal, config }: ActivityDeps) {
+  /** Workflows of the account still running: its queued or processing syntheses and clones. */
+  const runningJobs = async (accountId: string) => {
+    const syntheses = await db('syntheses').where({ account_id: accountId }).whereIn('status', RUNNING_SYNTHESIS).pluck('id');
+    const voices = await db('voices').where({ account_id: accountId, category: 'cloned', status: 'processing' }).pluck('id');
+    return [...syntheses.map(synthesisWorkflowId), ...voices.map(voiceCloningWorkflowId)];
+  };
+
+  /** Asks a workflow to cancel; one that has ended (or never existed) needs nothing. */
+  const cancel = async (workflowId: string) => {
+    try {
+      await temporal.workflow.getHandle(workflowId).cancel();
+    } catch (error) {
+      if (!(error instanceof WorkflowNotFoundError)) throw error;
+    }
+  };
+
+  const closed = async (workflowId: string) => {
+    try {
+      return (await temporal.workflow.getHandle(workflowId).describe()).status.name !== 'RUNNING';
+    } catch (error) {
+      if (error instanceof WorkflowNotFoundError) return true;
+      throw error;
+    }
+  };
+
+  return {
+    /**
+     * Marks the account deleted (again: the API did before answering) and
+     * removes its webhook endpoints with their deliveries first, so the
+     * cancellations that follow announce nothing to anyone.
+     */
+    async beginAccountDeletion({ accountId }: AccountDeletionInput): Promise<boolean> {
+      if (!(await markAccountDeleted(db, accountId))) return false;
+      await db('webhook_endpoints').where({ account_id: accountId }).delete();
+      return true;
+    },
+
+    /**
+     * Cancels the account's running syntheses and clones (and its signup
+     * workflow) and waits until each has ended: a synthesis releases its
+     * reservation and removes its own objects on the way out, as it does when
+     * its owner deletes it. Returns how many jobs were asked to cancel.
+     */
+    async cancelAccountJobs({ accountId }: AccountDeletionInput): Promise<number> {
+      return withHeartbeat(async (signal) => {
+        const jobs = await runningJobs(accountId);
+        await cancel(signupWorkflowId(accountId));
+        for (const workflowId of jobs) await cancel(workflowId);
+        for (const workflowId of jobs) {
+          while (!(await closed(workflowId))) {
+            if (signal.aborted) throw signal.reason;
+            await new Promise((resolve) => setTimeout(resolve, 500));
+          }
+        }
+        return jobs.length;
+      });
+    },
+
+    /** Every object under the account's keys: audio, samples and their derived files, and the work files of its syntheses. */
+    async removeAccountObjects({ accountId }: AccountDeletionInput): Promise<number> {
+      return withHeartbeat(async () => {
+        let removed = 0;
+        const syntheses = await db('syntheses').where({ account_id: accountId }).pluck('id');
+        for (const prefix of [`syntheses/${accountId}/`, `samples/${accountId}/`, ...syntheses.map(chunkPrefix)]) {
+          removed += (await storage.list(prefix)).length;
+          await storage.removePrefix(prefix);
+        }
+        return removed;
+      });
+    },
+
+    /**
+     * In one transaction, the account row locked: anonymizes its ledger rows
+     * (amounts, kinds and times stay for the books; the account and the
+     * reference go), keeps its consent records (proof that consent was
+     * given: account id, voice id, time, client address, file checksum; never
+     * an email or a name), and deletes the account row, which takes every
+     * other row of it along (syntheses, voices, projects, API keys, tokens,
+     * idempotency keys). Returns null, erasing nothing, while a job still
+     * runs (one submitted at the last moment): the workflow cancels again.
+     */
+    async eraseAccount({ accountId }: AccountDeletionInput): Promise<ErasedAccount | null> {
+      return db.transaction(async (trx) => {
+        const account = await trx('accounts').where({ id: accountId }).forUpdate().first('id');
+        const keptConsentRecords = Number((await trx('consent_records').where({ account_id: accountId }).count<{ count: string }[]>({ count: '*' }))[0].count);
+        if (!account) return { anonymizedLedgerRows: 0, keptConsentRecords };
+        const [{ running }] = await trx('syntheses')
+          .where({ account_id: accountId })
+          .whereIn('status', RUNNING_SYNTHESIS)
+          .count<{ running: string }[]>({ running: '*' });
+        // Clones need no such check: a canceled one keeps its row as it was, and cancelAccountJobs waited for its workflow.
+        if (Number(running) > 0) return null;
+        // The row id keeps each reference unique; `erased:` says why it no longer names a synthesis or a period.
+        const anonymizedLedgerRows = await trx('credit_ledger')
+          .where({ account_id: accountId })
+          .update({ account_id: null, reference: trx.raw(`'erased:' || id`) });
+        await trx('accounts').where({ id: accountId }).delete();
+        return { anonymizedLedgerRows, keptConsentRecords };
+      });
+    },
+
+    /**
+     * Deletes up to `limit` ended syntheses created before their account's
+     * retention (the account's `history_retention_days`, else
+     * HISTORY_RETENTION_DAYS, else kept) as of `asOf`, with their audio. A
+     * queued or processing synthesis is never touched, and the ledger is not:
+     * credits stay as they were. The webhook deliveries announcing its end
+     * (they carry its text) are deleted with it.
+     */
+    async expireHistory({ asOf, limit = 200 }: { asOf: string; limit?: number }): Promise<{ deleted: number; more: boolean }> {
+      return withHeartbeat(async () => {
+        const due: { id: string; account_id: string; output_format: string }[] = await db('syntheses as s')
+          .join('accounts as a', 'a.id', 's.account_id')
+          .whereNull('a.deleted_at')
+          .whereIn('s.status', ['completed', 'failed', 'canceled'])
+          .whereRaw(`s.created_at < ?::timestamptz - make_interval(days => coalesce(a.history_retention_days, ?::int))`, [asOf, config.HISTORY_RETENTION_DAYS ?? null])
+          .orderBy('s.created_at')
+          .limit(limit)
+          .select('s.id', 's.account_id', 's.output_format');
+        for (const synthesis of due) {
+          // Objects first: if this attempt dies now, the row is still there to find again.
+          await storage.removePrefix(chunkPrefix(synthesis.id));
+          await storage.remove(audioKey(synthesis.account_id, synthesis.id, synthesis.output_format));
+          // The webhook deliveries that announced its end carry its text: they go with it.
+          const events = (['synthesis.completed', 'synthesis.failed', 'synthesis.canceled'] as const).map((type) => stableEventId(type, synthesis.id));
+          await db('webhook_deliveries').whereIn('event_id', events).delete();
+          await db('syntheses').where({ id: synthesis.id }).whereNotIn('status', RUNNING_SYNTHESIS).delete();
+        }
+        return { deleted: due.length, more: due.length === limit };
+      });
+    },
+  };
+}

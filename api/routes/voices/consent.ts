@@ -1,0 +1,50 @@
+import { WorkflowNotFoundError } from '@temporalio/client';
+import type { Account } from '../../../db/models/Account';
+import { awaitBriefly } from '../../../lib/temporal';
+import { consentRevocationWorkflowId } from '../../../workflows/contracts';
+import { voiceDeletion } from '../../../workflows/deletion';
+import type { ApiDeps } from '../../deps';
+import { notFound, permissionDenied } from '../../errors';
+import { cloningWorkflowId } from './commands';
+import type { VoiceRow } from './presenter';
+
+/**
+ * Withdraws the speaker's consent for one of the caller's cloned voices: in
+ * one transaction the voice becomes `revoked` (new syntheses with it get 409
+ * voice_consent_revoked, running ones fail before their next step) and loses
+ * its profile, and the consent record gets its `revoked_at`. A clone still
+ * processing is canceled. The sample objects are removed by a workflow, so a
+ * storage outage delays their removal and never leaves them behind. Repeating
+ * it changes nothing (the first revocation time stays). Premade voices are
+ * 403, another account's or unknown ones 404, as for deletion.
+ */
+export async function revokeConsent(deps: ApiDeps, account: Account, id: string): Promise<VoiceRow> {
+  const { db, temporal, config } = deps;
+  const voice = await db('voices')
+    .where({ id })
+    .whereNull('deleted_at')
+    .andWhere((query) => query.where({ category: 'premade', available: true }).orWhere({ category: 'cloned', account_id: account.id }))
+    .first();
+  if (!voice) throw notFound('No such voice.');
+  if (voice.category === 'premade') throw permissionDenied('Premade voices have no consent to revoke.');
+  if (voice.status === 'processing') {
+    try {
+      await temporal.workflow.getHandle(cloningWorkflowId(id)).cancel();
+    } catch (error) {
+      if (!(error instanceof WorkflowNotFoundError)) throw error;
+    }
+  }
+  const revoked: VoiceRow = await db.transaction(async (trx) => {
+    await trx('consent_records').where({ voice_id: id }).whereNull('revoked_at').update({ revoked_at: trx.fn.now() });
+    const [row] = await trx('voices').where({ id }).update({ status: 'revoked', profile: null, error: null, updated_at: trx.fn.now() }).returning('*');
+    return row;
+  });
+  const removal = await temporal.workflow.start(voiceDeletion, {
+    workflowId: consentRevocationWorkflowId(id),
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    args: [id],
+    workflowIdConflictPolicy: 'USE_EXISTING',
+  });
+  await awaitBriefly(temporal, removal);
+  return revoked;
+}
