@@ -25,7 +25,7 @@ import type { SpeakerProfile } from '../audio/cloning/speaker';
  * against 1/speed, F0 error against the requested shift. Then the speaker
  * table: the similarity score's ROC AUC on real recordings.
  *
- *   npm run bench:quality -- [voice id ...] [--speed] [--pitch] [--emotion] [--no-speakers] [--no-clones]
+ *   npm run bench:quality -- [voice id ...] [--speed] [--pitch] [--emotion] [--no-voices] [--no-speakers] [--no-clones]
  *   (default en-us-slt en-us-flite-slt, every section)
  */
 
@@ -75,7 +75,7 @@ async function main() {
   let counter = 0;
   const file = (ext = 'wav') => path.join(dir, `${++counter}.${ext}`);
   try {
-    for (const id of ids.length ? ids : ['en-us-slt', 'en-us-flite-slt']) {
+    for (const id of process.argv.includes('--no-voices') ? [] : ids.length ? ids : ['en-us-slt', 'en-us-flite-slt']) {
       const voice = findPremadeVoice(id);
       if (!voice) throw new Error(`unknown voice ${id}`);
       const engine = getEngine(engines, voice.engine);
