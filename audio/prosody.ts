@@ -30,20 +30,22 @@ export interface EmotionPreset {
 }
 
 /**
- * Re-tuned by measurement (bench/quality.ts, README "Voicing quality"): a
- * pitch shift is what costs intelligibility (on Festival's HTS voice a
- * +2-3 semitone shift tripled pocketsphinx's word error rate), fast rates
- * next; loudness and spectral tilt cost nothing. So the presets carry the
- * emotion mostly in loudness, tilt and rate, with at most 1.5 semitones of
- * pitch (done by the engine where it can: eSpeak NG, Flite).
+ * Re-tuned by measurement (bench/quality.ts and bench/emotionSweep.ts,
+ * README "Voicing quality"): a pitch shift through the shifter is what costs
+ * intelligibility (on Festival's HTS voice +0.5 to +1.5 semitones took
+ * pocketsphinx from 8 to 11-17 word errors in 67), fast engine rates next
+ * (HTS at 1.07-1.1x: 11-15); loudness and spectral tilt cost nothing. So the presets
+ * carry the emotion in loudness, tilt and rate, and their pitch (at most 2
+ * semitones) is applied only by an engine that sets its own intonation
+ * (eSpeak NG, Flite; renderChunk leaves it out elsewhere).
  */
 export const EMOTION_PRESETS: Readonly<Record<Emotion, EmotionPreset>> = {
   neutral: { rate: 1, semitones: 0, loudnessLufs: -16, brightnessDb: 0 },
-  happy: { rate: 1.08, semitones: 1, loudnessLufs: -13.5, brightnessDb: 1.5 },
+  happy: { rate: 1.05, semitones: 1, loudnessLufs: -13, brightnessDb: 2 },
   sad: { rate: 0.85, semitones: -2, loudnessLufs: -20, brightnessDb: -3 },
-  angry: { rate: 1.06, semitones: 0.5, loudnessLufs: -12, brightnessDb: 3 },
+  angry: { rate: 1.03, semitones: 0.5, loudnessLufs: -11.5, brightnessDb: 3 },
   calm: { rate: 0.9, semitones: -1, loudnessLufs: -19, brightnessDb: -1.5 },
-  excited: { rate: 1.12, semitones: 1.5, loudnessLufs: -13, brightnessDb: 2 },
+  excited: { rate: 1.06, semitones: 1.5, loudnessLufs: -12, brightnessDb: 3 },
 };
 
 export interface RatePlan {

@@ -91,8 +91,13 @@ export async function renderChunk(input: RenderChunkInput): Promise<RenderChunkR
   const plan = planEmotionRate(engine.capabilities, emotion, voicing.speed);
   const { engineRate } = plan;
   // The engine moves its own intonation where it can (no shifter artefacts); the shifter does the rest.
-  const shift = voicing.pitch + EMOTION_PRESETS[emotion].semitones + (voicing.profile?.semitones ?? 0);
   const pitchRange = enginePitchRange(engine.capabilities, voice.engineVoice);
+  // An emotion's pitch only where the engine sets it itself: through the shifter even half a semitone cost more
+  // intelligibility than the emotion gains (Festival HTS: 8 -> 12 word errors in 67, MCD doubled; README, voicing
+  // quality); there the rate, loudness and tone carry it.
+  const presetSemitones = EMOTION_PRESETS[emotion].semitones;
+  const emotionSemitones = pitchRange ? presetSemitones : 0;
+  const shift = voicing.pitch + emotionSemitones + (voicing.profile?.semitones ?? 0);
   const enginePitch = pitchRange ? Math.min(pitchRange.max, Math.max(pitchRange.min, shift)) : 0;
 
   await withTempDir(async (dir) => {
@@ -111,7 +116,7 @@ export async function renderChunk(input: RenderChunkInput): Promise<RenderChunkR
     }
     // The silence kept at each end scales with the rate like the speech does.
     const rate = engineRate * tempo;
-    const shaping = voicingFilters({ ...voicing, speed: 1, pitch: voicing.pitch - enginePitch }, tempo);
+    const shaping = voicingFilters({ ...voicing, speed: 1, pitch: voicing.pitch - enginePitch - (presetSemitones - emotionSemitones) }, tempo);
     // Nothing to change but the silence and the rate (most requests): no ffmpeg process.
     if (shaping.length === 0 && (await trimAndResample(raw, outPath, KEEP_START / rate, KEEP_END / rate))) return;
     await toChunkWav(raw, ['aformat=channel_layouts=mono', TRIM(KEEP_START / rate), 'areverse', TRIM(KEEP_END / rate), 'areverse', ...shaping], outPath, signal);

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { buildVoiceProfile, cloneFinishOptions } from '../audio/cloning/profile';
+import { buildVoiceProfile, cloneFinishOptions, type ClonedVoiceProfile } from '../audio/cloning/profile';
 import { intakeSample } from '../audio/cloning/intake';
 import { analyseSpeaker } from '../audio/cloning/speaker';
 import { similarityScore } from '../audio/cloning/similarity';
@@ -19,14 +19,15 @@ import { melCepstralDistortion, recognize, wordErrors } from './measures';
  * F0 error against them, MCD against the plain base rendering (what the
  * stage costs in sound) and pocketsphinx WER (English only).
  */
-export async function cloneStageRows(dir: string, engines: EngineRegistry): Promise<string[][]> {
+export async function cloneStageRows(dir: string, engines: EngineRegistry, clones?: ReadonlyMap<string, ClonedVoiceProfile>): Promise<string[][]> {
   const rows: string[][] = [];
   for (const reference of await realReferences(dir)) {
     const normalized = path.join(dir, `${path.basename(reference.clonePath, '.wav')}-intake.wav`);
     const intake = await intakeSample(reference.clonePath, normalized);
     if (!intake.ok) continue;
     const sample = await analyseSpeaker(normalized);
-    const clone = await buildVoiceProfile({ sample, language: reference.language, engines });
+    // The service's clone of this reference when the caller made it already (bench:quality's cost section).
+    const clone = clones?.get(reference.name) ?? (await buildVoiceProfile({ sample, language: reference.language, engines }));
     const heldOut = await analyseSpeaker(reference.heldOutPath);
     const voice = findPremadeVoice(clone.baseVoiceId)!;
     const full = cloneFinishOptions(clone);

@@ -11,6 +11,9 @@ import { enginePitchRange } from '../engines/types';
 import { durationAndF0, melCepstralDistortion, recognize, wordErrors } from './measures';
 import { speakerTable } from './speakers';
 import { cloneStageRows } from './cloneStages';
+import { CLONE_COST_HEADER, cloneCostRows } from './cloneCost';
+import { profileDistances } from '../audio/cloning/similarity';
+import type { SpeakerProfile } from '../audio/cloning/speaker';
 
 /**
  * Voicing quality in one run: for each speed, pitch and emotion, the
@@ -22,12 +25,12 @@ import { cloneStageRows } from './cloneStages';
  * against 1/speed, F0 error against the requested shift. Then the speaker
  * table: the similarity score's ROC AUC on real recordings.
  *
- *   npm run bench:quality -- [voice id ...] [--speed] [--pitch] [--emotion] [--no-speakers] [--no-clones]
+ *   npm run bench:quality -- [voice id ...] [--speed] [--pitch] [--emotion] [--no-voices] [--no-speakers] [--no-clones]
  *   (default en-us-slt en-us-flite-slt, every section)
  */
 
 // Everyday sentences: pocketsphinx's general language model knows their words (on Harvard sentences it mishears half of even the raw engine).
-const TEXTS = [
+export const TEXTS = [
   'The weather is lovely this morning, so we will walk to the park.',
   'Please call me back when you get home tonight.',
   'The meeting has been moved to next Tuesday afternoon.',
@@ -37,13 +40,21 @@ const TEXTS = [
 ];
 const SPEEDS = [0.5, 0.75, 1.5, 2];
 const PITCHES = [-8, -4, 4, 8];
-/** The emotion presets before issue 22, rendered as "service (before)" next to the current ones. */
+/**
+ * The emotion presets before the last re-tuning (every emotion with a pitch shift; happy, angry and excited above
+ * 1.3x neutral WER), rendered as "service (before)" next to the current ones.
+ */
 const PRESETS_BEFORE: Readonly<Record<Exclude<Emotion, 'neutral'>, EmotionPreset>> = {
-  happy: { rate: 1.08, semitones: 2, loudnessLufs: -15, brightnessDb: 2 },
-  sad: { rate: 0.82, semitones: -2.5, loudnessLufs: -21, brightnessDb: -4 },
-  angry: { rate: 1.12, semitones: 1.5, loudnessLufs: -12, brightnessDb: 4 },
-  calm: { rate: 0.88, semitones: -1.5, loudnessLufs: -20, brightnessDb: -2 },
-  excited: { rate: 1.22, semitones: 3, loudnessLufs: -13, brightnessDb: 3 },
+  happy: { rate: 1.08, semitones: 1, loudnessLufs: -13.5, brightnessDb: 1.5 },
+  sad: { rate: 0.85, semitones: -2, loudnessLufs: -20, brightnessDb: -3 },
+  angry: { rate: 1.06, semitones: 0.5, loudnessLufs: -12, brightnessDb: 3 },
+  calm: { rate: 0.9, semitones: -1, loudnessLufs: -19, brightnessDb: -1.5 },
+  excited: { rate: 1.12, semitones: 1.5, loudnessLufs: -13, brightnessDb: 2 },
+};
+/** The similarity score before the identity terms (F0, LTAS and rate only), for the speaker table's before/after. */
+const similarityBefore = (a: SpeakerProfile, b: SpeakerProfile) => {
+  const d = profileDistances(a, b);
+  return Math.exp(-((0.35 * d.f0Semitones) / 4 + (0.5 * d.ltasDb) / 6 + (0.15 * d.rateLog2) / 0.5));
 };
 const section = (name: string) => !['--speed', '--pitch', '--emotion'].some((flag) => process.argv.includes(flag)) || process.argv.includes(`--${name}`);
 
@@ -53,6 +64,8 @@ interface Condition {
   speed: number;
   pitch: number;
   emotion: Emotion;
+  /** A shift applied like a clone's (engine first, else the shifter): the old presets' pitch, which every engine got. */
+  extraSemitones?: number;
 }
 
 async function main() {
@@ -62,7 +75,7 @@ async function main() {
   let counter = 0;
   const file = (ext = 'wav') => path.join(dir, `${++counter}.${ext}`);
   try {
-    for (const id of ids.length ? ids : ['en-us-slt', 'en-us-flite-slt']) {
+    for (const id of process.argv.includes('--no-voices') ? [] : ids.length ? ids : ['en-us-slt', 'en-us-flite-slt']) {
       const voice = findPremadeVoice(id);
       if (!voice) throw new Error(`unknown voice ${id}`);
       const engine = getEngine(engines, voice.engine);
@@ -90,7 +103,7 @@ async function main() {
         if (method === 'service' || method === ('service (before)' as Method)) {
           const chunks = await Promise.all(TEXTS.map(async (text) => {
             const outPath = file();
-            await renderChunk({ voice, text, speed, pitch, emotion, outPath, engines });
+            await renderChunk({ voice, text, speed, pitch, emotion, outPath, engines, profile: condition.extraSemitones ? { semitones: condition.extraSemitones } : undefined });
             return outPath;
           }));
           return finish(chunks, condition);
@@ -131,11 +144,20 @@ async function main() {
         const outPath = await render(method, condition);
         if (!outPath) return;
         const [measured, mcd, heard] = await Promise.all([durationAndF0(outPath), melCepstralDistortion(neutralPath, outPath), toRecognizerWav(outPath, file()).then(recognize)]);
+        // Quality cost: MCD against the neutral rendering through the preset's own treble shelf (an intended linear
+        // filter that costs nothing), so what remains is what the rest of the processing did to the spectral envelope.
+        const tilt = EMOTION_PRESETS[condition.emotion].brightnessDb;
+        let mcdQuality = mcd;
+        if (tilt !== 0) {
+          const tilted = file();
+          await ffmpeg(['-i', fileUrl(neutralPath), '-af', `treble=g=${tilt}:f=3000`, '-c:a', 'pcm_s16le', fileUrl(tilted)]);
+          mcdQuality = await melCepstralDistortion(tilted, outPath);
+        }
         const wer = heard === null ? null : wordErrors(TEXTS.join(' '), heard);
         const durationError = (measured.seconds * condition.speed) / neutral.seconds - 1;
         const f0Error = measured.f0Hz && neutral.f0Hz ? 12 * Math.log2(measured.f0Hz / neutral.f0Hz) - condition.pitch : NaN;
         rows.push([
-          condition.label, method, mcd.toFixed(2),
+          condition.label, method, mcd.toFixed(2), mcdQuality.toFixed(2),
           wer ? `${((100 * wer.errors) / wer.words).toFixed(1)} %` : 'n/a',
           `${(100 * durationError).toFixed(1)} %`,
           condition.emotion === 'neutral' ? `${f0Error.toFixed(2)} st` : `${(12 * Math.log2((measured.f0Hz ?? NaN) / (neutral.f0Hz ?? NaN))).toFixed(2)} st`,
@@ -151,11 +173,13 @@ async function main() {
       if (section('emotion')) {
         for (const emotion of EMOTIONS.filter((name): name is Exclude<Emotion, 'neutral'> => name !== 'neutral')) {
           await measure('service', { label: emotion, speed: 1, pitch: 0, emotion });
-          // The same request with the old preset: the presets are plain objects, swapped for one rendering.
+          // The same request with the old preset: the presets are plain objects, swapped for one rendering. Its pitch
+          // goes in as a clone's shift would, so engines without their own pitch control get it through the shifter
+          // as they did before.
           const current = { ...EMOTION_PRESETS[emotion] };
-          Object.assign(EMOTION_PRESETS[emotion], PRESETS_BEFORE[emotion]);
+          Object.assign(EMOTION_PRESETS[emotion], PRESETS_BEFORE[emotion], { semitones: 0 });
           try {
-            await measure('service (before)' as Method, { label: emotion, speed: 1, pitch: 0, emotion });
+            await measure('service (before)' as Method, { label: emotion, speed: 1, pitch: 0, emotion, extraSemitones: PRESETS_BEFORE[emotion].semitones });
           } finally {
             Object.assign(EMOTION_PRESETS[emotion], current);
           }
@@ -163,16 +187,20 @@ async function main() {
       }
       process.stderr.write('\n');
       console.log(`\n${id} (${voice.engine} ${voice.engineVoice}), ${TEXTS.length} sentences; neutral: ${neutral.seconds.toFixed(2)} s, F0 ${neutral.f0Hz?.toFixed(0)} Hz\n`);
-      console.log(table(['request', 'method', 'MCD dB', 'WER', 'duration err', 'F0 err (emotion: shift)', 'F0 range st', 'loudness'], rows));
+      console.log(table(['request', 'method', 'MCD dB', 'MCD tilt-comp dB', 'WER', 'duration err', 'F0 err (emotion: shift)', 'F0 range st', 'loudness'], rows));
     }
-    if (!process.argv.includes('--no-speakers')) console.log(`\n${await speakerTable(dir)}`);
+    if (!process.argv.includes('--no-speakers')) console.log(`\nbefore (F0/LTAS/rate): ${await speakerTable(dir, similarityBefore)}\nafter: ${await speakerTable(dir)}`);
     if (!process.argv.includes('--no-clones')) {
-      const rows = await cloneStageRows(dir, engines);
+      const cost = await cloneCostRows(dir, engines);
+      console.log(`\nclone cost: every base voice staged (before) against the leading ones only (after), same run\n`);
+      console.log(table(CLONE_COST_HEADER, cost.rows));
+      const rows = await cloneStageRows(dir, engines, cost.clones);
       console.log(`\nclones, stage by stage (held-out text; MCD against the plain base voice)\n`);
       console.log(table(['reference', 'stage', 'similarity', 'F0 err', 'MCD dB', 'WER'], rows));
     }
     console.log(
       '\nMCD: mel-cepstral distortion (c1..c13, DTW-aligned) against the neutral engine rendering, dB (0 = the engine itself).\n' +
+        'MCD tilt-comp: the same against the neutral rendering through the preset\'s treble shelf (emotions: what the processing costs beyond the intended tilt).\n' +
         'WER: pocketsphinx en-us on the loudness-normalized file. duration err: duration x speed / neutral - 1. F0 err: median F0 shift minus the request.\n' +
         'Methods: service = renderChunk + finishAudio; engine = its own rate/pitch control only; rubberband = formant-preserving rubberband over\n' +
         'the neutral rendering (the service before issue 22); ffmpeg = atempo (speed) or asetrate + atempo (pitch, formants move along);\n' +
@@ -183,7 +211,7 @@ async function main() {
   }
 }
 
-async function toRecognizerWav(input: string, outPath: string): Promise<string> {
+export async function toRecognizerWav(input: string, outPath: string): Promise<string> {
   await ffmpeg(['-i', fileUrl(input), '-af', 'adelay=300,apad=pad_dur=0.3', '-ar', '16000', '-ac', '1', '-c:a', 'pcm_s16le', fileUrl(outPath)]);
   return outPath;
 }

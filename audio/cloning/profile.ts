@@ -17,13 +17,14 @@ import { mapLimit } from '../../lib/concurrency';
  * render a calibration text; the up to four closest in F0 are each
  * pitch-shifted to the sample's median F0 (formants preserved), equalized
  * toward its long-term spectrum (the residual after one pass is added once)
- * and time-stretched toward its speaking rate; then each reads the
- * language's test sentence, which the fit never saw, with that adjustment
- * and with its cheaper stages (without the tempo, pitch only, plain): a
- * stage that does not bring the voice closer to the sample is dropped.
- * The candidate that measures closest on both texts wins (trying the
- * candidates beat picking the base by F0 alone, see DESIGN.md), and its
- * test-sentence similarity is the one stored.
+ * and time-stretched toward its speaking rate, and read the language's test
+ * sentence, which the fit never saw: one finished stage each, scored on both
+ * texts (or the plain voice's score, when that is closer). The leading
+ * STAGED_CANDIDATES of them are then tried with their cheaper stages too
+ * (without the tempo, pitch only, plain): a stage that does not bring the
+ * voice closer to the sample is dropped. The candidate that measures closest
+ * on both texts wins (trying the candidates beat picking the base by F0
+ * alone, see DESIGN.md), and its test-sentence similarity is the one stored.
  */
 
 export interface ClonedVoiceProfile {
@@ -59,6 +60,8 @@ export interface BuildVoiceProfileInput {
   engines?: EngineRegistry;
   /** How many base voices get the full adjusted test (~1 s each). Default 4. */
   maxCandidates?: number;
+  /** How many of them, best first by their single-stage score, are tried stage by stage. Default STAGED_CANDIDATES. */
+  stagedCandidates?: number;
   signal?: AbortSignal;
 }
 
@@ -66,6 +69,13 @@ export const EQ_MAX_BOOST_DB = 12;
 export const EQ_MAX_CUT_DB = -24;
 export const MAX_SEMITONES = 12;
 export const RATE_RANGE = { min: 0.7, max: 1.4 } as const;
+
+/**
+ * How many base voices get the stage-by-stage fit after the single-stage score
+ * ranked them: the winner and the runner-up (bench/cloneCost.ts: same base
+ * voice and similarity as staging all four, in about half the time).
+ */
+export const STAGED_CANDIDATES = 2;
 
 /** Below this median F0 the sample is treated as a low (typically male) voice when pre-ranking by catalog gender. */
 const LOW_VOICE_HZ = 165;
@@ -83,6 +93,7 @@ export async function buildVoiceProfile(input: BuildVoiceProfileInput): Promise<
   const { sample, language, signal, engines } = input;
   const render: RenderFunction = input.render ?? ((chunk) => renderChunk({ ...chunk, engines: chunk.engines ?? engines }));
   const maxCandidates = input.maxCandidates ?? 4;
+  const stagedCandidates = input.stagedCandidates ?? STAGED_CANDIDATES;
   const pool = input.candidates ? sameLanguage(input.candidates, language) : await baseVoiceCandidates({ engines, modelsDir: input.modelsDir, language });
   if (pool.length === 0) throw new Error(`no base voice available for ${language}`);
   const fitText = calibrationText(language);
@@ -108,7 +119,22 @@ export async function buildVoiceProfile(input: BuildVoiceProfileInput): Promise<
     const f0Distance = (f0: number | null) => (sampleF0 && f0 ? Math.abs(semitonesBetween(sampleF0, f0)) : 0);
     usable.sort((a, b) => f0Distance(a.plain.f0MedianHz) - f0Distance(b.plain.f0MedianHz));
 
-    const evaluated = await mapLimit(usable.slice(0, maxCandidates), 2, async ({ voice, index, fitChunk, plain }) => {
+    // A stage's score: the adjusted calibration text and the adjusted test sentence, finished like a synthesis.
+    const scoreStage = async ({ voice, index, fitChunk, testChunk }: Finalist, stage: number, candidate: Adjustment) => {
+      const fitStageOut = path.join(dir, `${index}-fit-${stage}.wav`);
+      const testOut = path.join(dir, `${index}-test-${stage}.wav`);
+      await finish(fitChunk, candidate, fitStageOut, signal);
+      await finish(testChunk, candidate, testOut, signal);
+      // The stored similarity: the test sentence, which the fit never saw.
+      const [fitProfile, tested] = [await analyseSpeaker(fitStageOut, signal), await analyseSpeaker(testOut, signal)];
+      return { voice, ...candidate, fitSimilarity: similarityScore(sample, fitProfile), similarity: similarityScore(sample, tested) };
+    };
+    type Scored = Awaited<ReturnType<typeof scoreStage>>;
+    // Chosen on both texts: the fit alone favours whatever the EQ could bend furthest on text it was fitted to.
+    const merit = (result: { similarity: number; fitSimilarity: number }) => result.similarity + result.fitSimilarity;
+
+    // One cheap score per finalist: the full adjustment (one finished stage) or the plain voice (its renderings as they are), whichever is closer.
+    const single = await mapLimit(usable.slice(0, maxCandidates), 2, async ({ voice, index, fitChunk, plain }) => {
       try {
         const adjustment = adjustmentToward(sample, plain);
         // The adjusted calibration rendering, measured again: its remaining spectral difference is added to the EQ once.
@@ -118,29 +144,34 @@ export async function buildVoiceProfile(input: BuildVoiceProfileInput): Promise<
         const refined = { ...adjustment, eq: refineEq(adjustment.eq, eqCurve(sample, fitted)) };
         const testChunk = path.join(dir, `${index}-test.wav`);
         await render({ voice, text: testText, emotion: 'neutral', outPath: testChunk, signal });
-        // Each stage must earn its place: an EQ or a tempo that measures further from the sample than the voice
-        // without it costs sound for nothing (Allison: slt plain 0.61 on held-out speech, slt with pitch, EQ and tempo 0.40).
-        const stages: Adjustment[] = [refined, { ...refined, rate: 1 }, { semitones: refined.semitones, eq: [], rate: 1 }, { semitones: 0, eq: [], rate: 1 }];
-        const scored = [];
-        for (const [stage, candidate] of stages.entries()) {
-          const fitStageOut = path.join(dir, `${index}-fit-${stage}.wav`);
-          const testOut = path.join(dir, `${index}-test-${stage}.wav`);
-          await finish(fitChunk, candidate, fitStageOut, signal);
-          await finish(testChunk, candidate, testOut, signal);
-          // The stored similarity: the test sentence, which the fit never saw.
-          const [fitProfile, tested] = [await analyseSpeaker(fitStageOut, signal), await analyseSpeaker(testOut, signal)];
-          scored.push({ voice, ...candidate, fitSimilarity: similarityScore(sample, fitProfile), similarity: similarityScore(sample, tested) });
-        }
-        return scored.sort((a, b) => b.similarity + b.fitSimilarity - (a.similarity + a.fitSimilarity))[0];
+        const finalist: Finalist = { voice, index, fitChunk, testChunk };
+        const full = await scoreStage(finalist, 0, refined);
+        const plainMerit = similarityScore(sample, plain) + similarityScore(sample, await analyseSpeaker(testChunk, signal));
+        return { finalist, refined, best: full, cheapMerit: Math.max(merit(full), plainMerit) };
       } catch (error) {
         if (signal?.aborted) throw error;
         return null;
       }
     });
+    const leading = single.filter((entry): entry is NonNullable<typeof entry> => entry !== null).sort((a, b) => b.cheapMerit - a.cheapMerit);
+    // Each stage must earn its place, for the leading base voices only (every stage costs two finished renderings and
+    // two analyses): an EQ or a tempo that measures further from the sample than the voice without it costs sound for
+    // nothing (Allison: slt plain 0.61 on held-out speech, slt with pitch, EQ and tempo 0.40).
+    const evaluated = await mapLimit(leading, 2, async (entry, position): Promise<Scored | null> => {
+      if (position >= stagedCandidates) return entry.best;
+      try {
+        const { refined, finalist } = entry;
+        const cheaper: Adjustment[] = [{ ...refined, rate: 1 }, { semitones: refined.semitones, eq: [], rate: 1 }, { semitones: 0, eq: [], rate: 1 }];
+        const scored = [entry.best];
+        for (const [stage, candidate] of cheaper.entries()) scored.push(await scoreStage(finalist, stage + 1, candidate));
+        return scored.sort((a, b) => merit(b) - merit(a))[0];
+      } catch (error) {
+        if (signal?.aborted) throw error;
+        return entry.best;
+      }
+    });
     const results = evaluated.filter((result): result is NonNullable<typeof result> => result !== null);
     if (results.length === 0) throw new Error(`no base voice for ${language} could be adjusted toward the sample`);
-    // Chosen on both texts: the fit alone favours whatever the EQ could bend furthest on text it was fitted to.
-    const merit = (result: (typeof results)[number]) => result.similarity + result.fitSimilarity;
     results.sort((a, b) => merit(b) - merit(a));
     const best = results[0];
     return {
@@ -160,6 +191,13 @@ async function finish(chunkPath: string, adjustment: Adjustment, outPath: string
   const voiced = `${outPath}.voiced.wav`;
   await applyVoicing(chunkPath, voicing, voiced, signal);
   return finishAudio({ chunks: [voiced], ...voicing, format: 'wav', outPath, signal });
+}
+
+interface Finalist {
+  voice: PremadeVoice;
+  index: number;
+  fitChunk: string;
+  testChunk: string;
 }
 
 type Adjustment = { semitones: number; eq: ClonedVoiceProfile['eq']; rate: number };

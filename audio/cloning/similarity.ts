@@ -4,11 +4,11 @@ import type { SpeakerProfile } from './speaker';
  * How close a rendering is to a sample, as the service reports it (0-1).
  *
  * Honest scope: these are acoustic measures (median pitch, long-term spectral
- * balance, speaking rate). They follow spectral balance and pitch much more
- * than speaker identity: two different people with similar pitch and a
- * similar microphone score high, and the same person through a different
+ * balance, speaking rate, the finer spectral envelope and the formant
+ * spacing). Two different people with similar pitch and a similar
+ * microphone can score high, and the same person through a different
  * microphone scores lower. It says how well the acoustic matching worked, not
- * that the clone "is" the speaker.
+ * that the clone "is" the speaker (docs/voicing.md: what the number means).
  */
 
 export interface ProfileDistances {
@@ -20,14 +20,21 @@ export interface ProfileDistances {
   rateLog2: number;
   /** Euclidean distance of the mean MFCC c1..c12 (not part of the score; for evaluation). */
   mfcc: number;
+  /**
+   * Euclidean distance of the mean MFCC c5..c12: the finer spectral envelope (formant pattern, timbre). c1..c4
+   * follow the spectral tilt, which the LTAS term measures already and the clone's EQ moves.
+   */
+  mfccFine: number;
+  /** |log2 of the formant-spacing ratio| (ΔF, vocal-tract length; 0 when either is unknown). The clones keep their base voice's. */
+  formantSpacingLog2: number;
 }
 
 /**
  * Scales at which each distance alone brings the score to 1/e (~0.37), and
  * the weights of the three terms (they sum to 1).
  */
-export const SIMILARITY_SCALES = { f0Semitones: 4, ltasDb: 6, rateLog2: 0.5 } as const;
-export const SIMILARITY_WEIGHTS = { f0Semitones: 0.35, ltasDb: 0.5, rateLog2: 0.15 } as const;
+export const SIMILARITY_SCALES = { f0Semitones: 4, ltasDb: 6, rateLog2: 0.5, mfccFine: 2, formantSpacingLog2: 0.1 } as const;
+export const SIMILARITY_WEIGHTS = { f0Semitones: 0.2, ltasDb: 0.4, rateLog2: 0.1, mfccFine: 0.15, formantSpacingLog2: 0.15 } as const;
 
 export function profileDistances(a: SpeakerProfile, b: SpeakerProfile): ProfileDistances {
   const f0Semitones = a.f0MedianHz && b.f0MedianHz ? Math.abs(12 * Math.log2(a.f0MedianHz / b.f0MedianHz)) : 12;
@@ -35,28 +42,29 @@ export function profileDistances(a: SpeakerProfile, b: SpeakerProfile): ProfileD
   const offset = differences.reduce((sum, d) => sum + d, 0) / Math.max(1, differences.length);
   const ltasDb = Math.sqrt(differences.reduce((sum, d) => sum + (d - offset) ** 2, 0) / Math.max(1, differences.length));
   const rateLog2 = a.syllablesPerSecond && b.syllablesPerSecond ? Math.abs(Math.log2(a.syllablesPerSecond / b.syllablesPerSecond)) : 0;
-  const mfcc = Math.sqrt(a.mfcc.reduce((sum, c, i) => sum + (c - (b.mfcc[i] ?? c)) ** 2, 0));
-  return { f0Semitones, ltasDb, rateLog2, mfcc };
+  const mfccDistance = (from: number) => Math.sqrt(a.mfcc.slice(from).reduce((sum, c, i) => sum + (c - (b.mfcc[from + i] ?? c)) ** 2, 0));
+  const formantSpacingLog2 = a.formantSpacingHz && b.formantSpacingHz ? Math.abs(Math.log2(a.formantSpacingHz / b.formantSpacingHz)) : 0;
+  return { f0Semitones, ltasDb, rateLog2, mfcc: mfccDistance(0), mfccFine: mfccDistance(4), formantSpacingLog2 };
 }
 
 /**
- * similarity = exp(−(0.35·ΔF0/4 st + 0.5·ΔLTAS/6 dB + 0.15·Δrate/0.5)),
- * with ΔF0 the median-F0 distance in semitones, ΔLTAS the level-aligned RMS
- * band difference in dB and Δrate = |log2(rate ratio)|. 1 means identical
- * measurements; it falls strictly as any distance grows (e.g. 2 st + 3 dB +
- * 10 % rate ≈ 0.63; 8 st + 8 dB, a different-gender default voice, ≈ 0.26).
- * Symmetric in its arguments. What the number means, measured on real
- * speech (bench/speakers.ts: asterisk prompts of three speakers and a
- * LibriVox reader, 20 segments of ~6 s): two recordings of the same person
- * score 0.73 on average, two different people 0.41; same-speaker pairs
- * outscore different-speaker pairs with ROC AUC 0.921. Above ~0.65 usually
- * means the same voice, below ~0.5 usually not.
+ * similarity = exp(−Σ weight·distance/scale) over five distances: median F0
+ * (0.2, per 4 st), level-aligned LTAS (0.4, per 6 dB RMS), speaking rate
+ * (0.1, per 0.5 in |log2 ratio|), the finer spectral envelope (mean MFCC
+ * c5..c12, 0.15, per 2) and the formant spacing (0.15, per 0.1 in |log2
+ * ratio|, ~7 %). 1 means identical measurements; it falls strictly as any
+ * distance grows. Symmetric in its arguments. What the number means,
+ * measured on real speech (bench/speakers.ts: asterisk prompts of three
+ * speakers and a LibriVox reader, 20 segments of ~6 s): two recordings of
+ * the same person score 0.70 on average (9 in 10 pairs above 0.53), two
+ * different people 0.39 (9 in 10 below 0.59); same-speaker pairs outscore
+ * different-speaker pairs with ROC AUC 0.955 (0.921 with the F0/LTAS/rate
+ * terms alone). The two identity terms (fine envelope, formant spacing) are
+ * what a clone cannot move: its base voice keeps its formants.
  */
 export function similarityScore(sample: SpeakerProfile, rendered: SpeakerProfile): number {
   const d = profileDistances(sample, rendered);
-  const exponent =
-    (SIMILARITY_WEIGHTS.f0Semitones * d.f0Semitones) / SIMILARITY_SCALES.f0Semitones +
-    (SIMILARITY_WEIGHTS.ltasDb * d.ltasDb) / SIMILARITY_SCALES.ltasDb +
-    (SIMILARITY_WEIGHTS.rateLog2 * d.rateLog2) / SIMILARITY_SCALES.rateLog2;
+  const terms = Object.keys(SIMILARITY_WEIGHTS) as Array<keyof typeof SIMILARITY_WEIGHTS>;
+  const exponent = terms.reduce((sum, term) => sum + (SIMILARITY_WEIGHTS[term] * d[term]) / SIMILARITY_SCALES[term], 0);
   return Number(Math.exp(-exponent).toFixed(4));
 }

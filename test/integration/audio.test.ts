@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { analyseAudio, type AudioAnalysis, probeFormat } from '../../audio/analysis';
 import { finishAudio, type FinishAudioInput, type Voicing } from '../../audio/finish';
-import { type Emotion, EMOTIONS, type OutputFormat } from '../../audio/prosody';
+import { type Emotion, EMOTION_PRESETS, EMOTIONS, type OutputFormat } from '../../audio/prosody';
 import { renderChunk } from '../../audio/render';
 import { splitText } from '../../audio/text';
 import { readWavInfo, silenceWav } from '../../audio/wav';
@@ -272,4 +272,27 @@ describe('analysis', () => {
     expect(await probeFormat(text)).toBeNull();
     await expect(analyseAudio(text)).rejects.toThrow(/ffmpeg/);
   });
+});
+
+describe("an emotion's pitch", () => {
+  // Several sentences: a one-sentence median F0 moves by a few tenths of a semitone with the rate alone.
+  const TEXT = 'The weather is lovely this morning. Please call me back when you get home tonight. The train leaves every hour.';
+  const medianF0 = async (id: string, emotion: Emotion) => {
+    const voice = findPremadeVoice(id)!;
+    return (await finish([await chunk(voice, TEXT, { emotion })], { emotion })).analysis.f0MedianHz!;
+  };
+
+  it('is set by an engine that moves its own intonation (Flite) and left out where it would take the shifter (Festival HTS)', async () => {
+    const { semitones: preset } = EMOTION_PRESETS.happy;
+    const [fliteNeutral, fliteHappy, htsNeutral, htsHappy] = await Promise.all([
+      medianF0('en-us-flite-slt', 'neutral'),
+      medianF0('en-us-flite-slt', 'happy'),
+      medianF0('en-us-slt', 'neutral'),
+      medianF0('en-us-slt', 'happy'),
+    ]);
+    log.push(`happy (${preset} st): flite slt F0 ${semitones(fliteHappy / fliteNeutral).toFixed(2)} st, Festival HTS slt ${semitones(htsHappy / htsNeutral).toFixed(2)} st`);
+    expect(preset).toBeGreaterThan(0.5);
+    expect(Math.abs(semitones(fliteHappy / fliteNeutral) - preset)).toBeLessThan(0.5);
+    expect(Math.abs(semitones(htsHappy / htsNeutral))).toBeLessThan(0.3);
+  }, 60_000);
 });

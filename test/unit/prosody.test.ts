@@ -79,7 +79,7 @@ describe('voicingFilters', () => {
   it('shifts pitch with formants preserved at full quality, adding the emotion and the profile', () => {
     const filters = voicingFilters({ speed: 1, pitch: 12, emotion: 'happy', profile: { semitones: -2 } }).join(',');
     // 12 + happy's 1 - 2 = 11 semitones.
-    expect(filters).toMatch(/^rubberband=pitch=1\.887749:pitchq=quality:formant=preserved,treble=g=1\.5:f=3000$/);
+    expect(filters).toMatch(/^rubberband=pitch=1\.887749:pitchq=quality:formant=preserved,treble=g=2\.0:f=3000$/);
   });
 
   it('changes tempo and pitch in one rubberband pass, with the emotion tempo the engine could not set', () => {
