@@ -203,7 +203,7 @@ async function main() {
         'MCD tilt-comp: the same against the neutral rendering through the preset\'s treble shelf (emotions: what the processing costs beyond the intended tilt).\n' +
         'WER: pocketsphinx en-us on the loudness-normalized file. duration err: duration x speed / neutral - 1. F0 err: median F0 shift minus the request.\n' +
         'Methods: service = renderChunk + finishAudio; engine = its own rate/pitch control only; rubberband = formant-preserving rubberband over\n' +
-        'the neutral rendering (the service before issue 22); ffmpeg = atempo (speed) or asetrate + atempo (pitch, formants move along);\n' +
+        'the neutral rendering (the service before engine-first voicing); ffmpeg = atempo (speed) or asetrate + atempo (pitch, formants move along);\n' +
         'rubberband short = the same with window=short.',
     );
   } finally {
