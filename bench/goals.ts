@@ -68,6 +68,8 @@ async function followEvents(response: Response, until: (event: string, data: str
         buffer = buffer.slice(end + 2);
         const event = /^event: (.*)$/m.exec(block)?.[1] ?? '';
         const data = /^data: (.*)$/m.exec(block)?.[1] ?? '';
+        // A comment (keep-alive) says nothing.
+        if (!event && !data) continue;
         if (until(event, data)) return;
       }
     }

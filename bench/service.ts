@@ -78,7 +78,7 @@ interface Measured<T> {
 }
 
 async function main() {
-  const stack = await startIsolatedStack({ name: 'bench' });
+  const stack = await startIsolatedStack({ name: `bench_${process.pid}` });
   const { config, db, temporal, apiUrl, dataDir } = stack;
   const profileDir = path.join(dataDir, 'profiles');
   const groups = processGroups(stack.ports);
