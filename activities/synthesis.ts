@@ -118,7 +118,7 @@ export function createSynthesisActivities(deps: ActivityDeps) {
    */
   const reportProgress = async (synthesisId: string, progress: number) => {
     // One round trip: the update, then the notification (sent at commit, so after the row changed).
-    await db.raw(`with moved as ? select pg_notify(?, ?)`, [
+    await db.raw(`with moved as (?) select pg_notify(?, ?)`, [
       db('syntheses')
         .where({ id: synthesisId, status: 'processing' })
         .update({ progress: db.raw('greatest(progress, ?)', [Math.round(progress * 1000) / 1000]) }),

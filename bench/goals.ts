@@ -147,7 +147,17 @@ export interface GoalContext {
   apiRssMiB: () => number;
 }
 
-export async function measureGoals({ stack, accounts, rows, sections, N, apiRssMiB }: GoalContext): Promise<void> {
+/** Each figure printed as it is measured too: a later failure loses none. */
+const noted = (rows: Row[]) => ({
+  push(row: Row) {
+    process.stdout.write(`| ${row.join(' | ')} |\n`);
+    rows.push(row);
+  },
+});
+
+export async function measureGoals(context: GoalContext): Promise<void> {
+  const { stack, accounts, sections, N, apiRssMiB } = context;
+  const rows = noted(context.rows);
   const groups = stackGroups(stack);
   const { synthesizeSse, speech } = goalClients(stack);
   const dir = stack.dataDir;
@@ -167,6 +177,7 @@ export async function measureGoals({ stack, accounts, rows, sections, N, apiRssM
     taxRows.push([voiceId, ...['engine', 'encoder+spawned', ...TAX].map((name) => fmt(per(name), 0))]);
   }
   sections.push(`CPU ms per synthesis (${ONE_SENTENCE.length} chars, 4 SSE clients), this stack's processes only:\n\n${table(['voice', 'engine', 'encoder+spawned', ...TAX], taxRows)}`);
+  process.stdout.write(sections.at(-1)!);
 
   // 2. Light-load overhead, one client following the status by SSE, against the raw engine (warm).
   for (const voiceId of ['en-us-slt', 'en-us-joe']) {
@@ -201,14 +212,17 @@ export const LONG_TEXT = Array.from({ length: 90 }, (_, i) => `Sentence number $
  * one serial run of the raw engine over the same text; then the same
  * synthesis with two worker processes instead of one.
  */
-export async function measureLongText({ stack, accounts, rows, sections }: GoalContext): Promise<void> {
+export async function measureLongText(context: GoalContext): Promise<void> {
+  const { stack, accounts, sections } = context;
+  const rows = noted(context.rows);
   const { synthesizeSse } = goalClients(stack);
   const scaling: string[][] = [];
   for (const voiceId of ['en-us-slt', 'en-us-joe']) {
     const [raw] = await rawEngine(stack, voiceId, LONG_TEXT, 1, stack.dataDir);
     const one = await synthesizeSse(accounts[0], LONG_TEXT, voiceId);
     rows.push([`long text (${LONG_TEXT.length} chars, ${voiceId}): speed-up over one serial engine run`, `${fmt(one.ms / 1000)} s`, `${fmt(raw / 1000)} s raw engine, serial`, fmt(raw / one.ms, 2), '>= 1.8']);
-    await stack.startWorkers(2);
+    // Each its own metrics port would collide: off.
+    await stack.startWorkers(2, { extraEnv: { WORKER_METRICS_PORT: '0' } });
     await synthesizeSse(accounts[1], ONE_SENTENCE, voiceId); // the new processes warm
     const two = await synthesizeSse(accounts[0], LONG_TEXT, voiceId);
     await stack.startWorkers(1);
