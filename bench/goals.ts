@@ -78,6 +78,19 @@ async function followEvents(response: Response, until: (event: string, data: str
   }
 }
 
+/** Statements PostgreSQL ran for this stack's database so far (each autocommit statement is a transaction). */
+async function transactions(stack: IsolatedStack): Promise<number> {
+  const row = await stack.db.raw('select xact_commit + xact_rollback as count from pg_stat_database where datname = current_database()');
+  return Number(row.rows[0].count);
+}
+
+/** History events of a synthesis's workflows: the synthesis and its credit capture. */
+async function historyEvents(stack: IsolatedStack, id: string): Promise<string> {
+  const count = async (workflowId: string) => ((await stack.temporal.workflow.getHandle(workflowId).fetchHistory()).events ?? []).length;
+  const [synthesis, capture] = await Promise.all([count(`synthesis:${id}`), count(`credits:capture:${id}`).catch(() => 0)]);
+  return `${synthesis} + ${capture}`;
+}
+
 export function goalClients(stack: IsolatedStack) {
   /** Submit, then follow the status as SSE until completed: the client's wall time, no poll interval in it. */
   const synthesizeSse = async (account: StackAccount, text: string, voiceId: string) => {
@@ -168,15 +181,20 @@ export async function measureGoals(context: GoalContext): Promise<void> {
   for (const voiceId of ['en-us-slt', 'en-us-joe']) {
     await mapLimit(accounts.slice(0, 4), 4, (account) => synthesizeSse(account, ONE_SENTENCE, voiceId)); // warm
     const count = 24 * N;
+    const transactionsBefore = await transactions(stack);
     const before = cpuSnapshot(groups);
-    await mapLimit(Array.from({ length: count }, (_, i) => accounts[i % accounts.length]), 4, (account) => synthesizeSse(account, ONE_SENTENCE, voiceId));
+    const done = await mapLimit(Array.from({ length: count }, (_, i) => accounts[i % accounts.length]), 4, (account) => synthesizeSse(account, ONE_SENTENCE, voiceId));
     const cpu = cpuDelta(before, cpuSnapshot(groups));
+    // PostgreSQL publishes a backend's counts within a second or so of its last transaction.
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    const perSynthesisTransactions = ((await transactions(stack)) - transactionsBefore) / count;
+    const events = await historyEvents(stack, done.at(-1)!.id);
     const per = (name: string) => ((cpu.get(name) ?? 0) * 1000) / count;
     const tax = TAX.reduce((sum, name) => sum + per(name), 0);
     rows.push([`orchestration tax: CPU outside engine+encoder per synthesis (${ONE_SENTENCE.length} chars, ${voiceId}, 4 SSE clients)`, `${fmt(tax, 0)} ms`, `${fmt(per('engine'), 0)} ms engine`, fmt(tax / per('engine'), 2), '<= 0.5']);
-    taxRows.push([voiceId, ...['engine', 'encoder+spawned', ...TAX].map((name) => fmt(per(name), 0))]);
+    taxRows.push([voiceId, ...['engine', 'encoder+spawned', ...TAX].map((name) => fmt(per(name), 0)), fmt(perSynthesisTransactions, 1), events]);
   }
-  sections.push(`CPU ms per synthesis (${ONE_SENTENCE.length} chars, 4 SSE clients), this stack's processes only:\n\n${table(['voice', 'engine', 'encoder+spawned', ...TAX], taxRows)}`);
+  sections.push(`CPU ms per synthesis (${ONE_SENTENCE.length} chars, 4 SSE clients), this stack's processes only:\n\n${table(['voice', 'engine', 'encoder+spawned', ...TAX, 'PostgreSQL statements', 'history events (synthesis + capture)'], taxRows)}`);
   process.stdout.write(sections.at(-1)!);
 
   // 2. Light-load overhead, one client following the status by SSE, against the raw engine (warm).

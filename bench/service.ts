@@ -78,6 +78,8 @@ interface Measured<T> {
 }
 
 async function main() {
+  // The workers' metrics ports would collide with each other (two workers) and with other stacks on the machine.
+  process.env.WORKER_METRICS_PORT ??= '0';
   const stack = await startIsolatedStack({ name: `bench_${process.pid}` });
   const { config, db, temporal, apiUrl, dataDir } = stack;
   const profileDir = path.join(dataDir, 'profiles');
