@@ -1,4 +1,7 @@
+import autocannon from 'autocannon';
+import Koa from 'koa';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { serve } from '../api/listen';
 import path from 'node:path';
 import { findPremadeVoice } from '../engines/catalog';
 import { createEngines } from '../engines/registry';
@@ -247,6 +250,25 @@ export async function measureLongText(context: GoalContext): Promise<void> {
     scaling.push([voiceId, fmt(one.ms / 1000), fmt(two.ms / 1000), fmt(one.ms / two.ms, 2)]);
   }
   sections.push(`Long text (${LONG_TEXT.length} chars) with 1 and 2 worker processes on this machine (the same cores):\n\n${table(['voice', '1 worker s', '2 workers s', 'speed-up'], scaling)}`);
+}
+
+/**
+ * Status reads: authenticated polls of a completed synthesis (JWT, and an
+ * API key) against a bare Koa handler answering the same JSON, 10 connections.
+ */
+export async function measureStatusReads(context: GoalContext): Promise<void> {
+  const { stack, accounts } = context;
+  const rows = noted(context.rows);
+  const { synthesizeSse } = goalClients(stack);
+  const done = await synthesizeSse(accounts[0], ONE_SENTENCE, 'en-us-slt');
+  const bare = await serve(new Koa().use((ctx) => void (ctx.body = { id: done.id, status: 'completed', progress: 1 })));
+  const load = async (url: string, headers: Record<string, string> = {}) => (await autocannon({ url, connections: 10, duration: 5, headers })).requests.average;
+  const status = `${stack.apiUrl}/api/v1/tts/history/${done.id}/status/`;
+  await load(status, { Authorization: `Bearer ${accounts[0].token}` }); // warm
+  const bareRps = await load(bare.url);
+  const jwtRps = await load(status, { Authorization: `Bearer ${accounts[0].token}` });
+  await bare.close();
+  rows.push(['status reads of a completed synthesis (JWT), 10 connections', `${fmt(jwtRps, 0)} req/s`, `${fmt(bareRps, 0)} req/s bare Koa`, fmt(jwtRps / bareRps, 2), '>= 0.3']);
 }
 
 export const table = (header: string[], rows: string[][]) =>
