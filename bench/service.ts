@@ -27,7 +27,8 @@ import { measureGoals, measureLongText, measureStatusReads } from './goals';
  *   BENCH_PROFILE=0  skips the CPU-profiled run of the api and worker
  *   BENCH_SCALING=0  skips the worker/concurrency scaling runs
  *   BENCH_POLL_MS    the clients' status poll interval (default 20)
- *   BENCH_GOALS_ONLY=1  only the goal figures (bench/goals.ts); =status only the status reads
+ *   BENCH_GOALS_ONLY=1  only the goal figures (bench/goals.ts); =status, =long only the status reads, the long text
+ *   BENCH_LONG_VOICES  the long text's voices (default en-us-slt,en-us-joe)
  */
 
 const N = Number(process.env.BENCH_N ?? 1);
@@ -177,11 +178,10 @@ async function main() {
 
     // The goals first: on a quiet, freshly started stack (BENCH_GOALS_ONLY=status: the status reads alone).
     const goals = { stack, accounts, rows, sections, N, apiRssMiB: () => currentRssMiB(stack.api()?.pid) };
-    if (process.env.BENCH_GOALS_ONLY !== 'status') {
-      await measureGoals(goals);
-      await measureLongText(goals);
-    }
-    await measureStatusReads(goals);
+    const only = process.env.BENCH_GOALS_ONLY;
+    if (only !== 'status' && only !== 'long') await measureGoals(goals);
+    if (only !== 'status') await measureLongText(goals);
+    if (only !== 'long') await measureStatusReads(goals);
 
     // The whole service: orchestration limits, breakdowns, burst, status polls, scaling, profiles.
     phases: {
