@@ -95,7 +95,8 @@ export function createSynthesisActivities(deps: ActivityDeps) {
     return { synthesis, voice, voicing: voicingOf(synthesis, profile) };
   };
   type Job = Awaited<ReturnType<typeof loadJob>>;
-  const jobs = createJobCache(loadJob);
+  // A clone's voice is read for every chunk: its consent can be revoked mid-synthesis (that must stop it at once).
+  const jobs = createJobCache(loadJob, (job) => job.voice.id === job.synthesis.voice_id);
 
   /** Renders one chunk of a synthesis's text with its voice and voicing. */
   const render = ({ voice, voicing }: Job, text: string, outPath: string, signal: AbortSignal) => renderChunk({ voice, text, ...voicing, outPath, engines, signal });
@@ -253,23 +254,22 @@ export function createSynthesisActivities(deps: ActivityDeps) {
 /** Whether the synthesis went through stored chunks (the workflow renders a one-chunk text not streamed in one step). */
 const storedChunks = (synthesis: SynthesisRow) => synthesis.streaming || textChunks(synthesis).length > 1;
 
-/** Jobs kept while they render here: what a render reads of one never changes (text, voice, voicing). */
+/** Jobs kept while they render here: what a render reads of one with a premade voice never changes (text, voice, voicing). */
 const JOBS_KEPT = 64;
 
 /**
  * The chunks of one synthesis render one after another in the same worker:
- * its row and voice are read once, not once per chunk. Forgotten when the
- * synthesis is recorded, and the oldest go first past JOBS_KEPT.
+ * its row and (premade) voice are read once, not once per chunk. Forgotten
+ * when the synthesis is recorded, and the oldest go first past JOBS_KEPT.
  */
-function createJobCache<J>(load: (synthesisId: string) => Promise<J>) {
-  const kept = new Map<string, Promise<J>>();
+function createJobCache<J>(load: (synthesisId: string) => Promise<J>, keepable: (job: J) => boolean) {
+  const kept = new Map<string, J>();
   return {
-    get(synthesisId: string): Promise<J> {
-      let job = kept.get(synthesisId);
-      if (!job) {
-        job = load(synthesisId);
-        // A failed read is not kept: the retry reads again.
-        job.catch(() => kept.delete(synthesisId));
+    async get(synthesisId: string): Promise<J> {
+      const hit = kept.get(synthesisId);
+      if (hit) return hit;
+      const job = await load(synthesisId);
+      if (keepable(job)) {
         if (kept.size >= JOBS_KEPT) kept.delete(kept.keys().next().value!);
         kept.set(synthesisId, job);
       }

@@ -9,7 +9,7 @@ import * as losslessNumbers from './007_lossless_numbers';
 import * as voiceEngineFields from './008_voice_engine_fields';
 import * as streamedSyntheses from './009_streamed_syntheses';
 import * as webhooks from './010_webhooks';
-import * as authNotify from './011_auth_notify';
+import * as authNotify from './012_auth_notify';
 
 /**
  * Migrations are listed here in order rather than discovered on disk, so the
@@ -26,7 +26,7 @@ const migrations: Record<string, Knex.Migration> = {
   '008_voice_engine_fields': voiceEngineFields,
   '009_streamed_syntheses': streamedSyntheses,
   '010_webhooks': webhooks,
-  '011_auth_notify': authNotify,
+  '012_auth_notify': authNotify,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

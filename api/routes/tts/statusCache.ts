@@ -8,7 +8,7 @@ import type { ApiDeps } from '../../deps';
  * finished synthesis (or several clients, or a dashboard) costs no
  * PostgreSQL read. An ended status changes only when the entry is deleted,
  * and every deletion NOTIFYs `synthesis_progress` (a trigger,
- * db/migrations/011_auth_notify.ts), which drops the entry in every API
+ * db/migrations/012_auth_notify.ts), which drops the entry in every API
  * process; the process that deletes drops it before it answers. Nothing is
  * kept while the LISTEN connection is down, and a read that a notification
  * for its synthesis overtook is not kept.
