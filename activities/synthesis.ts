@@ -12,7 +12,7 @@ import type { PremadeVoice } from '../engines/catalog';
 import { cloneFinishOptions } from '../audio/cloning';
 import type { StoredVoiceProfile } from './cloning';
 import { slotFreedSignal, synthesisWorkflowId } from '../workflows/contracts';
-import { notifyProgress } from '../lib/progress';
+import { notifyProgress, PROGRESS_CHANNEL } from '../lib/progress';
 import { createWebhookAnnouncer } from './webhooks';
 
 /** Characters per chunk: small enough to render in parallel, large enough to keep prosody natural. */
@@ -97,6 +97,8 @@ export function createSynthesisActivities(deps: ActivityDeps) {
     return { synthesis, voice, voicing: voicingOf(synthesis, profile) };
   };
   type Job = Awaited<ReturnType<typeof loadJob>>;
+  // A clone's voice is read for every chunk: its consent can be revoked mid-synthesis (that must stop it at once).
+  const jobs = createJobCache(loadJob, (job) => job.voice.id === job.synthesis.voice_id);
 
   /** Renders one chunk of a synthesis's text with its voice and voicing. */
   const render = ({ voice, voicing }: Job, text: string, outPath: string, signal: AbortSignal) => renderChunk({ voice, text, ...voicing, outPath, engines, signal });
@@ -118,9 +120,14 @@ export function createSynthesisActivities(deps: ActivityDeps) {
    * nothing, and the encode step keeps a share so that only completion is 1.
    */
   const reportProgress = async (synthesisId: string, progress: number) => {
-    await db('syntheses')
-      .where({ id: synthesisId, status: 'processing' })
-      .update({ progress: db.raw('greatest(progress, ?)', [Math.round(progress * 1000) / 1000]) });
+    // One round trip: the update, then the notification (sent at commit, so after the row changed).
+    await db.raw(`with moved as (?) select pg_notify(?, ?)`, [
+      db('syntheses')
+        .where({ id: synthesisId, status: 'processing' })
+        .update({ progress: db.raw('greatest(progress, ?)', [Math.round(progress * 1000) / 1000]) }),
+      PROGRESS_CHANNEL,
+      synthesisId,
+    ]);
   };
 
   /** The oldest queued synthesis of the account learns that a slot is free (its workflow also polls). */
@@ -141,7 +148,7 @@ export function createSynthesisActivities(deps: ActivityDeps) {
     /** Renders one chunk of the text and stores it under a key derived from (synthesis, index), so a retry overwrites. */
     async renderSynthesisChunk({ synthesisId, index }: { synthesisId: string; index: number }): Promise<{ seconds: number }> {
       return classified(async () => {
-        const job = await loadJob(synthesisId);
+        const job = await jobs.get(synthesisId);
         const chunks = textChunks(job.synthesis);
         const text = chunks[index];
         if (text === undefined) throw ApplicationFailure.nonRetryable(`no chunk ${index}`, 'ChunkMissing');
@@ -154,9 +161,8 @@ export function createSynthesisActivities(deps: ActivityDeps) {
             return { seconds: durationSeconds };
           }),
         );
+        // A streaming client fetches the chunk as soon as it hears of it (the same statement notifies).
         await reportProgress(synthesisId, (index + 1) / (chunks.length + 1));
-        // A streaming client fetches the chunk as soon as it hears of it.
-        await notifyProgress(db, synthesisId);
         return result;
       });
     },
@@ -216,7 +222,9 @@ export function createSynthesisActivities(deps: ActivityDeps) {
       // Idempotent (stable event ids): a retry of this step announces nothing twice.
       await webhooks.synthesisEnded(input.synthesisId);
       // Last: the client sees the outcome at once, and a storage outage only delays the cleanup (this step retries).
-      await storage.removePrefix(chunkPrefix(input.synthesisId));
+      // A one-chunk text not streamed rendered in one step and stored no chunk: nothing to list.
+      if (storedChunks(synthesis)) await storage.removePrefix(chunkPrefix(input.synthesisId));
+      jobs.forget(input.synthesisId);
     },
 
     /** A deleted synthesis (it has ended): hidden from history, its audio and any chunk gone from storage. */
@@ -240,6 +248,35 @@ export function createSynthesisActivities(deps: ActivityDeps) {
       // Last: the client sees the outcome at once, and a storage outage only delays the cleanup (this step retries).
       await storage.removePrefix(chunkPrefix(input.synthesisId));
       await storage.remove(audioKey(synthesis.account_id, input.synthesisId, synthesis.output_format));
+      jobs.forget(input.synthesisId);
     },
+  };
+}
+
+/** Whether the synthesis went through stored chunks (the workflow renders a one-chunk text not streamed in one step). */
+const storedChunks = (synthesis: SynthesisRow) => synthesis.streaming || textChunks(synthesis).length > 1;
+
+/** Jobs kept while they render here: what a render reads of one with a premade voice never changes (text, voice, voicing). */
+const JOBS_KEPT = 64;
+
+/**
+ * The chunks of one synthesis render one after another in the same worker:
+ * its row and (premade) voice are read once, not once per chunk. Forgotten
+ * when the synthesis is recorded, and the oldest go first past JOBS_KEPT.
+ */
+function createJobCache<J>(load: (synthesisId: string) => Promise<J>, keepable: (job: J) => boolean) {
+  const kept = new Map<string, J>();
+  return {
+    async get(synthesisId: string): Promise<J> {
+      const hit = kept.get(synthesisId);
+      if (hit) return hit;
+      const job = await load(synthesisId);
+      if (keepable(job)) {
+        if (kept.size >= JOBS_KEPT) kept.delete(kept.keys().next().value!);
+        kept.set(synthesisId, job);
+      }
+      return job;
+    },
+    forget: (synthesisId: string) => void kept.delete(synthesisId),
   };
 }

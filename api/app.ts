@@ -47,7 +47,7 @@ export function buildApp(deps: ApiDeps, resources: Route[]): Koa {
   const mount = ({ route, family, path }: { route: Route; family: Family; path: string }) =>
     router[route.method](routerPath(path), async (ctx: Koa.Context) => {
       // auth -> validate -> handler (which authorizes, runs one command and presents)
-      const account = route.auth ? await authenticate(ctx, deps) : (undefined as unknown as Account);
+      const account = route.auth ? await authenticate(ctx, deps, { cachedAccount: route.cachedAccount }) : (undefined as unknown as Account);
       const input = readInput(ctx, route);
       await route.handler(ctx, { account, ...input }, family);
     });

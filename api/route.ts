@@ -31,6 +31,8 @@ export interface RouteSpec<P extends AnyObject, Q extends AnyObject, B extends A
   paths: Partial<Record<Family, string>>;
   /** Requires `Authorization: Bearer` (an access JWT or an API key). */
   auth?: boolean;
+  /** The handler needs only who the caller is: its account row may be up to AUTH_CACHE_SECONDS old (status reads). */
+  cachedAccount?: boolean;
   summary: string;
   tags: string[];
   params?: P;

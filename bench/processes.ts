@@ -74,6 +74,17 @@ export function cpuDelta(before: CpuSnapshot, after: CpuSnapshot): Map<string, n
   return delta;
 }
 
+/** Resident memory of a process now (Linux VmRSS), MiB; NaN without one. */
+export function currentRssMiB(pid: number | undefined): number {
+  if (!pid) return NaN;
+  try {
+    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) / 1024 : NaN;
+  } catch {
+    return NaN;
+  }
+}
+
 /** Peak resident memory of a process (Linux VmHWM), MiB. */
 export function peakRssMiB(pid: number): number {
   const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));

@@ -85,6 +85,8 @@ const EnvSchema = z.object({
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   ACCESS_TOKEN_TTL: seconds.default(900),
   REFRESH_TOKEN_TTL: seconds.default(14 * 24 * 3600),
+  /** How long an API process keeps who a credential is (0: not at all); a deleted key or account is dropped at once. */
+  AUTH_CACHE_SECONDS: z.coerce.number().int().min(0).max(300).default(5),
   VERIFICATION_TTL: seconds.default(24 * 3600),
 
   SMTP_URL: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional(),

@@ -14,6 +14,13 @@ import type { Logger } from './logger';
  * most one fallback interval, never a wrong answer.
  */
 export const PROGRESS_CHANNEL = 'synthesis_progress';
+/**
+ * Credentials stopped working: payload `account:<id>` (an API key of the
+ * account was deleted, or the account itself). Sent by database triggers
+ * (db/migrations), so every path that deletes one announces it; the API's
+ * per-process caches (api/auth/cache.ts) drop what they keep of that account.
+ */
+export const AUTH_CHANNEL = 'auth_changed';
 
 /** Announces that a synthesis moved on. Best effort: a failure never fails the step it follows. */
 export async function notifyProgress(db: Db, synthesisId: string): Promise<void> {
@@ -30,9 +37,23 @@ export interface ProgressWatch {
   close(): void;
 }
 
+/** What a per-process cache hears: every notification, and a reset whenever some may have been missed. */
+export interface NotificationSubscriber {
+  notified(channel: string, payload: string): void;
+  /** The connection was lost (or closed): anything cached may be stale. */
+  reset(): void;
+}
+
 export interface ProgressListener {
   /** Starts listening (the connection is opened on first use) for notifications about `synthesisId`. */
   watch(synthesisId: string): Promise<ProgressWatch>;
+  /**
+   * Resolves true once the connection listens (opening it if needed), false
+   * when it cannot: a cache may keep what it reads only while this holds.
+   */
+  listening(): Promise<boolean>;
+  /** Hears every notification of both channels; returns the unsubscribe. */
+  subscribe(subscriber: NotificationSubscriber): () => void;
   close(): Promise<void>;
 }
 
@@ -45,7 +66,12 @@ interface Watcher {
 export function createProgressListener(config: Pick<Config, 'DATABASE_URL'>, logger?: Logger): ProgressListener {
   const watchers = new Map<string, Set<Watcher>>();
   let connecting: Promise<Client> | null = null;
+  let connected = false;
   let closed = false;
+  const subscribers = new Set<NotificationSubscriber>();
+  const resetSubscribers = () => {
+    for (const subscriber of subscribers) subscriber.reset();
+  };
 
   const poke = (watcher: Watcher) => {
     watcher.pending = true;
@@ -57,24 +83,28 @@ export function createProgressListener(config: Pick<Config, 'DATABASE_URL'>, log
   const connect = (): Promise<Client> => {
     connecting ??= (async () => {
       const client = new Client({ connectionString: config.DATABASE_URL, connectionTimeoutMillis: 2_000 });
-      client.on('notification', ({ payload }) => {
-        for (const watcher of watchers.get(payload ?? '') ?? []) poke(watcher);
+      client.on('notification', ({ channel, payload }) => {
+        for (const subscriber of subscribers) subscriber.notified(channel, payload ?? '');
+        if (channel === PROGRESS_CHANNEL) for (const watcher of watchers.get(payload ?? '') ?? []) poke(watcher);
       });
       client.on('error', (error) => {
         logger?.warn({ err: error }, 'progress listener connection lost');
         connecting = null;
+        connected = false;
         void client.end().catch(() => undefined);
-        // Whatever was missed is read again by the watchers.
+        // Whatever was missed is read again by the watchers, and forgotten by the caches.
+        resetSubscribers();
         pokeAll();
       });
       try {
         await client.connect();
-        await client.query(`LISTEN ${PROGRESS_CHANNEL}`);
+        await client.query(`LISTEN ${PROGRESS_CHANNEL}; LISTEN ${AUTH_CHANNEL}`);
       } catch (error) {
         connecting = null;
         void client.end().catch(() => undefined);
         throw error;
       }
+      connected = true;
       return client;
     })();
     return connecting;
@@ -112,8 +142,22 @@ export function createProgressListener(config: Pick<Config, 'DATABASE_URL'>, log
         },
       };
     },
+    async listening() {
+      if (closed) return false;
+      if (connected) return true;
+      return connect().then(
+        () => connected,
+        () => false,
+      );
+    },
+    subscribe(subscriber) {
+      subscribers.add(subscriber);
+      return () => subscribers.delete(subscriber);
+    },
     async close() {
       closed = true;
+      connected = false;
+      resetSubscribers();
       pokeAll();
       const pending = connecting;
       connecting = null;

@@ -7,6 +7,7 @@ import {
   condition,
   executeChild,
   isCancellation,
+  patched,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
@@ -30,6 +31,8 @@ import {
 
 /** Chunks of one synthesis rendered at the same time; the CPU queue's worker bounds the machine. */
 const PARALLEL_CHUNKS = 4;
+/** Patch id: streamed syntheses render their first chunk before the other lanes start (histories before it did not). */
+const FIRST_CHUNK_ALONE = 'stream-first-chunk-alone';
 
 /**
  * Short database steps run as local activities: in the worker that runs the
@@ -109,8 +112,17 @@ export async function synthesis({ request, cpuTaskQueue }: SynthesisInput): Prom
         report({ progress: Math.round((rendered / (chunkCount + 1)) * 1000) / 1000 });
       }
     };
+    // A streamed text's first sentence renders alone, with the machine to itself: the listener's first
+    // audio waits for it only. Scheduled together, the server hands the lanes' tasks out in no set order,
+    // and chunk 0 could wait behind others for a slot, then share the cores with them.
+    if (request.streaming && patched(FIRST_CHUNK_ALONE)) {
+      const first = pending.shift()!;
+      await engines.renderSynthesisChunk({ synthesisId, index: first });
+      rendered += 1;
+      report({ progress: Math.round((rendered / (chunkCount + 1)) * 1000) / 1000 });
+    }
     // Every lane settles before going on, so after a failure or cancel no render is still writing.
-    const lanes = await Promise.allSettled(Array.from({ length: Math.min(PARALLEL_CHUNKS, chunkCount) }, renderNext));
+    const lanes = await Promise.allSettled(Array.from({ length: Math.min(PARALLEL_CHUNKS, pending.length) }, renderNext));
     const failed = lanes.find((lane): lane is PromiseRejectedResult => lane.status === 'rejected');
     if (failed) throw failed.reason;
     return engines.finishSynthesis({ synthesisId, chunkCount });

@@ -3,36 +3,58 @@ import { Account } from '../../db/models/Account';
 import { sha256 } from '../../lib/secrets';
 import type { ApiDeps } from '../deps';
 import { authenticationFailed, notAuthenticated, tokenInvalid } from '../errors';
+import { authCacheOf } from './cache';
 
 export const API_KEY_PREFIX = 'vk_';
 
 /** Marked deleted (db/privacy.ts): its rows are being erased. */
 const isDeleted = (account: Account) => Boolean((account as Account & { deleted_at?: Date | null }).deleted_at);
 
+export interface AuthenticateOptions {
+  /**
+   * The route needs only who the caller is (a status read): the account row
+   * may come from the per-process cache, up to AUTH_CACHE_SECONDS old.
+   */
+  cachedAccount?: boolean;
+}
+
 /**
  * Resolves `Authorization: Bearer <access JWT | API key>` to the caller's
  * account, or throws the 401 of API.md. API keys are looked up by SHA-256.
+ * Who a credential is stays in a per-process cache for AUTH_CACHE_SECONDS
+ * (api/auth/cache.ts), dropped at once when a key or an account is deleted.
  */
-export async function authenticate(ctx: Context, { db, tokens }: ApiDeps): Promise<Account> {
+export async function authenticate(ctx: Context, deps: ApiDeps, options: AuthenticateOptions = {}): Promise<Account> {
+  const { db, tokens, progress, config } = deps;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('Authorization'));
   if (!match) throw notAuthenticated();
   const credential = match[1];
+  const cache = authCacheOf(progress, config.AUTH_CACHE_SECONDS);
+  const isKey = credential.startsWith(API_KEY_PREFIX);
 
-  if (credential.startsWith(API_KEY_PREFIX)) {
-    const key = await db('api_keys').where({ key_hash: sha256(credential) }).first('id', 'account_id', 'last_used_at');
-    if (!key) throw authenticationFailed('Unknown or deleted API key.');
-    // One write a minute per key is enough to show when it was last used.
-    if (!key.last_used_at || Date.now() - key.last_used_at.getTime() > 60_000) {
-      await db('api_keys').where({ id: key.id }).update({ last_used_at: db.fn.now() });
-    }
-    const account = await Account.query().findById(key.account_id);
-    if (!account || isDeleted(account)) throw authenticationFailed('Unknown or deleted API key.');
-    return account;
+  let identity = cache.identity(credential);
+  if (!identity) {
+    const until = Date.now() + cache.ttlMs;
+    identity =
+      (await cache.rememberIdentity(credential, async () => {
+        if (!isKey) {
+          // Never kept past the token's own expiry.
+          const { accountId, expiresAt } = await tokens.verifyAccess(credential);
+          return { accountId, until: Math.min(until, expiresAt) };
+        }
+        const key = await db('api_keys').where({ key_hash: sha256(credential) }).first('id', 'account_id', 'last_used_at');
+        return key ? { accountId: key.account_id, keyId: key.id, lastUsedAt: key.last_used_at?.getTime() ?? 0, until } : null;
+      })) ?? undefined;
+    if (!identity) throw authenticationFailed('Unknown or deleted API key.');
+  }
+  // One write a minute per key is enough to show when it was last used.
+  if (identity.keyId && Date.now() - (identity.lastUsedAt ?? 0) > 60_000) {
+    identity.lastUsedAt = Date.now();
+    await db('api_keys').where({ id: identity.keyId }).update({ last_used_at: db.fn.now() });
   }
 
-  const { accountId } = await tokens.verifyAccess(credential);
-  const account = await Account.query().findById(accountId);
-  // An account being deleted refuses its access tokens at once, not when they expire.
-  if (!account || isDeleted(account)) throw tokenInvalid();
+  const read = async () => Account.query().findById(identity.accountId);
+  const account = options.cachedAccount ? await cache.account(identity.accountId, read) : await read();
+  if (!account || isDeleted(account)) throw isKey ? authenticationFailed('Unknown or deleted API key.') : tokenInvalid();
   return account;
 }

@@ -23,7 +23,8 @@ export interface TokenService {
   accessTtl: number;
   issueAccess(accountId: string): Promise<string>;
   issueRefresh(accountId: string, familyId: string): Promise<IssuedRefresh>;
-  verifyAccess(token: string): Promise<{ accountId: string }>;
+  /** The account, and when the token expires (epoch ms). */
+  verifyAccess(token: string): Promise<{ accountId: string; expiresAt: number }>;
   verifyRefresh(token: string): Promise<{ accountId: string; jti: string; familyId: string }>;
 }
 
@@ -64,7 +65,7 @@ export function createTokenService(config: Pick<Config, 'ACCESS_TOKEN_TTL' | 'RE
     },
     async verifyAccess(token) {
       const payload = await verify('access', token);
-      return { accountId: payload.sub as string };
+      return { accountId: payload.sub as string, expiresAt: (payload.exp ?? 0) * 1000 };
     },
     async verifyRefresh(token) {
       const payload = await verify('refresh', token);

@@ -10,6 +10,7 @@ import * as voiceEngineFields from './008_voice_engine_fields';
 import * as streamedSyntheses from './009_streamed_syntheses';
 import * as webhooks from './010_webhooks';
 import * as privacy from './011_privacy';
+import * as authNotify from './012_auth_notify';
 
 /**
  * Migrations are listed here in order rather than discovered on disk, so the
@@ -27,6 +28,7 @@ const migrations: Record<string, Knex.Migration> = {
   '009_streamed_syntheses': streamedSyntheses,
   '010_webhooks': webhooks,
   '011_privacy': privacy,
+  '012_auth_notify': authNotify,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

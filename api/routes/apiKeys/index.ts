@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { randomSecret, sha256 } from '../../../lib/secrets';
 import { API_KEY_PREFIX } from '../../auth/authenticate';
+import { authCacheOf } from '../../auth/cache';
 import type { ApiDeps } from '../../deps';
 import { notFound } from '../../errors';
 import { problemResponses } from '../../openapi';
@@ -27,7 +28,8 @@ const presentApiKey = (row: ApiKeyRow) => ({
 const COLUMNS = ['id', 'name', 'prefix', 'created_at', 'last_used_at'];
 const paths = (suffix: string) => ({ v1: `/api/v1/auth/api-keys/${suffix}`, unversioned: `/api/auth/api-keys/${suffix}` });
 
-export function apiKeyRoutes({ db, config }: ApiDeps): Route[] {
+export function apiKeyRoutes(deps: ApiDeps): Route[] {
+  const { db, config } = deps;
   return [
     defineRoute({
       method: 'get',
@@ -77,6 +79,8 @@ export function apiKeyRoutes({ db, config }: ApiDeps): Route[] {
       async handler(ctx, { account, params }) {
         const deleted = await db('api_keys').where({ id: params.id, account_id: account.id }).delete();
         if (!deleted) throw notFound();
+        // Before the answer: this process stops taking the key at once (the others hear the trigger's NOTIFY).
+        authCacheOf(deps.progress, deps.config.AUTH_CACHE_SECONDS).forgetAccount(account.id);
         ctx.status = 204;
       },
     }),

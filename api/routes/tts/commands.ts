@@ -16,6 +16,7 @@ import { synthesisDeletion } from '../../../workflows/deletion';
 import type { ApiDeps } from '../../deps';
 import { insufficientCredits, notFound, validationError, voiceConsentRevoked, voiceNotReady } from '../../errors';
 import type { SynthesizeBody } from './schema';
+import { statusCacheOf } from './statusCache';
 import { STATUS_COLUMNS, type SynthesisRow, type SynthesisStatusRow } from '../../../db/models/Synthesis';
 
 /** A workflow that does not answer by then (no live worker) gets the client a 503 with Retry-After, not a hung request. */
@@ -167,6 +168,8 @@ export async function deleteSynthesis(deps: ApiDeps, account: Account, id: strin
     workflowIdConflictPolicy: 'USE_EXISTING',
   });
   await db('syntheses').where({ id }).whereNull('deleted_at').update({ deleted_at: db.fn.now(), updated_at: db.fn.now() });
+  // Before the answer: this process's status cache forgets it at once (the others hear the trigger's NOTIFY).
+  statusCacheOf(deps).forget(id);
   await awaitBriefly(temporal, removal);
   return status;
 }

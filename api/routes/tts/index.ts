@@ -5,6 +5,7 @@ import { problemResponses } from '../../openapi';
 import { offsetOf, presentPage } from '../../pagination';
 import { defineRoute, type Route } from '../../route';
 import { sendAudio } from './audio';
+import { statusCacheOf } from './statusCache';
 import { streamStatus, wantsEventStream } from './events';
 import { deleteSynthesis, findSynthesis, findSynthesisStatus, submitSynthesis } from './commands';
 import { familyPaths, presentAccepted, presentHistoryEntry, presentStatus } from './presenter';
@@ -43,6 +44,8 @@ export function ttsRoutes(deps: ApiDeps): Route[] {
       summary: 'Status and progress of a synthesis',
       tags: ['Text to speech'],
       auth: true,
+      // A poll needs only who the caller is.
+      cachedAccount: true,
       params: SynthesisParams,
       responses: {
         200: {
@@ -53,7 +56,7 @@ export function ttsRoutes(deps: ApiDeps): Route[] {
       },
       async handler(ctx, { account, params }, family) {
         if (wantsEventStream(ctx)) return streamStatus(ctx, deps, account, params.id, family);
-        ctx.body = presentStatus(await findSynthesisStatus(deps, account, params.id), family);
+        ctx.body = presentStatus(await statusCacheOf(deps).find(account, params.id, () => findSynthesisStatus(deps, account, params.id)), family);
       },
     }),
     defineRoute({

@@ -1,0 +1,277 @@
+import autocannon from 'autocannon';
+import Koa from 'koa';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { serve } from '../api/listen';
+import path from 'node:path';
+import { findPremadeVoice } from '../engines/catalog';
+import { createEngines } from '../engines/registry';
+import type { EngineName } from '../engines/types';
+import { mapLimit } from '../lib/concurrency';
+import type { IsolatedStack, StackAccount } from '../scripts/isolatedStack';
+import { cpuDelta, cpuSnapshot, type ProcessGroup } from './processes';
+
+/**
+ * The service's performance goals, each against a baseline measured in the
+ * same run: the orchestration's CPU against the engine's own, light-load
+ * latency and the streaming endpoint's first audio against the raw engine
+ * (warm, in this process), and the API's memory under streaming load.
+ * Clients follow a synthesis with the status endpoint's Server-Sent Events,
+ * so no poll interval enters a figure.
+ */
+
+export type Row = [figure: string, value: string, baseline: string, ratio: string, target: string];
+const fmt = (value: number, digits = 1) => value.toFixed(digits);
+const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(p * values.length))];
+const median = (values: number[]) => percentile(values, 0.5);
+
+export const ONE_SENTENCE = 'The morning train left on time, and every passenger found a seat by the window before the first stop.';
+const FIRST_SENTENCE = 'The morning train left on time.';
+const STREAMED = `${FIRST_SENTENCE} Every passenger found a seat by the window before the first stop. The conductor walked through the cars and smiled at the children. Outside, the fields went by in long green stripes.`;
+
+const ppidOf = (pid: number) => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return -1;
+  }
+};
+
+/**
+ * The stack's processes for CPU accounting, limited to this stack's own (the
+ * machine runs other stacks): the engine (kept Festival interpreters and Piper
+ * hosts of this stack's workers), the encoder and short-lived engine runs (the
+ * workers' exited children), and everything else that a synthesis costs.
+ */
+export function stackGroups(stack: IsolatedStack): ProcessGroup[] {
+  const workerPids = () => new Set(stack.workers().map((child) => child.pid));
+  const database = stack.config.DATABASE_URL.replace(/.*\//, '');
+  return [
+    { name: 'engine', match: (stat) => (stat.comm === 'festival' || stat.cmdline.includes(path.join('piper', 'host'))) && workerPids().has(ppidOf(stat.pid)) },
+    { name: 'api', match: (stat) => stat.pid === stack.api()?.pid },
+    { name: 'worker', match: (stat) => workerPids().has(stat.pid), childrenName: 'encoder+spawned' },
+    { name: 'temporal', match: (stat) => stat.comm === 'temporal' && stat.cmdline.includes(`--port ${stack.ports.temporal} `) },
+    { name: 'postgres', match: (stat) => stat.cmdline.startsWith('postgres:') && stat.cmdline.includes(` ${database} `) },
+    { name: 'minio', match: (stat) => stat.comm === 'minio' && stat.cmdline.includes(`127.0.0.1:${stack.ports.minio} `) },
+  ];
+}
+const TAX = ['api', 'worker', 'temporal', 'postgres', 'minio'];
+
+/** Reads Server-Sent Events until `until` says stop; resolves with the data of the last event read. */
+async function followEvents(response: Response, until: (event: string, data: string) => boolean): Promise<void> {
+  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = '';
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) throw new Error('event stream ended early');
+      buffer += value;
+      for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const event = /^event: (.*)$/m.exec(block)?.[1] ?? '';
+        const data = /^data: (.*)$/m.exec(block)?.[1] ?? '';
+        // A comment (keep-alive) says nothing.
+        if (!event && !data) continue;
+        if (until(event, data)) return;
+      }
+    }
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+}
+
+/** Statements PostgreSQL ran for this stack's database so far (each autocommit statement is a transaction). */
+async function transactions(stack: IsolatedStack): Promise<number> {
+  const row = await stack.db.raw('select xact_commit + xact_rollback as count from pg_stat_database where datname = current_database()');
+  return Number(row.rows[0].count);
+}
+
+/** History events of a synthesis's workflows: the synthesis and its credit capture. */
+async function historyEvents(stack: IsolatedStack, id: string): Promise<string> {
+  const count = async (workflowId: string) => ((await stack.temporal.workflow.getHandle(workflowId).fetchHistory()).events ?? []).length;
+  const [synthesis, capture] = await Promise.all([count(`synthesis:${id}`), count(`credits:capture:${id}`).catch(() => 0)]);
+  return `${synthesis} + ${capture}`;
+}
+
+export function goalClients(stack: IsolatedStack) {
+  /** Submit, then follow the status as SSE until completed: the client's wall time, no poll interval in it. */
+  const synthesizeSse = async (account: StackAccount, text: string, voiceId: string) => {
+    const started = performance.now();
+    const auth = { Authorization: `Bearer ${account.token}` };
+    const response = await fetch(`${stack.apiUrl}/api/v1/tts/synthesize/`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', ...auth },
+      body: JSON.stringify({ text, voice_id: voiceId }),
+    });
+    if (response.status !== 202) throw new Error(`submit answered ${response.status}: ${await response.text()}`);
+    const accepted = (await response.json()) as { id: string; status_url: string };
+    let audioSeconds = 0;
+    await followEvents(await fetch(`${stack.apiUrl}${accepted.status_url}`, { headers: { ...auth, Accept: 'text/event-stream' } }), (event, data) => {
+      if (event !== 'status') throw new Error(`status stream: ${event} ${data}`);
+      const status = JSON.parse(data) as { status: string; duration_seconds: number };
+      if (status.status === 'failed' || status.status === 'canceled') throw new Error(`synthesis ${accepted.id} ${status.status}`);
+      audioSeconds = status.duration_seconds;
+      return status.status === 'completed';
+    });
+    return { id: accepted.id, ms: performance.now() - started, audioSeconds };
+  };
+  /** POST /v1/audio/speech (streamed mp3): when the first audio byte came, and when the last. */
+  const speech = async (account: StackAccount, text: string, voice: string) => {
+    const started = performance.now();
+    const response = await fetch(`${stack.apiUrl}/v1/audio/speech`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${account.token}` },
+      body: JSON.stringify({ model: 'tts-1', voice, input: text, response_format: 'mp3' }),
+    });
+    if (response.status !== 200) throw new Error(`speech answered ${response.status}: ${await response.text()}`);
+    const reader = response.body!.getReader();
+    let firstMs = NaN;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (value.length && Number.isNaN(firstMs)) firstMs = performance.now() - started;
+    }
+    return { firstMs, totalMs: performance.now() - started };
+  };
+  return { synthesizeSse, speech };
+}
+
+/** The engine alone, warm, in this process (Festival's kept interpreter, Piper's kept host): ms per render of `text`. */
+export async function rawEngine(stack: IsolatedStack, voiceId: string, text: string, runs: number, dir: string): Promise<number[]> {
+  const voice = findPremadeVoice(voiceId)!;
+  const engines = createEngines({ modelsDir: stack.config.MODELS_DIR });
+  const engine = engines.get(voice.engine as EngineName)!;
+  const outPath = path.join(dir, `raw-${voiceId}.wav`);
+  await engine.synthesize({ text, voice: voice.engineVoice, outPath }); // warm
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const started = performance.now();
+    await engine.synthesize({ text, voice: voice.engineVoice, outPath });
+    times.push(performance.now() - started);
+  }
+  return times;
+}
+
+export interface GoalContext {
+  stack: IsolatedStack;
+  accounts: StackAccount[];
+  rows: Row[];
+  sections: string[];
+  N: number;
+  /** The api's resident memory now, MiB. */
+  apiRssMiB: () => number;
+}
+
+/** Each figure printed as it is measured too: a later failure loses none. */
+const noted = (rows: Row[]) => ({
+  push(row: Row) {
+    process.stdout.write(`| ${row.join(' | ')} |\n`);
+    rows.push(row);
+  },
+});
+
+export async function measureGoals(context: GoalContext): Promise<void> {
+  const { stack, accounts, sections, N, apiRssMiB } = context;
+  const rows = noted(context.rows);
+  const groups = stackGroups(stack);
+  const { synthesizeSse, speech } = goalClients(stack);
+  const dir = stack.dataDir;
+  writeFileSync(path.join(dir, 'goals.txt'), STREAMED);
+
+  // 1. Orchestration tax: CPU outside the engine per synthesis, against the engine's own CPU.
+  const taxRows: string[][] = [];
+  for (const voiceId of ['en-us-slt', 'en-us-joe']) {
+    await mapLimit(accounts.slice(0, 4), 4, (account) => synthesizeSse(account, ONE_SENTENCE, voiceId)); // warm
+    const count = 24 * N;
+    const transactionsBefore = await transactions(stack);
+    const before = cpuSnapshot(groups);
+    const done = await mapLimit(Array.from({ length: count }, (_, i) => accounts[i % accounts.length]), 4, (account) => synthesizeSse(account, ONE_SENTENCE, voiceId));
+    const cpu = cpuDelta(before, cpuSnapshot(groups));
+    // PostgreSQL publishes a backend's counts within a second or so of its last transaction.
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    const perSynthesisTransactions = ((await transactions(stack)) - transactionsBefore) / count;
+    const events = await historyEvents(stack, done.at(-1)!.id);
+    const per = (name: string) => ((cpu.get(name) ?? 0) * 1000) / count;
+    const tax = TAX.reduce((sum, name) => sum + per(name), 0);
+    rows.push([`orchestration tax: CPU outside engine+encoder per synthesis (${ONE_SENTENCE.length} chars, ${voiceId}, 4 SSE clients)`, `${fmt(tax, 0)} ms`, `${fmt(per('engine'), 0)} ms engine`, fmt(tax / per('engine'), 2), '<= 0.5']);
+    taxRows.push([voiceId, ...['engine', 'encoder+spawned', ...TAX].map((name) => fmt(per(name), 0)), fmt(perSynthesisTransactions, 1), events]);
+  }
+  sections.push(`CPU ms per synthesis (${ONE_SENTENCE.length} chars, 4 SSE clients), this stack's processes only:\n\n${table(['voice', 'engine', 'encoder+spawned', ...TAX, 'PostgreSQL statements', 'history events (synthesis + capture)'], taxRows)}`);
+  process.stdout.write(sections.at(-1)!);
+
+  // 2. Light-load overhead, one client following the status by SSE, against the raw engine (warm).
+  for (const voiceId of ['en-us-slt', 'en-us-joe']) {
+    const raw = await rawEngine(stack, voiceId, ONE_SENTENCE, 10 * N, dir);
+    const e2e: number[] = [];
+    for (let i = 0; i < 10 * N; i++) e2e.push((await synthesizeSse(accounts[i % accounts.length], ONE_SENTENCE, voiceId)).ms);
+    rows.push([`light-load overhead p50: submit→completed (SSE) minus raw engine, ${voiceId}`, `${fmt(median(e2e) - median(raw), 0)} ms`, `${fmt(median(raw), 0)} ms raw engine p50`, fmt(median(e2e) / median(raw), 2), '<= 50 ms']);
+  }
+
+  // 3. Time to first audio on POST /v1/audio/speech (mp3, streamed), against the raw engine's first sentence.
+  const rawFirst = median(await rawEngine(stack, 'en-us-slt', FIRST_SENTENCE, 10 * N, dir));
+  const light: number[] = [];
+  for (let i = 0; i < 10 * N; i++) light.push((await speech(accounts[i % accounts.length], STREAMED, 'en-us-slt')).firstMs);
+  rows.push(['time to first audio p50, /v1/audio/speech mp3, 1 client (en-us-slt)', `${fmt(median(light), 0)} ms`, `${fmt(rawFirst, 0)} ms raw engine, first sentence`, `+${fmt(median(light) - rawFirst, 0)} ms`, '<= +100 ms']);
+  let peakApi = 0;
+  const sampleRss = () => {
+    const rss = apiRssMiB();
+    if (rss > peakApi) peakApi = rss;
+  };
+  const sampler = setInterval(sampleRss, 100);
+  const loaded = await mapLimit(Array.from({ length: 32 * N }, (_, i) => accounts[i % accounts.length]), 8, (account) => speech(account, STREAMED, 'en-us-slt'));
+  clearInterval(sampler);
+  const firsts = loaded.map((result) => result.firstMs);
+  rows.push(['time to first audio p50 / p95, 8 streaming clients', `${fmt(median(firsts), 0)} / ${fmt(percentile(firsts, 0.95), 0)} ms`, `${fmt(rawFirst, 0)} ms raw engine`, '-', 'report']);
+  rows.push(['API RSS under 8 streaming clients (sampled every 100 ms)', `${fmt(peakApi, 0)} MiB`, '-', '-', '<= 250 MiB']);
+}
+
+export const LONG_TEXT = Array.from({ length: 90 }, (_, i) => `Sentence number ${i + 1} tells a little more of the story, slowly.`).join(' ').slice(0, 5000);
+
+/**
+ * Long text: the service (chunks rendered in parallel, then joined) against
+ * one serial run of the raw engine over the same text; then the same
+ * synthesis with two worker processes instead of one.
+ */
+export async function measureLongText(context: GoalContext): Promise<void> {
+  const { stack, accounts, sections } = context;
+  const rows = noted(context.rows);
+  const { synthesizeSse } = goalClients(stack);
+  const scaling: string[][] = [];
+  for (const voiceId of (process.env.BENCH_LONG_VOICES ?? 'en-us-slt,en-us-joe').split(',')) {
+    // (A raw run can fail on a loaded machine, e.g. a Piper call past its timeout: the service's figures still count.)
+    const raw = await rawEngine(stack, voiceId, LONG_TEXT, 1, stack.dataDir).then(([ms]) => ms, (error) => (process.stdout.write(`raw ${voiceId} failed: ${error}\n`), NaN));
+    const one = await synthesizeSse(accounts[0], LONG_TEXT, voiceId);
+    rows.push([`long text (${LONG_TEXT.length} chars, ${voiceId}): speed-up over one serial engine run`, `${fmt(one.ms / 1000)} s`, `${fmt(raw / 1000)} s raw engine, serial`, fmt(raw / one.ms, 2), '>= 1.8']);
+    // Each its own metrics port would collide: off.
+    await stack.startWorkers(2, { extraEnv: { WORKER_METRICS_PORT: '0' } });
+    await synthesizeSse(accounts[1], ONE_SENTENCE, voiceId); // the new processes warm
+    const two = await synthesizeSse(accounts[0], LONG_TEXT, voiceId);
+    await stack.startWorkers(1);
+    scaling.push([voiceId, fmt(one.ms / 1000), fmt(two.ms / 1000), fmt(one.ms / two.ms, 2)]);
+    process.stdout.write(`| long text, 1 vs 2 worker processes | ${scaling.at(-1)!.join(' | ')} |\n`);
+  }
+  sections.push(`Long text (${LONG_TEXT.length} chars) with 1 and 2 worker processes on this machine (the same cores):\n\n${table(['voice', '1 worker s', '2 workers s', 'speed-up'], scaling)}`);
+}
+
+/**
+ * Status reads: authenticated polls of a completed synthesis (JWT, and an
+ * API key) against a bare Koa handler answering the same JSON, 10 connections.
+ */
+export async function measureStatusReads(context: GoalContext): Promise<void> {
+  const { stack, accounts } = context;
+  const rows = noted(context.rows);
+  const { synthesizeSse } = goalClients(stack);
+  const done = await synthesizeSse(accounts[0], ONE_SENTENCE, 'en-us-slt');
+  const bare = await serve(new Koa().use((ctx) => void (ctx.body = { id: done.id, status: 'completed', progress: 1 })));
+  const load = async (url: string, headers: Record<string, string> = {}) => (await autocannon({ url, connections: 10, duration: 5, headers })).requests.average;
+  const status = `${stack.apiUrl}/api/v1/tts/history/${done.id}/status/`;
+  await load(status, { Authorization: `Bearer ${accounts[0].token}` }); // warm
+  const bareRps = await load(bare.url);
+  const jwtRps = await load(status, { Authorization: `Bearer ${accounts[0].token}` });
+  await bare.close();
+  rows.push(['status reads of a completed synthesis (JWT), 10 connections', `${fmt(jwtRps, 0)} req/s`, `${fmt(bareRps, 0)} req/s bare Koa`, fmt(jwtRps / bareRps, 2), '>= 0.3']);
+}
+
+export const table = (header: string[], rows: string[][]) =>
+  [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n') + '\n';
