@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { PREMADE_VOICES, RECOMMENDED_VOICE_ID } from '../../engines/catalog';
-import { call } from '../helpers/accounts';
+import { call } from '../helpers/http';
 import { createAccount, type TestAccount } from '../helpers/factories';
-import { createTestDeps, type RunningApi, startApi } from '../helpers/stack';
+import { createTestDeps, startApi, useStack } from '../helpers/stack';
 
 interface Voice {
   id: string;
@@ -24,8 +24,7 @@ const NON_FREE = PREMADE_VOICES.filter((entry) => entry.license === 'non-free');
 const ids = (voices: Voice[]) => voices.map((voice) => voice.id);
 
 describe.each([['/api/v1'], ['/api']])('voices in the %s family', (family) => {
-  const deps = createTestDeps();
-  let api: RunningApi;
+  const { deps, api, onClose } = useStack();
   /** Owns two clones (one processing, newest; one ready, older). */
   let alice: TestAccount;
   /** Owns one clone. */
@@ -43,7 +42,6 @@ describe.each([['/api/v1'], ['/api']])('voices in the %s family', (family) => {
   const insertedIds = [aliceNewer.id, aliceOlder.id, bobClone.id, carolFailed.id];
 
   beforeAll(async () => {
-    api = await startApi(deps);
     [alice, bob, fresh, carol] = await Promise.all([createAccount(deps), createAccount(deps), createAccount(deps), createAccount(deps)]);
     const clone = (account: TestAccount, fields: Record<string, unknown>) => ({
       category: 'cloned',
@@ -62,10 +60,8 @@ describe.each([['/api/v1'], ['/api']])('voices in the %s family', (family) => {
       clone(carol, { ...carolFailed, name: 'Carol failed', language: 'en-US', status: 'failed', similarity: null, error: JSON.stringify(failure) }),
     ]);
   });
-  afterAll(async () => {
+  onClose(async () => {
     await deps.db('voices').whereIn('id', insertedIds).delete();
-    await api.close();
-    await deps.close();
   });
 
   const get = (path: string, who: TestAccount | null = fresh) => call(api.url, 'GET', path, undefined, who?.access);

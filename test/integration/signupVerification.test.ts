@@ -1,7 +1,8 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import type { Knex } from 'knex';
 import { sha256 } from '../../lib/secrets';
-import { call, mailsTo, PASSWORD, uniqueEmail, waitForVerificationToken } from '../helpers/accounts';
+import { mailsTo, PASSWORD, uniqueEmail, waitForVerificationToken } from '../helpers/accounts';
+import { call } from '../helpers/http';
 import { createTestDeps, type RunningApi, startApi, startTestWorker } from '../helpers/stack';
 import { killAllWorkerProcesses, spawnWorkerProcess, type WorkerProcess } from '../helpers/workerProcess';
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { audioKey, chunkKey } from '../../activities/synthesis';
-import { call } from '../helpers/accounts';
+import { call } from '../helpers/http';
 import { createAccount, type TestAccount } from '../helpers/factories';
 import { createObjectLister } from '../helpers/objects';
 import { createTestDeps, type RunningApi, startApi, startTestWorker } from '../helpers/stack';
