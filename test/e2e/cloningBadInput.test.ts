@@ -3,7 +3,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { ENCODINGS, type Encoding, hoursLongMp3, longSpeechMp3, multipart, type Part, PNG_BYTES, type Reply, send, silenceMp3, speech, until, uploadTempFiles } from '../helpers/cloningInput';
 import { mapLimit } from '../../lib/concurrency';
 import { wavHeader } from '../../audio/wav';
-import { createAccount, type TestAccount } from '../helpers/factories';
+import { createAccount, createVoice, type TestAccount } from '../helpers/factories';
 import { createObjectLister } from '../helpers/objects';
 import { uploadSample } from '../helpers/samples';
 import { createTestDeps, type RunningApi, startApi, startTestWorker } from '../helpers/stack';
@@ -178,20 +178,14 @@ const cpuInFlight = () => worker.workers.find((each) => each.options.taskQueue.e
 
 /** Inserts a cloned voice row for `who` (no sample, no workflow) and remembers it for cleanup. */
 async function insertVoice(who: TestAccount, fields: { status: 'processing' | 'ready' | 'failed'; deleted_at?: Date; error?: unknown }): Promise<string> {
-  const id = randomUUID();
-  inserted.push(id);
-  await deps.db('voices').insert({
-    id,
-    account_id: who.id,
-    category: 'cloned',
+  const id = await createVoice(deps, who, {
     name: `Inserted ${fields.status}`,
-    language: 'en-US',
     gender: 'unknown',
-    description: '',
     status: fields.status,
     error: fields.error === undefined ? null : JSON.stringify(fields.error),
     deleted_at: fields.deleted_at ?? null,
   });
+  inserted.push(id);
   return id;
 }
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { buildOpenApiDocument } from '../../api/openapi';
 import { resourceRoutes } from '../../api/app';
-import { createAccount, type TestAccount } from '../helpers/factories';
+import { createAccount, createProject, type TestAccount } from '../helpers/factories';
 import { sendRaw } from '../helpers/http';
 import { errorShapeErrors, type JsonEndpoint, jsonEndpoints } from '../helpers/jsonRoutes';
 import { useStack } from '../helpers/stack';
@@ -25,7 +25,7 @@ let account: TestAccount;
 let projectId: string;
 beforeAll(async () => {
   account = await createAccount(deps, { credits: 0 });
-  projectId = (await deps.db('projects').insert({ id: crypto.randomUUID(), account_id: account.id, name: 'fuzz' }).returning('id'))[0].id;
+  projectId = await createProject(deps, account, 'fuzz');
 });
 
 const document = buildOpenApiDocument(resourceRoutes(deps), deps.config.PUBLIC_URL, 'fuzz') as Json;

@@ -5,7 +5,7 @@ import { buildApp, resourceRoutes } from '../../api/app';
 import { MAX_FIELD_ERRORS } from '../../api/route';
 import type { Storage } from '../../lib/storage';
 import { mailsTo, PASSWORD, uniqueEmail, waitForVerificationToken } from '../helpers/accounts';
-import { createAccount, type TestAccount } from '../helpers/factories';
+import { createAccount, createSynthesis, type TestAccount } from '../helpers/factories';
 import { call, expectProblem, problemShapeErrors, readReply, sendRaw } from '../helpers/http';
 import { errorShapeErrors, jsonEndpoints } from '../helpers/jsonRoutes';
 import { createTestDeps, serve, startApi, startTestWorker, useStack } from '../helpers/stack';
@@ -168,23 +168,7 @@ describe.each(FAMILIES)('audio that vanishes between lookup and read under %s', 
   const audioPath = (id: string) => (family === '/api/v1' ? `${family}/tts/history/${id}/audio/` : `${family}/tts/audio/${id}/`);
 
   async function completedSynthesis(owner: TestAccount, key: string | null): Promise<string> {
-    const id = randomUUID();
-    await deps.db('syntheses').insert({
-      id,
-      account_id: owner.id,
-      voice_id: 'en-us-slt',
-      text: 'Hello.',
-      characters: 6,
-      speed: 1,
-      pitch: 0,
-      emotion: 'neutral',
-      output_format: 'wav',
-      status: 'completed',
-      progress: 1,
-      audio_key: key,
-      completed_at: new Date(),
-    });
-    return id;
+    return createSynthesis(deps, owner, { progress: 1, audio_key: key, completed_at: new Date() });
   }
 
   it('an object deleted behind the row is 404, with and without Range', async () => {

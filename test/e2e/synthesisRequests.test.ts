@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 
-import { createAccount, type TestAccount } from '../helpers/factories';
+import { createAccount, createSynthesis, createVoice, type TestAccount } from '../helpers/factories';
 import { useStack } from '../helpers/stack';
 import { fetchAndMeasure, waitForSynthesis } from '../helpers/synthesis';
 import { call, expectProblem, readReply, type Reply } from '../helpers/http';
@@ -97,10 +97,9 @@ describe.each([
       [owner, stranger] = await Promise.all([createAccount(deps), createAccount(deps)]);
       strangersProject = (await req('POST', '/projects/', { name: 'Not yours' }, stranger)).body.id;
       // Cloned voices as the cloning workflow leaves them: another account's ready one, and one of the owner's still processing.
-      const cloned = { category: 'cloned', language: 'en-US', gender: 'female' };
-      await deps.db('voices').insert([
-        { ...cloned, id: strangersVoice, account_id: stranger.id, name: 'Not yours', status: 'ready' },
-        { ...cloned, id: processingVoice, account_id: owner.id, name: 'Still cloning', status: 'processing' },
+      await Promise.all([
+        createVoice(deps, stranger, { id: strangersVoice, name: 'Not yours', status: 'ready' }),
+        createVoice(deps, owner, { id: processingVoice, name: 'Still cloning', status: 'processing' }),
       ]);
     });
 
@@ -546,17 +545,9 @@ describe.each([
         project_id: projectId,
       });
       // A failed synthesis, written the way the workflow records one (no engine fails on demand).
-      failedId = randomUUID();
-      await deps.db('syntheses').insert({
-        id: failedId,
-        account_id: owner.id,
+      failedId = await createSynthesis(deps, owner, {
         voice_id: VOICE,
         text: 'It failed.',
-        characters: 10,
-        speed: 1,
-        pitch: 0,
-        emotion: 'neutral',
-        output_format: 'wav',
         status: 'failed',
         error: JSON.stringify({ code: 'synthesis_failed', message: 'The speech engine could not render this text.' }),
         started_at: new Date(),

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { PREMADE_VOICES, RECOMMENDED_VOICE_ID } from '../../engines/catalog';
 import { call } from '../helpers/http';
-import { createAccount, type TestAccount } from '../helpers/factories';
+import { createAccount, createVoice, type TestAccount } from '../helpers/factories';
 import { createTestDeps, startApi, useStack } from '../helpers/stack';
 
 interface Voice {
@@ -43,22 +43,13 @@ describe.each([['/api/v1'], ['/api']])('voices in the %s family', (family) => {
 
   beforeAll(async () => {
     [alice, bob, fresh, carol] = await Promise.all([createAccount(deps), createAccount(deps), createAccount(deps), createAccount(deps)]);
-    const clone = (account: TestAccount, fields: Record<string, unknown>) => ({
-      category: 'cloned',
-      account_id: account.id,
-      gender: 'female',
-      description: 'A cloned test voice',
-      error: null,
-      ...fields,
-      updated_at: fields.created_at,
-    });
+    const clone = (account: TestAccount, fields: Record<string, unknown>) =>
+      createVoice(deps, account, { description: 'A cloned test voice', error: null, ...fields, updated_at: fields.created_at });
     // The newer clone is inserted first, so insertion order cannot pass for "newest first".
-    await deps.db('voices').insert([
-      clone(alice, { ...aliceNewer, name: 'Alice newer (processing)', language: 'fr-FR', status: 'processing', similarity: null }),
-      clone(alice, { ...aliceOlder, name: 'Alice older (ready)', language: 'en-US', status: 'ready', similarity: 0.87 }),
-      clone(bob, { ...bobClone, name: 'Bob clone', language: 'en-GB', gender: 'male', status: 'ready', similarity: 0.5 }),
-      clone(carol, { ...carolFailed, name: 'Carol failed', language: 'en-US', status: 'failed', similarity: null, error: JSON.stringify(failure) }),
-    ]);
+    await clone(alice, { ...aliceNewer, name: 'Alice newer (processing)', language: 'fr-FR', status: 'processing', similarity: null });
+    await clone(alice, { ...aliceOlder, name: 'Alice older (ready)', language: 'en-US', status: 'ready', similarity: 0.87 });
+    await clone(bob, { ...bobClone, name: 'Bob clone', language: 'en-GB', gender: 'male', status: 'ready', similarity: 0.5 });
+    await clone(carol, { ...carolFailed, name: 'Carol failed', language: 'en-US', status: 'failed', similarity: null, error: JSON.stringify(failure) });
   });
   onClose(async () => {
     await deps.db('voices').whereIn('id', insertedIds).delete();
