@@ -16,7 +16,7 @@ type Worker = Awaited<ReturnType<typeof startTestWorker>>;
 
 const FAMILIES = [['/api/v1'], ['/api']];
 
-const { deps, api, worker } = useStack({ worker: true });
+const { deps, api } = useStack({ worker: true });
 
 /** A request with a hand-made body and headers (for what `call` cannot send). */
 async function send(path: string, init: { method?: string; body?: string; headers?: Record<string, string> } = {}): Promise<Reply> {

@@ -6,7 +6,7 @@ import { MAX_FIELD_ERRORS } from '../../api/route';
 import type { Storage } from '../../lib/storage';
 import { mailsTo, PASSWORD, uniqueEmail, waitForVerificationToken } from '../helpers/accounts';
 import { createAccount, createSynthesis, type TestAccount } from '../helpers/factories';
-import { call, expectProblem, problemShapeErrors, readReply, sendRaw } from '../helpers/http';
+import { call, expectProblem, readReply, sendRaw } from '../helpers/http';
 import { errorShapeErrors, jsonEndpoints } from '../helpers/jsonRoutes';
 import { createTestDeps, serve, startApi, startTestWorker, useStack } from '../helpers/stack';
 

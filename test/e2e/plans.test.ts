@@ -1,7 +1,7 @@
 import { useStack } from '../helpers/stack';
 
 describe('GET subscription-plans in both families', () => {
-  const { deps, api } = useStack({ env: { PUBLIC_URL: 'https://voice.example.test' } });
+  const { api } = useStack({ env: { PUBLIC_URL: 'https://voice.example.test' } });
 
   const get = (path: string) => fetch(`${api.url}${path}`);
 

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { analyseAudio, type AudioAnalysis, probeFormat } from '../../audio/analysis';
 import { finishAudio, type FinishAudioInput, type Voicing } from '../../audio/finish';
-import { type Emotion, EMOTIONS, type OutputFormat } from '../../audio/prosody';
+import { EMOTIONS, type OutputFormat } from '../../audio/prosody';
 import { renderChunk } from '../../audio/render';
 import { splitText } from '../../audio/text';
 import { readWavInfo, silenceWav } from '../../audio/wav';

@@ -8,7 +8,6 @@ import { writeWorkflowBundle } from '../../worker/bundle';
 import { testEnvironment } from './testStack';
 
 declare global {
-  // eslint-disable-next-line no-var
   var __openvoxServices: Managed[] | undefined;
 }
 
