@@ -87,7 +87,6 @@ export type SignupState = 'awaiting_verification' | 'verified' | 'expired';
 export const resendSignal = defineSignal('resend');
 /** The API awaits this update: its result means verified and credited. The argument is a token row id, never the token. */
 export const verifyUpdate = defineUpdate<{ verified: true }, [{ tokenId: string }]>('verify');
-export const stateQuery = defineQuery<SignupState>('state');
 
 export interface SignupVerificationInput {
   accountId: string;
