@@ -2,6 +2,7 @@ import { WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, Workf
 import { CancelledFailure } from '@temporalio/common';
 import { randomUUID } from 'node:crypto';
 import type { Account } from '../../../db/models/Account';
+import { Voice } from '../../../db/models/Voice';
 import { awaitBriefly, cpuTaskQueue } from '../../../lib/temporal';
 import {
   reserveUpdate,
@@ -38,11 +39,7 @@ async function checkRequest(deps: ApiDeps, account: Account, body: SynthesizeBod
   if (!plan.output_formats.includes(body.output_format)) {
     throw validationError({ output_format: [`Not available on the ${plan.name} plan.`] });
   }
-  const voice = await deps.db('voices')
-    .where({ id: body.voice_id })
-    .whereNull('deleted_at')
-    .andWhere((query) => query.where({ category: 'premade', available: true }).orWhere({ category: 'cloned', account_id: account.id }))
-    .first('id', 'status');
+  const voice = await Voice.query(deps.db).modify('visibleTo', account).findById(body.voice_id).select('id', 'status');
   if (!voice) throw validationError({ voice_id: ['Unknown voice.'] });
   if (voice.status !== 'ready') throw voiceNotReady();
   if (body.project_id !== undefined && body.project_id !== null) {
