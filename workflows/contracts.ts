@@ -9,6 +9,12 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 export const synthesisWorkflowId = (synthesisId: string) => `synthesis:${synthesisId}`;
 /** The credit deduction of a finished synthesis: its own workflow, visible to operators. */
 export const captureWorkflowId = (synthesisId: string) => `credits:capture:${synthesisId}`;
+/**
+ * The workflow type of creditCapture (workflows/creditCapture.ts). It keeps
+ * the old name: recorded histories and workflows running across an upgrade
+ * name their capture child so, and a new name would not replay.
+ */
+export const CREDIT_CAPTURE_WORKFLOW_TYPE = 'creditDeduction';
 export const synthesisDeletionWorkflowId = (synthesisId: string) => `synthesis-deletion:${synthesisId}`;
 export const voiceDeletionWorkflowId = (voiceId: string) => `voice-deletion:${voiceId}`;
 
