@@ -48,6 +48,14 @@ export default tseslint.config(
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true }],
       '@typescript-eslint/no-require-imports': 'error',
+      'no-restricted-syntax': [
+        'error',
+        {
+          // Models are bound to no pool (db/knex.ts): a query names its own.
+          selector: "CallExpression[arguments.length=0][callee.type='MemberExpression'][callee.property.name='query'][callee.object.name=/^[A-Z]/]",
+          message: 'Pass the knex instance or transaction: Model.query(db).',
+        },
+      ],
     },
   },
   {

@@ -22,13 +22,13 @@ export async function authenticate(ctx: Context, { db, tokens }: ApiDeps): Promi
     if (!key.last_used_at || Date.now() - key.last_used_at.getTime() > 60_000) {
       await db('api_keys').where({ id: key.id }).update({ last_used_at: db.fn.now() });
     }
-    const account = await Account.query().findById(key.account_id);
+    const account = await Account.query(db).findById(key.account_id);
     if (!account) throw authenticationFailed('Unknown or deleted API key.');
     return account;
   }
 
   const { accountId } = await tokens.verifyAccess(credential);
-  const account = await Account.query().findById(accountId);
+  const account = await Account.query(db).findById(accountId);
   if (!account) throw tokenInvalid();
   return account;
 }

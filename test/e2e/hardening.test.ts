@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { Model } from 'objection';
 import { buildApp, resourceRoutes } from '../../api/app';
 import { MAX_FIELD_ERRORS } from '../../api/route';
 import type { Storage } from '../../lib/storage';
@@ -149,8 +148,6 @@ describe('/readyz names dependencies and up/down only', () => {
     } finally {
       await brokenApi.close();
       await broken.close();
-      Model.knex(deps.db); // createDb binds the models to the latest pool: back to this file's
-
     }
   });
 
@@ -228,7 +225,6 @@ describe('resend-verification: the same path for every address', () => {
     } finally {
       await slowApi.close();
       await slow.close();
-      Model.knex(deps.db);
     }
   });
 
