@@ -69,5 +69,4 @@ export class Voice extends Model {
 }
 
 // The row's columns are the model's properties (declaration merging).
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
 export interface Voice extends VoiceRow {}
