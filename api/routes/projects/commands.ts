@@ -22,7 +22,7 @@ async function uniqueName<T>(write: () => PromiseLike<T>): Promise<T> {
 /** The caller's projects, each with the number of its syntheses still in history. */
 export function projectsOf(db: Db, account: Account) {
   return Project.query(db)
-    .where({ account_id: account.id })
+    .modify('ownedBy', account)
     .select('projects.*', raw('(select count(*) from syntheses where syntheses.project_id = projects.id and syntheses.deleted_at is null)::int as synthesis_count'));
 }
 
@@ -44,6 +44,6 @@ export async function updateProject(db: Db, account: Account, id: string, change
 }
 
 export async function deleteProject(db: Db, account: Account, id: string): Promise<void> {
-  const deleted = await Project.query(db).delete().where({ id, account_id: account.id });
+  const deleted = await Project.query(db).modify('ownedBy', account).delete().where({ id });
   if (!deleted) throw notFound('No such project.');
 }

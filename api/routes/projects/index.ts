@@ -31,7 +31,7 @@ export function projectRoutes({ config, db }: ApiDeps): Route[] {
       async handler(ctx, { account, query }) {
         const projects = projectsOf(db, account);
         const [count, rows] = await Promise.all([
-          Project.query(db).where({ account_id: account.id }).resultSize(),
+          Project.query(db).modify('ownedBy', account).resultSize(),
           projects
             .clone()
             .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])

@@ -2,6 +2,7 @@ import { WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, Workf
 import { CancelledFailure } from '@temporalio/common';
 import { randomUUID } from 'node:crypto';
 import type { Account } from '../../../db/models/Account';
+import { Project } from '../../../db/models/Project';
 import { Voice } from '../../../db/models/Voice';
 import { awaitBriefly, cpuTaskQueue } from '../../../lib/temporal';
 import {
@@ -44,7 +45,7 @@ async function checkRequest(deps: ApiDeps, account: Account, body: SynthesizeBod
   if (voice.status !== 'ready') throw voiceNotReady();
   if (body.project_id !== undefined && body.project_id !== null) {
     const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(body.project_id);
-    const project = uuid ? await deps.db('projects').where({ id: body.project_id, account_id: account.id }).first('id') : null;
+    const project = uuid ? await Project.query(deps.db).modify('ownedBy', account).findById(body.project_id).select('id') : null;
     if (!project) throw validationError({ project_id: ['Unknown project.'] });
   }
   return { text, characters };
