@@ -90,7 +90,7 @@ describe('webhooks', () => {
     });
 
     it('refuses plain http and internal targets as the operator configured them', async () => {
-      // The same resources under the default settings (a second set of deps would rebind the models' shared knex).
+      // The same resources (pool, Temporal client) under the default settings.
       const strictApi = await startApi({ ...deps, config: loadConfig({ ...process.env, TEMPORAL_TASK_QUEUE: deps.config.TEMPORAL_TASK_QUEUE }) });
       try {
         for (const url of ['http://example.com/hook', 'https://127.0.0.1/', 'https://10.0.0.1/', 'https://169.254.169.254/', 'https://[::1]/', 'https://[::ffff:127.0.0.1]/', 'https://localhost/']) {
