@@ -18,7 +18,8 @@ export interface VoiceRow {
   engine: string | null;
   engine_voice: string | null;
   license: string;
-  status: 'processing' | 'ready' | 'failed';
+  /** 'revoked': the owner withdrew the sample's consent (the clone can no longer be used). */
+  status: 'processing' | 'ready' | 'failed' | 'revoked';
   error: { code: string; message: string } | null;
   similarity: number | null;
   /** A clone's profile toward its sample (base voice, pitch, EQ, rate). */
