@@ -8,9 +8,6 @@ import { applyGrant } from '../db/ledger';
  * the signup grant.
  */
 
-/** The ledger reference of a period's refill (`refill:<period start, ISO 8601 UTC>`): one per account and period, ever. */
-export const refillReference = (periodStart: Date) => `refill:${periodStart.toISOString()}`;
-
 export interface RefillBatch {
   /** Accounts whose current period got its refill now. */
   refilled: number;

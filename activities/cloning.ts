@@ -6,7 +6,8 @@ import { pipeline } from 'node:stream/promises';
 import type { ActivityDeps } from '.';
 import { inTempDir, unlessCanceled, withHeartbeat } from './work';
 import { createWebhookAnnouncer } from './webhooks';
-import { analyseSpeaker, buildVoiceProfile, type ClonedVoiceProfile, type IntakeResult, intakeSample } from '../audio/cloning';
+import { analyseSpeaker, buildVoiceProfile, type IntakeResult, intakeSample } from '../audio/cloning';
+import { type StoredVoiceProfile, Voice } from '../db/models/Voice';
 
 const keysOf = (accountId: string, voiceId: string) => ({
   original: `samples/${accountId}/${voiceId}/original`,
@@ -14,7 +15,7 @@ const keysOf = (accountId: string, voiceId: string) => ({
 });
 
 /** What the voice row keeps of the profile: enough to synthesize with it. */
-export type StoredVoiceProfile = Omit<ClonedVoiceProfile, 'tried'> & { f0MedianHz: number | null };
+export type { StoredVoiceProfile };
 
 
 
@@ -22,9 +23,10 @@ export function createCloningActivities(deps: ActivityDeps) {
   const { config, db, storage, engines } = deps;
   const webhooks = createWebhookAnnouncer(deps);
   const loadVoice = async (voiceId: string) => {
-    const voice = await db('voices').where({ id: voiceId, category: 'cloned' }).first();
-    if (!voice) throw ApplicationFailure.nonRetryable(`voice ${voiceId} does not exist`, 'VoiceMissing');
-    return voice as { id: string; account_id: string; language: string; deleted_at: Date | null };
+    const voice = await Voice.query(db).findOne({ id: voiceId, category: 'cloned' });
+    // A clone always has its owner (startCloning inserts it so).
+    if (!voice?.account_id) throw ApplicationFailure.nonRetryable(`voice ${voiceId} does not exist`, 'VoiceMissing');
+    return { ...voice, account_id: voice.account_id };
   };
 
   return {

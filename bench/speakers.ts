@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { decodeAudio } from '../audio/analysis';
 import { analyseSpeakerSamples, type SpeakerProfile } from '../audio/cloning/speaker';
@@ -68,8 +69,8 @@ export async function speakerTable(dir: string, score: (a: SpeakerProfile, b: Sp
 }
 
 if (require.main === module) {
-  import('node:fs/promises').then(async ({ mkdtemp, rm }) => {
-    const dir = await mkdtemp(path.join(require('node:os').tmpdir(), 'openvox-speakers-'));
+  void import('node:fs/promises').then(async ({ mkdtemp, rm }) => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'openvox-speakers-'));
     try {
       console.log(await speakerTable(dir));
     } finally {

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { runCli } from './program';
 
-runCli(process.argv.slice(2), {
+void runCli(process.argv.slice(2), {
   out: (text) => process.stdout.write(text),
   err: (text) => process.stderr.write(text),
   env: process.env,

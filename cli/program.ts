@@ -1,7 +1,6 @@
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { Model } from 'objection';
 import { createDb } from '../db/knex';
 import { loadConfig } from '../lib/config';
 import { createTemporalClient } from '../lib/temporal';
@@ -44,11 +43,7 @@ export function buildProgram(io: Io): Command {
   /** Admin commands read DATABASE_URL, TEMPORAL_ADDRESS, … like the service (lib/config.ts). */
   async function withAdmin<T>(run: (deps: AdminDeps) => Promise<T>): Promise<T> {
     const config = loadConfig(io.env);
-    // createDb binds Objection's models to its pool; the admin commands use none, and an
-    // embedding process (the tests run the CLI beside an API) keeps its own binding.
-    const bound = Model.knex();
     const db = createDb(config);
-    if (bound) Model.knex(bound);
     let temporal: ReturnType<typeof createTemporalClient> | undefined;
     try {
       return await run({

@@ -1,5 +1,4 @@
 import knex, { type Knex } from 'knex';
-import { Model } from 'objection';
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/logger';
 import { migrationSource } from './migrations';
@@ -9,6 +8,9 @@ export type Db = Knex;
 /**
  * The pool every process uses. Short connection and acquire timeouts make a
  * stopped PostgreSQL an error within seconds instead of a hung request.
+ * Objection's models are bound to no pool: a query names its own,
+ * `Account.query(db)` (or a transaction), so two pools in one process
+ * (the tests, the CLI beside an API) never trade places.
  */
 export function createDb(config: Pick<Config, 'DATABASE_URL' | 'DATABASE_POOL_MAX'>, logger?: Logger): Db {
   const db = knex({
@@ -25,7 +27,6 @@ export function createDb(config: Pick<Config, 'DATABASE_URL' | 'DATABASE_POOL_MA
       debug: () => undefined,
     },
   });
-  Model.knex(db);
   return db;
 }
 

@@ -13,7 +13,7 @@ export async function benchNoop(): Promise<void> {
   await noop();
 }
 
-/** A creditDeduction's shape: one local activity. */
+/** A credit capture's shape: one local activity. */
 export async function benchCreditShape(): Promise<void> {
   await local.noop();
 }

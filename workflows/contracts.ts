@@ -9,6 +9,12 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 export const synthesisWorkflowId = (synthesisId: string) => `synthesis:${synthesisId}`;
 /** The credit deduction of a finished synthesis: its own workflow, visible to operators. */
 export const captureWorkflowId = (synthesisId: string) => `credits:capture:${synthesisId}`;
+/**
+ * The workflow type of creditCapture (workflows/creditCapture.ts). It keeps
+ * the old name: recorded histories and workflows running across an upgrade
+ * name their capture child so, and a new name would not replay.
+ */
+export const CREDIT_CAPTURE_WORKFLOW_TYPE = 'creditDeduction';
 export const synthesisDeletionWorkflowId = (synthesisId: string) => `synthesis-deletion:${synthesisId}`;
 export const voiceDeletionWorkflowId = (voiceId: string) => `voice-deletion:${voiceId}`;
 export const voiceCloningWorkflowId = (voiceId: string) => `voice-cloning:${voiceId}`;
@@ -88,7 +94,6 @@ export type SignupState = 'awaiting_verification' | 'verified' | 'expired';
 export const resendSignal = defineSignal('resend');
 /** The API awaits this update: its result means verified and credited. The argument is a token row id, never the token. */
 export const verifyUpdate = defineUpdate<{ verified: true }, [{ tokenId: string }]>('verify');
-export const stateQuery = defineQuery<SignupState>('state');
 
 export interface SignupVerificationInput {
   accountId: string;

@@ -1,7 +1,8 @@
 // The worker's workflow bundle: every workflow type, one file each.
 export { systemCheck } from './systemCheck';
 export { signupVerification } from './signupVerification';
-export { creditDeduction } from './creditDeduction';
+// Registered under its old type name (CREDIT_CAPTURE_WORKFLOW_TYPE): histories and running workflows name it so.
+export { creditCapture as creditDeduction } from './creditCapture';
 export { synthesis } from './synthesis';
 export { synthesisDeletion, voiceDeletion } from './deletion';
 export { voiceCloning } from './voiceCloning';

@@ -1,6 +1,6 @@
 import { allHandlersFinished, ApplicationFailure, condition, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import { INVALID_TOKEN, resendSignal, type SignupState, type SignupVerificationInput, stateQuery, verifyUpdate } from './contracts';
+import { INVALID_TOKEN, resendSignal, type SignupState, type SignupVerificationInput, verifyUpdate } from './contracts';
 
 const { sendVerificationEmail, verifyAccount } = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
@@ -13,7 +13,6 @@ export async function signupVerification({ accountId, ttlSeconds }: SignupVerifi
   let mailWanted = true;
   let verifying = false;
 
-  setHandler(stateQuery, () => state);
   setHandler(resendSignal, () => {
     if (state === 'awaiting_verification') mailWanted = true;
   });

@@ -14,9 +14,10 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { SynthesisSlot } from '../activities/synthesis';
-import { creditDeduction } from './creditDeduction';
+import type { creditCapture } from './creditCapture';
 import {
   captureWorkflowId,
+  CREDIT_CAPTURE_WORKFLOW_TYPE,
   FAILURE_CODES,
   type FailureType,
   progressQuery,
@@ -142,7 +143,7 @@ export async function synthesis({ request, cpuTaskQueue }: SynthesisInput): Prom
     const audio = chunkCount === 1 && !request.streaming ? await engines.renderShortSynthesis({ synthesisId }) : await renderInChunks();
     // Once the audio exists, completing is not interrupted: a cancel now cannot leave it charged but canceled.
     await CancellationScope.nonCancellable(async () => {
-      await executeChild(creditDeduction, { workflowId: captureWorkflowId(synthesisId), args: [{ accountId, reference: synthesisId, amount: characters }] });
+      await executeChild<typeof creditCapture>(CREDIT_CAPTURE_WORKFLOW_TYPE, { workflowId: captureWorkflowId(synthesisId), args: [{ accountId, reference: synthesisId, amount: characters }] });
       await bookkeeping.recordSynthesisCompleted({ synthesisId, ...audio });
     });
     report({ status: 'completed', progress: 1 });

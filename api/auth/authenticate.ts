@@ -53,7 +53,7 @@ export async function authenticate(ctx: Context, deps: ApiDeps, options: Authent
     await db('api_keys').where({ id: identity.keyId }).update({ last_used_at: db.fn.now() });
   }
 
-  const read = async () => Account.query().findById(identity.accountId);
+  const read = async () => Account.query(db).findById(identity.accountId);
   const account = options.cachedAccount ? await cache.account(identity.accountId, read) : await read();
   if (!account || isDeleted(account)) throw isKey ? authenticationFailed('Unknown or deleted API key.') : tokenInvalid();
   return account;

@@ -1,7 +1,14 @@
-import { Model } from 'objection';
+import { Model, type QueryBuilder } from 'objection';
 
 export class Project extends Model {
   static override tableName = 'projects';
+
+  static override modifiers = {
+    /** An account's projects: another account's project is indistinguishable from a missing one. */
+    ownedBy(query: QueryBuilder<Project>, account: { id: string }) {
+      query.where({ 'projects.account_id': account.id });
+    },
+  };
 
   id!: string;
   account_id!: string;

@@ -1,20 +1,12 @@
-import { call, mailsTo, PASSWORD, uniqueEmail, waitForVerificationToken } from '../helpers/accounts';
-import { createTestDeps, type RunningApi, startApi, startTestWorker } from '../helpers/stack';
+import { mailsTo, PASSWORD, uniqueEmail, waitForVerificationToken } from '../helpers/accounts';
+import { call } from '../helpers/http';
+import { useStack } from '../helpers/stack';
 
 describe.each([
   ['/api/v1', 'versioned'],
   ['/api', 'unversioned'],
 ])('account life in the %s family (%s)', (family) => {
-  const deps = createTestDeps();
-  let api: RunningApi;
-  let worker: Awaited<ReturnType<typeof startTestWorker>>;
-  beforeAll(async () => {
-    [api, worker] = await Promise.all([startApi(deps), startTestWorker(deps)]);
-  });
-  afterAll(async () => {
-    await Promise.all([api.close(), worker.shutdown()]);
-    await deps.close();
-  });
+  const { deps, api } = useStack({ worker: true });
   const req = (method: string, path: string, body?: unknown, token?: string) => call(api.url, method, `${family}${path}`, body, token);
 
   it('register → mail → verify via link → 35000 credits once → login → profile → refresh rotation → reuse revokes → logout → API keys', async () => {

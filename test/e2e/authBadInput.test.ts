@@ -1,9 +1,10 @@
 import type { Knex } from 'knex';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { loadSigningKey } from '../../api/auth/signingKey';
-import { call, PASSWORD, uniqueEmail, waitForVerificationToken } from '../helpers/accounts';
+import { PASSWORD, uniqueEmail, waitForVerificationToken } from '../helpers/accounts';
 import { claimsOf, signToken, tamperPayload, unsignedToken } from '../helpers/jwt';
-import { createTestDeps, type RunningApi, startApi, startTestWorker } from '../helpers/stack';
+import { createTestDeps, type RunningApi, startApi, startTestWorker, useStack } from '../helpers/stack';
+import { call, expectProblem, readReply, type Reply } from '../helpers/http';
 
 /**
  * Bad input to the account endpoints (API.md "Conventions" and "Accounts and
@@ -11,21 +12,11 @@ import { createTestDeps, type RunningApi, startApi, startTestWorker } from '../h
  * nothing. Every case runs in both path families.
  */
 
-type Reply = Awaited<ReturnType<typeof call>>;
 type Worker = Awaited<ReturnType<typeof startTestWorker>>;
 
 const FAMILIES = [['/api/v1'], ['/api']];
 
-const deps = createTestDeps();
-let api: RunningApi;
-let worker: Worker;
-beforeAll(async () => {
-  [api, worker] = await Promise.all([startApi(deps), startTestWorker(deps)]);
-});
-afterAll(async () => {
-  await Promise.all([api?.close(), worker?.shutdown()]);
-  await deps.close();
-});
+const { deps, api } = useStack({ worker: true });
 
 /** A request with a hand-made body and headers (for what `call` cannot send). */
 async function send(path: string, init: { method?: string; body?: string; headers?: Record<string, string> } = {}): Promise<Reply> {
@@ -34,24 +25,7 @@ async function send(path: string, init: { method?: string; body?: string; header
     body: init.body,
     headers: init.headers ?? (init.body === undefined ? {} : { 'Content-Type': 'application/json' }),
   });
-  const text = await response.text();
-  let body: any = text;
-  try {
-    body = text ? JSON.parse(text) : null;
-  } catch {
-    // not JSON: keep the text, the assertions on it will say so
-  }
-  return { status: response.status, headers: response.headers, body };
-}
-
-/** RFC 9457 problem with API.md's members; returns the body. */
-function expectProblem(reply: Reply, status: number, code: string): any {
-  expect({ status: reply.status, code: reply.body?.code }).toEqual({ status, code });
-  expect(reply.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  expect(reply.body).toMatchObject({ type: `/api/docs/errors#${code}`, status, code, request_id: reply.headers.get('x-request-id') });
-  expect(typeof reply.body.title).toBe('string');
-  expect(typeof reply.body.detail).toBe('string');
-  return reply.body;
+  return readReply(response);
 }
 
 /** 400 validation_error naming exactly `fields` in `errors`, each message matching its pattern. */

@@ -5,26 +5,21 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { runCli } from '../../cli/program';
 import { addMonthsUtc } from '../../lib/billingPeriod';
-import { call, PASSWORD, uniqueEmail, waitForVerificationToken } from '../helpers/accounts';
+import { PASSWORD, uniqueEmail, waitForVerificationToken } from '../helpers/accounts';
+import { call } from '../helpers/http';
 import { makeSample } from '../helpers/samples';
-import { createTestDeps, type RunningApi, startApi, startTestWorker } from '../helpers/stack';
+import { useStack } from '../helpers/stack';
 
 const run = promisify(execFile);
 
 describe('openvox CLI', () => {
-  const deps = createTestDeps();
-  let api: RunningApi;
-  let worker: Awaited<ReturnType<typeof startTestWorker>>;
+  const { deps, api } = useStack({ worker: true });
   let dir: string;
 
   beforeAll(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'openvox-cli-'));
-    [api, worker] = await Promise.all([startApi(deps), startTestWorker(deps)]);
   });
   afterAll(async () => {
-    await api?.close();
-    await worker?.shutdown();
-    await deps.close();
     await rm(dir, { recursive: true, force: true });
   });
 

@@ -1,7 +1,7 @@
-import { call } from '../helpers/accounts';
+import { call } from '../helpers/http';
 import { createAccount, type TestAccount } from '../helpers/factories';
 import { makeSample, uploadSample } from '../helpers/samples';
-import { createTestDeps, type RunningApi, startApi, startTestWorker } from '../helpers/stack';
+import { useStack } from '../helpers/stack';
 import { fetchAndMeasure, waitForSynthesis } from '../helpers/synthesis';
 
 // Hang guards, not timing checks: a clone takes ~5-10 s on a quiet machine and minutes on a machine shared with other test runs.
@@ -19,16 +19,10 @@ describe.each([
   ['/api/v1', '/api/v1/voices/upload/', 'wav'],
   ['/api', '/api/voices/clone/', 'mp3'],
 ] as const)('cloning in the %s family', (family, uploadPath, format) => {
-  const deps = createTestDeps();
-  let api: RunningApi;
-  let worker: Awaited<ReturnType<typeof startTestWorker>>;
+  const { deps, api } = useStack({ worker: true });
   let owner: TestAccount;
   beforeAll(async () => {
-    [api, worker, owner] = await Promise.all([startApi(deps), startTestWorker(deps), createAccount(deps)]);
-  });
-  afterAll(async () => {
-    await Promise.all([api.close(), worker.shutdown()]);
-    await deps.close();
+    owner = await createAccount(deps);
   });
 
   it(`clones a consented ${format} sample, synthesizes with the clone, and deletes it with its objects`, async () => {

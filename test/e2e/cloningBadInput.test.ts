@@ -1,12 +1,13 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { call } from '../helpers/accounts';
+
 import { ENCODINGS, type Encoding, hoursLongMp3, longSpeechMp3, multipart, type Part, PNG_BYTES, type Reply, send, silenceMp3, speech, until, uploadTempFiles } from '../helpers/cloningInput';
 import { mapLimit } from '../../lib/concurrency';
 import { wavHeader } from '../../audio/wav';
-import { createAccount, type TestAccount } from '../helpers/factories';
+import { createAccount, createVoice, type TestAccount } from '../helpers/factories';
 import { createObjectLister } from '../helpers/objects';
 import { uploadSample } from '../helpers/samples';
 import { createTestDeps, type RunningApi, startApi, startTestWorker } from '../helpers/stack';
+import { call, expectProblem } from '../helpers/http';
 
 /**
  * Bad input to voice cloning (API.md "Voices and cloning", "Conventions"),
@@ -101,15 +102,6 @@ const del = (who: TestAccount, path: string) => call(api.url, 'DELETE', path, un
 const synthesize = (f: Family, who: TestAccount, voiceId: string) => call(api.url, 'POST', f.synthesize, { text: 'Hello from a cloned voice.', voice_id: voiceId }, who.access);
 const usage = async (f: Family, who: TestAccount) => (await get(who, f.profile)).body.usage;
 
-/** RFC 9457 problem with API.md's members; returns the body. */
-function expectProblem(reply: Reply, status: number, code: string): any {
-  expect({ status: reply.status, code: reply.body?.code }).toEqual({ status, code });
-  expect(reply.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  expect(reply.body).toMatchObject({ type: `/api/docs/errors#${code}`, status, code, request_id: reply.headers.get('x-request-id') });
-  expect(typeof reply.body.detail).toBe('string');
-  return reply.body;
-}
-
 /** 400 validation_error whose `errors` names exactly `fields`, each with at least one message. */
 function expectFieldErrors(reply: Reply, fields: string[]): any {
   const problem = expectProblem(reply, 400, 'validation_error');
@@ -186,20 +178,14 @@ const cpuInFlight = () => worker.workers.find((each) => each.options.taskQueue.e
 
 /** Inserts a cloned voice row for `who` (no sample, no workflow) and remembers it for cleanup. */
 async function insertVoice(who: TestAccount, fields: { status: 'processing' | 'ready' | 'failed'; deleted_at?: Date; error?: unknown }): Promise<string> {
-  const id = randomUUID();
-  inserted.push(id);
-  await deps.db('voices').insert({
-    id,
-    account_id: who.id,
-    category: 'cloned',
+  const id = await createVoice(deps, who, {
     name: `Inserted ${fields.status}`,
-    language: 'en-US',
     gender: 'unknown',
-    description: '',
     status: fields.status,
     error: fields.error === undefined ? null : JSON.stringify(fields.error),
     deleted_at: fields.deleted_at ?? null,
   });
+  inserted.push(id);
   return id;
 }
 

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { buildApp } from '../../api/app';
 import { defineRoute } from '../../api/route';
-import { createTestDeps, type RunningApi, serve, startApi } from '../helpers/stack';
+import { createTestDeps, type RunningApi, serve, startApi, useStack } from '../helpers/stack';
+import { expectProblem, readReply } from '../helpers/http';
 
 /** A JSON endpoint that echoes what validation let through, to test the shared request handling. */
 const echoRoute = defineRoute({
@@ -20,29 +21,20 @@ const echoRoute = defineRoute({
 const ID = '7d3c2f9a-1b2c-4d5e-8f90-123456789abc';
 
 describe('API conventions (API.md "every endpoint")', () => {
-  const deps = createTestDeps();
-  let api: RunningApi;
+  const { deps, api } = useStack();
   let echo: RunningApi;
   beforeAll(async () => {
-    [api, echo] = await Promise.all([startApi(deps), serve(buildApp(deps, [echoRoute]))]);
+    echo = await serve(buildApp(deps, [echoRoute]));
   });
   afterAll(async () => {
     await Promise.all([api.close(), echo.close()]);
-    await deps.close();
   });
 
   const post = (path: string, body: string, headers: Record<string, string> = { 'Content-Type': 'application/json' }) =>
     fetch(`${echo.url}${path}`, { method: 'POST', body, headers });
 
-  async function expectProblem(response: Response, status: number, code: string) {
-    expect(response.status).toBe(status);
-    expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-    const problem = (await response.json()) as any;
-    expect(problem).toMatchObject({ status, code, type: `/api/docs/errors#${code}`, request_id: response.headers.get('x-request-id') });
-    expect(typeof problem.title).toBe('string');
-    expect(typeof problem.detail).toBe('string');
-    return problem;
-  }
+  /** The shared problem+json assertion, on a fetch response. */
+  const expectResponseProblem = async (response: Response, status: number, code: string) => expectProblem(await readReply(response), status, code);
 
   describe('X-Request-Id', () => {
     it('echoes a well-formed client id', async () => {
@@ -59,19 +51,19 @@ describe('API conventions (API.md "every endpoint")', () => {
 
     it('repeats the id in problem bodies', async () => {
       const response = await fetch(`${api.url}/api/v1/nothing-here/`, { headers: { 'X-Request-Id': 'trace-42' } });
-      const problem = await expectProblem(response, 404, 'not_found');
+      const problem = await expectResponseProblem(response, 404, 'not_found');
       expect(problem.request_id).toBe('trace-42');
     });
   });
 
   it('answers unknown paths with 404 not_found', async () => {
-    await expectProblem(await fetch(`${api.url}/api/v1/unknown/`), 404, 'not_found');
-    await expectProblem(await fetch(`${api.url}/unknown/`), 404, 'not_found'); // `/` itself is the API index
+    await expectResponseProblem(await fetch(`${api.url}/api/v1/unknown/`), 404, 'not_found');
+    await expectResponseProblem(await fetch(`${api.url}/unknown/`), 404, 'not_found'); // `/` itself is the API index
   });
 
   it('answers a wrong method with 405 method_not_allowed and an Allow header', async () => {
     const response = await fetch(`${api.url}/api/v1/subscription-plans/`, { method: 'DELETE' });
-    await expectProblem(response, 405, 'method_not_allowed');
+    await expectResponseProblem(response, 405, 'method_not_allowed');
     expect(response.headers.get('allow')).toContain('GET');
   });
 
@@ -85,18 +77,18 @@ describe('API conventions (API.md "every endpoint")', () => {
   });
 
   it('answers 404, never 500, for a malformed id in the path', async () => {
-    await expectProblem(await post('/api/v1/test-echo/not-a-uuid/', JSON.stringify({ name: 'ok' })), 404, 'not_found');
-    await expectProblem(await post("/api/test-echo/1'%20OR%201=1/", JSON.stringify({ name: 'ok' })), 404, 'not_found');
+    await expectResponseProblem(await post('/api/v1/test-echo/not-a-uuid/', JSON.stringify({ name: 'ok' })), 404, 'not_found');
+    await expectResponseProblem(await post("/api/test-echo/1'%20OR%201=1/", JSON.stringify({ name: 'ok' })), 404, 'not_found');
   });
 
   it('answers unparseable JSON with 400 invalid_json', async () => {
-    await expectProblem(await post(`/api/v1/test-echo/${ID}/`, '{"name": '), 400, 'invalid_json');
-    await expectProblem(await post(`/api/v1/test-echo/${ID}/`, '"just a string"'), 400, 'invalid_json');
+    await expectResponseProblem(await post(`/api/v1/test-echo/${ID}/`, '{"name": '), 400, 'invalid_json');
+    await expectResponseProblem(await post(`/api/v1/test-echo/${ID}/`, '"just a string"'), 400, 'invalid_json');
   });
 
   it('answers a JSON body sent with another Content-Type with 415', async () => {
-    await expectProblem(await post(`/api/v1/test-echo/${ID}/`, '{"name":"ok"}', { 'Content-Type': 'text/plain' }), 415, 'unsupported_media_type');
-    await expectProblem(
+    await expectResponseProblem(await post(`/api/v1/test-echo/${ID}/`, '{"name":"ok"}', { 'Content-Type': 'text/plain' }), 415, 'unsupported_media_type');
+    await expectResponseProblem(
       await post(`/api/test-echo/${ID}/`, 'name=ok', { 'Content-Type': 'application/x-www-form-urlencoded' }),
       415,
       'unsupported_media_type',
@@ -105,11 +97,11 @@ describe('API conventions (API.md "every endpoint")', () => {
 
   it('answers a body over 1 MiB with 413 payload_too_large', async () => {
     const big = JSON.stringify({ name: 'x'.repeat(1024 * 1024 + 10) });
-    await expectProblem(await post(`/api/v1/test-echo/${ID}/`, big), 413, 'payload_too_large');
+    await expectResponseProblem(await post(`/api/v1/test-echo/${ID}/`, big), 413, 'payload_too_large');
   });
 
   it('rejects unknown fields with 400 validation_error naming each', async () => {
-    const problem = await expectProblem(
+    const problem = await expectResponseProblem(
       await post(`/api/v1/test-echo/${ID}/`, JSON.stringify({ name: 'ok', admin: true, 'x y': 1 })),
       400,
       'validation_error',
@@ -118,17 +110,17 @@ describe('API conventions (API.md "every endpoint")', () => {
   });
 
   it('rejects strings holding a NUL character with 400 validation_error on that field', async () => {
-    const problem = await expectProblem(await post(`/api/v1/test-echo/${ID}/`, JSON.stringify({ name: 'a\u0000b' })), 400, 'validation_error');
+    const problem = await expectResponseProblem(await post(`/api/v1/test-echo/${ID}/`, JSON.stringify({ name: 'a\u0000b' })), 400, 'validation_error');
     expect(problem.errors).toEqual({ name: ['Must not contain NUL characters.'] });
   });
 
   it('names missing and wrongly typed fields', async () => {
-    const missing = await expectProblem(await post(`/api/v1/test-echo/${ID}/`, '{}'), 400, 'validation_error');
+    const missing = await expectResponseProblem(await post(`/api/v1/test-echo/${ID}/`, '{}'), 400, 'validation_error');
     expect(missing.errors).toEqual({ name: ['This field is required.'] });
     expect(missing.detail).toBe('name: This field is required.');
-    const wrong = await expectProblem(await post(`/api/v1/test-echo/${ID}/`, JSON.stringify({ name: 5, count: 'many' })), 400, 'validation_error');
+    const wrong = await expectResponseProblem(await post(`/api/v1/test-echo/${ID}/`, JSON.stringify({ name: 5, count: 'many' })), 400, 'validation_error');
     expect(Object.keys(wrong.errors).sort()).toEqual(['count', 'name']);
-    const empty = await expectProblem(await post(`/api/v1/test-echo/${ID}/`, '', {}), 400, 'validation_error');
+    const empty = await expectResponseProblem(await post(`/api/v1/test-echo/${ID}/`, '', {}), 400, 'validation_error');
     expect(empty.errors).toEqual({ name: ['This field is required.'] });
   });
 
@@ -146,7 +138,7 @@ describe('API conventions (API.md "every endpoint")', () => {
     const server = await serve(buildApp(deps, [failing]));
     try {
       const response = await fetch(`${server.url}/api/v1/test-fail/`);
-      const problem = await expectProblem(response, 500, 'internal_error');
+      const problem = await expectResponseProblem(response, 500, 'internal_error');
       expect(JSON.stringify(problem)).not.toMatch(/secrets|db-host|at /);
     } finally {
       await server.close();

@@ -1,9 +1,10 @@
 import fc from 'fast-check';
 import { buildOpenApiDocument } from '../../api/openapi';
 import { resourceRoutes } from '../../api/app';
-import { createAccount, type TestAccount } from '../helpers/factories';
-import { errorShapeErrors, type JsonEndpoint, jsonEndpoints, sendRaw } from '../helpers/jsonRoutes';
-import { createTestDeps, type RunningApi, startApi } from '../helpers/stack';
+import { createAccount, createProject, type TestAccount } from '../helpers/factories';
+import { sendRaw } from '../helpers/http';
+import { errorShapeErrors, type JsonEndpoint, jsonEndpoints } from '../helpers/jsonRoutes';
+import { useStack } from '../helpers/stack';
 
 /**
  * Issue 14: property-based fuzzing of every JSON route in both families.
@@ -19,18 +20,12 @@ const SEED = Number(process.env.FUZZ_SEED ?? 14);
 
 type Json = Record<string, any>;
 
-const deps = createTestDeps();
-let api: RunningApi;
+const { deps, api } = useStack();
 let account: TestAccount;
 let projectId: string;
 beforeAll(async () => {
-  api = await startApi(deps);
   account = await createAccount(deps, { credits: 0 });
-  projectId = (await deps.db('projects').insert({ id: crypto.randomUUID(), account_id: account.id, name: 'fuzz' }).returning('id'))[0].id;
-});
-afterAll(async () => {
-  await api.close();
-  await deps.close();
+  projectId = await createProject(deps, account, 'fuzz');
 });
 
 const document = buildOpenApiDocument(resourceRoutes(deps), deps.config.PUBLIC_URL, 'fuzz') as Json;

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { Model } from 'objection';
 import { buildApp, resourceRoutes } from '../../api/app';
 import { MAX_FIELD_ERRORS } from '../../api/route';
 import type { Storage } from '../../lib/storage';
-import { call, mailsTo, PASSWORD, uniqueEmail, waitForVerificationToken } from '../helpers/accounts';
-import { createAccount, type TestAccount } from '../helpers/factories';
-import { errorShapeErrors, jsonEndpoints, problemShapeErrors, type Reply, sendRaw } from '../helpers/jsonRoutes';
-import { createTestDeps, type RunningApi, serve, startApi, startTestWorker } from '../helpers/stack';
+import { mailsTo, PASSWORD, uniqueEmail, waitForVerificationToken } from '../helpers/accounts';
+import { createAccount, createSynthesis, type TestAccount } from '../helpers/factories';
+import { call, expectProblem, readReply, sendRaw } from '../helpers/http';
+import { errorShapeErrors, jsonEndpoints } from '../helpers/jsonRoutes';
+import { createTestDeps, serve, startApi, startTestWorker, useStack } from '../helpers/stack';
 
 /**
  * Issue 14, the security review's findings, each as behaviour a client sees:
@@ -17,23 +17,11 @@ import { createTestDeps, type RunningApi, serve, startApi, startTestWorker } fro
 
 const FAMILIES = [['/api/v1'], ['/api']];
 
-const deps = createTestDeps();
-let api: RunningApi;
+const { deps, api } = useStack();
 let account: TestAccount;
 beforeAll(async () => {
-  api = await startApi(deps);
   account = await createAccount(deps, { credits: 0 });
 });
-afterAll(async () => {
-  await api.close();
-  await deps.close();
-});
-
-function expectProblem(reply: Reply, status: number, code?: string): void {
-  expect(problemShapeErrors(reply)).toEqual([]);
-  expect(reply.status).toBe(status);
-  if (code) expect(reply.body.code).toBe(code);
-}
 
 const deep = (levels: number) => '['.repeat(levels) + ']'.repeat(levels);
 const deepObject = (levels: number) => '{"a":'.repeat(levels) + '1' + '}'.repeat(levels);
@@ -115,11 +103,11 @@ describe.each(FAMILIES)('unique violations by constraint name under %s', (family
     const owner = await createAccount(deps);
     const create = (body: unknown) => call(api.url, 'POST', `${family}/projects/`, body, owner.access);
     expect((await create({ name })).status).toBe(201);
-    const again = (await create({ name })) as unknown as Reply;
+    const again = await create({ name });
     expectProblem(again, 409, 'conflict');
     expect(again.body.errors).toEqual({ name: [expect.any(String)] });
     const other = await create({ name: 'other' });
-    const renamed = (await call(api.url, 'PATCH', `${family}/projects/${other.body.id}/`, { name }, owner.access)) as unknown as Reply;
+    const renamed = await call(api.url, 'PATCH', `${family}/projects/${other.body.id}/`, { name }, owner.access);
     expectProblem(renamed, 409, 'conflict');
   });
 });
@@ -134,7 +122,7 @@ describe('static routes come before {id} routes', () => {
     ['DELETE', '/api/v1/voices/upload/', 'POST'],
   ])('%s %s is 405 with Allow naming %s, not the {id} route', async (method, path, allowed) => {
     const response = await fetch(`${api.url}${path}`, { method, headers: { Authorization: `Bearer ${account.access}` } });
-    const reply: Reply = { status: response.status, headers: response.headers, text: '', body: await response.json() };
+    const reply = await readReply(response);
     expectProblem(reply, 405, 'method_not_allowed');
     expect(response.headers.get('allow')).toContain(allowed);
   });
@@ -160,8 +148,6 @@ describe('/readyz names dependencies and up/down only', () => {
     } finally {
       await brokenApi.close();
       await broken.close();
-      Model.knex(deps.db); // createDb binds the models to the latest pool: back to this file's
-
     }
   });
 
@@ -179,23 +165,7 @@ describe.each(FAMILIES)('audio that vanishes between lookup and read under %s', 
   const audioPath = (id: string) => (family === '/api/v1' ? `${family}/tts/history/${id}/audio/` : `${family}/tts/audio/${id}/`);
 
   async function completedSynthesis(owner: TestAccount, key: string | null): Promise<string> {
-    const id = randomUUID();
-    await deps.db('syntheses').insert({
-      id,
-      account_id: owner.id,
-      voice_id: 'en-us-slt',
-      text: 'Hello.',
-      characters: 6,
-      speed: 1,
-      pitch: 0,
-      emotion: 'neutral',
-      output_format: 'wav',
-      status: 'completed',
-      progress: 1,
-      audio_key: key,
-      completed_at: new Date(),
-    });
-    return id;
+    return createSynthesis(deps, owner, { progress: 1, audio_key: key, completed_at: new Date() });
   }
 
   it('an object deleted behind the row is 404, with and without Range', async () => {
@@ -207,7 +177,7 @@ describe.each(FAMILIES)('audio that vanishes between lookup and read under %s', 
     await deps.storage.remove(key);
     for (const headers of [{}, { Range: 'bytes=0-9' }] as Record<string, string>[]) {
       const response = await fetch(`${api.url}${audioPath(id)}`, { headers: { Authorization: `Bearer ${owner.access}`, ...headers } });
-      const reply: Reply = { status: response.status, headers: response.headers, text: '', body: await response.json() };
+      const reply = await readReply(response);
       expectProblem(reply, 404, 'not_found');
     }
   });
@@ -230,7 +200,7 @@ describe.each(FAMILIES)('audio that vanishes between lookup and read under %s', 
     const raced = await serve(buildApp({ ...deps, storage: racing }, resourceRoutes({ ...deps, storage: racing })));
     try {
       const response = await fetch(`${raced.url}${audioPath(id)}`, { headers: { Authorization: `Bearer ${owner.access}` } });
-      const reply: Reply = { status: response.status, headers: response.headers, text: '', body: await response.json() };
+      const reply = await readReply(response);
       expectProblem(reply, 404, 'not_found');
     } finally {
       await raced.close();
@@ -255,7 +225,6 @@ describe('resend-verification: the same path for every address', () => {
     } finally {
       await slowApi.close();
       await slow.close();
-      Model.knex(deps.db);
     }
   });
 

@@ -1,19 +1,10 @@
 import { createAccount, type TestAccount } from '../helpers/factories';
-import { createTestDeps, type RunningApi, startApi, startTestWorker } from '../helpers/stack';
+import { useStack } from '../helpers/stack';
 
 const BODY = { text: 'Idempotent hello.', voice_id: 'en-us-slt' };
 
 describe('Idempotency-Key on synthesize', () => {
-  const deps = createTestDeps();
-  let api: RunningApi;
-  let worker: Awaited<ReturnType<typeof startTestWorker>>;
-  beforeAll(async () => {
-    [api, worker] = await Promise.all([startApi(deps), startTestWorker(deps)]);
-  });
-  afterAll(async () => {
-    await Promise.all([api.close(), worker.shutdown()]);
-    await deps.close();
-  });
+  const { deps, api } = useStack({ worker: true });
 
   async function submit(who: TestAccount, key: string | undefined, body: unknown = BODY, family = '/api/v1', raw?: string) {
     const headers: Record<string, string> = { 'Content-Type': 'application/json', Authorization: `Bearer ${who.access}` };

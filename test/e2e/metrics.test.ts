@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createAccount } from '../helpers/factories';
-import { call } from '../helpers/accounts';
+import { call } from '../helpers/http';
 import { createTestDeps, type RunningApi, startApi } from '../helpers/stack';
 import { spawnWorkerProcess, type WorkerProcess } from '../helpers/workerProcess';
 import { freePort } from '../setup/testStack';

@@ -3,9 +3,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { decodeAudio, probeFormat } from '../../audio/analysis';
-import { call } from '../helpers/accounts';
+import { call } from '../helpers/http';
 import { createAccount, type TestAccount } from '../helpers/factories';
-import { createTestDeps, type RunningApi, startApi, startTestWorker } from '../helpers/stack';
+import { useStack } from '../helpers/stack';
 import { waitForSynthesis } from '../helpers/synthesis';
 
 /** The official OpenAI SDK is the client: a client this service did not write. */
@@ -58,19 +58,13 @@ async function readTimed(response: Response, started: number) {
 }
 
 describe('OpenAI-compatible speech, through the official openai SDK', () => {
-  const deps = createTestDeps();
-  let api: RunningApi;
-  let worker: Awaited<ReturnType<typeof startTestWorker>>;
+  const { deps, api } = useStack({ worker: true });
   let owner: TestAccount;
   let client: OpenAI;
   beforeAll(async () => {
-    [api, worker, owner] = await Promise.all([startApi(deps), startTestWorker(deps), createAccount(deps, { credits: 30_000 })]);
+    owner = await createAccount(deps, { credits: 30_000 });
     const key = await call(api.url, 'POST', '/api/v1/auth/api-keys/', { name: 'openai sdk' }, owner.access);
     client = new OpenAI({ apiKey: key.body.key, baseURL: `${api.url}/v1`, maxRetries: 0 });
-  });
-  afterAll(async () => {
-    await Promise.all([api.close(), worker.shutdown()]);
-    await deps.close();
   });
 
   const ledgerOf = async (id: string) =>

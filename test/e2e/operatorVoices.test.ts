@@ -5,7 +5,7 @@ import { migrate } from '../../db/migrate';
 import { premadeVoices } from '../../engines/catalog';
 import { defaultModelsDir } from '../../lib/config';
 import { dropDatabase, recreateDatabase } from '../../scripts/stack';
-import { call } from '../helpers/accounts';
+import { call } from '../helpers/http';
 import { createAccount, type TestAccount } from '../helpers/factories';
 import { createTestDeps, type RunningApi, startApi, startTestWorker } from '../helpers/stack';
 import { fetchAndMeasure, waitForSynthesis } from '../helpers/synthesis';

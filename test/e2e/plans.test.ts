@@ -1,15 +1,7 @@
-import { createTestDeps, type RunningApi, startApi } from '../helpers/stack';
+import { useStack } from '../helpers/stack';
 
 describe('GET subscription-plans in both families', () => {
-  const deps = createTestDeps({ PUBLIC_URL: 'https://voice.example.test' });
-  let api: RunningApi;
-  beforeAll(async () => {
-    api = await startApi(deps);
-  });
-  afterAll(async () => {
-    await api.close();
-    await deps.close();
-  });
+  const { api } = useStack({ env: { PUBLIC_URL: 'https://voice.example.test' } });
 
   const get = (path: string) => fetch(`${api.url}${path}`);
 

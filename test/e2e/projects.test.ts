@@ -1,19 +1,13 @@
-import { call } from '../helpers/accounts';
+import { call } from '../helpers/http';
 import { createAccount, type TestAccount } from '../helpers/factories';
-import { createTestDeps, type RunningApi, startApi } from '../helpers/stack';
+import { createTestDeps, startApi, useStack } from '../helpers/stack';
 
 describe.each([['/api/v1'], ['/api']])('projects in the %s family', (family) => {
-  const deps = createTestDeps();
-  let api: RunningApi;
+  const { deps, api } = useStack();
   let owner: TestAccount;
   let stranger: TestAccount;
   beforeAll(async () => {
-    api = await startApi(deps);
     [owner, stranger] = await Promise.all([createAccount(deps), createAccount(deps)]);
-  });
-  afterAll(async () => {
-    await api.close();
-    await deps.close();
   });
   const req = (method: string, path: string, body?: unknown, who: TestAccount = owner) =>
     call(api.url, method, `${family}/projects/${path}`, body, who.access);

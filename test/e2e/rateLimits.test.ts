@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
-import { call, PASSWORD, uniqueEmail, waitForVerificationToken } from '../helpers/accounts';
-import { createTestDeps, type RunningApi, startApi, startTestWorker } from '../helpers/stack';
+import { PASSWORD, uniqueEmail, waitForVerificationToken } from '../helpers/accounts';
+import { useStack } from '../helpers/stack';
+import { call, expectProblem, readReply, type Reply } from '../helpers/http';
 
 /**
  * API.md "Rate limits": per client IP and per email, 429 rate_limited with
@@ -9,25 +10,9 @@ import { createTestDeps, type RunningApi, startApi, startTestWorker } from '../h
  * rate_limit_counters table, cleared before each test.
  */
 
-type Reply = Awaited<ReturnType<typeof call>>;
-type Worker = Awaited<ReturnType<typeof startTestWorker>>;
-
 const FAMILIES = [['/api/v1'], ['/api']];
 const HOUR = 3600;
 const MINUTE = 60;
-
-/** A stack (API and worker) with these limits. */
-function limitedStack(limits: Record<string, string>) {
-  const stack = { deps: createTestDeps(limits), api: undefined as unknown as RunningApi, worker: undefined as unknown as Worker };
-  beforeAll(async () => {
-    [stack.api, stack.worker] = await Promise.all([startApi(stack.deps), startTestWorker(stack.deps)]);
-  });
-  afterAll(async () => {
-    await Promise.all([stack.api?.close(), stack.worker?.shutdown()]);
-    await stack.deps.close();
-  });
-  return stack;
-}
 
 function clearCounters(db: Knex): Promise<number> {
   return db('rate_limit_counters')
@@ -45,15 +30,6 @@ async function inOneWindow(windowSeconds: number): Promise<void> {
   if (left < 5000) await new Promise((resolve) => setTimeout(resolve, left + 50));
 }
 
-function expectProblem(reply: Reply, status: number, code: string): any {
-  expect({ status: reply.status, code: reply.body?.code }).toEqual({ status, code });
-  expect(reply.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  expect(reply.body).toMatchObject({ type: `/api/docs/errors#${code}`, status, code, request_id: reply.headers.get('x-request-id') });
-  expect(typeof reply.body.title).toBe('string');
-  expect(typeof reply.body.detail).toBe('string');
-  return reply.body;
-}
-
 /** 429 rate_limited with a Retry-After of whole seconds, at most the window. */
 function expectRateLimited(reply: Reply, windowSeconds: number): number {
   expectProblem(reply, 429, 'rate_limited');
@@ -69,18 +45,16 @@ async function count(query: Knex.QueryBuilder): Promise<number> {
 }
 
 async function sendWith(url: string, path: string, body: unknown, headers: Record<string, string>): Promise<Reply> {
-  const response = await fetch(`${url}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body) });
-  const text = await response.text();
-  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : null };
+  return readReply(await fetch(`${url}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body) }));
 }
 
 describe('with rate limits on', () => {
-  const stack = limitedStack({
+  const stack = useStack({ worker: true, env: {
     RATE_LIMIT_REGISTER_PER_HOUR: '3',
     RATE_LIMIT_LOGIN_PER_MINUTE: '6',
     RATE_LIMIT_LOGIN_PER_EMAIL_PER_MINUTE: '2',
     RATE_LIMIT_RESEND_PER_HOUR: '2',
-  });
+  } });
   const { deps } = stack;
   beforeEach(() => clearCounters(deps.db));
 
@@ -178,12 +152,12 @@ describe('with rate limits on', () => {
 
 describe('a limit of 0 is off', () => {
   // Register, login per IP and resend off; login per email on, to show the settings are independent.
-  const stack = limitedStack({
+  const stack = useStack({ worker: true, env: {
     RATE_LIMIT_REGISTER_PER_HOUR: '0',
     RATE_LIMIT_LOGIN_PER_MINUTE: '0',
     RATE_LIMIT_LOGIN_PER_EMAIL_PER_MINUTE: '2',
     RATE_LIMIT_RESEND_PER_HOUR: '0',
-  });
+  } });
   beforeEach(() => clearCounters(stack.deps.db));
 
   it.each(FAMILIES)('under %s: many registers, logins and resends pass; the one limit left on still applies', async (family) => {

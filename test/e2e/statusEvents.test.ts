@@ -1,6 +1,6 @@
-import { call } from '../helpers/accounts';
+import { call } from '../helpers/http';
 import { createAccount, type TestAccount } from '../helpers/factories';
-import { createTestDeps, type RunningApi, startApi, startTestWorker } from '../helpers/stack';
+import { useStack } from '../helpers/stack';
 
 /** Two chunks (over 400 characters), so there is progress between start and end. */
 const TEXT = Array.from({ length: 10 }, (_, i) => `Sentence number ${i + 1} keeps the listener waiting a little longer.`).join(' ');
@@ -22,16 +22,10 @@ describe.each([
   ['/api/v1', 'id', (id: string) => `/api/v1/tts/history/${id}/status/`],
   ['/api', 'task_id', (id: string) => `/api/tts/status/${id}/`],
 ])('live status over Server-Sent Events in the %s family', (family, idKey, statusPath) => {
-  const deps = createTestDeps();
-  let api: RunningApi;
-  let worker: Awaited<ReturnType<typeof startTestWorker>>;
+  const { deps, api } = useStack({ worker: true });
   let owner: TestAccount;
   beforeAll(async () => {
-    [api, worker, owner] = await Promise.all([startApi(deps), startTestWorker(deps), createAccount(deps, { credits: 10_000 })]);
-  });
-  afterAll(async () => {
-    await Promise.all([api.close(), worker.shutdown()]);
-    await deps.close();
+    owner = await createAccount(deps, { credits: 10_000 });
   });
 
   it('streams status and progress events until the synthesis has ended, then closes', async () => {

@@ -1,6 +1,6 @@
-import { call } from '../helpers/accounts';
+import { call } from '../helpers/http';
 import { createAccount, type TestAccount } from '../helpers/factories';
-import { createTestDeps, type RunningApi, startApi, startTestWorker } from '../helpers/stack';
+import { useStack } from '../helpers/stack';
 import { fetchAndMeasure, waitForSynthesis } from '../helpers/synthesis';
 
 const SENTENCE = 'The quick brown fox jumps over the lazy dog.';
@@ -9,16 +9,10 @@ describe.each([
   ['/api/v1', 'id', (id: string) => `/api/v1/tts/history/${id}/status/`, (id: string) => `/api/v1/tts/history/${id}/audio/`],
   ['/api', 'task_id', (id: string) => `/api/tts/status/${id}/`, (id: string) => `/api/tts/audio/${id}/`],
 ])('synthesis in the %s family', (family, idKey, statusPath, audioPath) => {
-  const deps = createTestDeps();
-  let api: RunningApi;
-  let worker: Awaited<ReturnType<typeof startTestWorker>>;
+  const { deps, api } = useStack({ worker: true });
   let owner: TestAccount;
   beforeAll(async () => {
-    [api, worker, owner] = await Promise.all([startApi(deps), startTestWorker(deps), createAccount(deps, { credits: 10_000 })]);
-  });
-  afterAll(async () => {
-    await Promise.all([api.close(), worker.shutdown()]);
-    await deps.close();
+    owner = await createAccount(deps, { credits: 10_000 });
   });
   const req = (method: string, path: string, body?: unknown, who: TestAccount = owner) => call(api.url, method, `${family}${path}`, body, who.access);
 

@@ -1,6 +1,6 @@
-import { call } from '../helpers/accounts';
+import { call } from '../helpers/http';
 import { createAccount, type TestAccount } from '../helpers/factories';
-import { createTestDeps, type RunningApi, startApi, startTestWorker } from '../helpers/stack';
+import { useStack } from '../helpers/stack';
 import { fetchAndMeasure, waitForSynthesis } from '../helpers/synthesis';
 
 /**
@@ -13,17 +13,11 @@ import { fetchAndMeasure, waitForSynthesis } from '../helpers/synthesis';
 const VOICE = 'en-us-joe';
 const TEXT = 'Speech synthesis turns written words into sound for every listener. The quick brown fox jumps over the lazy dog.';
 
-const deps = createTestDeps();
-let api: RunningApi;
-let worker: Awaited<ReturnType<typeof startTestWorker>>;
+const { deps, api } = useStack({ worker: true });
 let owner: TestAccount;
 
 beforeAll(async () => {
-  [api, worker, owner] = await Promise.all([startApi(deps), startTestWorker(deps), createAccount(deps, { credits: 100_000 })]);
-});
-afterAll(async () => {
-  await Promise.all([api.close(), worker.shutdown()]);
-  await deps.close();
+  owner = await createAccount(deps, { credits: 100_000 });
 });
 
 describe.each([

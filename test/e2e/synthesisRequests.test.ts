@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { call } from '../helpers/accounts';
-import { createAccount, type TestAccount } from '../helpers/factories';
-import { createTestDeps, type RunningApi, startApi, startTestWorker } from '../helpers/stack';
+
+import { createAccount, createSynthesis, createVoice, type TestAccount } from '../helpers/factories';
+import { useStack } from '../helpers/stack';
 import { fetchAndMeasure, waitForSynthesis } from '../helpers/synthesis';
+import { call, expectProblem, readReply, type Reply } from '../helpers/http';
 
 /**
  * The synthesis request contract of API.md ("Text to speech", "Projects",
@@ -19,14 +20,6 @@ const FORTY_THREE = 'The quick brown fox jumps over the lazy dog';
 /** `length` code points of readable text (no whitespace at either end). */
 const textOf = (length: number) => 'Hello world, this is a longer text. '.repeat(Math.ceil(length / 36) + 1).slice(0, length).replace(/\s$/, 'x');
 
-type Reply = Awaited<ReturnType<typeof call>>;
-
-function expectProblem(reply: Reply, status: number, code: string) {
-  expect({ status: reply.status, code: reply.body?.code }).toEqual({ status, code });
-  expect(reply.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  expect(reply.body.status).toBe(status);
-}
-
 /** A 400 validation_error whose `errors` names exactly `fields`, and whose detail names the first one. */
 function expectFieldError(reply: Reply, ...fields: string[]) {
   expectProblem(reply, 400, 'validation_error');
@@ -35,16 +28,7 @@ function expectFieldError(reply: Reply, ...fields: string[]) {
   expect(reply.body.detail).toMatch(new RegExp(`^(${fields.join('|')}): `));
 }
 
-const deps = createTestDeps();
-let api: RunningApi;
-let worker: Awaited<ReturnType<typeof startTestWorker>>;
-beforeAll(async () => {
-  [api, worker] = await Promise.all([startApi(deps), startTestWorker(deps)]);
-});
-afterAll(async () => {
-  await Promise.all([api?.close(), worker?.shutdown()]);
-  await deps.close();
-});
+const { deps, api } = useStack({ worker: true });
 
 /** What a rejected request must not change: the account's credits, its syntheses and its ledger. */
 async function footprint(accountId: string) {
@@ -88,8 +72,7 @@ describe.each([
       headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${who.access}` },
       body: text,
     });
-    const body = await response.text();
-    return { status: response.status, headers: response.headers, body: body ? JSON.parse(body) : null };
+    return readReply(response);
   };
   const fetchAudio = async (id: string, who: TestAccount, range?: string) => {
     const response = await fetch(`${api.url}${audioPath(id)}`, { headers: { Authorization: `Bearer ${who.access}`, ...(range && { Range: range }) } });
@@ -114,10 +97,9 @@ describe.each([
       [owner, stranger] = await Promise.all([createAccount(deps), createAccount(deps)]);
       strangersProject = (await req('POST', '/projects/', { name: 'Not yours' }, stranger)).body.id;
       // Cloned voices as the cloning workflow leaves them: another account's ready one, and one of the owner's still processing.
-      const cloned = { category: 'cloned', language: 'en-US', gender: 'female' };
-      await deps.db('voices').insert([
-        { ...cloned, id: strangersVoice, account_id: stranger.id, name: 'Not yours', status: 'ready' },
-        { ...cloned, id: processingVoice, account_id: owner.id, name: 'Still cloning', status: 'processing' },
+      await Promise.all([
+        createVoice(deps, stranger, { id: strangersVoice, name: 'Not yours', status: 'ready' }),
+        createVoice(deps, owner, { id: processingVoice, name: 'Still cloning', status: 'processing' }),
       ]);
     });
 
@@ -563,17 +545,9 @@ describe.each([
         project_id: projectId,
       });
       // A failed synthesis, written the way the workflow records one (no engine fails on demand).
-      failedId = randomUUID();
-      await deps.db('syntheses').insert({
-        id: failedId,
-        account_id: owner.id,
+      failedId = await createSynthesis(deps, owner, {
         voice_id: VOICE,
         text: 'It failed.',
-        characters: 10,
-        speed: 1,
-        pitch: 0,
-        emotion: 'neutral',
-        output_format: 'wav',
         status: 'failed',
         error: JSON.stringify({ code: 'synthesis_failed', message: 'The speech engine could not render this text.' }),
         started_at: new Date(),

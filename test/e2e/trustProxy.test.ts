@@ -3,7 +3,7 @@ import { ConfigError, loadConfig } from '../../lib/config';
 import { PASSWORD, uniqueEmail } from '../helpers/accounts';
 import { createAccount } from '../helpers/factories';
 import { makeSample } from '../helpers/samples';
-import { createTestDeps, type RunningApi, startApi } from '../helpers/stack';
+import { useStack } from '../helpers/stack';
 
 /**
  * Issue 14: with TRUST_PROXY on, the client must not choose its own address.
@@ -58,15 +58,7 @@ describe.each([
   ['true means one hop', 'true'],
   ['a proxy list (TRUST_PROXY=127.0.0.1)', '127.0.0.1, ::1'],
 ])('behind %s, with spoofed X-Forwarded-For', (_label, trustProxy) => {
-  const deps = createTestDeps({ TRUST_PROXY: trustProxy, RATE_LIMIT_REGISTER_PER_HOUR: '2' });
-  let api: RunningApi;
-  beforeAll(async () => {
-    api = await startApi(deps);
-  });
-  afterAll(async () => {
-    await api.close();
-    await deps.close();
-  });
+  const { deps, api } = useStack({ env: { TRUST_PROXY: trustProxy, RATE_LIMIT_REGISTER_PER_HOUR: '2' } });
 
   it('the per-IP register limit counts the address the proxy saw, whatever the client writes on the left', async () => {
     const client = `198.51.100.${Math.floor(Math.random() * 200) + 1}`;

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { PREMADE_VOICES, RECOMMENDED_VOICE_ID } from '../../engines/catalog';
-import { call } from '../helpers/accounts';
-import { createAccount, type TestAccount } from '../helpers/factories';
-import { createTestDeps, type RunningApi, startApi } from '../helpers/stack';
+import { call } from '../helpers/http';
+import { createAccount, createVoice, type TestAccount } from '../helpers/factories';
+import { createTestDeps, startApi, useStack } from '../helpers/stack';
 
 interface Voice {
   id: string;
@@ -24,8 +24,7 @@ const NON_FREE = PREMADE_VOICES.filter((entry) => entry.license === 'non-free');
 const ids = (voices: Voice[]) => voices.map((voice) => voice.id);
 
 describe.each([['/api/v1'], ['/api']])('voices in the %s family', (family) => {
-  const deps = createTestDeps();
-  let api: RunningApi;
+  const { deps, api, onClose } = useStack();
   /** Owns two clones (one processing, newest; one ready, older). */
   let alice: TestAccount;
   /** Owns one clone. */
@@ -43,29 +42,17 @@ describe.each([['/api/v1'], ['/api']])('voices in the %s family', (family) => {
   const insertedIds = [aliceNewer.id, aliceOlder.id, bobClone.id, carolFailed.id];
 
   beforeAll(async () => {
-    api = await startApi(deps);
     [alice, bob, fresh, carol] = await Promise.all([createAccount(deps), createAccount(deps), createAccount(deps), createAccount(deps)]);
-    const clone = (account: TestAccount, fields: Record<string, unknown>) => ({
-      category: 'cloned',
-      account_id: account.id,
-      gender: 'female',
-      description: 'A cloned test voice',
-      error: null,
-      ...fields,
-      updated_at: fields.created_at,
-    });
+    const clone = (account: TestAccount, fields: Record<string, unknown>) =>
+      createVoice(deps, account, { description: 'A cloned test voice', error: null, ...fields, updated_at: fields.created_at });
     // The newer clone is inserted first, so insertion order cannot pass for "newest first".
-    await deps.db('voices').insert([
-      clone(alice, { ...aliceNewer, name: 'Alice newer (processing)', language: 'fr-FR', status: 'processing', similarity: null }),
-      clone(alice, { ...aliceOlder, name: 'Alice older (ready)', language: 'en-US', status: 'ready', similarity: 0.87 }),
-      clone(bob, { ...bobClone, name: 'Bob clone', language: 'en-GB', gender: 'male', status: 'ready', similarity: 0.5 }),
-      clone(carol, { ...carolFailed, name: 'Carol failed', language: 'en-US', status: 'failed', similarity: null, error: JSON.stringify(failure) }),
-    ]);
+    await clone(alice, { ...aliceNewer, name: 'Alice newer (processing)', language: 'fr-FR', status: 'processing', similarity: null });
+    await clone(alice, { ...aliceOlder, name: 'Alice older (ready)', language: 'en-US', status: 'ready', similarity: 0.87 });
+    await clone(bob, { ...bobClone, name: 'Bob clone', language: 'en-GB', gender: 'male', status: 'ready', similarity: 0.5 });
+    await clone(carol, { ...carolFailed, name: 'Carol failed', language: 'en-US', status: 'failed', similarity: null, error: JSON.stringify(failure) });
   });
-  afterAll(async () => {
+  onClose(async () => {
     await deps.db('voices').whereIn('id', insertedIds).delete();
-    await api.close();
-    await deps.close();
   });
 
   const get = (path: string, who: TestAccount | null = fresh) => call(api.url, 'GET', path, undefined, who?.access);

@@ -5,11 +5,11 @@ import { createActivities } from '../../activities';
 import { sharedEngines } from '../../engines/registry';
 import { loadConfig } from '../../lib/config';
 import { createMailer } from '../../lib/mail';
-import { call } from '../helpers/accounts';
+import { call } from '../helpers/http';
 import { until } from '../helpers/cloningInput';
 import { createAccount, type TestAccount } from '../helpers/factories';
 import { makeSample, uploadSample } from '../helpers/samples';
-import { createTestDeps, type RunningApi, startApi, startTestWorker } from '../helpers/stack';
+import { startApi, useStack } from '../helpers/stack';
 
 interface Received {
   headers: IncomingMessage['headers'];
@@ -50,17 +50,11 @@ function verified(secret: string, { headers, body }: Received): boolean {
 const ALLOW = { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_RETRY_INITIAL_SECONDS: '1' };
 
 describe('webhooks', () => {
-  const deps = createTestDeps(ALLOW);
-  let api: RunningApi;
-  let worker: Awaited<ReturnType<typeof startTestWorker>>;
+  const { deps, api } = useStack({ worker: true, env: ALLOW });
   let owner: TestAccount;
   let stranger: TestAccount;
   beforeAll(async () => {
-    [api, worker, owner, stranger] = await Promise.all([startApi(deps), startTestWorker(deps), createAccount(deps), createAccount(deps)]);
-  });
-  afterAll(async () => {
-    await Promise.all([api.close(), worker.shutdown()]);
-    await deps.close();
+    [owner, stranger] = await Promise.all([createAccount(deps), createAccount(deps)]);
   });
 
   describe.each([['/api/v1'], ['/api']])('endpoints in the %s family', (family) => {
@@ -96,7 +90,7 @@ describe('webhooks', () => {
     });
 
     it('refuses plain http and internal targets as the operator configured them', async () => {
-      // The same resources under the default settings (a second set of deps would rebind the models' shared knex).
+      // The same resources (pool, Temporal client) under the default settings.
       const strictApi = await startApi({ ...deps, config: loadConfig({ ...process.env, TEMPORAL_TASK_QUEUE: deps.config.TEMPORAL_TASK_QUEUE }) });
       try {
         for (const url of ['http://example.com/hook', 'https://127.0.0.1/', 'https://10.0.0.1/', 'https://169.254.169.254/', 'https://[::1]/', 'https://[::ffff:127.0.0.1]/', 'https://localhost/']) {

@@ -4,6 +4,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { readReply, type Reply } from './http';
 
 /**
  * Inputs for the voice-cloning bad-input tests: spoken samples in every
@@ -137,26 +138,14 @@ export function multipart(parts: Part[]): { body: Buffer; contentType: string } 
   return { body: Buffer.concat(chunks), contentType: `multipart/form-data; boundary=${boundary}` };
 }
 
-export interface Reply {
-  status: number;
-  headers: Headers;
-  body: any;
-}
+export type { Reply } from './http';
 
 /** One request with a raw body; the reply's JSON parsed when it is JSON. */
 export async function send(url: string, init: { method?: string; token?: string; contentType?: string; body?: Buffer | string }): Promise<Reply> {
   const headers: Record<string, string> = {};
   if (init.token) headers.Authorization = `Bearer ${init.token}`;
   if (init.contentType) headers['Content-Type'] = init.contentType;
-  const response = await fetch(url, { method: init.method ?? 'POST', headers, body: init.body });
-  const text = await response.text();
-  let body: any = text;
-  try {
-    body = text ? JSON.parse(text) : null;
-  } catch {
-    // not JSON: the assertions on it will show the text
-  }
-  return { status: response.status, headers: response.headers, body };
+  return readReply(await fetch(url, { method: init.method ?? 'POST', headers, body: init.body }));
 }
 
 /** Names of the upload handler's temporary files now in os.tmpdir(). */

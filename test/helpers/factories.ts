@@ -28,3 +28,55 @@ export async function createAccount(deps: ApiDeps, { credits = 35_000 }: { credi
   });
   return { id, email, password: PASSWORD, access: await deps.tokens.issueAccess(id) };
 }
+
+type Row = Record<string, unknown>;
+
+/**
+ * A cloned voice row of `owner`'s as the cloning workflow leaves one (no
+ * sample, no workflow); `fields` override the defaults (status, name, ...).
+ * Returns its id.
+ */
+export async function createVoice(deps: ApiDeps, owner: { id: string }, fields: Row = {}): Promise<string> {
+  const id = (fields.id as string | undefined) ?? randomUUID();
+  await deps.db('voices').insert({
+    category: 'cloned',
+    account_id: owner.id,
+    name: 'Test voice',
+    language: 'en-US',
+    gender: 'female',
+    description: '',
+    status: 'ready',
+    ...fields,
+    id,
+  });
+  return id;
+}
+
+/** A project of `owner`'s; returns its id. */
+export async function createProject(deps: ApiDeps, owner: { id: string }, name = 'Test project'): Promise<string> {
+  const [{ id }] = await deps.db('projects').insert({ id: randomUUID(), account_id: owner.id, name }).returning('id');
+  return id;
+}
+
+/**
+ * A synthesis row of `owner`'s written the way the workflow records one
+ * (no workflow runs): completed by default, `fields` override. Returns its id.
+ */
+export async function createSynthesis(deps: ApiDeps, owner: { id: string }, fields: Row = {}): Promise<string> {
+  const id = (fields.id as string | undefined) ?? randomUUID();
+  const text = (fields.text as string | undefined) ?? 'Hello.';
+  await deps.db('syntheses').insert({
+    account_id: owner.id,
+    voice_id: 'en-us-slt',
+    text,
+    characters: text.length,
+    speed: 1,
+    pitch: 0,
+    emotion: 'neutral',
+    output_format: 'wav',
+    status: 'completed',
+    ...fields,
+    id,
+  });
+  return id;
+}

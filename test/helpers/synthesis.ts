@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { analyseAudio, type AudioAnalysis, probeFormat } from '../../audio/analysis';
-import { call } from './accounts';
+import { call } from './http';
 
 /** Polls a status URL until the synthesis is no longer queued or processing. */
 export async function waitForSynthesis(baseUrl: string, statusUrl: string, token: string, timeoutMs = 90_000): Promise<any> {

@@ -5,19 +5,14 @@ import { applyGrant, reserve } from '../../db/ledger';
 import { ensureBillingSchedule } from '../../lib/billingSchedule';
 import { billingRefill } from '../../workflows';
 import { uniqueEmail } from '../helpers/accounts';
-import { createTestDeps, startTestWorker } from '../helpers/stack';
+import { useStack } from '../helpers/stack';
 
 describe('monthly billing refills', () => {
-  const deps = createTestDeps();
-  let worker: Awaited<ReturnType<typeof startTestWorker>>;
+  const { deps, worker } = useStack({ api: false, worker: true });
   let passwordHash: string;
 
   beforeAll(async () => {
-    [worker, passwordHash] = await Promise.all([startTestWorker(deps), hashPassword('correct horse battery staple')]);
-  });
-  afterAll(async () => {
-    await worker?.shutdown();
-    await deps.close();
+    passwordHash = await hashPassword('correct horse battery staple');
   });
 
   /** A verified account as signup leaves it: the free grant in the ledger. */
@@ -70,8 +65,7 @@ describe('monthly billing refills', () => {
     const id = await verifiedAt('2025-07-01T00:00:00.000Z');
     await deps.db('accounts').where({ id }).update({ credit_balance: 100 });
     await runRefill('2025-08-02T00:00:00.000Z');
-    await worker.shutdown();
-    worker = await startTestWorker(deps);
+    await worker.restart();
     await runRefill('2025-08-02T00:00:00.000Z');
     expect(await refills(id)).toEqual([{ reference: 'refill:2025-08-01T00:00:00.000Z', amount: '34900' }]);
     expect(await account(id)).toMatchObject({ credit_balance: '35000' });

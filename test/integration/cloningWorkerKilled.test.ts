@@ -1,7 +1,7 @@
 import { createAccount } from '../helpers/factories';
-import { call } from '../helpers/accounts';
+import { call } from '../helpers/http';
 import { makeSample, uploadSample } from '../helpers/samples';
-import { createTestDeps, type RunningApi, startApi } from '../helpers/stack';
+import { type RunningApi, useStack } from '../helpers/stack';
 import { killAllWorkerProcesses, spawnWorkerProcess } from '../helpers/workerProcess';
 
 async function voiceStatus(api: RunningApi, voiceId: string, token: string) {
@@ -9,15 +9,9 @@ async function voiceStatus(api: RunningApi, voiceId: string, token: string) {
 }
 
 describe('a worker killed while it clones a voice', () => {
-  const deps = createTestDeps();
-  let api: RunningApi;
-  beforeAll(async () => {
-    api = await startApi(deps);
-  });
-  afterAll(async () => {
+  const { deps, api, onClose } = useStack();
+  onClose(async () => {
     await killAllWorkerProcesses();
-    await api.close();
-    await deps.close();
   });
 
   it('leaves the voice to end ready after a new worker starts, never stuck in processing', async () => {

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { createCreditActivities } from '../../activities/credits';
 import type { ActivityDeps } from '../../activities';
-import { creditDeduction } from '../../workflows/creditDeduction';
-import { captureWorkflowId, type SynthesisRequest } from '../../workflows/contracts';
+import type { creditCapture } from '../../workflows/creditCapture';
+import { captureWorkflowId, CREDIT_CAPTURE_WORKFLOW_TYPE, type SynthesisRequest } from '../../workflows/contracts';
 import { createAccount } from '../helpers/factories';
 import { createTestDeps, startTestWorker } from '../helpers/stack';
 
@@ -115,7 +115,7 @@ describe('credit ledger steps', () => {
       await reserveSynthesis(wanted);
       const reference = wanted.synthesisId;
       const run = () =>
-        deps.temporal.workflow.execute(creditDeduction, {
+        deps.temporal.workflow.execute<typeof creditCapture>(CREDIT_CAPTURE_WORKFLOW_TYPE, {
           workflowId: captureWorkflowId(reference),
           taskQueue: worker.taskQueue,
           args: [{ accountId: id, reference, amount: 10 }],

@@ -7,7 +7,7 @@ import { audioKey, chunkPrefix } from '../../activities/synthesis';
 import { freePort, type Managed, startMinio } from '../../scripts/stack';
 import { reserveUpdate, synthesisWorkflowId, type SynthesisInput } from '../../workflows/contracts';
 import { synthesis } from '../../workflows/synthesis';
-import { call } from '../helpers/accounts';
+import { call } from '../helpers/http';
 import { createAccount, type TestAccount } from '../helpers/factories';
 import { createTestDeps, type RunningApi, startApi, startTestWorker } from '../helpers/stack';
 import { waitForSynthesis } from '../helpers/synthesis';

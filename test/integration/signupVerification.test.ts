@@ -1,8 +1,9 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import type { Knex } from 'knex';
 import { sha256 } from '../../lib/secrets';
-import { call, mailsTo, PASSWORD, uniqueEmail, waitForVerificationToken } from '../helpers/accounts';
-import { createTestDeps, type RunningApi, startApi, startTestWorker } from '../helpers/stack';
+import { mailsTo, PASSWORD, uniqueEmail, waitForVerificationToken } from '../helpers/accounts';
+import { call } from '../helpers/http';
+import { type RunningApi, startTestWorker, type TestDeps, useStack } from '../helpers/stack';
 import { killAllWorkerProcesses, spawnWorkerProcess, type WorkerProcess } from '../helpers/workerProcess';
 
 /**
@@ -14,8 +15,7 @@ import { killAllWorkerProcesses, spawnWorkerProcess, type WorkerProcess } from '
 
 jest.setTimeout(120_000);
 
-type Deps = ReturnType<typeof createTestDeps>;
-type TestWorker = Awaited<ReturnType<typeof startTestWorker>>;
+type Deps = TestDeps;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -123,17 +123,8 @@ async function expectCreditedOnce(deps: Deps, api: ReturnType<typeof client>, em
 }
 
 describe('signupVerification with the default TTL (API and worker in this process)', () => {
-  const deps = createTestDeps();
-  let api: RunningApi;
-  let worker: TestWorker;
+  const { deps, api } = useStack({ worker: true });
   const http = client(() => api);
-  beforeAll(async () => {
-    [api, worker] = await Promise.all([startApi(deps), startTestWorker(deps)]);
-  });
-  afterAll(async () => {
-    await Promise.allSettled([api?.close(), worker?.shutdown()]);
-    await deps.close();
-  });
 
   it('keeps the password, the verification token, the JWTs and the API key out of workflow history, memo and search attributes', async () => {
     const email = uniqueEmail('secrets');
@@ -249,17 +240,8 @@ describe('signupVerification with the default TTL (API and worker in this proces
 });
 
 describe('signupVerification with VERIFICATION_TTL=2', () => {
-  const deps = createTestDeps({ VERIFICATION_TTL: '2' });
-  let api: RunningApi;
-  let worker: TestWorker;
+  const { deps, api } = useStack({ worker: true, env: { VERIFICATION_TTL: '2' } });
   const http = client(() => api);
-  beforeAll(async () => {
-    [api, worker] = await Promise.all([startApi(deps), startTestWorker(deps)]);
-  });
-  afterAll(async () => {
-    await Promise.allSettled([api?.close(), worker?.shutdown()]);
-    await deps.close();
-  });
 
   it('expires an unverified signup, keeps the account unverified, and a resend starts a new run whose token verifies', async () => {
     const email = uniqueEmail('expiry');
@@ -328,17 +310,9 @@ describe('signupVerification with VERIFICATION_TTL=2', () => {
 });
 
 describe('signupVerification when the worker process is SIGKILLed between register and verify', () => {
-  const deps = createTestDeps();
-  let api: RunningApi;
+  const { deps, api, onClose } = useStack();
   const http = client(() => api);
-  beforeAll(async () => {
-    api = await startApi(deps);
-  });
-  afterAll(async () => {
-    await killAllWorkerProcesses();
-    await api?.close();
-    await deps.close();
-  });
+  onClose(killAllWorkerProcesses);
 
   it('verifies and grants once when the verify is sent while no worker runs and a new worker process starts later', async () => {
     const taskQueue = deps.config.TEMPORAL_TASK_QUEUE;
@@ -412,16 +386,8 @@ describe('signupVerification when the worker process is SIGKILLed between regist
 });
 
 describe('signupVerification when no worker serves the verify within its deadline', () => {
-  const deps = createTestDeps();
-  let api: RunningApi;
+  const { deps, api } = useStack();
   const http = client(() => api);
-  beforeAll(async () => {
-    api = await startApi(deps);
-  });
-  afterAll(async () => {
-    await api?.close();
-    await deps.close();
-  });
 
   // An update no worker takes within the API's deadline is a dependency problem: 503, not a bug.
   it('answers 503 service_unavailable with Retry-After when no worker serves the verify within the deadline', async () => {

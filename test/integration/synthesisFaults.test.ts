@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { audioKey, chunkKey } from '../../activities/synthesis';
-import { call } from '../helpers/accounts';
+import { call } from '../helpers/http';
 import { createAccount, type TestAccount } from '../helpers/factories';
 import { createObjectLister } from '../helpers/objects';
-import { createTestDeps, type RunningApi, startApi, startTestWorker } from '../helpers/stack';
+import { type RunningApi, type TestDeps, useStack } from '../helpers/stack';
 import { fetchAndMeasure, waitForSynthesis } from '../helpers/synthesis';
 import { killAllWorkerProcesses, spawnWorkerProcess, type WorkerProcess } from '../helpers/workerProcess';
 
@@ -16,8 +16,7 @@ import { killAllWorkerProcesses, spawnWorkerProcess, type WorkerProcess } from '
 
 jest.setTimeout(300_000);
 
-type Deps = ReturnType<typeof createTestDeps>;
-type TestWorker = Awaited<ReturnType<typeof startTestWorker>>;
+type Deps = TestDeps;
 type Family = 'v1' | 'unversioned';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -209,20 +208,11 @@ async function expectValidAudio(apiUrl: string, who: TestAccount, done: any) {
 }
 
 describe('synthesis queueing, cancellation and failure (API and worker in this process)', () => {
-  const deps = createTestDeps();
-  let api: RunningApi;
-  let worker: TestWorker;
+  const { deps, api, worker } = useStack({ worker: true });
   const h = harness(deps, () => api);
   /** Engine and ffmpeg activities running in this process's CPU-queue worker right now. */
   const cpuInFlight = () => worker.workers.find((each) => each.options.taskQueue.endsWith('-cpu'))!.getStatus().numInFlightActivities;
 
-  beforeAll(async () => {
-    [api, worker] = await Promise.all([startApi(deps), startTestWorker(deps)]);
-  });
-  afterAll(async () => {
-    await Promise.allSettled([api?.close(), worker?.shutdown()]);
-    await deps.close();
-  });
 
   it('keeps at most max_concurrent_syntheses (2) processing per account, reports the others queued, completes all four with real audio, and does not hold up another account', async () => {
     const [owner, other] = await Promise.all([createAccount(deps), createAccount(deps)]);
@@ -543,19 +533,10 @@ async function waitForWorkerReady(deps: Deps, worker: WorkerProcess, since: numb
 }
 
 describe('synthesis with the worker as a separate process (SIGKILL, no worker)', () => {
-  const deps = createTestDeps();
-  let api: RunningApi;
+  const { deps, api, onClose } = useStack();
   const h = harness(deps, () => api);
   const taskQueue = deps.config.TEMPORAL_TASK_QUEUE;
-
-  beforeAll(async () => {
-    api = await startApi(deps);
-  });
-  afterAll(async () => {
-    await killAllWorkerProcesses();
-    await api?.close();
-    await deps.close();
-  });
+  onClose(killAllWorkerProcesses);
 
   async function startWorker(): Promise<WorkerProcess> {
     const since = Date.now();

@@ -3,9 +3,10 @@ import { writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { call, PASSWORD, uniqueEmail, waitForVerificationToken } from '../helpers/accounts';
+import { PASSWORD, uniqueEmail, waitForVerificationToken } from '../helpers/accounts';
+import { call } from '../helpers/http';
 import { createAccount } from '../helpers/factories';
-import { createTestDeps, type RunningApi, startApi, startTestWorker } from '../helpers/stack';
+import { useStack } from '../helpers/stack';
 import { waitForSynthesis } from '../helpers/synthesis';
 
 /**
@@ -17,16 +18,7 @@ const record = process.env.RECORD_HISTORIES === '1' ? describe : describe.skip;
 const DIR = path.join(__dirname, 'histories');
 
 record('record workflow histories for replay tests', () => {
-  const deps = createTestDeps({ VERIFICATION_TTL: '2' });
-  let api: RunningApi;
-  let worker: Awaited<ReturnType<typeof startTestWorker>>;
-  beforeAll(async () => {
-    [api, worker] = await Promise.all([startApi(deps), startTestWorker(deps)]);
-  });
-  afterAll(async () => {
-    await Promise.all([api.close(), worker.shutdown()]);
-    await deps.close();
-  });
+  const { deps, api } = useStack({ worker: true, env: { VERIFICATION_TTL: '2' } });
 
   // The Temporal CLI writes the proto3 JSON that Worker.runReplayHistory reads.
   const temporalCli = path.join(process.env.OPENVOX_BIN_DIR ?? path.join(homedir(), '.cache', 'openvox', 'bin'), 'temporal');

@@ -9,7 +9,6 @@ import { buildWeb, webBuildIsStale } from '../../scripts/buildWeb';
 import { testEnvironment } from './testStack';
 
 declare global {
-  // eslint-disable-next-line no-var
   var __openvoxServices: Managed[] | undefined;
 }
 

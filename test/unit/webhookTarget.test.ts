@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { checkTargetUrl, isInternalAddress, TargetRefused } from '../../lib/webhookTarget';
 import { signatureHeader, signPayload, stableEventId } from '../../lib/webhooks';
 
@@ -34,7 +35,7 @@ describe('webhook target addresses', () => {
 describe('webhook signatures', () => {
   it('signs "<timestamp>.<body>" with HMAC-SHA256, newest secret first during a rotation', () => {
     const body = '{"id":"evt_1"}';
-    expect(signPayload('whsec_test', 1700000000, body)).toBe(require('node:crypto').createHmac('sha256', 'whsec_test').update(`1700000000.${body}`).digest('hex'));
+    expect(signPayload('whsec_test', 1700000000, body)).toBe(createHmac('sha256', 'whsec_test').update(`1700000000.${body}`).digest('hex'));
     expect(signatureHeader(['whsec_new', 'whsec_old'], 1, body)).toBe(`v1=${signPayload('whsec_new', 1, body)},v1=${signPayload('whsec_old', 1, body)}`);
   });
 

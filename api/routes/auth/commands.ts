@@ -25,11 +25,11 @@ export interface RegisterProps {
 }
 
 /** Creates the account, then starts its signup-verification workflow, which mails the link. */
-export async function registerAccount({ temporal, config }: ApiDeps, props: RegisterProps): Promise<Account> {
+export async function registerAccount({ db, temporal, config }: ApiDeps, props: RegisterProps): Promise<Account> {
   const passwordHash = await hashPassword(props.password);
   let account: Account;
   try {
-    account = await Account.query().insertAndFetch({ id: randomUUID(), email: props.email, name: props.name, password_hash: passwordHash });
+    account = await Account.query(db).insertAndFetch({ id: randomUUID(), email: props.email, name: props.name, password_hash: passwordHash });
   } catch (error) {
     if (violatedUniqueConstraint(error) === UNIQUE_EMAIL) throw emailTaken();
     throw error;
@@ -42,7 +42,7 @@ export async function registerAccount({ temporal, config }: ApiDeps, props: Regi
       args: [{ accountId: account.id, ttlSeconds: config.VERIFICATION_TTL }],
     });
   } catch (error) {
-    await Account.query().deleteById(account.id);
+    await Account.query(db).deleteById(account.id);
     throw error;
   }
   return account;
@@ -63,8 +63,8 @@ export async function verifyEmail({ db, temporal }: ApiDeps, token: string): Pro
 }
 
 /** Mails a new link to an unverified account; says nothing about whether the account exists. */
-export async function resendVerification({ temporal, config }: ApiDeps, email: string): Promise<void> {
-  const account = await Account.query().findOne({ email });
+export async function resendVerification({ db, temporal, config }: ApiDeps, email: string): Promise<void> {
+  const account = await Account.query(db).findOne({ email });
   if (!account || account.email_verified_at) return;
   // Signals the running workflow, or starts a new one if the last one expired.
   await temporal.workflow.signalWithStart(signupVerification, {
@@ -92,7 +92,7 @@ async function issueTokenPair({ db, tokens }: ApiDeps, accountId: string, family
 
 /** Checks the password (unknown emails cost the same), then opens a new refresh-token family. */
 export async function logIn(deps: ApiDeps, email: string, password: string): Promise<TokenPairOut> {
-  const account = await Account.query().findOne({ email });
+  const account = await Account.query(deps.db).findOne({ email });
   const valid = await verifyPassword(account?.password_hash ?? null, password);
   if (!account || !valid) throw authenticationFailed('Invalid email or password.');
   if (!account.email_verified_at) throw emailNotVerified();

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { Db } from '../../../db/knex';
 import type { Account } from '../../../db/models/Account';
+import { Voice } from '../../../db/models/Voice';
 import type { Usage } from './schema';
 
 /** The current period: the calendar month in UTC. */
@@ -14,7 +15,7 @@ export function currentPeriod(now = new Date()): { start: Date; end: Date } {
 /** Usage of the current period: syntheses that ended in it, and the clones that count against the plan. */
 export async function usageOf(db: Db, account: Account): Promise<z.output<typeof Usage>> {
   const { start, end } = currentPeriod();
-  const [plan, [syntheses], [voices], daily] = await Promise.all([
+  const [plan, [syntheses], clonedVoices, daily] = await Promise.all([
     db('subscription_plans').where({ id: account.subscription_tier }).first('max_cloned_voices'),
     db('syntheses')
       .where({ account_id: account.id })
@@ -27,7 +28,7 @@ export async function usageOf(db: Db, account: Account): Promise<z.output<typeof
         db.raw(`coalesce(sum(characters) filter (where status = 'completed'), 0)::int as characters_synthesized`),
         db.raw(`coalesce(sum(duration_seconds) filter (where status = 'completed'), 0)::float as audio_seconds`),
       ),
-    db('voices').where({ account_id: account.id, category: 'cloned' }).whereIn('status', ['processing', 'ready']).whereNull('deleted_at').count<{ count: string }[]>({ count: '*' }),
+    Voice.query(db).modify('countingTowardPlan', account).resultSize(),
     db('syntheses')
       .where({ account_id: account.id, status: 'completed' })
       .andWhere('completed_at', '>=', start)
@@ -49,7 +50,7 @@ export async function usageOf(db: Db, account: Account): Promise<z.output<typeof
     syntheses: syntheses.syntheses,
     syntheses_failed: syntheses.syntheses_failed,
     audio_seconds: Math.round(syntheses.audio_seconds * 100) / 100,
-    cloned_voices: Number(voices.count),
+    cloned_voices: clonedVoices,
     cloned_voices_limit: plan?.max_cloned_voices ?? 0,
     daily: daily.map((day: { date: string; syntheses: number; credits_used: number; audio_seconds: number }) => ({
       date: day.date,

@@ -6,7 +6,7 @@ import { problemResponses } from '../../openapi';
 import { presentPlan } from './presenter';
 import { PlanListQuery, PlanPage } from './schema';
 
-export function planRoutes({ config }: ApiDeps): Route[] {
+export function planRoutes({ config, db }: ApiDeps): Route[] {
   return [
     defineRoute({
       method: 'get',
@@ -19,7 +19,7 @@ export function planRoutes({ config }: ApiDeps): Route[] {
         ...problemResponses(400),
       },
       async handler(ctx, { query }) {
-        const plans = SubscriptionPlan.query().orderBy([{ column: 'price_cents' }, { column: 'sort_order' }]);
+        const plans = SubscriptionPlan.query(db).orderBy([{ column: 'price_cents' }, { column: 'sort_order' }]);
         const [count, rows] = await Promise.all([
           plans.clone().resultSize(),
           plans.clone().offset(offsetOf(query)).limit(query.page_size),

@@ -18,7 +18,7 @@ const presentProject = (project: Project) => ({
 const one = { description: 'The project', content: { 'application/json': { schema: ProjectOut } } };
 const paths = (suffix: string) => ({ v1: `/api/v1/projects/${suffix}`, unversioned: `/api/projects/${suffix}` });
 
-export function projectRoutes({ config }: ApiDeps): Route[] {
+export function projectRoutes({ config, db }: ApiDeps): Route[] {
   return [
     defineRoute({
       method: 'get',
@@ -29,9 +29,9 @@ export function projectRoutes({ config }: ApiDeps): Route[] {
       query: ProjectListQuery,
       responses: { 200: { description: 'A page of projects', content: { 'application/json': { schema: ProjectPage } } }, ...problemResponses(400, 401) },
       async handler(ctx, { account, query }) {
-        const projects = projectsOf(account);
+        const projects = projectsOf(db, account);
         const [count, rows] = await Promise.all([
-          Project.query().where({ account_id: account.id }).resultSize(),
+          Project.query(db).modify('ownedBy', account).resultSize(),
           projects
             .clone()
             .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
@@ -50,7 +50,7 @@ export function projectRoutes({ config }: ApiDeps): Route[] {
       body: ProjectCreateBody,
       responses: { 201: { ...one, description: 'Created' }, ...problemResponses(400, 401, 409) },
       async handler(ctx, { account, body }, family) {
-        const project = await createProject(account, body);
+        const project = await createProject(db, account, body);
         ctx.status = 201;
         ctx.set('Location', `${family === 'v1' ? '/api/v1' : '/api'}/projects/${project.id}/`);
         ctx.body = presentProject(project);
@@ -65,7 +65,7 @@ export function projectRoutes({ config }: ApiDeps): Route[] {
       params: ProjectParams,
       responses: { 200: one, ...problemResponses(401, 404) },
       async handler(ctx, { account, params }) {
-        ctx.body = presentProject(await findProject(account, params.id));
+        ctx.body = presentProject(await findProject(db, account, params.id));
       },
     }),
     defineRoute({
@@ -78,7 +78,7 @@ export function projectRoutes({ config }: ApiDeps): Route[] {
       body: ProjectUpdateBody,
       responses: { 200: one, ...problemResponses(400, 401, 404, 409) },
       async handler(ctx, { account, params, body }) {
-        ctx.body = presentProject(await updateProject(account, params.id, body));
+        ctx.body = presentProject(await updateProject(db, account, params.id, body));
       },
     }),
     defineRoute({
@@ -90,7 +90,7 @@ export function projectRoutes({ config }: ApiDeps): Route[] {
       params: ProjectParams,
       responses: { 204: { description: 'Deleted' }, ...problemResponses(401, 404) },
       async handler(ctx, { account, params }) {
-        await deleteProject(account, params.id);
+        await deleteProject(db, account, params.id);
         ctx.status = 204;
       },
     }),

@@ -2,6 +2,8 @@ import { WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, Workf
 import { CancelledFailure } from '@temporalio/common';
 import { randomUUID } from 'node:crypto';
 import type { Account } from '../../../db/models/Account';
+import { Project } from '../../../db/models/Project';
+import { Voice } from '../../../db/models/Voice';
 import { awaitBriefly, cpuTaskQueue } from '../../../lib/temporal';
 import {
   reserveUpdate,
@@ -39,17 +41,13 @@ async function checkRequest(deps: ApiDeps, account: Account, body: SynthesizeBod
   if (!plan.output_formats.includes(body.output_format)) {
     throw validationError({ output_format: [`Not available on the ${plan.name} plan.`] });
   }
-  const voice = await deps.db('voices')
-    .where({ id: body.voice_id })
-    .whereNull('deleted_at')
-    .andWhere((query) => query.where({ category: 'premade', available: true }).orWhere({ category: 'cloned', account_id: account.id }))
-    .first('id', 'status');
+  const voice = await Voice.query(deps.db).modify('visibleTo', account).findById(body.voice_id).select('id', 'status');
   if (!voice) throw validationError({ voice_id: ['Unknown voice.'] });
   if (voice.status === 'revoked') throw voiceConsentRevoked();
   if (voice.status !== 'ready') throw voiceNotReady();
   if (body.project_id !== undefined && body.project_id !== null) {
     const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(body.project_id);
-    const project = uuid ? await deps.db('projects').where({ id: body.project_id, account_id: account.id }).first('id') : null;
+    const project = uuid ? await Project.query(deps.db).modify('ownedBy', account).findById(body.project_id).select('id') : null;
     if (!project) throw validationError({ project_id: ['Unknown project.'] });
   }
   return { text, characters };

@@ -1,6 +1,7 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { createReadStream } from 'node:fs';
 import type { Account } from '../../../db/models/Account';
+import { Voice } from '../../../db/models/Voice';
 import { awaitBriefly, cpuTaskQueue } from '../../../lib/temporal';
 import type { VoiceCloningInput } from '../../../workflows/voiceCloning';
 import { voiceCloningWorkflowId as cloningWorkflowId, voiceDeletionWorkflowId } from '../../../workflows/contracts';
@@ -29,12 +30,8 @@ export async function startCloning(deps: ApiDeps, account: Account, sample: Acce
     voice = await db.transaction(async (trx) => {
       await trx('accounts').where({ id: account.id }).forUpdate().first('id');
       const plan = await trx('subscription_plans').where({ id: account.subscription_tier }).first('max_cloned_voices');
-      const [{ count }] = await trx('voices')
-        .where({ account_id: account.id, category: 'cloned' })
-        .whereIn('status', ['processing', 'ready'])
-        .whereNull('deleted_at')
-        .count<{ count: string }[]>({ count: '*' });
-      if (Number(count) >= plan.max_cloned_voices) throw planLimitReached(`Your plan allows ${plan.max_cloned_voices} cloned voices.`);
+      const count = await Voice.query(trx).modify('countingTowardPlan', account).resultSize();
+      if (count >= plan.max_cloned_voices) throw planLimitReached(`Your plan allows ${plan.max_cloned_voices} cloned voices.`);
       const [inserted] = await trx('voices')
         .insert({
           id: sample.voiceId,
@@ -83,11 +80,7 @@ export async function startCloning(deps: ApiDeps, account: Account, sample: Acce
 /** Premade voices are 403; another account's or unknown ones 404. A clone still processing is canceled first. */
 export async function deleteVoice(deps: ApiDeps, account: Account, id: string): Promise<void> {
   const { db, temporal } = deps;
-  const voice = await db('voices')
-    .where({ id })
-    .whereNull('deleted_at')
-    .andWhere((query) => query.where({ category: 'premade', available: true }).orWhere({ category: 'cloned', account_id: account.id }))
-    .first();
+  const voice = await Voice.query(db).modify('visibleTo', account).findById(id);
   if (!voice) throw notFound('No such voice.');
   if (voice.category === 'premade') throw permissionDenied('Premade voices cannot be deleted.');
   if (voice.status === 'processing') {

@@ -1,5 +1,6 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Account } from '../../../db/models/Account';
+import { Voice } from '../../../db/models/Voice';
 import { awaitBriefly } from '../../../lib/temporal';
 import { consentRevocationWorkflowId } from '../../../workflows/contracts';
 import { voiceDeletion } from '../../../workflows/deletion';
@@ -20,11 +21,7 @@ import type { VoiceRow } from './presenter';
  */
 export async function revokeConsent(deps: ApiDeps, account: Account, id: string): Promise<VoiceRow> {
   const { db, temporal, config } = deps;
-  const voice = await db('voices')
-    .where({ id })
-    .whereNull('deleted_at')
-    .andWhere((query) => query.where({ category: 'premade', available: true }).orWhere({ category: 'cloned', account_id: account.id }))
-    .first();
+  const voice = await Voice.query(db).modify('visibleTo', account).findById(id);
   if (!voice) throw notFound('No such voice.');
   if (voice.category === 'premade') throw permissionDenied('Premade voices have no consent to revoke.');
   if (voice.status === 'processing') {

@@ -1,4 +1,3 @@
-import type { Knex } from 'knex';
 import type { Account } from '../../../db/models/Account';
 import type { ApiDeps } from '../../deps';
 import { notFound } from '../../errors';
@@ -9,23 +8,11 @@ import { z } from 'zod';
 import { deleteVoice, startCloning } from './commands';
 import { revokeConsent } from './consent';
 import { CloneForm, receiveSample } from './upload';
-import { presentVoice, type VoiceRow } from './presenter';
+import { Voice } from '../../../db/models/Voice';
+import { presentVoice } from './presenter';
 import { MyVoicesQuery, VoiceListQuery, VoiceOut, VoicePage, VoiceParams } from './schema';
 
 export { presentVoice };
-
-/** Voices the caller may see: every available premade voice and the caller's own clones. */
-function visibleVoices(db: Knex, account: Account) {
-  return db('voices')
-    .whereNull('deleted_at')
-    .andWhere((query) => query.where({ category: 'premade', available: true }).orWhere({ category: 'cloned', account_id: account.id }));
-}
-
-/** `en` matches en, en-US, en-GB...; `en-us` matches en-US; case-insensitive. */
-function filterLanguage(query: Knex.QueryBuilder, language: string | undefined) {
-  if (!language) return;
-  query.where((inner) => inner.whereRaw('lower(language) = lower(?)', [language]).orWhereRaw("lower(language) like lower(?) || '-%'", [language]));
-}
 
 const json = (description: string, schema: unknown) => ({ description, content: { 'application/json': { schema } } }) as never;
 
@@ -33,18 +20,17 @@ export function voiceRoutes(deps: ApiDeps): Route[] {
   const { db, config } = deps;
   const list = (category: 'premade' | 'cloned' | undefined) =>
     async function handler(ctx: Parameters<Route['handler']>[0], { account, query }: { account: Account; query: { page: number; page_size: number; language?: string; category?: 'premade' | 'cloned' } }) {
-      const voices = visibleVoices(db, account);
+      const voices = Voice.query(db).modify('visibleTo', account).modify('language', query.language);
       const only = category ?? query.category;
       if (only) voices.where({ category: only });
-      filterLanguage(voices, query.language);
-      const [{ count }] = await voices.clone().count<{ count: string }[]>({ count: '*' });
+      const count = await voices.clone().resultSize();
       // The caller's clones first (newest first), then premade voices in catalog order.
-      const rows: VoiceRow[] = await voices
+      const rows = await voices
         .clone()
         .orderByRaw("case when category = 'cloned' then 0 else 1 end, case when category = 'cloned' then created_at end desc nulls last, sort_order, id")
         .offset(offsetOf(query))
         .limit(query.page_size);
-      ctx.body = presentPage(ctx, config.PUBLIC_URL, query, Number(count), rows.map(presentVoice));
+      ctx.body = presentPage(ctx, config.PUBLIC_URL, query, count, rows.map(presentVoice));
     };
 
   return [
@@ -122,7 +108,7 @@ export function voiceRoutes(deps: ApiDeps): Route[] {
       params: VoiceParams,
       responses: { 200: json('The voice', VoiceOut), ...problemResponses(401, 404) },
       async handler(ctx, { account, params }) {
-        const voice = await visibleVoices(db, account).andWhere({ id: params.id }).first();
+        const voice = await Voice.query(db).modify('visibleTo', account).findById(params.id);
         if (!voice) throw notFound('No such voice.');
         ctx.body = presentVoice(voice);
       },

@@ -1,20 +1,8 @@
+import type { VoiceRow } from '../../../db/models/Voice';
+
 /** A voice as the API presents it (both families alike); the webhook events carry it too. */
 
-export interface VoiceRow {
-  id: string;
-  name: string;
-  category: 'premade' | 'cloned';
-  language: string;
-  gender: string;
-  description: string;
-  status: 'processing' | 'ready' | 'failed' | 'revoked';
-  error: { code: string; message: string } | null;
-  similarity: number | null;
-  engine: string | null;
-  quality: 'neural' | 'classic' | null;
-  licence: string | null;
-  created_at: Date;
-}
+export type { VoiceRow };
 
 export const presentVoice = (voice: VoiceRow) => ({
   id: voice.id,

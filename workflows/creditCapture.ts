@@ -13,7 +13,11 @@ const { captureCredits } = proxyLocalActivities<Activities>({
  * exactly once, as its own workflow so an operator sees every charge in the
  * Temporal UI. The reservation it charges was made, and is otherwise
  * released, by the synthesis workflow that starts this one.
+ *
+ * Registered under the workflow type CREDIT_CAPTURE_WORKFLOW_TYPE
+ * ('creditDeduction', its name from before it only captured): start it by
+ * that name, never by this function (whose name would be the type).
  */
-export async function creditDeduction(input: CaptureInput): Promise<CaptureResult> {
+export async function creditCapture(input: CaptureInput): Promise<CaptureResult> {
   return await captureCredits(input);
 }

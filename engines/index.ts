@@ -1,4 +1,0 @@
-export * from './types';
-export * from './registry';
-export * from './catalog';
-export * from './samples';

@@ -1,0 +1,74 @@
+// Lint with type information: the rules below catch what tsc does not (a
+// promise nobody awaits, a name nobody reads, Node built-ins in workflow code,
+// which must stay deterministic).
+import tseslint from 'typescript-eslint';
+
+const nodeBuiltins = [
+  'assert',
+  'buffer',
+  'child_process',
+  'cluster',
+  'crypto',
+  'dgram',
+  'dns',
+  'events',
+  'fs',
+  'fs/promises',
+  'http',
+  'http2',
+  'https',
+  'net',
+  'os',
+  'path',
+  'perf_hooks',
+  'process',
+  'readline',
+  'stream',
+  'timers',
+  'tls',
+  'url',
+  'util',
+  'v8',
+  'vm',
+  'worker_threads',
+  'zlib',
+];
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', '.data/**', 'coverage/**', '**/*.js', '**/*.mjs', '**/*.cjs'] },
+  {
+    files: ['**/*.ts'],
+    languageOptions: {
+      parser: tseslint.parser,
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    plugins: { '@typescript-eslint': tseslint.plugin },
+    linterOptions: { reportUnusedDisableDirectives: 'error' },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true }],
+      '@typescript-eslint/no-require-imports': 'error',
+      'no-restricted-syntax': [
+        'error',
+        {
+          // Models are bound to no pool (db/knex.ts): a query names its own.
+          selector: "CallExpression[arguments.length=0][callee.type='MemberExpression'][callee.property.name='query'][callee.object.name=/^[A-Z]/]",
+          message: 'Pass the knex instance or transaction: Model.query(db).',
+        },
+      ],
+    },
+  },
+  {
+    // Workflow code is replayed: it must not reach the clock, the disk or randomness through Node.
+    files: ['workflows/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [{ group: ['node:*'], message: 'Workflow code is deterministic: no Node built-ins (put it in an activity).' }],
+          paths: nodeBuiltins.map((name) => ({ name, message: 'Workflow code is deterministic: no Node built-ins (put it in an activity).' })),
+        },
+      ],
+    },
+  },
+);
