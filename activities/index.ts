@@ -11,6 +11,7 @@ import { createSignupActivities } from './signup';
 import { createSynthesisActivities } from './synthesis';
 import { createSystemCheckActivities } from './systemCheck';
 import { createWebhookActivities } from './webhooks';
+import { createPreviewActivities } from './previews';
 
 /** What activities are given; tests build it with real or test resources. */
 export interface ActivityDeps {
@@ -33,6 +34,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createCloningActivities(deps),
     ...createBillingActivities(deps),
     ...createWebhookActivities(deps),
+    ...createPreviewActivities(deps),
   };
 }
 

@@ -21,12 +21,13 @@ import { planRoutes } from './routes/plans';
 import { projectRoutes } from './routes/projects';
 import { ttsRoutes } from './routes/tts';
 import { voiceRoutes } from './routes/voices';
+import { voicePreviewRoutes } from './routes/voices/preview';
 import { webhookRoutes } from './routes/webhooks';
 import { version } from '../package.json';
 
 /** Every resource's routes; each is mounted in both families from the same handler. */
 export function resourceRoutes(deps: ApiDeps): Route[] {
-  return [...authRoutes(deps), ...apiKeyRoutes(deps), ...projectRoutes(deps), ...voiceRoutes(deps), ...ttsRoutes(deps), ...planRoutes(deps), ...openAiRoutes(deps), ...webhookRoutes(deps)];
+  return [...authRoutes(deps), ...apiKeyRoutes(deps), ...projectRoutes(deps), ...voiceRoutes(deps), ...voicePreviewRoutes(deps), ...ttsRoutes(deps), ...planRoutes(deps), ...openAiRoutes(deps), ...webhookRoutes(deps)];
 }
 
 export function createApp(deps: ApiDeps): Koa {

@@ -8,3 +8,4 @@ export { voiceCloning } from './voiceCloning';
 export { billingRefill } from './billingRefill';
 export { benchCreditShape, benchNoop, benchSynthesisShape } from './benchmark';
 export { webhookDelivery } from './webhookDelivery';
+export { voicePreview } from './voicePreview';

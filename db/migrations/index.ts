@@ -9,6 +9,7 @@ import * as losslessNumbers from './007_lossless_numbers';
 import * as voiceEngineFields from './008_voice_engine_fields';
 import * as streamedSyntheses from './009_streamed_syntheses';
 import * as webhooks from './010_webhooks';
+import * as voicePreviews from './012_voice_previews';
 
 /**
  * Migrations are listed here in order rather than discovered on disk, so the
@@ -25,6 +26,7 @@ const migrations: Record<string, Knex.Migration> = {
   '008_voice_engine_fields': voiceEngineFields,
   '009_streamed_syntheses': streamedSyntheses,
   '010_webhooks': webhooks,
+  '012_voice_previews': voicePreviews,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -21,7 +21,6 @@ const SENTENCES = [
   "A neural voice learns its timing and tone from hours of recordings, so it pauses where a reader would pause; it doesn't rush.",
   'On 12 March the team paid $42 for 1,234 printed pages, which Dr. Smith of the U.S. office signed.',
   'Does it always get it right? Not quite, but it sounds far less robotic than the classic engines did.',
-  'The quick brown fox jumps over the lazy dog, then it runs back home again to rest for a while.',
 ];
 const TEXT = SENTENCES.join(' ');
 const WORD = /[\p{L}\p{M}\p{N}]+(?:['’.,-][\p{L}\p{M}\p{N}]+)*/gu;
@@ -33,7 +32,7 @@ let owner: TestAccount;
 let stranger: TestAccount;
 
 beforeAll(async () => {
-  [api, worker, owner, stranger] = await Promise.all([startApi(deps), startTestWorker(deps), createAccount(deps, { credits: 200_000 }), createAccount(deps)]);
+  [api, worker, owner, stranger] = await Promise.all([startApi(deps), startTestWorker(deps), createAccount(deps, { credits: 20_000 }), createAccount(deps)]);
 });
 afterAll(async () => {
   await Promise.all([api.close(), worker.shutdown()]);
@@ -42,20 +41,25 @@ afterAll(async () => {
 
 const get = (url: string, token = owner.access) => fetch(`${api.url}${url}`, { headers: { Authorization: `Bearer ${token}` } });
 
-async function synthesize(family: '/api/v1' | '/api', body: Record<string, unknown>) {
-  const accepted = await call(api.url, 'POST', `${family}/tts/synthesize/`, { text: TEXT, ...body }, owner.access);
+async function synthesize(family: '/api/v1' | '/api', body: Record<string, unknown>, account = owner) {
+  let accepted = await call(api.url, 'POST', `${family}/tts/synthesize/`, { text: TEXT, ...body }, account.access);
+  // A loaded machine may answer 503 with Retry-After (the workflow did not answer the reservation in time): a client retries.
+  for (let attempt = 0; accepted.status === 503 && attempt < 3; attempt++) {
+    await new Promise((resolve) => setTimeout(resolve, Number(accepted.headers.get('retry-after') ?? 1) * 1000));
+    accepted = await call(api.url, 'POST', `${family}/tts/synthesize/`, { text: TEXT, ...body }, account.access);
+  }
   expect(accepted.status).toBe(202);
   const id: string = accepted.body.id ?? accepted.body.task_id;
   const statusUrl = family === '/api/v1' ? `/api/v1/tts/history/${id}/status/` : `/api/tts/status/${id}/`;
-  const done = await waitForSynthesis(api.url, statusUrl, owner.access, 240_000);
+  const done = await waitForSynthesis(api.url, statusUrl, account.access, 540_000);
   expect(done.status).toBe('completed');
   const timestampsUrl = family === '/api/v1' ? `/api/v1/tts/history/${id}/timestamps/` : `/api/tts/timestamps/${id}/`;
-  return { id, done, timestampsUrl };
+  return { id, done, timestampsUrl, account };
 }
 
 /** Mean level (dBFS) of the delivered audio between two times. */
-async function levels(audioUrl: string) {
-  const bytes = Buffer.from(await (await get(audioUrl)).arrayBuffer());
+async function levels(audioUrl: string, token: string) {
+  const bytes = Buffer.from(await (await get(audioUrl, token)).arrayBuffer());
   const dir = await mkdtemp(path.join(tmpdir(), 'openvox-ts-'));
   try {
     await writeFile(path.join(dir, 'audio'), bytes);
@@ -75,21 +79,30 @@ async function levels(audioUrl: string) {
 const cases = [
   ['en-us-joe', '/api/v1', 1, 'wav'],
   ['en-us-joe', '/api', 1.5, 'mp3'],
-  ['en-us-slt', '/api/v1', 1.5, 'wav'],
-  ['en-us-slt', '/api', 1, 'ogg'],
+  ['en-us-slt', '/api/v1', 1.5, 'ogg'],
 ] as const;
+
+// Submitted together, each by its own account (a free plan runs two at once): the worker renders them side by side.
+const jobs = new Map<string, Promise<Awaited<ReturnType<typeof synthesize>>>>();
+beforeAll(async () => {
+  for (const [voice, family, speed, format] of cases) {
+    const account = await createAccount(deps, { credits: 10_000 });
+    const job = synthesize(family, { voice_id: voice, speed, output_format: format }, account);
+    job.catch(() => undefined);
+    jobs.set(`${voice}${family}${speed}`, job);
+  }
+});
 
 describe.each(cases)('%s in the %s family at speed %s (%s)', (voice, family, speed, format) => {
   let job: Promise<Awaited<ReturnType<typeof synthesize>>>;
   beforeAll(() => {
-    job = synthesize(family, { voice_id: voice, speed, output_format: format });
-    job.catch(() => undefined);
+    job = jobs.get(`${voice}${family}${speed}`)!;
   });
 
   it('gives every word of the text, in order, mapped to its characters, timed within the audio', async () => {
-    const { done, timestampsUrl } = await job;
+    const { done, timestampsUrl, account } = await job;
     expect(done.duration_seconds).toBeGreaterThan(10 / speed);
-    const response = await get(timestampsUrl);
+    const response = await get(timestampsUrl, account.access);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
     const { words } = (await response.json()) as { words: Array<{ word: string; start: number; end: number; char_start: number; char_end: number }> };
@@ -110,7 +123,7 @@ describe.each(cases)('%s in the %s family at speed %s (%s)', (voice, family, spe
     for (let i = 1; i < firsts.length; i++) expect(firsts[i].start).toBeGreaterThan(firsts[i - 1].end);
 
     // The times say where the speech is: the words are loud, the gaps between sentences are quiet.
-    const level = await levels(done.audio_url);
+    const level = await levels(done.audio_url, account.access);
     const spoken = words.filter((word) => word.end - word.start > 0.08);
     const loud = spoken.filter((word) => level(word.start, word.end) > -45);
     expect(loud.length / spoken.length).toBeGreaterThan(0.95);
@@ -119,16 +132,16 @@ describe.each(cases)('%s in the %s family at speed %s (%s)', (voice, family, spe
       const before = words[words.indexOf(firsts[i]) - 1];
       if (firsts[i].start - before.end > 0.15) expect(level(before.end + 0.03, firsts[i].start - 0.03)).toBeLessThan(speechLevel - 15);
     }
-  }, 300_000);
+  }, 600_000);
 
   it('gives SRT and WebVTT captions whose cues cover the words in order', async () => {
-    const { done, timestampsUrl } = await job;
+    const { done, timestampsUrl, account } = await job;
     const time = (clock: string) => {
       const [h, m, s] = clock.replace(',', '.').split(':');
       return Number(h) * 3600 + Number(m) * 60 + Number(s);
     };
     for (const [format, contentType, separator] of [['srt', 'application/x-subrip', ','], ['vtt', 'text/vtt', '.']] as const) {
-      const response = await get(`${timestampsUrl}?format=${format}`);
+      const response = await get(`${timestampsUrl}?format=${format}`, account.access);
       expect(response.status).toBe(200);
       expect(response.headers.get('content-type')).toContain(contentType);
       let body = await response.text();
@@ -156,7 +169,7 @@ describe.each(cases)('%s in the %s family at speed %s (%s)', (voice, family, spe
       expect(previous).toBeLessThanOrEqual(done.duration_seconds + 0.01);
       expect(texts.join(' ').match(WORD)).toEqual(TEXT.match(WORD));
     }
-  }, 300_000);
+  }, 600_000);
 });
 
 describe('without timestamps', () => {

@@ -13,10 +13,12 @@ export interface VoiceRow {
   engine: string | null;
   quality: 'neural' | 'classic' | null;
   licence: string | null;
+  /** The stored preview (premade voices, once rendered: activities/previews.ts). */
+  preview_key?: string | null;
   created_at: Date;
 }
 
-export const presentVoice = (voice: VoiceRow) => ({
+export const presentVoice = (voice: VoiceRow, family: 'v1' | 'unversioned' = 'v1') => ({
   id: voice.id,
   name: voice.name,
   category: voice.category,
@@ -29,5 +31,7 @@ export const presentVoice = (voice: VoiceRow) => ({
   engine: voice.engine ?? null,
   quality: voice.quality ?? null,
   licence: voice.licence ?? null,
+  // Public and shared by every account (a premade voice's sample), so served without a token.
+  preview_url: voice.category === 'premade' && voice.preview_key ? `${family === 'v1' ? '/api/v1' : '/api'}/voices/${voice.id}/preview/` : null,
   created_at: voice.created_at.toISOString(),
 });
