@@ -54,7 +54,7 @@ function tree(root: number): number[] {
 }
 
 async function main() {
-  const stack = await startIsolatedStack({ name: 'rss', env: { VOICE_PREVIEWS: 'false' } });
+  const stack = await startIsolatedStack({ name: 'rss', env: { VOICE_PREVIEWS: 'false', WORKER_METRICS_PORT: '0' } });
   try {
     await stack.startWorkers(1);
     await stack.startApi();
