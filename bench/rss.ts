@@ -10,10 +10,12 @@ import { startIsolatedStack } from '../scripts/isolatedStack';
  * idle worker's RSS measured in the same run.
  *
  *   npm run build && node dist/bench/rss.js   (BENCH_RSS_N=20, BENCH_RSS_CHARS=5000)
+ *   BENCH_RSS_SECONDS=600 stops sampling after that long (a loaded machine) and says how far it got.
  */
 
 const N = Number(process.env.BENCH_RSS_N ?? 20);
 const CHARS = Number(process.env.BENCH_RSS_CHARS ?? 5000);
+const LIMIT_SECONDS = Number(process.env.BENCH_RSS_SECONDS ?? 0);
 const SENTENCES = [
   'Speech synthesis turns written words into sound for every listener.',
   'A neural voice learns its timing and tone from hours of recordings, so it pauses where a reader would pause.',
@@ -73,7 +75,8 @@ async function main() {
     }, 250);
     const started = performance.now();
     const body = text(CHARS);
-    await Promise.all(
+    let completed = 0;
+    const all = Promise.all(
       accounts.map(async (account) => {
         const headers = { 'Content-Type': 'application/json', Authorization: `Bearer ${account.token}` };
         const response = await fetch(`${stack.apiUrl}/api/v1/tts/synthesize/`, { method: 'POST', headers, body: JSON.stringify({ text: body, voice_id: 'en-us-joe' }) });
@@ -81,13 +84,19 @@ async function main() {
         const { status_url } = (await response.json()) as { status_url: string };
         for (;;) {
           const status = (await (await fetch(`${stack.apiUrl}${status_url}`, { headers })).json()) as { status: string };
-          if (status.status === 'completed') return;
+          if (status.status === 'completed') {
+            completed += 1;
+            return;
+          }
           if (status.status !== 'queued' && status.status !== 'processing') throw new Error(`synthesis ${status.status}`);
           await new Promise((resolve) => setTimeout(resolve, 1000));
         }
       }),
     );
+    const limit = LIMIT_SECONDS > 0 ? new Promise<void>((resolve) => setTimeout(resolve, LIMIT_SECONDS * 1000)) : new Promise<void>(() => {});
+    await Promise.race([all, limit]);
     clearInterval(sampler);
+    const [{ progress }] = await stack.db('syntheses').avg({ progress: 'progress' });
     const mib = (value: number) => `${(value / 1024).toFixed(0)} MiB`;
     const peakWorker = kib(workerPid, 'VmHWM');
     console.log(`| figure | value | baseline (idle worker, same run) | ratio |\n|---|---|---|---|`);
@@ -95,6 +104,8 @@ async function main() {
     console.log(`| worker + its processes (Piper hosts, espeak-ng, ffmpeg), peak summed RSS | ${mib(peakTree)} | ${mib(idle)} | ${(peakTree / idle).toFixed(2)} |`);
     console.log(`| Piper host processes at once, peak | ${peakHosts} | | |`);
     console.log(`| wall time | ${((performance.now() - started) / 1000).toFixed(0)} s | | |`);
+    console.log(`| syntheses completed | ${completed} of ${N} | | |`);
+    console.log(`| mean progress of the ${N} syntheses | ${Number(progress).toFixed(2)} | | |`);
   } finally {
     await stack.close();
   }
