@@ -14,7 +14,7 @@ import { recognize, wordErrors } from './measures';
  * on the same six everyday sentences as bench/quality.ts, for the neural
  * voice against the classic ones, each twice: as the service delivers it
  * (renderChunk + finishAudio: trims, loudness) and as its engine alone writes
- * it. pocketsphinx is a weak recognizer: what matters is the ratio between
+ * it, each sentence heard on its own. pocketsphinx is a weak recognizer: what matters is the ratio between
  * voices measured in the same run, not the absolute figure.
  *
  *   npm run build && node dist/bench/wer.js [voice id ...]
@@ -51,16 +51,17 @@ async function main() {
         console.log(`${id}: ${voice.engine} voice not installed, skipped`);
         continue;
       }
+      // Sentence by sentence in both, so the recognizer hears the same units.
       const service = async () => {
-        const chunks: string[] = [];
-        for (const text of TEXTS) {
+        let text = '';
+        for (const sentence of TEXTS) {
+          const chunk = file();
+          await renderChunk({ voice, text: sentence, speed: 1, emotion: 'neutral', outPath: chunk, engines });
           const outPath = file();
-          await renderChunk({ voice, text, speed: 1, emotion: 'neutral', outPath, engines });
-          chunks.push(outPath);
+          await finishAudio({ chunks: [chunk], speed: 1, pitch: 0, emotion: 'neutral', format: 'wav', outPath });
+          text += ` ${(await heard(outPath)) ?? ''}`;
         }
-        const outPath = file();
-        await finishAudio({ chunks, speed: 1, pitch: 0, emotion: 'neutral', format: 'wav', outPath });
-        return heard(outPath);
+        return text;
       };
       const raw = async () => {
         let text = '';
