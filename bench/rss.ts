@@ -38,6 +38,15 @@ const kib = (pid: number, field: 'VmRSS' | 'VmHWM') => {
   }
 };
 
+/** A process's command line, '' once it has exited (engines come and go between two reads). */
+const cmdline = (pid: number) => {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
+  } catch {
+    return '';
+  }
+};
+
 /** The pids of `root` and every process below it. */
 function tree(root: number): number[] {
   const parent = new Map<number, number>();
@@ -62,7 +71,7 @@ async function main() {
     await stack.startApi();
     const worker = stack.workers()[0];
     if (!worker?.pid) throw new Error('no worker process');
-    const workerPid = tree(worker.pid).find((pid) => pid !== worker.pid && /worker\/main\.js/.test(readFileSync(`/proc/${pid}/cmdline`, 'utf8'))) ?? worker.pid;
+    const workerPid = tree(worker.pid).find((pid) => pid !== worker.pid && /worker\/main\.js/.test(cmdline(pid))) ?? worker.pid;
     const idle = kib(workerPid, 'VmRSS');
     const accounts = await stack.createAccounts(N, { credits: 1_000_000 });
     let peakTree = 0;
@@ -70,7 +79,7 @@ async function main() {
     const sampler = setInterval(() => {
       const pids = tree(workerPid);
       peakTree = Math.max(peakTree, pids.reduce((sum, pid) => sum + kib(pid, 'VmRSS'), 0));
-      const hosts = pids.filter((pid) => pid !== workerPid && /piper\/host\./.test(readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ')));
+      const hosts = pids.filter((pid) => pid !== workerPid && /piper\/host\./.test(cmdline(pid)));
       peakHosts = Math.max(peakHosts, hosts.length);
     }, 250);
     const started = performance.now();
