@@ -3,8 +3,7 @@ import { previewKey, previewVersion } from '../activities/previews';
 import type { Db } from '../db/knex';
 import type { Config } from './config';
 import { cpuTaskQueue } from './temporal';
-
-export const voicePreviewWorkflowId = (voiceId: string, version: string) => `voice-preview:${voiceId}:${version}`;
+import { voicePreviewWorkflowId } from '../workflows/contracts';
 
 /**
  * Starts the preview workflow of every available premade voice whose stored

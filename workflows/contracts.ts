@@ -11,6 +11,8 @@ export const synthesisWorkflowId = (synthesisId: string) => `synthesis:${synthes
 export const captureWorkflowId = (synthesisId: string) => `credits:capture:${synthesisId}`;
 export const synthesisDeletionWorkflowId = (synthesisId: string) => `synthesis-deletion:${synthesisId}`;
 export const voiceDeletionWorkflowId = (voiceId: string) => `voice-deletion:${voiceId}`;
+/** A premade voice's preview, per version of what shapes its sound (activities/previews.ts). */
+export const voicePreviewWorkflowId = (voiceId: string, version: string) => `voice-preview:${voiceId}:${version}`;
 
 export type SynthesisStatus = 'queued' | 'processing' | 'completed' | 'failed' | 'canceled';
 
