@@ -12,6 +12,7 @@ import { createSignupActivities } from './signup';
 import { createSynthesisActivities } from './synthesis';
 import { createSystemCheckActivities } from './systemCheck';
 import { createWebhookActivities } from './webhooks';
+import { createPreviewActivities } from './previews';
 
 /** What activities are given; tests build it with real or test resources. */
 export interface ActivityDeps {
@@ -35,6 +36,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createBillingActivities(deps),
     ...createWebhookActivities(deps),
     ...createPrivacyActivities(deps),
+    ...createPreviewActivities(deps),
   };
 }
 

@@ -14,6 +14,8 @@ import type { StoredVoiceProfile } from './cloning';
 import { slotFreedSignal, synthesisWorkflowId } from '../workflows/contracts';
 import { notifyProgress, PROGRESS_CHANNEL } from '../lib/progress';
 import { createWebhookAnnouncer } from './webhooks';
+import { loadChunkWords, storeChunkWords, storeTimestamps, timestampsKey } from './timestamps';
+import type { TimedWord } from '../audio/timestamps';
 
 /** Characters per chunk: small enough to render in parallel, large enough to keep prosody natural. */
 export const CHUNK_CHARS = 400;
@@ -103,13 +105,15 @@ export function createSynthesisActivities(deps: ActivityDeps) {
   /** Renders one chunk of a synthesis's text with its voice and voicing. */
   const render = ({ voice, voicing }: Job, text: string, outPath: string, signal: AbortSignal) => renderChunk({ voice, text, ...voicing, outPath, engines, signal });
 
-  /** Joins rendered chunks, normalizes and encodes them, and stores the audio under its final key. */
-  const finishAndStore = async ({ synthesis, voicing }: Job, chunks: string[], dir: string, signal: AbortSignal): Promise<FinishedAudio> => {
+  /** Joins rendered chunks, normalizes and encodes them, and stores the audio under its final key (and its word timestamps beside it). */
+  const finishAndStore = async ({ synthesis, voicing }: Job, chunks: string[], dir: string, signal: AbortSignal, words: Array<TimedWord[] | undefined>): Promise<FinishedAudio> => {
     const outPath = path.join(dir, `out.${synthesis.output_format}`);
     const result = await finishAudio({ chunks, ...voicing, format: synthesis.output_format as OutputFormat, outPath, signal });
     unlessCanceled(signal);
     const key = audioKey(synthesis.account_id, synthesis.id, synthesis.output_format);
     await storage.put(key, await readFile(outPath), result.contentType);
+    const timing = { text: synthesis.text, chunkTexts: textChunks(synthesis), chunkPaths: chunks, words, voicing };
+    await storeTimestamps(storage, timestampsKey(synthesis.account_id, synthesis.id), timing);
     return { audioKey: key, bytes: result.bytes, durationSeconds: result.durationSeconds };
   };
 
@@ -155,8 +159,10 @@ export function createSynthesisActivities(deps: ActivityDeps) {
         const result = await withHeartbeat((signal) =>
           inTempDir(async (dir) => {
             const outPath = path.join(dir, 'chunk.wav');
-            const { durationSeconds } = await render(job, text, outPath, signal);
+            const { durationSeconds, words } = await render(job, text, outPath, signal);
             unlessCanceled(signal);
+            // The words first: a streaming client takes the chunk's arrival as the render's end.
+            await storeChunkWords(storage, chunkPrefix(synthesisId), index, words);
             await storage.put(chunkKey(synthesisId, index), await readFile(outPath), 'audio/wav');
             return { seconds: durationSeconds };
           }),
@@ -178,7 +184,7 @@ export function createSynthesisActivities(deps: ActivityDeps) {
             const chunks = Array.from({ length: chunkCount }, (_, index) => path.join(dir, `chunk-${index}.wav`));
             await Promise.all(chunks.map(async (chunk, index) => pipeline(await storage.get(chunkKey(synthesisId, index)), createWriteStream(chunk))));
             // The chunks stay until the synthesis is recorded: a retry of this step still finds them.
-            return finishAndStore(job, chunks, dir, signal);
+            return finishAndStore(job, chunks, dir, signal, await loadChunkWords(storage, chunkPrefix(synthesisId), chunkCount));
           }),
         );
       });
@@ -197,9 +203,9 @@ export function createSynthesisActivities(deps: ActivityDeps) {
         return withHeartbeat((signal) =>
           inTempDir(async (dir) => {
             const chunkPath = path.join(dir, 'chunk.wav');
-            await render(job, text, chunkPath, signal);
+            const { words } = await render(job, text, chunkPath, signal);
             unlessCanceled(signal);
-            return finishAndStore(job, [chunkPath], dir, signal);
+            return finishAndStore(job, [chunkPath], dir, signal, [words]);
           }),
         );
       });
@@ -233,6 +239,7 @@ export function createSynthesisActivities(deps: ActivityDeps) {
       await db('syntheses').where({ id: synthesisId }).whereNull('deleted_at').update({ deleted_at: db.fn.now(), updated_at: db.fn.now() });
       await storage.removePrefix(chunkPrefix(synthesisId));
       await storage.remove(audioKey(synthesis.account_id, synthesisId, synthesis.output_format));
+      await storage.remove(timestampsKey(synthesis.account_id, synthesisId));
       await db('syntheses').where({ id: synthesisId }).update({ audio_key: null });
     },
 
@@ -249,6 +256,7 @@ export function createSynthesisActivities(deps: ActivityDeps) {
       await storage.removePrefix(chunkPrefix(input.synthesisId));
       await storage.remove(audioKey(synthesis.account_id, input.synthesisId, synthesis.output_format));
       jobs.forget(input.synthesisId);
+      await storage.remove(timestampsKey(synthesis.account_id, input.synthesisId));
     },
   };
 }

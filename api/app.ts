@@ -22,6 +22,7 @@ import { planRoutes } from './routes/plans';
 import { projectRoutes } from './routes/projects';
 import { ttsRoutes } from './routes/tts';
 import { voiceRoutes } from './routes/voices';
+import { voicePreviewRoutes } from './routes/voices/preview';
 import { webhookRoutes } from './routes/webhooks';
 import { sessionRoutes } from './routes/session';
 import { webApp } from './web';
@@ -29,7 +30,7 @@ import { version } from '../package.json';
 
 /** Every resource's routes; each is mounted in both families from the same handler. */
 export function resourceRoutes(deps: ApiDeps): Route[] {
-  return [...authRoutes(deps), ...apiKeyRoutes(deps), ...projectRoutes(deps), ...voiceRoutes(deps), ...ttsRoutes(deps), ...planRoutes(deps), ...openAiRoutes(deps), ...webhookRoutes(deps), ...sessionRoutes(deps), ...accountRoutes(deps)];
+  return [...authRoutes(deps), ...apiKeyRoutes(deps), ...projectRoutes(deps), ...voiceRoutes(deps), ...voicePreviewRoutes(deps), ...ttsRoutes(deps), ...planRoutes(deps), ...openAiRoutes(deps), ...webhookRoutes(deps), ...sessionRoutes(deps), ...accountRoutes(deps)];
 }
 
 export function createApp(deps: ApiDeps): Koa {

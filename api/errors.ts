@@ -68,6 +68,8 @@ export const voiceNotReady = () => new ApiError(409, 'voice_not_ready', 'Voice n
 export const voiceConsentRevoked = () =>
   new ApiError(409, 'voice_consent_revoked', 'Voice consent revoked', 'The consent for this cloned voice was revoked; it can no longer be used.');
 export const notReady = () => new ApiError(409, 'not_ready', 'Not ready', 'The synthesis has not completed.');
+export const timestampsUnavailable = () =>
+  new ApiError(409, 'timestamps_unavailable', 'Timestamps unavailable', "This synthesis has no word timestamps: its voice's engine does not report timing (or it was made before the service kept them).");
 export const idempotencyKeyInUse = () =>
   new ApiError(409, 'idempotency_key_in_use', 'Idempotency key in use', 'A request with this Idempotency-Key is still being processed.');
 export const payloadTooLarge = (detail = 'The request body is too large.') =>

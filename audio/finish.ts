@@ -121,8 +121,7 @@ export async function finishAudio(input: FinishAudioInput): Promise<FinishAudioR
   if (!(format in ENCODERS)) throw new RangeError(`output_format: must be one of ${Object.keys(ENCODERS).join(', ')}`);
   if (chunks.length === 0) throw new RangeError('finishAudio needs at least one chunk');
   const preset = EMOTION_PRESETS[input.emotion];
-  // The chunks carry the emotion's rate and the speed; the pauses between them scale the same way.
-  const pause = new Int16Array(Math.round(((input.pauseSeconds ?? 0.35) / (preset.rate * input.speed)) * OUTPUT_SAMPLE_RATE));
+  const pause = new Int16Array(pauseSamples(input));
 
   const pieces: Int16Array[] = [];
   for (const [index, chunk] of chunks.entries()) {
@@ -149,6 +148,11 @@ export async function finishAudio(input: FinishAudioInput): Promise<FinishAudioR
   }
   const bytes = (await stat(outPath)).size;
   return { durationSeconds: sampleCount / OUTPUT_SAMPLE_RATE, contentType: CONTENT_TYPES[format], bytes };
+}
+
+/** The pause between two chunks, in samples: the chunks carry the emotion's rate and the speed, and the pauses scale the same way. */
+export function pauseSamples(input: Pick<FinishAudioInput, 'pauseSeconds' | 'speed' | 'emotion'>): number {
+  return Math.round(((input.pauseSeconds ?? 0.35) / (EMOTION_PRESETS[input.emotion].rate * input.speed)) * OUTPUT_SAMPLE_RATE);
 }
 
 function encode(pcm: readonly Int16Array[], format: OutputFormat, outPath: string, signal?: AbortSignal) {

@@ -3,7 +3,8 @@ import path from 'node:path';
 import type { PremadeVoice } from '../engines/catalog';
 import { getEngine, type EngineRegistry, sharedEngines } from '../engines/registry';
 import { withTempDir } from '../engines/process';
-import { enginePitchRange } from '../engines/types';
+import { enginePitchRange, type EngineTiming } from '../engines/types';
+import { chunkWordTimes, type TimedWord } from './timestamps';
 import { ffmpeg, fileUrl } from './ffmpeg';
 import { type VoiceProfileAdjustment, type Voicing, voicingFilters } from './finish';
 import { assertProsody, type Emotion, EMOTION_PRESETS, planEmotionRate, residualTempo } from './prosody';
@@ -31,6 +32,8 @@ export interface RenderChunkInput {
 
 export interface RenderChunkResult {
   durationSeconds: number;
+  /** The chunk's words in its time and offsets into `text` (audio/timestamps.ts); absent when the engine gives no timing. */
+  words?: TimedWord[];
 }
 
 // Engines pad with silence; trimmed to a little so finishAudio's pauses decide the rhythm.
@@ -85,7 +88,7 @@ export async function renderChunk(input: RenderChunkInput): Promise<RenderChunkR
   if (!/[\p{L}\p{N}]/u.test(text)) {
     // Nothing to say (punctuation only): a beat of silence keeps the chunk sequence whole.
     await writeSilenceWav(outPath, 0.1);
-    return { durationSeconds: 0.1 };
+    return { durationSeconds: 0.1, words: [] };
   }
   const engine = getEngine(input.engines ?? sharedEngines(), voice.engine);
   const plan = planEmotionRate(engine.capabilities, emotion, voicing.speed);
@@ -100,28 +103,35 @@ export async function renderChunk(input: RenderChunkInput): Promise<RenderChunkR
   const shift = voicing.pitch + emotionSemitones + (voicing.profile?.semitones ?? 0);
   const enginePitch = pitchRange ? Math.min(pitchRange.max, Math.max(pitchRange.min, shift)) : 0;
 
+  let words: TimedWord[] | undefined;
   await withTempDir(async (dir) => {
     const raw = path.join(dir, 'engine.wav');
+    let timing: EngineTiming | void = undefined;
     const synthesize = (rate: number, outPath: string) => engine.synthesize({ text, voice: voice.engineVoice, rate, pitch: enginePitch, outPath, signal });
     let tempo = plan.tempo;
     if (plan.measure) {
       // The engine's rate is close to exact, not exact: render the speed-1 reference as well and stretch by what is left.
       const reference = planEmotionRate(engine.capabilities, emotion, 1);
       const referencePath = path.join(dir, 'reference.wav');
-      await Promise.all([synthesize(engineRate, raw), synthesize(reference.engineRate, referencePath)]);
+      [timing] = await Promise.all([synthesize(engineRate, raw), synthesize(reference.engineRate, referencePath)]);
       const [seconds, referenceSeconds] = await Promise.all([speechSeconds(raw), speechSeconds(referencePath)]);
       tempo = residualTempo(plan, seconds, reference, referenceSeconds, voicing.speed);
     } else {
-      await synthesize(engineRate, raw);
+      timing = await synthesize(engineRate, raw);
     }
     // The silence kept at each end scales with the rate like the speech does.
     const rate = engineRate * tempo;
     const shaping = voicingFilters({ ...voicing, speed: 1, pitch: voicing.pitch - enginePitch - (presetSemitones - emotionSemitones) }, tempo);
     // Nothing to change but the silence and the rate (most requests): no ffmpeg process.
-    if (shaping.length === 0 && (await trimAndResample(raw, outPath, KEEP_START / rate, KEEP_END / rate))) return;
-    await toChunkWav(raw, ['aformat=channel_layouts=mono', TRIM(KEEP_START / rate), 'areverse', TRIM(KEEP_END / rate), 'areverse', ...shaping], outPath, signal);
+    if (!(shaping.length === 0 && (await trimAndResample(raw, outPath, KEEP_START / rate, KEEP_END / rate)))) {
+      await toChunkWav(raw, ['aformat=channel_layouts=mono', TRIM(KEEP_START / rate), 'areverse', TRIM(KEEP_END / rate), 'areverse', ...shaping], outPath, signal);
+    }
+    if (timing) {
+      const trim = { path: raw, silenceDb: SILENCE_DB, keepStart: KEEP_START / rate, keepEnd: KEEP_END / rate };
+      words = await chunkWordTimes(input.text, text, timing.words, trim, (await readWavInfo(outPath)).durationSeconds);
+    }
   });
-  return { durationSeconds: (await readWavInfo(outPath)).durationSeconds };
+  return { durationSeconds: (await readWavInfo(outPath)).durationSeconds, words };
 }
 
 /**

@@ -1,9 +1,9 @@
-import { readdir, rm, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { type Charset, encodeText, transliterate } from '../audio/text';
 import { FestivalExit, FestivalPool } from './festivalProcess';
 import { fileSize, which, withTempDir } from './process';
-import { type Engine, EngineError } from './types';
+import { type Engine, EngineError, type EngineTiming, type EngineWord } from './types';
 
 /**
  * The Festival Speech Synthesis System 2.5 (free licences, Debian main), kept
@@ -129,9 +129,10 @@ export function createFestivalEngine(): Engine {
       if (!(rate > 0 && Number.isFinite(rate))) throw new EngineError('festival', `invalid rate ${rate}`);
       const out = path.resolve(outPath);
       const charset = (VOICE_TEXT[voice] ?? ENGLISH).charset;
-      await withTempDir(async (dir) => {
+      return withTempDir(async (dir): Promise<EngineTiming> => {
         // The .txt name matters: Festival picks a markup mode (SABLE, ...) from the file's extension.
         const textFile = path.join(dir, 'input.txt');
+        const wordsPath = path.join(dir, 'words.txt');
         let failure = '';
         for (const strict of [false, true]) {
           const prepared = festivalText(text, voice, strict);
@@ -140,10 +141,10 @@ export function createFestivalEngine(): Engine {
           await rm(out, { force: true });
           try {
             // Duration_Stretch for the diphone and unit voices, hts_engine's own speed factor for the HTS ones.
-            const stderr = await pool.with(voice, signal, (festival) => festival.synthesize({ textFile, outPath: out, stretch: 1 / rate, rate: voice.endsWith('_hts') ? htsRate(rate) : rate }, { signal }));
+            const stderr = await pool.with(voice, signal, (festival) => festival.synthesize({ textFile, outPath: out, wordsPath, stretch: 1 / rate, rate: voice.endsWith('_hts') ? htsRate(rate) : rate }, { signal }));
             // Festival reports a failed utterance on stderr and goes on.
             const error = /SIOD ERROR|no rule matches|could not open|not found/i.test(stderr);
-            if (!error && (await fileSize(out)) > 44) return;
+            if (!error && (await fileSize(out)) > 44) return { words: festivalWords(await readFile(wordsPath, 'latin1').catch(() => '')) };
             failure = `${voice} produced no audio (${describeFailure(stderr)})`;
           } catch (error) {
             if (signal?.aborted) throw new EngineError('festival', 'aborted');
@@ -155,6 +156,24 @@ export function createFestivalEngine(): Engine {
       });
     },
   };
+}
+
+/**
+ * The words file openvox_synth writes (engines/festivalProcess.ts): each
+ * word's start and end within its utterance, moved by where the utterance
+ * starts in the WAV. Token names come in the voice's charset; only the
+ * alignment reads them, so Latin-1 decoding is enough.
+ */
+export function festivalWords(file: string): EngineWord[] {
+  const words: EngineWord[] = [];
+  for (const line of file.split('\n')) {
+    const match = /^(\d+) (\d+) (\d+) (\S+) (\S+) ([^\t]*)\t(.*)$/.exec(line);
+    if (!match) continue;
+    const [offset, rate, token, start, end] = match.slice(1, 6).map(Number);
+    if (!(rate > 0) || !Number.isFinite(start) || !Number.isFinite(end)) continue;
+    words.push({ text: match[6], start: offset / rate + start, end: offset / rate + end, token: { index: token, text: match[7] } });
+  }
+  return words;
 }
 
 /** Festival's stderr quotes the text it choked on: report the kind of failure only. */

@@ -22,14 +22,32 @@ const SETUP = `
 (defvar openvox_samples 0)
 (defvar openvox_utt nil)
 (gc-status nil)
+(defvar openvox_wfp nil)
+(defvar openvox_tokens 0)
+(define (openvox_words utt)
+  (let ((offset openvox_samples) (rate (get_param 'sample_rate (wave.info (utt.wave utt)) 16000)))
+    (mapcar
+      (lambda (tok)
+        (set! openvox_tokens (+ 1 openvox_tokens))
+        (mapcar
+          (lambda (wd)
+            (if (item.relation wd 'Word)
+                (format openvox_wfp "%d %d %d %f %f %s\t%s\n" offset rate openvox_tokens
+                  (item.feat wd "R:Word.word_start") (item.feat wd "R:Word.word_end") (item.name wd) (item.name tok))))
+          (item.daughters tok)))
+      (utt.relation.items utt 'Token))))
 (define (openvox_save utt)
+  (if openvox_wfp (openvox_words utt))
   (if (eq? openvox_samples 0)
       (wave.save.header openvox_fp (utt.wave utt) 'riff nil (list (list "numsamples" 0))))
   (set! openvox_samples (+ openvox_samples (get_param 'num_samples (wave.info (utt.wave utt)) 0)))
   (wave.save.data.fp (utt.wave utt) openvox_fp 'riff nil)
   (set! openvox_utt utt))
-(define (openvox_synth infile outfile stretch rate)
+(define (openvox_synth infile outfile wordsfile stretch rate)
   (if openvox_fp (fclose openvox_fp))
+  (if openvox_wfp (fclose openvox_wfp))
+  (set! openvox_wfp (fopen wordsfile "wb"))
+  (set! openvox_tokens 0)
   (Parameter.set 'Duration_Stretch stretch)
   (set! hts_engine_params (append openvox_hts_params (list (list "-r" rate))))
   (set! openvox_fp (fopen outfile "wb"))
@@ -42,7 +60,9 @@ const SETUP = `
         (fseek openvox_fp 0 0)
         (wave.save.header openvox_fp (utt.wave openvox_utt) 'riff nil (list (list "numsamples" openvox_samples)))))
   (fclose openvox_fp)
-  (set! openvox_fp nil))
+  (set! openvox_fp nil)
+  (fclose openvox_wfp)
+  (set! openvox_wfp nil))
 `;
 
 const DONE = 'OPENVOX-DONE';
@@ -125,8 +145,12 @@ class FestivalInterpreter {
     return this.eval(`(begin (voice_${voice}) (set! openvox_hts_params hts_engine_params))`, options);
   }
 
-  synthesize(input: { textFile: string; outPath: string; stretch: number; rate: number }, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<string> {
-    return this.eval(`(openvox_synth ${quote(input.textFile)} ${quote(input.outPath)} ${input.stretch.toFixed(4)} ${input.rate.toFixed(4)})`, options);
+  /**
+   * Renders a text file to a WAV; `wordsPath` receives one line per spoken
+   * word: `<utterance offset in samples> <sample rate> <token number> <start s> <end s> <word>\t<token>`.
+   */
+  synthesize(input: { textFile: string; outPath: string; wordsPath: string; stretch: number; rate: number }, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<string> {
+    return this.eval(`(openvox_synth ${quote(input.textFile)} ${quote(input.outPath)} ${quote(input.wordsPath)} ${input.stretch.toFixed(4)} ${input.rate.toFixed(4)})`, options);
   }
 
   /** Idle interpreters must not keep a process (a test run, a stopping worker) alive. */

@@ -66,7 +66,29 @@ export interface Engine {
   voices(): Promise<string[]>;
   /** Whether `voice` (an engine voice name as the catalog spells it) can render here. */
   hasVoice(voice: string): Promise<boolean>;
-  synthesize(request: SynthesisRequest): Promise<void>;
+  /** Writes the WAV; engines that know their timing also say when each word is spoken. */
+  synthesize(request: SynthesisRequest): Promise<EngineTiming | void>;
+}
+
+/**
+ * A word as the engine spoke it, with its time in the WAV it wrote (seconds
+ * from the file's start). `text` is the engine's own word (Festival's word,
+ * Piper's phonetic word); `weight` its length in the engine's units when that
+ * is not its letter count (phonemes), for aligning it to the text's words.
+ */
+export interface EngineWord {
+  text: string;
+  start: number;
+  end: number;
+  weight?: number;
+  /** The engine's token this word was said for (Festival: "42" says "forty" "two"): words of one token align as one. */
+  token?: { index: number; text: string };
+  /** Where in the request's text the clause this word belongs to lies (UTF-16 offsets): alignment stays within it. */
+  clause?: { start: number; end: number };
+}
+
+export interface EngineTiming {
+  words: EngineWord[];
 }
 
 /** An engine failed to produce audio. The message names the engine, never the text. */

@@ -100,6 +100,8 @@ const EnvSchema = z.object({
    * RHVoice): scripts/install.sh then installs them and the catalog offers their voices.
    */
   ENABLE_NONFREE_ENGINES: z.stringbool().default(false),
+  /** Each worker start renders the premade voices' previews that are missing or outdated (one short sentence each, once). */
+  VOICE_PREVIEWS: z.stringbool().default(true),
   /** Engine and ffmpeg activities one worker process runs at once (default: its cores). */
   SYNTHESIS_CONCURRENCY: z.coerce.number().int().min(1).max(64).optional(),
   /**

@@ -10,6 +10,7 @@ import { createStorage } from '../lib/storage';
 import { createTemporalClient } from '../lib/temporal';
 import { ensureBillingSchedule } from '../lib/billingSchedule';
 import { ensureRetentionSchedule } from '../lib/retentionSchedule';
+import { ensureVoicePreviews } from '../lib/voicePreviews';
 import { createWorkers } from './create';
 import { createWorkerMetrics, freeLoopbackPort, serveWorkerMetrics } from './metrics';
 import { installRuntime } from './runtime';
@@ -51,6 +52,12 @@ async function main() {
   // fatal: the next worker start tries again, and refills only wait (a late run refills what is due).
   await ensureBillingSchedule(temporal, config).catch((error) => logger.warn({ err: error }, 'billing schedule not ensured'));
   await ensureRetentionSchedule(temporal, config).catch((error) => logger.warn({ err: error }, 'retention schedule not ensured'));
+  // In the background: the workers below render them; a failure only leaves previews for the next start.
+  if (config.VOICE_PREVIEWS) {
+    ensureVoicePreviews(temporal, db, config)
+      .then((started) => started.length && logger.info({ count: started.length }, 'voice previews started'))
+      .catch((error) => logger.warn({ err: error }, 'voice previews not started'));
+  }
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE }, 'worker running');
   try {
     await Promise.all(workers.map((worker) => worker.run()));

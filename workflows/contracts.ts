@@ -18,6 +18,8 @@ export const CREDIT_CAPTURE_WORKFLOW_TYPE = 'creditDeduction';
 export const synthesisDeletionWorkflowId = (synthesisId: string) => `synthesis-deletion:${synthesisId}`;
 export const voiceDeletionWorkflowId = (voiceId: string) => `voice-deletion:${voiceId}`;
 export const voiceCloningWorkflowId = (voiceId: string) => `voice-cloning:${voiceId}`;
+/** A premade voice's preview, per version of what shapes its sound (activities/previews.ts). */
+export const voicePreviewWorkflowId = (voiceId: string, version: string) => `voice-preview:${voiceId}:${version}`;
 
 export type SynthesisStatus = 'queued' | 'processing' | 'completed' | 'failed' | 'canceled';
 

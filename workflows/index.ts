@@ -11,3 +11,4 @@ export { benchCreditShape, benchNoop, benchSynthesisShape } from './benchmark';
 export { webhookDelivery } from './webhookDelivery';
 export { accountDeletion } from './accountDeletion';
 export { historyRetention } from './retention';
+export { voicePreview } from './voicePreview';

@@ -11,6 +11,7 @@ import * as streamedSyntheses from './009_streamed_syntheses';
 import * as webhooks from './010_webhooks';
 import * as privacy from './011_privacy';
 import * as authNotify from './012_auth_notify';
+import * as voicePreviews from './013_voice_previews';
 
 /**
  * Migrations are listed here in order rather than discovered on disk, so the
@@ -29,6 +30,7 @@ const migrations: Record<string, Knex.Migration> = {
   '010_webhooks': webhooks,
   '011_privacy': privacy,
   '012_auth_notify': authNotify,
+  '013_voice_previews': voicePreviews,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

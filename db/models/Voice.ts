@@ -30,6 +30,8 @@ export interface VoiceRow {
   /** Copied from the base voice when a clone is ready (migration 008). */
   quality: 'neural' | 'classic' | null;
   licence: string | null;
+  /** The stored preview (premade voices, once rendered: activities/previews.ts). */
+  preview_key?: string | null;
   created_at: Date;
   updated_at: Date;
   deleted_at: Date | null;

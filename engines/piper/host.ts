@@ -1,6 +1,7 @@
-import { open } from 'node:fs/promises';
+import { open, readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import type { InferenceSession as Session } from 'onnxruntime-node';
+import { withDurationOutput } from './durations';
 
 /**
  * One Piper voice in its own process (engines/piper/pool.ts starts it):
@@ -11,8 +12,10 @@ import type { InferenceSession as Session } from 'onnxruntime-node';
  * Protocol, one JSON object per line. In: the model path as argv[2]; then
  * requests `{"id", "sentences": number[][], "scales": [noise, length, noise_w],
  * "outPath", "pauseSamples"}`. Out: `{"ready": true}` once the session is
- * loaded, then per request `{"id", "samples", "rss", "inferMs", "firstMs"}` or
- * `{"id", "error"}`. The WAV (16-bit mono at the model's rate) goes to outPath.
+ * loaded, then per request `{"id", "samples", "rss", "inferMs", "firstMs", "frames"}` or
+ * `{"id", "error"}`. `frames` (when the model exposes them, engines/piper/durations.ts)
+ * are each sentence's frames per input id: the sentence has exactly
+ * `sum(frames) x hop` samples. The WAV (16-bit mono at the model's rate) goes to outPath.
  */
 
 export interface HostRequest {
@@ -34,6 +37,8 @@ export interface HostReply {
   /** Inference time of all sentences, and of the first one (the first audio a stream could send). */
   inferMs?: number;
   firstMs?: number;
+  /** Per sentence, the frames each phoneme id lasts. */
+  frames?: number[][];
 }
 
 function reply(message: HostReply) {
@@ -64,10 +69,11 @@ function toInt16(audio: Float32Array): Int16Array {
   return out;
 }
 
-async function synthesize(session: Session, ort: typeof import('onnxruntime-node'), request: HostRequest): Promise<HostReply> {
+async function synthesize(session: Session, ort: typeof import('onnxruntime-node'), request: HostRequest, durationOutput: string | null): Promise<HostReply> {
   const started = performance.now();
   let firstMs = 0;
   const pieces: Int16Array[] = [];
+  const frames: number[][] = [];
   for (const [index, ids] of request.sentences.entries()) {
     if (index > 0 && request.pauseSamples > 0) pieces.push(new Int16Array(request.pauseSamples));
     const feeds = {
@@ -78,6 +84,7 @@ async function synthesize(session: Session, ort: typeof import('onnxruntime-node
     const results = await session.run(feeds);
     const output = results[session.outputNames[0]];
     pieces.push(toInt16(output.data as Float32Array));
+    if (durationOutput) frames.push(Array.from(results[durationOutput].data as Float32Array, Math.round));
     for (const value of Object.values(results)) value.dispose();
     if (index === 0) firstMs = performance.now() - started;
   }
@@ -89,19 +96,23 @@ async function synthesize(session: Session, ort: typeof import('onnxruntime-node
   } finally {
     await file.close();
   }
-  return { id: request.id, samples, rss: process.memoryUsage().rss, inferMs: performance.now() - started, firstMs };
+  return { id: request.id, samples, rss: process.memoryUsage().rss, inferMs: performance.now() - started, firstMs, frames: durationOutput ? frames : undefined };
 }
 
 async function main() {
   const modelPath = process.argv[2];
   const ort = await import('onnxruntime-node');
   // One intra-op thread: the pool, not ONNX Runtime, decides how many cores synthesis takes.
-  const session = await ort.InferenceSession.create(modelPath, {
+  // The phoneme durations as a second output (word timestamps); a model without them still speaks.
+  const edited = withDurationOutput(await readFile(modelPath));
+  const durationOutput = edited?.output ?? null;
+  const options: Session.SessionOptions = {
     intraOpNumThreads: 1,
     interOpNumThreads: 1,
     executionMode: 'sequential',
     graphOptimizationLevel: 'all',
-  });
+  };
+  const session = edited ? await ort.InferenceSession.create(edited.model, options) : await ort.InferenceSession.create(modelPath, options);
   reply({ ready: true, rss: process.memoryUsage().rss });
   // One request at a time: the next line is read only after the reply to this one.
   const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
@@ -115,7 +126,7 @@ async function main() {
       continue;
     }
     try {
-      reply(await synthesize(session, ort, request));
+      reply(await synthesize(session, ort, request, durationOutput));
     } catch (error) {
       reply({ id: request.id, error: error instanceof Error ? error.message : String(error) });
     }

@@ -2,8 +2,9 @@ import { splitText } from '../../audio/text';
 import { which } from '../process';
 import { type Engine, EngineError } from '../types';
 import { findPiperModels, type PiperModel } from './models';
-import { textToPhonemeIds } from './phonemes';
-import { PiperExit, PiperPool, type PiperPoolOptions } from './pool';
+import { phonemeIds, type SentencePhonemes, textToPhonemes } from './phonemes';
+import { piperWords } from './durations';
+import { PiperExit, PiperPool, type PiperPoolOptions, type PiperResult } from './pool';
 import { lengthScaleForRate, PIPER_RATE_RANGE } from './speed';
 
 /**
@@ -68,31 +69,39 @@ export function createPiperEngine(options: PiperEngineOptions): PiperEngine {
       const model = (await byName()).get(voice);
       if (!model) throw new EngineError('piper', `voice ${JSON.stringify(voice)} is not in the models directory`);
       if (!(rate > 0 && Number.isFinite(rate))) throw new EngineError('piper', `invalid rate ${rate}`);
-      const sentences: number[][] = [];
+      const phonemes: SentencePhonemes[] = [];
+      let cursor = 0;
       for (const piece of splitText(text, PIPER_MAX_CALL_CHARS)) {
+        // Clause offsets in the piece become offsets in the text.
+        const base = Math.max(cursor, text.indexOf(piece, cursor));
+        cursor = base + piece.length;
         try {
-          sentences.push(...(await textToPhonemeIds(piece, { espeakVoice: model.espeakVoice, map: model.phonemeIdMap, signal })));
+          const sentences = await textToPhonemes(piece, { espeakVoice: model.espeakVoice, signal });
+          phonemes.push(...sentences.map(({ phonemes, clauses }) => ({ phonemes, clauses: clauses.map((clause) => ({ start: base + clause.start, end: base + clause.end })) })));
         } catch (error) {
           throw new EngineError('piper', `phonemes: ${(error as Error).message}`);
         }
       }
-      const speaking = sentences.filter((ids) => ids.length > 3);
+      const speaking = phonemes.map((sentence) => ({ sentence, ids: phonemeIds(sentence.phonemes, model.phonemeIdMap) })).filter(({ ids }) => ids.length > 3);
       if (speaking.length === 0) throw new EngineError('piper', 'nothing in the text to pronounce');
       const scales: [number, number, number] = [noise ? model.noiseScale : 0, model.lengthScale * lengthScaleForRate(rate), noise ? model.noiseW : 0];
       const request = {
-        sentences: speaking,
+        sentences: speaking.map(({ ids }) => ids),
         scales,
         sampleRate: model.sampleRate,
         outPath,
         pauseSamples: Math.round((options.sentencePauseSeconds ?? 0) * model.sampleRate),
       };
+      let result: PiperResult;
       try {
-        await pool.with(model.modelPath, (host) => host.synthesize(request, { signal }));
+        result = await pool.with(model.modelPath, (host) => host.synthesize(request, { signal }));
       } catch (error) {
         if (signal?.aborted) throw new EngineError('piper', 'aborted');
         if (error instanceof PiperExit) throw new EngineError('piper', error.message);
         throw error;
       }
+      if (!result.frames) return undefined;
+      return { words: piperWords(speaking.map(({ sentence }) => sentence), result.frames, model.phonemeIdMap, model.sampleRate, request.pauseSamples) };
     },
   };
 }

@@ -123,8 +123,28 @@ export async function espeakIpa(text: string, voice: string, signal?: AbortSigna
 
 /** Text to one id sequence per sentence (each is one model call). */
 export async function textToPhonemeIds(text: string, options: { espeakVoice: string; map: PhonemeIdMap; signal?: AbortSignal }): Promise<number[][]> {
+  return (await textToPhonemes(text, options)).map(({ phonemes }) => phonemeIds(phonemes, options.map));
+}
+
+export interface SentencePhonemes {
+  phonemes: string[];
+  /** Where in the text each phoneme's clause lies (UTF-16 offsets), for word timestamps. */
+  clauses: Array<{ start: number; end: number }>;
+}
+
+/** Text to the phonemes of each sentence (phonemeIds makes a model call's ids of one). */
+export async function textToPhonemes(text: string, options: { espeakVoice: string; signal?: AbortSignal }): Promise<SentencePhonemes[]> {
   const clauses = splitClauses(text);
   // espeak-ng costs ~15 ms per process, mostly start-up: two at a time beside the model's own thread.
   const ipa = await mapLimit(clauses, 2, (clause) => espeakIpa(clause.text, options.espeakVoice, options.signal));
-  return sentencePhonemes(clauses, ipa).map((phonemes) => phonemeIds(phonemes, options.map));
+  // Each clause's place in the text, and how many phonemes it adds (sentencePhonemes' own count).
+  let cursor = 0;
+  const ranges = clauses.map((clause) => {
+    const start = Math.max(cursor, text.indexOf(clause.text, cursor));
+    cursor = start + clause.text.length;
+    return { start, end: cursor };
+  });
+  const owners = clauses.flatMap((clause, index) => Array.from({ length: sentencePhonemes([clause], [ipa[index]]).flat().length }, () => ranges[index]));
+  let next = 0;
+  return sentencePhonemes(clauses, ipa).map((phonemes) => ({ phonemes, clauses: phonemes.map(() => owners[next++]) }));
 }

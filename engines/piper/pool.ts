@@ -28,6 +28,8 @@ export interface PiperResult {
   rss: number;
   inferMs: number;
   firstMs: number;
+  /** Per sentence, the frames each phoneme id lasts (absent when the model does not expose them). */
+  frames?: number[][];
 }
 
 const DEFAULTS: Required<PiperPoolOptions> = {
@@ -122,7 +124,7 @@ export class PiperProcess {
     });
     if (reply.error) throw new EngineError('piper', reply.error);
     this.rss = reply.rss ?? 0;
-    return { samples: reply.samples ?? 0, rss: this.rss, inferMs: reply.inferMs ?? 0, firstMs: reply.firstMs ?? 0 };
+    return { samples: reply.samples ?? 0, rss: this.rss, inferMs: reply.inferMs ?? 0, firstMs: reply.firstMs ?? 0, frames: reply.frames };
   }
 
   /** Idle processes must not keep a process (a test run, a stopping worker) alive. */

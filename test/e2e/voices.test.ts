@@ -17,7 +17,7 @@ interface Voice {
   created_at: string;
 }
 
-const VOICE_KEYS = ['category', 'created_at', 'description', 'engine', 'error', 'gender', 'id', 'language', 'licence', 'name', 'quality', 'similarity', 'status'];
+const VOICE_KEYS = ['category', 'created_at', 'description', 'engine', 'error', 'gender', 'id', 'language', 'licence', 'name', 'preview_url', 'quality', 'similarity', 'status'];
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const catalogById = new Map(PREMADE_VOICES.map((entry) => [entry.id, entry]));
 const NON_FREE = PREMADE_VOICES.filter((entry) => entry.license === 'non-free');
@@ -285,6 +285,7 @@ describe.each([['/api/v1'], ['/api']])('voices in the %s family', (family) => {
         engine: null,
         quality: null,
         licence: null,
+        preview_url: null,
         created_at: aliceNewer.created_at.toISOString(),
       });
       expect(cloned[1]).toMatchObject({ id: aliceOlder.id, status: 'ready', error: null, created_at: aliceOlder.created_at.toISOString() });

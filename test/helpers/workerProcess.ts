@@ -31,7 +31,8 @@ export function spawnWorkerProcess(taskQueue: string, env: NodeJS.ProcessEnv = {
   const child = spawn(path.join(ROOT, 'node_modules', '.bin', 'tsx'), ['worker/main.ts'], {
     cwd: ROOT,
     // Metrics off unless a test asks: the default port is fixed, and another worker on the machine may hold it.
-    env: { ...process.env, LOG_LEVEL: 'warn', WORKER_METRICS_PORT: '0', ...env, TEMPORAL_TASK_QUEUE: taskQueue },
+    // Previews off too: each process on its own task queue would render every premade voice's preview again.
+    env: { ...process.env, LOG_LEVEL: 'warn', WORKER_METRICS_PORT: '0', VOICE_PREVIEWS: 'false', ...env, TEMPORAL_TASK_QUEUE: taskQueue },
     // Its own process group: one kill reaches tsx and the node process it starts.
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],

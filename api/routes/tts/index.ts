@@ -6,6 +6,7 @@ import { offsetOf, presentPage } from '../../pagination';
 import { defineRoute, type Route } from '../../route';
 import { sendAudio } from './audio';
 import { statusCacheOf } from './statusCache';
+import { sendTimestamps, TimestampsBody, TimestampsQuery } from './timestamps';
 import { streamStatus, wantsEventStream } from './events';
 import { deleteSynthesis, findSynthesis, findSynthesisStatus, submitSynthesis } from './commands';
 import { familyPaths, presentAccepted, presentHistoryEntry, presentStatus } from './presenter';
@@ -75,6 +76,22 @@ export function ttsRoutes(deps: ApiDeps): Route[] {
         const row = await findSynthesis(deps, account, params.id);
         if (row.status !== 'completed' || !row.audio_key) throw notReady();
         await sendAudio(ctx, storage, row.audio_key, row.output_format, `synthesis-${row.id}`);
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      paths: { v1: '/api/v1/tts/history/{id}/timestamps/', unversioned: '/api/tts/timestamps/{id}/' },
+      summary: 'When each word is spoken in the audio of a completed synthesis (JSON, or `?format=srt` / `vtt` captions)',
+      tags: ['Text to speech'],
+      auth: true,
+      params: SynthesisParams,
+      query: TimestampsQuery,
+      responses: {
+        200: { description: 'Word timestamps', content: { 'application/json': { schema: TimestampsBody }, 'application/x-subrip': {}, 'text/vtt': {} } } as never,
+        ...problemResponses(400, 401, 404, 409),
+      },
+      async handler(ctx, { account, params, query }) {
+        await sendTimestamps(ctx, storage, await findSynthesis(deps, account, params.id), query.format);
       },
     }),
     defineRoute({

@@ -3,7 +3,7 @@ import type { ApiDeps } from '../../deps';
 import { notFound } from '../../errors';
 import { problemResponses } from '../../openapi';
 import { offsetOf, presentPage } from '../../pagination';
-import { defineRoute, type Route } from '../../route';
+import { defineRoute, type Family, type Route } from '../../route';
 import { z } from 'zod';
 import { deleteVoice, startCloning } from './commands';
 import { revokeConsent } from './consent';
@@ -19,7 +19,7 @@ const json = (description: string, schema: unknown) => ({ description, content: 
 export function voiceRoutes(deps: ApiDeps): Route[] {
   const { db, config } = deps;
   const list = (category: 'premade' | 'cloned' | undefined) =>
-    async function handler(ctx: Parameters<Route['handler']>[0], { account, query }: { account: Account; query: { page: number; page_size: number; language?: string; category?: 'premade' | 'cloned' } }) {
+    async function handler(ctx: Parameters<Route['handler']>[0], { account, query }: { account: Account; query: { page: number; page_size: number; language?: string; category?: 'premade' | 'cloned' } }, family: Family) {
       const voices = Voice.query(db).modify('visibleTo', account).modify('language', query.language);
       const only = category ?? query.category;
       if (only) voices.where({ category: only });
@@ -30,7 +30,7 @@ export function voiceRoutes(deps: ApiDeps): Route[] {
         .orderByRaw("case when category = 'cloned' then 0 else 1 end, case when category = 'cloned' then created_at end desc nulls last, sort_order, id")
         .offset(offsetOf(query))
         .limit(query.page_size);
-      ctx.body = presentPage(ctx, config.PUBLIC_URL, query, count, rows.map(presentVoice));
+      ctx.body = presentPage(ctx, config.PUBLIC_URL, query, count, rows.map((row) => presentVoice(row, family)));
     };
 
   return [
@@ -48,7 +48,7 @@ export function voiceRoutes(deps: ApiDeps): Route[] {
           const voice = await startCloning(deps, account, sample, { ip: ctx.ip, userAgent: ctx.get('User-Agent') });
           ctx.status = 202;
           ctx.set('Location', `${family === 'v1' ? '/api/v1' : '/api'}/voices/${voice.id}/`);
-          ctx.body = presentVoice(voice);
+          ctx.body = presentVoice(voice, family);
         } finally {
           await cleanup();
         }
@@ -107,10 +107,10 @@ export function voiceRoutes(deps: ApiDeps): Route[] {
       auth: true,
       params: VoiceParams,
       responses: { 200: json('The voice', VoiceOut), ...problemResponses(401, 404) },
-      async handler(ctx, { account, params }) {
+      async handler(ctx, { account, params }, family) {
         const voice = await Voice.query(db).modify('visibleTo', account).findById(params.id);
         if (!voice) throw notFound('No such voice.');
-        ctx.body = presentVoice(voice);
+        ctx.body = presentVoice(voice, family);
       },
     }),
   ];

@@ -4,7 +4,7 @@ import type { VoiceRow } from '../../../db/models/Voice';
 
 export type { VoiceRow };
 
-export const presentVoice = (voice: VoiceRow) => ({
+export const presentVoice = (voice: VoiceRow, family: 'v1' | 'unversioned' = 'v1') => ({
   id: voice.id,
   name: voice.name,
   category: voice.category,
@@ -17,5 +17,7 @@ export const presentVoice = (voice: VoiceRow) => ({
   engine: voice.engine ?? null,
   quality: voice.quality ?? null,
   licence: voice.licence ?? null,
+  // Public and shared by every account (a premade voice's sample), so served without a token.
+  preview_url: voice.category === 'premade' && voice.preview_key ? `${family === 'v1' ? '/api/v1' : '/api'}/voices/${voice.id}/preview/` : null,
   created_at: voice.created_at.toISOString(),
 });

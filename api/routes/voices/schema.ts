@@ -35,6 +35,7 @@ export const VoiceOut = z
     engine: z.string().nullable().meta({ description: 'The engine that renders the voice (a clone: its base voice\'s), e.g. piper, festival, espeak-ng; null while a clone is processing' }),
     quality: z.enum(['neural', 'classic']).nullable().meta({ description: 'neural: a trained model (Piper); classic: formant, diphone, unit or HMM synthesis' }),
     licence: z.string().nullable().meta({ description: 'Licence facts of the engine and the voice data' }),
+    preview_url: z.string().nullable().meta({ description: "A premade voice's short sample in its own language (MP3, public, no token needed); null for clones and until rendered" }),
     created_at: z.string().meta({ description: 'When the voice was added (ISO 8601, UTC)', format: 'date-time' }),
   })
   .meta({ id: 'Voice' });

@@ -1,0 +1,62 @@
+import type { Readable } from 'node:stream';
+import { pauseSamples, OUTPUT_SAMPLE_RATE, type Voicing } from '../audio/finish';
+import { deliveredWords, type TimedWord } from '../audio/timestamps';
+import { readWavInfo } from '../audio/wav';
+import type { Storage } from '../lib/storage';
+
+/**
+ * Word timestamps beside a synthesis's audio. Each rendered chunk's words
+ * (chunk time) wait next to the chunk, under the synthesis's work prefix, so
+ * they go with the chunks; the finish joins them into the delivered audio's
+ * time and stores one JSON object next to the audio, which every path that
+ * removes the audio removes too.
+ */
+
+export const chunkWordsKey = (chunkPrefix: string, index: number) => `${chunkPrefix}chunk-${String(index).padStart(4, '0')}.words.json`;
+export const timestampsKey = (accountId: string, synthesisId: string) => `syntheses/${accountId}/${synthesisId}.timestamps.json`;
+
+/** What the timestamps endpoint serves. */
+export interface StoredTimestamps {
+  words: TimedWord[];
+}
+
+async function readAll(stream: Readable): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  for await (const part of stream) parts.push(part as Buffer);
+  return Buffer.concat(parts);
+}
+
+export async function readJsonObject<T>(storage: Storage, key: string): Promise<T | null> {
+  if ((await storage.size(key)) === null) return null;
+  return JSON.parse((await readAll(await storage.get(key))).toString('utf8')) as T;
+}
+
+/** Keeps one chunk's words (nothing when its engine gave no timing). */
+export async function storeChunkWords(storage: Storage, chunkPrefix: string, index: number, words: TimedWord[] | undefined): Promise<void> {
+  if (words) await storage.put(chunkWordsKey(chunkPrefix, index), Buffer.from(JSON.stringify(words)), 'application/json');
+}
+
+/** Every chunk's words, or undefined for a chunk without (its engine gives no timing). */
+export async function loadChunkWords(storage: Storage, chunkPrefix: string, count: number): Promise<Array<TimedWord[] | undefined>> {
+  return Promise.all(Array.from({ length: count }, async (_, index) => (await readJsonObject<TimedWord[]>(storage, chunkWordsKey(chunkPrefix, index))) ?? undefined));
+}
+
+/**
+ * Joins the chunks' words into the delivered audio's time (finishAudio's
+ * join: each chunk's length, the pause between) and stores them; when a
+ * chunk has no timing there are no timestamps, and nothing is stored.
+ */
+export async function storeTimestamps(
+  storage: Storage,
+  key: string,
+  input: { text: string; chunkTexts: readonly string[]; chunkPaths: readonly string[]; words: ReadonlyArray<TimedWord[] | undefined>; voicing: Voicing },
+): Promise<boolean> {
+  const { words } = input;
+  if (words.length !== input.chunkTexts.length || words.some((chunk) => chunk === undefined)) return false;
+  const seconds = await Promise.all(input.chunkPaths.map(async (chunk) => (await readWavInfo(chunk)).durationSeconds));
+  const pause = pauseSamples(input.voicing) / OUTPUT_SAMPLE_RATE;
+  const chunks = input.chunkTexts.map((text, index) => ({ text, seconds: seconds[index], words: words[index]! }));
+  const stored: StoredTimestamps = { words: deliveredWords(input.text, chunks, pause) };
+  await storage.put(key, Buffer.from(JSON.stringify(stored)), 'application/json');
+  return true;
+}
