@@ -61,11 +61,7 @@ export function createBillingActivities({ db }: ActivityDeps) {
       let granted = 0;
       for (const account of due) {
         await db.transaction(async (trx) => {
-          const row = await trx('accounts as a')
-            .join('subscription_plans as p', 'p.id', 'a.subscription_tier')
-            .where('a.id', account.id)
-            .forUpdate('a')
-            .first('a.credit_balance', 'p.monthly_credits');
+          const row = await trx('accounts as a').join('subscription_plans as p', 'p.id', 'a.subscription_tier').where('a.id', account.id).forUpdate('a').first('a.credit_balance', 'p.monthly_credits');
           const amount = Math.max(0, Number(row.monthly_credits) - Number(row.credit_balance));
           if (await applyGrant(trx, account.id, amount, account.reference)) {
             refilled += 1;

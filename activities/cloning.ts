@@ -17,8 +17,6 @@ const keysOf = (accountId: string, voiceId: string) => ({
 /** What the voice row keeps of the profile: enough to synthesize with it. */
 export type { StoredVoiceProfile };
 
-
-
 export function createCloningActivities(deps: ActivityDeps) {
   const { config, db, storage, engines } = deps;
   const webhooks = createWebhookAnnouncer(deps);
@@ -86,7 +84,10 @@ export function createCloningActivities(deps: ActivityDeps) {
     },
 
     async recordVoiceFailed({ voiceId, error }: { voiceId: string; error: { code: string; message: string } }): Promise<void> {
-      await db('voices').where({ id: voiceId }).whereNot({ status: 'revoked' }).update({ status: 'failed', error: JSON.stringify(error), updated_at: db.fn.now() });
+      await db('voices')
+        .where({ id: voiceId })
+        .whereNot({ status: 'revoked' })
+        .update({ status: 'failed', error: JSON.stringify(error), updated_at: db.fn.now() });
       await webhooks.voiceEnded(voiceId);
     },
 

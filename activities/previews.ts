@@ -35,7 +35,16 @@ export function createPreviewActivities({ db, storage, engines }: ActivityDeps) 
       const row = await db('voices').where({ id: voiceId, category: 'premade' }).first();
       if (!row?.engine) throw ApplicationFailure.nonRetryable(`voice ${voiceId} is not a premade voice`, 'VoiceUnavailable');
       if (previewVersion(row) !== version) throw ApplicationFailure.nonRetryable(`voice ${voiceId} changed since preview ${version} was asked for`, 'PreviewOutdated');
-      const voice: PremadeVoice = { id: row.id, name: row.name, language: row.language, gender: row.gender, description: row.description, engine: row.engine, engineVoice: row.engine_voice, license: row.license };
+      const voice: PremadeVoice = {
+        id: row.id,
+        name: row.name,
+        language: row.language,
+        gender: row.gender,
+        description: row.description,
+        engine: row.engine,
+        engineVoice: row.engine_voice,
+        license: row.license,
+      };
       const key = previewKey(voiceId, version);
       await withHeartbeat((signal) =>
         inTempDir(async (dir) => {

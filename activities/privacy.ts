@@ -100,10 +100,7 @@ export function createPrivacyActivities({ db, storage, temporal, config }: Activ
         const account = await trx('accounts').where({ id: accountId }).forUpdate().first('id');
         const keptConsentRecords = Number((await trx('consent_records').where({ account_id: accountId }).count<{ count: string }[]>({ count: '*' }))[0].count);
         if (!account) return { anonymizedLedgerRows: 0, keptConsentRecords };
-        const [{ running }] = await trx('syntheses')
-          .where({ account_id: accountId })
-          .whereIn('status', RUNNING_SYNTHESIS)
-          .count<{ running: string }[]>({ running: '*' });
+        const [{ running }] = await trx('syntheses').where({ account_id: accountId }).whereIn('status', RUNNING_SYNTHESIS).count<{ running: string }[]>({ running: '*' });
         // Clones need no such check: a canceled one keeps its row as it was, and cancelAccountJobs waited for its workflow.
         if (Number(running) > 0) return null;
         // The row id keeps each reference unique; `erased:` says why it no longer names a synthesis or a period.

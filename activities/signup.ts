@@ -5,7 +5,6 @@ import { applyGrant } from '../db/ledger';
 import { randomSecret, sha256 } from '../lib/secrets';
 import { INVALID_TOKEN } from '../workflows/contracts';
 
-
 /** The ledger reference of the signup grant: one per account, ever. */
 export const SIGNUP_GRANT_REFERENCE = 'signup:free-plan';
 
@@ -23,11 +22,7 @@ export function createSignupActivities({ db, mailer, config }: ActivityDeps) {
       const token = randomSecret(32);
       const tokenId = randomUUID();
       await db.transaction(async (trx) => {
-        await trx('email_verification_tokens')
-          .where({ account_id: accountId })
-          .whereNull('used_at')
-          .whereNull('superseded_at')
-          .update({ superseded_at: trx.fn.now() });
+        await trx('email_verification_tokens').where({ account_id: accountId }).whereNull('used_at').whereNull('superseded_at').update({ superseded_at: trx.fn.now() });
         await trx('email_verification_tokens').insert({
           id: tokenId,
           account_id: accountId,

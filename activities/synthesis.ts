@@ -21,8 +21,7 @@ import type { TimedWord } from '../audio/timestamps';
 export const CHUNK_CHARS = 400;
 
 /** The chunks a synthesis renders: one per sentence when a client streams it, else up to CHUNK_CHARS each. */
-export const textChunks = (synthesis: Pick<SynthesisRow, 'text' | 'streaming'>) =>
-  synthesis.streaming ? splitSentences(synthesis.text, CHUNK_CHARS) : splitText(synthesis.text, CHUNK_CHARS);
+export const textChunks = (synthesis: Pick<SynthesisRow, 'text' | 'streaming'>) => (synthesis.streaming ? splitSentences(synthesis.text, CHUNK_CHARS) : splitText(synthesis.text, CHUNK_CHARS));
 
 export const chunkPrefix = (synthesisId: string) => `work/syntheses/${synthesisId}/`;
 export const chunkKey = (synthesisId: string, index: number) => `${chunkPrefix(synthesisId)}chunk-${String(index).padStart(4, '0')}.wav`;
@@ -137,7 +136,11 @@ export function createSynthesisActivities(deps: ActivityDeps) {
   /** The oldest queued synthesis of the account learns that a slot is free (its workflow also polls). */
   const wakeNextQueued = async (accountId: string) => {
     const next = await db('syntheses').where({ account_id: accountId, status: 'queued' }).orderBy('created_at').first('id');
-    if (next) await temporal.workflow.getHandle(synthesisWorkflowId(next.id)).signal(slotFreedSignal).catch(() => undefined);
+    if (next)
+      await temporal.workflow
+        .getHandle(synthesisWorkflowId(next.id))
+        .signal(slotFreedSignal)
+        .catch(() => undefined);
   };
 
   return {

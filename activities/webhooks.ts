@@ -71,7 +71,9 @@ interface DeliveryRow {
 export function createWebhookActivities({ db, config }: ActivityDeps) {
   const policy = { allowHttp: config.WEBHOOK_ALLOW_HTTP, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS };
   const record = (deliveryId: string, changes: Record<string, unknown>) =>
-    db('webhook_deliveries').where({ id: deliveryId }).update({ ...changes, updated_at: db.fn.now() });
+    db('webhook_deliveries')
+      .where({ id: deliveryId })
+      .update({ ...changes, updated_at: db.fn.now() });
 
   return {
     /**

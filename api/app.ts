@@ -30,7 +30,19 @@ import { version } from '../package.json';
 
 /** Every resource's routes; each is mounted in both families from the same handler. */
 export function resourceRoutes(deps: ApiDeps): Route[] {
-  return [...authRoutes(deps), ...apiKeyRoutes(deps), ...projectRoutes(deps), ...voiceRoutes(deps), ...voicePreviewRoutes(deps), ...ttsRoutes(deps), ...planRoutes(deps), ...openAiRoutes(deps), ...webhookRoutes(deps), ...sessionRoutes(deps), ...accountRoutes(deps)];
+  return [
+    ...authRoutes(deps),
+    ...apiKeyRoutes(deps),
+    ...projectRoutes(deps),
+    ...voiceRoutes(deps),
+    ...voicePreviewRoutes(deps),
+    ...ttsRoutes(deps),
+    ...planRoutes(deps),
+    ...openAiRoutes(deps),
+    ...webhookRoutes(deps),
+    ...sessionRoutes(deps),
+    ...accountRoutes(deps),
+  ];
 }
 
 export function createApp(deps: ApiDeps): Koa {

@@ -1,16 +1,7 @@
 import { ServiceError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { unavailableDependency } from '../lib/unavailable';
-import {
-  ApiError,
-  internalError,
-  invalidJson,
-  notFound,
-  payloadTooLarge,
-  serviceUnavailable,
-  unsupportedMediaType,
-  validationError,
-} from './errors';
+import { ApiError, internalError, invalidJson, notFound, payloadTooLarge, serviceUnavailable, unsupportedMediaType, validationError } from './errors';
 
 /**
  * The one place that maps what libraries throw (body parser, knex/pg,
@@ -43,7 +34,7 @@ const PG_UNIQUE_VIOLATION = '23505';
  */
 export function violatedUniqueConstraint(error: unknown): string | null {
   const seen = new Set<unknown>();
-  for (let current = error as { code?: unknown; constraint?: unknown; nativeError?: unknown; cause?: unknown } | undefined; current && typeof current === 'object' && !seen.has(current); ) {
+  for (let current = error as { code?: unknown; constraint?: unknown; nativeError?: unknown; cause?: unknown } | undefined; current && typeof current === 'object' && !seen.has(current);) {
     seen.add(current);
     if (current.code === PG_UNIQUE_VIOLATION && typeof current.constraint === 'string') return current.constraint;
     current = (current.nativeError ?? current.cause) as typeof current;

@@ -69,9 +69,16 @@ async function claim(db: Db, account: Account, key: string, requestHash: Buffer)
     if (existing.created_at.getTime() < Date.now() - WINDOW_MS) {
       // Past the 24 h window the key is free again: a new request, a new synthesis.
       const synthesisId = randomUUID();
-      await trx('idempotency_keys')
-        .where({ account_id: account.id, key })
-        .update({ request_hash: requestHash, synthesis_id: synthesisId, status: 'in_progress', locked_until: lockedUntil, response_status: null, response_body: null, response_location: null, created_at: trx.fn.now() });
+      await trx('idempotency_keys').where({ account_id: account.id, key }).update({
+        request_hash: requestHash,
+        synthesis_id: synthesisId,
+        status: 'in_progress',
+        locked_until: lockedUntil,
+        response_status: null,
+        response_body: null,
+        response_location: null,
+        created_at: trx.fn.now(),
+      });
       return { kind: 'run', synthesisId };
     }
     if (!Buffer.from(existing.request_hash).equals(requestHash)) throw idempotencyKeyReused();

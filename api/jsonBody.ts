@@ -32,7 +32,8 @@ export function checkJsonBounds(text: string, maxDepth = MAX_JSON_DEPTH, maxMemb
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
       else if (c === 0x22) inString = false;
       continue;
     }

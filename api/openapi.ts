@@ -11,10 +11,7 @@ export const Problem = z
     status: z.number().int().meta({ description: 'The HTTP status code', example: 400 }),
     code: z.string().meta({ description: 'A stable machine-readable code to branch on, e.g. `validation_error`' }),
     detail: z.string().meta({ description: 'What went wrong with this request, in words' }),
-    errors: z
-      .record(z.string(), z.array(z.string()))
-      .optional()
-      .meta({ description: 'Field problems: each field name (or `non_field_errors`) with its messages' }),
+    errors: z.record(z.string(), z.array(z.string())).optional().meta({ description: 'Field problems: each field name (or `non_field_errors`) with its messages' }),
     request_id: z.string().meta({ description: 'The request id (also the X-Request-Id header); quote it when reporting a problem' }),
   })
   .meta({ id: 'Problem' });
@@ -36,12 +33,7 @@ const PROBLEM_DESCRIPTIONS: Record<number, string> = {
 };
 
 export function problemResponses(...statuses: number[]) {
-  return Object.fromEntries(
-    statuses.map((status) => [
-      status,
-      { description: PROBLEM_DESCRIPTIONS[status], content: { 'application/problem+json': { schema: Problem } } },
-    ]),
-  );
+  return Object.fromEntries(statuses.map((status) => [status, { description: PROBLEM_DESCRIPTIONS[status], content: { 'application/problem+json': { schema: Problem } } }]));
 }
 
 /** Tags in the order the docs page shows them, each with what it groups. */
@@ -53,11 +45,15 @@ const TAGS = [
   { name: 'Projects', description: 'Group syntheses; names are unique per account.' },
   { name: 'Plans', description: 'Subscription plans, cheapest first.' },
   { name: 'Webhooks', description: 'Endpoints told when a job ends (signed with HMAC-SHA256, retried for 24 h); their secrets and deliveries.' },
-  { name: 'OpenAI-compatible', description: "OpenAI's speech API (`/v1/audio/speech`, streamed sentence by sentence), models and voices, with OpenAI's error shape: point an OpenAI client's base URL here." },
+  {
+    name: 'OpenAI-compatible',
+    description: "OpenAI's speech API (`/v1/audio/speech`, streamed sentence by sentence), models and voices, with OpenAI's error shape: point an OpenAI client's base URL here.",
+  },
   { name: 'Operations', description: 'Index, health, readiness, metrics and these docs.' },
   {
     name: 'Unversioned aliases',
-    description: 'The same endpoints under `/api/...` for clients written against it: identical handlers, `task_id` instead of `id` in synthesis responses, paths in this family. New clients use `/api/v1/...`.',
+    description:
+      'The same endpoints under `/api/...` for clients written against it: identical handlers, `task_id` instead of `id` in synthesis responses, paths in this family. New clients use `/api/v1/...`.',
   },
 ];
 const ALIAS_TAG = 'Unversioned aliases';

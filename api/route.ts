@@ -50,11 +50,7 @@ export interface RouteSpec<P extends AnyObject, Q extends AnyObject, B extends A
 export type Route = RouteSpec<AnyObject, AnyObject, AnyObject>;
 
 /** Keeps the schema types of one route checked against its handler. */
-export function defineRoute<
-  P extends AnyObject = z.ZodObject<{}>,
-  Q extends AnyObject = z.ZodObject<{}>,
-  B extends AnyObject = z.ZodObject<{}>,
->(spec: RouteSpec<P, Q, B>): Route {
+export function defineRoute<P extends AnyObject = z.ZodObject<{}>, Q extends AnyObject = z.ZodObject<{}>, B extends AnyObject = z.ZodObject<{}>>(spec: RouteSpec<P, Q, B>): Route {
   return spec as unknown as Route;
 }
 

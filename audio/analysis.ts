@@ -31,11 +31,16 @@ export async function decodeAudio(file: string, options: DecodeOptions = {}): Pr
   if (options.inputFormat) args.push('-f', options.inputFormat);
   args.push(
     // The file: protocol keeps a name with a colon from being read as another protocol.
-    '-i', `file:${path.resolve(file)}`,
-    '-map', '0:a:0',
+    '-i',
+    `file:${path.resolve(file)}`,
+    '-map',
+    '0:a:0',
     // framelog=verbose keeps the per-frame lines out of the info-level log; the summary stays.
-    '-af', `aformat=channel_layouts=mono,ebur128=framelog=verbose,aresample=${ANALYSIS_RATE},aformat=sample_fmts=flt`,
-    '-f', 'f32le', 'pipe:1',
+    '-af',
+    `aformat=channel_layouts=mono,ebur128=framelog=verbose,aresample=${ANALYSIS_RATE},aformat=sample_fmts=flt`,
+    '-f',
+    'f32le',
+    'pipe:1',
   );
   const { stdout, stderr } = await run('ffmpeg', args, { signal: options.signal, timeoutMs: 300_000 });
   // Copy into an aligned buffer: a Buffer's byteOffset need not be a multiple of 4.

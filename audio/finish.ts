@@ -158,9 +158,21 @@ export function pauseSamples(input: Pick<FinishAudioInput, 'pauseSeconds' | 'spe
 function encode(pcm: readonly Int16Array[], format: OutputFormat, outPath: string, signal?: AbortSignal) {
   return ffmpeg(
     [
-      '-f', 's16le', '-ar', String(OUTPUT_SAMPLE_RATE), '-ac', '1', '-i', 'pipe:0',
+      '-f',
+      's16le',
+      '-ar',
+      String(OUTPUT_SAMPLE_RATE),
+      '-ac',
+      '1',
+      '-i',
+      'pipe:0',
       // Same input, same bytes: no encoder tag or random stream serial.
-      '-map_metadata', '-1', '-fflags', '+bitexact', '-flags:a', '+bitexact',
+      '-map_metadata',
+      '-1',
+      '-fflags',
+      '+bitexact',
+      '-flags:a',
+      '+bitexact',
       ...ENCODERS[format],
       fileUrl(outPath),
     ],

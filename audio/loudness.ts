@@ -130,7 +130,12 @@ export function normalizeLoudness(pieces: readonly Int16Array[], sampleRate: num
     const before = out.reduce((sum, piece) => sum + piece.energyBefore, 0);
     const removed = out.reduce((sum, piece) => sum + piece.energyRemoved, 0);
     if (before === 0 || -10 * Math.log10(1 - removed / before) < 0.2) break;
-    const missing = targetLufs - loudnessOf(out.map((piece) => piece.samples), sampleRate);
+    const missing =
+      targetLufs -
+      loudnessOf(
+        out.map((piece) => piece.samples),
+        sampleRate,
+      );
     const next = Math.min(gainDb + missing, initialDb + 6);
     if (Math.abs(missing) < 0.3 || next <= gainDb) break;
     gainDb = next;
@@ -222,7 +227,7 @@ export function applyGain(samples: Int16Array, gain: number, ceilingDb: number, 
   // Stretches of ±2w around the hot samples, merged: outside them every window sees only the plain gain.
   const w = Math.max(1, Math.round(0.005 * sampleRate));
   let energyRemoved = 0;
-  for (let k = 0; k < hot.length; ) {
+  for (let k = 0; k < hot.length;) {
     const start = Math.max(0, hot[k] - 2 * w);
     let end = Math.min(n, hot[k] + 2 * w + 1);
     while (++k < hot.length && hot[k] - 2 * w < end) end = Math.min(n, hot[k] + 2 * w + 1);

@@ -99,7 +99,7 @@ export function alignWords(tokens: readonly TextToken[], words: readonly EngineW
     }
   }
   const spans: Array<{ start: number; end: number } | null> = tokens.map(() => null);
-  for (let i = n, j = m; i > 0 || j > 0; ) {
+  for (let i = n, j = m; i > 0 || j > 0;) {
     const a = step[at(i, j) * 2];
     const b = step[at(i, j) * 2 + 1];
     if (a > 0 && b > 0) {
@@ -156,7 +156,10 @@ export function timeTokens(text: string, engineWords: readonly EngineWord[]): Ti
     for (const clauseWords of clauses.values()) {
       const { start, end } = clauseWords[0].clause!;
       const inside = tokens.flatMap((token, index) => (token.start >= start && token.start < end ? [index] : []));
-      alignWords(inside.map((index) => tokens[index]), clauseWords).forEach((span, k) => (spans[inside[k]] = span));
+      alignWords(
+        inside.map((index) => tokens[index]),
+        clauseWords,
+      ).forEach((span, k) => (spans[inside[k]] = span));
     }
   } else {
     spans = alignWords(tokens, words);

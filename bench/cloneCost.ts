@@ -27,7 +27,10 @@ export async function cloneCostRows(dir: string, engines: EngineRegistry): Promi
     const intake = await intakeSample(reference.clonePath, normalized);
     if (!intake.ok) continue;
     const [sample, heldOut] = [await analyseSpeaker(normalized), await analyseSpeaker(reference.heldOutPath)];
-    const fits = [['before: all staged', Infinity], [`after: top ${STAGED_CANDIDATES} staged`, STAGED_CANDIDATES]] as const;
+    const fits = [
+      ['before: all staged', Infinity],
+      [`after: top ${STAGED_CANDIDATES} staged`, STAGED_CANDIDATES],
+    ] as const;
     // Alternating which fit goes first, so warm engine processes and caches favour neither.
     for (const [label, stagedCandidates] of index % 2 ? [...fits].reverse() : fits) {
       const [started, cpu] = [Date.now(), cpuSeconds()];
@@ -39,14 +42,26 @@ export async function cloneCostRows(dir: string, engines: EngineRegistry): Promi
       total[1] += cpuUsed;
       const spoken = await speak(findPremadeVoice(clone.baseVoiceId)!, reference.heldOutText, dir, clone, engines);
       rows.push([
-        reference.name, label, `${wall.toFixed(1)} s`, `${cpuUsed.toFixed(1)} s`,
+        reference.name,
+        label,
+        `${wall.toFixed(1)} s`,
+        `${cpuUsed.toFixed(1)} s`,
         `${clone.baseVoiceId} ${clone.semitones.toFixed(1)} st x${clone.rate}${clone.eq.length ? ' EQ' : ''}`,
-        clone.similarity.toFixed(3), similarityScore(heldOut, spoken).toFixed(3),
+        clone.similarity.toFixed(3),
+        similarityScore(heldOut, spoken).toFixed(3),
       ]);
       process.stderr.write('c');
     }
   }
-  rows.push(['all', 'before / after', `${totals.before[0].toFixed(1)} / ${totals.after[0].toFixed(1)} s (${(totals.after[0] / totals.before[0]).toFixed(2)}x)`, `${totals.before[1].toFixed(1)} / ${totals.after[1].toFixed(1)} s (${(totals.after[1] / totals.before[1]).toFixed(2)}x)`, '', '', '']);
+  rows.push([
+    'all',
+    'before / after',
+    `${totals.before[0].toFixed(1)} / ${totals.after[0].toFixed(1)} s (${(totals.after[0] / totals.before[0]).toFixed(2)}x)`,
+    `${totals.before[1].toFixed(1)} / ${totals.after[1].toFixed(1)} s (${(totals.after[1] / totals.before[1]).toFixed(2)}x)`,
+    '',
+    '',
+    '',
+  ]);
   return { rows, clones };
 }
 

@@ -113,7 +113,19 @@ async function renderEngineSpeaker(speaker: EngineSpeaker, text: string, outPath
   const raw = `${outPath}.raw.wav`;
   if (speaker.voice.startsWith('flite:')) await run('flite', ['-voice', speaker.voice.slice(6), '-t', text, '-o', raw]);
   else await run('espeak-ng', ['-v', speaker.voice, '-w', raw, text]);
-  await ffmpeg(['-i', fileUrl(raw), '-af', `rubberband=pitch=${speaker.pitch}:tempo=${speaker.tempo}:formant=shifted:pitchq=quality`, '-ar', '16000', '-ac', '1', '-c:a', 'pcm_s16le', fileUrl(outPath)]);
+  await ffmpeg([
+    '-i',
+    fileUrl(raw),
+    '-af',
+    `rubberband=pitch=${speaker.pitch}:tempo=${speaker.tempo}:formant=shifted:pitchq=quality`,
+    '-ar',
+    '16000',
+    '-ac',
+    '1',
+    '-c:a',
+    'pcm_s16le',
+    fileUrl(outPath),
+  ]);
   await rm(raw, { force: true });
 }
 
@@ -220,8 +232,19 @@ function row(evaluation: Evaluation): string[] {
 
 export function formatTable(evaluations: readonly Evaluation[]): string {
   const header = [
-    'reference', 'cloned from', 'base, shift, tempo', 'F0 Hz sample/held-out/clone/default', 'F0 err', 'syll/s sample/held-out/clone', 'rate err',
-    'LTAS dB clone/default', 'LTAS closer', 'MFCC clone/default', 'MFCC closer', 'similarity clone/default (stored)', 'build wall/CPU',
+    'reference',
+    'cloned from',
+    'base, shift, tempo',
+    'F0 Hz sample/held-out/clone/default',
+    'F0 err',
+    'syll/s sample/held-out/clone',
+    'rate err',
+    'LTAS dB clone/default',
+    'LTAS closer',
+    'MFCC clone/default',
+    'MFCC closer',
+    'similarity clone/default (stored)',
+    'build wall/CPU',
   ];
   const rows = [header, ...evaluations.map(row)];
   const widths = header.map((_, c) => Math.max(...rows.map((r) => r[c].length)));

@@ -24,10 +24,12 @@ import { TEXTS, toRecognizerWav } from './quality';
 async function main() {
   const voice = findPremadeVoice(process.argv[2] ?? 'en-us-slt');
   if (!voice) throw new Error('unknown voice');
-  const candidates = JSON.parse(await new Promise<string>((resolve) => {
-    let input = '';
-    process.stdin.on('data', (chunk) => (input += chunk)).on('end', () => resolve(input));
-  })) as Array<{ emotion: Emotion; preset: EmotionPreset }>;
+  const candidates = JSON.parse(
+    await new Promise<string>((resolve) => {
+      let input = '';
+      process.stdin.on('data', (chunk) => (input += chunk)).on('end', () => resolve(input));
+    }),
+  ) as Array<{ emotion: Emotion; preset: EmotionPreset }>;
   const engines = createEngines();
   const dir = await mkdtemp(path.join(os.tmpdir(), 'openvox-emotion-sweep-'));
   let counter = 0;
@@ -48,7 +50,9 @@ async function main() {
     const neutral = await durationAndF0(neutralPath);
     const heardNeutral = await recognize(await toRecognizerWav(neutralPath, file()));
     const neutralWer = wordErrors(TEXTS.join(' '), heardNeutral ?? '');
-    console.log(`neutral: WER ${neutralWer.errors}/${neutralWer.words}, F0 ${neutral.f0Hz?.toFixed(1)} Hz range ${neutral.f0RangeSt?.toFixed(2)} st, ${neutral.seconds.toFixed(2)} s, ${neutral.lufs.toFixed(1)} LUFS`);
+    console.log(
+      `neutral: WER ${neutralWer.errors}/${neutralWer.words}, F0 ${neutral.f0Hz?.toFixed(1)} Hz range ${neutral.f0RangeSt?.toFixed(2)} st, ${neutral.seconds.toFixed(2)} s, ${neutral.lufs.toFixed(1)} LUFS`,
+    );
     for (const { emotion, preset } of candidates) {
       const saved = { ...EMOTION_PRESETS[emotion] };
       Object.assign(EMOTION_PRESETS[emotion], preset);

@@ -186,7 +186,11 @@ export async function measureGoals(context: GoalContext): Promise<void> {
     const count = 24 * N;
     const transactionsBefore = await transactions(stack);
     const before = cpuSnapshot(groups);
-    const done = await mapLimit(Array.from({ length: count }, (_, i) => accounts[i % accounts.length]), 4, (account) => synthesizeSse(account, ONE_SENTENCE, voiceId));
+    const done = await mapLimit(
+      Array.from({ length: count }, (_, i) => accounts[i % accounts.length]),
+      4,
+      (account) => synthesizeSse(account, ONE_SENTENCE, voiceId),
+    );
     const cpu = cpuDelta(before, cpuSnapshot(groups));
     // PostgreSQL publishes a backend's counts within a second or so of its last transaction.
     await new Promise((resolve) => setTimeout(resolve, 2_000));
@@ -194,10 +198,18 @@ export async function measureGoals(context: GoalContext): Promise<void> {
     const events = await historyEvents(stack, done.at(-1)!.id);
     const per = (name: string) => ((cpu.get(name) ?? 0) * 1000) / count;
     const tax = TAX.reduce((sum, name) => sum + per(name), 0);
-    rows.push([`orchestration tax: CPU outside engine+encoder per synthesis (${ONE_SENTENCE.length} chars, ${voiceId}, 4 SSE clients)`, `${fmt(tax, 0)} ms`, `${fmt(per('engine'), 0)} ms engine`, fmt(tax / per('engine'), 2), '<= 0.5']);
+    rows.push([
+      `orchestration tax: CPU outside engine+encoder per synthesis (${ONE_SENTENCE.length} chars, ${voiceId}, 4 SSE clients)`,
+      `${fmt(tax, 0)} ms`,
+      `${fmt(per('engine'), 0)} ms engine`,
+      fmt(tax / per('engine'), 2),
+      '<= 0.5',
+    ]);
     taxRows.push([voiceId, ...['engine', 'encoder+spawned', ...TAX].map((name) => fmt(per(name), 0)), fmt(perSynthesisTransactions, 1), events]);
   }
-  sections.push(`CPU ms per synthesis (${ONE_SENTENCE.length} chars, 4 SSE clients), this stack's processes only:\n\n${table(['voice', 'engine', 'encoder+spawned', ...TAX, 'PostgreSQL statements', 'history events (synthesis + capture)'], taxRows)}`);
+  sections.push(
+    `CPU ms per synthesis (${ONE_SENTENCE.length} chars, 4 SSE clients), this stack's processes only:\n\n${table(['voice', 'engine', 'encoder+spawned', ...TAX, 'PostgreSQL statements', 'history events (synthesis + capture)'], taxRows)}`,
+  );
   process.stdout.write(sections.at(-1)!);
 
   // 2. Light-load overhead, one client following the status by SSE, against the raw engine (warm).
@@ -205,28 +217,46 @@ export async function measureGoals(context: GoalContext): Promise<void> {
     const raw = await rawEngine(stack, voiceId, ONE_SENTENCE, 10 * N, dir);
     const e2e: number[] = [];
     for (let i = 0; i < 10 * N; i++) e2e.push((await synthesizeSse(accounts[i % accounts.length], ONE_SENTENCE, voiceId)).ms);
-    rows.push([`light-load overhead p50: submit→completed (SSE) minus raw engine, ${voiceId}`, `${fmt(median(e2e) - median(raw), 0)} ms`, `${fmt(median(raw), 0)} ms raw engine p50`, fmt(median(e2e) / median(raw), 2), '<= 50 ms']);
+    rows.push([
+      `light-load overhead p50: submit→completed (SSE) minus raw engine, ${voiceId}`,
+      `${fmt(median(e2e) - median(raw), 0)} ms`,
+      `${fmt(median(raw), 0)} ms raw engine p50`,
+      fmt(median(e2e) / median(raw), 2),
+      '<= 50 ms',
+    ]);
   }
 
   // 3. Time to first audio on POST /v1/audio/speech (mp3, streamed), against the raw engine's first sentence.
   const rawFirst = median(await rawEngine(stack, 'en-us-slt', FIRST_SENTENCE, 10 * N, dir));
   const light: number[] = [];
   for (let i = 0; i < 10 * N; i++) light.push((await speech(accounts[i % accounts.length], STREAMED, 'en-us-slt')).firstMs);
-  rows.push(['time to first audio p50, /v1/audio/speech mp3, 1 client (en-us-slt)', `${fmt(median(light), 0)} ms`, `${fmt(rawFirst, 0)} ms raw engine, first sentence`, `+${fmt(median(light) - rawFirst, 0)} ms`, '<= +100 ms']);
+  rows.push([
+    'time to first audio p50, /v1/audio/speech mp3, 1 client (en-us-slt)',
+    `${fmt(median(light), 0)} ms`,
+    `${fmt(rawFirst, 0)} ms raw engine, first sentence`,
+    `+${fmt(median(light) - rawFirst, 0)} ms`,
+    '<= +100 ms',
+  ]);
   let peakApi = 0;
   const sampleRss = () => {
     const rss = apiRssMiB();
     if (rss > peakApi) peakApi = rss;
   };
   const sampler = setInterval(sampleRss, 100);
-  const loaded = await mapLimit(Array.from({ length: 32 * N }, (_, i) => accounts[i % accounts.length]), 8, (account) => speech(account, STREAMED, 'en-us-slt'));
+  const loaded = await mapLimit(
+    Array.from({ length: 32 * N }, (_, i) => accounts[i % accounts.length]),
+    8,
+    (account) => speech(account, STREAMED, 'en-us-slt'),
+  );
   clearInterval(sampler);
   const firsts = loaded.map((result) => result.firstMs);
   rows.push(['time to first audio p50 / p95, 8 streaming clients', `${fmt(median(firsts), 0)} / ${fmt(percentile(firsts, 0.95), 0)} ms`, `${fmt(rawFirst, 0)} ms raw engine`, '-', 'report']);
   rows.push(['API RSS under 8 streaming clients (sampled every 100 ms)', `${fmt(peakApi, 0)} MiB`, '-', '-', '<= 250 MiB']);
 }
 
-export const LONG_TEXT = Array.from({ length: 90 }, (_, i) => `Sentence number ${i + 1} tells a little more of the story, slowly.`).join(' ').slice(0, 5000);
+export const LONG_TEXT = Array.from({ length: 90 }, (_, i) => `Sentence number ${i + 1} tells a little more of the story, slowly.`)
+  .join(' ')
+  .slice(0, 5000);
 
 /**
  * Long text: the service (chunks rendered in parallel, then joined) against
@@ -240,9 +270,18 @@ export async function measureLongText(context: GoalContext): Promise<void> {
   const scaling: string[][] = [];
   for (const voiceId of (process.env.BENCH_LONG_VOICES ?? 'en-us-slt,en-us-joe').split(',')) {
     // (A raw run can fail on a loaded machine, e.g. a Piper call past its timeout: the service's figures still count.)
-    const raw = await rawEngine(stack, voiceId, LONG_TEXT, 1, stack.dataDir).then(([ms]) => ms, (error) => (process.stdout.write(`raw ${voiceId} failed: ${error}\n`), NaN));
+    const raw = await rawEngine(stack, voiceId, LONG_TEXT, 1, stack.dataDir).then(
+      ([ms]) => ms,
+      (error) => (process.stdout.write(`raw ${voiceId} failed: ${error}\n`), NaN),
+    );
     const one = await synthesizeSse(accounts[0], LONG_TEXT, voiceId);
-    rows.push([`long text (${LONG_TEXT.length} chars, ${voiceId}): speed-up over one serial engine run`, `${fmt(one.ms / 1000)} s`, `${fmt(raw / 1000)} s raw engine, serial`, fmt(raw / one.ms, 2), '>= 1.8']);
+    rows.push([
+      `long text (${LONG_TEXT.length} chars, ${voiceId}): speed-up over one serial engine run`,
+      `${fmt(one.ms / 1000)} s`,
+      `${fmt(raw / 1000)} s raw engine, serial`,
+      fmt(raw / one.ms, 2),
+      '>= 1.8',
+    ]);
     // Each its own metrics port would collide: off.
     await stack.startWorkers(2, { extraEnv: { WORKER_METRICS_PORT: '0' } });
     await synthesizeSse(accounts[1], ONE_SENTENCE, voiceId); // the new processes warm
@@ -273,5 +312,4 @@ export async function measureStatusReads(context: GoalContext): Promise<void> {
   rows.push(['status reads of a completed synthesis (JWT), 10 connections', `${fmt(jwtRps, 0)} req/s`, `${fmt(bareRps, 0)} req/s bare Koa`, fmt(jwtRps / bareRps, 2), '>= 0.3']);
 }
 
-export const table = (header: string[], rows: string[][]) =>
-  [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n') + '\n';
+export const table = (header: string[], rows: string[][]) => [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n') + '\n';

@@ -47,8 +47,23 @@ async function main() {
   const synthesisId = randomUUID();
   await deps.db('accounts').insert({ id: accountId, email: `bench-${accountId}@example.com`, password_hash: 'x', email_verified_at: new Date() });
   await deps.db('syntheses').insert({
-    id: synthesisId, account_id: accountId, voice_id: 'en-us-slt', text: 'Hello.', characters: 6, speed: 1, pitch: 0, emotion: 'neutral', output_format: 'wav',
-    status: 'completed', progress: 1, audio_key: 'none', audio_bytes: 1, duration_seconds: 1, credits_charged: 6, started_at: new Date(), completed_at: new Date(),
+    id: synthesisId,
+    account_id: accountId,
+    voice_id: 'en-us-slt',
+    text: 'Hello.',
+    characters: 6,
+    speed: 1,
+    pitch: 0,
+    emotion: 'neutral',
+    output_format: 'wav',
+    status: 'completed',
+    progress: 1,
+    audio_key: 'none',
+    audio_bytes: 1,
+    duration_seconds: 1,
+    credits_charged: 6,
+    started_at: new Date(),
+    completed_at: new Date(),
   });
   const apiKey = `${API_KEY_PREFIX}${randomUUID().replace(/-/g, '')}`;
   await deps.db('api_keys').insert({ id: randomUUID(), account_id: accountId, name: 'bench', prefix: apiKey.slice(0, 10), key_hash: sha256(apiKey) });

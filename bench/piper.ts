@@ -154,7 +154,9 @@ async function main() {
     console.log('warm totals:');
     summary('engine', (row) => row.path === 'engine');
     summary('raw', (row) => row.path === 'raw ORT');
-    console.log(`engine host process RSS ${hostRss.toFixed(0)} MiB (peak ${hostPeak.toFixed(0)} MiB); raw in-process session added ${(rows.at(-1)!.rss - rssBeforeRaw).toFixed(0)} MiB to this process`);
+    console.log(
+      `engine host process RSS ${hostRss.toFixed(0)} MiB (peak ${hostPeak.toFixed(0)} MiB); raw in-process session added ${(rows.at(-1)!.rss - rssBeforeRaw).toFixed(0)} MiB to this process`,
+    );
     console.log(`cold start (new host process, session load, first request): ${coldFirst.toFixed(2)} s; raw session load ${loadSeconds.toFixed(2)} s`);
   } finally {
     await rm(dir, { recursive: true, force: true });

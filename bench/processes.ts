@@ -135,6 +135,9 @@ export function summarizeProfile(file: string, top = 12): { byOwner: [string, nu
     byFunction.set(name, (byFunction.get(name) ?? 0) + micros);
   }
   const share = (entries: Map<string, number>) =>
-    [...entries.entries()].sort((a, b) => b[1] - a[1]).slice(0, top).map(([name, micros]): [string, number] => [name, micros / total]);
+    [...entries.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
+      .map(([name, micros]): [string, number] => [name, micros / total]);
   return { byOwner: share(byOwner), byFunction: share(byFunction), seconds: total / 1e6 };
 }

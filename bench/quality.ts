@@ -90,36 +90,52 @@ async function main() {
       };
       // The neutral chunks: the raw engine, trimmed and resampled (no DSP).
       const neutralCondition: Condition = { label: 'neutral', speed: 1, pitch: 0, emotion: 'neutral' };
-      const neutralChunks = await Promise.all(TEXTS.map(async (text) => {
-        const outPath = file();
-        await renderChunk({ voice, text, speed: 1, emotion: 'neutral', outPath, engines });
-        return outPath;
-      }));
+      const neutralChunks = await Promise.all(
+        TEXTS.map(async (text) => {
+          const outPath = file();
+          await renderChunk({ voice, text, speed: 1, emotion: 'neutral', outPath, engines });
+          return outPath;
+        }),
+      );
       const neutralPath = await finish(neutralChunks, neutralCondition);
       const neutral = await durationAndF0(neutralPath);
 
       const render = async (method: Method, condition: Condition): Promise<string | null> => {
         const { speed, pitch, emotion } = condition;
         if (method === 'service' || method === ('service (before)' as Method)) {
-          const chunks = await Promise.all(TEXTS.map(async (text) => {
-            const outPath = file();
-            await renderChunk({ voice, text, speed, pitch, emotion, outPath, engines, profile: condition.extraSemitones ? { semitones: condition.extraSemitones } : undefined });
-            return outPath;
-          }));
+          const chunks = await Promise.all(
+            TEXTS.map(async (text) => {
+              const outPath = file();
+              await renderChunk({ voice, text, speed, pitch, emotion, outPath, engines, profile: condition.extraSemitones ? { semitones: condition.extraSemitones } : undefined });
+              return outPath;
+            }),
+          );
           return finish(chunks, condition);
         }
         if (method === 'engine') {
           const pitchRange = enginePitchRange(engine.capabilities, voice.engineVoice);
           if (pitch !== 0 && !(pitchRange && pitch >= pitchRange.min && pitch <= pitchRange.max)) return null;
           if (speed !== 1 && !(engine.capabilities.rate && speed >= engine.capabilities.rate.min && speed <= engine.capabilities.rate.max)) return null;
-          const chunks = await Promise.all(TEXTS.map(async (text) => {
-            const raw = file();
-            const outPath = file();
-            await engine.synthesize({ text, voice: voice.engineVoice, rate: speed, pitch, outPath: raw });
-            const keep = (seconds: number) => `silenceremove=start_periods=1:start_threshold=-55dB:start_silence=${(seconds / speed).toFixed(4)}`;
-            await ffmpeg(['-i', fileUrl(raw), '-af', [keep(0.03), 'areverse', keep(0.08), 'areverse', 'aresample=24000:resampler=soxr'].join(','), '-ac', '1', '-c:a', 'pcm_s16le', fileUrl(outPath)]);
-            return outPath;
-          }));
+          const chunks = await Promise.all(
+            TEXTS.map(async (text) => {
+              const raw = file();
+              const outPath = file();
+              await engine.synthesize({ text, voice: voice.engineVoice, rate: speed, pitch, outPath: raw });
+              const keep = (seconds: number) => `silenceremove=start_periods=1:start_threshold=-55dB:start_silence=${(seconds / speed).toFixed(4)}`;
+              await ffmpeg([
+                '-i',
+                fileUrl(raw),
+                '-af',
+                [keep(0.03), 'areverse', keep(0.08), 'areverse', 'aresample=24000:resampler=soxr'].join(','),
+                '-ac',
+                '1',
+                '-c:a',
+                'pcm_s16le',
+                fileUrl(outPath),
+              ]);
+              return outPath;
+            }),
+          );
           return finish(chunks, condition);
         }
         const k = 2 ** (pitch / 12);
@@ -131,11 +147,13 @@ async function main() {
               : pitch !== 0
                 ? `asetrate=${Math.round(24000 * k)},aresample=24000,atempo=${(speed / k).toFixed(6)}`
                 : `atempo=${speed}`;
-        const chunks = await Promise.all(neutralChunks.map(async (chunk) => {
-          const outPath = file();
-          await ffmpeg(['-i', fileUrl(chunk), '-af', `${filter},aresample=24000:resampler=soxr`, '-ac', '1', '-c:a', 'pcm_s16le', fileUrl(outPath)]);
-          return outPath;
-        }));
+        const chunks = await Promise.all(
+          neutralChunks.map(async (chunk) => {
+            const outPath = file();
+            await ffmpeg(['-i', fileUrl(chunk), '-af', `${filter},aresample=24000:resampler=soxr`, '-ac', '1', '-c:a', 'pcm_s16le', fileUrl(outPath)]);
+            return outPath;
+          }),
+        );
         return finish(chunks, condition);
       };
 
@@ -157,7 +175,10 @@ async function main() {
         const durationError = (measured.seconds * condition.speed) / neutral.seconds - 1;
         const f0Error = measured.f0Hz && neutral.f0Hz ? 12 * Math.log2(measured.f0Hz / neutral.f0Hz) - condition.pitch : NaN;
         rows.push([
-          condition.label, method, mcd.toFixed(2), mcdQuality.toFixed(2),
+          condition.label,
+          method,
+          mcd.toFixed(2),
+          mcdQuality.toFixed(2),
           wer ? `${((100 * wer.errors) / wer.words).toFixed(1)} %` : 'n/a',
           `${(100 * durationError).toFixed(1)} %`,
           condition.emotion === 'neutral' ? `${f0Error.toFixed(2)} st` : `${(12 * Math.log2((measured.f0Hz ?? NaN) / (neutral.f0Hz ?? NaN))).toFixed(2)} st`,
@@ -168,8 +189,13 @@ async function main() {
       };
 
       await measure('service', neutralCondition);
-      if (section('speed')) for (const speed of SPEEDS) for (const method of ['service', 'engine', 'rubberband', 'ffmpeg'] as const) await measure(method, { label: `speed ${speed}`, speed, pitch: 0, emotion: 'neutral' });
-      if (section('pitch')) for (const pitch of PITCHES) for (const method of ['service', 'engine', 'rubberband', 'rubberband short', 'ffmpeg'] as const) await measure(method, { label: `pitch ${pitch > 0 ? '+' : ''}${pitch}`, speed: 1, pitch, emotion: 'neutral' });
+      if (section('speed'))
+        for (const speed of SPEEDS)
+          for (const method of ['service', 'engine', 'rubberband', 'ffmpeg'] as const) await measure(method, { label: `speed ${speed}`, speed, pitch: 0, emotion: 'neutral' });
+      if (section('pitch'))
+        for (const pitch of PITCHES)
+          for (const method of ['service', 'engine', 'rubberband', 'rubberband short', 'ffmpeg'] as const)
+            await measure(method, { label: `pitch ${pitch > 0 ? '+' : ''}${pitch}`, speed: 1, pitch, emotion: 'neutral' });
       if (section('emotion')) {
         for (const emotion of EMOTIONS.filter((name): name is Exclude<Emotion, 'neutral'> => name !== 'neutral')) {
           await measure('service', { label: emotion, speed: 1, pitch: 0, emotion });
@@ -200,7 +226,7 @@ async function main() {
     }
     console.log(
       '\nMCD: mel-cepstral distortion (c1..c13, DTW-aligned) against the neutral engine rendering, dB (0 = the engine itself).\n' +
-        'MCD tilt-comp: the same against the neutral rendering through the preset\'s treble shelf (emotions: what the processing costs beyond the intended tilt).\n' +
+        "MCD tilt-comp: the same against the neutral rendering through the preset's treble shelf (emotions: what the processing costs beyond the intended tilt).\n" +
         'WER: pocketsphinx en-us on the loudness-normalized file. duration err: duration x speed / neutral - 1. F0 err: median F0 shift minus the request.\n' +
         'Methods: service = renderChunk + finishAudio; engine = its own rate/pitch control only; rubberband = formant-preserving rubberband over\n' +
         'the neutral rendering (the service before engine-first voicing); ffmpeg = atempo (speed) or asetrate + atempo (pitch, formants move along);\n' +

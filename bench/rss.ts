@@ -78,7 +78,10 @@ async function main() {
     let peakHosts = 0;
     const sampler = setInterval(() => {
       const pids = tree(workerPid);
-      peakTree = Math.max(peakTree, pids.reduce((sum, pid) => sum + kib(pid, 'VmRSS'), 0));
+      peakTree = Math.max(
+        peakTree,
+        pids.reduce((sum, pid) => sum + kib(pid, 'VmRSS'), 0),
+      );
       const hosts = pids.filter((pid) => pid !== workerPid && /piper\/host\./.test(cmdline(pid)));
       peakHosts = Math.max(peakHosts, hosts.length);
     }, 250);

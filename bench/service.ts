@@ -48,8 +48,7 @@ type Row = [figure: string, value: string, baseline: string, ratio: string, targ
 const fmt = (value: number, digits = 1) => value.toFixed(digits);
 const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(p * values.length))];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const table = (header: string[], rows: string[][]) =>
-  [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n') + '\n';
+const table = (header: string[], rows: string[][]) => [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n') + '\n';
 
 type HistoryEvent = NonNullable<Awaited<ReturnType<WorkflowHandle['fetchHistory']>>['events']>[number];
 
@@ -169,7 +168,10 @@ async function main() {
         add('total', result.seenAt - result.submittedAt);
       }
       const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
-      return table(['stage', 'mean ms', 'p95 ms'], [...stages].map(([stage, values]) => [stage, fmt(mean(values), 0), fmt(percentile(values, 0.95), 0)]));
+      return table(
+        ['stage', 'mean ms', 'p95 ms'],
+        [...stages].map(([stage, values]) => [stage, fmt(mean(values), 0), fmt(percentile(values, 0.95), 0)]),
+      );
     };
     const cpuPerItem = (cpu: Map<string, number>, count: number) => GROUP_ORDER.map((name) => fmt(((cpu.get(name) ?? 0) * 1000) / count, 0));
 
@@ -187,8 +189,7 @@ async function main() {
     phases: {
       if (GOALS_ONLY) break phases;
       // 1. Orchestration limit.
-      const trivial = () =>
-        throughput(60 * N, () => temporal.workflow.execute('benchNoop', { taskQueue: config.TEMPORAL_TASK_QUEUE, workflowId: `bench-noop-${randomUUID()}` }));
+      const trivial = () => throughput(60 * N, () => temporal.workflow.execute('benchNoop', { taskQueue: config.TEMPORAL_TASK_QUEUE, workflowId: `bench-noop-${randomUUID()}` }));
       const firstNoop = await trivial();
       const chunks = splitText(TEXT_100, 400).length;
       const shape = await throughput(60 * N, () =>
@@ -205,9 +206,21 @@ async function main() {
       const noop = firstNoop.rate >= secondNoop.rate ? firstNoop : secondNoop;
       rows.push(['orchestration: trivial workflow (1 no-op activity)', `${fmt(noop.rate)} wf/s`, `runs: ${fmt(firstNoop.rate)}, ${fmt(secondNoop.rate)}`, '-', '']);
       rows.push(['orchestration: synthesis graph, no-op activities', `${fmt(shape.rate)} wf/s`, `${fmt(noop.rate)} wf/s`, fmt(shape.rate / noop.rate, 2), '']);
-      rows.push([`syntheses end to end via HTTP (100 chars, wav, ${CLIENTS} clients polling every ${POLL_MS} ms)`, `${fmt(e2e.rate, 2)} /s`, `${fmt(noop.rate)} wf/s`, fmt(e2e.rate / noop.rate, 3), '>= 0.6']);
+      rows.push([
+        `syntheses end to end via HTTP (100 chars, wav, ${CLIENTS} clients polling every ${POLL_MS} ms)`,
+        `${fmt(e2e.rate, 2)} /s`,
+        `${fmt(noop.rate)} wf/s`,
+        fmt(e2e.rate / noop.rate, 3),
+        '>= 0.6',
+      ]);
       rows.push([`same, clients polling every ${PATIENT_POLL_MS} ms`, `${fmt(patient.rate, 2)} /s`, `${fmt(noop.rate)} wf/s`, fmt(patient.rate / noop.rate, 3), '>= 0.6']);
-      rows.push([`same, ${PATIENT_POLL_MS} ms polls, fast engine (${FAST_VOICE}): the orchestration's own limit`, `${fmt(fast.rate, 2)} /s`, `${fmt(noop.rate)} wf/s`, fmt(fast.rate / noop.rate, 3), '']);
+      rows.push([
+        `same, ${PATIENT_POLL_MS} ms polls, fast engine (${FAST_VOICE}): the orchestration's own limit`,
+        `${fmt(fast.rate, 2)} /s`,
+        `${fmt(noop.rate)} wf/s`,
+        fmt(fast.rate / noop.rate, 3),
+        '',
+      ]);
       sections.push(
         `CPU per item (ms) in the throughput phases, by process (${GROUP_ORDER.join(', ')}):\n\n` +
           table(
@@ -232,7 +245,13 @@ async function main() {
       const found = (await Promise.all(candidates.map(async (id) => [id, await historyEvents(id).catch(() => 0)] as const))).filter(([, events]) => events > 0);
       const executions = found.length;
       const events = found.reduce((sum, [, count]) => sum + count, 0);
-      rows.push(['workflow executions / history events per 100-char synthesis', `${executions} / ${events}`, found.map(([id, count]) => `${id.split(':').slice(0, -1).join(':')} ${count}`).join(', '), '-', '<= 2 executions']);
+      rows.push([
+        'workflow executions / history events per 100-char synthesis',
+        `${executions} / ${events}`,
+        found.map(([id, count]) => `${id.split(':').slice(0, -1).join(':')} ${count}`).join(', '),
+        '-',
+        '<= 2 executions',
+      ]);
 
       // A burst: 100 parallel submits from 50 accounts on a quiet stack. Every answer should be 202 (never a 503);
       // the figure is how long the client waits for it.
@@ -258,7 +277,13 @@ async function main() {
         ),
       );
       const answered = [...burstStatuses].map(([status, count]) => `${count} × ${status}`).join(', ');
-      rows.push(['submit latency p50 / p99, 100 parallel submits from 50 accounts', `${fmt(percentile(burst.result, 0.5), 0)} / ${fmt(percentile(burst.result, 0.99), 0)} ms`, answered, '-', 'no 503']);
+      rows.push([
+        'submit latency p50 / p99, 100 parallel submits from 50 accounts',
+        `${fmt(percentile(burst.result, 0.5), 0)} / ${fmt(percentile(burst.result, 0.99), 0)} ms`,
+        answered,
+        '-',
+        'no 503',
+      ]);
       // Let the burst drain before the next phase measures anything.
       await waitFor(
         'the burst to drain',
@@ -278,16 +303,29 @@ async function main() {
       let lastLight: Awaited<ReturnType<typeof synthesize>> | undefined;
       /** Each history event of the synthesis's workflows, and what the client saw, on one clock. */
       const timeline = async ({ id, submittedAt, answeredAt, seenAt }: NonNullable<typeof lastLight>) => {
-        const marks: [number, string][] = [[0, 'client: POST sent'], [answeredAt - submittedAt, 'client: 202 received'], [seenAt - submittedAt, 'client: status completed seen']];
+        const marks: [number, string][] = [
+          [0, 'client: POST sent'],
+          [answeredAt - submittedAt, 'client: 202 received'],
+          [seenAt - submittedAt, 'client: status completed seen'],
+        ];
         for (const workflowId of [`credits:reserve:${id}`, `synthesis:${id}`, `credits:capture:${id}`]) {
           // (credits:reserve exists only for syntheses of older versions: fetchHistory fails and adds nothing.)
-          const events = (await temporal.workflow.getHandle(workflowId).fetchHistory().catch(() => ({ events: [] }))).events ?? [];
+          const events =
+            (
+              await temporal.workflow
+                .getHandle(workflowId)
+                .fetchHistory()
+                .catch(() => ({ events: [] }))
+            ).events ?? [];
           for (const event of events) {
             const kind = Object.keys(event).find((key) => key.endsWith('EventAttributes') && (event as Record<string, unknown>)[key]) ?? 'event';
             marks.push([eventMs(event) - submittedAt, `${workflowId.split(':').slice(0, -1).join(':')}: ${kind.replace(/EventAttributes$/, '')}`]);
           }
         }
-        return table(['ms', 'event'], marks.sort((a, b) => a[0] - b[0]).map(([ms, what]) => [String(ms), what]));
+        return table(
+          ['ms', 'event'],
+          marks.sort((a, b) => a[0] - b[0]).map(([ms, what]) => [String(ms), what]),
+        );
       };
       for (let i = 0; i < 12 * N; i++) {
         const out = path.join(dataDir, `raw-${i}.wav`);
@@ -315,11 +353,25 @@ async function main() {
       const rawP50 = percentile(rawTimes, 0.5);
       const rawP95 = percentile(rawTimes, 0.95);
       // Against the raw CLI's median: its own p95 is one slow spawn among few samples, not the engine's cost.
-      rows.push([`overhead p50: submit→completed minus raw CLI (poll ${POLL_MS} ms)`, `${fmt(percentile(e2eTimes, 0.5) - rawP50, 0)} ms`, `${fmt(rawP50, 0)} ms raw p50 (p95 ${fmt(rawP95, 0)})`, fmt(percentile(e2eTimes, 0.5) / rawP50, 2), '<= 100 ms']);
-      rows.push(['overhead p95: submit→completed p95 minus raw CLI p50', `${fmt(percentile(e2eTimes, 0.95) - rawP50, 0)} ms`, `${fmt(rawP50, 0)} ms raw p50`, fmt(percentile(e2eTimes, 0.95) / rawP50, 2), '']);
+      rows.push([
+        `overhead p50: submit→completed minus raw CLI (poll ${POLL_MS} ms)`,
+        `${fmt(percentile(e2eTimes, 0.5) - rawP50, 0)} ms`,
+        `${fmt(rawP50, 0)} ms raw p50 (p95 ${fmt(rawP95, 0)})`,
+        fmt(percentile(e2eTimes, 0.5) / rawP50, 2),
+        '<= 100 ms',
+      ]);
+      rows.push([
+        'overhead p95: submit→completed p95 minus raw CLI p50',
+        `${fmt(percentile(e2eTimes, 0.95) - rawP50, 0)} ms`,
+        `${fmt(rawP50, 0)} ms raw p50`,
+        fmt(percentile(e2eTimes, 0.95) / rawP50, 2),
+        '',
+      ]);
 
       // 3. Long text: parallel chunks against one serial CLI run over the same text.
-      const longText = Array.from({ length: 90 }, (_, i) => `Sentence number ${i + 1} tells a little more of the story, slowly.`).join(' ').slice(0, 5000);
+      const longText = Array.from({ length: 90 }, (_, i) => `Sentence number ${i + 1} tells a little more of the story, slowly.`)
+        .join(' ')
+        .slice(0, 5000);
       const rawLongStarted = performance.now();
       const rawLongPath = path.join(dataDir, 'raw-long.wav');
       await text2wave(longText, rawLongPath);
@@ -331,8 +383,7 @@ async function main() {
 
       // 4. API: authenticated status polls of a completed synthesis against a bare Koa JSON handler.
       const bare = await serve(new Koa().use((ctx) => void (ctx.body = { id: long.id, status: 'completed', progress: 1 })));
-      const load = async (url: string, headers: Record<string, string> = {}) =>
-        (await autocannon({ url, connections: 10, duration: 5, headers })).requests.average;
+      const load = async (url: string, headers: Record<string, string> = {}) => (await autocannon({ url, connections: 10, duration: 5, headers })).requests.average;
       const bareRps = await load(bare.url);
       const pollRps = await load(`${apiUrl}/api/v1/tts/history/${long.id}/status/`, { Authorization: `Bearer ${accounts[0].token}` });
       await bare.close();
@@ -347,17 +398,26 @@ async function main() {
       const scaling: string[][] = [];
       const scaleCount = 24 * N;
       let single: number | undefined;
-      for (const [count, concurrency] of SCALING ? ([[1, 1], [1, 2], [1, 4], [2, 1], [2, 2]] as const) : []) {
+      for (const [count, concurrency] of SCALING
+        ? ([
+            [1, 1],
+            [1, 2],
+            [1, 4],
+            [2, 1],
+            [2, 2],
+          ] as const)
+        : []) {
         await startWorkers(count, concurrency);
         await synthesize(TEXT_100); // warm the new processes
         const run = await syntheses(scaleCount, PATIENT_POLL_MS);
         single ??= run.rate;
         scaling.push([String(count), String(concurrency), fmt(run.rate, 2), fmt(run.rate / single, 2), ...cpuPerItem(run.cpu, scaleCount), busy(run.cpu, run.seconds)]);
       }
-      if (SCALING) sections.push(
-        `Scaling (${scaleCount} syntheses of 100 chars, ${CLIENTS} clients polling every ${PATIENT_POLL_MS} ms); CPU ms per synthesis by process; machine busy = CPU used / (wall × cores):\n\n` +
-          table(['workers', 'concurrency each', 'syntheses/s', 'vs 1×1', ...GROUP_ORDER, 'machine busy'], scaling),
-      );
+      if (SCALING)
+        sections.push(
+          `Scaling (${scaleCount} syntheses of 100 chars, ${CLIENTS} clients polling every ${PATIENT_POLL_MS} ms); CPU ms per synthesis by process; machine busy = CPU used / (wall × cores):\n\n` +
+            table(['workers', 'concurrency each', 'syntheses/s', 'vs 1×1', ...GROUP_ORDER, 'machine busy'], scaling),
+        );
 
       // Where the time goes inside the Node processes: a CPU profile of the end-to-end phase.
       if (PROFILE) {
@@ -374,15 +434,20 @@ async function main() {
             const { byOwner, byFunction, seconds } = summarizeProfile(path.join(dir, file));
             sections.push(
               `CPU profile of the ${name} during ${e2eCount} syntheses (${fmt(seconds)} s busy; self time):\n\n` +
-                table(['where', 'share'], byOwner.map(([where, share]) => [where, `${fmt(share * 100)} %`])) +
+                table(
+                  ['where', 'share'],
+                  byOwner.map(([where, share]) => [where, `${fmt(share * 100)} %`]),
+                ) +
                 '\n' +
-                table(['function', 'share'], byFunction.map(([where, share]) => [where, `${fmt(share * 100)} %`])),
+                table(
+                  ['function', 'share'],
+                  byFunction.map(([where, share]) => [where, `${fmt(share * 100)} %`]),
+                ),
             );
           }
         }
       }
     }
-
   } finally {
     await stack.close();
   }

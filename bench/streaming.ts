@@ -48,8 +48,7 @@ const TEXT = [
 
 const fmt = (value: number, digits = 0) => value.toFixed(digits);
 const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(p * values.length))];
-const table = (header: string[], rows: string[][]) =>
-  [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n') + '\n';
+const table = (header: string[], rows: string[][]) => [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n') + '\n';
 
 async function main() {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'openvox-bench-streaming-'));
@@ -154,20 +153,39 @@ async function main() {
     const firstBytes = light.map((run) => run.firstByteMs);
     const totals = light.map((run) => run.totalMs);
     const engineP50 = percentile(engineMs, 0.5);
-    rows.push(['first audio byte, light load (p50 / p95)', `${fmt(percentile(firstBytes, 0.5))} / ${fmt(percentile(firstBytes, 0.95))} ms`, `engine, first sentence alone: ${fmt(engineP50)} / ${fmt(percentile(engineMs, 0.95))} ms`, `${fmt(percentile(firstBytes, 0.5) / engineP50, 1)}×`]);
+    rows.push([
+      'first audio byte, light load (p50 / p95)',
+      `${fmt(percentile(firstBytes, 0.5))} / ${fmt(percentile(firstBytes, 0.95))} ms`,
+      `engine, first sentence alone: ${fmt(engineP50)} / ${fmt(percentile(engineMs, 0.95))} ms`,
+      `${fmt(percentile(firstBytes, 0.5) / engineP50, 1)}×`,
+    ]);
     rows.push(['whole 12-sentence stream, light load (p50)', `${fmt(percentile(totals, 0.5))} ms`, `first byte at ${fmt((percentile(firstBytes, 0.5) / percentile(totals, 0.5)) * 100)} % of it`, '']);
 
     // 8 clients streaming at once, each from its own account (the free plan's concurrency limit is per account).
     const perClient = 2 * N;
     const started = performance.now();
-    const loaded = (await mapLimit(Array.from({ length: CLIENTS * perClient }, (_, index) => accounts[index % CLIENTS]), CLIENTS, (token) => stream(token)));
+    const loaded = await mapLimit(
+      Array.from({ length: CLIENTS * perClient }, (_, index) => accounts[index % CLIENTS]),
+      CLIENTS,
+      (token) => stream(token),
+    );
     const wallSeconds = (performance.now() - started) / 1000;
     const audioSeconds = loaded.reduce((sum, run) => sum + run.audioSeconds, 0);
     const loadedFirst = loaded.map((run) => run.firstByteMs);
     rows.push([`throughput, ${CLIENTS} clients (${loaded.length} streams)`, `${fmt(audioSeconds / wallSeconds, 1)} audio-s per s`, `${fmt(loaded.length / wallSeconds, 2)} streams/s`, '']);
-    rows.push([`first audio byte, ${CLIENTS} clients (p50 / p95)`, `${fmt(percentile(loadedFirst, 0.5))} / ${fmt(percentile(loadedFirst, 0.95))} ms`, `light load p50 ${fmt(percentile(firstBytes, 0.5))} ms`, `${fmt(percentile(loadedFirst, 0.5) / percentile(firstBytes, 0.5), 1)}×`]);
+    rows.push([
+      `first audio byte, ${CLIENTS} clients (p50 / p95)`,
+      `${fmt(percentile(loadedFirst, 0.5))} / ${fmt(percentile(loadedFirst, 0.95))} ms`,
+      `light load p50 ${fmt(percentile(firstBytes, 0.5))} ms`,
+      `${fmt(percentile(loadedFirst, 0.5) / percentile(firstBytes, 0.5), 1)}×`,
+    ]);
     const realTime = loaded.map((run) => run.audioSeconds / (run.totalMs / 1000));
-    rows.push([`per-stream speed, ${CLIENTS} clients (p50 / min)`, `${fmt(percentile(realTime, 0.5), 1)}× / ${fmt(Math.min(...realTime), 1)}× real time`, 'a stream above 1× never starves its player', '']);
+    rows.push([
+      `per-stream speed, ${CLIENTS} clients (p50 / min)`,
+      `${fmt(percentile(realTime, 0.5), 1)}× / ${fmt(Math.min(...realTime), 1)}× real time`,
+      'a stream above 1× never starves its player',
+      '',
+    ]);
 
     await temporal.connection.close();
     await db.destroy();

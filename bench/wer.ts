@@ -72,7 +72,10 @@ async function main() {
         }
         return text;
       };
-      for (const [method, hear] of [['service', service], ['engine alone', raw]] as const) {
+      for (const [method, hear] of [
+        ['service', service],
+        ['engine alone', raw],
+      ] as const) {
         const hypothesis = await hear();
         if (hypothesis === null) throw new Error('pocketsphinx_continuous is not installed');
         const { errors, words } = wordErrors(TEXTS.join(' '), hypothesis);

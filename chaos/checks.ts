@@ -75,14 +75,7 @@ export async function workflowRunning(stack: IsolatedStack, workflowId: string):
  * every round (the suite restarts crashed processes there, as a supervisor would).
  * Returns how long it took, or null when the bound ran out.
  */
-export async function waitQuiescent(
-  stack: IsolatedStack,
-  accountIds: string[],
-  before: Set<string>,
-  timeoutMs: number,
-  tick: () => Promise<void>,
-  longLived?: RegExp,
-): Promise<number | null> {
+export async function waitQuiescent(stack: IsolatedStack, accountIds: string[], before: Set<string>, timeoutMs: number, tick: () => Promise<void>, longLived?: RegExp): Promise<number | null> {
   const started = Date.now();
   while (Date.now() - started < timeoutMs) {
     await tick();
@@ -124,9 +117,7 @@ export async function checkInvariants(stack: IsolatedStack, scope: Scope, findin
     .whereIn('account_id', scope.accountIds)
     .select('id', 'account_id', 'status', 'characters', 'credits_charged', 'audio_key', 'output_format', 'deleted_at', 'error');
   const ledger: LedgerRecord[] = await db('credit_ledger').whereIn('account_id', scope.accountIds).select('account_id', 'kind', 'reference', 'amount');
-  const accounts: { id: string; credit_balance: string; credits_reserved: string }[] = await db('accounts')
-    .whereIn('id', scope.accountIds)
-    .select('id', 'credit_balance', 'credits_reserved');
+  const accounts: { id: string; credit_balance: string; credits_reserved: string }[] = await db('accounts').whereIn('id', scope.accountIds).select('id', 'credit_balance', 'credits_reserved');
   const byId = new Map(syntheses.map((row) => [row.id, row]));
   const steps = new Map<string, LedgerRecord[]>();
   for (const row of ledger) if (row.kind !== 'grant') steps.set(`${row.account_id}/${row.reference}`, [...(steps.get(`${row.account_id}/${row.reference}`) ?? []), row]);
@@ -143,15 +134,30 @@ export async function checkInvariants(stack: IsolatedStack, scope: Scope, findin
     const rows = stepsOf(row.account_id, id);
     if (row.status === 'completed') {
       tally.completed += 1;
-      expect(findings, count(rows, 'capture') === 1 && count(rows, 'release') === 0, 'completed job not captured exactly once', () => `accepted job ${id}: completed but ledger has ${count(rows, 'capture')} capture / ${count(rows, 'release')} release`);
-      expect(findings, Number(row.credits_charged) === row.characters, 'completed job charged a wrong amount', () => `accepted job ${id}: completed with credits_charged ${row.credits_charged}, cost ${row.characters}`);
+      expect(
+        findings,
+        count(rows, 'capture') === 1 && count(rows, 'release') === 0,
+        'completed job not captured exactly once',
+        () => `accepted job ${id}: completed but ledger has ${count(rows, 'capture')} capture / ${count(rows, 'release')} release`,
+      );
+      expect(
+        findings,
+        Number(row.credits_charged) === row.characters,
+        'completed job charged a wrong amount',
+        () => `accepted job ${id}: completed with credits_charged ${row.credits_charged}, cost ${row.characters}`,
+      );
     } else if (row.status === 'failed' || row.status === 'canceled') {
       tally[row.status] += 1;
       if (row.status === 'failed') {
         const code = row.error?.code ?? '(none)';
         tally.failureCodes.set(code, (tally.failureCodes.get(code) ?? 0) + 1);
       }
-      expect(findings, count(rows, 'release') === 1 && count(rows, 'capture') === 0, 'failed/canceled job not released exactly once', () => `accepted job ${id}: ${row.status} but ledger has ${count(rows, 'release')} release / ${count(rows, 'capture')} capture`);
+      expect(
+        findings,
+        count(rows, 'release') === 1 && count(rows, 'capture') === 0,
+        'failed/canceled job not released exactly once',
+        () => `accepted job ${id}: ${row.status} but ledger has ${count(rows, 'release')} release / ${count(rows, 'capture')} capture`,
+      );
       expect(findings, Number(row.credits_charged) === 0, 'failed/canceled job charged', () => `accepted job ${id}: ${row.status} with credits_charged ${row.credits_charged}`);
     }
   }
@@ -159,7 +165,12 @@ export async function checkInvariants(stack: IsolatedStack, scope: Scope, findin
   // 2. Syntheses nobody was told about (the answer was lost) must have ended too.
   for (const row of syntheses) {
     if (scope.accepted.has(row.id)) continue;
-    expect(findings, ENDED.has(row.status) || (await workflowRunning(stack, `synthesis:${row.id}`)), 'unacknowledged synthesis open with no workflow', () => `synthesis ${row.id} (no 202 seen by its client): ${row.status} with no running workflow`);
+    expect(
+      findings,
+      ENDED.has(row.status) || (await workflowRunning(stack, `synthesis:${row.id}`)),
+      'unacknowledged synthesis open with no workflow',
+      () => `synthesis ${row.id} (no 202 seen by its client): ${row.status} with no running workflow`,
+    );
   }
 
   // 3. No reservation without an owner; no double charge.
@@ -174,10 +185,20 @@ export async function checkInvariants(stack: IsolatedStack, scope: Scope, findin
     const amounts = new Set(rows.map((row) => row.amount));
     expect(findings, amounts.size === 1, 'ledger amounts differ', () => `reference ${reference}: ledger amounts differ (${[...amounts].join(', ')})`);
     if (reserves === 1) {
-      expect(findings, byId.has(reference), 'reservation for no synthesis', () => `reference ${reference}: reservation of ${rows[0].amount} credits for a synthesis that does not exist (account ${accountId})`);
+      expect(
+        findings,
+        byId.has(reference),
+        'reservation for no synthesis',
+        () => `reference ${reference}: reservation of ${rows[0].amount} credits for a synthesis that does not exist (account ${accountId})`,
+      );
       if (captures + releases === 0) {
         const live = await workflowRunning(stack, `synthesis:${reference}`);
-        expect(findings, live, 'reservation held with no live workflow', () => `reference ${reference}: ${rows[0].amount} credits reserved, never captured or released, and no running workflow synthesis:${reference}`);
+        expect(
+          findings,
+          live,
+          'reservation held with no live workflow',
+          () => `reference ${reference}: ${rows[0].amount} credits reserved, never captured or released, and no running workflow synthesis:${reference}`,
+        );
         if (live) findings.notes.push(`reference ${reference}: reservation still held by its running workflow`);
       }
     }
@@ -190,7 +211,12 @@ export async function checkInvariants(stack: IsolatedStack, scope: Scope, findin
     const balance = Number(account.credit_balance);
     const reserved = Number(account.credits_reserved);
     const [granted, captured] = [sum('grant'), sum('capture')];
-    expect(findings, balance + reserved + captured === granted, 'balance + reserved + captured ≠ granted', () => `account ${account.id}: balance ${balance} + reserved ${reserved} + captured ${captured} = ${balance + reserved + captured} ≠ granted ${granted}`);
+    expect(
+      findings,
+      balance + reserved + captured === granted,
+      'balance + reserved + captured ≠ granted',
+      () => `account ${account.id}: balance ${balance} + reserved ${reserved} + captured ${captured} = ${balance + reserved + captured} ≠ granted ${granted}`,
+    );
     expect(findings, balance >= 0 && reserved >= 0, 'negative balance', () => `account ${account.id}: negative balance ${balance} or reserved ${reserved}`);
     const open = sum('reserve') - captured - sum('release');
     expect(findings, reserved === open, 'credits_reserved ≠ open reservations', () => `account ${account.id}: credits_reserved ${reserved} but open reservations in the ledger total ${open}`);
@@ -205,12 +231,22 @@ export async function checkInvariants(stack: IsolatedStack, scope: Scope, findin
     const row = id ? byId.get(id) : undefined;
     const owned = !!row && row.status === 'completed' && !row.deleted_at && row.audio_key === key;
     if (!owned && scope.reportedKeys.has(key)) continue;
-    expect(findings, owned, 'orphan audio object', () => `orphan object ${key}: ${row ? `synthesis is ${row.status}${row.deleted_at ? ', deleted' : ''}, audio_key ${row.audio_key ?? 'null'}` : 'no such synthesis'}`);
+    expect(
+      findings,
+      owned,
+      'orphan audio object',
+      () => `orphan object ${key}: ${row ? `synthesis is ${row.status}${row.deleted_at ? ', deleted' : ''}, audio_key ${row.audio_key ?? 'null'}` : 'no such synthesis'}`,
+    );
     if (!owned) scope.reportedKeys.add(key);
   }
   for (const row of syntheses) {
     if (row.status !== 'completed' || row.deleted_at) continue;
-    expect(findings, !!row.audio_key && ownKeys.has(row.audio_key), 'lost audio', () => `synthesis ${row.id}: completed and not deleted, but its audio ${row.audio_key ?? '(no key)'} is not in storage`);
+    expect(
+      findings,
+      !!row.audio_key && ownKeys.has(row.audio_key),
+      'lost audio',
+      () => `synthesis ${row.id}: completed and not deleted, but its audio ${row.audio_key ?? '(no key)'} is not in storage`,
+    );
   }
   // Chunk objects of every synthesis (chunks are keyed by synthesis id only): none may outlive its synthesis.
   const chunkIds = new Map<string, string[]>();

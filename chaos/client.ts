@@ -104,4 +104,7 @@ export function tally(answers: Answer[]): Map<string, number> {
 }
 
 export const formatTally = (counts: Map<string, number>) =>
-  [...counts].sort((a, b) => b[1] - a[1]).map(([label, count]) => `${count} × ${label}`).join(', ') || 'none';
+  [...counts]
+    .sort((a, b) => b[1] - a[1])
+    .map(([label, count]) => `${count} × ${label}`)
+    .join(', ') || 'none';

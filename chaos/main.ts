@@ -81,7 +81,18 @@ async function main() {
       } catch (error) {
         // A scenario that could not run is a failed gate, and the next ones still run.
         findings.violations.push({ check: 'scenario aborted', detail: error instanceof Error ? (error.stack ?? error.message) : String(error) });
-        rows.push({ name, accepted: 0, completed: 0, failed: 0, canceled: 0, unavailable: 0, checks: findings.checks, violations: findings.violations, notes: findings.notes, seconds: (Date.now() - scenarioStarted) / 1000 });
+        rows.push({
+          name,
+          accepted: 0,
+          completed: 0,
+          failed: 0,
+          canceled: 0,
+          unavailable: 0,
+          checks: findings.checks,
+          violations: findings.violations,
+          notes: findings.notes,
+          seconds: (Date.now() - scenarioStarted) / 1000,
+        });
         await supervise(stack, findings.notes);
         continue;
       }
@@ -94,7 +105,13 @@ async function main() {
       if (run.no503) expect(findings, unavailable === 0, '503 from a healthy stack', () => `${unavailable} × 503 from a healthy stack`);
       if (run.expectAllCompleted) {
         const notCompleted = run.accepted.size - tally.completed;
-        expect(findings, notCompleted === 0, 'accepted jobs not completed', () => `${notCompleted} of ${run.accepted.size} accepted jobs did not complete (failure codes: ${[...tally.failureCodes].map(([code, n]) => `${n} × ${code}`).join(', ') || 'none'}; canceled: ${tally.canceled})`);
+        expect(
+          findings,
+          notCompleted === 0,
+          'accepted jobs not completed',
+          () =>
+            `${notCompleted} of ${run.accepted.size} accepted jobs did not complete (failure codes: ${[...tally.failureCodes].map(([code, n]) => `${n} × ${code}`).join(', ') || 'none'}; canceled: ${tally.canceled})`,
+        );
       }
       if (run.failureCode) {
         for (const [code, count] of tally.failureCodes) {

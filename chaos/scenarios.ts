@@ -71,8 +71,13 @@ function acceptedIds(outcomes: Outcome[]): Set<string> {
 function expectKeyedAccepted(findings: Findings, outcomes: Outcome[]): void {
   for (const outcome of outcomes) {
     const ids = new Set(outcome.attempts.filter((answer) => answer.status === 202).map((answer) => answer.id));
-    expect(findings, !outcome.exhausted && outcome.final.status === 202, 'key not settled on 202', () =>
-      `key ${outcome.key}: ${outcome.exhausted ? 'never answered within the bound' : 'settled on'} ${outcome.final.status} ${outcome.final.code ?? ''} after ${outcome.attempts.length} attempts (${formatTally(tally(outcome.attempts))})`);
+    expect(
+      findings,
+      !outcome.exhausted && outcome.final.status === 202,
+      'key not settled on 202',
+      () =>
+        `key ${outcome.key}: ${outcome.exhausted ? 'never answered within the bound' : 'settled on'} ${outcome.final.status} ${outcome.final.code ?? ''} after ${outcome.attempts.length} attempts (${formatTally(tally(outcome.attempts))})`,
+    );
     expect(findings, ids.size <= 1, 'key answered with several syntheses', () => `key ${outcome.key}: 202s name ${ids.size} different syntheses (${[...ids].join(', ')})`);
   }
 }
@@ -87,7 +92,14 @@ async function expectOnePerKey(stack: IsolatedStack, findings: Findings, account
 }
 
 const inFlight = async (stack: IsolatedStack, accounts: StackAccount[]) => {
-  const [{ open }] = await stack.db('syntheses').whereIn('account_id', accounts.map((account) => account.id)).whereIn('status', ['queued', 'processing']).count<{ open: string }[]>({ open: '*' });
+  const [{ open }] = await stack
+    .db('syntheses')
+    .whereIn(
+      'account_id',
+      accounts.map((account) => account.id),
+    )
+    .whereIn('status', ['queued', 'processing'])
+    .count<{ open: string }[]>({ open: '*' });
   return Number(open);
 };
 
@@ -164,7 +176,12 @@ export const scenarios: Scenario[] = [
       // A claim held by a request that died must be taken over within seconds.
       for (const outcome of outcomes.filter((candidate) => candidate.attempts.length > 1)) {
         const waited = (outcome.settledAt - Math.max(backAt, outcome.startedAt)) / 1000;
-        expect(findings, waited <= 15, 'key locked > 15 s after the API was back', () => `key ${outcome.key}: answered ${waited.toFixed(1)} s after the API was back (${formatTally(tally(outcome.attempts))})`);
+        expect(
+          findings,
+          waited <= 15,
+          'key locked > 15 s after the API was back',
+          () => `key ${outcome.key}: answered ${waited.toFixed(1)} s after the API was back (${formatTally(tally(outcome.attempts))})`,
+        );
       }
       expectKeyedAccepted(findings, outcomes);
       await expectOnePerKey(stack, findings, accounts, outcomes);
@@ -220,7 +237,12 @@ export const scenarios: Scenario[] = [
       for (const [index, attempts] of deletes.entries()) {
         const last = attempts[attempts.length - 1];
         findings.notes.push(`DELETE ${doomed[index].final.id} during the outage: ${formatTally(tally(attempts))}`);
-        expect(findings, last.status === 204 || last.status === 202, 'DELETE during the outage not accepted', () => `DELETE ${doomed[index].final.id} during the outage settled on ${last.status} ${last.code ?? ''} (${formatTally(tally(attempts))})`);
+        expect(
+          findings,
+          last.status === 204 || last.status === 202,
+          'DELETE during the outage not accepted',
+          () => `DELETE ${doomed[index].final.id} during the outage settled on ${last.status} ${last.code ?? ''} (${formatTally(tally(attempts))})`,
+        );
       }
       expectKeyedAccepted(findings, outcomes);
       const run = finish(accounts, outcomes, { failureCode: 'storage_unavailable' });
@@ -257,7 +279,12 @@ export const scenarios: Scenario[] = [
       const answers = await Promise.all(submits.map(({ account, body }) => submit(stack.apiUrl, account, body)));
       findings.notes.push(`answers: ${formatTally(tally(answers))}`);
       const accepted = answers.filter((answer) => answer.status === 202);
-      expect(findings, answers.every((answer) => answer.status === 202 || answer.status === 402), 'answers other than 202/402', () => `answers other than 202/402: ${formatTally(tally(answers.filter((answer) => answer.status !== 202 && answer.status !== 402)))}`);
+      expect(
+        findings,
+        answers.every((answer) => answer.status === 202 || answer.status === 402),
+        'answers other than 202/402',
+        () => `answers other than 202/402: ${formatTally(tally(answers.filter((answer) => answer.status !== 202 && answer.status !== 402)))}`,
+      );
       expect(findings, accepted.length === 50, 'accepted ≠ credits for 50', () => `${accepted.length} submits accepted, want exactly 50 (one per account's credits)`);
       for (const [index, account] of accounts.entries()) {
         const mine = answers.slice(index * 2, index * 2 + 2).filter((answer) => answer.status === 202).length;
@@ -275,7 +302,12 @@ export const scenarios: Scenario[] = [
       const answers = await Promise.all(Array.from({ length: 50 }, () => submit(stack.apiUrl, account, body, 'chaos-one-key')));
       findings.notes.push(`answers: ${formatTally(tally(answers))}`);
       const accepted = new Set(answers.filter((answer) => answer.status === 202).map((answer) => answer.id!));
-      expect(findings, answers.every((answer) => answer.status === 202 || answer.status === 409), 'answers other than 202/409', () => `answers other than 202/409: ${formatTally(tally(answers.filter((answer) => answer.status !== 202 && answer.status !== 409)))}`);
+      expect(
+        findings,
+        answers.every((answer) => answer.status === 202 || answer.status === 409),
+        'answers other than 202/409',
+        () => `answers other than 202/409: ${formatTally(tally(answers.filter((answer) => answer.status !== 202 && answer.status !== 409)))}`,
+      );
       expect(findings, accepted.size === 1, 'one key, several syntheses', () => `the 202s name ${accepted.size} syntheses, want exactly 1`);
       const [{ rows }] = await stack.db('syntheses').where({ account_id: account.id }).count<{ rows: string }[]>({ rows: '*' });
       const [{ reserves }] = await stack.db('credit_ledger').where({ account_id: account.id, kind: 'reserve' }).count<{ reserves: string }[]>({ reserves: '*' });

@@ -37,7 +37,9 @@ export interface AccountSummary {
 const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
 async function accountByEmail(db: Db, email: string) {
-  const account = await db('accounts').where({ email: normalizeEmail(email) }).first();
+  const account = await db('accounts')
+    .where({ email: normalizeEmail(email) })
+    .first();
   if (!account) throw new AdminError(`no account with email ${normalizeEmail(email)}`);
   return account;
 }

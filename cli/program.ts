@@ -86,7 +86,11 @@ export function buildProgram(io: Io): Command {
     .argument('<email>')
     .action(async (email: string, _options, command: Command) => {
       const verified = await withAdmin((deps) => verifyUser(deps, email));
-      print(command, verified, () => `${verified.email} verified${verified.credits_granted ? `, ${verified.credits_granted} credits granted` : ' (already; nothing granted)'}; balance ${verified.credit_balance}`);
+      print(
+        command,
+        verified,
+        () => `${verified.email} verified${verified.credits_granted ? `, ${verified.credits_granted} credits granted` : ' (already; nothing granted)'}; balance ${verified.credit_balance}`,
+      );
     });
 
   program
@@ -102,7 +106,18 @@ export function buildProgram(io: Io): Command {
         [
           'email\tplan\tverified\tbalance\treserved\tsyntheses\tfailed\tcredits used\taudio s\tclones',
           ...users.map((u) =>
-            [u.email, u.plan, u.email_verified ? 'yes' : 'no', u.credit_balance, u.credits_reserved, u.usage.syntheses, u.usage.syntheses_failed, u.usage.credits_used, u.usage.audio_seconds, u.usage.cloned_voices].join('\t'),
+            [
+              u.email,
+              u.plan,
+              u.email_verified ? 'yes' : 'no',
+              u.credit_balance,
+              u.credits_reserved,
+              u.usage.syntheses,
+              u.usage.syntheses_failed,
+              u.usage.credits_used,
+              u.usage.audio_seconds,
+              u.usage.cloned_voices,
+            ].join('\t'),
           ),
         ].join('\n'),
       );
@@ -182,7 +197,8 @@ export function buildProgram(io: Io): Command {
         await sleep(500);
       }
       if (io.tty && !json(command)) io.err('\n');
-      if (status.status !== 'completed') throw new ApiError(0, status.error?.code ?? status.status, `synthesis ${submitted.id} ${status.status}${status.error ? `: ${status.error.code}: ${status.error.message}` : ''}`);
+      if (status.status !== 'completed')
+        throw new ApiError(0, status.error?.code ?? status.status, `synthesis ${submitted.id} ${status.status}${status.error ? `: ${status.error.code}: ${status.error.message}` : ''}`);
       const audio = Buffer.from(await (await api.request('GET', `/api/v1/tts/history/${submitted.id}/audio/`)).arrayBuffer());
       const output = options.output ?? `openvox-${submitted.id}.${format}`;
       await writeFile(output, audio);
@@ -201,9 +217,7 @@ export function buildProgram(io: Io): Command {
       if (options.language) query.set('language', options.language);
       if (options.category) query.set('category', options.category);
       const page = await client().json('GET', `/api/v1/voices/?${query}`);
-      print(command, page.results, () =>
-        page.results.map((voice: any) => [voice.id, voice.language, voice.gender, voice.category, voice.status, voice.name].join('\t')).join('\n'),
-      );
+      print(command, page.results, () => page.results.map((voice: any) => [voice.id, voice.language, voice.gender, voice.category, voice.status, voice.name].join('\t')).join('\n'));
     });
 
   program
@@ -217,7 +231,9 @@ export function buildProgram(io: Io): Command {
       const page = await client().json('GET', `/api/v1/tts/history/?${query}`);
       print(command, page.results, () =>
         page.results
-          .map((entry: any) => [entry.id, entry.created_at, entry.status, entry.voice_id, `${entry.characters} chars`, JSON.stringify(entry.text.length > 40 ? `${entry.text.slice(0, 40)}…` : entry.text)].join('\t'))
+          .map((entry: any) =>
+            [entry.id, entry.created_at, entry.status, entry.voice_id, `${entry.characters} chars`, JSON.stringify(entry.text.length > 40 ? `${entry.text.slice(0, 40)}…` : entry.text)].join('\t'),
+          )
           .join('\n'),
       );
     });

@@ -14,11 +14,7 @@ const lockAccount = (trx: Knex.Transaction, accountId: string) => trx('accounts'
 
 /** Adds credits (verification's free credits, refills): returns false when the row already existed. */
 export async function applyGrant(trx: Knex.Transaction, accountId: string, amount: number, reference: string): Promise<boolean> {
-  const inserted = await trx('credit_ledger')
-    .insert({ account_id: accountId, kind: 'grant', reference, amount })
-    .onConflict(['account_id', 'kind', 'reference'])
-    .ignore()
-    .returning('id');
+  const inserted = await trx('credit_ledger').insert({ account_id: accountId, kind: 'grant', reference, amount }).onConflict(['account_id', 'kind', 'reference']).ignore().returning('id');
   if (inserted.length === 0) return false;
   await trx('accounts')
     .where({ id: accountId })

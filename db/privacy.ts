@@ -21,7 +21,9 @@ export async function markAccountDeleted(db: Knex, accountId: string): Promise<b
         .where({ id: accountId })
         // An empty hash never verifies: logins fail like a wrong password.
         .update({ deleted_at: trx.fn.now(), email: erasedEmail(accountId), name: '', password_hash: '', updated_at: trx.fn.now() });
-      await trx('rate_limit_counters').whereIn('key', [`login:email:${account.email}`, `resend:email:${account.email}`]).delete();
+      await trx('rate_limit_counters')
+        .whereIn('key', [`login:email:${account.email}`, `resend:email:${account.email}`])
+        .delete();
     }
     await trx('api_keys').where({ account_id: accountId }).delete();
     await trx('refresh_token_families').where({ account_id: accountId }).whereNull('revoked_at').update({ revoked_at: trx.fn.now() });

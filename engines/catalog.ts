@@ -52,7 +52,7 @@ type Gender = PremadeVoice['gender'];
 export const ENGINE_LICENCES: Readonly<Record<Exclude<EngineName, 'piper'>, string>> = {
   'espeak-ng': 'eSpeak NG and its voice data: GPL-3.0-or-later.',
   flite: 'CMU Flite and its voices: BSD-style CMU licence (free, commercial use allowed).',
-  festival: 'Festival and the Debian festvox voices: free licences (MIT/BSD-style; see each festvox package\'s copyright file).',
+  festival: "Festival and the Debian festvox voices: free licences (MIT/BSD-style; see each festvox package's copyright file).",
   pico: 'SVOX Pico: Apache-2.0 code, but its language data ships without source, so Debian files it under non-free.',
   rhvoice: 'RHVoice engine LGPL-2.1; the English CMU Arctic voices offered here are LGPL. Debian files RHVoice under non-free.',
 };
@@ -63,71 +63,128 @@ const PIPER_LICENCE = 'Piper voice: see its model card for the licence of its da
 export const JOE_LICENCE =
   'Piper en_US-joe-medium (rhasspy/piper-voices v1.0.0): trained on the joe dataset (NabuCasa voice-datasets), licensed CC0; fine-tuned from the U.S. English lessac medium voice. Runs with ONNX Runtime (MIT); phonemes by eSpeak NG (GPL-3.0-or-later).';
 
-function voice(
-  id: string,
-  name: string,
-  language: string,
-  gender: Gender,
-  engine: EngineName,
-  engineVoice: string,
-  description: string,
-): PremadeVoice {
+function voice(id: string, name: string, language: string, gender: Gender, engine: EngineName, engineVoice: string, description: string): PremadeVoice {
   const license: License = engine === 'pico' || engine === 'rhvoice' ? 'non-free' : 'free';
   const licence = engine === 'piper' ? PIPER_LICENCE : ENGINE_LICENCES[engine];
   return { id, name, language, gender, description, engine, engineVoice, license, quality: engine === 'piper' ? 'neural' : 'classic', licence };
 }
 
-const ESPEAK_CHARACTER =
-  'formant synthesis: clearly robotic, but crisp and intelligible at any speed, and it reads any text of the language';
+const ESPEAK_CHARACTER = 'formant synthesis: clearly robotic, but crisp and intelligible at any speed, and it reads any text of the language';
 
 /** eSpeak NG's default (male) and `+f3` (female) variants of one language. */
 function espeak(language: string, espeakVoice: string, languageName: string, note = ''): PremadeVoice[] {
   const prefix = `${language.toLowerCase()}-espeak`;
   const extra = note ? ` ${note}` : '';
   return [
-    voice(`${prefix}-m`, `${languageName} (eSpeak, male)`, language, 'male', 'espeak-ng', espeakVoice,
-      `${languageName} male voice by eSpeak NG: ${ESPEAK_CHARACTER}.${extra}`),
-    voice(`${prefix}-f`, `${languageName} (eSpeak, female)`, language, 'female', 'espeak-ng', `${espeakVoice}+f3`,
-      `${languageName} female voice by eSpeak NG (variant f3), a raised-pitch take on the same ${ESPEAK_CHARACTER}.${extra}`),
+    voice(`${prefix}-m`, `${languageName} (eSpeak, male)`, language, 'male', 'espeak-ng', espeakVoice, `${languageName} male voice by eSpeak NG: ${ESPEAK_CHARACTER}.${extra}`),
+    voice(
+      `${prefix}-f`,
+      `${languageName} (eSpeak, female)`,
+      language,
+      'female',
+      'espeak-ng',
+      `${espeakVoice}+f3`,
+      `${languageName} female voice by eSpeak NG (variant f3), a raised-pitch take on the same ${ESPEAK_CHARACTER}.${extra}`,
+    ),
   ];
 }
 
 function pico(language: string, languageName: string): PremadeVoice {
-  return voice(`${language.toLowerCase()}-pico`, `${languageName} (Pico)`, language, 'female', 'pico', language,
-    `${languageName} female voice by SVOX Pico: smooth, natural phrasing from a small concatenative engine. Non-free (Debian non-free); offered only when the operator enables non-free engines.`);
+  return voice(
+    `${language.toLowerCase()}-pico`,
+    `${languageName} (Pico)`,
+    language,
+    'female',
+    'pico',
+    language,
+    `${languageName} female voice by SVOX Pico: smooth, natural phrasing from a small concatenative engine. Non-free (Debian non-free); offered only when the operator enables non-free engines.`,
+  );
 }
 
 export const PREMADE_VOICES: readonly PremadeVoice[] = Object.freeze([
   // English (US)
   {
-    ...voice('en-us-joe', 'Joe', 'en-US', 'male', 'piper', 'en_US-joe-medium',
-      'American English male voice (Piper "joe", medium quality, a neural VITS model): natural rhythm and intonation, by far the most human-sounding voice here, and the recommended English voice.'),
+    ...voice(
+      'en-us-joe',
+      'Joe',
+      'en-US',
+      'male',
+      'piper',
+      'en_US-joe-medium',
+      'American English male voice (Piper "joe", medium quality, a neural VITS model): natural rhythm and intonation, by far the most human-sounding voice here, and the recommended English voice.',
+    ),
     licence: JOE_LICENCE,
   },
-  voice('en-us-slt', 'SLT', 'en-US', 'female', 'festival', 'cmu_us_slt_arctic_hts',
-    'Warm American English female voice (CMU Arctic SLT, Festival HTS statistical synthesis): the most natural classic voice here, and always available.'),
-  voice('en-us-rhvoice-slt', 'SLT (RHVoice)', 'en-US', 'female', 'rhvoice', 'slt',
-    'American English female voice (CMU Arctic SLT trained for RHVoice): smooth and natural, with good rhythm on long texts. LGPL voice in an engine Debian packages as non-free; offered only when the operator enables non-free engines.'),
-  voice('en-us-rhvoice-clb', 'CLB (RHVoice)', 'en-US', 'female', 'rhvoice', 'clb',
-    'American English female voice (CMU Arctic CLB for RHVoice): a second natural female voice, a little slower and more deliberate than SLT. Offered only when the operator enables non-free engines.'),
-  voice('en-us-rhvoice-bdl', 'BDL (RHVoice)', 'en-US', 'male', 'rhvoice', 'bdl',
-    'American English male voice (CMU Arctic BDL for RHVoice): a clear tenor, natural phrasing. Offered only when the operator enables non-free engines.'),
+  voice(
+    'en-us-slt',
+    'SLT',
+    'en-US',
+    'female',
+    'festival',
+    'cmu_us_slt_arctic_hts',
+    'Warm American English female voice (CMU Arctic SLT, Festival HTS statistical synthesis): the most natural classic voice here, and always available.',
+  ),
+  voice(
+    'en-us-rhvoice-slt',
+    'SLT (RHVoice)',
+    'en-US',
+    'female',
+    'rhvoice',
+    'slt',
+    'American English female voice (CMU Arctic SLT trained for RHVoice): smooth and natural, with good rhythm on long texts. LGPL voice in an engine Debian packages as non-free; offered only when the operator enables non-free engines.',
+  ),
+  voice(
+    'en-us-rhvoice-clb',
+    'CLB (RHVoice)',
+    'en-US',
+    'female',
+    'rhvoice',
+    'clb',
+    'American English female voice (CMU Arctic CLB for RHVoice): a second natural female voice, a little slower and more deliberate than SLT. Offered only when the operator enables non-free engines.',
+  ),
+  voice(
+    'en-us-rhvoice-bdl',
+    'BDL (RHVoice)',
+    'en-US',
+    'male',
+    'rhvoice',
+    'bdl',
+    'American English male voice (CMU Arctic BDL for RHVoice): a clear tenor, natural phrasing. Offered only when the operator enables non-free engines.',
+  ),
   pico('en-US', 'American English'),
-  voice('en-us-flite-slt', 'SLT (Flite)', 'en-US', 'female', 'flite', 'slt',
-    'American English female voice from CMU Flite (clustergen SLT): lighter and a little buzzier than the Festival SLT, very fast to render.'),
-  voice('en-us-flite-rms', 'RMS (Flite)', 'en-US', 'male', 'flite', 'rms',
-    'American English male voice from CMU Flite (clustergen RMS): a low, calm baritone, fast to render.'),
-  voice('en-us-festival-kal', 'Kal', 'en-US', 'male', 'festival', 'kal_diphone',
-    'American English male diphone voice (Festival kal): the classic, slightly mechanical Festival voice; very predictable pronunciation.'),
-  voice('en-us-festival-ked', 'Ked', 'en-US', 'male', 'festival', 'ked_diphone',
-    'American English male diphone voice (Festival ked): deeper than Kal, with the same clipped diphone delivery.'),
+  voice(
+    'en-us-flite-slt',
+    'SLT (Flite)',
+    'en-US',
+    'female',
+    'flite',
+    'slt',
+    'American English female voice from CMU Flite (clustergen SLT): lighter and a little buzzier than the Festival SLT, very fast to render.',
+  ),
+  voice('en-us-flite-rms', 'RMS (Flite)', 'en-US', 'male', 'flite', 'rms', 'American English male voice from CMU Flite (clustergen RMS): a low, calm baritone, fast to render.'),
+  voice(
+    'en-us-festival-kal',
+    'Kal',
+    'en-US',
+    'male',
+    'festival',
+    'kal_diphone',
+    'American English male diphone voice (Festival kal): the classic, slightly mechanical Festival voice; very predictable pronunciation.',
+  ),
+  voice('en-us-festival-ked', 'Ked', 'en-US', 'male', 'festival', 'ked_diphone', 'American English male diphone voice (Festival ked): deeper than Kal, with the same clipped diphone delivery.'),
   ...espeak('en-US', 'en-us', 'American English'),
   // English (UK)
-  voice('en-gb-rhvoice-alan', 'Alan (RHVoice)', 'en-GB', 'male', 'rhvoice', 'alan',
-    'Scottish English male voice (RHVoice "Alan"): natural and relaxed. Offered only when the operator enables non-free engines.'),
+  voice(
+    'en-gb-rhvoice-alan',
+    'Alan (RHVoice)',
+    'en-GB',
+    'male',
+    'rhvoice',
+    'alan',
+    'Scottish English male voice (RHVoice "Alan"): natural and relaxed. Offered only when the operator enables non-free engines.',
+  ),
   pico('en-GB', 'British English'),
-  voice('en-gb-flite-awb', 'AWB (Flite)', 'en-GB', 'male', 'flite', 'awb',
-    'Scottish English male voice from CMU Flite (clustergen AWB): a clear, strongly accented voice, fast to render.'),
+  voice('en-gb-flite-awb', 'AWB (Flite)', 'en-GB', 'male', 'flite', 'awb', 'Scottish English male voice from CMU Flite (clustergen AWB): a clear, strongly accented voice, fast to render.'),
   // espeak-ng 1.51 ignores a variant after `en-gb`/`fr-fr` (en-gb+f3 comes out male); `en` and `fr` are the same voices.
   ...espeak('en-GB', 'en', 'British English'),
 
@@ -136,17 +193,20 @@ export const PREMADE_VOICES: readonly PremadeVoice[] = Object.freeze([
   ...espeak('ar', 'ar', 'Arabic', 'Best with vowelled (tashkeel) Modern Standard Arabic.'),
   ...espeak('bg-BG', 'bg', 'Bulgarian'),
   ...espeak('bn-IN', 'bn', 'Bengali'),
-  voice('ca-es-festival-ona', 'Ona', 'ca-ES', 'female', 'festival', 'upc_ca_ona_hts',
-    'Catalan female voice (FestCat Ona, Festival HTS statistical synthesis, Central Catalan): smooth and natural for a free voice.'),
+  voice(
+    'ca-es-festival-ona',
+    'Ona',
+    'ca-ES',
+    'female',
+    'festival',
+    'upc_ca_ona_hts',
+    'Catalan female voice (FestCat Ona, Festival HTS statistical synthesis, Central Catalan): smooth and natural for a free voice.',
+  ),
   ...espeak('ca-ES', 'ca', 'Catalan'),
-  voice('cs-cz-festival-dita', 'Dita', 'cs-CZ', 'female', 'festival', 'czech_dita',
-    'Czech adult female voice (Festival, Brailcom "Dita"): natural Czech prosody from a dedicated Czech front end.'),
-  voice('cs-cz-festival-machac', 'Machac', 'cs-CZ', 'male', 'festival', 'czech_machac',
-    'Czech adult male voice (Festival, Brailcom "Machac"): a calm, mid-pitched narrator.'),
-  voice('cs-cz-festival-ph', 'PH', 'cs-CZ', 'male', 'festival', 'czech_ph',
-    'Czech male diphone voice (Festival, Brailcom "ph"): 44.1 kHz recordings, crisp and a little clipped.'),
-  voice('cs-cz-festival-krb', 'Krb', 'cs-CZ', 'male', 'festival', 'czech_krb',
-    'Czech child (boy) voice (Festival, Brailcom "Krb"): high-pitched and lively, for children\'s content.'),
+  voice('cs-cz-festival-dita', 'Dita', 'cs-CZ', 'female', 'festival', 'czech_dita', 'Czech adult female voice (Festival, Brailcom "Dita"): natural Czech prosody from a dedicated Czech front end.'),
+  voice('cs-cz-festival-machac', 'Machac', 'cs-CZ', 'male', 'festival', 'czech_machac', 'Czech adult male voice (Festival, Brailcom "Machac"): a calm, mid-pitched narrator.'),
+  voice('cs-cz-festival-ph', 'PH', 'cs-CZ', 'male', 'festival', 'czech_ph', 'Czech male diphone voice (Festival, Brailcom "ph"): 44.1 kHz recordings, crisp and a little clipped.'),
+  voice('cs-cz-festival-krb', 'Krb', 'cs-CZ', 'male', 'festival', 'czech_krb', 'Czech child (boy) voice (Festival, Brailcom "Krb"): high-pitched and lively, for children\'s content.'),
   ...espeak('cs-CZ', 'cs', 'Czech'),
   ...espeak('da-DK', 'da', 'Danish'),
   pico('de-DE', 'German'),
@@ -155,28 +215,30 @@ export const PREMADE_VOICES: readonly PremadeVoice[] = Object.freeze([
   pico('es-ES', 'Spanish'),
   ...espeak('es-ES', 'es', 'Spanish (Spain)'),
   ...espeak('es-419', 'es-419', 'Latin American Spanish'),
-  voice('fi-fi-festival-lj', 'LJ (Suopuhe)', 'fi-FI', 'female', 'festival', 'suo_fi_lj_diphone',
-    'Finnish female diphone voice (Festival, Suopuhe project "LJ"): clear standard Finnish with careful vowel length.'),
-  voice('fi-fi-festival-mv', 'MV (Suopuhe)', 'fi-FI', 'male', 'festival', 'hy_fi_mv_diphone',
-    'Finnish male diphone voice (Festival, Suopuhe project "MV"): a steady, low narrator voice.'),
+  voice(
+    'fi-fi-festival-lj',
+    'LJ (Suopuhe)',
+    'fi-FI',
+    'female',
+    'festival',
+    'suo_fi_lj_diphone',
+    'Finnish female diphone voice (Festival, Suopuhe project "LJ"): clear standard Finnish with careful vowel length.',
+  ),
+  voice('fi-fi-festival-mv', 'MV (Suopuhe)', 'fi-FI', 'male', 'festival', 'hy_fi_mv_diphone', 'Finnish male diphone voice (Festival, Suopuhe project "MV"): a steady, low narrator voice.'),
   ...espeak('fi-FI', 'fi', 'Finnish'),
   pico('fr-FR', 'French'),
   ...espeak('fr-FR', 'fr', 'French'),
-  voice('hi-in-festival-nsk', 'NSK (Hindi)', 'hi-IN', 'male', 'festival', 'hindi_NSK_diphone',
-    'Hindi male diphone voice (Festival Indic "NSK", C-DAC Mumbai): reads Devanagari text.'),
+  voice('hi-in-festival-nsk', 'NSK (Hindi)', 'hi-IN', 'male', 'festival', 'hindi_NSK_diphone', 'Hindi male diphone voice (Festival Indic "NSK", C-DAC Mumbai): reads Devanagari text.'),
   ...espeak('hi-IN', 'hi', 'Hindi'),
   ...espeak('hr-HR', 'hr', 'Croatian'),
   ...espeak('hu-HU', 'hu', 'Hungarian'),
   ...espeak('id-ID', 'id', 'Indonesian'),
   pico('it-IT', 'Italian'),
-  voice('it-it-festival-lp', 'LP', 'it-IT', 'female', 'festival', 'lp_diphone',
-    'Italian female diphone voice (Festival Italian "lp", IFM project): clear standard Italian.'),
-  voice('it-it-festival-pc', 'PC', 'it-IT', 'male', 'festival', 'pc_diphone',
-    'Italian male diphone voice (Festival Italian "pc", IFM project): a deep, measured reader.'),
+  voice('it-it-festival-lp', 'LP', 'it-IT', 'female', 'festival', 'lp_diphone', 'Italian female diphone voice (Festival Italian "lp", IFM project): clear standard Italian.'),
+  voice('it-it-festival-pc', 'PC', 'it-IT', 'male', 'festival', 'pc_diphone', 'Italian male diphone voice (Festival Italian "pc", IFM project): a deep, measured reader.'),
   ...espeak('it-IT', 'it', 'Italian'),
   ...espeak('ko-KR', 'ko', 'Korean'),
-  voice('mr-in-festival-nsk', 'NSK (Marathi)', 'mr-IN', 'male', 'festival', 'marathi_NSK_diphone',
-    'Marathi male diphone voice (Festival Indic "NSK"): reads Devanagari text.'),
+  voice('mr-in-festival-nsk', 'NSK (Marathi)', 'mr-IN', 'male', 'festival', 'marathi_NSK_diphone', 'Marathi male diphone voice (Festival Indic "NSK"): reads Devanagari text.'),
   ...espeak('mr-IN', 'mr', 'Marathi'),
   ...espeak('nb-NO', 'nb', 'Norwegian Bokmål'),
   ...espeak('nl-NL', 'nl', 'Dutch'),
@@ -184,15 +246,21 @@ export const PREMADE_VOICES: readonly PremadeVoice[] = Object.freeze([
   ...espeak('pt-BR', 'pt-br', 'Brazilian Portuguese'),
   ...espeak('pt-PT', 'pt', 'European Portuguese'),
   ...espeak('ro-RO', 'ro', 'Romanian'),
-  voice('ru-ru-festival-nsh', 'NSh', 'ru-RU', 'male', 'festival', 'msu_ru_nsh_clunits',
-    'Russian male voice (Festival cluster units, Moscow State University "NSh"): natural recorded units, stress from a dictionary; very slow to load (about 1 s per request).'),
+  voice(
+    'ru-ru-festival-nsh',
+    'NSh',
+    'ru-RU',
+    'male',
+    'festival',
+    'msu_ru_nsh_clunits',
+    'Russian male voice (Festival cluster units, Moscow State University "NSh"): natural recorded units, stress from a dictionary; very slow to load (about 1 s per request).',
+  ),
   ...espeak('ru-RU', 'ru', 'Russian'),
   ...espeak('sk-SK', 'sk', 'Slovak'),
   ...espeak('sv-SE', 'sv', 'Swedish'),
   ...espeak('sw-KE', 'sw', 'Swahili'),
   ...espeak('ta-IN', 'ta', 'Tamil'),
-  voice('te-in-festival-nsk', 'NSK (Telugu)', 'te-IN', 'male', 'festival', 'telugu_NSK_diphone',
-    'Telugu male diphone voice (Festival Indic "NSK"): reads Telugu script.'),
+  voice('te-in-festival-nsk', 'NSK (Telugu)', 'te-IN', 'male', 'festival', 'telugu_NSK_diphone', 'Telugu male diphone voice (Festival Indic "NSK"): reads Telugu script.'),
   ...espeak('te-IN', 'te', 'Telugu'),
   ...espeak('th-TH', 'th', 'Thai'),
   ...espeak('tr-TR', 'tr', 'Turkish'),
@@ -213,7 +281,11 @@ const CATALOG_MODELS = new Set(PREMADE_VOICES.filter((entry) => entry.engine ===
 
 /** `en_US-amy-low` -> `en-us-amy-low`: lower case, runs of anything else one dash. */
 export function voiceIdFromModelName(name: string): string {
-  return name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 64);
+  return name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 64);
 }
 
 /**
@@ -242,7 +314,9 @@ export function operatorVoices(models: readonly PiperModel[]): PremadeVoice[] {
       engineVoice: model.name,
       license: 'free',
       quality: 'neural',
-      licence: sidecar.licence ?? `Piper voice ${model.name}, added by this server's operator: see the voice's model card for its licence. Runs with ONNX Runtime (MIT); phonemes by eSpeak NG (GPL-3.0-or-later).`,
+      licence:
+        sidecar.licence ??
+        `Piper voice ${model.name}, added by this server's operator: see the voice's model card for its licence. Runs with ONNX Runtime (MIT); phonemes by eSpeak NG (GPL-3.0-or-later).`,
     });
   }
   return voices;

@@ -86,7 +86,13 @@ export function festivalText(text: string, voice: string, strict = false): strin
  * brings it within ~1 %, so renderChunk's residual stretch (a whole
  * rubberband pass, which costs more than the error) is rarely needed.
  */
-const HTS_RATE_ERROR: ReadonlyArray<readonly [number, number]> = [[0.5, -0.033], [0.75, -0.015], [1, 0], [1.5, 0.044], [2, 0.048]];
+const HTS_RATE_ERROR: ReadonlyArray<readonly [number, number]> = [
+  [0.5, -0.033],
+  [0.75, -0.015],
+  [1, 0],
+  [1.5, 0.044],
+  [2, 0.048],
+];
 
 export function htsRate(rate: number): number {
   const table = HTS_RATE_ERROR;
@@ -141,7 +147,9 @@ export function createFestivalEngine(): Engine {
           await rm(out, { force: true });
           try {
             // Duration_Stretch for the diphone and unit voices, hts_engine's own speed factor for the HTS ones.
-            const stderr = await pool.with(voice, signal, (festival) => festival.synthesize({ textFile, outPath: out, wordsPath, stretch: 1 / rate, rate: voice.endsWith('_hts') ? htsRate(rate) : rate }, { signal }));
+            const stderr = await pool.with(voice, signal, (festival) =>
+              festival.synthesize({ textFile, outPath: out, wordsPath, stretch: 1 / rate, rate: voice.endsWith('_hts') ? htsRate(rate) : rate }, { signal }),
+            );
             // Festival reports a failed utterance on stderr and goes on.
             const error = /SIOD ERROR|no rule matches|could not open|not found/i.test(stderr);
             if (!error && (await fileSize(out)) > 44) return { words: festivalWords(await readFile(wordsPath, 'latin1').catch(() => '')) };

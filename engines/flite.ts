@@ -39,9 +39,7 @@ export function createFliteEngine(): Engine {
     async voices() {
       if (!(await this.available())) return [];
       // "Voices available: kal awb_time kal16 awb rms slt"
-      voiceList ??= run('flite', ['-lv']).then(({ stdout }) =>
-        stdout.toString('utf8').replace(/^.*?:/s, '').trim().split(/\s+/).filter(Boolean),
-      );
+      voiceList ??= run('flite', ['-lv']).then(({ stdout }) => stdout.toString('utf8').replace(/^.*?:/s, '').trim().split(/\s+/).filter(Boolean));
       return voiceList;
     },
     async hasVoice(voice) {

@@ -44,7 +44,10 @@ const trustProxy = z
     if (['false', '0', 'no', 'off'].includes(lower)) return { hops: 0 };
     if (['true', 'yes', 'on'].includes(lower)) return { hops: 1 };
     if (/^\d+$/.test(value) && Number(value) <= MAX_PROXY_HOPS) return { hops: Number(value) };
-    const proxies = value.split(',').map((entry) => entry.trim()).filter(Boolean);
+    const proxies = value
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter(Boolean);
     if (proxies.length > 0 && proxies.every(isProxyAddress)) return { proxies };
     context.addIssue({
       code: 'custom',
@@ -89,7 +92,10 @@ const EnvSchema = z.object({
   AUTH_CACHE_SECONDS: z.coerce.number().int().min(0).max(300).default(5),
   VERIFICATION_TTL: seconds.default(24 * 3600),
 
-  SMTP_URL: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional(),
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL')
+    .optional(),
   MAIL_FROM: z.string().min(3).default('OpenVox <no-reply@localhost>'),
   MAIL_DIR: z.string().min(1).optional(),
   MODELS_DIR: z.string().min(1).optional(),

@@ -27,7 +27,10 @@ export interface Storage {
  */
 export class StorageUnavailableError extends Error {
   override name = 'StorageUnavailableError';
-  constructor(operation: string, override readonly cause: unknown) {
+  constructor(
+    operation: string,
+    override readonly cause: unknown,
+  ) {
     super(`object storage ${operation} failed: ${cause instanceof Error ? cause.message : String(cause)}`);
   }
 }

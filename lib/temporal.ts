@@ -16,9 +16,7 @@ export function createTemporalClient(config: Config): Client {
 
 /** Resolves when the Temporal frontend answers; rejects within the timeout otherwise. */
 export async function pingTemporal(client: Client, timeoutMs = 1_500): Promise<void> {
-  await client.connection.withDeadline(Date.now() + timeoutMs, () =>
-    client.workflowService.getSystemInfo({}),
-  );
+  await client.connection.withDeadline(Date.now() + timeoutMs, () => client.workflowService.getSystemInfo({}));
 }
 
 /** The task queue of the CPU-heavy synthesis activities (one per worker process, concurrency = cores). */

@@ -131,12 +131,7 @@ export interface PostResult {
  * the response body is read (at most 64 KiB) and dropped. A 3xx is an answer
  * like any other: its Location is never followed.
  */
-export async function postToTarget(
-  rawUrl: string,
-  body: string,
-  headers: Record<string, string>,
-  { policy, timeoutMs }: { policy: TargetPolicy; timeoutMs: number },
-): Promise<PostResult> {
+export async function postToTarget(rawUrl: string, body: string, headers: Record<string, string>, { policy, timeoutMs }: { policy: TargetPolicy; timeoutMs: number }): Promise<PostResult> {
   const url = checkTargetUrl(rawUrl, policy);
   const target = await resolveTarget(url, policy);
   // The socket connects to the address checked above, whatever DNS says now.

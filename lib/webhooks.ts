@@ -22,8 +22,7 @@ export const signPayload = (secret: string, timestamp: number, body: string) => 
 export const signatureHeader = (secrets: string[], timestamp: number, body: string) => secrets.map((secret) => `v1=${signPayload(secret, timestamp, body)}`).join(',');
 
 /** The same event (type, resource) always gets the same id, so a retried announcement is recognised. */
-export const stableEventId = (type: WebhookEventType, resourceId: string) =>
-  `evt_${createHash('sha256').update(`${type}:${resourceId}`).digest('hex').slice(0, 32)}`;
+export const stableEventId = (type: WebhookEventType, resourceId: string) => `evt_${createHash('sha256').update(`${type}:${resourceId}`).digest('hex').slice(0, 32)}`;
 
 export interface WebhookEvent {
   id: string;
@@ -52,10 +51,7 @@ export async function announceWebhookEvent({ db, temporal, config }: AnnounceDep
   const deliveryIds: string[] = [];
   for (const endpoint of endpoints) {
     const body = JSON.stringify({ id: event.id, type: event.type, created: new Date().toISOString(), data: event.data });
-    await db('webhook_deliveries')
-      .insert({ id: randomUUID(), endpoint_id: endpoint.id, event_id: event.id, event_type: event.type, body })
-      .onConflict(['endpoint_id', 'event_id'])
-      .ignore();
+    await db('webhook_deliveries').insert({ id: randomUUID(), endpoint_id: endpoint.id, event_id: event.id, event_type: event.type, body }).onConflict(['endpoint_id', 'event_id']).ignore();
     const delivery = await db('webhook_deliveries').where({ endpoint_id: endpoint.id, event_id: event.id }).first('id');
     deliveryIds.push(delivery.id);
     await temporal.workflow

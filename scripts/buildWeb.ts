@@ -81,7 +81,9 @@ if (require.main === module) {
   buildWeb()
     .then(({ dir, scriptBytes, scriptGzipBytes }) => {
       const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
-      process.stdout.write(`dashboard built in ${path.relative(process.cwd(), dir) || dir}: first-load JavaScript ${kb(scriptBytes)}, ${kb(scriptGzipBytes)} gzipped (budget ${kb(FIRST_LOAD_BUDGET)})\n`);
+      process.stdout.write(
+        `dashboard built in ${path.relative(process.cwd(), dir) || dir}: first-load JavaScript ${kb(scriptBytes)}, ${kb(scriptGzipBytes)} gzipped (budget ${kb(FIRST_LOAD_BUDGET)})\n`,
+      );
       if (scriptGzipBytes > FIRST_LOAD_BUDGET) {
         process.stderr.write('over the first-load budget\n');
         process.exitCode = 1;

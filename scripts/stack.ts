@@ -172,11 +172,7 @@ export async function startMinio(options: MinioOptions): Promise<Managed> {
     return managed('minio', null);
   }
   mkdirSync(options.dataDir, { recursive: true });
-  const args = [
-    'server', options.dataDir, '--quiet',
-    '--address', `127.0.0.1:${options.port}`,
-    '--console-address', `127.0.0.1:${options.consolePort}`,
-  ];
+  const args = ['server', options.dataDir, '--quiet', '--address', `127.0.0.1:${options.port}`, '--console-address', `127.0.0.1:${options.consolePort}`];
   const child = spawnLogged('minio', binary('minio'), args, options.logDir, {
     MINIO_ROOT_USER: options.accessKey,
     MINIO_ROOT_PASSWORD: options.secretKey,

@@ -23,10 +23,7 @@ export interface WorkerOptions {
  * (or SYNTHESIS_CONCURRENCY).
  */
 export async function createWorkers({ config, deps, connection, workflowBundlePath, activityInterceptors = [] }: WorkerOptions): Promise<Worker[]> {
-  const workflows =
-    workflowBundlePath && existsSync(workflowBundlePath)
-      ? { workflowBundle: { codePath: workflowBundlePath } }
-      : { workflowsPath: WORKFLOWS_PATH };
+  const workflows = workflowBundlePath && existsSync(workflowBundlePath) ? { workflowBundle: { codePath: workflowBundlePath } } : { workflowsPath: WORKFLOWS_PATH };
   const activities = createActivities(deps);
   const common = { connection, namespace: config.TEMPORAL_NAMESPACE, activities, interceptors: { activity: activityInterceptors } };
   return Promise.all([

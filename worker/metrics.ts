@@ -139,7 +139,11 @@ export async function serveWorkerMetrics(registry: Registry, { host, port, sdkUr
     void (async () => {
       try {
         const own = await registry.metrics();
-        const sdk = sdkUrl ? await fetch(sdkUrl, { signal: AbortSignal.timeout(2_000) }).then((r) => r.text()).catch(() => '') : '';
+        const sdk = sdkUrl
+          ? await fetch(sdkUrl, { signal: AbortSignal.timeout(2_000) })
+              .then((r) => r.text())
+              .catch(() => '')
+          : '';
         response.writeHead(200, { 'Content-Type': registry.contentType });
         response.end(`${own}${own.endsWith('\n') ? '' : '\n'}${sdk}`);
       } catch (error) {

@@ -42,7 +42,9 @@ export async function authenticate(ctx: Context, deps: ApiDeps, options: Authent
           const { accountId, expiresAt } = await tokens.verifyAccess(credential);
           return { accountId, until: Math.min(until, expiresAt) };
         }
-        const key = await db('api_keys').where({ key_hash: sha256(credential) }).first('id', 'account_id', 'last_used_at');
+        const key = await db('api_keys')
+          .where({ key_hash: sha256(credential) })
+          .first('id', 'account_id', 'last_used_at');
         return key ? { accountId: key.account_id, keyId: key.id, lastUsedAt: key.last_used_at?.getTime() ?? 0, until } : null;
       })) ?? undefined;
     if (!identity) throw authenticationFailed('Unknown or deleted API key.');

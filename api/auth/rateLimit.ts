@@ -26,7 +26,9 @@ export async function enforceRateLimit(db: Db, { key, limit, windowSeconds }: Ra
   );
   // Now and then, forget windows that ended long ago.
   if (Math.random() < 0.01) {
-    await db('rate_limit_counters').where('window_start', '<', new Date(now - 2 * 24 * 3600 * 1000)).delete();
+    await db('rate_limit_counters')
+      .where('window_start', '<', new Date(now - 2 * 24 * 3600 * 1000))
+      .delete();
   }
   if (rows[0].count > limit) throw rateLimited(Math.max(1, Math.ceil((windowStart.getTime() + windowMs - now) / 1000)));
 }

@@ -132,16 +132,43 @@ async function decode(inputPath: string, format: SampleFormat, outWavPath: strin
     await run(
       'ffmpeg',
       [
-        '-nostdin', '-hide_banner', '-nostats', '-v', 'error', '-y',
+        '-nostdin',
+        '-hide_banner',
+        '-nostats',
+        '-v',
+        'error',
+        '-y',
         // Read local files only, with the demuxer the content names (no probing into playlists or other protocols).
-        ...(strict ? ['-xerror'] : []), '-protocol_whitelist', 'file', '-f', DEMUXERS[format],
-        '-i', fileUrl(inputPath),
-        '-map', '0:a:0', '-vn', '-sn', '-dn',
+        ...(strict ? ['-xerror'] : []),
+        '-protocol_whitelist',
+        'file',
+        '-f',
+        DEMUXERS[format],
+        '-i',
+        fileUrl(inputPath),
+        '-map',
+        '0:a:0',
+        '-vn',
+        '-sn',
+        '-dn',
         // Past maxSeconds the answer is known: a tiny low-bitrate file that would decode to hours stops here.
-        '-t', String(maxSeconds + 1),
-        '-af', `aformat=channel_layouts=mono,aresample=${ANALYSIS_RATE}:resampler=soxr`,
-        '-ar', String(ANALYSIS_RATE), '-ac', '1', '-c:a', 'pcm_s16le',
-        '-map_metadata', '-1', '-fflags', '+bitexact', '-f', 'wav', fileUrl(outWavPath),
+        '-t',
+        String(maxSeconds + 1),
+        '-af',
+        `aformat=channel_layouts=mono,aresample=${ANALYSIS_RATE}:resampler=soxr`,
+        '-ar',
+        String(ANALYSIS_RATE),
+        '-ac',
+        '1',
+        '-c:a',
+        'pcm_s16le',
+        '-map_metadata',
+        '-1',
+        '-fflags',
+        '+bitexact',
+        '-f',
+        'wav',
+        fileUrl(outWavPath),
       ],
       { signal, timeoutMs: 120_000 },
     );
@@ -153,4 +180,3 @@ async function decode(inputPath: string, format: SampleFormat, outWavPath: strin
     return false;
   }
 }
-

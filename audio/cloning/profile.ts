@@ -103,7 +103,7 @@ export async function buildVoiceProfile(input: BuildVoiceProfileInput): Promise<
   return withTempDir(async (dir) => {
     // Gender from the catalog narrows the pool before rendering; the measured F0 of the plain rendering picks the finalists.
     const wantMale = sampleF0 !== null && sampleF0 < LOW_VOICE_HZ;
-    const ranked = [...pool].sort((a, b) => Number(b.gender === 'male' === wantMale) - Number(a.gender === 'male' === wantMale));
+    const ranked = [...pool].sort((a, b) => Number((b.gender === 'male') === wantMale) - Number((a.gender === 'male') === wantMale));
     const rendered = await mapLimit(ranked.slice(0, maxCandidates + 2), 2, async (voice, index) => {
       const fitChunk = path.join(dir, `${index}-fit.wav`);
       try {
@@ -161,7 +161,11 @@ export async function buildVoiceProfile(input: BuildVoiceProfileInput): Promise<
       if (position >= stagedCandidates) return entry.best;
       try {
         const { refined, finalist } = entry;
-        const cheaper: Adjustment[] = [{ ...refined, rate: 1 }, { semitones: refined.semitones, eq: [], rate: 1 }, { semitones: 0, eq: [], rate: 1 }];
+        const cheaper: Adjustment[] = [
+          { ...refined, rate: 1 },
+          { semitones: refined.semitones, eq: [], rate: 1 },
+          { semitones: 0, eq: [], rate: 1 },
+        ];
         const scored = [entry.best];
         for (const [stage, candidate] of cheaper.entries()) scored.push(await scoreStage(finalist, stage + 1, candidate));
         return scored.sort((a, b) => merit(b) - merit(a))[0];
@@ -221,7 +225,10 @@ export function adjustmentToward(sample: SpeakerProfile, base: SpeakerProfile): 
  * cannot restore what the base voice lacks) and cuts at -24 dB.
  */
 export function eqCurve(target: SpeakerProfile, current: SpeakerProfile): Array<{ hz: number; gainDb: number }> {
-  const difference = smooth(target.ltas.db.map((db, i) => db - current.ltas.db[i]), 1);
+  const difference = smooth(
+    target.ltas.db.map((db, i) => db - current.ltas.db[i]),
+    1,
+  );
   const reference = median(difference);
   return target.ltas.hz.map((hz, i) => ({ hz, gainDb: Number(clamp(difference[i] - reference, EQ_MAX_CUT_DB, EQ_MAX_BOOST_DB).toFixed(2)) }));
 }

@@ -57,9 +57,7 @@ export async function up(knex: Knex): Promise<void> {
     table.index(['account_id', 'status']);
     table.index(['project_id']);
   });
-  await knex.raw(
-    `ALTER TABLE syntheses ADD CONSTRAINT syntheses_status_check CHECK (status IN ('queued', 'processing', 'completed', 'failed', 'canceled'))`,
-  );
+  await knex.raw(`ALTER TABLE syntheses ADD CONSTRAINT syntheses_status_check CHECK (status IN ('queued', 'processing', 'completed', 'failed', 'canceled'))`);
 }
 
 export async function down(knex: Knex): Promise<void> {

@@ -30,5 +30,11 @@ export async function seedVoices(knex: Knex, { enableNonFree, modelsDir }: { ena
   }));
   await knex('voices').insert(rows).onConflict('id').merge();
   // A voice dropped from the catalog is hidden, never deleted: history may name it.
-  await knex('voices').where({ category: 'premade' }).whereNotIn('id', rows.map((row) => row.id)).update({ available: false });
+  await knex('voices')
+    .where({ category: 'premade' })
+    .whereNotIn(
+      'id',
+      rows.map((row) => row.id),
+    )
+    .update({ available: false });
 }

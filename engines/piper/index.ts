@@ -101,7 +101,15 @@ export function createPiperEngine(options: PiperEngineOptions): PiperEngine {
         throw error;
       }
       if (!result.frames) return undefined;
-      return { words: piperWords(speaking.map(({ sentence }) => sentence), result.frames, model.phonemeIdMap, model.sampleRate, request.pauseSamples) };
+      return {
+        words: piperWords(
+          speaking.map(({ sentence }) => sentence),
+          result.frames,
+          model.phonemeIdMap,
+          model.sampleRate,
+          request.pauseSamples,
+        ),
+      };
     },
   };
 }

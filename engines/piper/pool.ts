@@ -92,10 +92,7 @@ export class PiperProcess {
     return this.child.pid;
   }
 
-  async synthesize(
-    request: Omit<HostRequest, 'id'>,
-    { signal, timeoutMs = REQUEST_TIMEOUT_MS }: { signal?: AbortSignal; timeoutMs?: number } = {},
-  ): Promise<PiperResult> {
+  async synthesize(request: Omit<HostRequest, 'id'>, { signal, timeoutMs = REQUEST_TIMEOUT_MS }: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<PiperResult> {
     await this.ready;
     if (!this.alive) throw new PiperExit('piper host is not running');
     if (signal?.aborted) throw new EngineError('piper', 'aborted');

@@ -272,7 +272,11 @@ describe('dashboard: the first hour in a browser', () => {
 
   it('fits a phone screen and logs out', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
-    for (const [link, name] of [['Playground', 'playground-phone'], ['API keys', 'api-keys-phone'], ['History', 'history-phone']]) {
+    for (const [link, name] of [
+      ['Playground', 'playground-phone'],
+      ['API keys', 'api-keys-phone'],
+      ['History', 'history-phone'],
+    ]) {
       await goTo(link);
       await page.getByRole('heading', { level: 1, name: link }).waitFor();
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);

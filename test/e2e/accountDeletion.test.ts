@@ -17,8 +17,7 @@ async function objectsLeft(deps: Deps, accountId: string, synthesisIds: string[]
 }
 
 /** Ledger rows anonymized by a deletion from `firstId` on (this file's deletions run one at a time). */
-const anonymizedSince = (deps: Deps, firstId: string) =>
-  deps.db('credit_ledger').whereNull('account_id').where('id', '>=', firstId).orderBy('id').select('id', 'kind', 'amount', 'reference');
+const anonymizedSince = (deps: Deps, firstId: string) => deps.db('credit_ledger').whereNull('account_id').where('id', '>=', firstId).orderBy('id').select('id', 'kind', 'amount', 'reference');
 
 /** What PostgreSQL still holds of the account: rows that mention its id, email or the texts it wrote. */
 const traces = (deps: Deps, account: TestAccount, marker: string) => rowsMentioning(deps.db, [account.id, account.email, marker]);
@@ -74,7 +73,14 @@ describe('account deletion', () => {
     const result = await deletionHandle(deps, owner.id).result();
     expect(result).toMatchObject({ canceledJobs: expect.any(Number), anonymizedLedgerRows: expect.any(Number), keptConsentRecords: 1 });
     // The running synthesis was canceled, so its reservation was released before the ledger was anonymized.
-    const after = await deps.db('credit_ledger').whereIn('id', before.map((row) => row.id)).orderBy('id').select('id', 'kind', 'amount', 'account_id', 'reference', 'created_at');
+    const after = await deps
+      .db('credit_ledger')
+      .whereIn(
+        'id',
+        before.map((row) => row.id),
+      )
+      .orderBy('id')
+      .select('id', 'kind', 'amount', 'account_id', 'reference', 'created_at');
     expect(after.map(({ id, kind, amount, created_at }) => ({ id, kind, amount, created_at }))).toEqual(before);
     expect(after.every((row) => row.account_id === null && row.reference === `erased:${row.id}`)).toBe(true);
     // Each reservation was settled exactly once: the finished one captured, the canceled one released.
@@ -107,7 +113,11 @@ describe('account deletion', () => {
     expect(await traces(deps, owner, 'Grace')).toEqual({});
     // The signup grant survives only as an anonymized ledger row.
     expect(await deps.db('credit_ledger').where({ id: grant.id }).first()).toMatchObject({ account_id: null, reference: `erased:${grant.id}`, kind: 'grant', amount: '35000' });
-    const rerun = await deps.temporal.workflow.execute('accountDeletion', { workflowId: `account-deletion-rerun:${owner.id}`, taskQueue: deps.config.TEMPORAL_TASK_QUEUE, args: [{ accountId: owner.id }] });
+    const rerun = await deps.temporal.workflow.execute('accountDeletion', {
+      workflowId: `account-deletion-rerun:${owner.id}`,
+      taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+      args: [{ accountId: owner.id }],
+    });
     expect(rerun).toEqual({ canceledJobs: 0, removedObjects: 0, anonymizedLedgerRows: 0, keptConsentRecords: 0 });
   }, 60_000);
 });
@@ -139,7 +149,7 @@ describe('account deletion across a worker restart', () => {
     expect((await call(api.url, 'DELETE', '/api/v1/auth/profile/', { password: owner.password }, owner.access)).status).toBe(202);
     const handle = deletionHandle(deps, owner.id);
     // Killed once the workflow has started working (an activity scheduled or running).
-    for (const deadline = Date.now() + 60_000; Date.now() < deadline; ) {
+    for (const deadline = Date.now() + 60_000; Date.now() < deadline;) {
       const { raw } = await handle.describe();
       if ((raw.pendingActivities ?? []).length > 0) break;
       await new Promise((resolve) => setTimeout(resolve, 50));

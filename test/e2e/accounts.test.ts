@@ -74,7 +74,14 @@ describe.each([
 
     const created = await req('POST', '/auth/api-keys/', { name: 'ci' }, session.access);
     expect(created.status).toBe(201);
-    expect(created.body).toEqual({ id: expect.any(String), name: 'ci', prefix: created.body.key.slice(0, 12), key: expect.stringMatching(/^vk_[A-Za-z0-9_-]{40,}$/), created_at: expect.any(String), last_used_at: null });
+    expect(created.body).toEqual({
+      id: expect.any(String),
+      name: 'ci',
+      prefix: created.body.key.slice(0, 12),
+      key: expect.stringMatching(/^vk_[A-Za-z0-9_-]{40,}$/),
+      created_at: expect.any(String),
+      last_used_at: null,
+    });
 
     const viaKey = await req('GET', '/auth/profile/', undefined, created.body.key);
     expect(viaKey.status).toBe(200);

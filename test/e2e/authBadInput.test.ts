@@ -93,14 +93,7 @@ async function verifiedAccount(family: string, label: string): Promise<TestAccou
 }
 
 const TEN_MB = 10 * 1024 * 1024;
-const SQL_INJECTIONS = [
-  "' OR '1'='1",
-  "' OR 1=1 --",
-  "'; DROP TABLE accounts; --",
-  '" OR ""="',
-  "admin'--",
-  "1' UNION SELECT password_hash FROM accounts --",
-];
+const SQL_INJECTIONS = ["' OR '1'='1", "' OR 1=1 --", "'; DROP TABLE accounts; --", '" OR ""="', "admin'--", "1' UNION SELECT password_hash FROM accounts --"];
 
 describe.each(FAMILIES)('bad input to the auth endpoints under %s', (family) => {
   const req = (method: string, path: string, body?: unknown, token?: string) => call(api.url, method, `${family}${path}`, body, token);
@@ -412,7 +405,11 @@ describe.each(FAMILIES)('bad input to the auth endpoints under %s', (family) => 
     });
 
     const protoBodies: [string, string, (email: string) => string][] = [
-      ['register with a "__proto__" member', '/auth/register/', (email) => `{"email": "${email}", "password": "${PASSWORD}", "__proto__": {"email_verified_at": "2020-01-01T00:00:00Z", "subscription_tier": "enterprise"}}`],
+      [
+        'register with a "__proto__" member',
+        '/auth/register/',
+        (email) => `{"email": "${email}", "password": "${PASSWORD}", "__proto__": {"email_verified_at": "2020-01-01T00:00:00Z", "subscription_tier": "enterprise"}}`,
+      ],
       ['login with the credentials only inside "__proto__"', '/auth/login/', () => `{"__proto__": {"email": "${a.email}", "password": "${PASSWORD}"}}`],
       ['resend-verification with a "__proto__" member', '/auth/resend-verification/', (email) => `{"email": "${email}", "__proto__": {"polluted": true}}`],
     ];
@@ -557,7 +554,7 @@ describe.each(FAMILIES)('bad input to the auth endpoints under %s', (family) => 
       expect(await footprint(everyone)).toEqual(before);
     });
 
-    it('another account\'s refresh token on /logout -> 401, its session untouched', async () => {
+    it("another account's refresh token on /logout -> 401, its session untouched", async () => {
       const before = await footprint(everyone);
       expectProblem(await req('POST', '/auth/logout/', { refresh: b.refresh }, a.access), 401, 'token_invalid');
       expect(await footprint(everyone)).toEqual(before);

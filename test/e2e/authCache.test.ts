@@ -63,7 +63,10 @@ describe('per-process caches of credentials and ended statuses', () => {
     expect((await call(apiA.url, 'DELETE', `/api/v1/auth/api-keys/${created.body.id}/`, undefined, owner.access)).status).toBe(204);
     const inA = await call(apiA.url, 'GET', '/api/v1/tts/history/', undefined, key);
     expect(inA).toMatchObject({ status: 401, body: { code: 'authentication_failed' } });
-    const inB = await askUntil(() => call(apiB.url, 'GET', '/api/v1/tts/history/', undefined, key), (reply) => reply.status === 401);
+    const inB = await askUntil(
+      () => call(apiB.url, 'GET', '/api/v1/tts/history/', undefined, key),
+      (reply) => reply.status === 401,
+    );
     expect(inB).toMatchObject({ status: 401, body: { code: 'authentication_failed' } });
   });
 
@@ -76,7 +79,10 @@ describe('per-process caches of credentials and ended statuses', () => {
     expect(await call(apiB.url, 'GET', status, undefined, owner.access)).toMatchObject({ status: 200, body: { credits_charged: 0 } });
     // Another process (here: a direct write) marks it deleted; the trigger's NOTIFY reaches B.
     await first.db('syntheses').where({ id }).update({ deleted_at: new Date() });
-    const after = await askUntil(() => call(apiB.url, 'GET', status, undefined, owner.access), (reply) => reply.status === 404);
+    const after = await askUntil(
+      () => call(apiB.url, 'GET', status, undefined, owner.access),
+      (reply) => reply.status === 404,
+    );
     expect(after.status).toBe(404);
   });
 

@@ -112,9 +112,7 @@ describe('openvox CLI', () => {
       const email = uniqueEmail('cli');
       await openvox(['user', 'create', email, '--verified']);
       const listed = await openvox(['users', 'list', '--email', email, '--json']);
-      expect(listed.json()).toEqual([
-        expect.objectContaining({ email, plan: 'free', credit_balance: 35000, usage: expect.objectContaining({ syntheses: 0, credits_used: 0, cloned_voices: 0 }) }),
-      ]);
+      expect(listed.json()).toEqual([expect.objectContaining({ email, plan: 'free', credit_balance: 35000, usage: expect.objectContaining({ syntheses: 0, credits_used: 0, cloned_voices: 0 }) })]);
       const table = await openvox(['users', 'list', '--limit', '5']);
       expect(table.stdout.split('\n')[0]).toContain('balance');
     });
@@ -166,7 +164,10 @@ describe('openvox CLI', () => {
       const usage = await openvox(['usage', '--json'], env);
       expect(usage.json()).toMatchObject({ email, plan: 'free', credit_balance: 35000 - 28 - 32, usage: { syntheses: 2, credits_used: 60 } });
       // Verified just now: the first billing period runs a month from now; today's usage is one day.
-      const { billing_period: period, usage: { daily } } = usage.json();
+      const {
+        billing_period: period,
+        usage: { daily },
+      } = usage.json();
       expect(new Date(period.start).getTime()).toBeLessThanOrEqual(Date.now());
       expect(period.end).toBe(addMonthsUtc(new Date(period.start), 1).toISOString());
       expect(daily).toEqual([{ date: new Date().toISOString().slice(0, 10), syntheses: 2, credits_used: 60, audio_seconds: expect.any(Number) }]);
@@ -203,14 +204,24 @@ describe('openvox CLI', () => {
     });
   });
 
-  it.each([[[]], [['user']], [['user', 'create']], [['user', 'verify']], [['credits', 'grant']], [['plan', 'set']], [['users', 'list']], [['say']], [['voices']], [['history']], [['usage']], [['clone']]])(
-    'openvox %j --help explains itself',
-    async (args) => {
-      const help = await openvox([...args, '--help']);
-      expect(help.code).toBe(0);
-      expect(help.stdout).toMatch(/^Usage: openvox/);
-    },
-  );
+  it.each([
+    [[]],
+    [['user']],
+    [['user', 'create']],
+    [['user', 'verify']],
+    [['credits', 'grant']],
+    [['plan', 'set']],
+    [['users', 'list']],
+    [['say']],
+    [['voices']],
+    [['history']],
+    [['usage']],
+    [['clone']],
+  ])('openvox %j --help explains itself', async (args) => {
+    const help = await openvox([...args, '--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^Usage: openvox/);
+  });
 
   it('runs as a program: one entry, subcommands listed in its help', async () => {
     const tsx = path.join(__dirname, '../../node_modules/.bin/tsx');

@@ -94,8 +94,7 @@ function postParts(f: Family, token: string | undefined, parts: Part[]): Promise
   return send(`${api.url}${f.upload}`, { token, contentType, body });
 }
 
-const postForm = (f: Family, token: string | undefined, fields: Record<string, string>, ...files: Parameters<typeof formParts>[1][]) =>
-  postParts(f, token, formParts(fields, ...files));
+const postForm = (f: Family, token: string | undefined, fields: Record<string, string>, ...files: Parameters<typeof formParts>[1][]) => postParts(f, token, formParts(fields, ...files));
 
 const get = (who: TestAccount, path: string) => call(api.url, 'GET', path, undefined, who.access);
 const del = (who: TestAccount, path: string) => call(api.url, 'DELETE', path, undefined, who.access);
@@ -159,20 +158,29 @@ async function rejected(who: TestAccount, request: () => Promise<Reply>): Promis
 // voices and workflows
 
 async function waitForVoice(f: Family, who: TestAccount, id: string, timeoutMs = CLONE_TIMEOUT): Promise<any> {
-  return until(`voice ${id} to leave processing`, async () => {
-    const { status, body } = await get(who, `${f.base}/voices/${id}/`);
-    if (status !== 200) throw new Error(`GET voice ${id}: ${status} ${JSON.stringify(body)}`);
-    return body.status === 'processing' ? null : body;
-  }, timeoutMs, 250);
+  return until(
+    `voice ${id} to leave processing`,
+    async () => {
+      const { status, body } = await get(who, `${f.base}/voices/${id}/`);
+      if (status !== 200) throw new Error(`GET voice ${id}: ${status} ${JSON.stringify(body)}`);
+      return body.status === 'processing' ? null : body;
+    },
+    timeoutMs,
+    250,
+  );
 }
 
 const workflowStatus = async (voiceId: string) => (await deps.temporal.workflow.getHandle(`voice-cloning:${voiceId}`).describe()).status.name;
 
 const waitForWorkflowClosed = (voiceId: string) =>
-  until(`workflow voice-cloning:${voiceId} to close`, async () => {
-    const status = await workflowStatus(voiceId);
-    return status === 'RUNNING' ? null : status;
-  }, CLONE_TIMEOUT);
+  until(
+    `workflow voice-cloning:${voiceId} to close`,
+    async () => {
+      const status = await workflowStatus(voiceId);
+      return status === 'RUNNING' ? null : status;
+    },
+    CLONE_TIMEOUT,
+  );
 
 const cpuInFlight = () => worker.workers.find((each) => each.options.taskQueue.endsWith('-cpu'))!.getStatus().numInFlightActivities;
 
@@ -344,78 +352,95 @@ describe.each(FAMILIES)('rejected uploads in the $family family', (f) => {
 });
 
 describe.each(FAMILIES)('hostile file names in the $family family', (f) => {
-  it('accepts ../, percent escapes and unicode in the filename, and never uses it as a path', async () => {
-    const who = await createAccount(deps);
-    const tempBefore = new Set(await uploadTempFiles());
-    const longName = 'N'.repeat(100);
-    const longDescription = 'D'.repeat(500);
-    // Through FormData (as a browser sends it) and as raw bytes (UTF-8 in the header, plus an RFC 5987 filename*).
-    const viaFormData = await uploadSample(api.url, f.upload, who.access, { name: longName, description: longDescription, language: 'pt-BR', consent: 'true' }, {
-      bytes: samples.short,
-      name: '../../../etc/passwd%00%2e%2e%2f..\\..\\boot.ini 声音 ünï 100%.wav',
-      type: 'audio/wav',
-    });
-    const rawHeaders = Buffer.from(
-      `Content-Disposition: form-data; name="file"; filename="../..%2F%2e%2e/%252e%252e/x 🎤 é.wav"; filename*=UTF-8''..%2F..%2Fetc%2Fshadow%E2%80%AE.wav\r\nContent-Type: audio/x-wav`,
-      'utf8',
-    );
-    const viaRaw = await postParts(f, who.access, [...formParts({ name: 'Raw', consent: 'true' }), { name: 'file', bytes: samples.short, rawHeaders }]);
+  it(
+    'accepts ../, percent escapes and unicode in the filename, and never uses it as a path',
+    async () => {
+      const who = await createAccount(deps);
+      const tempBefore = new Set(await uploadTempFiles());
+      const longName = 'N'.repeat(100);
+      const longDescription = 'D'.repeat(500);
+      // Through FormData (as a browser sends it) and as raw bytes (UTF-8 in the header, plus an RFC 5987 filename*).
+      const viaFormData = await uploadSample(
+        api.url,
+        f.upload,
+        who.access,
+        { name: longName, description: longDescription, language: 'pt-BR', consent: 'true' },
+        {
+          bytes: samples.short,
+          name: '../../../etc/passwd%00%2e%2e%2f..\\..\\boot.ini 声音 ünï 100%.wav',
+          type: 'audio/wav',
+        },
+      );
+      const rawHeaders = Buffer.from(
+        `Content-Disposition: form-data; name="file"; filename="../..%2F%2e%2e/%252e%252e/x 🎤 é.wav"; filename*=UTF-8''..%2F..%2Fetc%2Fshadow%E2%80%AE.wav\r\nContent-Type: audio/x-wav`,
+        'utf8',
+      );
+      const viaRaw = await postParts(f, who.access, [...formParts({ name: 'Raw', consent: 'true' }), { name: 'file', bytes: samples.short, rawHeaders }]);
 
-    for (const [label, reply, name] of [['FormData', viaFormData, longName], ['raw', viaRaw, 'Raw']] as const) {
-      expect({ label, status: reply.status, body: reply.body }).toMatchObject({ label, status: 202, body: { name, status: 'processing', category: 'cloned' } });
-      const id = reply.body.id as string;
-      expect(reply.headers.get('location')).toBe(`${f.base}/voices/${id}/`);
-      // Only the service's own keys, under the voice's id.
-      const keys = await objects.list(`samples/${who.id}/`);
-      expect(keys.filter((key) => key.startsWith(`samples/${who.id}/${id}/`)).length).toBeGreaterThan(0);
-      for (const key of keys) expect(key).toMatch(new RegExp(`^samples/${who.id}/[0-9a-f-]{36}/(original|normalized\\.wav)$`));
-    }
-    expect(viaFormData.body).toMatchObject({ description: longDescription, language: 'pt-BR' });
-    // The accepted uploads' temporary files are gone too (the sample lives in object storage now).
-    expect((await uploadTempFiles()).filter((name) => !tempBefore.has(name))).toEqual([]);
-    // Nothing outside samples/<account>/ carries any part of the client's file name.
-    const everything = await objects.list('');
-    expect(everything.filter((key) => /passwd|shadow|boot\.ini|声音|🎤/.test(key))).toEqual([]);
-    // The 0.5 s sample then fails its audio check (cheaply): the upload itself was fine.
-    for (const reply of [viaFormData, viaRaw]) {
-      const voice = await waitForVoice(f, who, reply.body.id);
-      expect(voice).toMatchObject({ status: 'failed', error: { code: 'audio_too_short' } });
-    }
-  }, CLONE_TIMEOUT);
+      for (const [label, reply, name] of [
+        ['FormData', viaFormData, longName],
+        ['raw', viaRaw, 'Raw'],
+      ] as const) {
+        expect({ label, status: reply.status, body: reply.body }).toMatchObject({ label, status: 202, body: { name, status: 'processing', category: 'cloned' } });
+        const id = reply.body.id as string;
+        expect(reply.headers.get('location')).toBe(`${f.base}/voices/${id}/`);
+        // Only the service's own keys, under the voice's id.
+        const keys = await objects.list(`samples/${who.id}/`);
+        expect(keys.filter((key) => key.startsWith(`samples/${who.id}/${id}/`)).length).toBeGreaterThan(0);
+        for (const key of keys) expect(key).toMatch(new RegExp(`^samples/${who.id}/[0-9a-f-]{36}/(original|normalized\\.wav)$`));
+      }
+      expect(viaFormData.body).toMatchObject({ description: longDescription, language: 'pt-BR' });
+      // The accepted uploads' temporary files are gone too (the sample lives in object storage now).
+      expect((await uploadTempFiles()).filter((name) => !tempBefore.has(name))).toEqual([]);
+      // Nothing outside samples/<account>/ carries any part of the client's file name.
+      const everything = await objects.list('');
+      expect(everything.filter((key) => /passwd|shadow|boot\.ini|声音|🎤/.test(key))).toEqual([]);
+      // The 0.5 s sample then fails its audio check (cheaply): the upload itself was fine.
+      for (const reply of [viaFormData, viaRaw]) {
+        const voice = await waitForVoice(f, who, reply.body.id);
+        expect(voice).toMatchObject({ status: 'failed', error: { code: 'audio_too_short' } });
+      }
+    },
+    CLONE_TIMEOUT,
+  );
 });
 
 describe.each(FAMILIES)('audio checks in the cloning workflow, $family family', (f) => {
-  it('ends the voice failed with audio_too_short, no_speech_detected/audio_too_long, audio_too_long; failed voices do not count and cannot synthesize', async () => {
-    const who = await createAccount(deps);
-    const cases = [
-      { label: '0.5 s of speech', bytes: samples.short, filename: 'short.wav', codes: ['audio_too_short'] },
-      { label: '10 minutes of silence', bytes: samples.silence, filename: 'silence.mp3', codes: ['no_speech_detected', 'audio_too_long'] },
-      { label: '8 kbps MP3 decoding to 2 hours', bytes: samples.hours, filename: 'hours.mp3', codes: ['audio_too_long'] },
-    ];
-    // Three at once stays within the free plan's 3 (all are processing together for a moment).
-    const accepted = await Promise.all(cases.map((sample) => postForm(f, who.access, validFields, { bytes: sample.bytes, filename: sample.filename, contentType: 'application/octet-stream' })));
-    for (const [index, reply] of accepted.entries()) {
-      expect({ label: cases[index].label, status: reply.status, voiceStatus: reply.body?.status }).toEqual({ label: cases[index].label, status: 202, voiceStatus: 'processing' });
-    }
-    const ended = await Promise.all(accepted.map((reply) => waitForVoice(f, who, reply.body.id)));
-    for (const [index, voice] of ended.entries()) {
-      const { label, codes } = cases[index];
-      expect({ label, status: voice.status }).toEqual({ label, status: 'failed' });
-      expect(codes).toContain(voice.error?.code);
-      expect(typeof voice.error.message).toBe('string');
-      expect(voice.error.message.length).toBeGreaterThan(0);
-      expect(voice.similarity).toBeNull();
-      // The voice is recorded failed just before its workflow returns.
-      expect(await waitForWorkflowClosed(voice.id)).toBe('COMPLETED');
-    }
-    // Failed voices are listed (every status) but do not count against the plan.
-    const listed = await get(who, f.cloned);
-    expect(listed.body.results.map((voice: { id: string }) => voice.id).sort()).toEqual(ended.map((voice) => voice.id).sort());
-    expect(await usage(f, who)).toMatchObject({ cloned_voices: 0 });
-    // A failed clone cannot synthesize.
-    const synthesis = await synthesize(f, who, ended[0].id);
-    expectProblem(synthesis, 409, 'voice_not_ready');
-  }, CLONE_TIMEOUT);
+  it(
+    'ends the voice failed with audio_too_short, no_speech_detected/audio_too_long, audio_too_long; failed voices do not count and cannot synthesize',
+    async () => {
+      const who = await createAccount(deps);
+      const cases = [
+        { label: '0.5 s of speech', bytes: samples.short, filename: 'short.wav', codes: ['audio_too_short'] },
+        { label: '10 minutes of silence', bytes: samples.silence, filename: 'silence.mp3', codes: ['no_speech_detected', 'audio_too_long'] },
+        { label: '8 kbps MP3 decoding to 2 hours', bytes: samples.hours, filename: 'hours.mp3', codes: ['audio_too_long'] },
+      ];
+      // Three at once stays within the free plan's 3 (all are processing together for a moment).
+      const accepted = await Promise.all(cases.map((sample) => postForm(f, who.access, validFields, { bytes: sample.bytes, filename: sample.filename, contentType: 'application/octet-stream' })));
+      for (const [index, reply] of accepted.entries()) {
+        expect({ label: cases[index].label, status: reply.status, voiceStatus: reply.body?.status }).toEqual({ label: cases[index].label, status: 202, voiceStatus: 'processing' });
+      }
+      const ended = await Promise.all(accepted.map((reply) => waitForVoice(f, who, reply.body.id)));
+      for (const [index, voice] of ended.entries()) {
+        const { label, codes } = cases[index];
+        expect({ label, status: voice.status }).toEqual({ label, status: 'failed' });
+        expect(codes).toContain(voice.error?.code);
+        expect(typeof voice.error.message).toBe('string');
+        expect(voice.error.message.length).toBeGreaterThan(0);
+        expect(voice.similarity).toBeNull();
+        // The voice is recorded failed just before its workflow returns.
+        expect(await waitForWorkflowClosed(voice.id)).toBe('COMPLETED');
+      }
+      // Failed voices are listed (every status) but do not count against the plan.
+      const listed = await get(who, f.cloned);
+      expect(listed.body.results.map((voice: { id: string }) => voice.id).sort()).toEqual(ended.map((voice) => voice.id).sort());
+      expect(await usage(f, who)).toMatchObject({ cloned_voices: 0 });
+      // A failed clone cannot synthesize.
+      const synthesis = await synthesize(f, who, ended[0].id);
+      expectProblem(synthesis, 409, 'voice_not_ready');
+    },
+    CLONE_TIMEOUT,
+  );
 });
 
 /*
@@ -487,10 +512,25 @@ describe('cloning for real, two at a time', () => {
   it(`accepts every format (${formats.join(', ')}) in both families with 202 and each ends ready, with its original and normalized.wav stored`, () => {
     const results = outcomes.filter((outcome) => outcome.kind === 'format');
     for (const encoding of formats) {
-      expect(results.filter((result) => result.encoding === encoding).map((result) => result.family).sort()).toEqual(['unversioned', 'v1']);
+      expect(
+        results
+          .filter((result) => result.encoding === encoding)
+          .map((result) => result.family)
+          .sort(),
+      ).toEqual(['unversioned', 'v1']);
     }
     for (const result of results) {
-      expect(result).toEqual({ kind: 'format', encoding: result.encoding, family: result.family, status: 202, locationOk: true, outcome: 'ready', error: null, similarityInRange: true, keys: ['normalized.wav', 'original'] });
+      expect(result).toEqual({
+        kind: 'format',
+        encoding: result.encoding,
+        family: result.family,
+        status: 202,
+        locationOk: true,
+        outcome: 'ready',
+        error: null,
+        similarityInRange: true,
+        keys: ['normalized.wav', 'original'],
+      });
     }
   });
 
@@ -505,7 +545,12 @@ describe('cloning for real, two at a time', () => {
     }
     // Both families saw each truncated format.
     for (const encoding of ['mp3', 'flac', 'wav']) {
-      expect(results.filter((result) => result.encoding === encoding).map((result) => result.family).sort()).toEqual(['unversioned', 'v1']);
+      expect(
+        results
+          .filter((result) => result.encoding === encoding)
+          .map((result) => result.family)
+          .sort(),
+      ).toEqual(['unversioned', 'v1']);
     }
   });
 });
@@ -539,7 +584,10 @@ describe.each(FAMILIES)('plan limit and DELETE of a processing voice, $family fa
   });
 
   it('a failed voice does not count: with 2 ready + 1 failed the upload is accepted, and then it counts itself', async () => {
-    await deps.db('voices').where({ id: rows.processing }).update({ status: 'failed', error: JSON.stringify({ code: 'audio_too_short', message: 'x' }) });
+    await deps
+      .db('voices')
+      .where({ id: rows.processing })
+      .update({ status: 'failed', error: JSON.stringify({ code: 'audio_too_short', message: 'x' }) });
     // A valid ~272 s sample: its intake takes seconds, so it is surely still processing during the next steps.
     const reply = await postForm(f, who.access, validFields, { bytes: samples.long, filename: 'long.mp3' });
     expect({ status: reply.status, body: reply.body }).toMatchObject({ status: 202, body: { status: 'processing' } });
@@ -551,49 +599,61 @@ describe.each(FAMILIES)('plan limit and DELETE of a processing voice, $family fa
     expect((await get(who, `${f.base}/voices/${live.id}/`)).body.status).toBe('processing');
   });
 
-  it('DELETE of the voice still processing (its intake running): 204, workflow canceled or completed, gone from GET and the list, the original removed, the consent record kept', async () => {
-    expect(live).toBeDefined();
-    const consent = await deps.db('consent_records').where({ voice_id: live.id }).first();
-    expect(consent).toMatchObject({ account_id: who.id, file_bytes: String(samples.long.length) });
-    expect(await objects.list(`samples/${who.id}/${live.id}/`)).toContain(`samples/${who.id}/${live.id}/original`);
-    // Delete while the intake activity runs (it is the only CPU activity now).
-    await until('the intake activity to start', async () => cpuInFlight() > 0, 60_000, 20);
-    const deleted = await del(who, `${f.base}/voices/${live.id}/`);
-    expect({ status: deleted.status, body: deleted.body }).toEqual({ status: 204, body: null });
+  it(
+    'DELETE of the voice still processing (its intake running): 204, workflow canceled or completed, gone from GET and the list, the original removed, the consent record kept',
+    async () => {
+      expect(live).toBeDefined();
+      const consent = await deps.db('consent_records').where({ voice_id: live.id }).first();
+      expect(consent).toMatchObject({ account_id: who.id, file_bytes: String(samples.long.length) });
+      expect(await objects.list(`samples/${who.id}/${live.id}/`)).toContain(`samples/${who.id}/${live.id}/original`);
+      // Delete while the intake activity runs (it is the only CPU activity now).
+      await until('the intake activity to start', async () => cpuInFlight() > 0, 60_000, 20);
+      const deleted = await del(who, `${f.base}/voices/${live.id}/`);
+      expect({ status: deleted.status, body: deleted.body }).toEqual({ status: 204, body: null });
 
-    expect(['CANCELLED', 'COMPLETED']).toContain(await waitForWorkflowClosed(live.id));
-    expectProblem(await get(who, `${f.base}/voices/${live.id}/`), 404, 'not_found');
-    expectProblem(await del(who, `${f.base}/voices/${live.id}/`), 404, 'not_found');
-    const listed = await get(who, f.cloned);
-    expect(listed.body.results.map((voice: { id: string }) => voice.id)).not.toContain(live.id);
-    expect((await get(who, `${f.base}/voices/`)).body.results.map((voice: { id: string }) => voice.id)).not.toContain(live.id);
-    await until('the worker to finish its in-flight activities', async () => cpuInFlight() === 0, CLONE_TIMEOUT);
-    expect(await deps.storage.size(`samples/${who.id}/${live.id}/original`)).toBeNull();
-    expect(await deps.db('consent_records').where({ voice_id: live.id }).first()).toMatchObject({ account_id: who.id, id: consent.id });
-    const row = await deps.db('voices').where({ id: live.id }).first();
-    expect(row.deleted_at).not.toBeNull();
-  }, CLONE_TIMEOUT);
+      expect(['CANCELLED', 'COMPLETED']).toContain(await waitForWorkflowClosed(live.id));
+      expectProblem(await get(who, `${f.base}/voices/${live.id}/`), 404, 'not_found');
+      expectProblem(await del(who, `${f.base}/voices/${live.id}/`), 404, 'not_found');
+      const listed = await get(who, f.cloned);
+      expect(listed.body.results.map((voice: { id: string }) => voice.id)).not.toContain(live.id);
+      expect((await get(who, `${f.base}/voices/`)).body.results.map((voice: { id: string }) => voice.id)).not.toContain(live.id);
+      await until('the worker to finish its in-flight activities', async () => cpuInFlight() === 0, CLONE_TIMEOUT);
+      expect(await deps.storage.size(`samples/${who.id}/${live.id}/original`)).toBeNull();
+      expect(await deps.db('consent_records').where({ voice_id: live.id }).first()).toMatchObject({ account_id: who.id, id: consent.id });
+      const row = await deps.db('voices').where({ id: live.id }).first();
+      expect(row.deleted_at).not.toBeNull();
+    },
+    CLONE_TIMEOUT,
+  );
 
-  it('DELETE of the voice still processing leaves no object behind once the worker is idle (normalized.wav included)', async () => {
-    expect(live).toBeDefined();
-    expect(await workflowStatus(live.id)).not.toBe('RUNNING');
-    await until('the worker to finish its in-flight activities', async () => cpuInFlight() === 0, CLONE_TIMEOUT);
-    expect(await objects.list(`samples/${who.id}/${live.id}/`)).toEqual([]);
-  }, CLONE_TIMEOUT);
+  it(
+    'DELETE of the voice still processing leaves no object behind once the worker is idle (normalized.wav included)',
+    async () => {
+      expect(live).toBeDefined();
+      expect(await workflowStatus(live.id)).not.toBe('RUNNING');
+      await until('the worker to finish its in-flight activities', async () => cpuInFlight() === 0, CLONE_TIMEOUT);
+      expect(await objects.list(`samples/${who.id}/${live.id}/`)).toEqual([]);
+    },
+    CLONE_TIMEOUT,
+  );
 
-  it('a deleted voice does not count: with 1 ready + 1 processing + deleted ones (ready and processing) the upload is accepted', async () => {
-    await deps.db('voices').where({ id: rows.ready2 }).update({ deleted_at: new Date() });
-    rows.processing2 = await insertVoice(who, { status: 'processing' });
-    // Counting: ready1 and processing2 (2 of 3). Not counting: ready2 (deleted), the failed row, the deleted live clone.
-    // Were any deleted voice counted, this would be the 4th and get 403.
-    const accepted = await postForm(f, who.access, { ...validFields, name: 'After deletes' }, { bytes: samples.short });
-    expect({ status: accepted.status, code: accepted.body?.code }).toEqual({ status: 202, code: undefined });
-    expect((await waitForVoice(f, who, accepted.body.id)).error?.code).toBe('audio_too_short');
-    // With a third one that counts the limit is reached again: the check itself still works.
-    const blocker = await insertVoice(who, { status: 'ready' });
-    expectProblem(await rejected(who, () => postForm(f, who.access, validFields, { bytes: samples.short })), 403, 'plan_limit_reached');
-    await deps.db('voices').where({ id: blocker }).delete();
-  }, CLONE_TIMEOUT);
+  it(
+    'a deleted voice does not count: with 1 ready + 1 processing + deleted ones (ready and processing) the upload is accepted',
+    async () => {
+      await deps.db('voices').where({ id: rows.ready2 }).update({ deleted_at: new Date() });
+      rows.processing2 = await insertVoice(who, { status: 'processing' });
+      // Counting: ready1 and processing2 (2 of 3). Not counting: ready2 (deleted), the failed row, the deleted live clone.
+      // Were any deleted voice counted, this would be the 4th and get 403.
+      const accepted = await postForm(f, who.access, { ...validFields, name: 'After deletes' }, { bytes: samples.short });
+      expect({ status: accepted.status, code: accepted.body?.code }).toEqual({ status: 202, code: undefined });
+      expect((await waitForVoice(f, who, accepted.body.id)).error?.code).toBe('audio_too_short');
+      // With a third one that counts the limit is reached again: the check itself still works.
+      const blocker = await insertVoice(who, { status: 'ready' });
+      expectProblem(await rejected(who, () => postForm(f, who.access, validFields, { bytes: samples.short })), 403, 'plan_limit_reached');
+      await deps.db('voices').where({ id: blocker }).delete();
+    },
+    CLONE_TIMEOUT,
+  );
 
   it('usage.cloned_voices does not count deleted voices', async () => {
     expect(await usage(f, who)).toMatchObject({ cloned_voices: 2, cloned_voices_limit: 3 });

@@ -30,8 +30,7 @@ describe('API conventions (API.md "every endpoint")', () => {
     await Promise.all([api.close(), echo.close()]);
   });
 
-  const post = (path: string, body: string, headers: Record<string, string> = { 'Content-Type': 'application/json' }) =>
-    fetch(`${echo.url}${path}`, { method: 'POST', body, headers });
+  const post = (path: string, body: string, headers: Record<string, string> = { 'Content-Type': 'application/json' }) => fetch(`${echo.url}${path}`, { method: 'POST', body, headers });
 
   /** The shared problem+json assertion, on a fetch response. */
   const expectResponseProblem = async (response: Response, status: number, code: string) => expectProblem(await readReply(response), status, code);
@@ -88,11 +87,7 @@ describe('API conventions (API.md "every endpoint")', () => {
 
   it('answers a JSON body sent with another Content-Type with 415', async () => {
     await expectResponseProblem(await post(`/api/v1/test-echo/${ID}/`, '{"name":"ok"}', { 'Content-Type': 'text/plain' }), 415, 'unsupported_media_type');
-    await expectResponseProblem(
-      await post(`/api/test-echo/${ID}/`, 'name=ok', { 'Content-Type': 'application/x-www-form-urlencoded' }),
-      415,
-      'unsupported_media_type',
-    );
+    await expectResponseProblem(await post(`/api/test-echo/${ID}/`, 'name=ok', { 'Content-Type': 'application/x-www-form-urlencoded' }), 415, 'unsupported_media_type');
   });
 
   it('answers a body over 1 MiB with 413 payload_too_large', async () => {
@@ -101,11 +96,7 @@ describe('API conventions (API.md "every endpoint")', () => {
   });
 
   it('rejects unknown fields with 400 validation_error naming each', async () => {
-    const problem = await expectResponseProblem(
-      await post(`/api/v1/test-echo/${ID}/`, JSON.stringify({ name: 'ok', admin: true, 'x y': 1 })),
-      400,
-      'validation_error',
-    );
+    const problem = await expectResponseProblem(await post(`/api/v1/test-echo/${ID}/`, JSON.stringify({ name: 'ok', admin: true, 'x y': 1 })), 400, 'validation_error');
     expect(problem.errors).toEqual({ admin: ['Unknown field.'], 'x y': ['Unknown field.'] });
   });
 

@@ -30,16 +30,43 @@ beforeAll(async () => {
 
 const document = buildOpenApiDocument(resourceRoutes(deps), deps.config.PUBLIC_URL, 'fuzz') as Json;
 
-const resolve = (schema: Json): Json =>
-  schema?.$ref ? resolve(document.components.schemas[schema.$ref.split('/').pop()]) : schema;
+const resolve = (schema: Json): Json => (schema?.$ref ? resolve(document.components.schemas[schema.$ref.split('/').pop()]) : schema);
 
 /** Values the review and the issue named, for any field. */
 const HOSTILE_VALUES: unknown[] = [
-  1e-300, -1e-300, 1e308, -1e308, 0, -0, 2 ** 53 + 1, 0.1 + 0.2,
-  'NaN', 'Infinity', '-Infinity', '1e400', '',
-  '\u0000', 'a\u0000b', '\ud800', '\udfff\ud800', '\u0001\u001f\u007f', '\u202e\u2028\u2029', '\r\n', 'x'.repeat(100_000),
-  '<script>', "' OR 1=1 --", '../../etc/passwd', '%00', '\\u0000',
-  null, true, false, [], {}, [null], { a: { b: { c: {} } } },
+  1e-300,
+  -1e-300,
+  1e308,
+  -1e308,
+  0,
+  -0,
+  2 ** 53 + 1,
+  0.1 + 0.2,
+  'NaN',
+  'Infinity',
+  '-Infinity',
+  '1e400',
+  '',
+  '\u0000',
+  'a\u0000b',
+  '\ud800',
+  '\udfff\ud800',
+  '\u0001\u001f\u007f',
+  '\u202e\u2028\u2029',
+  '\r\n',
+  'x'.repeat(100_000),
+  '<script>',
+  "' OR 1=1 --",
+  '../../etc/passwd',
+  '%00',
+  '\\u0000',
+  null,
+  true,
+  false,
+  [],
+  {},
+  [null],
+  { a: { b: { c: {} } } },
 ];
 
 const hostileValue = fc.oneof(fc.constantFrom(...HOSTILE_VALUES), fc.jsonValue({ maxDepth: 3 }));

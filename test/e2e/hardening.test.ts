@@ -127,7 +127,7 @@ describe('static routes come before {id} routes', () => {
     expect(response.headers.get('allow')).toContain(allowed);
   });
 
-  it('GET /api/voices/my/ still lists the caller\'s clones', async () => {
+  it("GET /api/voices/my/ still lists the caller's clones", async () => {
     const reply = await call(api.url, 'GET', '/api/voices/my/', undefined, account.access);
     expect(reply.status).toBe(200);
     expect(reply.body).toMatchObject({ count: 0, results: [] });
@@ -217,9 +217,7 @@ describe('resend-verification: the same path for every address', () => {
       const known = await createAccount(slow);
       await slow.db('accounts').where({ id: known.id }).update({ email_verified_at: null });
       const unknown = uniqueEmail('resend-unknown');
-      const answers = await Promise.all(
-        [known.email, unknown].map((email) => call(slowApi.url, 'POST', '/api/v1/auth/resend-verification/', { email })),
-      );
+      const answers = await Promise.all([known.email, unknown].map((email) => call(slowApi.url, 'POST', '/api/v1/auth/resend-verification/', { email })));
       expect(answers.map((answer) => answer.status)).toEqual([202, 202]);
       expect(answers[0].body).toEqual(answers[1].body);
     } finally {

@@ -12,8 +12,7 @@ describe('Idempotency-Key on synthesize', () => {
     const response = await fetch(`${api.url}${family}/tts/synthesize/`, { method: 'POST', headers, body: raw ?? JSON.stringify(body) });
     return { status: response.status, headers: response.headers, body: (await response.json()) as any };
   }
-  const chargesOf = async (accountId: string) =>
-    (await deps.db('credit_ledger').where({ account_id: accountId, kind: 'reserve' }).count<{ count: string }[]>({ count: '*' }))[0].count;
+  const chargesOf = async (accountId: string) => (await deps.db('credit_ledger').where({ account_id: accountId, kind: 'reserve' }).count<{ count: string }[]>({ count: '*' }))[0].count;
 
   it('replays the original 202 (status, body, Location) for the same key and body, starting and charging nothing new', async () => {
     const who = await createAccount(deps);
@@ -106,7 +105,8 @@ describe('Idempotency-Key on synthesize', () => {
     const who = await createAccount(deps);
     const first = await submit(who, 'crashed');
     // Make the key look like a claim whose process died before answering.
-    await deps.db('idempotency_keys')
+    await deps
+      .db('idempotency_keys')
       .where({ account_id: who.id, key: 'crashed' })
       .update({ status: 'in_progress', locked_until: new Date(Date.now() - 1000), response_status: null, response_body: null });
     const retried = await submit(who, 'crashed');

@@ -49,8 +49,7 @@ async function scrape(url: string): Promise<Map<string, MetricFamily>> {
   return families;
 }
 
-const sample = (family: MetricFamily | undefined, labels: Record<string, string>) =>
-  family?.metrics.find((metric) => Object.entries(labels).every(([key, value]) => metric.labels?.[key] === value));
+const sample = (family: MetricFamily | undefined, labels: Record<string, string>) => family?.metrics.find((metric) => Object.entries(labels).every(([key, value]) => metric.labels?.[key] === value));
 
 describe('Prometheus metrics', () => {
   const taskQueue = `test-${randomUUID()}`;
@@ -131,7 +130,10 @@ describe('Prometheus metrics', () => {
     expect(sample(metrics.get('temporal_worker_task_slots_available'), { task_queue: taskQueue })).toBeDefined();
 
     // One log line per rendered synthesis and per ending, with the engine and its speed.
-    const lines = worker.output().split('\n').filter((line) => line.includes(synthesisId) || line.includes('"msg":"rendered"'));
+    const lines = worker
+      .output()
+      .split('\n')
+      .filter((line) => line.includes(synthesisId) || line.includes('"msg":"rendered"'));
     expect(lines.some((line) => line.includes('"msg":"synthesis completed"'))).toBe(true);
     expect(lines.some((line) => line.includes('"msg":"rendered"') && line.includes('"engine":"festival"'))).toBe(true);
   });

@@ -67,8 +67,7 @@ describe('OpenAI-compatible speech, through the official openai SDK', () => {
     client = new OpenAI({ apiKey: key.body.key, baseURL: `${api.url}/v1`, maxRetries: 0 });
   });
 
-  const ledgerOf = async (id: string) =>
-    (await deps.db('credit_ledger').where({ reference: id }).orderBy('id').select('kind', 'amount')).map((row) => [row.kind, Number(row.amount)]);
+  const ledgerOf = async (id: string) => (await deps.db('credit_ledger').where({ reference: id }).orderBy('id').select('kind', 'amount')).map((row) => [row.kind, Number(row.amount)]);
   const historyOf = (id: string) => waitForSynthesis(api.url, `/api/v1/tts/history/${id}/status/`, owner.access);
 
   const FORMATS: Array<[OpenAI.Audio.SpeechCreateParams['response_format'], string | null, string]> = [
@@ -105,7 +104,7 @@ describe('OpenAI-compatible speech, through the official openai SDK', () => {
     const samples = new Int16Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + (bytes.length & ~1)));
     // The joins: the edges of the inserted pauses (runs of exact zeros ≥ 0.2 s).
     const joins: number[] = [];
-    for (let i = 0; i < samples.length; ) {
+    for (let i = 0; i < samples.length;) {
       if (samples[i] !== 0) {
         i++;
         continue;

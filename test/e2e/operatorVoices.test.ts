@@ -38,7 +38,13 @@ beforeAll(async () => {
   await writeFile(path.join(modelsDir, 'en_GB-joe-medium.onnx.json'), JSON.stringify(gbConfig));
   await writeFile(
     path.join(modelsDir, 'narrator.voice.json'),
-    JSON.stringify({ id: 'en-us-narrator', name: 'Narrator', gender: 'male', description: 'The house narrator voice, trained in-house for audiobooks and long reads.', licence: 'In-house model, all rights reserved.' }),
+    JSON.stringify({
+      id: 'en-us-narrator',
+      name: 'Narrator',
+      gender: 'male',
+      description: 'The house narrator voice, trained in-house for audiobooks and long reads.',
+      licence: 'In-house model, all rights reserved.',
+    }),
   );
   // Not a voice: a model without its config.
   await symlink(JOE, path.join(modelsDir, 'orphan.onnx'));
@@ -73,8 +79,14 @@ describe('Piper voices in MODELS_DIR', () => {
     expect(list.status).toBe(200);
     const byId = new Map(list.body.results.map((voice: { id: string }) => [voice.id, voice]));
     expect(byId.get('en-us-narrator')).toMatchObject({
-      name: 'Narrator', category: 'premade', language: 'en-US', gender: 'male', status: 'ready',
-      engine: 'piper', quality: 'neural', licence: 'In-house model, all rights reserved.',
+      name: 'Narrator',
+      category: 'premade',
+      language: 'en-US',
+      gender: 'male',
+      status: 'ready',
+      engine: 'piper',
+      quality: 'neural',
+      licence: 'In-house model, all rights reserved.',
       description: 'The house narrator voice, trained in-house for audiobooks and long reads.',
     });
     expect(byId.get('en-gb-joe-medium')).toMatchObject({ name: 'en_GB-joe-medium', language: 'en-GB', gender: 'unknown', engine: 'piper', quality: 'neural' });

@@ -32,10 +32,14 @@ describe('consent revocation and history retention', () => {
       const uploaded = await uploadSample(api.url, '/api/v1/voices/upload/', owner.access, { name: 'Revocable', consent: 'true' }, { bytes: await makeSample('wav'), name: 'me.wav' });
       expect(uploaded.status).toBe(202);
       voiceId = uploaded.body.id;
-      const ready = await until('the clone is ready', async () => {
-        const voice = (await req('GET', `/api/v1/voices/${voiceId}/`)).body;
-        return voice.status === 'processing' ? null : voice;
-      }, 180_000);
+      const ready = await until(
+        'the clone is ready',
+        async () => {
+          const voice = (await req('GET', `/api/v1/voices/${voiceId}/`)).body;
+          return voice.status === 'processing' ? null : voice;
+        },
+        180_000,
+      );
       expect(ready.status).toBe('ready');
     }, 200_000);
 
@@ -82,7 +86,10 @@ describe('consent revocation and history retention', () => {
     const id = uploaded.body.id;
     const revoked = await req('POST', `/api/voices/${id}/revoke-consent/`);
     expect(revoked.body).toMatchObject({ id, status: 'revoked' });
-    await deps.temporal.workflow.getHandle(`voice-cloning:${id}`).result().catch(() => undefined);
+    await deps.temporal.workflow
+      .getHandle(`voice-cloning:${id}`)
+      .result()
+      .catch(() => undefined);
     expect((await req('GET', `/api/v1/voices/${id}/`)).body.status).toBe('revoked');
     await until('the sample objects are gone', async () => (await objects.list(`samples/${owner.id}/${id}/`)).length === 0, 30_000);
     expect((await req('POST', '/api/tts/synthesize/', { text: 'Hello.', voice_id: id })).body.code).toBe('voice_consent_revoked');
@@ -128,14 +135,30 @@ describe('consent revocation and history retention', () => {
         { ...announced, id: randomUUID(), event_id: stableEventId('synthesis.completed', old.id) },
         { ...announced, id: randomUUID(), event_id: stableEventId('synthesis.completed', recent.id) },
       ]);
-      const backdate = (id: string, days: number) => deps.db('syntheses').where({ id }).update({ created_at: deps.db.raw(`now() - make_interval(days => ?)`, [days]) });
+      const backdate = (id: string, days: number) =>
+        deps
+          .db('syntheses')
+          .where({ id })
+          .update({ created_at: deps.db.raw(`now() - make_interval(days => ?)`, [days]) });
       await backdate(old.id, 31);
       await backdate(recent.id, 29);
       await backdate(keptByOwnSetting.id, 90);
       await backdate(oldByDefault.id, 61);
       // A job still running is never deleted, however old.
       const running = randomUUID();
-      await deps.db('syntheses').insert({ id: running, account_id: owner.id, voice_id: 'en-us-slt', text: 'Still running.', characters: 14, speed: 1, pitch: 0, emotion: 'neutral', output_format: 'wav', status: 'processing', created_at: deps.db.raw(`now() - interval '400 days'`) });
+      await deps.db('syntheses').insert({
+        id: running,
+        account_id: owner.id,
+        voice_id: 'en-us-slt',
+        text: 'Still running.',
+        characters: 14,
+        speed: 1,
+        pitch: 0,
+        emotion: 'neutral',
+        output_format: 'wav',
+        status: 'processing',
+        created_at: deps.db.raw(`now() - interval '400 days'`),
+      });
       const credits = async () => deps.db('accounts').whereIn('id', [owner.id, keeper.id, defaulted.id]).orderBy('id').select('id', 'credit_balance', 'credits_reserved');
       const ledgerRows = async () => deps.db('credit_ledger').whereIn('account_id', [owner.id, keeper.id, defaulted.id]).orderBy('id').select('id', 'kind', 'amount');
       const [creditsBefore, ledgerBefore] = await Promise.all([credits(), ledgerRows()]);

@@ -9,8 +9,7 @@ describe.each([['/api/v1'], ['/api']])('projects in the %s family', (family) => 
   beforeAll(async () => {
     [owner, stranger] = await Promise.all([createAccount(deps), createAccount(deps)]);
   });
-  const req = (method: string, path: string, body?: unknown, who: TestAccount = owner) =>
-    call(api.url, method, `${family}/projects/${path}`, body, who.access);
+  const req = (method: string, path: string, body?: unknown, who: TestAccount = owner) => call(api.url, method, `${family}/projects/${path}`, body, who.access);
 
   it('creates, reads, lists newest first, updates and deletes a project', async () => {
     const created = await req('POST', '', { name: 'Audiobook', description: 'Chapter one' });

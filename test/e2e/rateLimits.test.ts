@@ -49,12 +49,15 @@ async function sendWith(url: string, path: string, body: unknown, headers: Recor
 }
 
 describe('with rate limits on', () => {
-  const stack = useStack({ worker: true, env: {
-    RATE_LIMIT_REGISTER_PER_HOUR: '3',
-    RATE_LIMIT_LOGIN_PER_MINUTE: '6',
-    RATE_LIMIT_LOGIN_PER_EMAIL_PER_MINUTE: '2',
-    RATE_LIMIT_RESEND_PER_HOUR: '2',
-  } });
+  const stack = useStack({
+    worker: true,
+    env: {
+      RATE_LIMIT_REGISTER_PER_HOUR: '3',
+      RATE_LIMIT_LOGIN_PER_MINUTE: '6',
+      RATE_LIMIT_LOGIN_PER_EMAIL_PER_MINUTE: '2',
+      RATE_LIMIT_RESEND_PER_HOUR: '2',
+    },
+  });
   const { deps } = stack;
   beforeEach(() => clearCounters(deps.db));
 
@@ -152,12 +155,15 @@ describe('with rate limits on', () => {
 
 describe('a limit of 0 is off', () => {
   // Register, login per IP and resend off; login per email on, to show the settings are independent.
-  const stack = useStack({ worker: true, env: {
-    RATE_LIMIT_REGISTER_PER_HOUR: '0',
-    RATE_LIMIT_LOGIN_PER_MINUTE: '0',
-    RATE_LIMIT_LOGIN_PER_EMAIL_PER_MINUTE: '2',
-    RATE_LIMIT_RESEND_PER_HOUR: '0',
-  } });
+  const stack = useStack({
+    worker: true,
+    env: {
+      RATE_LIMIT_REGISTER_PER_HOUR: '0',
+      RATE_LIMIT_LOGIN_PER_MINUTE: '0',
+      RATE_LIMIT_LOGIN_PER_EMAIL_PER_MINUTE: '2',
+      RATE_LIMIT_RESEND_PER_HOUR: '0',
+    },
+  });
   beforeEach(() => clearCounters(stack.deps.db));
 
   it.each(FAMILIES)('under %s: many registers, logins and resends pass; the one limit left on still applies', async (family) => {

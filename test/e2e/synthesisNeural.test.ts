@@ -53,31 +53,37 @@ describe.each([
     ['mp3', 'audio/mpeg', 'mp3', 'mp3'],
     ['ogg', 'audio/ogg', 'ogg', 'opus'],
     ['flac', 'audio/flac', 'flac', 'flac'],
-  ])('renders %s (%s, %s/%s): a male voice, plausible length, audible', async (format, contentType, container, codec) => {
-    const { id, done } = await job(format);
-    expect(done).toMatchObject({ [idKey]: id, status: 'completed', progress: 1, output_format: format, error: null, credits_charged: TEXT.length });
-    const audio = await fetchAndMeasure(api.url, done.audio_url, owner.access);
-    expect(audio.response.status).toBe(200);
-    expect(audio.response.headers.get('content-type')).toBe(contentType);
-    expect(audio.format).toMatchObject({ container, codec });
-    expect(audio.analysis.durationSeconds).toBeGreaterThan(4);
-    expect(audio.analysis.durationSeconds).toBeLessThan(12);
-    expect(Math.abs(audio.analysis.durationSeconds - done.duration_seconds)).toBeLessThan(0.15);
-    expect(audio.analysis.silenceRatio).toBeLessThan(0.6);
-    expect(audio.analysis.activeRmsDb).toBeGreaterThan(-40);
-    expect(audio.analysis.f0MedianHz).toBeGreaterThan(60);
-    expect(audio.analysis.f0MedianHz).toBeLessThan(150);
-    const wav = (await job('wav')).done;
-    expect(Math.abs(done.duration_seconds / wav.duration_seconds - 1)).toBeLessThan(0.1);
-  }, 120_000);
+  ])(
+    'renders %s (%s, %s/%s): a male voice, plausible length, audible',
+    async (format, contentType, container, codec) => {
+      const { id, done } = await job(format);
+      expect(done).toMatchObject({ [idKey]: id, status: 'completed', progress: 1, output_format: format, error: null, credits_charged: TEXT.length });
+      const audio = await fetchAndMeasure(api.url, done.audio_url, owner.access);
+      expect(audio.response.status).toBe(200);
+      expect(audio.response.headers.get('content-type')).toBe(contentType);
+      expect(audio.format).toMatchObject({ container, codec });
+      expect(audio.analysis.durationSeconds).toBeGreaterThan(4);
+      expect(audio.analysis.durationSeconds).toBeLessThan(12);
+      expect(Math.abs(audio.analysis.durationSeconds - done.duration_seconds)).toBeLessThan(0.15);
+      expect(audio.analysis.silenceRatio).toBeLessThan(0.6);
+      expect(audio.analysis.activeRmsDb).toBeGreaterThan(-40);
+      expect(audio.analysis.f0MedianHz).toBeGreaterThan(60);
+      expect(audio.analysis.f0MedianHz).toBeLessThan(150);
+      const wav = (await job('wav')).done;
+      expect(Math.abs(done.duration_seconds / wav.duration_seconds - 1)).toBeLessThan(0.1);
+    },
+    120_000,
+  );
 
   if (family === '/api/v1') {
     it('speed 2.0 and 0.5 give about half and twice the duration, pitch +12 about doubles F0, sad is slower and lower', async () => {
-      const [normal, fast, slow, high, sad] = await Promise.all(['wav', 'speed2', 'speedHalf', 'pitch12', 'sad'].map(async (name) => {
-        const { done } = await job(name);
-        expect(done.status).toBe('completed');
-        return (await fetchAndMeasure(api.url, done.audio_url, owner.access)).analysis;
-      }));
+      const [normal, fast, slow, high, sad] = await Promise.all(
+        ['wav', 'speed2', 'speedHalf', 'pitch12', 'sad'].map(async (name) => {
+          const { done } = await job(name);
+          expect(done.status).toBe('completed');
+          return (await fetchAndMeasure(api.url, done.audio_url, owner.access)).analysis;
+        }),
+      );
       const fastRatio = fast.durationSeconds / normal.durationSeconds;
       const slowRatio = slow.durationSeconds / normal.durationSeconds;
       expect(fastRatio).toBeGreaterThan(0.45);

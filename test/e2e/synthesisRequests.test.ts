@@ -18,7 +18,11 @@ const MEASURED = 'Speech synthesis turns written words into sound for every list
 const FIFTY = 'Fifty characters of text are spoken by this voice.';
 const FORTY_THREE = 'The quick brown fox jumps over the lazy dog';
 /** `length` code points of readable text (no whitespace at either end). */
-const textOf = (length: number) => 'Hello world, this is a longer text. '.repeat(Math.ceil(length / 36) + 1).slice(0, length).replace(/\s$/, 'x');
+const textOf = (length: number) =>
+  'Hello world, this is a longer text. '
+    .repeat(Math.ceil(length / 36) + 1)
+    .slice(0, length)
+    .replace(/\s$/, 'x');
 
 /** A 400 validation_error whose `errors` names exactly `fields`, and whose detail names the first one. */
 function expectFieldError(reply: Reply, ...fields: string[]) {
@@ -44,9 +48,7 @@ async function footprint(accountId: string) {
 }
 
 const ledgerOf = async (accountId: string, reference: string) =>
-  (await deps.db('credit_ledger').where({ account_id: accountId, reference }).orderBy('id').select('kind', 'amount')).map(
-    (row: { kind: string; amount: string }) => [row.kind, Number(row.amount)],
-  );
+  (await deps.db('credit_ledger').where({ account_id: accountId, reference }).orderBy('id').select('kind', 'amount')).map((row: { kind: string; amount: string }) => [row.kind, Number(row.amount)]);
 
 async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -197,7 +199,10 @@ describe.each([
       expect(accepted.headers.get('location')).toBe(statusPath(id));
       expect((await req('DELETE', entryPath(id), undefined, account)).status).toBe(204);
       expect((await get(statusPath(id), account)).status).toBe(404);
-      const ledger = await eventually(() => ledgerOf(account.id, id), (rows) => rows.length >= 2);
+      const ledger = await eventually(
+        () => ledgerOf(account.id, id),
+        (rows) => rows.length >= 2,
+      );
       expect(ledger).toEqual([
         ['reserve', 5000],
         ['release', 5000],
@@ -326,31 +331,32 @@ describe.each([
       ['mp3', 'audio/mpeg', 'mp3', 'mp3'],
       ['ogg', 'audio/ogg', 'ogg', 'opus'],
       ['flac', 'audio/flac', 'flac', 'flac'],
-    ])('serves %s as %s, probing as %s/%s, with a plausible, audible duration', async (format, contentType, container, codec) => {
-      const { id, done } = await job(format);
-      expect(done).toMatchObject({ [idKey]: id, status: 'completed', progress: 1, output_format: format, audio_url: audioPath(id), error: null });
-      const audio = await fetchAndMeasure(api.url, done.audio_url, owner.access);
-      expect(audio.response.status).toBe(200);
-      expect(audio.response.headers.get('content-type')).toBe(contentType);
-      expect(Number(audio.response.headers.get('content-length'))).toBe(audio.bytes.length);
-      expect(audio.response.headers.get('accept-ranges')).toBe('bytes');
-      expect(audio.format).toMatchObject({ container, codec });
-      expect(audio.analysis.durationSeconds).toBeGreaterThan(3);
-      expect(audio.analysis.durationSeconds).toBeLessThan(15);
-      expect(Math.abs(audio.analysis.durationSeconds - done.duration_seconds)).toBeLessThan(0.15);
-      expect(audio.analysis.silenceRatio).toBeLessThan(0.6);
-      expect(audio.analysis.activeRmsDb).toBeGreaterThan(-40);
-      // Every format carries the same speech: the durations agree with the WAV's.
-      const wav = (await job('wav')).done;
-      expect(Math.abs(done.duration_seconds - wav.duration_seconds)).toBeLessThan(0.15);
-    }, 120_000);
+    ])(
+      'serves %s as %s, probing as %s/%s, with a plausible, audible duration',
+      async (format, contentType, container, codec) => {
+        const { id, done } = await job(format);
+        expect(done).toMatchObject({ [idKey]: id, status: 'completed', progress: 1, output_format: format, audio_url: audioPath(id), error: null });
+        const audio = await fetchAndMeasure(api.url, done.audio_url, owner.access);
+        expect(audio.response.status).toBe(200);
+        expect(audio.response.headers.get('content-type')).toBe(contentType);
+        expect(Number(audio.response.headers.get('content-length'))).toBe(audio.bytes.length);
+        expect(audio.response.headers.get('accept-ranges')).toBe('bytes');
+        expect(audio.format).toMatchObject({ container, codec });
+        expect(audio.analysis.durationSeconds).toBeGreaterThan(3);
+        expect(audio.analysis.durationSeconds).toBeLessThan(15);
+        expect(Math.abs(audio.analysis.durationSeconds - done.duration_seconds)).toBeLessThan(0.15);
+        expect(audio.analysis.silenceRatio).toBeLessThan(0.6);
+        expect(audio.analysis.activeRmsDb).toBeGreaterThan(-40);
+        // Every format carries the same speech: the durations agree with the WAV's.
+        const wav = (await job('wav')).done;
+        expect(Math.abs(done.duration_seconds - wav.duration_seconds)).toBeLessThan(0.15);
+      },
+      120_000,
+    );
 
     it('speed 2.0 gives at most 0.55x the duration of the same text at speed 1.0', async () => {
       const [normal, fast] = await Promise.all([job('wav'), job('speed2')]);
-      const [a, b] = await Promise.all([
-        fetchAndMeasure(api.url, normal.done.audio_url, owner.access),
-        fetchAndMeasure(api.url, fast.done.audio_url, owner.access),
-      ]);
+      const [a, b] = await Promise.all([fetchAndMeasure(api.url, normal.done.audio_url, owner.access), fetchAndMeasure(api.url, fast.done.audio_url, owner.access)]);
       const ratio = b.analysis.durationSeconds / a.analysis.durationSeconds;
       expect(ratio).toBeLessThanOrEqual(0.55);
       expect(ratio).toBeGreaterThan(0.4);
@@ -359,10 +365,7 @@ describe.each([
 
     it('pitch +12 about doubles the median F0 (1.8-2.2x)', async () => {
       const [normal, high] = await Promise.all([job('wav'), job('pitch12')]);
-      const [a, b] = await Promise.all([
-        fetchAndMeasure(api.url, normal.done.audio_url, owner.access),
-        fetchAndMeasure(api.url, high.done.audio_url, owner.access),
-      ]);
+      const [a, b] = await Promise.all([fetchAndMeasure(api.url, normal.done.audio_url, owner.access), fetchAndMeasure(api.url, high.done.audio_url, owner.access)]);
       expect(a.analysis.f0MedianHz).not.toBeNull();
       expect(b.analysis.f0MedianHz).not.toBeNull();
       const ratio = b.analysis.f0MedianHz! / a.analysis.f0MedianHz!;
@@ -448,7 +451,10 @@ describe.each([
         }
         if (sawUnfinished) {
           // Deleting a running synthesis cancels it and releases its reservation.
-          const ledger = await eventually(() => ledgerOf(owner.id, longId), (rows) => rows.length >= 2);
+          const ledger = await eventually(
+            () => ledgerOf(owner.id, longId),
+            (rows) => rows.length >= 2,
+          );
           expect(ledger).toEqual([
             ['reserve', length],
             ['release', length],
@@ -467,10 +473,7 @@ describe.each([
     let doomed: string;
     beforeAll(async () => {
       [owner, stranger] = await Promise.all([createAccount(deps), createAccount(deps)]);
-      [{ id }, { id: doomed }] = await Promise.all([
-        synthesize(owner, { text: SENTENCE, voice_id: VOICE }),
-        synthesize(owner, { text: 'This one will be deleted.', voice_id: VOICE }),
-      ]);
+      [{ id }, { id: doomed }] = await Promise.all([synthesize(owner, { text: SENTENCE, voice_id: VOICE }), synthesize(owner, { text: 'This one will be deleted.', voice_id: VOICE })]);
     }, 120_000);
 
     it('deletes its own completed entry with 204: gone from history, audio removed from storage, the charge kept', async () => {

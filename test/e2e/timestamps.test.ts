@@ -140,7 +140,10 @@ describe.each(cases)('%s in the %s family at speed %s (%s)', (voice, family, spe
       const [h, m, s] = clock.replace(',', '.').split(':');
       return Number(h) * 3600 + Number(m) * 60 + Number(s);
     };
-    for (const [format, contentType, separator] of [['srt', 'application/x-subrip', ','], ['vtt', 'text/vtt', '.']] as const) {
+    for (const [format, contentType, separator] of [
+      ['srt', 'application/x-subrip', ','],
+      ['vtt', 'text/vtt', '.'],
+    ] as const) {
       const response = await get(`${timestampsUrl}?format=${format}`, account.access);
       expect(response.status).toBe(200);
       expect(response.headers.get('content-type')).toContain(contentType);
@@ -198,7 +201,9 @@ describe('without timestamps', () => {
   }, 120_000);
 
   it('answers 409 not_ready while the synthesis runs, and 404 once it is deleted', async () => {
-    const long = Array.from({ length: 12 }, () => SENTENCES.join(' ')).join(' ').slice(0, 4900);
+    const long = Array.from({ length: 12 }, () => SENTENCES.join(' '))
+      .join(' ')
+      .slice(0, 4900);
     const accepted = await call(api.url, 'POST', '/api/v1/tts/synthesize/', { text: long, voice_id: 'en-us-slt' }, owner.access);
     expect(accepted.status).toBe(202);
     const id = accepted.body.id;

@@ -62,8 +62,7 @@ describe.each([
 
   it('the per-IP register limit counts the address the proxy saw, whatever the client writes on the left', async () => {
     const client = `198.51.100.${Math.floor(Math.random() * 200) + 1}`;
-    const register = (spoofed: string, real = client) =>
-      post(`${api.url}/api/v1/auth/register/`, { email: uniqueEmail('xff'), password: PASSWORD }, { 'X-Forwarded-For': `${spoofed}, ${real}` });
+    const register = (spoofed: string, real = client) => post(`${api.url}/api/v1/auth/register/`, { email: uniqueEmail('xff'), password: PASSWORD }, { 'X-Forwarded-For': `${spoofed}, ${real}` });
     expect(await register('1.1.1.1')).toBe(201);
     expect(await register('2.2.2.2')).toBe(201);
     expect(await register('3.3.3.3')).toBe(429);

@@ -43,8 +43,7 @@ describe.each([['/api/v1'], ['/api']])('voices in the %s family', (family) => {
 
   beforeAll(async () => {
     [alice, bob, fresh, carol] = await Promise.all([createAccount(deps), createAccount(deps), createAccount(deps), createAccount(deps)]);
-    const clone = (account: TestAccount, fields: Record<string, unknown>) =>
-      createVoice(deps, account, { description: 'A cloned test voice', error: null, ...fields, updated_at: fields.created_at });
+    const clone = (account: TestAccount, fields: Record<string, unknown>) => createVoice(deps, account, { description: 'A cloned test voice', error: null, ...fields, updated_at: fields.created_at });
     // The newer clone is inserted first, so insertion order cannot pass for "newest first".
     await clone(alice, { ...aliceNewer, name: 'Alice newer (processing)', language: 'fr-FR', status: 'processing', similarity: null });
     await clone(alice, { ...aliceOlder, name: 'Alice older (ready)', language: 'en-US', status: 'ready', similarity: 0.87 });
@@ -78,8 +77,7 @@ describe.each([['/api/v1'], ['/api']])('voices in the %s family', (family) => {
   }
 
   /** The available premade voices in the table, in catalog (sort) order. */
-  const availablePremadeIds = async () =>
-    (await deps.db('voices').where({ category: 'premade', available: true }).orderBy('sort_order').select('id')).map((row: { id: string }) => row.id);
+  const availablePremadeIds = async () => (await deps.db('voices').where({ category: 'premade', available: true }).orderBy('sort_order').select('id')).map((row: { id: string }) => row.id);
 
   describe('the list', () => {
     it('runs with non-free engines off (the test default)', () => {
@@ -192,15 +190,12 @@ describe.each([['/api/v1'], ['/api']])('voices in the %s family', (family) => {
       expect(ids(bare.body.results)).toEqual(ids((await voices('?page_size=3')).body.results));
     });
 
-    it.each(['page_size=0', 'page_size=101', 'page_size=-1', 'page_size=abc', 'page_size=1.5', 'page=0', 'page=abc'])(
-      'rejects %s with 400 validation_error',
-      async (bad) => {
-        const response = await voices(`?${bad}`);
-        expect(response.status).toBe(400);
-        expect(response.body.code).toBe('validation_error');
-        expect(response.body.errors).toHaveProperty(bad.split('=')[0]);
-      },
-    );
+    it.each(['page_size=0', 'page_size=101', 'page_size=-1', 'page_size=abc', 'page_size=1.5', 'page=0', 'page=abc'])('rejects %s with 400 validation_error', async (bad) => {
+      const response = await voices(`?${bad}`);
+      expect(response.status).toBe(400);
+      expect(response.body.code).toBe('validation_error');
+      expect(response.body.errors).toHaveProperty(bad.split('=')[0]);
+    });
   });
 
   describe('?language=', () => {
@@ -255,7 +250,7 @@ describe.each([['/api/v1'], ['/api']])('voices in the %s family', (family) => {
   });
 
   describe('?category=', () => {
-    it('premade returns only premade voices, without the caller\'s clones', async () => {
+    it("premade returns only premade voices, without the caller's clones", async () => {
       const premade = await listAll('category=premade', alice);
       expect(premade.every((voice) => voice.category === 'premade')).toBe(true);
       expect(ids(premade)).toEqual(await availablePremadeIds());
@@ -364,7 +359,13 @@ describe.each([['/api/v1'], ['/api']])('voices in the %s family', (family) => {
     });
 
     it('exist in the voices table with available=false and cannot be fetched', async () => {
-      const rows = await deps.db('voices').whereIn('id', NON_FREE.map((entry) => entry.id)).select('id', 'available', 'license', 'engine');
+      const rows = await deps
+        .db('voices')
+        .whereIn(
+          'id',
+          NON_FREE.map((entry) => entry.id),
+        )
+        .select('id', 'available', 'license', 'engine');
       expect(rows.map((row: { id: string }) => row.id).sort()).toEqual(NON_FREE.map((entry) => entry.id).sort());
       for (const row of rows) expect(row).toMatchObject({ available: false, license: 'non-free' });
       const hidden = await voices(`${NON_FREE[0].id}/`);

@@ -64,8 +64,16 @@ describe('webhooks', () => {
       const created = await req('POST', '', { url: 'https://example.com/hook', events: ['synthesis.completed', 'synthesis.completed', 'voice.ready'], description: 'CI' });
       expect(created.status).toBe(201);
       expect(created.body).toEqual({
-        id: expect.any(String), url: 'https://example.com/hook', description: 'CI', events: ['synthesis.completed', 'voice.ready'], enabled: true, disabled_reason: null,
-        secret: expect.stringMatching(/^whsec_[A-Za-z0-9_-]{43}$/), previous_secret_expires_at: null, created_at: expect.any(String), updated_at: expect.any(String),
+        id: expect.any(String),
+        url: 'https://example.com/hook',
+        description: 'CI',
+        events: ['synthesis.completed', 'voice.ready'],
+        enabled: true,
+        disabled_reason: null,
+        secret: expect.stringMatching(/^whsec_[A-Za-z0-9_-]{43}$/),
+        previous_secret_expires_at: null,
+        created_at: expect.any(String),
+        updated_at: expect.any(String),
       });
       const id = created.body.id;
       expect(created.headers.get('location')).toBe(`${family}/webhooks/${id}/`);
@@ -116,7 +124,12 @@ describe('webhooks', () => {
       expect(verified(secret, completed)).toBe(true);
       expect(verified('whsec_wrong', completed)).toBe(false);
       const event = JSON.parse(completed.body);
-      expect(event).toEqual({ id: expect.stringMatching(/^evt_/), type: 'synthesis.completed', created: expect.any(String), data: expect.objectContaining({ id: submitted.body.id, status: 'completed', audio_url: `/api/v1/tts/history/${submitted.body.id}/audio/` }) });
+      expect(event).toEqual({
+        id: expect.stringMatching(/^evt_/),
+        type: 'synthesis.completed',
+        created: expect.any(String),
+        data: expect.objectContaining({ id: submitted.body.id, status: 'completed', audio_url: `/api/v1/tts/history/${submitted.body.id}/audio/` }),
+      });
       expect(completed.headers['openvox-webhook-id']).toBe(event.id);
 
       const bytes = await makeSample('wav', 'en-us+m3', 30);
@@ -142,10 +155,15 @@ describe('webhooks', () => {
       const ping = await call(api.url, 'POST', `/api/webhooks/${endpoint.body.id}/test/`, undefined, owner.access);
       expect([ping.status, ping.body]).toEqual([202, expect.anything()]);
       expect(ping.body).toMatchObject({ event_type: 'ping', status: 'pending' });
-      const delivered = await until('delivered', async () => {
-        const page = await call(api.url, 'GET', `/api/webhooks/${endpoint.body.id}/deliveries/`, undefined, owner.access);
-        return page.body.results[0]?.status === 'delivered' ? page.body : null;
-      }, 60_000, 250);
+      const delivered = await until(
+        'delivered',
+        async () => {
+          const page = await call(api.url, 'GET', `/api/webhooks/${endpoint.body.id}/deliveries/`, undefined, owner.access);
+          return page.body.results[0]?.status === 'delivered' ? page.body : null;
+        },
+        60_000,
+        250,
+      );
       expect(delivered.count).toBe(1);
       expect(delivered.results[0]).toMatchObject({ id: ping.body.id, status: 'delivered', attempts: 4, last_response_code: 200 });
       expect(target.received).toHaveLength(4);
@@ -179,8 +197,22 @@ describe('webhooks', () => {
     const target = await receiver();
     const redirector = await receiver(undefined, target.url);
     const config = loadConfig({ ...process.env, WEBHOOK_ALLOW_HTTP: 'true' });
-    const activities = createActivities({ config, db: deps.db, storage: deps.storage, temporal: deps.temporal, mailer: createMailer(config, deps.logger), engines: sharedEngines({ enableNonFree: false, modelsDir: config.MODELS_DIR }) });
-    const permissive = createActivities({ config: { ...config, WEBHOOK_ALLOW_PRIVATE_TARGETS: true }, db: deps.db, storage: deps.storage, temporal: deps.temporal, mailer: createMailer(config, deps.logger), engines: sharedEngines({ enableNonFree: false, modelsDir: config.MODELS_DIR }) });
+    const activities = createActivities({
+      config,
+      db: deps.db,
+      storage: deps.storage,
+      temporal: deps.temporal,
+      mailer: createMailer(config, deps.logger),
+      engines: sharedEngines({ enableNonFree: false, modelsDir: config.MODELS_DIR }),
+    });
+    const permissive = createActivities({
+      config: { ...config, WEBHOOK_ALLOW_PRIVATE_TARGETS: true },
+      db: deps.db,
+      storage: deps.storage,
+      temporal: deps.temporal,
+      mailer: createMailer(config, deps.logger),
+      engines: sharedEngines({ enableNonFree: false, modelsDir: config.MODELS_DIR }),
+    });
     const delivery = async (url: string) => {
       // Written straight to the table: the API would refuse these URLs already.
       const endpointId = randomUUID();
@@ -190,7 +222,14 @@ describe('webhooks', () => {
       return id;
     };
     try {
-      for (const url of [`http://127.0.0.1:${target.port}/`, `http://localhost:${target.port}/`, `http://[::ffff:127.0.0.1]:${target.port}/`, `http://10.0.0.1/`, `http://169.254.169.254/`, `http://[::1]:${target.port}/`]) {
+      for (const url of [
+        `http://127.0.0.1:${target.port}/`,
+        `http://localhost:${target.port}/`,
+        `http://[::ffff:127.0.0.1]:${target.port}/`,
+        `http://10.0.0.1/`,
+        `http://169.254.169.254/`,
+        `http://[::1]:${target.port}/`,
+      ]) {
         const id = await delivery(url);
         expect([url, await activities.attemptWebhookDelivery({ deliveryId: id })]).toEqual([url, 'refused']);
         expect(await deps.db('webhook_deliveries').where({ id }).first('status', 'last_error')).toMatchObject({ status: 'failed', last_error: expect.stringMatching(/^target_refused/) });

@@ -85,11 +85,31 @@ export async function hoursLongMp3(hours: number): Promise<Buffer> {
     await run('espeak-ng', ['-v', 'en-us+f2', '-w', raw, TEXT]);
     const out = path.join(dir, 'minute.mp3');
     await ffmpeg([
-      '-stream_loop', '-1', '-i', raw,
-      '-f', 'lavfi', '-i', 'sine=frequency=180:sample_rate=8000',
-      '-filter_complex', '[0:a]aresample=8000,aformat=channel_layouts=mono[s];[1:a]volume=0.2[t];[s][t]amix=inputs=2:duration=shortest',
-      '-t', '60', '-ac', '1', '-ar', '8000', '-c:a', 'libmp3lame', '-b:a', '8k',
-      '-id3v2_version', '0', '-write_xing', '0', out,
+      '-stream_loop',
+      '-1',
+      '-i',
+      raw,
+      '-f',
+      'lavfi',
+      '-i',
+      'sine=frequency=180:sample_rate=8000',
+      '-filter_complex',
+      '[0:a]aresample=8000,aformat=channel_layouts=mono[s];[1:a]volume=0.2[t];[s][t]amix=inputs=2:duration=shortest',
+      '-t',
+      '60',
+      '-ac',
+      '1',
+      '-ar',
+      '8000',
+      '-c:a',
+      'libmp3lame',
+      '-b:a',
+      '8k',
+      '-id3v2_version',
+      '0',
+      '-write_xing',
+      '0',
+      out,
     ]);
     return readFile(out);
   });
@@ -97,10 +117,7 @@ export async function hoursLongMp3(hours: number): Promise<Buffer> {
 }
 
 /** A real 1x1 PNG (signature, IHDR, IDAT, IEND). */
-export const PNG_BYTES = Buffer.from(
-  '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c6360f8cfc0f01f0005000201e2b1f8a20000000049454e44ae426082',
-  'hex',
-);
+export const PNG_BYTES = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c6360f8cfc0f01f0005000201e2b1f8a20000000049454e44ae426082', 'hex');
 
 export type Part =
   | { name: string; value: string }

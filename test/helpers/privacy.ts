@@ -10,11 +10,16 @@ import { waitForSynthesis } from './synthesis';
  * the row, as PostgreSQL prints it. A table without a match is left out.
  */
 export async function rowsMentioning(db: ApiDeps['db'], needles: string[]): Promise<Record<string, number>> {
-  const tables: string[] = await db('information_schema.tables').where({ table_schema: db.raw('current_schema()'), table_type: 'BASE TABLE' }).pluck('table_name');
+  const tables: string[] = await db('information_schema.tables')
+    .where({ table_schema: db.raw('current_schema()'), table_type: 'BASE TABLE' })
+    .pluck('table_name');
   const found: Record<string, number> = {};
   for (const table of tables) {
     const [{ count }] = await db(table)
-      .whereRaw(`(${needles.map(() => `position(lower(?) in lower(??::text)) > 0`).join(' or ')})`, needles.flatMap((needle) => [needle, table]))
+      .whereRaw(
+        `(${needles.map(() => `position(lower(?) in lower(??::text)) > 0`).join(' or ')})`,
+        needles.flatMap((needle) => [needle, table]),
+      )
       .count<{ count: string }[]>({ count: '*' });
     if (Number(count) > 0) found[table] = Number(count);
   }
@@ -32,7 +37,13 @@ export async function seedAccount(baseUrl: string, account: TestAccount, { marke
   const webhook = await req('POST', '/webhooks/', { url: 'https://example.com/hook', events: ['credits.low'] });
   const voice = await uploadSample(baseUrl, '/api/v1/voices/upload/', account.access, { name: `Voice ${marker}`, consent: 'true' }, { bytes: await makeSample('wav'), name: 'me.wav' });
   const finished = await req('POST', '/tts/synthesize/', { text: `Finished ${marker}.`, voice_id: 'en-us-slt', project_id: project.body.id });
-  for (const [what, reply, status] of [['project', project, 201], ['api key', apiKey, 201], ['webhook', webhook, 201], ['voice', voice, 202], ['synthesis', finished, 202]] as const) {
+  for (const [what, reply, status] of [
+    ['project', project, 201],
+    ['api key', apiKey, 201],
+    ['webhook', webhook, 201],
+    ['voice', voice, 202],
+    ['synthesis', finished, 202],
+  ] as const) {
     if (reply.status !== status) throw new Error(`${what}: ${reply.status} ${JSON.stringify(reply.body)}`);
   }
   const done = await waitForSynthesis(baseUrl, finished.body.status_url, account.access);

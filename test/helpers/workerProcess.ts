@@ -72,16 +72,20 @@ export async function killAllWorkerProcesses(): Promise<void> {
  * loaded the workflow bundle and serves), polled since `since` (a killed
  * worker's poller stays listed for a while). Submits wait on a live worker.
  */
-export async function waitForWorkerProcessReady(temporal: Client, config: Pick<Config, 'TEMPORAL_NAMESPACE' | 'TEMPORAL_TASK_QUEUE'>, worker: WorkerProcess, since: number, timeoutMs = 120_000): Promise<void> {
+export async function waitForWorkerProcessReady(
+  temporal: Client,
+  config: Pick<Config, 'TEMPORAL_NAMESPACE' | 'TEMPORAL_TASK_QUEUE'>,
+  worker: WorkerProcess,
+  since: number,
+  timeoutMs = 120_000,
+): Promise<void> {
   const queues = [
     { name: config.TEMPORAL_TASK_QUEUE, type: 1 /* TASK_QUEUE_TYPE_WORKFLOW */ },
     { name: `${config.TEMPORAL_TASK_QUEUE}-cpu`, type: 2 /* TASK_QUEUE_TYPE_ACTIVITY */ },
   ];
-  for (const deadline = Date.now() + timeoutMs; ; ) {
+  for (const deadline = Date.now() + timeoutMs; ;) {
     if (worker.child.exitCode !== null) throw new Error(`worker process exited ${worker.child.exitCode}:\n${worker.output()}`);
-    const described = await Promise.all(
-      queues.map(({ name, type }) => temporal.workflowService.describeTaskQueue({ namespace: config.TEMPORAL_NAMESPACE, taskQueue: { name }, taskQueueType: type })),
-    );
+    const described = await Promise.all(queues.map(({ name, type }) => temporal.workflowService.describeTaskQueue({ namespace: config.TEMPORAL_NAMESPACE, taskQueue: { name }, taskQueueType: type })));
     if (described.every((queue) => (queue.pollers ?? []).some((poller) => Number(poller.lastAccessTime?.seconds ?? 0) * 1000 >= since - 1_000))) return;
     if (Date.now() > deadline) throw new Error(`the worker process polled no task queue within ${timeoutMs} ms:\n${worker.output()}`);
     await new Promise((resolve) => setTimeout(resolve, 250));

@@ -104,7 +104,9 @@ describe.each(VOICES)('%s through the pipeline', (id) => {
     expect(neutral.activeRmsDb).toBeGreaterThan(-30);
     expect(neutral.f0MedianHz).not.toBeNull();
     expect(Math.abs(neutral.integratedLufs - -16)).toBeLessThan(2);
-    log.push(`${id.padEnd(18)} neutral ${neutral.durationSeconds.toFixed(2)} s, F0 ${neutral.f0MedianHz!.toFixed(0)} Hz, spread ${neutral.f0StdSemitones!.toFixed(2)} st, ${neutral.integratedLufs} LUFS`);
+    log.push(
+      `${id.padEnd(18)} neutral ${neutral.durationSeconds.toFixed(2)} s, F0 ${neutral.f0MedianHz!.toFixed(0)} Hz, spread ${neutral.f0StdSemitones!.toFixed(2)} st, ${neutral.integratedLufs} LUFS`,
+    );
   });
 
   it('halves the duration at speed 2.0 and doubles it at 0.5, keeping the pitch', async () => {
@@ -149,8 +151,7 @@ describe.each(VOICES)('%s through the pipeline', (id) => {
       log.push(
         `${id.padEnd(18)} ${emotion.padEnd(8)} duration ${(differences.duration * 100).toFixed(1)} %, F0 ${differences.f0Semitones.toFixed(2)} st, spread ${differences.spreadSemitones.toFixed(2)} st, loudness ${differences.loudnessLu.toFixed(1)} LU`,
       );
-      const clear =
-        Math.abs(differences.duration) >= 0.07 || Math.abs(differences.f0Semitones) >= 1 || Math.abs(differences.spreadSemitones) >= 0.75 || Math.abs(differences.loudnessLu) >= 2;
+      const clear = Math.abs(differences.duration) >= 0.07 || Math.abs(differences.f0Semitones) >= 1 || Math.abs(differences.spreadSemitones) >= 0.75 || Math.abs(differences.loudnessLu) >= 2;
       expect([emotion, differences, clear]).toEqual([emotion, differences, true]);
     }
   }, 60_000);
@@ -223,7 +224,13 @@ describe('the pipeline around the engines', () => {
   });
 
   it('applies a voice profile: extra pitch shift and an EQ curve', async () => {
-    const profile = { semitones: 12, eq: [{ hz: 200, gainDb: -6 }, { hz: 3000, gainDb: 6 }] };
+    const profile = {
+      semitones: 12,
+      eq: [
+        { hz: 200, gainDb: -6 },
+        { hz: 3000, gainDb: 6 },
+      ],
+    };
     const plain = (await finish([await chunk(espeak, SENTENCE)])).analysis;
     const shifted = (await finish([await chunk(espeak, SENTENCE, { profile })], { profile })).analysis;
     expect(shifted.f0MedianHz! / plain.f0MedianHz!).toBeGreaterThan(1.8);

@@ -24,8 +24,7 @@ describe('monthly billing refills', () => {
   }
   const account = (id: string) => deps.db('accounts').where({ id }).first('credit_balance', 'credits_reserved');
   const refills = (id: string) => deps.db('credit_ledger').where({ account_id: id, kind: 'grant' }).whereLike('reference', 'refill:%').orderBy('id').select('reference', 'amount');
-  const runRefill = (asOf: string) =>
-    deps.temporal.workflow.execute(billingRefill, { taskQueue: worker.taskQueue, workflowId: `billing-refill-test-${randomUUID()}`, args: [{ asOf }] });
+  const runRefill = (asOf: string) => deps.temporal.workflow.execute(billingRefill, { taskQueue: worker.taskQueue, workflowId: `billing-refill-test-${randomUUID()}`, args: [{ asOf }] });
 
   it('tops up the available balance at each period boundary, once per period, keeping reservations', async () => {
     // Verified on 2025-01-31: periods start on the 28th of February, the 31st of March, …

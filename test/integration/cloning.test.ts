@@ -129,7 +129,9 @@ describe('cloning two different speakers', () => {
       const sample = await analyseSpeaker(normalized);
       const started = Date.now();
       clones.push(await buildVoiceProfile({ sample, language: 'en-US', engines }));
-      log.push(`clone of ${reference.name} from ${intake.seconds.toFixed(1)} s: ${JSON.stringify({ ...clones[index], eq: `${clones[index].eq.length} points` })} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      log.push(
+        `clone of ${reference.name} from ${intake.seconds.toFixed(1)} s: ${JSON.stringify({ ...clones[index], eq: `${clones[index].eq.length} points` })} in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+      );
       heldOut.push(await analyseSpeaker(reference.heldOutPath));
       cloneSpeaks.push(await speak(findPremadeVoice(clones[index].baseVoiceId)!, reference.heldOutText, dir, clones[index], engines));
     }

@@ -22,7 +22,11 @@ let counter = 0;
 const file = (name: string) => path.join(dir, name);
 const ffmpeg = (...args: string[]) => execFileSync('ffmpeg', ['-nostdin', '-v', 'error', '-y', ...args]);
 const headerSeconds = (name: string) =>
-  Number(execFileSync('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', file(name)]).toString().trim());
+  Number(
+    execFileSync('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', file(name)])
+      .toString()
+      .trim(),
+  );
 
 async function intake(name: string, options: Parameters<typeof intakeSample>[2] = {}): Promise<IntakeResult & { elapsedMs: number; outPath: string }> {
   const outPath = file(`intake-${++counter}.wav`);
@@ -110,9 +114,27 @@ describe('intakeSample', () => {
 
   it('rejects a 6-minute 8 kbps MP3 as audio_too_long without decoding all of it', async () => {
     ffmpeg(
-      '-stream_loop', '-1', '-i', file('source.wav'), '-f', 'lavfi', '-i', 'sine=frequency=300:sample_rate=8000',
-      '-filter_complex', '[0:a]aresample=8000[speech];[speech][1:a]amix=inputs=2:duration=shortest', '-t', '360',
-      '-ar', '8000', '-ac', '1', '-c:a', 'libmp3lame', '-b:a', '8k', file('long.mp3'),
+      '-stream_loop',
+      '-1',
+      '-i',
+      file('source.wav'),
+      '-f',
+      'lavfi',
+      '-i',
+      'sine=frequency=300:sample_rate=8000',
+      '-filter_complex',
+      '[0:a]aresample=8000[speech];[speech][1:a]amix=inputs=2:duration=shortest',
+      '-t',
+      '360',
+      '-ar',
+      '8000',
+      '-ac',
+      '1',
+      '-c:a',
+      'libmp3lame',
+      '-b:a',
+      '8k',
+      file('long.mp3'),
     );
     expect((await stat(file('long.mp3'))).size).toBeLessThan(400_000);
     const result = await intake('long.mp3');

@@ -26,9 +26,7 @@ describe('a worker killed while it clones a voice', () => {
     const deadline = Date.now() + 90_000;
     for (;;) {
       const { raw } = await handle.describe();
-      const analysing = (raw.pendingActivities ?? []).some(
-        (activity) => activity.activityType?.name === 'buildClonedVoiceProfile' && String(activity.state) !== '1' && activity.state !== 1,
-      );
+      const analysing = (raw.pendingActivities ?? []).some((activity) => activity.activityType?.name === 'buildClonedVoiceProfile' && String(activity.state) !== '1' && activity.state !== 1);
       if (analysing || Date.now() > deadline) break;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }

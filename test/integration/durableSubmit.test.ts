@@ -147,7 +147,9 @@ describe('durable submit path', () => {
       account_id: who.id,
       key: 'crashed-mid-request',
       // The hash of the body as the API computes it (canonical JSON: keys sorted).
-      request_hash: createHash('sha256').update(JSON.stringify({ text: TEXT, voice_id: VOICE })).digest(),
+      request_hash: createHash('sha256')
+        .update(JSON.stringify({ text: TEXT, voice_id: VOICE }))
+        .digest(),
       synthesis_id: synthesisId,
       status: 'in_progress',
       locked_until: new Date(Date.now() + 5_000),
@@ -167,10 +169,14 @@ describe('durable submit path', () => {
 
     // While the dead request's claim lasts, a repeat is 409; within seconds it is taken over.
     expect((await submit(who, body, 'crashed-mid-request')).status).toBe(409);
-    const retried = await until('the claim to be taken over', async () => {
-      const response = await submit(who, body, 'crashed-mid-request');
-      return response.status === 202 ? response : null;
-    }, 15_000);
+    const retried = await until(
+      'the claim to be taken over',
+      async () => {
+        const response = await submit(who, body, 'crashed-mid-request');
+        return response.status === 202 ? response : null;
+      },
+      15_000,
+    );
     expect(retried.body.id).toBe(synthesisId);
     expect((await waitForSynthesis(api.url, retried.body.status_url, who.access)).status).toBe('completed');
     expect((await ledger(who.id)).map(([kind, reference]) => [kind, reference])).toEqual([
@@ -186,7 +192,9 @@ describe('durable submit path', () => {
       await deps.db('idempotency_keys').insert({
         account_id: who.id,
         key,
-        request_hash: createHash('sha256').update(JSON.stringify({ text, voice_id: VOICE })).digest(),
+        request_hash: createHash('sha256')
+          .update(JSON.stringify({ text, voice_id: VOICE }))
+          .digest(),
         synthesis_id: synthesisId,
         status: 'in_progress',
         locked_until: new Date(),

@@ -125,25 +125,29 @@ describe('engines', () => {
     ];
     const oneVoicePerEngine = ['en-us-espeak-m', 'en-us-flite-slt', 'en-us-slt', 'en-us-joe', 'en-us-pico', 'en-us-rhvoice-bdl'];
 
-    it.each(oneVoicePerEngine)('%s', async (id) => {
-      const voice = PREMADE_VOICES.find((entry) => entry.id === id)!;
-      if (!(await installed(voice.engine))) {
-        console.warn(`${voice.engine} not installed: skipped`);
-        return;
-      }
-      const plain = await render(voice, 'hello', `${id}-plain`);
-      for (const [index, text] of hostile.entries()) {
-        const spoken = await render(voice, text, `${id}-hostile-${index}`);
-        // Every tag, bracket and command is read out: far longer than "hello", and no 5 s break was obeyed.
-        expect(spoken.analysis.durationSeconds).toBeGreaterThan(plain.analysis.durationSeconds * 3);
-        expect(spoken.analysis.silenceRatio).toBeLessThan(0.6);
-      }
-      for (const text of ['-v', '--help', '-w /tmp/x.wav', '--version -f /etc/passwd']) {
-        const option = await render(voice, text, `${id}-option`);
-        expect([text, option.analysis.durationSeconds > 0.15]).toEqual([text, true]);
-      }
-      expect(existsSync(sentinel)).toBe(false);
-    }, 30_000);
+    it.each(oneVoicePerEngine)(
+      '%s',
+      async (id) => {
+        const voice = PREMADE_VOICES.find((entry) => entry.id === id)!;
+        if (!(await installed(voice.engine))) {
+          console.warn(`${voice.engine} not installed: skipped`);
+          return;
+        }
+        const plain = await render(voice, 'hello', `${id}-plain`);
+        for (const [index, text] of hostile.entries()) {
+          const spoken = await render(voice, text, `${id}-hostile-${index}`);
+          // Every tag, bracket and command is read out: far longer than "hello", and no 5 s break was obeyed.
+          expect(spoken.analysis.durationSeconds).toBeGreaterThan(plain.analysis.durationSeconds * 3);
+          expect(spoken.analysis.silenceRatio).toBeLessThan(0.6);
+        }
+        for (const text of ['-v', '--help', '-w /tmp/x.wav', '--version -f /etc/passwd']) {
+          const option = await render(voice, text, `${id}-option`);
+          expect([text, option.analysis.durationSeconds > 0.15]).toEqual([text, true]);
+        }
+        expect(existsSync(sentinel)).toBe(false);
+      },
+      30_000,
+    );
   });
 
   it('fails with an EngineError for an unknown voice, and leaves no temporary files', async () => {

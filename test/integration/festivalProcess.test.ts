@@ -52,11 +52,16 @@ describe('kept Festival interpreters', () => {
     await writeFile(textFile, TEXT);
     const cli = path.join(work, 'cli.wav');
     execFileSync('text2wave', [
-      '-eval', `(voice_${VOICE})`,
-      '-eval', `(Parameter.set 'Duration_Stretch ${(1 / 1.25).toFixed(4)})`,
+      '-eval',
+      `(voice_${VOICE})`,
+      '-eval',
+      `(Parameter.set 'Duration_Stretch ${(1 / 1.25).toFixed(4)})`,
       // The HTS voice is asked its calibrated rate (htsRate), as the engine asks it.
-      '-eval', `(begin (defvar hts_engine_params nil) (set! hts_engine_params (append hts_engine_params (list (list "-r" ${htsRate(1.25).toFixed(4)})))))`,
-      '-o', cli, textFile,
+      '-eval',
+      `(begin (defvar hts_engine_params nil) (set! hts_engine_params (append hts_engine_params (list (list "-r" ${htsRate(1.25).toFixed(4)})))))`,
+      '-o',
+      cli,
+      textFile,
     ]);
     expect((await readFile(kept)).equals(await readFile(cli))).toBe(true);
   }, 30_000);

@@ -7,7 +7,13 @@ import { textToPhonemeIds } from '../../engines/piper/phonemes';
  */
 describe('Piper phoneme ids from the espeak-ng CLI', () => {
   const inverse = new Map(Object.entries(fixture.phonemeIdMap).map(([phoneme, [id]]) => [id, phoneme]));
-  const asText = (ids: number[][]) => ids.map((sentence) => sentence.filter((id) => id > 2).map((id) => inverse.get(id)).join(''));
+  const asText = (ids: number[][]) =>
+    ids.map((sentence) =>
+      sentence
+        .filter((id) => id > 2)
+        .map((id) => inverse.get(id))
+        .join(''),
+    );
 
   it.each(fixture.cases.filter((entry) => !('knownDifference' in entry)).map((entry) => [entry.text, entry]))('equal piper-tts for %j', async (_, entry) => {
     const ids = await textToPhonemeIds(entry.text, { espeakVoice: fixture.espeakVoice, map: fixture.phonemeIdMap });

@@ -201,12 +201,13 @@ describe('signupVerification with the default TTL (API and worker in this proces
     const lock: Knex.Transaction = await deps.db.transaction();
     let answered = 0;
     try {
-      await lock('email_verification_tokens').where({ token_hash: sha256(token) }).forUpdate().first();
+      await lock('email_verification_tokens')
+        .where({ token_hash: sha256(token) })
+        .forUpdate()
+        .first();
       const requests = Array.from({ length: 5 }, () => http.verify(token).finally(() => answered++));
       // Every request has either answered or reached the workflow (its verifyAccount waits on the lock).
-      await until('five verifies to be answered or under way', async () => answered + (await pendingActivities(deps, accountId, 'verifyAccount')) >= 5, 20_000).catch(
-        () => undefined,
-      );
+      await until('five verifies to be answered or under way', async () => answered + (await pendingActivities(deps, accountId, 'verifyAccount')) >= 5, 20_000).catch(() => undefined);
       await lock.rollback();
       return { email, accountId, responses: await Promise.all(requests) };
     } finally {
@@ -283,7 +284,10 @@ describe('signupVerification with VERIFICATION_TTL=2', () => {
     const token = await waitForVerificationToken(deps.config.MAIL_DIR, email);
     const lock: Knex.Transaction = await deps.db.transaction();
     try {
-      const row = await lock('email_verification_tokens').where({ token_hash: sha256(token) }).forUpdate().first();
+      const row = await lock('email_verification_tokens')
+        .where({ token_hash: sha256(token) })
+        .forUpdate()
+        .first();
       const request = http.verify(token);
       await until('verifyAccount to wait on the token row', async () => (await pendingActivities(deps, accountId, 'verifyAccount')) > 0, 10_000);
       await until('the token to expire', async () => Date.now() > new Date(row.expires_at).getTime() + 200, 10_000);

@@ -100,8 +100,7 @@ function harness(deps: Deps, api: () => RunningApi) {
     },
     del: (who: TestAccount, id: string, family: Family) => call(api().url, 'DELETE', FAMILIES[family].entry(id), undefined, who.access),
     row: (id: string) => deps.db('syntheses').where({ id }).first(),
-    statusesOf: async (accountId: string): Promise<Array<{ id: string; status: string }>> =>
-      deps.db('syntheses').where({ account_id: accountId }).orderBy('created_at').select('id', 'status'),
+    statusesOf: async (accountId: string): Promise<Array<{ id: string; status: string }>> => deps.db('syntheses').where({ account_id: accountId }).orderBy('created_at').select('id', 'status'),
     /** The ledger rows of one reference, oldest first, as [kind, amount]. */
     ledger: async (accountId: string, reference: string) =>
       (await deps.db('credit_ledger').where({ account_id: accountId, reference }).orderBy('id').select('kind', 'amount')).map((row) => [row.kind, Number(row.amount)]),
@@ -116,10 +115,15 @@ function harness(deps: Deps, api: () => RunningApi) {
     },
     workflowStatus: async (id: string) => (await deps.temporal.workflow.getHandle(`synthesis:${id}`).describe()).status.name,
     waitForWorkflowClosed: (id: string, timeoutMs = 120_000) =>
-      until(`workflow synthesis:${id} to close`, async () => {
-        const status = (await deps.temporal.workflow.getHandle(`synthesis:${id}`).describe()).status.name;
-        return status === 'RUNNING' ? null : status;
-      }, timeoutMs, 200),
+      until(
+        `workflow synthesis:${id} to close`,
+        async () => {
+          const status = (await deps.temporal.workflow.getHandle(`synthesis:${id}`).describe()).status.name;
+          return status === 'RUNNING' ? null : status;
+        },
+        timeoutMs,
+        200,
+      ),
     /** Every object the synthesis could have left: its work prefix (listed), chunk keys and final audio key. */
     async leftovers(accountId: string, id: string, format = 'wav') {
       const chunkKeys = Array.from({ length: 12 }, (_, index) => chunkKey(id, index));
@@ -213,7 +217,6 @@ describe('synthesis queueing, cancellation and failure (API and worker in this p
   /** Engine and ffmpeg activities running in this process's CPU-queue worker right now. */
   const cpuInFlight = () => worker.workers.find((each) => each.options.taskQueue.endsWith('-cpu'))!.getStatus().numInFlightActivities;
 
-
   it('keeps at most max_concurrent_syntheses (2) processing per account, reports the others queued, completes all four with real audio, and does not hold up another account', async () => {
     const [owner, other] = await Promise.all([createAccount(deps), createAccount(deps)]);
     const initial = (await h.balances(owner.id)).credit_balance;
@@ -266,7 +269,13 @@ describe('synthesis queueing, cancellation and failure (API and worker in this p
       sampling = false;
       await sampler;
 
-      const rows = await deps.db('syntheses').whereIn('id', [...jobs, otherJob].map((job) => job.id)).orderBy('created_at');
+      const rows = await deps
+        .db('syntheses')
+        .whereIn(
+          'id',
+          [...jobs, otherJob].map((job) => job.id),
+        )
+        .orderBy('created_at');
       const t0 = Math.min(...rows.map((row) => row.created_at.getTime()));
       const at = (date: Date | null) => (date ? date.getTime() - t0 : null);
       process.stdout.write(
@@ -516,14 +525,10 @@ async function waitForWorkerReady(deps: Deps, worker: WorkerProcess, since: numb
     async () => {
       if (worker.child.exitCode !== null) throw new Error(`worker process exited ${worker.child.exitCode}:\n${worker.output()}`);
       const described = await Promise.all(
-        queues.map(({ name, type }) =>
-          deps.temporal.workflowService.describeTaskQueue({ namespace: deps.config.TEMPORAL_NAMESPACE, taskQueue: { name }, taskQueueType: type }),
-        ),
+        queues.map(({ name, type }) => deps.temporal.workflowService.describeTaskQueue({ namespace: deps.config.TEMPORAL_NAMESPACE, taskQueue: { name }, taskQueueType: type })),
       );
       // A poller seen since this process started (a killed one stays listed for a while).
-      return described.every((queue) =>
-        (queue.pollers ?? []).some((poller) => Number(poller.lastAccessTime?.seconds ?? 0) * 1000 >= since - 1_000),
-      );
+      return described.every((queue) => (queue.pollers ?? []).some((poller) => Number(poller.lastAccessTime?.seconds ?? 0) * 1000 >= since - 1_000));
     },
     120_000,
     250,
@@ -592,18 +597,21 @@ describe('synthesis with the worker as a separate process (SIGKILL, no worker)',
     try {
       const accounts = await Promise.all([createAccount(deps), createAccount(deps)]);
       const initial = await Promise.all(accounts.map((who) => h.balances(who.id)));
-      const jobs = await Promise.all(
-        accounts.flatMap((who, a) => [0, 1].map(async (n) => ({ who, job: await h.submit(who, prose(450, a * 4 + n * 2), { family: n ? 'unversioned' : 'v1' }) }))),
-      );
+      const jobs = await Promise.all(accounts.flatMap((who, a) => [0, 1].map(async (n) => ({ who, job: await h.submit(who, prose(450, a * 4 + n * 2), { family: n ? 'unversioned' : 'v1' }) }))));
 
       // Mid-render: at least one processing and a chunk stored.
-      const atKill = await until('a synthesis to be processing with a chunk stored', async () => {
-        const rows = await Promise.all(jobs.map(({ job }) => h.row(job.id)));
-        const processing = rows.filter((row) => row.status === 'processing');
-        if (processing.length === 0) return null;
-        const chunks = (await Promise.all(jobs.map(({ job }) => h.listWork(job.id)))).flat();
-        return chunks.length > 0 ? { statuses: rows.map((row) => row.status as string), chunks: chunks.length } : null;
-      }, 120_000, 50);
+      const atKill = await until(
+        'a synthesis to be processing with a chunk stored',
+        async () => {
+          const rows = await Promise.all(jobs.map(({ job }) => h.row(job.id)));
+          const processing = rows.filter((row) => row.status === 'processing');
+          if (processing.length === 0) return null;
+          const chunks = (await Promise.all(jobs.map(({ job }) => h.listWork(job.id)))).flat();
+          return chunks.length > 0 ? { statuses: rows.map((row) => row.status as string), chunks: chunks.length } : null;
+        },
+        120_000,
+        50,
+      );
       await worker.kill();
       timings.killed = Date.now() - t0;
       process.stdout.write(`[SIGKILL] statuses at kill: ${JSON.stringify(atKill)}\n`);

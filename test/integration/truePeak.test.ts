@@ -77,15 +77,29 @@ describe.each(FORMATS)('%s output, measured after encoding', (format) => {
   it.each<[string, () => Promise<string[]>, Emotion, { eq?: { hz: number; gainDb: number }[] }]>([
     ['bursts whose peaks fall between samples (fs/4, 45 degrees off)', async () => [await writeChunk(burstySignal())], 'angry', {}],
     [
-      'a loud emotion with a cloned voice\'s treble boost',
+      "a loud emotion with a cloned voice's treble boost",
       async () => {
         const outPath = file('wav');
-        const profile = { eq: [{ hz: 200, gainDb: -6 }, { hz: 2500, gainDb: 6 }, { hz: 5000, gainDb: 12 }, { hz: 9000, gainDb: 12 }] };
+        const profile = {
+          eq: [
+            { hz: 200, gainDb: -6 },
+            { hz: 2500, gainDb: 6 },
+            { hz: 5000, gainDb: 12 },
+            { hz: 9000, gainDb: 12 },
+          ],
+        };
         await renderChunk({ voice: findPremadeVoice('en-us-espeak-m')!, text: 'Stop! Take this, right now, and go!', emotion: 'angry', profile, outPath, engines });
         return [outPath];
       },
       'angry',
-      { eq: [{ hz: 200, gainDb: -6 }, { hz: 2500, gainDb: 6 }, { hz: 5000, gainDb: 12 }, { hz: 9000, gainDb: 12 }] },
+      {
+        eq: [
+          { hz: 200, gainDb: -6 },
+          { hz: 2500, gainDb: 6 },
+          { hz: 5000, gainDb: 12 },
+          { hz: 9000, gainDb: 12 },
+        ],
+      },
     ],
   ])('%s: at most -1 dBTP', async (label, chunks, emotion, profile) => {
     const outPath = file(format);

@@ -23,7 +23,9 @@ record('record workflow histories for replay tests', () => {
   // The Temporal CLI writes the proto3 JSON that Worker.runReplayHistory reads.
   const temporalCli = path.join(process.env.OPENVOX_BIN_DIR ?? path.join(homedir(), '.cache', 'openvox', 'bin'), 'temporal');
   const save = async (name: string, workflowId: string) => {
-    const { stdout } = await promisify(execFile)(temporalCli, ['workflow', 'show', '--workflow-id', workflowId, '--output', 'json', '--address', deps.config.TEMPORAL_ADDRESS], { maxBuffer: 64 * 1024 * 1024 });
+    const { stdout } = await promisify(execFile)(temporalCli, ['workflow', 'show', '--workflow-id', workflowId, '--output', 'json', '--address', deps.config.TEMPORAL_ADDRESS], {
+      maxBuffer: 64 * 1024 * 1024,
+    });
     await writeFile(path.join(DIR, `${name}.json`), stdout);
   };
 
@@ -41,7 +43,10 @@ record('record workflow histories for replay tests', () => {
 
     const doomed = await call(api.url, 'POST', '/api/v1/tts/synthesize/', { text, voice_id: 'en-us-slt' }, who.access);
     await call(api.url, 'DELETE', `/api/v1/tts/history/${doomed.body.id}/`, undefined, who.access);
-    await deps.temporal.workflow.getHandle(`synthesis:${doomed.body.id}`).result().catch(() => undefined);
+    await deps.temporal.workflow
+      .getHandle(`synthesis:${doomed.body.id}`)
+      .result()
+      .catch(() => undefined);
     await save('synthesis-canceled', `synthesis:${doomed.body.id}`);
     await deps.temporal.workflow.getHandle(`synthesis-deletion:${doomed.body.id}`).result();
     await save('synthesis-deletion', `synthesis-deletion:${doomed.body.id}`);

@@ -27,7 +27,10 @@ function concat(...parts: Float32Array[]): Float32Array {
 
 describe('YIN pitch tracking', () => {
   it.each([45, 100, 173.5, 260, 420])('finds a steady %s Hz within 1 %%', (hz) => {
-    const track = yinPitchTrack(harmonic(() => hz, 1), RATE).filter((f0): f0 is number => f0 !== null);
+    const track = yinPitchTrack(
+      harmonic(() => hz, 1),
+      RATE,
+    ).filter((f0): f0 is number => f0 !== null);
     expect(track.length).toBeGreaterThan(80);
     expect(Math.abs(percentile(track, 0.5)! / hz - 1)).toBeLessThan(0.01);
   });
@@ -47,7 +50,11 @@ describe('YIN pitch tracking', () => {
 describe('measureSamples', () => {
   it('measures duration, silence, median F0 and F0 spread', () => {
     // 1 s at 200 Hz, 0.5 s silence, 1 s gliding 150 -> 300 Hz (one octave).
-    const samples = concat(harmonic(() => 200, 1), new Float32Array(RATE / 2), harmonic((t) => 150 * 2 ** t, 1));
+    const samples = concat(
+      harmonic(() => 200, 1),
+      new Float32Array(RATE / 2),
+      harmonic((t) => 150 * 2 ** t, 1),
+    );
     const analysis = measureSamples(samples, RATE);
     expect(analysis.durationSeconds).toBeCloseTo(2.5, 5);
     expect(analysis.silenceRatio).toBeGreaterThan(0.15);

@@ -24,11 +24,23 @@ function voiceLike(f0: (t: number) => number, seconds: number, syllablesPerSecon
 
 function profile(overrides: Partial<SpeakerProfile> = {}): SpeakerProfile {
   return {
-    version: 1, durationSeconds: 10, speechSeconds: 8, voicedSeconds: 5,
-    f0MedianHz: 120, f0StdSemitones: 2, f0P10Hz: 100, f0P90Hz: 140, syllablesPerSecond: 4.5,
+    version: 1,
+    durationSeconds: 10,
+    speechSeconds: 8,
+    voicedSeconds: 5,
+    f0MedianHz: 120,
+    f0StdSemitones: 2,
+    f0P10Hz: 100,
+    f0P90Hz: 140,
+    syllablesPerSecond: 4.5,
     ltas: { hz: [...LTAS_CENTERS_HZ], db: LTAS_CENTERS_HZ.map((hz) => -6 * Math.log2(hz / 500)) },
-    mfcc: Array(12).fill(0), formantsHz: null, formantSpacingHz: null,
-    integratedLufs: -20, activeRmsDb: -20, peakDb: -3, clippingRatio: 0,
+    mfcc: Array(12).fill(0),
+    formantsHz: null,
+    formantSpacingHz: null,
+    integratedLufs: -20,
+    activeRmsDb: -20,
+    peakDb: -3,
+    clippingRatio: 0,
     ...overrides,
   };
 }
@@ -65,7 +77,11 @@ describe('resample and decimateByTwo', () => {
     return error;
   };
 
-  it.each([[24_000, 16_000], [22_050, 16_000], [8_000, 16_000]])('keeps a 1 kHz tone from %i to %i Hz', (from, to) => {
+  it.each([
+    [24_000, 16_000],
+    [22_050, 16_000],
+    [8_000, 16_000],
+  ])('keeps a 1 kHz tone from %i to %i Hz', (from, to) => {
     const out = resample(sine(1000, from), from, to);
     expect(out.length).toBe(Math.floor((from * 0.5 * to) / from));
     expect(maxError(out, sine(1000, to))).toBeLessThan(1e-3);
@@ -93,7 +109,10 @@ describe('integratedLoudness (BS.1770)', () => {
 
 describe('detectSpeech', () => {
   it('finds voiced frames, the median F0 and its spread', () => {
-    const speech = detectSpeech(voiceLike((t) => 150 * 2 ** (Math.sin(2 * Math.PI * t) / 3), 3), RATE);
+    const speech = detectSpeech(
+      voiceLike((t) => 150 * 2 ** (Math.sin(2 * Math.PI * t) / 3), 3),
+      RATE,
+    );
     expect(speech.voicedSeconds).toBeGreaterThan(2.5);
     expect(speech.f0MedianHz).toBeGreaterThan(140);
     expect(speech.f0MedianHz).toBeLessThan(160);
@@ -101,7 +120,10 @@ describe('detectSpeech', () => {
   });
 
   it('sees a steady tone as voiced but without pitch movement, and noise as unvoiced', () => {
-    const tone = detectSpeech(voiceLike(() => 220, 3), RATE);
+    const tone = detectSpeech(
+      voiceLike(() => 220, 3),
+      RATE,
+    );
     expect(tone.voicedSeconds).toBeGreaterThan(2.5);
     expect(tone.f0StdSemitones).toBeLessThan(0.1);
     let seed = 7;
@@ -115,13 +137,21 @@ describe('detectSpeech', () => {
   it('counts clipped samples', () => {
     const clipped = voiceLike(() => 150, 1).map((x) => Math.max(-1, Math.min(1, x * 20)));
     expect(detectSpeech(clipped, RATE).clippingRatio).toBeGreaterThan(0.05);
-    expect(detectSpeech(voiceLike(() => 150, 1), RATE).clippingRatio).toBe(0);
+    expect(
+      detectSpeech(
+        voiceLike(() => 150, 1),
+        RATE,
+      ).clippingRatio,
+    ).toBe(0);
   });
 });
 
 describe('analyseSpeakerSamples', () => {
   it('measures pitch, a syllable-like rate and a 28-band LTAS, and survives JSON', () => {
-    const measured = analyseSpeakerSamples(voiceLike((t) => 110 * 2 ** (Math.sin(3 * t) / 6), 6, 4), RATE);
+    const measured = analyseSpeakerSamples(
+      voiceLike((t) => 110 * 2 ** (Math.sin(3 * t) / 6), 6, 4),
+      RATE,
+    );
     expect(measured.f0MedianHz).toBeGreaterThan(100);
     expect(measured.f0MedianHz).toBeLessThan(120);
     expect(measured.syllablesPerSecond).toBeGreaterThan(3);
@@ -176,9 +206,21 @@ describe('eqCurve', () => {
   });
 
   it('refines within the same caps', () => {
-    const eq = [{ hz: 100, gainDb: 11 }, { hz: 200, gainDb: -23 }, { hz: 400, gainDb: 1 }];
-    const residual = [{ hz: 100, gainDb: 3 }, { hz: 200, gainDb: -3 }, { hz: 400, gainDb: -0.5 }];
-    expect(refineEq(eq, residual)).toEqual([{ hz: 100, gainDb: 12 }, { hz: 200, gainDb: -24 }, { hz: 400, gainDb: 0.5 }]);
+    const eq = [
+      { hz: 100, gainDb: 11 },
+      { hz: 200, gainDb: -23 },
+      { hz: 400, gainDb: 1 },
+    ];
+    const residual = [
+      { hz: 100, gainDb: 3 },
+      { hz: 200, gainDb: -3 },
+      { hz: 400, gainDb: -0.5 },
+    ];
+    expect(refineEq(eq, residual)).toEqual([
+      { hz: 100, gainDb: 12 },
+      { hz: 200, gainDb: -24 },
+      { hz: 400, gainDb: 0.5 },
+    ]);
   });
 });
 

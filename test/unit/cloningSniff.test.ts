@@ -45,7 +45,13 @@ describe('sniffAudioFormat', () => {
   });
 
   it('needs only the first few dozen bytes for WAV, FLAC, Ogg and M4A', () => {
-    for (const [name, format] of [['speech.wav', 'wav'], ['speech.flac', 'flac'], ['opus.ogg', 'ogg'], ['vorbis.ogg', 'ogg'], ['alac.m4a', 'm4a']]) {
+    for (const [name, format] of [
+      ['speech.wav', 'wav'],
+      ['speech.flac', 'flac'],
+      ['opus.ogg', 'ogg'],
+      ['vorbis.ogg', 'ogg'],
+      ['alac.m4a', 'm4a'],
+    ]) {
       expect(sniffAudioFormat(head(name).subarray(0, 64))).toBe(format);
     }
   });

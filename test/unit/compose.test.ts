@@ -67,24 +67,9 @@ function tagOf(image: string): string | undefined {
 const interpolation = /^\$\{[A-Z0-9_]+(:?[-?][^}]*)?\}$/;
 
 // Secrets as named by each image (PostgreSQL, Temporal's sql tool, MinIO, the app).
-const secretKeys = [
-  'POSTGRES_PASSWORD',
-  'POSTGRES_PWD',
-  'SQL_PASSWORD',
-  'MINIO_ROOT_PASSWORD',
-  'MINIO_SECRET_KEY',
-  'JWT_SECRET',
-];
+const secretKeys = ['POSTGRES_PASSWORD', 'POSTGRES_PWD', 'SQL_PASSWORD', 'MINIO_ROOT_PASSWORD', 'MINIO_SECRET_KEY', 'JWT_SECRET'];
 
-const appEnvKeys = [
-  'DATABASE_URL',
-  'TEMPORAL_ADDRESS',
-  'MINIO_ENDPOINT',
-  'MINIO_ACCESS_KEY',
-  'MINIO_SECRET_KEY',
-  'AUDIO_BUCKET',
-  'JWT_SECRET',
-];
+const appEnvKeys = ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'MINIO_ENDPOINT', 'MINIO_ACCESS_KEY', 'MINIO_SECRET_KEY', 'AUDIO_BUCKET', 'JWT_SECRET'];
 
 /** The instructions of the Dockerfile's last stage, continuation lines joined. */
 function finalStageInstructions(dockerfile: string): string[] {
@@ -99,17 +84,7 @@ function finalStageInstructions(dockerfile: string): string[] {
 
 describe('docker-compose.yml', () => {
   it('defines the whole stack: database, Temporal and its setup, UI, object store, api and worker', () => {
-    expect(Object.keys(services)).toEqual(
-      expect.arrayContaining([
-        'postgresql',
-        'temporal-admin-tools',
-        'temporal',
-        'temporal-ui',
-        'minio',
-        'api',
-        'worker',
-      ]),
-    );
+    expect(Object.keys(services)).toEqual(expect.arrayContaining(['postgresql', 'temporal-admin-tools', 'temporal', 'temporal-ui', 'minio', 'api', 'worker']));
   });
 
   it('pins every image to an explicit tag other than latest', () => {
@@ -192,9 +167,7 @@ describe('docker-compose.yml', () => {
   });
 
   it('publishes the Temporal UI on port 8233', () => {
-    const ports = (services['temporal-ui'].ports ?? []).map((port) =>
-      typeof port === 'string' ? port : `${port.published}:${port.target}`,
-    );
+    const ports = (services['temporal-ui'].ports ?? []).map((port) => (typeof port === 'string' ? port : `${port.published}:${port.target}`));
     expect(ports.some((port) => /(^|:)8233:8080$/.test(port))).toBe(true);
   });
 
@@ -277,8 +250,14 @@ describe('compose parity with scripts/install.sh (the tested path)', () => {
   const runtimeApt = finalStageInstructions(dockerfile).find((line) => /^RUN\s/.test(line) && line.includes('apt-get install'));
   /** The packages the image's apt-get install names (the words after --no-install-recommends, up to the shell variable). */
   const imagePackages = () => {
-    const words = runtimeApt!.slice(runtimeApt!.indexOf('--no-install-recommends') + '--no-install-recommends'.length).split(/\s+/).filter(Boolean);
-    return words.slice(0, words.findIndex((word) => word.startsWith('$')));
+    const words = runtimeApt!
+      .slice(runtimeApt!.indexOf('--no-install-recommends') + '--no-install-recommends'.length)
+      .split(/\s+/)
+      .filter(Boolean);
+    return words.slice(
+      0,
+      words.findIndex((word) => word.startsWith('$')),
+    );
   };
 
   it('installs the speech engines and voices of install.sh in the image, and nothing else but ffmpeg', () => {

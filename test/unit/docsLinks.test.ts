@@ -4,7 +4,12 @@ import path from 'node:path';
 // A person who clones the repository has only what is in it: README and docs/
 // may point at nothing outside, and every relative link must reach a file.
 const root = path.join(__dirname, '../..');
-const documents = ['README.md', ...readdirSync(path.join(root, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
+const documents = [
+  'README.md',
+  ...readdirSync(path.join(root, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => `docs/${name}`),
+];
 
 /** Markdown link targets `[text](target)`, outside fenced code blocks. */
 function linkTargets(markdown: string): string[] {
@@ -15,7 +20,15 @@ function linkTargets(markdown: string): string[] {
 function anchorsOf(markdown: string): Set<string> {
   const headings = [...markdown.replace(/```[\s\S]*?```/g, '').matchAll(/^#+\s+(.+)$/gm)].map((match) => match[1]);
   // GitHub's slugs: lower case, punctuation dropped, spaces to hyphens.
-  return new Set(headings.map((heading) => heading.trim().toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, '').replace(/ /g, '-')));
+  return new Set(
+    headings.map((heading) =>
+      heading
+        .trim()
+        .toLowerCase()
+        .replace(/[^\p{L}\p{N} _-]/gu, '')
+        .replace(/ /g, '-'),
+    ),
+  );
 }
 
 describe.each(documents)('%s', (document) => {

@@ -76,10 +76,7 @@ function allConstraints(schema: z.ZodType, where: string, inherited: Json = {}):
       return [];
     case 'object': {
       const shape = def.shape as Record<string, z.ZodType>;
-      return [
-        ...constraintsOf(schema, where, meta),
-        ...Object.entries(shape).flatMap(([key, value]) => allConstraints(value, `${where}.properties.${key}`)),
-      ];
+      return [...constraintsOf(schema, where, meta), ...Object.entries(shape).flatMap(([key, value]) => allConstraints(value, `${where}.properties.${key}`))];
     }
     default:
       return constraintsOf(schema, where, meta);
@@ -106,7 +103,10 @@ function cases(): [string, z.ZodType, Json, string][] {
       if (route.body) {
         found.push([`${route.method.toUpperCase()} ${path} body`, route.body, operation.requestBody.content['application/json'], 'schema']);
       }
-      for (const [location, schema] of [['query', route.query], ['path', route.params]] as const) {
+      for (const [location, schema] of [
+        ['query', route.query],
+        ['path', route.params],
+      ] as const) {
         if (!schema) continue;
         for (const [name, field] of Object.entries((schema as z.ZodObject).shape)) {
           const parameter = operation.parameters.find((p: Json) => p.in === location && p.name === name);

@@ -164,9 +164,11 @@ describe('the served OpenAPI document', () => {
       const cli = path.join(root, 'node_modules/@redocly/cli/bin/cli.js');
       // No telemetry or update check: the linter runs offline.
       const env = { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' };
-      const run = await promisify(execFile)(process.execPath, [cli, 'lint', file, '--config', path.join(root, 'redocly.yaml'), '--format', 'json'], { env, timeout: 90_000, maxBuffer: 64 * 1024 * 1024 }).catch(
-        (failed: { stdout?: string; stderr?: string }) => failed,
-      );
+      const run = await promisify(execFile)(process.execPath, [cli, 'lint', file, '--config', path.join(root, 'redocly.yaml'), '--format', 'json'], {
+        env,
+        timeout: 90_000,
+        maxBuffer: 64 * 1024 * 1024,
+      }).catch((failed: { stdout?: string; stderr?: string }) => failed);
       const report = JSON.parse(run.stdout ?? '') as { totals: { errors: number; warnings: number }; problems: { ruleId: string; message: string }[] };
       expect(report.problems.map(({ ruleId, message }) => `${ruleId}: ${message}`)).toEqual([]);
       expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });

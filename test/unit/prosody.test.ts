@@ -89,7 +89,17 @@ describe('voicingFilters', () => {
   });
 
   it('turns a profile EQ curve into a sorted firequalizer gain list', () => {
-    const filters = voicingFilters({ speed: 1, pitch: 0, emotion: 'neutral', profile: { eq: [{ hz: 1000, gainDb: 3 }, { hz: 141, gainDb: -9.4 }] } });
+    const filters = voicingFilters({
+      speed: 1,
+      pitch: 0,
+      emotion: 'neutral',
+      profile: {
+        eq: [
+          { hz: 1000, gainDb: 3 },
+          { hz: 141, gainDb: -9.4 },
+        ],
+      },
+    });
     expect(filters).toContain("firequalizer=gain_entry='entry(141.0,-9.40);entry(1000.0,3.00)':scale=linlog:zero_phase=on:accuracy=1");
   });
 
@@ -99,8 +109,7 @@ describe('voicingFilters', () => {
 });
 
 describe('loudness normalization', () => {
-  const tone = (seconds: number, amplitude: number) =>
-    Int16Array.from({ length: seconds * 24_000 }, (_, i) => Math.round(amplitude * 32767 * Math.sin((2 * Math.PI * 1000 * i) / 24_000)));
+  const tone = (seconds: number, amplitude: number) => Int16Array.from({ length: seconds * 24_000 }, (_, i) => Math.round(amplitude * 32767 * Math.sin((2 * Math.PI * 1000 * i) / 24_000)));
   const loudness = (samples: Int16Array) => {
     const meter = new LoudnessMeter(24_000);
     meter.push(samples);

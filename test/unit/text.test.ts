@@ -1,16 +1,8 @@
-import {
-  encodeText,
-  escapeForEspeak,
-  escapeForPico,
-  normalizeForSpeech,
-  splitText,
-  transliterate,
-} from '../../audio/text';
+import { encodeText, escapeForEspeak, escapeForPico, normalizeForSpeech, splitText, transliterate } from '../../audio/text';
 
 const squeeze = (text: string): string => text.replace(/\s+/g, '');
 const length = (text: string): number => Array.from(text).length;
-const graphemes = (text: string): string[] =>
-  Array.from(new Intl.Segmenter(undefined, { granularity: 'grapheme' }).segment(text), ({ segment }) => segment);
+const graphemes = (text: string): string[] => Array.from(new Intl.Segmenter(undefined, { granularity: 'grapheme' }).segment(text), ({ segment }) => segment);
 
 /** A small deterministic PRNG (mulberry32), so failures reproduce. */
 function random(seed: number): () => number {
@@ -24,9 +16,49 @@ function random(seed: number): () => number {
 }
 
 const PIECES = [
-  'word', 'the', 'Straße', 'naïve', 'e\u0301', ' ', ' ', ' ', '  ', '\n', '\n\n', '.', '. ', '! ', '? ', ', ', '; ', ': ',
-  '1,000', '12:30', 'Mr. ', '…', '—', '。', '、', '，', '你好', '世界', 'こんにちは', 'สวัสดี', '안녕하세요', 'Привет',
-  'مرحبا', 'नमस्ते', '👍', '👩‍👩‍👧', '🇨🇿', '\t', '"', '(', ')', 'a'.repeat(40), 'x',
+  'word',
+  'the',
+  'Straße',
+  'naïve',
+  'e\u0301',
+  ' ',
+  ' ',
+  ' ',
+  '  ',
+  '\n',
+  '\n\n',
+  '.',
+  '. ',
+  '! ',
+  '? ',
+  ', ',
+  '; ',
+  ': ',
+  '1,000',
+  '12:30',
+  'Mr. ',
+  '…',
+  '—',
+  '。',
+  '、',
+  '，',
+  '你好',
+  '世界',
+  'こんにちは',
+  'สวัสดี',
+  '안녕하세요',
+  'Привет',
+  'مرحبا',
+  'नमस्ते',
+  '👍',
+  '👩‍👩‍👧',
+  '🇨🇿',
+  '\t',
+  '"',
+  '(',
+  ')',
+  'a'.repeat(40),
+  'x',
 ];
 
 function randomText(next: () => number): string {

@@ -23,7 +23,7 @@ describe('word alignment', () => {
     ]);
   });
 
-  it("splits one phonetic word said for two text words (espeak-ng's \"of the\") by their letters, within the clause", () => {
+  it('splits one phonetic word said for two text words (espeak-ng\'s "of the") by their letters, within the clause', () => {
     const clause = (start: number, end: number) => ({ start, end });
     const text = 'Top of the hill, at last.';
     const words = [
@@ -51,11 +51,22 @@ describe('word alignment', () => {
   it('joins chunks with their pauses and counts offsets in code points', () => {
     const text = '😀 One two. Three.';
     const chunks = [
-      { text: '😀 One two.', seconds: 1, words: [{ word: 'One', start: 0.1, end: 0.4, char_start: 3, char_end: 6 }, { word: 'two', start: 0.5, end: 0.9, char_start: 7, char_end: 10 }] },
+      {
+        text: '😀 One two.',
+        seconds: 1,
+        words: [
+          { word: 'One', start: 0.1, end: 0.4, char_start: 3, char_end: 6 },
+          { word: 'two', start: 0.5, end: 0.9, char_start: 7, char_end: 10 },
+        ],
+      },
       { text: 'Three.', seconds: 0.8, words: [{ word: 'Three', start: 0.05, end: 0.7, char_start: 0, char_end: 5 }] },
     ];
     const words = deliveredWords(text, chunks, 0.35);
-    expect(words.map((word) => [word.word, word.char_start, word.char_end])).toEqual([['One', 2, 5], ['two', 6, 9], ['Three', 11, 16]]);
+    expect(words.map((word) => [word.word, word.char_start, word.char_end])).toEqual([
+      ['One', 2, 5],
+      ['two', 6, 9],
+      ['Three', 11, 16],
+    ]);
     expect(words[2].start).toBeCloseTo(1.4);
     expect(words.map((word) => Array.from(text).slice(word.char_start, word.char_end).join(''))).toEqual(['One', 'two', 'Three']);
   });
@@ -73,9 +84,15 @@ describe('engine timing', () => {
   it("times Piper's phonetic words from the frames of each id (a phoneme owns its pad), sentence after sentence", () => {
     const map = { _: [0], '^': [1], $: [2], a: [10], b: [11], ' ': [3], '.': [4] };
     const clause = { start: 0, end: 5 };
-    const sentences = [{ phonemes: ['a', 'b', ' ', 'a', '.'], clauses: Array(5).fill(clause) }, { phonemes: ['b'], clauses: [clause] }];
+    const sentences = [
+      { phonemes: ['a', 'b', ' ', 'a', '.'], clauses: Array(5).fill(clause) },
+      { phonemes: ['b'], clauses: [clause] },
+    ];
     // ids: ^ _ a _ b _ ' ' _ a _ . _ $  |  ^ _ b _ $
-    const frames = [[1, 1, 2, 1, 2, 1, 1, 1, 3, 1, 2, 1, 1], [1, 1, 4, 1, 1]];
+    const frames = [
+      [1, 1, 2, 1, 2, 1, 1, 1, 3, 1, 2, 1, 1],
+      [1, 1, 4, 1, 1],
+    ];
     const words = piperWords(sentences, frames, map, 256, 0);
     expect(words.map((word) => [word.text, word.start, word.end])).toEqual([
       ['ab', 2, 8],

@@ -4,8 +4,27 @@ import { signatureHeader, signPayload, stableEventId } from '../../lib/webhooks'
 
 describe('webhook target addresses', () => {
   it.each([
-    '127.0.0.1', '127.8.9.10', '10.0.0.1', '172.16.5.4', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '224.0.0.1', '255.255.255.255',
-    '::', '::1', '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:10.0.0.1', '::ffff:a9fe:a9fe', '64:ff9b::7f00:1', 'fe80::1', 'fc00::1', 'fd00:ec2::254', 'ff02::1',
+    '127.0.0.1',
+    '127.8.9.10',
+    '10.0.0.1',
+    '172.16.5.4',
+    '192.168.1.1',
+    '169.254.169.254',
+    '100.64.0.1',
+    '0.0.0.0',
+    '224.0.0.1',
+    '255.255.255.255',
+    '::',
+    '::1',
+    '::ffff:127.0.0.1',
+    '::ffff:7f00:1',
+    '::ffff:10.0.0.1',
+    '::ffff:a9fe:a9fe',
+    '64:ff9b::7f00:1',
+    'fe80::1',
+    'fc00::1',
+    'fd00:ec2::254',
+    'ff02::1',
     'not-an-address',
   ])('refuses %s', (address) => {
     expect(isInternalAddress(address)).toBe(true);
@@ -16,13 +35,18 @@ describe('webhook target addresses', () => {
   });
 
   const strict = { allowHttp: false, allowPrivate: false };
-  it.each(['https://127.0.0.1/', 'https://10.0.0.1/hook', 'https://169.254.169.254/latest/meta-data/', 'https://[::1]/', 'https://[::ffff:127.0.0.1]/', 'https://localhost/', 'https://api.localhost/'])(
-    'refuses the URL %s without WEBHOOK_ALLOW_PRIVATE_TARGETS',
-    (url) => {
-      expect(() => checkTargetUrl(url, strict)).toThrow(TargetRefused);
-      expect(() => checkTargetUrl(url, { allowHttp: false, allowPrivate: true })).not.toThrow();
-    },
-  );
+  it.each([
+    'https://127.0.0.1/',
+    'https://10.0.0.1/hook',
+    'https://169.254.169.254/latest/meta-data/',
+    'https://[::1]/',
+    'https://[::ffff:127.0.0.1]/',
+    'https://localhost/',
+    'https://api.localhost/',
+  ])('refuses the URL %s without WEBHOOK_ALLOW_PRIVATE_TARGETS', (url) => {
+    expect(() => checkTargetUrl(url, strict)).toThrow(TargetRefused);
+    expect(() => checkTargetUrl(url, { allowHttp: false, allowPrivate: true })).not.toThrow();
+  });
 
   it('takes http only when the operator allows it, and never credentials', () => {
     expect(() => checkTargetUrl('http://example.com/', strict)).toThrow('Must be an https URL.');

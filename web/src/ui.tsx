@@ -19,7 +19,7 @@ export function PageTitle({ children }: { children: string }) {
   );
 }
 
-type InputProps = Omit<JSX.InputHTMLAttributes<HTMLInputElement>, "label" | "value"> & { label: string; hint?: string; value?: string | number };
+type InputProps = Omit<JSX.InputHTMLAttributes<HTMLInputElement>, 'label' | 'value'> & { label: string; hint?: string; value?: string | number };
 
 /** A labelled input; the hint is read with it (aria-describedby). */
 export function Field({ label, hint, ...input }: InputProps) {
@@ -37,7 +37,7 @@ export function Field({ label, hint, ...input }: InputProps) {
   );
 }
 
-type SelectProps = Omit<JSX.SelectHTMLAttributes<HTMLSelectElement>, "label" | "value"> & { label: string; value?: string; options: [string, string][] };
+type SelectProps = Omit<JSX.SelectHTMLAttributes<HTMLSelectElement>, 'label' | 'value'> & { label: string; value?: string; options: [string, string][] };
 
 export function Select({ label, options, ...select }: SelectProps) {
   const id = useId('select');
@@ -77,7 +77,21 @@ export function Status({ children }: { children: ComponentChildren }) {
 }
 
 /** A button that asks first, in a modal dialog (focus stays inside; Escape cancels). */
-export function ConfirmButton({ label, question, confirmLabel, onConfirm, describedBy, class: className = 'danger' }: { label: string; question: string; confirmLabel: string; onConfirm: () => Promise<void> | void; describedBy?: string; class?: string }) {
+export function ConfirmButton({
+  label,
+  question,
+  confirmLabel,
+  onConfirm,
+  describedBy,
+  class: className = 'danger',
+}: {
+  label: string;
+  question: string;
+  confirmLabel: string;
+  onConfirm: () => Promise<void> | void;
+  describedBy?: string;
+  class?: string;
+}) {
   const dialog = useRef<HTMLDialogElement>(null);
   const titleId = useId('confirm');
   const [busy, setBusy] = useState(false);

@@ -45,7 +45,10 @@ export function apiKeyRoutes(deps: ApiDeps): Route[] {
         const rows: ApiKeyRow[] = await keys
           .clone()
           .select(COLUMNS)
-          .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
+          .orderBy([
+            { column: 'created_at', order: 'desc' },
+            { column: 'id', order: 'desc' },
+          ])
           .offset(offsetOf(query))
           .limit(query.page_size);
         ctx.body = presentPage(ctx, config.PUBLIC_URL, query, Number(count), rows.map(presentApiKey));

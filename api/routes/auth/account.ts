@@ -70,7 +70,10 @@ export function accountRoutes(deps: ApiDeps): Route[] {
           throw validationError({ non_field_errors: ['Give at least one of name, history_retention_days.'] });
         }
         const changes = { ...(body.name !== undefined && { name: body.name }), ...(body.history_retention_days !== undefined && { history_retention_days: body.history_retention_days }) };
-        const [updated] = await db('accounts').where({ id: account.id }).update({ ...changes, updated_at: db.fn.now() }).returning('*');
+        const [updated] = await db('accounts')
+          .where({ id: account.id })
+          .update({ ...changes, updated_at: db.fn.now() })
+          .returning('*');
         const fresh = Object.assign(Object.create(Object.getPrototypeOf(account)), account, updated) as Account;
         ctx.body = presentProfile(fresh, await usageOf(db, fresh));
       },

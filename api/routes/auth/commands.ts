@@ -50,7 +50,9 @@ export async function registerAccount({ db, temporal, config }: ApiDeps, props: 
 
 /** Resolves only once the workflow has verified the account and granted its credits. */
 export async function verifyEmail({ db, temporal }: ApiDeps, token: string): Promise<void> {
-  const row = await db('email_verification_tokens').where({ token_hash: sha256(token) }).first();
+  const row = await db('email_verification_tokens')
+    .where({ token_hash: sha256(token) })
+    .first();
   if (!row || row.used_at || row.superseded_at || row.expires_at <= new Date()) throw invalidVerificationToken();
   try {
     await temporal.connection.withDeadline(Date.now() + VERIFY_DEADLINE_MS, () =>
@@ -110,7 +112,9 @@ export async function refreshTokens(deps: ApiDeps, refreshToken: string): Promis
   const outcome = await deps.db.transaction(async (trx) => {
     const family = await trx('refresh_token_families').where({ id: familyId, account_id: accountId }).forUpdate().first();
     if (!family || family.revoked_at) return 'invalid';
-    const token = await trx('refresh_tokens').where({ jti_hash: sha256(jti), family_id: familyId }).first();
+    const token = await trx('refresh_tokens')
+      .where({ jti_hash: sha256(jti), family_id: familyId })
+      .first();
     if (!token) return 'invalid';
     if (token.rotated_at) {
       await trx('refresh_token_families').where({ id: familyId }).update({ revoked_at: trx.fn.now() });

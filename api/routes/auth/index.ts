@@ -5,19 +5,7 @@ import { problemResponses } from '../../openapi';
 import { defineRoute, type Route } from '../../route';
 import { logIn, logOut, refreshTokens, registerAccount, resendVerification, verifyEmail } from './commands';
 import { presentAccount, presentProfile } from './presenter';
-import {
-  Accepted,
-  AccountOut,
-  LoginBody,
-  LogoutBody,
-  Profile,
-  RefreshBody,
-  RegisterBody,
-  ResendBody,
-  TokenPair,
-  VerifyEmailBody,
-  VerifyEmailQuery,
-} from './schema';
+import { Accepted, AccountOut, LoginBody, LogoutBody, Profile, RefreshBody, RegisterBody, ResendBody, TokenPair, VerifyEmailBody, VerifyEmailQuery } from './schema';
 import { usageOf } from './usage';
 import { z } from 'zod';
 
@@ -40,7 +28,10 @@ export function authRoutes(deps: ApiDeps): Route[] {
     await verifyEmail(deps, token);
     ctx.body = { email_verified: true };
   };
-  const verifyResponses = { 200: json('Verified and credited', z.object({ email_verified: z.literal(true).meta({ description: 'Always `true`: the account may log in now' }) })), ...problemResponses(400, 503) };
+  const verifyResponses = {
+    200: json('Verified and credited', z.object({ email_verified: z.literal(true).meta({ description: 'Always `true`: the account may log in now' }) })),
+    ...problemResponses(400, 503),
+  };
 
   return [
     defineRoute({
@@ -86,8 +77,10 @@ export function authRoutes(deps: ApiDeps): Route[] {
         await enforceRateLimit(db, { key: `resend:email:${body.email}`, limit: config.RATE_LIMIT_RESEND_PER_HOUR, windowSeconds: HOUR });
         // No enumeration by content or by time: every address takes this same path, and the
         // account lookup and the workflow signal (~150 ms for a known address) run after the answer.
-        afterResponse(ctx, () => resendVerification(deps, body.email), (error) =>
-          deps.logger.error({ err: error, request_id: ctx.state.requestId }, 'resend-verification failed after the answer'),
+        afterResponse(
+          ctx,
+          () => resendVerification(deps, body.email),
+          (error) => deps.logger.error({ err: error, request_id: ctx.state.requestId }, 'resend-verification failed after the answer'),
         );
         ctx.status = 202;
         ctx.body = { detail: 'If an unverified account uses this address, a new verification email is on its way.' };

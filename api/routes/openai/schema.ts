@@ -88,11 +88,7 @@ export const SpeechBody = z.strictObject({
     .string()
     .max(MAX_INPUT, `Must be at most ${MAX_INPUT} characters.`)
     .meta({ description: `The text to speak, at most ${MAX_INPUT} characters (or the plan’s max_text_length if lower); 1 credit per character` }),
-  voice: z
-    .string()
-    .min(1, 'This field is required.')
-    .max(64, 'Unknown voice.')
-    .meta({ description: 'An OpenAI voice name (alloy, echo, …), a premade voice id or one of your ready cloned voices' }),
+  voice: z.string().min(1, 'This field is required.').max(64, 'Unknown voice.').meta({ description: 'An OpenAI voice name (alloy, echo, …), a premade voice id or one of your ready cloned voices' }),
   response_format: z
     .enum(RESPONSE_FORMATS, `Must be one of: ${RESPONSE_FORMATS.join(', ')}.`)
     .default('mp3')
@@ -108,10 +104,7 @@ export const SpeechBody = z.strictObject({
     .max(MAX_INPUT, `Must be at most ${MAX_INPUT} characters.`)
     .optional()
     .meta({ description: 'Mapped to an emotion preset when it clearly asks for one (cheerful → happy, sad, angry, calm, excited), otherwise ignored.' }),
-  stream_format: z
-    .enum(['audio', 'sse'], 'Must be one of: audio, sse.')
-    .default('audio')
-    .meta({ description: '`audio`: the bytes; `sse`: server-sent events with base64 chunks' }),
+  stream_format: z.enum(['audio', 'sse'], 'Must be one of: audio, sse.').default('audio').meta({ description: '`audio`: the bytes; `sse`: server-sent events with base64 chunks' }),
 });
 export type SpeechBody = z.output<typeof SpeechBody>;
 
@@ -125,9 +118,7 @@ export const Model = z
     owned_by: z.string().meta({ description: 'Always `openvox`' }),
   })
   .meta({ id: 'OpenAiModel' });
-export const ModelList = z
-  .object({ object: z.literal('list').meta({ description: 'Always `list`' }), data: z.array(Model).meta({ description: 'The models' }) })
-  .meta({ id: 'OpenAiModelList' });
+export const ModelList = z.object({ object: z.literal('list').meta({ description: 'Always `list`' }), data: z.array(Model).meta({ description: 'The models' }) }).meta({ id: 'OpenAiModelList' });
 
 export const VoiceList = z
   .object({

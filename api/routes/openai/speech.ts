@@ -14,9 +14,7 @@ import { toOpenAiError } from './errors';
 export async function resolveVoice({ db }: ApiDeps, voice: string): Promise<string> {
   const candidates = OPENAI_VOICES[voice.toLowerCase()];
   if (!candidates) return voice;
-  const available = new Set(
-    (await db('voices').whereIn('id', candidates).where({ category: 'premade', available: true }).whereNull('deleted_at').pluck('id')) as string[],
-  );
+  const available = new Set((await db('voices').whereIn('id', candidates).where({ category: 'premade', available: true }).whereNull('deleted_at').pluck('id')) as string[]);
   return candidates.find((id) => available.has(id)) ?? candidates[candidates.length - 1];
 }
 
@@ -80,9 +78,7 @@ export async function streamSpeech(ctx: Context, deps: ApiDeps, row: SynthesisRo
     out = events;
     ctx.type = 'text/event-stream';
     encoder.output.on('data', (bytes: Buffer) => events.write(sse({ type: 'speech.audio.delta', audio: bytes.toString('base64') })));
-    encoder.output.once('end', () =>
-      events.end(sse({ type: 'speech.audio.done', usage: { input_tokens: row.characters, output_tokens: 0, total_tokens: row.characters } })),
-    );
+    encoder.output.once('end', () => events.end(sse({ type: 'speech.audio.done', usage: { input_tokens: row.characters, output_tokens: 0, total_tokens: row.characters } })));
     ctx.body = events;
   } else {
     ctx.type = CONTENT_TYPES[body.response_format];

@@ -61,9 +61,7 @@ const JOB_FAILURE_CODES: [string, string][] = [
 ];
 
 export function errorsPage(): string {
-  const rows = ERROR_CODES.map(
-    ([status, code, when]) => `<tr id="${code}"><td>${status}</td><td><code>${code}</code></td><td>${when}</td></tr>`,
-  ).join('\n');
+  const rows = ERROR_CODES.map(([status, code, when]) => `<tr id="${code}"><td>${status}</td><td><code>${code}</code></td><td>${when}</td></tr>`).join('\n');
   const jobRows = JOB_FAILURE_CODES.map(([code, when]) => `<tr id="${code}"><td><code>${code}</code></td><td>${when}</td></tr>`).join('\n');
   return `<!doctype html>
 <html lang="en">

@@ -56,7 +56,9 @@ export function operationsRoutes(deps: ApiDeps, openApiDocument: () => unknown):
       async handler(ctx) {
         const checked = await checkDependencies(deps);
         const dependencies = Object.fromEntries(Object.entries(checked).map(([name, { status }]) => [name, { status }]));
-        const down = Object.entries(checked).filter(([, state]) => state.status === 'down').map(([name]) => name);
+        const down = Object.entries(checked)
+          .filter(([, state]) => state.status === 'down')
+          .map(([name]) => name);
         if (down.length) {
           deps.logger.warn({ dependencies: checked, request_id: ctx.state.requestId }, 'not ready');
           sendProblem(ctx, serviceUnavailable(down.join(', ')), { dependencies });

@@ -39,7 +39,11 @@ export function createProject(db: Db, account: Account, props: { name: string; d
 
 export async function updateProject(db: Db, account: Account, id: string, changes: { name?: string; description?: string }): Promise<Project> {
   const project = await findProject(db, account, id);
-  await uniqueName(() => Project.query(db).patch({ ...changes, updated_at: new Date() }).where({ id: project.id }));
+  await uniqueName(() =>
+    Project.query(db)
+      .patch({ ...changes, updated_at: new Date() })
+      .where({ id: project.id }),
+  );
   return findProject(db, account, id);
 }
 

@@ -34,7 +34,10 @@ export function projectRoutes({ config, db }: ApiDeps): Route[] {
           Project.query(db).modify('ownedBy', account).resultSize(),
           projects
             .clone()
-            .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
+            .orderBy([
+              { column: 'created_at', order: 'desc' },
+              { column: 'id', order: 'desc' },
+            ])
             .offset(offsetOf(query))
             .limit(query.page_size),
         ]);

@@ -125,10 +125,7 @@ export function sessionRoutes(deps: ApiDeps): Route[] {
           // An expired or forged cookie has nothing to revoke; the cookie is cleared either way.
           const session = await deps.tokens.verifyRefresh(refresh).catch(() => null);
           if (session) {
-            await db('refresh_token_families')
-              .where({ id: session.familyId, account_id: session.accountId })
-              .whereNull('revoked_at')
-              .update({ revoked_at: db.fn.now() });
+            await db('refresh_token_families').where({ id: session.familyId, account_id: session.accountId }).whereNull('revoked_at').update({ revoked_at: db.fn.now() });
           }
         }
         setSessionCookie(ctx, deps, null);

@@ -5,14 +5,7 @@ import type { Account } from '../../../db/models/Account';
 import { Project } from '../../../db/models/Project';
 import { Voice } from '../../../db/models/Voice';
 import { awaitBriefly, cpuTaskQueue } from '../../../lib/temporal';
-import {
-  reserveUpdate,
-  synthesisDeletionWorkflowId,
-  synthesisWorkflowId,
-  type SynthesisInput,
-  type SynthesisRequest,
-  type SynthesisStatus,
-} from '../../../workflows/contracts';
+import { reserveUpdate, synthesisDeletionWorkflowId, synthesisWorkflowId, type SynthesisInput, type SynthesisRequest, type SynthesisStatus } from '../../../workflows/contracts';
 import { synthesis } from '../../../workflows/synthesis';
 import { synthesisDeletion } from '../../../workflows/deletion';
 import type { ApiDeps } from '../../deps';
@@ -62,13 +55,7 @@ async function checkRequest(deps: ApiDeps, account: Account, body: SynthesizeBod
  * the same id (an Idempotency-Key binds one) reaches the same workflow and
  * gets the same answer.
  */
-export async function submitSynthesis(
-  deps: ApiDeps,
-  account: Account,
-  body: SynthesizeBody,
-  id: string = randomUUID(),
-  { streaming = false }: { streaming?: boolean } = {},
-): Promise<SynthesisRow> {
+export async function submitSynthesis(deps: ApiDeps, account: Account, body: SynthesizeBody, id: string = randomUUID(), { streaming = false }: { streaming?: boolean } = {}): Promise<SynthesisRow> {
   const { db, temporal, config } = deps;
   const { text, characters } = await checkRequest(deps, account, body);
   const request: SynthesisRequest = {
@@ -96,9 +83,7 @@ export async function submitSynthesis(
   });
   let reserved: boolean;
   try {
-    const { outcome } = await temporal.connection.withDeadline(deadline(deps), () =>
-      temporal.workflow.executeUpdateWithStart(reserveUpdate, { startWorkflowOperation: start, updateId: 'reserve' }),
-    );
+    const { outcome } = await temporal.connection.withDeadline(deadline(deps), () => temporal.workflow.executeUpdateWithStart(reserveUpdate, { startWorkflowOperation: start, updateId: 'reserve' }));
     reserved = outcome === 'reserved';
   } catch (error) {
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;

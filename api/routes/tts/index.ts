@@ -110,10 +110,19 @@ export function ttsRoutes(deps: ApiDeps): Route[] {
         const [{ count }] = await entries.clone().count<{ count: string }[]>({ count: '*' });
         const rows = await entries
           .clone()
-          .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
+          .orderBy([
+            { column: 'created_at', order: 'desc' },
+            { column: 'id', order: 'desc' },
+          ])
           .offset(offsetOf(query))
           .limit(query.page_size);
-        ctx.body = presentPage(ctx, config.PUBLIC_URL, query, Number(count), rows.map((row) => presentHistoryEntry(row, family)));
+        ctx.body = presentPage(
+          ctx,
+          config.PUBLIC_URL,
+          query,
+          Number(count),
+          rows.map((row) => presentHistoryEntry(row, family)),
+        );
       },
     }),
     defineRoute({

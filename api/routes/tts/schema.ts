@@ -13,19 +13,12 @@ export const SynthesizeBody = z.strictObject({
     description: 'The text to speak: 1 to the plan’s max_text_length characters (Unicode code points, after trimming and NFC), with a letter or digit. Costs 1 credit per character.',
   }),
   voice_id: z.string().min(1, 'This field is required.').max(64, 'Unknown voice.').meta({ description: 'A premade voice’s id or one of your ready cloned voices', example: 'en-us-slt' }),
-  speed: z
-    .number()
-    .min(0.5, 'Must be between 0.5 and 2.0.')
-    .max(2, 'Must be between 0.5 and 2.0.')
-    .default(1)
-    .meta({ description: 'Tempo factor, 0.5-2.0 (1 = normal); the pitch is kept' }),
-  pitch: z
-    .number()
-    .min(-12, 'Must be between -12 and 12.')
-    .max(12, 'Must be between -12 and 12.')
-    .default(0)
-    .meta({ description: 'Pitch shift in semitones, -12 to +12 (0 = unchanged)' }),
-  emotion: z.enum(EMOTIONS, `Must be one of: ${EMOTIONS.join(', ')}.`).default('neutral').meta({ description: 'A prosody preset (rate, pitch and loudness contours)' }),
+  speed: z.number().min(0.5, 'Must be between 0.5 and 2.0.').max(2, 'Must be between 0.5 and 2.0.').default(1).meta({ description: 'Tempo factor, 0.5-2.0 (1 = normal); the pitch is kept' }),
+  pitch: z.number().min(-12, 'Must be between -12 and 12.').max(12, 'Must be between -12 and 12.').default(0).meta({ description: 'Pitch shift in semitones, -12 to +12 (0 = unchanged)' }),
+  emotion: z
+    .enum(EMOTIONS, `Must be one of: ${EMOTIONS.join(', ')}.`)
+    .default('neutral')
+    .meta({ description: 'A prosody preset (rate, pitch and loudness contours)' }),
   output_format: z
     .enum(OUTPUT_FORMATS, `Must be one of: ${OUTPUT_FORMATS.join(', ')}.`)
     .default('wav')
@@ -37,15 +30,15 @@ export type SynthesizeBody = z.output<typeof SynthesizeBody>;
 export const SynthesisParams = z.object({ id: z.uuid().meta({ description: 'The synthesis id (`id`, or `task_id` in the unversioned family)' }) });
 
 export const IdempotencyHeaders = z.object({
-  'Idempotency-Key': z
-    .string()
-    .optional()
-    .meta({ description: '1-255 printable ASCII characters; a repeat within 24 h with the same body replays the first 202 (Idempotent-Replayed: true).' }),
+  'Idempotency-Key': z.string().optional().meta({ description: '1-255 printable ASCII characters; a repeat within 24 h with the same body replays the first 202 (Idempotent-Replayed: true).' }),
 });
 
 export const HistoryQuery = PageQuery.extend({
   project_id: z.uuid('Must be a project id.').optional().meta({ description: 'Only the syntheses of this project' }),
-  status: z.enum(STATUSES, `Must be one of: ${STATUSES.join(', ')}.`).optional().meta({ description: 'Only the syntheses in this status' }),
+  status: z
+    .enum(STATUSES, `Must be one of: ${STATUSES.join(', ')}.`)
+    .optional()
+    .meta({ description: 'Only the syntheses in this status' }),
   voice_id: z.string().max(64).optional().meta({ description: 'Only the syntheses made with this voice' }),
 });
 

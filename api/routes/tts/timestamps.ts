@@ -17,14 +17,14 @@ export const TimestampsQuery = z.object({
 export const TimestampsBody = z.object({
   words: z
     .array(
-    z.object({
-      word: z.string().meta({ description: 'The word as written in the submitted text: text[char_start:char_end].' }),
-      start: z.number().meta({ description: 'Seconds from the start of the delivered audio.' }),
-      end: z.number().meta({ description: 'Seconds from the start of the delivered audio at which the word ends.' }),
-      char_start: z.int().meta({ description: "Offset of the word's first character in the synthesis's text (characters are code points)." }),
-      char_end: z.int().meta({ description: 'Offset just past its last character.' }),
-    }),
-  )
+      z.object({
+        word: z.string().meta({ description: 'The word as written in the submitted text: text[char_start:char_end].' }),
+        start: z.number().meta({ description: 'Seconds from the start of the delivered audio.' }),
+        end: z.number().meta({ description: 'Seconds from the start of the delivered audio at which the word ends.' }),
+        char_start: z.int().meta({ description: "Offset of the word's first character in the synthesis's text (characters are code points)." }),
+        char_end: z.int().meta({ description: 'Offset just past its last character.' }),
+      }),
+    )
     .meta({ description: 'The words of the text in spoken order, each with its time span in the audio and its characters in the text' }),
 });
 
@@ -63,12 +63,7 @@ export function toVtt(cues: ReturnType<typeof captionCues>): string {
 }
 
 /** The timestamps of a synthesis row the caller owns, as JSON or captions. */
-export async function sendTimestamps(
-  ctx: Context,
-  storage: Storage,
-  row: { id: string; account_id: string; status: string; text: string },
-  format: (typeof TIMESTAMP_FORMATS)[number],
-): Promise<void> {
+export async function sendTimestamps(ctx: Context, storage: Storage, row: { id: string; account_id: string; status: string; text: string }, format: (typeof TIMESTAMP_FORMATS)[number]): Promise<void> {
   if (row.status !== 'completed') throw notReady();
   const stored = await readJsonObject<StoredTimestamps>(storage, timestampsKey(row.account_id, row.id));
   if (!stored) throw timestampsUnavailable();

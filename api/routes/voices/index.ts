@@ -19,7 +19,11 @@ const json = (description: string, schema: unknown) => ({ description, content: 
 export function voiceRoutes(deps: ApiDeps): Route[] {
   const { db, config } = deps;
   const list = (category: 'premade' | 'cloned' | undefined) =>
-    async function handler(ctx: Parameters<Route['handler']>[0], { account, query }: { account: Account; query: { page: number; page_size: number; language?: string; category?: 'premade' | 'cloned' } }, family: Family) {
+    async function handler(
+      ctx: Parameters<Route['handler']>[0],
+      { account, query }: { account: Account; query: { page: number; page_size: number; language?: string; category?: 'premade' | 'cloned' } },
+      family: Family,
+    ) {
       const voices = Voice.query(db).modify('visibleTo', account).modify('language', query.language);
       const only = category ?? query.category;
       if (only) voices.where({ category: only });
@@ -30,7 +34,13 @@ export function voiceRoutes(deps: ApiDeps): Route[] {
         .orderByRaw("case when category = 'cloned' then 0 else 1 end, case when category = 'cloned' then created_at end desc nulls last, sort_order, id")
         .offset(offsetOf(query))
         .limit(query.page_size);
-      ctx.body = presentPage(ctx, config.PUBLIC_URL, query, count, rows.map((row) => presentVoice(row, family)));
+      ctx.body = presentPage(
+        ctx,
+        config.PUBLIC_URL,
+        query,
+        count,
+        rows.map((row) => presentVoice(row, family)),
+      );
     };
 
   return [

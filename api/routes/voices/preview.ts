@@ -24,7 +24,10 @@ export function voicePreviewRoutes({ db, storage }: ApiDeps): Route[] {
         const voice = await db('voices').where({ id: params.id, category: 'premade', available: true }).first('preview_key');
         const size = voice?.preview_key ? await storage.size(voice.preview_key) : null;
         if (!voice?.preview_key || size === null) throw notFound('No preview for this voice (yet).');
-        const etag = `"${voice.preview_key.split('/').pop()!.replace(/\.mp3$/, '')}"`;
+        const etag = `"${voice.preview_key
+          .split('/')
+          .pop()!
+          .replace(/\.mp3$/, '')}"`;
         ctx.set('ETag', etag);
         ctx.set('Cache-Control', 'public, max-age=86400');
         if (ctx.get('If-None-Match') === etag) {

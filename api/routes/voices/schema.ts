@@ -2,7 +2,10 @@ import { z } from 'zod';
 import { PageQuery, pageSchema } from '../../pagination';
 
 export const VoiceParams = z.object({
-  id: z.string().regex(/^[A-Za-z0-9-]{1,64}$/).meta({ description: 'A premade voice’s readable id (e.g. `en-us-slt`) or a cloned voice’s UUID' }),
+  id: z
+    .string()
+    .regex(/^[A-Za-z0-9-]{1,64}$/)
+    .meta({ description: 'A premade voice’s readable id (e.g. `en-us-slt`) or a cloned voice’s UUID' }),
 });
 
 export const VoiceListQuery = PageQuery.extend({
@@ -23,7 +26,10 @@ export const VoiceOut = z
     language: z.string().meta({ description: 'BCP 47 tag of the language it speaks', example: 'en-US' }),
     gender: z.string().meta({ description: '`female`, `male` or `unknown` (a clone: estimated from the sample’s pitch)' }),
     description: z.string().meta({ description: 'Notes on the voice (may be empty)' }),
-    status: z.enum(['processing', 'ready', 'failed', 'revoked']).meta({ description: 'Premade voices are always `ready`; a clone is `processing` until it ends `ready` or `failed`; `revoked` once its owner withdrew the speaker’s consent (it can no longer be used and its sample is gone)' }),
+    status: z.enum(['processing', 'ready', 'failed', 'revoked']).meta({
+      description:
+        'Premade voices are always `ready`; a clone is `processing` until it ends `ready` or `failed`; `revoked` once its owner withdrew the speaker’s consent (it can no longer be used and its sample is gone)',
+    }),
     error: z
       .object({
         code: z.string().meta({ description: 'Why cloning failed, e.g. `audio_too_short`, `audio_too_long`, `audio_unreadable`, `no_speech_detected`' }),
@@ -32,7 +38,7 @@ export const VoiceOut = z
       .nullable()
       .meta({ description: 'Set when status is `failed`, else null' }),
     similarity: z.number().nullable().meta({ description: 'Cloned voices: how close a synthesis with the clone is to the sample, 0-1 (the service’s own measure); null otherwise' }),
-    engine: z.string().nullable().meta({ description: 'The engine that renders the voice (a clone: its base voice\'s), e.g. piper, festival, espeak-ng; null while a clone is processing' }),
+    engine: z.string().nullable().meta({ description: "The engine that renders the voice (a clone: its base voice's), e.g. piper, festival, espeak-ng; null while a clone is processing" }),
     quality: z.enum(['neural', 'classic']).nullable().meta({ description: 'neural: a trained model (Piper); classic: formant, diphone, unit or HMM synthesis' }),
     licence: z.string().nullable().meta({ description: 'Licence facts of the engine and the voice data' }),
     preview_url: z.string().nullable().meta({ description: "A premade voice's short sample in its own language (MP3, public, no token needed); null for clones and until rendered" }),

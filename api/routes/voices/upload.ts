@@ -52,7 +52,6 @@ async function readForm(ctx: Context): Promise<void> {
   }
 }
 
-
 async function sha256File(path: string): Promise<Buffer> {
   const hash = createHash('sha256');
   for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);

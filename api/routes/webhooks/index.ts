@@ -68,7 +68,13 @@ export function webhookRoutes(deps: ApiDeps): Route[] {
       async handler(ctx, { account, query }) {
         const [counted, rows] = await Promise.all([
           endpointsOf(db, account).count({ count: '*' }).first(),
-          endpointsOf(db, account).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).offset(offsetOf(query)).limit(query.page_size),
+          endpointsOf(db, account)
+            .orderBy([
+              { column: 'created_at', order: 'desc' },
+              { column: 'id', order: 'desc' },
+            ])
+            .offset(offsetOf(query))
+            .limit(query.page_size),
         ]);
         ctx.body = presentPage(ctx, config.PUBLIC_URL, query, Number(counted?.count ?? 0), rows.map(presentEndpoint));
       },
@@ -169,7 +175,13 @@ export function webhookRoutes(deps: ApiDeps): Route[] {
         const deliveries = () => db('webhook_deliveries').where({ endpoint_id: endpoint.id });
         const [counted, rows] = await Promise.all([
           deliveries().count({ count: '*' }).first(),
-          deliveries().orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).offset(offsetOf(query)).limit(query.page_size),
+          deliveries()
+            .orderBy([
+              { column: 'created_at', order: 'desc' },
+              { column: 'id', order: 'desc' },
+            ])
+            .offset(offsetOf(query))
+            .limit(query.page_size),
         ]);
         ctx.body = presentPage(ctx, config.PUBLIC_URL, query, Number(counted?.count ?? 0), rows.map(presentDelivery));
       },

@@ -3,18 +3,25 @@ import { WEBHOOK_EVENTS } from '../../../workflows/contracts';
 import { PageQuery, pageSchema } from '../../pagination';
 
 /** The form is checked here; whether the target may be reached (scheme, internal addresses) by the command, with the operator's settings. */
-const Url = z.string().trim().min(1, 'Must not be empty.').max(2048, 'Must be at most 2048 characters.').meta({ description: 'https URL of the receiver', example: 'https://example.com/openvox/webhooks' });
-const Events = z
-  .array(z.enum(WEBHOOK_EVENTS))
-  .min(1, 'Give at least one event.')
-  .meta({ description: 'The events to receive, at least one' });
+const Url = z
+  .string()
+  .trim()
+  .min(1, 'Must not be empty.')
+  .max(2048, 'Must be at most 2048 characters.')
+  .meta({ description: 'https URL of the receiver', example: 'https://example.com/openvox/webhooks' });
+const Events = z.array(z.enum(WEBHOOK_EVENTS)).min(1, 'Give at least one event.').meta({ description: 'The events to receive, at least one' });
 const Description = z.string().max(500, 'Must be at most 500 characters.').meta({ description: 'Notes on the endpoint, at most 500 characters' });
 
 export const WebhookParams = z.object({ id: z.uuid().meta({ description: 'The webhook endpoint’s id' }) });
 export const WebhookListQuery = PageQuery;
 export const WebhookCreateBody = z.strictObject({ url: Url, events: Events, description: Description.default('') });
 export const WebhookUpdateBody = z
-  .strictObject({ url: Url.optional(), events: Events.optional(), enabled: z.boolean().optional().meta({ description: '`false` stops deliveries; `true` resumes them (and clears disabled_reason)' }), description: Description.optional() })
+  .strictObject({
+    url: Url.optional(),
+    events: Events.optional(),
+    enabled: z.boolean().optional().meta({ description: '`false` stops deliveries; `true` resumes them (and clears disabled_reason)' }),
+    description: Description.optional(),
+  })
   .refine((body) => Object.values(body).some((value) => value !== undefined), 'Give at least one of url, events, enabled, description.')
   .meta({ minProperties: 1 });
 

@@ -48,9 +48,24 @@ export function History() {
     <>
       <PageTitle>History</PageTitle>
       <form class="filters" onSubmit={(event) => event.preventDefault()} aria-label="Filters">
-        <Select label="Voice" value={filters.voice_id} onChange={(event) => setFilter('voice_id', event.currentTarget.value)} options={[['', 'All voices'], ...(voices.data?.results ?? []).map((voice): [string, string] => [voice.id, voice.name])]} />
-        <Select label="Project" value={filters.project_id} onChange={(event) => setFilter('project_id', event.currentTarget.value)} options={[['', 'All projects'], ...(projects.data?.results ?? []).map((project): [string, string] => [project.id, project.name])]} />
-        <Select label="Status" value={filters.status} onChange={(event) => setFilter('status', event.currentTarget.value)} options={[['', 'Any status'], ...STATUSES.map((status): [string, string] => [status, status])]} />
+        <Select
+          label="Voice"
+          value={filters.voice_id}
+          onChange={(event) => setFilter('voice_id', event.currentTarget.value)}
+          options={[['', 'All voices'], ...(voices.data?.results ?? []).map((voice): [string, string] => [voice.id, voice.name])]}
+        />
+        <Select
+          label="Project"
+          value={filters.project_id}
+          onChange={(event) => setFilter('project_id', event.currentTarget.value)}
+          options={[['', 'All projects'], ...(projects.data?.results ?? []).map((project): [string, string] => [project.id, project.name])]}
+        />
+        <Select
+          label="Status"
+          value={filters.status}
+          onChange={(event) => setFilter('status', event.currentTarget.value)}
+          options={[['', 'Any status'], ...STATUSES.map((status): [string, string] => [status, status])]}
+        />
         <Field label="From (UTC day)" type="date" value={from} onChange={(event) => setFilter('from', event.currentTarget.value)} />
         <Field label="To (UTC day)" type="date" value={to} onChange={(event) => setFilter('to', event.currentTarget.value)} />
       </form>
@@ -74,7 +89,13 @@ export function History() {
                   {open === entry.id ? 'Hide player' : 'Play or download'}
                 </button>
               )}
-              <ConfirmButton label="Delete" question="Delete this synthesis and its audio? A running one is canceled and its credits released." confirmLabel="Delete" describedBy={`text-${entry.id}`} onConfirm={() => remove(entry)} />
+              <ConfirmButton
+                label="Delete"
+                question="Delete this synthesis and its audio? A running one is canceled and its credits released."
+                confirmLabel="Delete"
+                describedBy={`text-${entry.id}`}
+                onConfirm={() => remove(entry)}
+              />
             </div>
             {open === entry.id && <AudioPlayer id={entry.id} format={entry.output_format} text={entry.text} autoFocus />}
           </li>

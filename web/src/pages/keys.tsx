@@ -70,12 +70,22 @@ export function ApiKeys() {
   return (
     <>
       <PageTitle>API keys</PageTitle>
-      <p>API keys let programs use your account: send one as <code>Authorization: Bearer vk_…</code>. They work until you revoke them.</p>
+      <p>
+        API keys let programs use your account: send one as <code>Authorization: Bearer vk_…</code>. They work until you revoke them.
+      </p>
       {created ? (
         <NewKey created={created} onDone={() => setCreated(null)} />
       ) : (
         <form onSubmit={create} class="inline-form">
-          <Field label="Key name" name="name" value={name} onInput={(event) => setName(event.currentTarget.value)} maxLength={100} required hint="For example the program or server that will use it." />
+          <Field
+            label="Key name"
+            name="name"
+            value={name}
+            onInput={(event) => setName(event.currentTarget.value)}
+            maxLength={100}
+            required
+            hint="For example the program or server that will use it."
+          />
           <button type="submit" class="primary">
             Create key
           </button>
@@ -108,7 +118,12 @@ export function ApiKeys() {
                   <td>{formatDate(key.created_at)}</td>
                   <td>{formatDate(key.last_used_at)}</td>
                   <td>
-                    <ConfirmButton label={`Revoke ${key.name}`} question={`Revoke the key “${key.name}”? Programs using it stop working at once.`} confirmLabel="Revoke key" onConfirm={() => revoke(key)} />
+                    <ConfirmButton
+                      label={`Revoke ${key.name}`}
+                      question={`Revoke the key “${key.name}”? Programs using it stop working at once.`}
+                      confirmLabel="Revoke key"
+                      onConfirm={() => revoke(key)}
+                    />
                   </td>
                 </tr>
               ))}

@@ -112,24 +112,45 @@ export function Playground() {
           </small>
         </div>
         <div class="grid">
-          <Select label="Language" value={language} onChange={(event) => chooseLanguage(event.currentTarget.value)} options={[['', 'All languages'], ...languages.map((code): [string, string] => [code, languageName(code)])]} />
+          <Select
+            label="Language"
+            value={language}
+            onChange={(event) => chooseLanguage(event.currentTarget.value)}
+            options={[['', 'All languages'], ...languages.map((code): [string, string] => [code, languageName(code)])]}
+          />
           <Select
             label="Voice"
             value={voiceId}
             onChange={(event) => setVoiceId(event.currentTarget.value)}
-            options={shown.map((voice): [string, string] => [voice.id, `${voice.name} (${voice.language}${voice.gender ? `, ${voice.gender}` : ''}${voice.category === 'cloned' ? ', my clone' : ''})`])}
+            options={shown.map((voice): [string, string] => [
+              voice.id,
+              `${voice.name} (${voice.language}${voice.gender ? `, ${voice.gender}` : ''}${voice.category === 'cloned' ? ', my clone' : ''})`,
+            ])}
           />
           <div class="field">
             <label for="speed">Speed: {Number(speed).toFixed(2)}×</label>
             <input id="speed" type="range" min="0.5" max="2" step="0.05" value={speed} onInput={(event) => setSpeed(event.currentTarget.value)} />
           </div>
           <div class="field">
-            <label for="pitch">Pitch: {Number(pitch) > 0 ? '+' : ''}{pitch} semitones</label>
+            <label for="pitch">
+              Pitch: {Number(pitch) > 0 ? '+' : ''}
+              {pitch} semitones
+            </label>
             <input id="pitch" type="range" min="-12" max="12" step="1" value={pitch} onInput={(event) => setPitch(event.currentTarget.value)} />
           </div>
           <Select label="Emotion" value={emotion} onChange={(event) => setEmotion(event.currentTarget.value)} options={EMOTIONS.map((name): [string, string] => [name, name])} />
-          <Select label="Format" value={format} onChange={(event) => setFormat(event.currentTarget.value)} options={(plan?.output_formats ?? FORMATS).map((name): [string, string] => [name, name.toUpperCase()])} />
-          <Select label="Project (optional)" value={projectId} onChange={(event) => setProjectId(event.currentTarget.value)} options={[['', 'None'], ...(projects.data?.results ?? []).map((project): [string, string] => [project.id, project.name])]} />
+          <Select
+            label="Format"
+            value={format}
+            onChange={(event) => setFormat(event.currentTarget.value)}
+            options={(plan?.output_formats ?? FORMATS).map((name): [string, string] => [name, name.toUpperCase()])}
+          />
+          <Select
+            label="Project (optional)"
+            value={projectId}
+            onChange={(event) => setProjectId(event.currentTarget.value)}
+            options={[['', 'None'], ...(projects.data?.results ?? []).map((project): [string, string] => [project.id, project.name])]}
+          />
         </div>
         {selected?.preview_url && <PreviewButton voice={selected} />}
         <ErrorMessage error={voices.error ?? profile.error} />

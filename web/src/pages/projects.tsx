@@ -101,7 +101,12 @@ export function Projects() {
                   <button type="button" onClick={() => setRenaming(project.id)}>
                     Rename {project.name}
                   </button>
-                  <ConfirmButton label={`Delete ${project.name}`} question={`Delete the project “${project.name}”? Its syntheses stay in your history.`} confirmLabel="Delete project" onConfirm={() => remove(project)} />
+                  <ConfirmButton
+                    label={`Delete ${project.name}`}
+                    question={`Delete the project “${project.name}”? Its syntheses stay in your history.`}
+                    confirmLabel="Delete project"
+                    onConfirm={() => remove(project)}
+                  />
                 </div>
               </>
             )}

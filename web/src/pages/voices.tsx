@@ -160,7 +160,12 @@ export function Voices() {
                   <td>{voice.similarity === null ? '—' : `${Math.round(voice.similarity * 100)} %`}</td>
                   <td>{formatDate(voice.created_at)}</td>
                   <td>
-                    <ConfirmButton label={`Delete ${voice.name}`} question={`Delete the voice “${voice.name}” and its recording? Syntheses made with it stay in your history.`} confirmLabel="Delete voice" onConfirm={() => remove(voice)} />
+                    <ConfirmButton
+                      label={`Delete ${voice.name}`}
+                      question={`Delete the voice “${voice.name}” and its recording? Syntheses made with it stay in your history.`}
+                      confirmLabel="Delete voice"
+                      onConfirm={() => remove(voice)}
+                    />
                   </td>
                 </tr>
               ))}
@@ -171,14 +176,22 @@ export function Voices() {
       <CloneForm onCloned={mine.reload} />
       <h2>Premade voices</h2>
       <div class="filters">
-        <Select label="Language" value={language} onChange={(event) => setLanguage(event.currentTarget.value)} options={[['', 'All languages'], ...languages.map((code): [string, string] => [code, code])]} />
+        <Select
+          label="Language"
+          value={language}
+          onChange={(event) => setLanguage(event.currentTarget.value)}
+          options={[['', 'All languages'], ...languages.map((code): [string, string] => [code, code])]}
+        />
         <Select label="Sex" value={gender} onChange={(event) => setGender(event.currentTarget.value)} options={[['', 'Any'], ...genders.map((name): [string, string] => [name, name])]} />
       </div>
       <ErrorMessage error={premade.error} />
       <ul class="voice-list">
         {shown.map((voice) => (
           <li key={voice.id}>
-            <strong>{voice.name}</strong> <span class="meta">{voice.language} · {voice.gender}</span>
+            <strong>{voice.name}</strong>{' '}
+            <span class="meta">
+              {voice.language} · {voice.gender}
+            </span>
             <br />
             <small class="hint">{voice.description}</small>
           </li>
