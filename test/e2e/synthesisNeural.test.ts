@@ -76,7 +76,7 @@ describe.each([
   );
 
   if (family === '/api/v1') {
-    it('speed 2.0 and 0.5 give about half and twice the duration, pitch +12 about doubles F0, sad is slower and lower', async () => {
+    it('speed 2.0 and 0.5 give about half and twice the duration, pitch +12 about doubles F0, sad is slower and quieter at the same pitch', async () => {
       const [normal, fast, slow, high, sad] = await Promise.all(
         ['wav', 'speed2', 'speedHalf', 'pitch12', 'sad'].map(async (name) => {
           const { done } = await job(name);
@@ -96,7 +96,10 @@ describe.each([
       expect(pitchRatio).toBeGreaterThanOrEqual(1.8);
       expect(pitchRatio).toBeLessThanOrEqual(2.2);
       expect(sad.durationSeconds / normal.durationSeconds).toBeGreaterThan(1.1);
-      expect(12 * Math.log2(sad.f0MedianHz! / normal.f0MedianHz!)).toBeLessThan(-1);
+      // Piper sets no intonation of its own, so an emotion's pitch is left out there (the shifter cost more
+      // words than the emotion gained): rate, loudness and tone carry sad.
+      expect(Math.abs(12 * Math.log2(sad.f0MedianHz! / normal.f0MedianHz!))).toBeLessThan(1);
+      expect(sad.integratedLufs).toBeLessThan(normal.integratedLufs - 2);
     }, 180_000);
   }
 });
