@@ -665,6 +665,23 @@ describe.each([
       expect(ids(await list(`?project_id=${projectId}&status=failed`))).toEqual([]);
       expect((await list('?project_id=7d3c2f9a-1b2c-4d5e-8f90-123456789abc')).body.count).toBe(0);
     });
+
+    it('filters by creation time: created_since inclusive, created_before exclusive, a bare date at midnight UTC', async () => {
+      // Spread the three over three days, keeping their order (newest first: failed, second, first).
+      const days = new Map([
+        [first.id, '2026-01-10T12:00:00Z'],
+        [second.id, '2026-02-10T12:00:00Z'],
+        [failedId, '2026-03-10T12:00:00Z'],
+      ]);
+      for (const [id, day] of days) await deps.db('syntheses').where({ id }).update({ created_at: day });
+      expect(ids(await list('?created_since=2026-02-10'))).toEqual([failedId, second.id]);
+      expect(ids(await list('?created_before=2026-02-10T12:00:00Z'))).toEqual([first.id]);
+      expect(ids(await list('?created_since=2026-02-10T12:00:00%2B00:00&created_before=2026-03-01'))).toEqual([second.id]);
+      expect(ids(await list(`?created_since=2026-01-01&created_before=2026-04-01&voice_id=${VOICE}`))).toEqual([failedId, first.id]);
+      expect((await list('?created_since=2026-04-01')).body).toMatchObject({ count: 0, results: [] });
+      expectFieldError(await list('?created_since=yesterday'), 'created_since');
+      expectFieldError(await list('?created_before=2026-13-01'), 'created_before');
+    });
   });
 
   describe('a submission whose row commits late', () => {

@@ -107,6 +107,8 @@ export function ttsRoutes(deps: ApiDeps): Route[] {
         if (query.project_id) entries.where({ project_id: query.project_id });
         if (query.status) entries.where({ status: query.status });
         if (query.voice_id) entries.where({ voice_id: query.voice_id });
+        if (query.created_since) entries.where('created_at', '>=', query.created_since);
+        if (query.created_before) entries.where('created_at', '<', query.created_before);
         const [{ count }] = await entries.clone().count<{ count: string }[]>({ count: '*' });
         const rows = await entries
           .clone()

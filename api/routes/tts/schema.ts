@@ -33,6 +33,11 @@ export const IdempotencyHeaders = z.object({
   'Idempotency-Key': z.string().optional().meta({ description: '1-255 printable ASCII characters; a repeat within 24 h with the same body replays the first 202 (Idempotent-Replayed: true).' }),
 });
 
+/** A time in a query string: an ISO 8601 date-time with its offset, or a date (midnight UTC). */
+const Instant = z
+  .union([z.iso.datetime({ offset: true }), z.iso.date()], 'Must be an ISO 8601 date or date-time, e.g. 2026-11-01 or 2026-11-01T00:00:00Z.')
+  .transform((value) => new Date(value.length === 10 ? `${value}T00:00:00Z` : value));
+
 export const HistoryQuery = PageQuery.extend({
   project_id: z.uuid('Must be a project id.').optional().meta({ description: 'Only the syntheses of this project' }),
   status: z
@@ -40,6 +45,8 @@ export const HistoryQuery = PageQuery.extend({
     .optional()
     .meta({ description: 'Only the syntheses in this status' }),
   voice_id: z.string().max(64).optional().meta({ description: 'Only the syntheses made with this voice' }),
+  created_since: Instant.optional().meta({ description: 'Only the syntheses created at or after this time (ISO 8601; a bare date is midnight UTC)', example: '2026-11-01' }),
+  created_before: Instant.optional().meta({ description: 'Only the syntheses created before this time (ISO 8601; a bare date is midnight UTC)', example: '2026-12-01' }),
 });
 
 const ErrorOut = z

@@ -9,11 +9,14 @@ import type { Project, Synthesis, Voice } from '../types';
 const PAGE_SIZE = 20;
 const STATUSES = ['queued', 'processing', 'completed', 'failed', 'canceled'];
 
+/** The UTC day after `day` (YYYY-MM-DD). */
+const nextDay = (day: string) => new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+
 export function History() {
   const { query } = useLocation();
   const page = Number(query.get('page') ?? '1') || 1;
   const filters = { voice_id: query.get('voice_id') ?? '', project_id: query.get('project_id') ?? '', status: query.get('status') ?? '' };
-  // The API filters by voice, project and status; the day range narrows the page shown.
+  // Days in UTC: from the start of `from` to the end of `to`.
   const from = query.get('from') ?? '';
   const to = query.get('to') ?? '';
   const [open, setOpen] = useState<string | null>(null);
@@ -21,6 +24,8 @@ export function History() {
 
   const params = new URLSearchParams({ page: String(page), page_size: String(PAGE_SIZE) });
   for (const [name, value] of Object.entries(filters)) if (value) params.set(name, value);
+  if (from) params.set('created_since', from);
+  if (to) params.set('created_before', nextDay(to));
   const history = useLoad((signal) => get<Page<Synthesis>>(`tts/history/?${params}`, signal), [params.toString()]);
   const voices = useLoad((signal) => get<Page<Voice>>('voices/?page_size=100', signal), []);
   const projects = useLoad((signal) => get<Page<Project>>('projects/?page_size=100', signal), []);
@@ -38,11 +43,7 @@ export function History() {
     setMessage('Deleted, with its audio.');
     history.reload();
   };
-  const inRange = (entry: Synthesis) => {
-    const day = entry.created_at.slice(0, 10);
-    return (!from || day >= from) && (!to || day <= to);
-  };
-  const rows = (history.data?.results ?? []).filter(inRange);
+  const rows = history.data?.results ?? [];
 
   return (
     <>
