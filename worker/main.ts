@@ -24,8 +24,16 @@ async function main() {
   installRuntime(logger, sdkMetricsPort ? { metricsBindAddress: `127.0.0.1:${sdkMetricsPort}` } : {});
   const db = createDb(config, logger);
   const metrics = createWorkerMetrics(db);
+  // A second worker process on the same host finds the port taken: it works on without its own endpoint
+  // (rendering matters more than being scraped) and says so; give each process its own WORKER_METRICS_PORT.
   const metricsServer = config.WORKER_METRICS_PORT
-    ? await serveWorkerMetrics(metrics.registry, { host: config.WORKER_METRICS_HOST, port: config.WORKER_METRICS_PORT, sdkUrl: `http://127.0.0.1:${sdkMetricsPort}/metrics` })
+    ? await serveWorkerMetrics(metrics.registry, { host: config.WORKER_METRICS_HOST, port: config.WORKER_METRICS_PORT, sdkUrl: `http://127.0.0.1:${sdkMetricsPort}/metrics` }).catch(
+        (error: NodeJS.ErrnoException) => {
+          if (error.code !== 'EADDRINUSE') throw error;
+          logger.warn({ port: config.WORKER_METRICS_PORT }, 'worker metrics port in use (another worker on this host?): this worker serves no metrics; set WORKER_METRICS_PORT per process');
+          return undefined;
+        },
+      )
     : undefined;
   if (metricsServer) logger.info({ url: metricsServer.url }, 'worker metrics');
   const storage = createStorage(config);

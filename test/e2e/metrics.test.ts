@@ -4,7 +4,7 @@ import path from 'node:path';
 import { createAccount } from '../helpers/factories';
 import { call } from '../helpers/http';
 import { createTestDeps, type RunningApi, startApi } from '../helpers/stack';
-import { spawnWorkerProcess, type WorkerProcess } from '../helpers/workerProcess';
+import { spawnWorkerProcess, waitForWorkerProcessReady, type WorkerProcess } from '../helpers/workerProcess';
 import { freePort } from '../setup/testStack';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -137,6 +137,20 @@ describe('Prometheus metrics', () => {
     expect(lines.some((line) => line.includes('"msg":"synthesis completed"'))).toBe(true);
     expect(lines.some((line) => line.includes('"msg":"rendered"') && line.includes('"engine":"festival"'))).toBe(true);
   });
+
+  it('a second worker process on the same metrics port serves its task queues without metrics and says so', async () => {
+    const since = Date.now();
+    const second = spawnWorkerProcess(taskQueue, { WORKER_METRICS_PORT: String(workerMetricsPort), LOG_LEVEL: 'info' });
+    try {
+      await waitForWorkerProcessReady(deps.temporal, deps.config, second, since);
+      expect(second.output()).toContain('worker metrics port in use');
+      expect(second.child.exitCode).toBeNull();
+      // The first worker still answers on the port.
+      expect((await scrape(`http://127.0.0.1:${workerMetricsPort}/metrics`)).has('openvox_activity_duration_seconds')).toBe(true);
+    } finally {
+      await second.kill();
+    }
+  }, 180_000);
 
   it('the Grafana dashboard queries only metrics that the API and the worker export', async () => {
     const dashboard = JSON.parse(await readFile(path.join(__dirname, '../../deploy/grafana/dashboards/openvox.json'), 'utf8'));
