@@ -1,4 +1,5 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
+import { timestampsKey } from '../activities/timestamps';
 import { createStorage } from '../lib/storage';
 import type { IsolatedStack } from '../scripts/isolatedStack';
 
@@ -227,9 +228,10 @@ export async function checkInvariants(stack: IsolatedStack, scope: Scope, findin
   const ownKeys = new Set<string>();
   for (const accountId of scope.accountIds) for (const key of await storage.list(`syntheses/${accountId}/`)) ownKeys.add(key);
   for (const key of ownKeys) {
-    const id = /^syntheses\/[^/]+\/([^/.]+)\.[a-z0-9]+$/.exec(key)?.[1];
+    // Its audio, and the word timestamps beside it (engines that give timing): `<id>.<format>`, `<id>.timestamps.json`.
+    const id = /^syntheses\/[^/]+\/([^/.]+)\.[a-z0-9.]+$/.exec(key)?.[1];
     const row = id ? byId.get(id) : undefined;
-    const owned = !!row && row.status === 'completed' && !row.deleted_at && row.audio_key === key;
+    const owned = !!row && row.status === 'completed' && !row.deleted_at && (row.audio_key === key || timestampsKey(row.account_id, row.id) === key);
     if (!owned && scope.reportedKeys.has(key)) continue;
     expect(
       findings,
