@@ -4,7 +4,7 @@ import path from 'node:path';
 import { createAccount } from '../helpers/factories';
 import { call } from '../helpers/http';
 import { createTestDeps, type RunningApi, startApi } from '../helpers/stack';
-import { spawnWorkerProcess, waitForWorkerProcessReady, type WorkerProcess } from '../helpers/workerProcess';
+import { spawnWorkerProcess, type WorkerProcess } from '../helpers/workerProcess';
 import { freePort } from '../setup/testStack';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -139,10 +139,14 @@ describe('Prometheus metrics', () => {
   });
 
   it('a second worker process on the same metrics port serves its task queues without metrics and says so', async () => {
-    const since = Date.now();
     const second = spawnWorkerProcess(taskQueue, { WORKER_METRICS_PORT: String(workerMetricsPort), LOG_LEVEL: 'info' });
     try {
-      await waitForWorkerProcessReady(deps.temporal, deps.config, second, since);
+      // Its own log line, not the task queue's pollers: the first worker polls the same queues.
+      for (const deadline = Date.now() + 120_000; !second.output().includes('"msg":"worker running"');) {
+        if (second.child.exitCode !== null) throw new Error(`the second worker exited ${second.child.exitCode}:\n${second.output()}`);
+        if (Date.now() > deadline) throw new Error(`the second worker did not start within 120 s:\n${second.output()}`);
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
       expect(second.output()).toContain('worker metrics port in use');
       expect(second.child.exitCode).toBeNull();
       // The first worker still answers on the port.
