@@ -9,11 +9,9 @@ import { Accepted, AccountOut, LoginBody, LogoutBody, Profile, RefreshBody, Regi
 import { usageOf } from './usage';
 import { z } from 'zod';
 
-/** Runs `task` once the response is sent (or the client has gone); its failure is only logged. */
-function afterResponse(ctx: Context, task: () => Promise<void>, onError: (error: unknown) => void): void {
-  ctx.res.once('close', () => {
-    task().catch(onError);
-  });
+/** Runs `task` once the response is sent (or the client has gone); its failure is only logged, and shutdown waits for it. */
+function afterResponse(deps: ApiDeps, ctx: Context, task: () => Promise<void>, onError: (error: unknown) => void): void {
+  ctx.res.once('close', () => deps.background.run(task, onError));
 }
 
 const json = <T extends z.ZodType>(description: string, schema: T) => ({ description, content: { 'application/json': { schema } } });
@@ -78,6 +76,7 @@ export function authRoutes(deps: ApiDeps): Route[] {
         // No enumeration by content or by time: every address takes this same path, and the
         // account lookup and the workflow signal (~150 ms for a known address) run after the answer.
         afterResponse(
+          deps,
           ctx,
           () => resendVerification(deps, body.email),
           (error) => deps.logger.error({ err: error, request_id: ctx.state.requestId }, 'resend-verification failed after the answer'),

@@ -49,7 +49,10 @@ export async function streamSpeech(ctx: Context, deps: ApiDeps, row: SynthesisRo
   ctx.res.once('close', () => {
     if (ctx.res.writableFinished) return;
     abort.abort();
-    cancelSynthesis(deps, row.id).catch((error) => deps.logger.warn({ err: error, synthesis_id: row.id }, 'cancel after client disconnect failed'));
+    deps.background.run(
+      () => cancelSynthesis(deps, row.id),
+      (error) => deps.logger.warn({ err: error, synthesis_id: row.id }, 'cancel after client disconnect failed'),
+    );
   });
 
   const sentences = renderedSentences(deps, row.id, abort.signal);
