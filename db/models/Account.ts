@@ -1,7 +1,15 @@
-import { Model } from 'objection';
+import type { QueryBuilder } from 'objection';
+import { TableModel } from './TableModel';
 
-export class Account extends Model {
+export class Account extends TableModel {
   static override tableName = 'accounts';
+
+  static override modifiers = {
+    /** Not marked deleted (a deletion erases the row last; nothing authenticates as it meanwhile). */
+    live(query: QueryBuilder<Account>) {
+      query.whereNull('accounts.deleted_at');
+    },
+  };
 
   id!: string;
   email!: string;
@@ -12,6 +20,10 @@ export class Account extends Model {
   /** bigint columns arrive as strings from pg; read them through the numbers below. */
   credit_balance!: string | number;
   credits_reserved!: string | number;
+  /** The owner's history retention; null: the operator's default applies. */
+  history_retention_days!: number | null;
+  /** Set when a deletion was asked for; the row goes last. */
+  deleted_at!: Date | null;
   created_at!: Date;
   updated_at!: Date;
 }

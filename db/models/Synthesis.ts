@@ -1,3 +1,6 @@
+import type { QueryBuilder } from 'objection';
+import { type Owner, TableModel } from './TableModel';
+
 /** A row of the `syntheses` table, as knex returns it (bigint columns arrive as strings). */
 export interface SynthesisRow {
   id: string;
@@ -29,3 +32,25 @@ export interface SynthesisRow {
 export const STATUS_COLUMNS = ['id', 'status', 'progress', 'created_at', 'started_at', 'completed_at', 'characters', 'credits_charged', 'output_format', 'duration_seconds', 'error'] as const;
 
 export type SynthesisStatusRow = Pick<SynthesisRow, (typeof STATUS_COLUMNS)[number]>;
+
+/**
+ * The syntheses table's rules as named modifiers:
+ * `Synthesis.query(db).modify('ownedBy', account).modify('live')`.
+ */
+export class Synthesis extends TableModel {
+  static override tableName = 'syntheses';
+  static override jsonAttributes = ['error'];
+
+  static override modifiers = {
+    /** Still in the owner's history (a deleted one stays for usage figures and the ledger). */
+    live(query: QueryBuilder<Synthesis>) {
+      query.whereNull('syntheses.deleted_at');
+    },
+    ownedBy(query: QueryBuilder<Synthesis>, account: Owner) {
+      query.where({ 'syntheses.account_id': account.id });
+    },
+  };
+}
+
+// The row's columns are the model's properties (declaration merging).
+export interface Synthesis extends SynthesisRow {}

@@ -1,5 +1,6 @@
-import { Model, type QueryBuilder } from 'objection';
+import type { QueryBuilder } from 'objection';
 import type { ClonedVoiceProfile } from '../../audio/cloning';
+import { type Owner, TableModel } from './TableModel';
 
 /** What a clone keeps of its profile (the `profile` column). */
 export type StoredVoiceProfile = Omit<ClonedVoiceProfile, 'tried'> & { f0MedianHz: number | null };
@@ -37,14 +38,13 @@ export interface VoiceRow {
   deleted_at: Date | null;
 }
 
-type Owner = { id: string };
-
 /**
  * The voices table's rules in one place, as named modifiers:
  * `Voice.query(db).modify('visibleTo', account)` and so on.
  */
-export class Voice extends Model {
+export class Voice extends TableModel {
   static override tableName = 'voices';
+  static override jsonAttributes = ['error', 'profile'];
 
   static override modifiers = {
     /** Not deleted (a deleted clone's row stays while its objects are removed). */

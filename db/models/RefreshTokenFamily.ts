@@ -1,0 +1,22 @@
+import type { QueryBuilder } from 'objection';
+import { type Owner, TableModel } from './TableModel';
+
+/** A login session: every refresh token rotated from one login belongs to one family. */
+export class RefreshTokenFamily extends TableModel {
+  static override tableName = 'refresh_token_families';
+
+  static override modifiers = {
+    ownedBy(query: QueryBuilder<RefreshTokenFamily>, account: Owner) {
+      query.where({ 'refresh_token_families.account_id': account.id });
+    },
+    /** Not revoked (by a logout, a detected reuse or the account's deletion). */
+    active(query: QueryBuilder<RefreshTokenFamily>) {
+      query.whereNull('refresh_token_families.revoked_at');
+    },
+  };
+
+  id!: string;
+  account_id!: string;
+  revoked_at!: Date | null;
+  created_at!: Date;
+}
