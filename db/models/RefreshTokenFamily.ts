@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { QueryBuilder } from 'objection';
 import { type Owner, TableModel } from './TableModel';
 
@@ -14,6 +15,11 @@ export class RefreshTokenFamily extends TableModel {
       query.whereNull('refresh_token_families.revoked_at');
     },
   };
+
+  /** A logout: the family's refresh tokens stop working (a family already revoked stays as it was). */
+  static revoke(db: Knex, accountId: string, familyId: string) {
+    return this.query(db).modify('ownedBy', { id: accountId }).modify('active').patch({ revoked_at: db.fn.now() }).where({ 'refresh_token_families.id': familyId });
+  }
 
   id!: string;
   account_id!: string;

@@ -1,4 +1,5 @@
-import type { QueryBuilder } from 'objection';
+import type { Knex } from 'knex';
+import { raw, type QueryBuilder } from 'objection';
 import { type Owner, TableModel } from './TableModel';
 
 /** A row of the `syntheses` table, as knex returns it (bigint columns arrive as strings). */
@@ -50,6 +51,49 @@ export class Synthesis extends TableModel {
       query.where({ 'syntheses.account_id': account.id });
     },
   };
+
+  /** The syntheses that ended in [start, end): counts and sums of the completed ones, the count of the failed. */
+  static async periodTotals(db: Knex, account: Owner, start: Date, end: Date): Promise<PeriodTotals> {
+    const [totals] = await this.query(db)
+      .modify('ownedBy', account)
+      .andWhere('completed_at', '>=', start)
+      .andWhere('completed_at', '<', end)
+      .select(
+        raw(`count(*) filter (where status = 'completed')::int as syntheses`),
+        raw(`count(*) filter (where status = 'failed')::int as syntheses_failed`),
+        raw(`coalesce(sum(credits_charged) filter (where status = 'completed'), 0)::int as credits_used`),
+        raw(`coalesce(sum(characters) filter (where status = 'completed'), 0)::int as characters_synthesized`),
+        raw(`coalesce(sum(duration_seconds) filter (where status = 'completed'), 0)::float as audio_seconds`),
+      )
+      .castTo<PeriodTotals[]>();
+    return totals;
+  }
+
+  /** The completed syntheses of [start, end) per UTC day, oldest first (days without any are absent). */
+  static dailyTotals(db: Knex, account: Owner, start: Date, end: Date) {
+    return this.query(db)
+      .modify('ownedBy', account)
+      .where({ status: 'completed' })
+      .andWhere('completed_at', '>=', start)
+      .andWhere('completed_at', '<', end)
+      .groupByRaw(`1`)
+      .orderByRaw(`1`)
+      .select(
+        raw(`to_char(completed_at at time zone 'UTC', 'YYYY-MM-DD') as date`),
+        raw(`count(*)::int as syntheses`),
+        raw(`coalesce(sum(credits_charged), 0)::int as credits_used`),
+        raw(`coalesce(sum(duration_seconds), 0)::float as audio_seconds`),
+      )
+      .castTo<{ date: string; syntheses: number; credits_used: number; audio_seconds: number }[]>();
+  }
+}
+
+export interface PeriodTotals {
+  syntheses: number;
+  syntheses_failed: number;
+  credits_used: number;
+  characters_synthesized: number;
+  audio_seconds: number;
 }
 
 // The row's columns are the model's properties (declaration merging).
