@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { QueryBuilder } from 'objection';
 import { TableModel } from './TableModel';
 
@@ -10,6 +11,15 @@ export class Account extends TableModel {
       query.whereNull('accounts.deleted_at');
     },
   };
+
+  /** The balance beside the plan's monthly credits (the credits.low threshold is a share of them). */
+  static withMonthlyCredits(db: Knex, id: string) {
+    return this.query(db)
+      .join('subscription_plans', 'subscription_plans.id', 'accounts.subscription_tier')
+      .findOne('accounts.id', id)
+      .select('accounts.credit_balance', 'accounts.credits_reserved', 'subscription_plans.monthly_credits')
+      .castTo<(Pick<Account, 'credit_balance' | 'credits_reserved'> & { monthly_credits: number }) | undefined>();
+  }
 
   id!: string;
   email!: string;

@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { QueryBuilder } from 'objection';
 import { type Owner, TableModel } from './TableModel';
 
@@ -10,6 +11,14 @@ export class WebhookEndpoint extends TableModel {
       query.where({ 'webhook_endpoints.account_id': account.id });
     },
   };
+
+  /** The account's enabled endpoints that take events of `type` (or just `endpointId`, enabled: the test ping). */
+  static receiving(db: Knex, accountId: string, type: string, endpointId?: string) {
+    return this.query(db)
+      .where({ account_id: accountId, enabled: true })
+      .modify((query) => (endpointId ? query.where({ id: endpointId }) : query.whereRaw('? = any(events)', [type])))
+      .select('id');
+  }
 
   id!: string;
   account_id!: string;
