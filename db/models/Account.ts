@@ -12,6 +12,11 @@ export class Account extends TableModel {
     },
   };
 
+  /** Locks the account's row until the transaction ends: an account's plan-limited steps run one at a time. */
+  static lock(trx: Knex.Transaction, id: string) {
+    return this.query(trx).findById(id).forUpdate().select('id');
+  }
+
   /** The balance beside the plan's monthly credits (the credits.low threshold is a share of them). */
   static withMonthlyCredits(db: Knex, id: string) {
     return this.query(db)

@@ -51,6 +51,10 @@ export class Voice extends TableModel {
     live(query: QueryBuilder<Voice>) {
       query.whereNull('voices.deleted_at');
     },
+    /** The premade voices on offer (an engine not installed or enabled hides its voices). */
+    catalog(query: QueryBuilder<Voice>) {
+      query.where({ 'voices.category': 'premade', 'voices.available': true });
+    },
     /** The voices an account may see and use: every available premade voice and its own clones. */
     visibleTo(query: QueryBuilder<Voice>, account: Owner) {
       query.modify('live').andWhere((inner) => inner.where({ category: 'premade', available: true }).orWhere({ category: 'cloned', account_id: account.id }));
