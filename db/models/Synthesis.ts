@@ -24,6 +24,7 @@ export interface SynthesisRow {
   audio_bytes: string | number | null;
   error: { code: string; message: string } | null;
   created_at: Date;
+  updated_at: Date;
   started_at: Date | null;
   completed_at: Date | null;
   deleted_at: Date | null;
