@@ -1,5 +1,6 @@
 import type { ActivityDeps } from '.';
 import { applyGrant } from '../db/ledger';
+import { Account } from '../db/models/Account';
 
 /**
  * Billing periods run monthly from each account's verification: period k
@@ -61,7 +62,9 @@ export function createBillingActivities({ db }: ActivityDeps) {
       let granted = 0;
       for (const account of due) {
         await db.transaction(async (trx) => {
-          const row = await trx('accounts as a').join('subscription_plans as p', 'p.id', 'a.subscription_tier').where('a.id', account.id).forUpdate('a').first('a.credit_balance', 'p.monthly_credits');
+          const row = await Account.withMonthlyCredits(trx, account.id, { lock: true });
+          // Erased since the due list was read: nothing to refill.
+          if (!row) return;
           const amount = Math.max(0, Number(row.monthly_credits) - Number(row.credit_balance));
           if (await applyGrant(trx, account.id, amount, account.reference)) {
             refilled += 1;

@@ -17,12 +17,19 @@ export class Account extends TableModel {
     return this.query(trx).findById(id).forUpdate().select('id');
   }
 
-  /** The balance beside the plan's monthly credits (the credits.low threshold is a share of them). */
-  static withMonthlyCredits(db: Knex, id: string) {
+  /**
+   * The balance beside the plan's monthly credits (a refill tops up to them; the
+   * credits.low threshold is a share of them). `lock`: the account's row is
+   * locked until the transaction ends, the plan's is not.
+   */
+  static withMonthlyCredits(db: Knex, id: string, { lock = false } = {}) {
     return this.query(db)
       .join('subscription_plans', 'subscription_plans.id', 'accounts.subscription_tier')
       .findOne('accounts.id', id)
       .select('accounts.credit_balance', 'accounts.credits_reserved', 'subscription_plans.monthly_credits')
+      .onBuildKnex((query) => {
+        if (lock) query.forUpdate('accounts');
+      })
       .castTo<(Pick<Account, 'credit_balance' | 'credits_reserved'> & { monthly_credits: number }) | undefined>();
   }
 

@@ -30,6 +30,9 @@ export interface SynthesisRow {
   deleted_at: Date | null;
 }
 
+/** The statuses of a synthesis whose workflow still runs. */
+export const RUNNING_STATUSES = ['queued', 'processing'] as const;
+
 /** The columns a synthesis's status shows (GET .../status/ reads only these, never the text). */
 export const STATUS_COLUMNS = ['id', 'status', 'progress', 'created_at', 'started_at', 'completed_at', 'characters', 'credits_charged', 'output_format', 'duration_seconds', 'error'] as const;
 
@@ -51,7 +54,33 @@ export class Synthesis extends TableModel {
     ownedBy(query: QueryBuilder<Synthesis>, account: Owner) {
       query.where({ 'syntheses.account_id': account.id });
     },
+    /** Queued or processing: its workflow still runs. */
+    running(query: QueryBuilder<Synthesis>) {
+      query.whereIn('syntheses.status', RUNNING_STATUSES);
+    },
+    /** Ended (completed, failed or canceled): nothing runs for it any more. */
+    ended(query: QueryBuilder<Synthesis>) {
+      query.whereNotIn('syntheses.status', RUNNING_STATUSES);
+    },
   };
+
+  /**
+   * Ended syntheses older than their account's history retention (or
+   * `defaultDays` where the account set none; neither: kept), oldest first.
+   * Accounts being deleted are left to their deletion.
+   */
+  static pastRetention(db: Knex, asOf: string, defaultDays: number | null, limit: number) {
+    return this.query(db)
+      .alias('s')
+      .join('accounts as a', 'a.id', 's.account_id')
+      .whereNull('a.deleted_at')
+      .whereIn('s.status', ['completed', 'failed', 'canceled'])
+      .whereRaw(`s.created_at < ?::timestamptz - make_interval(days => coalesce(a.history_retention_days, ?::int))`, [asOf, defaultDays])
+      .orderBy('s.created_at')
+      .limit(limit)
+      .select('s.id', 's.account_id', 's.output_format')
+      .castTo<Pick<Synthesis, 'id' | 'account_id' | 'output_format'>[]>();
+  }
 
   /** The syntheses that ended in [start, end): counts and sums of the completed ones, the count of the failed. */
   static async periodTotals(db: Knex, account: Owner, start: Date, end: Date): Promise<PeriodTotals> {
