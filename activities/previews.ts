@@ -5,8 +5,7 @@ import path from 'node:path';
 import type { ActivityDeps } from '.';
 import { finishAudio } from '../audio/finish';
 import { renderChunk } from '../audio/render';
-import { Voice, type VoiceRow } from '../db/models/Voice';
-import type { PremadeVoice } from '../engines/catalog';
+import { asPremadeVoice, Voice, type VoiceRow } from '../db/models/Voice';
 import { sampleSentence } from '../engines/samples';
 import { inTempDir, withHeartbeat } from './work';
 
@@ -36,17 +35,7 @@ export function createPreviewActivities({ db, storage, engines }: ActivityDeps) 
       const row = await Voice.query(db).findOne({ id: voiceId, category: 'premade' });
       if (!row?.engine) throw ApplicationFailure.nonRetryable(`voice ${voiceId} is not a premade voice`, 'VoiceUnavailable');
       if (previewVersion(row) !== version) throw ApplicationFailure.nonRetryable(`voice ${voiceId} changed since preview ${version} was asked for`, 'PreviewOutdated');
-      // A premade row holds its catalog entry's values (db/seeds): the casts name those types.
-      const voice: PremadeVoice = {
-        id: row.id,
-        name: row.name,
-        language: row.language,
-        gender: row.gender as PremadeVoice['gender'],
-        description: row.description,
-        engine: row.engine as PremadeVoice['engine'],
-        engineVoice: row.engine_voice as string,
-        license: row.license as PremadeVoice['license'],
-      };
+      const voice = asPremadeVoice(row);
       const key = previewKey(voiceId, version);
       await withHeartbeat((signal) =>
         inTempDir(async (dir) => {

@@ -1,5 +1,6 @@
 import type { QueryBuilder } from 'objection';
 import type { ClonedVoiceProfile } from '../../audio/cloning';
+import type { PremadeVoice } from '../../engines/catalog';
 import { type Owner, TableModel } from './TableModel';
 
 /** What a clone keeps of its profile (the `profile` column). */
@@ -77,3 +78,15 @@ export class Voice extends TableModel {
 
 // The row's columns are the model's properties (declaration merging).
 export interface Voice extends VoiceRow {}
+
+/** A premade voice's row as the engines take it; its columns hold its catalog entry's values (db/seeds), which the casts name. */
+export const asPremadeVoice = (row: VoiceRow): PremadeVoice => ({
+  id: row.id,
+  name: row.name,
+  language: row.language,
+  gender: row.gender as PremadeVoice['gender'],
+  description: row.description,
+  engine: row.engine as PremadeVoice['engine'],
+  engineVoice: row.engine_voice as string,
+  license: row.license as PremadeVoice['license'],
+});
