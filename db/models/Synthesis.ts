@@ -64,6 +64,18 @@ export class Synthesis extends TableModel {
     },
   };
 
+  /** The engine that renders a synthesis: its voice's, or a clone's base voice's; undefined without either. */
+  static async engineOf(db: Knex, id: string): Promise<string | undefined> {
+    const row = await this.query(db)
+      .alias('s')
+      .join('voices as v', 'v.id', 's.voice_id')
+      .leftJoin('voices as b', 'b.id', raw(`v.profile->>'baseVoiceId'`))
+      .findOne('s.id', id)
+      .select(raw('coalesce(v.engine, b.engine) as engine'))
+      .castTo<{ engine: string | null } | undefined>();
+    return row?.engine ?? undefined;
+  }
+
   /**
    * Ended syntheses older than their account's history retention (or
    * `defaultDays` where the account set none; neither: kept), oldest first.
