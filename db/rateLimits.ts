@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { RateLimitCounter } from './models/RateLimitCounter';
 
 /**
  * Counts one request in its fixed window, shared by every API process: one
@@ -16,5 +17,5 @@ export async function countRequest(db: Knex, key: string, windowStart: Date): Pr
 
 /** Forgets the windows that started before `before`. */
 export async function forgetWindowsBefore(db: Knex, before: Date): Promise<void> {
-  await db('rate_limit_counters').where('window_start', '<', before).delete();
+  await RateLimitCounter.query(db).where('window_start', '<', before).delete();
 }

@@ -1,16 +1,8 @@
 import type { Knex } from 'knex';
-import type { QueryBuilder } from 'objection';
 import { TableModel } from './TableModel';
 
 export class Account extends TableModel {
   static override tableName = 'accounts';
-
-  static override modifiers = {
-    /** Not marked deleted (a deletion erases the row last; nothing authenticates as it meanwhile). */
-    live(query: QueryBuilder<Account>) {
-      query.whereNull('accounts.deleted_at');
-    },
-  };
 
   /** Locks the account's row until the transaction ends: an account's plan-limited steps run one at a time. */
   static lock(trx: Knex.Transaction, id: string) {
