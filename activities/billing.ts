@@ -1,5 +1,7 @@
 import type { ActivityDeps } from '.';
 import { applyGrant } from '../db/ledger';
+import { dueRefills } from '../db/refills';
+import { Account } from '../db/models/Account';
 
 /**
  * Billing periods run monthly from each account's verification: period k
@@ -29,39 +31,14 @@ export function createBillingActivities({ db }: ActivityDeps) {
      * already refilled.
      */
     async refillDueAccounts({ asOf, limit = 200 }: { asOf: string; limit?: number }): Promise<RefillBatch> {
-      const due: { id: string; reference: string }[] = (
-        await db.raw(
-          `-- In UTC timestamps, so the month arithmetic does not depend on the session's time zone.
-           with ages as (
-             select a.id, a.email_verified_at at time zone 'UTC' as anchor,
-                    (extract(year from age(:asOf::timestamptz at time zone 'UTC', a.email_verified_at at time zone 'UTC')) * 12
-                      + extract(month from age(:asOf::timestamptz at time zone 'UTC', a.email_verified_at at time zone 'UTC')))::int as months
-               from accounts a
-              where a.email_verified_at is not null and a.email_verified_at <= :asOf::timestamptz and a.deleted_at is null),
-           -- age() counts Jan 31 -> Feb 28 as 28 days, while Jan 31 + 1 month is Feb 28: take the later start when it has come.
-           periods as (
-             select id, anchor,
-                    case when anchor + (months + 1) * interval '1 month' <= :asOf::timestamptz at time zone 'UTC'
-                         then anchor + (months + 1) * interval '1 month'
-                         else anchor + months * interval '1 month' end as period_start
-               from ages),
-           refs as (
-             select id, period_start, anchor,
-                    'refill:' || to_char(period_start, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as reference
-               from periods)
-           select r.id, r.reference from refs r
-            where r.period_start > r.anchor
-              and not exists (select 1 from credit_ledger l where l.account_id = r.id and l.kind = 'grant' and l.reference = r.reference)
-            order by r.period_start, r.id
-            limit :limit`,
-          { asOf, limit },
-        )
-      ).rows;
+      const due = await dueRefills(db, asOf, limit);
       let refilled = 0;
       let granted = 0;
       for (const account of due) {
         await db.transaction(async (trx) => {
-          const row = await trx('accounts as a').join('subscription_plans as p', 'p.id', 'a.subscription_tier').where('a.id', account.id).forUpdate('a').first('a.credit_balance', 'p.monthly_credits');
+          const row = await Account.withMonthlyCredits(trx, account.id, { lock: true });
+          // Erased since the due list was read: nothing to refill.
+          if (!row) return;
           const amount = Math.max(0, Number(row.monthly_credits) - Number(row.credit_balance));
           if (await applyGrant(trx, account.id, amount, account.reference)) {
             refilled += 1;

@@ -63,15 +63,15 @@ export function createCloningActivities(deps: ActivityDeps) {
     async recordVoiceReady({ voiceId, profile }: { voiceId: string; profile: StoredVoiceProfile }): Promise<void> {
       const gender = profile.f0MedianHz === null ? 'unknown' : profile.f0MedianHz < 165 ? 'male' : 'female';
       // A clone is its base voice made to sound like the sample: it shows that voice's engine, quality and licence.
-      const base = await db('voices').where({ id: profile.baseVoiceId }).first('engine', 'quality', 'licence');
-      await db('voices')
+      const base = await Voice.query(db).findById(profile.baseVoiceId).select('engine', 'quality', 'licence');
+      await Voice.query(db)
         .where({ id: voiceId })
-        .whereNull('deleted_at')
+        .modify('live')
         // A consent revoked while the clone was processing stays revoked.
         .whereNot({ status: 'revoked' })
-        .update({
+        .patch({
           status: 'ready',
-          profile: JSON.stringify(profile),
+          profile,
           similarity: Math.round(profile.similarity * 1000) / 1000,
           gender,
           engine: base?.engine ?? null,
@@ -84,10 +84,7 @@ export function createCloningActivities(deps: ActivityDeps) {
     },
 
     async recordVoiceFailed({ voiceId, error }: { voiceId: string; error: { code: string; message: string } }): Promise<void> {
-      await db('voices')
-        .where({ id: voiceId })
-        .whereNot({ status: 'revoked' })
-        .update({ status: 'failed', error: JSON.stringify(error), updated_at: db.fn.now() });
+      await Voice.query(db).where({ id: voiceId }).whereNot({ status: 'revoked' }).patch({ status: 'failed', error, updated_at: db.fn.now() });
       await webhooks.voiceEnded(voiceId);
     },
 

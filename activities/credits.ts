@@ -1,5 +1,7 @@
 import type { ActivityDeps } from '.';
 import { reserve, settle, type SettleOutcome } from '../db/ledger';
+import { Project } from '../db/models/Project';
+import { Synthesis } from '../db/models/Synthesis';
 import type { SynthesisRequest } from '../workflows/contracts';
 import { type SynthesisSlot, takeSynthesisSlot } from './synthesis';
 
@@ -24,8 +26,8 @@ export function createCreditActivities({ db }: ActivityDeps) {
       return db.transaction(async (trx) => {
         if (!(await reserve(trx, request.accountId, request.synthesisId, request.characters))) return { outcome: 'insufficient' as const };
         // A project deleted since the API checked it unlinks, as deleting a project unlinks its syntheses.
-        const project = request.projectId ? await trx('projects').where({ id: request.projectId, account_id: request.accountId }).first('id') : null;
-        await trx('syntheses')
+        const project = request.projectId ? await Project.query(trx).modify('ownedBy', { id: request.accountId }).findById(request.projectId).select('id') : null;
+        await Synthesis.query(trx)
           .insert({
             id: request.synthesisId,
             account_id: request.accountId,

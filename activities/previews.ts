@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { ActivityDeps } from '.';
 import { finishAudio } from '../audio/finish';
 import { renderChunk } from '../audio/render';
-import type { PremadeVoice } from '../engines/catalog';
+import { asPremadeVoice, Voice, type VoiceRow } from '../db/models/Voice';
 import { sampleSentence } from '../engines/samples';
 import { inTempDir, withHeartbeat } from './work';
 
@@ -20,7 +20,7 @@ import { inTempDir, withHeartbeat } from './work';
 /** Bumped when the preview rendering itself changes (format, voicing). */
 const PREVIEW_RENDERING = 1;
 
-export const previewVersion = (voice: { engine: string; engine_voice: string; language: string }) =>
+export const previewVersion = (voice: Pick<VoiceRow, 'engine' | 'engine_voice' | 'language'>) =>
   createHash('sha256')
     .update(JSON.stringify([PREVIEW_RENDERING, voice.engine, voice.engine_voice, sampleSentence(voice.language)]))
     .digest('hex')
@@ -32,19 +32,10 @@ export function createPreviewActivities({ db, storage, engines }: ActivityDeps) 
   return {
     /** Renders a premade voice's sample sentence to MP3, stores it and records its key on the voice (a retry overwrites). */
     async renderVoicePreview({ voiceId, version }: { voiceId: string; version: string }): Promise<string> {
-      const row = await db('voices').where({ id: voiceId, category: 'premade' }).first();
+      const row = await Voice.query(db).findOne({ id: voiceId, category: 'premade' });
       if (!row?.engine) throw ApplicationFailure.nonRetryable(`voice ${voiceId} is not a premade voice`, 'VoiceUnavailable');
       if (previewVersion(row) !== version) throw ApplicationFailure.nonRetryable(`voice ${voiceId} changed since preview ${version} was asked for`, 'PreviewOutdated');
-      const voice: PremadeVoice = {
-        id: row.id,
-        name: row.name,
-        language: row.language,
-        gender: row.gender,
-        description: row.description,
-        engine: row.engine,
-        engineVoice: row.engine_voice,
-        license: row.license,
-      };
+      const voice = asPremadeVoice(row);
       const key = previewKey(voiceId, version);
       await withHeartbeat((signal) =>
         inTempDir(async (dir) => {
@@ -55,7 +46,7 @@ export function createPreviewActivities({ db, storage, engines }: ActivityDeps) 
           await storage.put(key, await readFile(outPath), 'audio/mpeg');
         }),
       );
-      await db('voices').where({ id: voiceId }).update({ preview_key: key });
+      await Voice.query(db).patch({ preview_key: key }).where({ id: voiceId });
       return key;
     },
   };

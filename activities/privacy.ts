@@ -1,12 +1,17 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { ActivityDeps } from '.';
+import { anonymizeLedger } from '../db/ledger';
+import { Account } from '../db/models/Account';
+import { ConsentRecord } from '../db/models/ConsentRecord';
+import { Synthesis } from '../db/models/Synthesis';
+import { Voice } from '../db/models/Voice';
+import { WebhookDelivery } from '../db/models/WebhookDelivery';
+import { WebhookEndpoint } from '../db/models/WebhookEndpoint';
 import { markAccountDeleted } from '../db/privacy';
 import { stableEventId } from '../lib/webhooks';
 import { signupWorkflowId, synthesisWorkflowId, type AccountDeletionInput, voiceCloningWorkflowId } from '../workflows/contracts';
 import { audioKey, chunkPrefix } from './synthesis';
 import { withHeartbeat } from './work';
-
-const RUNNING_SYNTHESIS = ['queued', 'processing'];
 
 export interface ErasedAccount {
   anonymizedLedgerRows: number;
@@ -16,9 +21,9 @@ export interface ErasedAccount {
 export function createPrivacyActivities({ db, storage, temporal, config }: ActivityDeps) {
   /** Workflows of the account still running: its queued or processing syntheses and clones. */
   const runningJobs = async (accountId: string) => {
-    const syntheses = await db('syntheses').where({ account_id: accountId }).whereIn('status', RUNNING_SYNTHESIS).pluck('id');
-    const voices = await db('voices').where({ account_id: accountId, category: 'cloned', status: 'processing' }).pluck('id');
-    return [...syntheses.map(synthesisWorkflowId), ...voices.map(voiceCloningWorkflowId)];
+    const syntheses = await Synthesis.query(db).modify('ownedBy', { id: accountId }).modify('running').select('id');
+    const voices = await Voice.query(db).modify('ownedBy', { id: accountId }).where({ status: 'processing' }).select('id');
+    return [...syntheses.map((row) => synthesisWorkflowId(row.id)), ...voices.map((row) => voiceCloningWorkflowId(row.id))];
   };
 
   /** Asks a workflow to cancel; one that has ended (or never existed) needs nothing. */
@@ -47,7 +52,7 @@ export function createPrivacyActivities({ db, storage, temporal, config }: Activ
      */
     async beginAccountDeletion({ accountId }: AccountDeletionInput): Promise<boolean> {
       if (!(await markAccountDeleted(db, accountId))) return false;
-      await db('webhook_endpoints').where({ account_id: accountId }).delete();
+      await WebhookEndpoint.query(db).modify('ownedBy', { id: accountId }).delete();
       return true;
     },
 
@@ -76,8 +81,8 @@ export function createPrivacyActivities({ db, storage, temporal, config }: Activ
     async removeAccountObjects({ accountId }: AccountDeletionInput): Promise<number> {
       return withHeartbeat(async () => {
         let removed = 0;
-        const syntheses = await db('syntheses').where({ account_id: accountId }).pluck('id');
-        for (const prefix of [`syntheses/${accountId}/`, `samples/${accountId}/`, ...syntheses.map(chunkPrefix)]) {
+        const syntheses = await Synthesis.query(db).modify('ownedBy', { id: accountId }).select('id');
+        for (const prefix of [`syntheses/${accountId}/`, `samples/${accountId}/`, ...syntheses.map((row) => chunkPrefix(row.id))]) {
           removed += (await storage.list(prefix)).length;
           await storage.removePrefix(prefix);
         }
@@ -97,17 +102,15 @@ export function createPrivacyActivities({ db, storage, temporal, config }: Activ
      */
     async eraseAccount({ accountId }: AccountDeletionInput): Promise<ErasedAccount | null> {
       return db.transaction(async (trx) => {
-        const account = await trx('accounts').where({ id: accountId }).forUpdate().first('id');
-        const keptConsentRecords = Number((await trx('consent_records').where({ account_id: accountId }).count<{ count: string }[]>({ count: '*' }))[0].count);
+        const account = await Account.lock(trx, accountId);
+        const keptConsentRecords = await ConsentRecord.query(trx).where({ account_id: accountId }).resultSize();
         if (!account) return { anonymizedLedgerRows: 0, keptConsentRecords };
-        const [{ running }] = await trx('syntheses').where({ account_id: accountId }).whereIn('status', RUNNING_SYNTHESIS).count<{ running: string }[]>({ running: '*' });
+        const running = await Synthesis.query(trx).modify('ownedBy', { id: accountId }).modify('running').resultSize();
         // Clones need no such check: a canceled one keeps its row as it was, and cancelAccountJobs waited for its workflow.
         if (Number(running) > 0) return null;
         // The row id keeps each reference unique; `erased:` says why it no longer names a synthesis or a period.
-        const anonymizedLedgerRows = await trx('credit_ledger')
-          .where({ account_id: accountId })
-          .update({ account_id: null, reference: trx.raw(`'erased:' || id`) });
-        await trx('accounts').where({ id: accountId }).delete();
+        const anonymizedLedgerRows = await anonymizeLedger(trx, accountId);
+        await Account.query(trx).deleteById(accountId);
         return { anonymizedLedgerRows, keptConsentRecords };
       });
     },
@@ -122,22 +125,15 @@ export function createPrivacyActivities({ db, storage, temporal, config }: Activ
      */
     async expireHistory({ asOf, limit = 200 }: { asOf: string; limit?: number }): Promise<{ deleted: number; more: boolean }> {
       return withHeartbeat(async () => {
-        const due: { id: string; account_id: string; output_format: string }[] = await db('syntheses as s')
-          .join('accounts as a', 'a.id', 's.account_id')
-          .whereNull('a.deleted_at')
-          .whereIn('s.status', ['completed', 'failed', 'canceled'])
-          .whereRaw(`s.created_at < ?::timestamptz - make_interval(days => coalesce(a.history_retention_days, ?::int))`, [asOf, config.HISTORY_RETENTION_DAYS ?? null])
-          .orderBy('s.created_at')
-          .limit(limit)
-          .select('s.id', 's.account_id', 's.output_format');
+        const due = await Synthesis.pastRetention(db, asOf, config.HISTORY_RETENTION_DAYS ?? null, limit);
         for (const synthesis of due) {
           // Objects first: if this attempt dies now, the row is still there to find again.
           await storage.removePrefix(chunkPrefix(synthesis.id));
           await storage.remove(audioKey(synthesis.account_id, synthesis.id, synthesis.output_format));
           // The webhook deliveries that announced its end carry its text: they go with it.
           const events = (['synthesis.completed', 'synthesis.failed', 'synthesis.canceled'] as const).map((type) => stableEventId(type, synthesis.id));
-          await db('webhook_deliveries').whereIn('event_id', events).delete();
-          await db('syntheses').where({ id: synthesis.id }).whereNotIn('status', RUNNING_SYNTHESIS).delete();
+          await WebhookDelivery.query(db).whereIn('event_id', events).delete();
+          await Synthesis.query(db).modify('ended').delete().where({ id: synthesis.id });
         }
         return { deleted: due.length, more: due.length === limit };
       });

@@ -2,6 +2,9 @@ import { ApplicationFailure, log } from '@temporalio/activity';
 import { randomUUID } from 'node:crypto';
 import type { ActivityDeps } from '.';
 import { applyGrant } from '../db/ledger';
+import { Account } from '../db/models/Account';
+import { EmailVerificationToken } from '../db/models/EmailVerificationToken';
+import { SubscriptionPlan } from '../db/models/SubscriptionPlan';
 import { randomSecret, sha256 } from '../lib/secrets';
 import { INVALID_TOKEN } from '../workflows/contracts';
 
@@ -15,15 +18,15 @@ export function createSignupActivities({ db, mailer, config }: ActivityDeps) {
      * link. The token exists only here and in the mail: never in workflow history.
      */
     async sendVerificationEmail({ accountId }: { accountId: string }): Promise<{ tokenId: string; delivery: string }> {
-      const account = await db('accounts').where({ id: accountId }).first('email', 'email_verified_at');
+      const account = await Account.query(db).findById(accountId).select('email', 'email_verified_at');
       if (!account) throw ApplicationFailure.nonRetryable(`account ${accountId} does not exist`, 'AccountMissing');
       if (account.email_verified_at) return { tokenId: '', delivery: 'already verified' };
 
       const token = randomSecret(32);
       const tokenId = randomUUID();
       await db.transaction(async (trx) => {
-        await trx('email_verification_tokens').where({ account_id: accountId }).whereNull('used_at').whereNull('superseded_at').update({ superseded_at: trx.fn.now() });
-        await trx('email_verification_tokens').insert({
+        await EmailVerificationToken.query(trx).where({ account_id: accountId }).modify('pending').patch({ superseded_at: trx.fn.now() });
+        await EmailVerificationToken.query(trx).insert({
           id: tokenId,
           account_id: accountId,
           token_hash: sha256(token),
@@ -58,18 +61,18 @@ export function createSignupActivities({ db, mailer, config }: ActivityDeps) {
      */
     async verifyAccount({ accountId, tokenId }: { accountId: string; tokenId: string }): Promise<{ granted: number }> {
       return db.transaction(async (trx) => {
-        const token = await trx('email_verification_tokens').where({ id: tokenId, account_id: accountId }).forUpdate().first();
+        const token = await EmailVerificationToken.query(trx).findOne({ id: tokenId, account_id: accountId }).forUpdate();
         if (!token) throw ApplicationFailure.nonRetryable('unknown token', INVALID_TOKEN);
         if (token.used_at) {
-          const account = await trx('accounts').where({ id: accountId }).first('email_verified_at');
+          const account = await Account.query(trx).findById(accountId).select('email_verified_at');
           if (account?.email_verified_at) return { granted: 0 };
         }
         if (token.used_at || token.superseded_at || token.expires_at <= new Date()) {
           throw ApplicationFailure.nonRetryable('used, replaced or expired token', INVALID_TOKEN);
         }
-        await trx('email_verification_tokens').where({ id: tokenId }).update({ used_at: trx.fn.now() });
-        await trx('accounts').where({ id: accountId }).update({ email_verified_at: trx.fn.now(), updated_at: trx.fn.now() });
-        const plan = await trx('subscription_plans').where({ id: 'free' }).first('monthly_credits');
+        await EmailVerificationToken.query(trx).patch({ used_at: trx.fn.now() }).where({ id: tokenId });
+        await Account.query(trx).patch({ email_verified_at: trx.fn.now(), updated_at: trx.fn.now() }).where({ id: accountId });
+        const plan = await SubscriptionPlan.query(trx).findById('free').select('monthly_credits').throwIfNotFound();
         const granted = (await applyGrant(trx, accountId, plan.monthly_credits, SIGNUP_GRANT_REFERENCE)) ? plan.monthly_credits : 0;
         return { granted };
       });

@@ -7,12 +7,16 @@ import type { Knex } from 'knex';
 import type { ActivityDeps } from '.';
 import { classifyFailures, inTempDir, unlessCanceled, withHeartbeat } from './work';
 import { type Emotion, finishAudio, type OutputFormat, renderChunk, splitSentences, splitText, type Voicing } from '../audio';
-import type { SynthesisRow } from '../db/models/Synthesis';
+import { advanceProgress } from '../db/synthesisProgress';
+import { Account } from '../db/models/Account';
+import { SubscriptionPlan } from '../db/models/SubscriptionPlan';
+import { Synthesis, type SynthesisRow } from '../db/models/Synthesis';
+import { asPremadeVoice, Voice } from '../db/models/Voice';
 import type { PremadeVoice } from '../engines/catalog';
 import { cloneFinishOptions } from '../audio/cloning';
 import type { StoredVoiceProfile } from './cloning';
 import { slotFreedSignal, synthesisWorkflowId } from '../workflows/contracts';
-import { notifyProgress, PROGRESS_CHANNEL } from '../lib/progress';
+import { notifyProgress } from '../lib/progress';
 import { createWebhookAnnouncer } from './webhooks';
 import { loadChunkWords, storeChunkWords, storeTimestamps, timestampsKey } from './timestamps';
 import type { TimedWord } from '../audio/timestamps';
@@ -39,16 +43,16 @@ export interface SynthesisSlot {
  * becomes `processing`. A synthesis already processing keeps its slot.
  */
 export async function takeSynthesisSlot(trx: Knex.Transaction, synthesisId: string): Promise<SynthesisSlot> {
-  const synthesis: SynthesisRow = await trx('syntheses').where({ id: synthesisId }).first();
+  const synthesis = await Synthesis.query(trx).findById(synthesisId);
   if (!synthesis) throw ApplicationFailure.nonRetryable(`synthesis ${synthesisId} does not exist`, 'SynthesisMissing');
   const chunkCount = textChunks(synthesis).length;
   if (synthesis.status === 'processing') return { started: true, chunkCount };
   if (synthesis.status !== 'queued') throw ApplicationFailure.nonRetryable(`synthesis is ${synthesis.status}`, 'SynthesisNotQueued');
-  const account = await trx('accounts').where({ id: synthesis.account_id }).forUpdate().first('subscription_tier');
-  const plan = await trx('subscription_plans').where({ id: account.subscription_tier }).first('max_concurrent_syntheses');
-  const [{ count }] = await trx('syntheses').where({ account_id: synthesis.account_id, status: 'processing' }).count<{ count: string }[]>({ count: '*' });
+  const account = await Account.query(trx).findById(synthesis.account_id).forUpdate().select('subscription_tier').throwIfNotFound();
+  const plan = await SubscriptionPlan.query(trx).findById(account.subscription_tier).select('max_concurrent_syntheses').throwIfNotFound();
+  const [{ count }] = await Synthesis.query(trx).where({ account_id: synthesis.account_id, status: 'processing' }).count({ count: '*' }).castTo<{ count: string }[]>();
   if (Number(count) >= plan.max_concurrent_syntheses) return { started: false, chunkCount };
-  await trx('syntheses').where({ id: synthesisId }).update({ status: 'processing', started_at: trx.fn.now(), updated_at: trx.fn.now() });
+  await Synthesis.query(trx).patch({ status: 'processing', started_at: trx.fn.now(), updated_at: trx.fn.now() }).where({ id: synthesisId });
   return { started: true, chunkCount };
 }
 
@@ -64,7 +68,7 @@ export function createSynthesisActivities(deps: ActivityDeps) {
   /** Storage outages are waited out this long (STORAGE_RETRY_SECONDS); engine errors fail fast. */
   const classified = <T>(work: () => Promise<T>) => classifyFailures(config.STORAGE_RETRY_SECONDS * 1000, work);
   const loadSynthesis = async (synthesisId: string): Promise<SynthesisRow> => {
-    const row = await db('syntheses').where({ id: synthesisId }).first();
+    const row = await Synthesis.query(db).findById(synthesisId);
     if (!row) throw ApplicationFailure.nonRetryable(`synthesis ${synthesisId} does not exist`, 'SynthesisMissing');
     return row;
   };
@@ -73,14 +77,14 @@ export function createSynthesisActivities(deps: ActivityDeps) {
    * its profile (pitch, EQ and rate toward the sample), which voicingOf turns into the voicing.
    */
   const loadVoice = async (voiceId: string): Promise<{ base: PremadeVoice; profile: StoredVoiceProfile | null }> => {
-    const voice = await db('voices').where({ id: voiceId }).first();
+    const voice = await Voice.query(db).findById(voiceId);
     // Revoked consent stops a clone at once, even for a job accepted before (it fails; nothing is charged).
     if (voice?.status === 'revoked') throw ApplicationFailure.nonRetryable(`voice ${voiceId} consent revoked`, 'VoiceUnavailable');
     const profile: StoredVoiceProfile | null = voice?.category === 'cloned' ? voice.profile : null;
-    const base = profile ? await db('voices').where({ id: profile.baseVoiceId }).first() : voice;
+    const base = profile ? await Voice.query(db).findById(profile.baseVoiceId) : voice;
     if (!base?.engine) throw ApplicationFailure.nonRetryable(`voice ${voiceId} cannot be rendered`, 'VoiceUnavailable');
     return {
-      base: { id: base.id, name: base.name, language: base.language, gender: base.gender, description: base.description, engine: base.engine, engineVoice: base.engine_voice, license: base.license },
+      base: asPremadeVoice(base),
       profile,
     };
   };
@@ -124,18 +128,12 @@ export function createSynthesisActivities(deps: ActivityDeps) {
    */
   const reportProgress = async (synthesisId: string, progress: number) => {
     // One round trip: the update, then the notification (sent at commit, so after the row changed).
-    await db.raw(`with moved as (?) select pg_notify(?, ?)`, [
-      db('syntheses')
-        .where({ id: synthesisId, status: 'processing' })
-        .update({ progress: db.raw('greatest(progress, ?)', [Math.round(progress * 1000) / 1000]) }),
-      PROGRESS_CHANNEL,
-      synthesisId,
-    ]);
+    await advanceProgress(db, synthesisId, progress);
   };
 
   /** The oldest queued synthesis of the account learns that a slot is free (its workflow also polls). */
   const wakeNextQueued = async (accountId: string) => {
-    const next = await db('syntheses').where({ account_id: accountId, status: 'queued' }).orderBy('created_at').first('id');
+    const next = await Synthesis.query(db).where({ account_id: accountId, status: 'queued' }).orderBy('created_at').select('id').first();
     if (next)
       await temporal.workflow
         .getHandle(synthesisWorkflowId(next.id))
@@ -216,7 +214,7 @@ export function createSynthesisActivities(deps: ActivityDeps) {
 
     async recordSynthesisCompleted(input: { synthesisId: string; audioKey: string; bytes: number; durationSeconds: number }): Promise<void> {
       const synthesis = await loadSynthesis(input.synthesisId);
-      await db('syntheses').where({ id: input.synthesisId }).update({
+      await Synthesis.query(db).where({ id: input.synthesisId }).patch({
         status: 'completed',
         progress: 1,
         audio_key: input.audioKey,
@@ -239,19 +237,19 @@ export function createSynthesisActivities(deps: ActivityDeps) {
     /** A deleted synthesis (it has ended): hidden from history, its audio and any chunk gone from storage. */
     async removeSynthesis({ synthesisId }: { synthesisId: string }): Promise<void> {
       const synthesis = await loadSynthesis(synthesisId);
-      await db('syntheses').where({ id: synthesisId }).whereNull('deleted_at').update({ deleted_at: db.fn.now(), updated_at: db.fn.now() });
+      await Synthesis.query(db).modify('live').patch({ deleted_at: db.fn.now(), updated_at: db.fn.now() }).where({ id: synthesisId });
       await storage.removePrefix(chunkPrefix(synthesisId));
       await storage.remove(audioKey(synthesis.account_id, synthesisId, synthesis.output_format));
       await storage.remove(timestampsKey(synthesis.account_id, synthesisId));
-      await db('syntheses').where({ id: synthesisId }).update({ audio_key: null });
+      await Synthesis.query(db).patch({ audio_key: null }).where({ id: synthesisId });
     },
 
     /** Ends a synthesis as failed or canceled, and removes every object it made. */
     async recordSynthesisEnded(input: { synthesisId: string; status: 'failed' | 'canceled'; error: { code: string; message: string } | null; chunkCount: number }): Promise<void> {
       const synthesis = await loadSynthesis(input.synthesisId);
-      await db('syntheses')
+      await Synthesis.query(db)
         .where({ id: input.synthesisId })
-        .update({ status: input.status, error: input.error, audio_key: null, credits_charged: 0, completed_at: db.fn.now(), updated_at: db.fn.now() });
+        .patch({ status: input.status, error: input.error, audio_key: null, credits_charged: 0, completed_at: db.fn.now(), updated_at: db.fn.now() });
       await notifyProgress(db, input.synthesisId);
       await wakeNextQueued(synthesis.account_id);
       await webhooks.synthesisEnded(input.synthesisId);

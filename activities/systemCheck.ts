@@ -1,4 +1,5 @@
 import type { ActivityDeps } from '.';
+import { SubscriptionPlan } from '../db/models/SubscriptionPlan';
 
 /** Probes run by the systemCheck workflow: they prove the worker reaches its dependencies. */
 export function createSystemCheckActivities({ db, storage }: ActivityDeps) {
@@ -8,8 +9,8 @@ export function createSystemCheckActivities({ db, storage }: ActivityDeps) {
 
     async probeDatabase(): Promise<{ serverTime: string; planCount: number }> {
       const { rows } = await db.raw<{ rows: { now: Date }[] }>('select now() as now');
-      const [{ count }] = await db('subscription_plans').count<{ count: string }[]>({ count: '*' });
-      return { serverTime: rows[0].now.toISOString(), planCount: Number(count) };
+      const planCount = await SubscriptionPlan.query(db).resultSize();
+      return { serverTime: rows[0].now.toISOString(), planCount };
     },
 
     /** Writes, reads back and deletes a small object under a key derived from the workflow. */

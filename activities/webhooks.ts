@@ -2,7 +2,11 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { ActivityDeps } from '.';
 import { presentHistoryEntry } from '../api/routes/tts/presenter';
 import { presentVoice } from '../api/routes/voices/presenter';
-import type { SynthesisRow } from '../db/models/Synthesis';
+import { Account } from '../db/models/Account';
+import { Synthesis } from '../db/models/Synthesis';
+import { Voice } from '../db/models/Voice';
+import { WebhookDelivery } from '../db/models/WebhookDelivery';
+import { WebhookEndpoint } from '../db/models/WebhookEndpoint';
 import { postToTarget, TargetRefused } from '../lib/webhookTarget';
 import { announceWebhookEvent, signatureHeader, stableEventId } from '../lib/webhooks';
 import type { WebhookAttemptOutcome } from '../workflows/contracts';
@@ -18,7 +22,7 @@ export function createWebhookAnnouncer(deps: ActivityDeps) {
   const { db } = deps;
   return {
     async synthesisEnded(synthesisId: string): Promise<void> {
-      const row: SynthesisRow | undefined = await db('syntheses').where({ id: synthesisId }).first();
+      const row = await Synthesis.query(db).findById(synthesisId);
       if (!row || !['completed', 'failed', 'canceled'].includes(row.status)) return;
       const type = `synthesis.${row.status}` as 'synthesis.completed' | 'synthesis.failed' | 'synthesis.canceled';
       await announceWebhookEvent(deps, { id: stableEventId(type, synthesisId), type, accountId: row.account_id, data: presentHistoryEntry(row, 'v1') });
@@ -30,10 +34,7 @@ export function createWebhookAnnouncer(deps: ActivityDeps) {
      * balance below the threshold (once per crossing, keyed by the synthesis).
      */
     async creditsCaptured(accountId: string, synthesisId: string, charged: number): Promise<void> {
-      const account = await db('accounts')
-        .join('subscription_plans', 'subscription_plans.id', 'accounts.subscription_tier')
-        .where('accounts.id', accountId)
-        .first('accounts.credit_balance', 'accounts.credits_reserved', 'subscription_plans.monthly_credits');
+      const account = await Account.withMonthlyCredits(db, accountId);
       if (!account) return;
       const balance = Number(account.credit_balance);
       const threshold = Math.floor(Number(account.monthly_credits) * CREDITS_LOW_SHARE);
@@ -47,33 +48,17 @@ export function createWebhookAnnouncer(deps: ActivityDeps) {
     },
 
     async voiceEnded(voiceId: string): Promise<void> {
-      const voice = await db('voices').where({ id: voiceId }).whereNull('deleted_at').first();
+      const voice = await Voice.query(db).modify('live').findById(voiceId);
       if (!voice || !['ready', 'failed'].includes(voice.status)) return;
       const type = voice.status === 'ready' ? 'voice.ready' : 'voice.failed';
-      await announceWebhookEvent(deps, { id: stableEventId(type, voiceId), type, accountId: voice.account_id, data: presentVoice(voice) });
+      await announceWebhookEvent(deps, { id: stableEventId(type, voiceId), type, accountId: voice.account_id as string, data: presentVoice(voice) });
     },
   };
 }
 
-interface DeliveryRow {
-  id: string;
-  event_id: string;
-  body: string;
-  status: string;
-  url: string;
-  enabled: boolean;
-  secret: string;
-  previous_secret: string | null;
-  previous_secret_expires_at: Date | null;
-  endpoint_id: string;
-}
-
 export function createWebhookActivities({ db, config }: ActivityDeps) {
   const policy = { allowHttp: config.WEBHOOK_ALLOW_HTTP, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS };
-  const record = (deliveryId: string, changes: Record<string, unknown>) =>
-    db('webhook_deliveries')
-      .where({ id: deliveryId })
-      .update({ ...changes, updated_at: db.fn.now() });
+  const record = (deliveryId: string, changes: Parameters<typeof WebhookDelivery.note>[2]) => WebhookDelivery.note(db, deliveryId, changes);
 
   return {
     /**
@@ -83,10 +68,7 @@ export function createWebhookActivities({ db, config }: ActivityDeps) {
      * else throws, and the workflow's retry policy tries again.
      */
     async attemptWebhookDelivery({ deliveryId }: { deliveryId: string }): Promise<WebhookAttemptOutcome> {
-      const delivery: DeliveryRow | undefined = await db('webhook_deliveries as d')
-        .join('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
-        .where('d.id', deliveryId)
-        .first('d.id', 'd.event_id', 'd.body', 'd.status', 'd.endpoint_id', 'e.url', 'e.enabled', 'e.secret', 'e.previous_secret', 'e.previous_secret_expires_at');
+      const delivery = await WebhookDelivery.forAttempt(db, deliveryId);
       // Its endpoint was deleted (the row went with it), or an earlier attempt already finished it.
       if (!delivery) return 'skipped';
       if (delivery.status === 'delivered') return 'delivered';
@@ -105,7 +87,7 @@ export function createWebhookActivities({ db, config }: ActivityDeps) {
         'OpenVox-Webhook-Timestamp': String(timestamp),
         'OpenVox-Signature': signatureHeader(secrets, timestamp, delivery.body),
       };
-      await db('webhook_deliveries').where({ id: deliveryId }).increment('attempts', 1);
+      await WebhookDelivery.query(db).increment('attempts', 1).where({ id: deliveryId });
       let status: number;
       try {
         ({ status } = await postToTarget(delivery.url, delivery.body, headers, { policy, timeoutMs: WEBHOOK_REQUEST_TIMEOUT_MS }));
@@ -124,7 +106,7 @@ export function createWebhookActivities({ db, config }: ActivityDeps) {
       }
       if (status === 410) {
         await record(deliveryId, { status: 'failed', last_response_code: status, last_error: 'gone' });
-        await db('webhook_endpoints').where({ id: delivery.endpoint_id }).update({ enabled: false, disabled_reason: 'gone', updated_at: db.fn.now() });
+        await WebhookEndpoint.query(db).patch({ enabled: false, disabled_reason: 'gone', updated_at: db.fn.now() }).where({ id: delivery.endpoint_id });
         return 'gone';
       }
       await record(deliveryId, { last_response_code: status, last_error: null });
@@ -133,7 +115,7 @@ export function createWebhookActivities({ db, config }: ActivityDeps) {
 
     /** The 24 h of retries ran out. */
     async recordWebhookDeliveryFailed({ deliveryId }: { deliveryId: string }): Promise<void> {
-      await db('webhook_deliveries').where({ id: deliveryId, status: 'pending' }).update({ status: 'failed', updated_at: db.fn.now() });
+      await WebhookDelivery.query(db).patch({ status: 'failed', updated_at: db.fn.now() }).where({ id: deliveryId, status: 'pending' });
     },
   };
 }

@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Context } from 'koa';
 import type { Account } from '../db/models/Account';
+import { IdempotencyKey } from '../db/models/IdempotencyKey';
 import type { Db } from '../db/knex';
 import { ApiError, idempotencyKeyInUse, idempotencyKeyReused, validationError } from './errors';
 
@@ -58,18 +59,14 @@ type Claim = { kind: 'run'; synthesisId: string } | { kind: 'replay'; response: 
 async function claim(db: Db, account: Account, key: string, requestHash: Buffer): Promise<Claim> {
   return db.transaction(async (trx) => {
     const lockedUntil = new Date(Date.now() + LOCK_MS);
-    const inserted = await trx('idempotency_keys')
-      .insert({ account_id: account.id, key, request_hash: requestHash, synthesis_id: randomUUID(), status: 'in_progress', locked_until: lockedUntil })
-      .onConflict(['account_id', 'key'])
-      .ignore()
-      .returning('synthesis_id');
-    if (inserted.length) return { kind: 'run', synthesisId: inserted[0].synthesis_id };
+    const claimed = await IdempotencyKey.claimFree(trx, { account_id: account.id, key, request_hash: requestHash, synthesis_id: randomUUID(), status: 'in_progress', locked_until: lockedUntil });
+    if (claimed) return { kind: 'run', synthesisId: claimed };
 
-    const existing = await trx('idempotency_keys').where({ account_id: account.id, key }).forUpdate().first();
+    const existing = await IdempotencyKey.of(trx, account.id, key).forUpdate().first().throwIfNotFound();
     if (existing.created_at.getTime() < Date.now() - WINDOW_MS) {
       // Past the 24 h window the key is free again: a new request, a new synthesis.
       const synthesisId = randomUUID();
-      await trx('idempotency_keys').where({ account_id: account.id, key }).update({
+      await IdempotencyKey.of(trx, account.id, key).patch({
         request_hash: requestHash,
         synthesis_id: synthesisId,
         status: 'in_progress',
@@ -83,11 +80,12 @@ async function claim(db: Db, account: Account, key: string, requestHash: Buffer)
     }
     if (!Buffer.from(existing.request_hash).equals(requestHash)) throw idempotencyKeyReused();
     if (existing.status === 'completed') {
-      return { kind: 'replay', response: { status: existing.response_status, body: existing.response_body, location: existing.response_location } };
+      // A completed key always has its response (written in one update with the status).
+      return { kind: 'replay', response: { status: existing.response_status as number, body: existing.response_body, location: existing.response_location } };
     }
     if (existing.locked_until.getTime() > Date.now()) throw idempotencyKeyInUse();
     // Abandoned: carry on with the same synthesis id, so nothing is started or charged twice.
-    await trx('idempotency_keys').where({ account_id: account.id, key }).update({ locked_until: lockedUntil });
+    await IdempotencyKey.of(trx, account.id, key).patch({ locked_until: lockedUntil });
     return { kind: 'run', synthesisId: existing.synthesis_id };
   });
 }
@@ -110,18 +108,16 @@ export async function idempotent(
   try {
     response = await handle(claimed.synthesisId);
   } catch (error) {
-    const claim = db('idempotency_keys').where({ account_id: account.id, key, status: 'in_progress' });
+    const claim = IdempotencyKey.of(db, account.id, key).where({ status: 'in_progress' });
     if (error instanceof ApiError && error.status < 500) {
       // A client error started and holds nothing: the key is free for a corrected request.
       await claim.delete();
     } else {
       // Unknown outcome: the key keeps its synthesis id and the next repeat goes ahead at once.
-      await claim.update({ locked_until: db.fn.now() }).catch(() => undefined);
+      await claim.patch({ locked_until: db.fn.now() }).catch(() => undefined);
     }
     throw error;
   }
-  await db('idempotency_keys')
-    .where({ account_id: account.id, key })
-    .update({ status: 'completed', response_status: response.status, response_body: JSON.stringify(response.body), response_location: response.location });
+  await IdempotencyKey.of(db, account.id, key).patch({ status: 'completed', response_status: response.status, response_body: JSON.stringify(response.body), response_location: response.location });
   return { ...response, replayed: false };
 }

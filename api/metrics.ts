@@ -1,6 +1,9 @@
 import type { Middleware } from 'koa';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Db } from '../db/knex';
+import { CreditLedgerEntry } from '../db/models/CreditLedgerEntry';
+import { Synthesis } from '../db/models/Synthesis';
+import { Voice } from '../db/models/Voice';
 
 /**
  * The API's Prometheus metrics, one registry per app. Two kinds:
@@ -51,7 +54,7 @@ export function createApiMetrics(db: Db): ApiMetrics {
     labelNames: ['status'] as const,
     registers: [registry],
     async collect() {
-      const rows = await db('syntheses').select('status').count<{ status: string; count: string }[]>({ count: '*' }).groupBy('status');
+      const rows = await Synthesis.query(db).select('status').count({ count: '*' }).groupBy('status').castTo<{ status: string; count: string }[]>();
       this.reset();
       for (const status of ['queued', 'processing', 'completed', 'failed', 'canceled']) this.set({ status }, 0);
       for (const row of rows) this.set({ status: row.status }, Number(row.count));
@@ -63,7 +66,7 @@ export function createApiMetrics(db: Db): ApiMetrics {
     labelNames: ['kind'] as const,
     registers: [registry],
     async collect() {
-      const rows = await db('credit_ledger').select('kind').sum<{ kind: string; sum: string }[]>({ sum: 'amount' }).groupBy('kind');
+      const rows = await CreditLedgerEntry.query(db).select('kind').sum('amount as sum').groupBy('kind').castTo<{ kind: string; sum: string }[]>();
       this.reset();
       for (const kind of ['grant', 'reserve', 'capture', 'release']) this.set({ kind }, 0);
       for (const row of rows) this.set({ kind: row.kind }, Number(row.sum));
@@ -75,7 +78,7 @@ export function createApiMetrics(db: Db): ApiMetrics {
     labelNames: ['status'] as const,
     registers: [registry],
     async collect() {
-      const rows = await db('voices').where({ category: 'cloned' }).select('status').count<{ status: string; count: string }[]>({ count: '*' }).groupBy('status');
+      const rows = await Voice.query(db).where({ category: 'cloned' }).select('status').count({ count: '*' }).groupBy('status').castTo<{ status: string; count: string }[]>();
       this.reset();
       for (const status of ['processing', 'ready', 'failed']) this.set({ status }, 0);
       for (const row of rows) this.set({ status: row.status }, Number(row.count));

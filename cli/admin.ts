@@ -3,8 +3,13 @@ import { randomUUID } from 'node:crypto';
 import { hashPassword } from '../api/auth/passwords';
 import { currentPeriod } from '../api/routes/auth/usage';
 import { SIGNUP_GRANT_REFERENCE } from '../activities/signup';
+import type { Knex } from 'knex';
+import { accountsWithUsage } from '../db/accountUsage';
 import type { Db } from '../db/knex';
 import { applyGrant } from '../db/ledger';
+import { Account } from '../db/models/Account';
+import { EmailVerificationToken } from '../db/models/EmailVerificationToken';
+import { SubscriptionPlan } from '../db/models/SubscriptionPlan';
 import type { Config } from '../lib/config';
 import { randomSecret } from '../lib/secrets';
 import { signupWorkflowId } from '../workflows/contracts';
@@ -37,14 +42,12 @@ export interface AccountSummary {
 const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
 async function accountByEmail(db: Db, email: string) {
-  const account = await db('accounts')
-    .where({ email: normalizeEmail(email) })
-    .first();
+  const account = await Account.query(db).findOne({ email: normalizeEmail(email) });
   if (!account) throw new AdminError(`no account with email ${normalizeEmail(email)}`);
   return account;
 }
 
-function summarize(row: Record<string, any>): AccountSummary {
+function summarize(row: Account): AccountSummary {
   return {
     id: row.id,
     email: row.email,
@@ -58,11 +61,11 @@ function summarize(row: Record<string, any>): AccountSummary {
 }
 
 /** Marks verified, ends outstanding tokens and grants the free credits, exactly as a verification link does (the grant's reference is the same). */
-async function markVerified(trx: Db, accountId: string): Promise<number> {
-  await trx('email_verification_tokens').where({ account_id: accountId }).whereNull('used_at').whereNull('superseded_at').update({ superseded_at: trx.fn.now() });
-  await trx('accounts').where({ id: accountId }).update({ email_verified_at: trx.fn.now(), updated_at: trx.fn.now() });
-  const plan = await trx('subscription_plans').where({ id: 'free' }).first('monthly_credits');
-  return (await applyGrant(trx as never, accountId, Number(plan.monthly_credits), SIGNUP_GRANT_REFERENCE)) ? Number(plan.monthly_credits) : 0;
+async function markVerified(trx: Knex.Transaction, accountId: string): Promise<number> {
+  await EmailVerificationToken.query(trx).where({ account_id: accountId }).modify('pending').patch({ superseded_at: trx.fn.now() });
+  await Account.query(trx).patch({ email_verified_at: trx.fn.now(), updated_at: trx.fn.now() }).where({ id: accountId });
+  const plan = await SubscriptionPlan.query(trx).findById('free').select('monthly_credits').throwIfNotFound();
+  return (await applyGrant(trx, accountId, Number(plan.monthly_credits), SIGNUP_GRANT_REFERENCE)) ? Number(plan.monthly_credits) : 0;
 }
 
 export interface CreateUserProps {
@@ -85,8 +88,8 @@ export async function createUser(deps: AdminDeps, props: CreateUserProps): Promi
   const passwordHash = await hashPassword(password);
   let granted = 0;
   await deps.db.transaction(async (trx) => {
-    if (await trx('accounts').where({ email }).first('id')) throw new AdminError(`an account with email ${email} exists`);
-    await trx('accounts').insert({ id, email, name: props.name ?? '', password_hash: passwordHash, subscription_tier: props.plan ?? 'free' });
+    if (await Account.query(trx).findOne({ email }).select('id')) throw new AdminError(`an account with email ${email} exists`);
+    await Account.query(trx).insert({ id, email, name: props.name ?? '', password_hash: passwordHash, subscription_tier: props.plan ?? 'free' });
     if (props.verified) granted = await markVerified(trx, id);
   });
   if (!props.verified) {
@@ -97,14 +100,14 @@ export async function createUser(deps: AdminDeps, props: CreateUserProps): Promi
       args: [{ accountId: id, ttlSeconds: deps.config.VERIFICATION_TTL }],
     });
   }
-  const row = await deps.db('accounts').where({ id }).first();
+  const row = await Account.query(deps.db).findById(id).throwIfNotFound();
   return { ...summarize(row), ...(generated ? { password: generated } : {}), credits_granted: granted };
 }
 
 export async function verifyUser(deps: AdminDeps, email: string): Promise<AccountSummary & { credits_granted: number }> {
   const account = await accountByEmail(deps.db, email);
   const granted = account.email_verified_at ? 0 : await deps.db.transaction((trx) => markVerified(trx, account.id));
-  return { ...summarize(await deps.db('accounts').where({ id: account.id }).first()), credits_granted: granted };
+  return { ...summarize(await Account.query(deps.db).findById(account.id).throwIfNotFound()), credits_granted: granted };
 }
 
 export interface GrantProps {
@@ -122,14 +125,14 @@ export async function grantCredits(deps: AdminDeps, props: GrantProps): Promise<
   const account = await accountByEmail(deps.db, props.email);
   const reference = `admin:${(props.reference ?? props.reason).trim()}`;
   const applied = await deps.db.transaction((trx) => applyGrant(trx, account.id, props.amount, reference));
-  return { ...summarize(await deps.db('accounts').where({ id: account.id }).first()), applied, reference, amount: props.amount };
+  return { ...summarize(await Account.query(deps.db).findById(account.id).throwIfNotFound()), applied, reference, amount: props.amount };
 }
 
 async function planExists(db: Db, plan: string): Promise<void> {
-  const found = await db('subscription_plans').where({ id: plan }).first('id');
+  const found = await SubscriptionPlan.query(db).findById(plan).select('id');
   if (!found) {
-    const plans = (await db('subscription_plans').orderBy('price_cents').pluck('id')) as string[];
-    throw new AdminError(`no plan ${plan}; plans: ${plans.join(', ')}`);
+    const plans = await SubscriptionPlan.query(db).orderBy('price_cents').select('id');
+    throw new AdminError(`no plan ${plan}; plans: ${plans.map((row) => row.id).join(', ')}`);
   }
 }
 
@@ -137,8 +140,8 @@ async function planExists(db: Db, plan: string): Promise<void> {
 export async function setPlan(deps: AdminDeps, email: string, plan: string): Promise<AccountSummary> {
   await planExists(deps.db, plan);
   const account = await accountByEmail(deps.db, email);
-  await deps.db('accounts').where({ id: account.id }).update({ subscription_tier: plan, updated_at: deps.db.fn.now() });
-  return summarize(await deps.db('accounts').where({ id: account.id }).first());
+  await Account.query(deps.db).patch({ subscription_tier: plan, updated_at: deps.db.fn.now() }).where({ id: account.id });
+  return summarize(await Account.query(deps.db).findById(account.id).throwIfNotFound());
 }
 
 export type UserWithUsage = AccountSummary & {
@@ -149,34 +152,8 @@ export type UserWithUsage = AccountSummary & {
 export async function listUsers(deps: AdminDeps, { limit = 100, email }: { limit?: number; email?: string } = {}): Promise<UserWithUsage[]> {
   const { db } = deps;
   const { start, end } = currentPeriod();
-  const syntheses = db('syntheses')
-    .where('completed_at', '>=', start)
-    .andWhere('completed_at', '<', end)
-    .groupBy('account_id')
-    .select(
-      'account_id',
-      db.raw(`count(*) filter (where status = 'completed')::int as syntheses`),
-      db.raw(`count(*) filter (where status = 'failed')::int as syntheses_failed`),
-      db.raw(`coalesce(sum(credits_charged) filter (where status = 'completed'), 0)::bigint as credits_used`),
-      db.raw(`coalesce(sum(duration_seconds) filter (where status = 'completed'), 0)::float as audio_seconds`),
-    )
-    .as('s');
-  const voices = db('voices')
-    .where({ category: 'cloned' })
-    .whereIn('status', ['processing', 'ready'])
-    .whereNull('deleted_at')
-    .groupBy('account_id')
-    .select('account_id', db.raw('count(*)::int as cloned_voices'))
-    .as('v');
-  const query = db('accounts as a')
-    .leftJoin(syntheses, 's.account_id', 'a.id')
-    .leftJoin(voices, 'v.account_id', 'a.id')
-    .select('a.*', 's.syntheses', 's.syntheses_failed', 's.credits_used', 's.audio_seconds', 'v.cloned_voices')
-    .orderBy('a.created_at', 'desc')
-    .limit(limit);
-  if (email) query.where('a.email', normalizeEmail(email));
-  const rows = await query;
-  return rows.map((row: Record<string, any>) => ({
+  const rows = await accountsWithUsage(db, { start, end, limit, ...(email && { email: normalizeEmail(email) }) });
+  return rows.map((row) => ({
     ...summarize(row),
     usage: {
       period_start: start.toISOString(),

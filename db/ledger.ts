@@ -46,6 +46,18 @@ export async function reserve(trx: Knex.Transaction, accountId: string, referenc
   return true;
 }
 
+/**
+ * An erased account's ledger rows keep their amounts (for the books) and lose
+ * what names the account: no account id, and the reference becomes
+ * `erased:<row id>` (still unique; it no longer names a synthesis or a period).
+ * Returns the number of rows.
+ */
+export async function anonymizeLedger(trx: Knex.Transaction, accountId: string): Promise<number> {
+  return trx('credit_ledger')
+    .where({ account_id: accountId })
+    .update({ account_id: null, reference: trx.raw(`'erased:' || id`) });
+}
+
 export type SettleOutcome = 'captured' | 'released' | 'settled' | 'unreserved';
 
 /**

@@ -1,6 +1,7 @@
 import { type Client, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { previewKey, previewVersion } from '../activities/previews';
 import type { Db } from '../db/knex';
+import { Voice } from '../db/models/Voice';
 import type { Config } from './config';
 import { cpuTaskQueue } from './temporal';
 import { voicePreviewWorkflowId } from '../workflows/contracts';
@@ -12,7 +13,7 @@ import { voicePreviewWorkflowId } from '../workflows/contracts';
  * completed one is never run again. Returns the ids of the workflows started.
  */
 export async function ensureVoicePreviews(temporal: Client, db: Db, config: Config, voiceIds?: readonly string[]): Promise<string[]> {
-  const query = db('voices').where({ category: 'premade', available: true }).orderBy('sort_order');
+  const query = Voice.query(db).modify('catalog').orderBy('sort_order');
   if (voiceIds) query.whereIn('id', voiceIds);
   const started: string[] = [];
   for (const voice of await query) {

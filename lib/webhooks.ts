@@ -2,6 +2,8 @@ import type { Client } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto';
 import type { Db } from '../db/knex';
+import { WebhookDelivery } from '../db/models/WebhookDelivery';
+import { WebhookEndpoint } from '../db/models/WebhookEndpoint';
 import { webhookDelivery } from '../workflows/webhookDelivery';
 import { webhookDeliveryWorkflowId, type WebhookEventType } from '../workflows/contracts';
 import type { Config } from './config';
@@ -44,23 +46,19 @@ export interface AnnounceDeps {
  * `endpointId` limits it to one endpoint (the test ping).
  */
 export async function announceWebhookEvent({ db, temporal, config }: AnnounceDeps, event: WebhookEvent, endpointId?: string): Promise<string[]> {
-  const endpoints: { id: string }[] = await db('webhook_endpoints')
-    .where({ account_id: event.accountId, enabled: true })
-    .modify((query) => (endpointId ? query.where({ id: endpointId }) : query.whereRaw('? = any(events)', [event.type])))
-    .select('id');
+  const endpoints = await WebhookEndpoint.receiving(db, event.accountId, event.type, endpointId);
   const deliveryIds: string[] = [];
   for (const endpoint of endpoints) {
     const body = JSON.stringify({ id: event.id, type: event.type, created: new Date().toISOString(), data: event.data });
-    await db('webhook_deliveries').insert({ id: randomUUID(), endpoint_id: endpoint.id, event_id: event.id, event_type: event.type, body }).onConflict(['endpoint_id', 'event_id']).ignore();
-    const delivery = await db('webhook_deliveries').where({ endpoint_id: endpoint.id, event_id: event.id }).first('id');
-    deliveryIds.push(delivery.id);
+    const deliveryId = await WebhookDelivery.record(db, { id: randomUUID(), endpoint_id: endpoint.id, event_id: event.id, event_type: event.type, body });
+    deliveryIds.push(deliveryId);
     await temporal.workflow
       .start(webhookDelivery, {
         workflowId: webhookDeliveryWorkflowId(event.id, endpoint.id),
         taskQueue: config.TEMPORAL_TASK_QUEUE,
         // A finished delivery is not repeated when the same event is announced again.
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        args: [{ deliveryId: delivery.id, retryInitialSeconds: config.WEBHOOK_RETRY_INITIAL_SECONDS }],
+        args: [{ deliveryId, retryInitialSeconds: config.WEBHOOK_RETRY_INITIAL_SECONDS }],
       })
       .catch((error) => {
         if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;

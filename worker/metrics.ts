@@ -5,6 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Db } from '../db/knex';
+import { Synthesis } from '../db/models/Synthesis';
 
 /**
  * The worker's Prometheus metrics, taken by an activity interceptor so that
@@ -69,12 +70,7 @@ export function createWorkerMetrics(db: Db): WorkerMetrics {
 
   /** The engine that renders a synthesis (a clone's base voice's). */
   async function engineOf(synthesisId: string): Promise<string> {
-    const row = await db('syntheses as s')
-      .join('voices as v', 'v.id', 's.voice_id')
-      .leftJoin('voices as b', 'b.id', db.raw(`v.profile->>'baseVoiceId'`))
-      .where('s.id', synthesisId)
-      .first(db.raw('coalesce(v.engine, b.engine) as engine'));
-    return row?.engine ?? 'unknown';
+    return (await Synthesis.engineOf(db, synthesisId)) ?? 'unknown';
   }
 
   /** Counts how jobs ended, and logs one line per synthesis and clone (the worker's log says what it did). */

@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
 import { Account } from '../../db/models/Account';
+import { ApiKey } from '../../db/models/ApiKey';
 import { sha256 } from '../../lib/secrets';
 import type { ApiDeps } from '../deps';
 import { authenticationFailed, notAuthenticated, tokenInvalid } from '../errors';
@@ -42,9 +43,9 @@ export async function authenticate(ctx: Context, deps: ApiDeps, options: Authent
           const { accountId, expiresAt } = await tokens.verifyAccess(credential);
           return { accountId, until: Math.min(until, expiresAt) };
         }
-        const key = await db('api_keys')
-          .where({ key_hash: sha256(credential) })
-          .first('id', 'account_id', 'last_used_at');
+        const key = await ApiKey.query(db)
+          .findOne({ key_hash: sha256(credential) })
+          .select('id', 'account_id', 'last_used_at');
         return key ? { accountId: key.account_id, keyId: key.id, lastUsedAt: key.last_used_at?.getTime() ?? 0, until } : null;
       })) ?? undefined;
     if (!identity) throw authenticationFailed('Unknown or deleted API key.');
@@ -52,7 +53,7 @@ export async function authenticate(ctx: Context, deps: ApiDeps, options: Authent
   // One write a minute per key is enough to show when it was last used.
   if (identity.keyId && Date.now() - (identity.lastUsedAt ?? 0) > 60_000) {
     identity.lastUsedAt = Date.now();
-    await db('api_keys').where({ id: identity.keyId }).update({ last_used_at: db.fn.now() });
+    await ApiKey.query(db).patch({ last_used_at: db.fn.now() }).where({ id: identity.keyId });
   }
 
   const read = async () => Account.query(db).findById(identity.accountId);

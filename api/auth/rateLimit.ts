@@ -1,4 +1,5 @@
 import type { Db } from '../../db/knex';
+import { countRequest, forgetWindowsBefore } from '../../db/rateLimits';
 import { rateLimited } from '../errors';
 
 export interface RateLimit {
@@ -18,17 +19,10 @@ export async function enforceRateLimit(db: Db, { key, limit, windowSeconds }: Ra
   const now = Date.now();
   const windowMs = windowSeconds * 1000;
   const windowStart = new Date(Math.floor(now / windowMs) * windowMs);
-  const { rows } = await db.raw<{ rows: { count: number }[] }>(
-    `insert into rate_limit_counters (key, window_start, count) values (?, ?, 1)
-     on conflict (key, window_start) do update set count = rate_limit_counters.count + 1
-     returning count`,
-    [key, windowStart],
-  );
+  const count = await countRequest(db, key, windowStart);
   // Now and then, forget windows that ended long ago.
   if (Math.random() < 0.01) {
-    await db('rate_limit_counters')
-      .where('window_start', '<', new Date(now - 2 * 24 * 3600 * 1000))
-      .delete();
+    await forgetWindowsBefore(db, new Date(now - 2 * 24 * 3600 * 1000));
   }
-  if (rows[0].count > limit) throw rateLimited(Math.max(1, Math.ceil((windowStart.getTime() + windowMs - now) / 1000)));
+  if (count > limit) throw rateLimited(Math.max(1, Math.ceil((windowStart.getTime() + windowMs - now) / 1000)));
 }

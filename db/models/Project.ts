@@ -1,6 +1,7 @@
-import { Model, type QueryBuilder } from 'objection';
+import type { QueryBuilder } from 'objection';
+import { TableModel } from './TableModel';
 
-export class Project extends Model {
+export class Project extends TableModel {
   static override tableName = 'projects';
 
   static override modifiers = {

@@ -1,6 +1,6 @@
-import { Model } from 'objection';
+import { TableModel } from './TableModel';
 
-export class SubscriptionPlan extends Model {
+export class SubscriptionPlan extends TableModel {
   static override tableName = 'subscription_plans';
 
   id!: string;

@@ -1,5 +1,7 @@
-import { Model, type QueryBuilder } from 'objection';
+import type { QueryBuilder } from 'objection';
 import type { ClonedVoiceProfile } from '../../audio/cloning';
+import type { PremadeVoice } from '../../engines/catalog';
+import { type Owner, TableModel } from './TableModel';
 
 /** What a clone keeps of its profile (the `profile` column). */
 export type StoredVoiceProfile = Omit<ClonedVoiceProfile, 'tried'> & { f0MedianHz: number | null };
@@ -37,19 +39,22 @@ export interface VoiceRow {
   deleted_at: Date | null;
 }
 
-type Owner = { id: string };
-
 /**
  * The voices table's rules in one place, as named modifiers:
  * `Voice.query(db).modify('visibleTo', account)` and so on.
  */
-export class Voice extends Model {
+export class Voice extends TableModel {
   static override tableName = 'voices';
+  static override jsonAttributes = ['error', 'profile'];
 
   static override modifiers = {
     /** Not deleted (a deleted clone's row stays while its objects are removed). */
     live(query: QueryBuilder<Voice>) {
       query.whereNull('voices.deleted_at');
+    },
+    /** The premade voices on offer (an engine not installed or enabled hides its voices). */
+    catalog(query: QueryBuilder<Voice>) {
+      query.where({ 'voices.category': 'premade', 'voices.available': true });
     },
     /** The voices an account may see and use: every available premade voice and its own clones. */
     visibleTo(query: QueryBuilder<Voice>, account: Owner) {
@@ -73,3 +78,15 @@ export class Voice extends Model {
 
 // The row's columns are the model's properties (declaration merging).
 export interface Voice extends VoiceRow {}
+
+/** A premade voice's row as the engines take it; its columns hold its catalog entry's values (db/seeds), which the casts name. */
+export const asPremadeVoice = (row: VoiceRow): PremadeVoice => ({
+  id: row.id,
+  name: row.name,
+  language: row.language,
+  gender: row.gender as PremadeVoice['gender'],
+  description: row.description,
+  engine: row.engine as PremadeVoice['engine'],
+  engineVoice: row.engine_voice as string,
+  license: row.license as PremadeVoice['license'],
+});

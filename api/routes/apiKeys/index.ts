@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { ApiKey } from '../../../db/models/ApiKey';
 import { randomSecret, sha256 } from '../../../lib/secrets';
 import { API_KEY_PREFIX } from '../../auth/authenticate';
 import { authCacheOf } from '../../auth/cache';
@@ -9,13 +10,7 @@ import { offsetOf, presentPage } from '../../pagination';
 import { defineRoute, type Route } from '../../route';
 import { ApiKeyCreateBody, ApiKeyCreated, ApiKeyListQuery, ApiKeyPage, ApiKeyParams } from './schema';
 
-interface ApiKeyRow {
-  id: string;
-  name: string;
-  prefix: string;
-  created_at: Date;
-  last_used_at: Date | null;
-}
+type ApiKeyRow = Pick<ApiKey, 'id' | 'name' | 'prefix' | 'created_at' | 'last_used_at'>;
 
 const presentApiKey = (row: ApiKeyRow) => ({
   id: row.id,
@@ -40,8 +35,8 @@ export function apiKeyRoutes(deps: ApiDeps): Route[] {
       query: ApiKeyListQuery,
       responses: { 200: { description: 'A page of keys', content: { 'application/json': { schema: ApiKeyPage } } }, ...problemResponses(400, 401) },
       async handler(ctx, { account, query }) {
-        const keys = db('api_keys').where({ account_id: account.id });
-        const [{ count }] = await keys.clone().count<{ count: string }[]>({ count: '*' });
+        const keys = ApiKey.query(db).modify('ownedBy', account);
+        const [{ count }] = await keys.clone().count({ count: '*' }).castTo<{ count: string }[]>();
         const rows: ApiKeyRow[] = await keys
           .clone()
           .select(COLUMNS)
@@ -64,9 +59,10 @@ export function apiKeyRoutes(deps: ApiDeps): Route[] {
       responses: { 201: { description: 'Created', content: { 'application/json': { schema: ApiKeyCreated } } }, ...problemResponses(400, 401) },
       async handler(ctx, { account, body }) {
         const key = `${API_KEY_PREFIX}${randomSecret(32)}`;
-        const [row] = await db('api_keys')
+        const row = await ApiKey.query(db)
           .insert({ id: randomUUID(), account_id: account.id, name: body.name, prefix: key.slice(0, 12), key_hash: sha256(key) })
-          .returning(COLUMNS);
+          .returning(COLUMNS)
+          .castTo<ApiKeyRow>();
         ctx.status = 201;
         ctx.body = { ...presentApiKey(row), key };
       },
@@ -80,7 +76,7 @@ export function apiKeyRoutes(deps: ApiDeps): Route[] {
       params: ApiKeyParams,
       responses: { 204: { description: 'Deleted' }, ...problemResponses(401, 404) },
       async handler(ctx, { account, params }) {
-        const deleted = await db('api_keys').where({ id: params.id, account_id: account.id }).delete();
+        const deleted = await ApiKey.query(db).modify('ownedBy', account).delete().where({ id: params.id });
         if (!deleted) throw notFound();
         // Before the answer: this process stops taking the key at once (the others hear the trigger's NOTIFY).
         authCacheOf(deps.progress, deps.config.AUTH_CACHE_SECONDS).forgetAccount(account.id);

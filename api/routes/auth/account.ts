@@ -5,7 +5,7 @@ import type { ApiDeps } from '../../deps';
 import { passwordIncorrect, validationError } from '../../errors';
 import { problemResponses } from '../../openapi';
 import { defineRoute, type Route } from '../../route';
-import type { Account } from '../../../db/models/Account';
+import { Account } from '../../../db/models/Account';
 import { markAccountDeleted } from '../../../db/privacy';
 import { accountDeletion } from '../../../workflows/accountDeletion';
 import { accountDeletionWorkflowId } from '../../../workflows/contracts';
@@ -70,11 +70,10 @@ export function accountRoutes(deps: ApiDeps): Route[] {
           throw validationError({ non_field_errors: ['Give at least one of name, history_retention_days.'] });
         }
         const changes = { ...(body.name !== undefined && { name: body.name }), ...(body.history_retention_days !== undefined && { history_retention_days: body.history_retention_days }) };
-        const [updated] = await db('accounts')
+        const [fresh] = await Account.query(db)
+          .patch({ ...changes, updated_at: db.fn.now() })
           .where({ id: account.id })
-          .update({ ...changes, updated_at: db.fn.now() })
           .returning('*');
-        const fresh = Object.assign(Object.create(Object.getPrototypeOf(account)), account, updated) as Account;
         ctx.body = presentProfile(fresh, await usageOf(db, fresh));
       },
     }),

@@ -2,6 +2,9 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
 import { randomUUID } from 'node:crypto';
 import { Account } from '../../../db/models/Account';
+import { EmailVerificationToken } from '../../../db/models/EmailVerificationToken';
+import { RefreshToken } from '../../../db/models/RefreshToken';
+import { RefreshTokenFamily } from '../../../db/models/RefreshTokenFamily';
 import { sha256 } from '../../../lib/secrets';
 import { INVALID_TOKEN, resendSignal, signupWorkflowId, verifyUpdate } from '../../../workflows/contracts';
 import { signupVerification } from '../../../workflows/signupVerification';
@@ -50,9 +53,7 @@ export async function registerAccount({ db, temporal, config }: ApiDeps, props: 
 
 /** Resolves only once the workflow has verified the account and granted its credits. */
 export async function verifyEmail({ db, temporal }: ApiDeps, token: string): Promise<void> {
-  const row = await db('email_verification_tokens')
-    .where({ token_hash: sha256(token) })
-    .first();
+  const row = await EmailVerificationToken.query(db).findOne({ token_hash: sha256(token) });
   if (!row || row.used_at || row.superseded_at || row.expires_at <= new Date()) throw invalidVerificationToken();
   try {
     await temporal.connection.withDeadline(Date.now() + VERIFY_DEADLINE_MS, () =>
@@ -88,7 +89,7 @@ export interface TokenPairOut {
 
 async function issueTokenPair({ db, tokens }: ApiDeps, accountId: string, familyId: string): Promise<TokenPairOut> {
   const refresh = await tokens.issueRefresh(accountId, familyId);
-  await db('refresh_tokens').insert({ jti_hash: sha256(refresh.jti), family_id: familyId, expires_at: refresh.expiresAt });
+  await RefreshToken.query(db).insert({ jti_hash: sha256(refresh.jti), family_id: familyId, expires_at: refresh.expiresAt });
   return { access: await tokens.issueAccess(accountId), refresh: refresh.token, token_type: 'Bearer', expires_in: tokens.accessTtl };
 }
 
@@ -99,7 +100,7 @@ export async function logIn(deps: ApiDeps, email: string, password: string): Pro
   if (!account || !valid) throw authenticationFailed('Invalid email or password.');
   if (!account.email_verified_at) throw emailNotVerified();
   const familyId = randomUUID();
-  await deps.db('refresh_token_families').insert({ id: familyId, account_id: account.id });
+  await RefreshTokenFamily.query(deps.db).insert({ id: familyId, account_id: account.id });
   return issueTokenPair(deps, account.id, familyId);
 }
 
@@ -110,17 +111,15 @@ export async function logIn(deps: ApiDeps, email: string, password: string): Pro
 export async function refreshTokens(deps: ApiDeps, refreshToken: string): Promise<TokenPairOut> {
   const { accountId, jti, familyId } = await deps.tokens.verifyRefresh(refreshToken);
   const outcome = await deps.db.transaction(async (trx) => {
-    const family = await trx('refresh_token_families').where({ id: familyId, account_id: accountId }).forUpdate().first();
+    const family = await RefreshTokenFamily.query(trx).modify('ownedBy', { id: accountId }).findOne({ id: familyId }).forUpdate();
     if (!family || family.revoked_at) return 'invalid';
-    const token = await trx('refresh_tokens')
-      .where({ jti_hash: sha256(jti), family_id: familyId })
-      .first();
+    const token = await RefreshToken.query(trx).findOne({ jti_hash: sha256(jti), family_id: familyId });
     if (!token) return 'invalid';
     if (token.rotated_at) {
-      await trx('refresh_token_families').where({ id: familyId }).update({ revoked_at: trx.fn.now() });
+      await RefreshTokenFamily.query(trx).patch({ revoked_at: trx.fn.now() }).where({ id: familyId });
       return 'reused';
     }
-    await trx('refresh_tokens').where({ jti_hash: token.jti_hash }).update({ rotated_at: trx.fn.now() });
+    await RefreshToken.query(trx).patch({ rotated_at: trx.fn.now() }).where({ jti_hash: token.jti_hash });
     return 'rotated';
   });
   if (outcome === 'reused') {
@@ -135,5 +134,5 @@ export async function refreshTokens(deps: ApiDeps, refreshToken: string): Promis
 export async function logOut({ db, tokens }: ApiDeps, account: Account, refreshToken: string): Promise<void> {
   const { accountId, familyId } = await tokens.verifyRefresh(refreshToken);
   if (accountId !== account.id) throw tokenInvalid('The refresh token belongs to another session.');
-  await db('refresh_token_families').where({ id: familyId, account_id: accountId }).whereNull('revoked_at').update({ revoked_at: db.fn.now() });
+  await RefreshTokenFamily.revoke(db, accountId, familyId);
 }

@@ -22,7 +22,7 @@ export function presentProfile(account: Account, usage: z.output<typeof Usage>):
     credit_balance: Number(account.credit_balance),
     credits_reserved: Number(account.credits_reserved),
     billing_period: account.email_verified_at ? presentPeriod(billingPeriod(new Date(account.email_verified_at))) : null,
-    history_retention_days: (account as Account & { history_retention_days?: number | null }).history_retention_days ?? null,
+    history_retention_days: account.history_retention_days ?? null,
     usage,
   };
 }

@@ -1,3 +1,4 @@
+import { Voice } from '../../../db/models/Voice';
 import type { ApiDeps } from '../../deps';
 import { notFound } from '../../errors';
 import { defineRoute, type Route } from '../../route';
@@ -73,12 +74,12 @@ export function openAiRoutes(deps: ApiDeps): Route[] {
       auth: true,
       responses: { 200: json('Voices', VoiceList), ...openAiErrors(401) },
       async handler(ctx, { account }) {
-        const rows = await db('voices')
-          .whereNull('deleted_at')
-          .where((query) => query.where({ category: 'premade', available: true }).orWhere({ category: 'cloned', account_id: account.id, status: 'ready' }))
+        const rows = await Voice.query(db)
+          .modify('live')
+          .where((query) => query.modify('catalog').orWhere({ category: 'cloned', account_id: account.id, status: 'ready' }))
           .orderBy([{ column: 'category' }, { column: 'sort_order' }, { column: 'created_at', order: 'desc' }])
           .select('id', 'name', 'language', 'gender', 'category');
-        const byId = new Map(rows.map((row) => [row.id as string, row]));
+        const byId = new Map(rows.map((row) => [row.id, row]));
         const aliases = Object.entries(OPENAI_VOICES).map(([name, candidates]) => {
           // As resolveVoice picks: the first candidate available here, else the last (always a free voice).
           const voiceId = candidates.find((id) => byId.get(id)?.category === 'premade') ?? candidates[candidates.length - 1];

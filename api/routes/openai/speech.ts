@@ -2,6 +2,7 @@ import type { Context } from 'koa';
 import { PassThrough } from 'node:stream';
 import type { Account } from '../../../db/models/Account';
 import type { SynthesisRow } from '../../../db/models/Synthesis';
+import { Voice } from '../../../db/models/Voice';
 import type { Emotion } from '../../../audio/prosody';
 import type { ApiDeps } from '../../deps';
 import { ApiError } from '../../errors';
@@ -14,7 +15,7 @@ import { toOpenAiError } from './errors';
 export async function resolveVoice({ db }: ApiDeps, voice: string): Promise<string> {
   const candidates = OPENAI_VOICES[voice.toLowerCase()];
   if (!candidates) return voice;
-  const available = new Set((await db('voices').whereIn('id', candidates).where({ category: 'premade', available: true }).whereNull('deleted_at').pluck('id')) as string[]);
+  const available = new Set((await Voice.query(db).whereIn('id', candidates).modify('catalog').modify('live').select('id')).map((row) => row.id));
   return candidates.find((id) => available.has(id)) ?? candidates[candidates.length - 1];
 }
 

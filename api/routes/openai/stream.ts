@@ -4,6 +4,7 @@ import { PassThrough, type Readable } from 'node:stream';
 import { chunkKey, textChunks } from '../../../activities/synthesis';
 import { normalizeLoudness } from '../../../audio/loudness';
 import { EMOTION_PRESETS, type Emotion } from '../../../audio/prosody';
+import { Synthesis } from '../../../db/models/Synthesis';
 import { CHUNK_SAMPLE_RATE, wavSamplesOf } from '../../../audio/wav';
 import type { ApiDeps } from '../../deps';
 import type { ResponseFormat } from './schema';
@@ -42,13 +43,13 @@ export async function* renderedSentences(deps: ApiDeps, synthesisId: string, sig
   const { db, storage, progress } = deps;
   const watch = await progress.watch(synthesisId);
   try {
-    const row = await db('syntheses').where({ id: synthesisId }).first('text', 'streaming');
+    const row = await Synthesis.query(db).findById(synthesisId).select('text', 'streaming').throwIfNotFound();
     const total = textChunks(row).length;
     let next = 0;
     while (next < total) {
       if (signal.aborted) return;
       // The status is read before the objects: a synthesis that completed had stored every chunk before.
-      const { status, error } = await db('syntheses').where({ id: synthesisId }).first('status', 'error');
+      const { status, error } = await Synthesis.query(db).findById(synthesisId).select('status', 'error').throwIfNotFound();
       while (next < total && (await storage.size(chunkKey(synthesisId, next))) !== null) {
         const stream = await storage.get(chunkKey(synthesisId, next));
         const bytes: Buffer[] = [];

@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
 import { z } from 'zod';
+import { RefreshTokenFamily } from '../../../db/models/RefreshTokenFamily';
 import { enforceRateLimit } from '../../auth/rateLimit';
 import type { ApiDeps } from '../../deps';
 import { notAuthenticated, permissionDenied } from '../../errors';
@@ -125,7 +126,7 @@ export function sessionRoutes(deps: ApiDeps): Route[] {
           // An expired or forged cookie has nothing to revoke; the cookie is cleared either way.
           const session = await deps.tokens.verifyRefresh(refresh).catch(() => null);
           if (session) {
-            await db('refresh_token_families').where({ id: session.familyId, account_id: session.accountId }).whereNull('revoked_at').update({ revoked_at: db.fn.now() });
+            await RefreshTokenFamily.revoke(db, session.accountId, session.familyId);
           }
         }
         setSessionCookie(ctx, deps, null);

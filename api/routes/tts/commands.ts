@@ -3,6 +3,7 @@ import { CancelledFailure } from '@temporalio/common';
 import { randomUUID } from 'node:crypto';
 import type { Account } from '../../../db/models/Account';
 import { Project } from '../../../db/models/Project';
+import { SubscriptionPlan } from '../../../db/models/SubscriptionPlan';
 import { Voice } from '../../../db/models/Voice';
 import { awaitBriefly, cpuTaskQueue } from '../../../lib/temporal';
 import { reserveUpdate, synthesisDeletionWorkflowId, synthesisWorkflowId, type SynthesisInput, type SynthesisRequest, type SynthesisStatus } from '../../../workflows/contracts';
@@ -12,7 +13,7 @@ import type { ApiDeps } from '../../deps';
 import { insufficientCredits, notFound, validationError, voiceConsentRevoked, voiceNotReady } from '../../errors';
 import type { SynthesizeBody } from './schema';
 import { statusCacheOf } from './statusCache';
-import { STATUS_COLUMNS, type SynthesisRow, type SynthesisStatusRow } from '../../../db/models/Synthesis';
+import { STATUS_COLUMNS, Synthesis, type SynthesisRow, type SynthesisStatusRow } from '../../../db/models/Synthesis';
 
 /** A workflow that does not answer by then (no live worker) gets the client a 503 with Retry-After, not a hung request. */
 const deadline = (deps: ApiDeps) => Date.now() + deps.config.SUBMIT_TIMEOUT_SECONDS * 1000;
@@ -24,7 +25,7 @@ export function normalizeText(raw: string): { text: string; characters: number }
 }
 
 async function checkRequest(deps: ApiDeps, account: Account, body: SynthesizeBody) {
-  const plan = await deps.db('subscription_plans').where({ id: account.subscription_tier }).first();
+  const plan = await SubscriptionPlan.query(deps.db).findById(account.subscription_tier).throwIfNotFound();
   const { text, characters } = normalizeText(body.text);
   if (characters === 0) throw validationError({ text: ['Must not be empty.'] });
   if (characters > plan.max_text_length) {
@@ -88,17 +89,17 @@ export async function submitSynthesis(deps: ApiDeps, account: Account, body: Syn
   } catch (error) {
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
     // A repeat after the workflow ended: its row exists if and only if it reserved.
-    reserved = (await db('syntheses').where({ id }).first('id')) !== undefined;
+    reserved = (await Synthesis.query(db).findById(id).select('id')) !== undefined;
   }
   if (!reserved) throw insufficientCredits(`This synthesis costs ${characters} credits; the available balance is lower.`);
-  return db('syntheses').where({ id }).first();
+  return Synthesis.query(db).findById(id).throwIfNotFound();
 }
 
 /** The caller's synthesis (deleted ones and other accounts' are not found): all columns, or the given ones. */
 async function findOwn<Row>({ db }: ApiDeps, account: Account, id: string, columns: readonly string[] = ['*']): Promise<Row> {
-  const row = await db('syntheses').where({ id, account_id: account.id }).whereNull('deleted_at').first(columns);
+  const row = await Synthesis.query(db).modify('ownedBy', account).modify('live').findById(id).select(columns);
   if (!row) throw notFound('No such synthesis.');
-  return row;
+  return row as Row;
 }
 
 export const findSynthesis = (deps: ApiDeps, account: Account, id: string) => findOwn<SynthesisRow>(deps, account, id);
@@ -150,7 +151,7 @@ export async function deleteSynthesis(deps: ApiDeps, account: Account, id: strin
     args: [id],
     workflowIdConflictPolicy: 'USE_EXISTING',
   });
-  await db('syntheses').where({ id }).whereNull('deleted_at').update({ deleted_at: db.fn.now(), updated_at: db.fn.now() });
+  await Synthesis.query(db).modify('live').patch({ deleted_at: db.fn.now(), updated_at: db.fn.now() }).where({ id });
   // Before the answer: this process's status cache forgets it at once (the others hear the trigger's NOTIFY).
   statusCacheOf(deps).forget(id);
   await awaitBriefly(temporal, removal);

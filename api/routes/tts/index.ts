@@ -1,3 +1,4 @@
+import { Synthesis } from '../../../db/models/Synthesis';
 import type { ApiDeps } from '../../deps';
 import { idempotent, readIdempotencyKey } from '../../idempotency';
 import { notReady } from '../../errors';
@@ -103,13 +104,13 @@ export function ttsRoutes(deps: ApiDeps): Route[] {
       query: HistoryQuery,
       responses: { 200: json('A page of history', HistoryPage), ...problemResponses(400, 401) },
       async handler(ctx, { account, query }, family) {
-        const entries = db('syntheses').where({ account_id: account.id }).whereNull('deleted_at');
+        const entries = Synthesis.query(db).modify('ownedBy', account).modify('live');
         if (query.project_id) entries.where({ project_id: query.project_id });
         if (query.status) entries.where({ status: query.status });
         if (query.voice_id) entries.where({ voice_id: query.voice_id });
         if (query.created_since) entries.where('created_at', '>=', query.created_since);
         if (query.created_before) entries.where('created_at', '<', query.created_before);
-        const [{ count }] = await entries.clone().count<{ count: string }[]>({ count: '*' });
+        const [{ count }] = await entries.clone().count({ count: '*' }).castTo<{ count: string }[]>();
         const rows = await entries
           .clone()
           .orderBy([

@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { readJsonObject, type StoredTimestamps, timestampsKey } from '../../../activities/timestamps';
+import type { SynthesisRow } from '../../../db/models/Synthesis';
 import type { TimedWord } from '../../../audio/timestamps';
 import type { Storage } from '../../../lib/storage';
 import { notReady, timestampsUnavailable } from '../../errors';
@@ -63,7 +64,7 @@ export function toVtt(cues: ReturnType<typeof captionCues>): string {
 }
 
 /** The timestamps of a synthesis row the caller owns, as JSON or captions. */
-export async function sendTimestamps(ctx: Context, storage: Storage, row: { id: string; account_id: string; status: string; text: string }, format: (typeof TIMESTAMP_FORMATS)[number]): Promise<void> {
+export async function sendTimestamps(ctx: Context, storage: Storage, row: Pick<SynthesisRow, 'id' | 'account_id' | 'status' | 'text'>, format: (typeof TIMESTAMP_FORMATS)[number]): Promise<void> {
   if (row.status !== 'completed') throw notReady();
   const stored = await readJsonObject<StoredTimestamps>(storage, timestampsKey(row.account_id, row.id));
   if (!stored) throw timestampsUnavailable();

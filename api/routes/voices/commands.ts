@@ -1,6 +1,8 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { createReadStream } from 'node:fs';
-import type { Account } from '../../../db/models/Account';
+import { Account } from '../../../db/models/Account';
+import { ConsentRecord } from '../../../db/models/ConsentRecord';
+import { SubscriptionPlan } from '../../../db/models/SubscriptionPlan';
 import { Voice } from '../../../db/models/Voice';
 import { awaitBriefly, cpuTaskQueue } from '../../../lib/temporal';
 import type { VoiceCloningInput } from '../../../workflows/voiceCloning';
@@ -28,11 +30,11 @@ export async function startCloning(deps: ApiDeps, account: Account, sample: Acce
   let voice;
   try {
     voice = await db.transaction(async (trx) => {
-      await trx('accounts').where({ id: account.id }).forUpdate().first('id');
-      const plan = await trx('subscription_plans').where({ id: account.subscription_tier }).first('max_cloned_voices');
+      await Account.lock(trx, account.id);
+      const plan = await SubscriptionPlan.query(trx).findById(account.subscription_tier).select('max_cloned_voices').throwIfNotFound();
       const count = await Voice.query(trx).modify('countingTowardPlan', account).resultSize();
       if (count >= plan.max_cloned_voices) throw planLimitReached(`Your plan allows ${plan.max_cloned_voices} cloned voices.`);
-      const [inserted] = await trx('voices')
+      const inserted = await Voice.query(trx)
         .insert({
           id: sample.voiceId,
           account_id: account.id,
@@ -45,7 +47,7 @@ export async function startCloning(deps: ApiDeps, account: Account, sample: Acce
           license: 'free',
         })
         .returning('*');
-      await trx('consent_records').insert({
+      await ConsentRecord.query(trx).insert({
         id: sample.voiceId,
         account_id: account.id,
         voice_id: sample.voiceId,
@@ -70,7 +72,7 @@ export async function startCloning(deps: ApiDeps, account: Account, sample: Acce
     });
   } catch (error) {
     // Never started: the voice goes again (the consent record stays, as for any removed voice).
-    await db('voices').where({ id: sample.voiceId }).delete();
+    await Voice.query(db).deleteById(sample.voiceId);
     await storage.remove(keys.original);
     throw error;
   }
@@ -98,6 +100,6 @@ export async function deleteVoice(deps: ApiDeps, account: Account, id: string): 
     args: [id],
     workflowIdConflictPolicy: 'USE_EXISTING',
   });
-  await db('voices').where({ id }).update({ deleted_at: db.fn.now(), updated_at: db.fn.now() });
+  await Voice.query(db).patch({ deleted_at: db.fn.now(), updated_at: db.fn.now() }).where({ id });
   await awaitBriefly(temporal, removal);
 }

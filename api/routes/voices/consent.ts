@@ -1,5 +1,6 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Account } from '../../../db/models/Account';
+import { ConsentRecord } from '../../../db/models/ConsentRecord';
 import { Voice } from '../../../db/models/Voice';
 import { awaitBriefly } from '../../../lib/temporal';
 import { consentRevocationWorkflowId } from '../../../workflows/contracts';
@@ -32,8 +33,8 @@ export async function revokeConsent(deps: ApiDeps, account: Account, id: string)
     }
   }
   const revoked: VoiceRow = await db.transaction(async (trx) => {
-    await trx('consent_records').where({ voice_id: id }).whereNull('revoked_at').update({ revoked_at: trx.fn.now() });
-    const [row] = await trx('voices').where({ id }).update({ status: 'revoked', profile: null, error: null, updated_at: trx.fn.now() }).returning('*');
+    await ConsentRecord.query(trx).where({ voice_id: id }).modify('standing').patch({ revoked_at: trx.fn.now() });
+    const [row] = await Voice.query(trx).patch({ status: 'revoked', profile: null, error: null, updated_at: trx.fn.now() }).where({ id }).returning('*');
     return row;
   });
   const removal = await temporal.workflow.start(voiceDeletion, {

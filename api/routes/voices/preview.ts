@@ -1,3 +1,4 @@
+import { Voice } from '../../../db/models/Voice';
 import type { ApiDeps } from '../../deps';
 import { notFound } from '../../errors';
 import { problemResponses } from '../../openapi';
@@ -21,7 +22,7 @@ export function voicePreviewRoutes({ db, storage }: ApiDeps): Route[] {
       params: VoiceParams,
       responses: { 200: { description: 'The sample', content: { 'audio/mpeg': {} } }, ...problemResponses(404) },
       async handler(ctx, { params }) {
-        const voice = await db('voices').where({ id: params.id, category: 'premade', available: true }).first('preview_key');
+        const voice = await Voice.query(db).modify('catalog').findById(params.id).select('preview_key');
         const size = voice?.preview_key ? await storage.size(voice.preview_key) : null;
         if (!voice?.preview_key || size === null) throw notFound('No preview for this voice (yet).');
         const etag = `"${voice.preview_key

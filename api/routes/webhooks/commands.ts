@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import type { PartialModelObject } from 'objection';
 import type { Account } from '../../../db/models/Account';
 import type { Db } from '../../../db/knex';
+import { WebhookEndpoint } from '../../../db/models/WebhookEndpoint';
 import type { Config } from '../../../lib/config';
 import { checkTargetUrl, TargetRefused } from '../../../lib/webhookTarget';
 import { newWebhookSecret } from '../../../lib/webhooks';
@@ -8,21 +10,6 @@ import { notFound, validationError } from '../../errors';
 
 /** How long a rotated-out secret keeps signing deliveries, beside the new one. */
 export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
-
-export interface WebhookEndpointRow {
-  id: string;
-  account_id: string;
-  url: string;
-  description: string;
-  events: string[];
-  enabled: boolean;
-  disabled_reason: string | null;
-  secret: string;
-  previous_secret: string | null;
-  previous_secret_expires_at: Date | null;
-  created_at: Date;
-  updated_at: Date;
-}
 
 /** The operator's settings decide the scheme and whether internal hosts are allowed; deliveries check the resolved address again. */
 function checkUrl(config: Config, url: string): string {
@@ -34,20 +21,19 @@ function checkUrl(config: Config, url: string): string {
   }
 }
 
-export const endpointsOf = (db: Db, account: Account) => db('webhook_endpoints').where({ account_id: account.id });
+export const endpointsOf = (db: Db, account: Account) => WebhookEndpoint.query(db).modify('ownedBy', account);
 
 /** Another account's endpoint is indistinguishable from a missing one. */
-export async function findEndpoint(db: Db, account: Account, id: string): Promise<WebhookEndpointRow> {
-  const endpoint = await endpointsOf(db, account).where({ id }).first();
+export async function findEndpoint(db: Db, account: Account, id: string): Promise<WebhookEndpoint> {
+  const endpoint = await endpointsOf(db, account).findById(id);
   if (!endpoint) throw notFound('No such webhook endpoint.');
   return endpoint;
 }
 
-export async function createEndpoint(db: Db, config: Config, account: Account, props: { url: string; events: string[]; description: string }): Promise<WebhookEndpointRow> {
-  const [endpoint] = await db('webhook_endpoints')
+export async function createEndpoint(db: Db, config: Config, account: Account, props: { url: string; events: string[]; description: string }): Promise<WebhookEndpoint> {
+  return WebhookEndpoint.query(db)
     .insert({ id: randomUUID(), account_id: account.id, url: checkUrl(config, props.url), events: [...new Set(props.events)], description: props.description, secret: newWebhookSecret() })
     .returning('*');
-  return endpoint;
 }
 
 export async function updateEndpoint(
@@ -56,15 +42,15 @@ export async function updateEndpoint(
   account: Account,
   id: string,
   changes: { url?: string; events?: string[]; enabled?: boolean; description?: string },
-): Promise<WebhookEndpointRow> {
+): Promise<WebhookEndpoint> {
   await findEndpoint(db, account, id);
-  const patch: Record<string, unknown> = { updated_at: db.fn.now() };
+  const patch: PartialModelObject<WebhookEndpoint> = { updated_at: db.fn.now() };
   if (changes.url !== undefined) patch.url = checkUrl(config, changes.url);
   if (changes.events !== undefined) patch.events = [...new Set(changes.events)];
   if (changes.description !== undefined) patch.description = changes.description;
   // Enabling again clears the reason the service disabled it.
   if (changes.enabled !== undefined) Object.assign(patch, { enabled: changes.enabled, disabled_reason: null });
-  await db('webhook_endpoints').where({ id, account_id: account.id }).update(patch);
+  await endpointsOf(db, account).patch(patch).where({ 'webhook_endpoints.id': id });
   return findEndpoint(db, account, id);
 }
 
@@ -75,10 +61,10 @@ export async function deleteEndpoint(db: Db, account: Account, id: string): Prom
 }
 
 /** A new secret; the current one keeps signing (as a second `v1=`) for 24 h. */
-export async function rotateSecret(db: Db, account: Account, id: string): Promise<WebhookEndpointRow> {
+export async function rotateSecret(db: Db, account: Account, id: string): Promise<WebhookEndpoint> {
   const endpoint = await findEndpoint(db, account, id);
-  await db('webhook_endpoints')
+  await WebhookEndpoint.query(db)
     .where({ id: endpoint.id })
-    .update({ secret: newWebhookSecret(), previous_secret: endpoint.secret, previous_secret_expires_at: new Date(Date.now() + ROTATION_OVERLAP_MS), updated_at: db.fn.now() });
+    .patch({ secret: newWebhookSecret(), previous_secret: endpoint.secret, previous_secret_expires_at: new Date(Date.now() + ROTATION_OVERLAP_MS), updated_at: db.fn.now() });
   return findEndpoint(db, account, id);
 }

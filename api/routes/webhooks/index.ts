@@ -1,14 +1,16 @@
 import { randomUUID } from 'node:crypto';
+import { WebhookDelivery } from '../../../db/models/WebhookDelivery';
+import type { WebhookEndpoint } from '../../../db/models/WebhookEndpoint';
 import type { ApiDeps } from '../../deps';
 import { conflict } from '../../errors';
 import { problemResponses } from '../../openapi';
 import { offsetOf, presentPage } from '../../pagination';
 import { defineRoute, type Family, type Route } from '../../route';
 import { announceWebhookEvent } from '../../../lib/webhooks';
-import { createEndpoint, deleteEndpoint, endpointsOf, findEndpoint, rotateSecret, updateEndpoint, type WebhookEndpointRow } from './commands';
+import { createEndpoint, deleteEndpoint, endpointsOf, findEndpoint, rotateSecret, updateEndpoint } from './commands';
 import { DeliveryOut, DeliveryPage, WebhookCreateBody, WebhookListQuery, WebhookOut, WebhookPage, WebhookParams, WebhookUpdateBody, WebhookWithSecretOut } from './schema';
 
-const presentEndpoint = (endpoint: WebhookEndpointRow) => ({
+const presentEndpoint = (endpoint: WebhookEndpoint) => ({
   id: endpoint.id,
   url: endpoint.url,
   description: endpoint.description,
@@ -20,24 +22,13 @@ const presentEndpoint = (endpoint: WebhookEndpointRow) => ({
 });
 
 /** Only the create and rotate answers carry the secret. */
-const presentWithSecret = (endpoint: WebhookEndpointRow) => ({
+const presentWithSecret = (endpoint: WebhookEndpoint) => ({
   ...presentEndpoint(endpoint),
   secret: endpoint.secret,
   previous_secret_expires_at: endpoint.previous_secret_expires_at?.toISOString() ?? null,
 });
 
-interface DeliveryRow {
-  id: string;
-  event_id: string;
-  event_type: string;
-  status: 'pending' | 'delivered' | 'failed';
-  attempts: number;
-  last_response_code: number | null;
-  last_error: string | null;
-  created_at: Date;
-  delivered_at: Date | null;
-}
-const presentDelivery = (delivery: DeliveryRow) => ({
+const presentDelivery = (delivery: WebhookDelivery) => ({
   id: delivery.id,
   event_id: delivery.event_id,
   event_type: delivery.event_type,
@@ -67,7 +58,7 @@ export function webhookRoutes(deps: ApiDeps): Route[] {
       responses: { 200: json('A page of endpoints', WebhookPage), ...problemResponses(400, 401) },
       async handler(ctx, { account, query }) {
         const [counted, rows] = await Promise.all([
-          endpointsOf(db, account).count({ count: '*' }).first(),
+          endpointsOf(db, account).count({ count: '*' }).first().castTo<{ count: string } | undefined>(),
           endpointsOf(db, account)
             .orderBy([
               { column: 'created_at', order: 'desc' },
@@ -158,7 +149,7 @@ export function webhookRoutes(deps: ApiDeps): Route[] {
         const event = { id: `evt_${randomUUID().replaceAll('-', '')}`, type: 'ping' as const, accountId: account.id, data: { endpoint_id: endpoint.id } };
         const [deliveryId] = await announceWebhookEvent(deps, event, endpoint.id);
         ctx.status = 202;
-        ctx.body = presentDelivery(await db('webhook_deliveries').where({ id: deliveryId }).first());
+        ctx.body = presentDelivery(await WebhookDelivery.query(db).findById(deliveryId).throwIfNotFound());
       },
     }),
     defineRoute({
@@ -172,9 +163,9 @@ export function webhookRoutes(deps: ApiDeps): Route[] {
       responses: { 200: json('A page of deliveries', DeliveryPage), ...problemResponses(400, 401, 404) },
       async handler(ctx, { account, params, query }) {
         const endpoint = await findEndpoint(db, account, params.id);
-        const deliveries = () => db('webhook_deliveries').where({ endpoint_id: endpoint.id });
+        const deliveries = () => WebhookDelivery.query(db).where({ endpoint_id: endpoint.id });
         const [counted, rows] = await Promise.all([
-          deliveries().count({ count: '*' }).first(),
+          deliveries().count({ count: '*' }).first().castTo<{ count: string } | undefined>(),
           deliveries()
             .orderBy([
               { column: 'created_at', order: 'desc' },

@@ -1,0 +1,37 @@
+import type { Knex } from 'knex';
+import type { QueryBuilder } from 'objection';
+import { type Owner, TableModel } from './TableModel';
+
+/** A receiver of an account's events. The secret is kept as issued: HMAC signing needs it in clear. */
+export class WebhookEndpoint extends TableModel {
+  static override tableName = 'webhook_endpoints';
+
+  static override modifiers = {
+    ownedBy(query: QueryBuilder<WebhookEndpoint>, account: Owner) {
+      query.where({ 'webhook_endpoints.account_id': account.id });
+    },
+  };
+
+  /** The account's enabled endpoints that take events of `type` (or just `endpointId`, enabled: the test ping). */
+  static receiving(db: Knex, accountId: string, type: string, endpointId?: string) {
+    return this.query(db)
+      .where({ account_id: accountId, enabled: true })
+      .modify((query) => (endpointId ? query.where({ id: endpointId }) : query.whereRaw('? = any(events)', [type])))
+      .select('id');
+  }
+
+  id!: string;
+  account_id!: string;
+  url!: string;
+  description!: string;
+  /** A text[] column: pg sends and returns a JavaScript array (not JSON). */
+  events!: string[];
+  enabled!: boolean;
+  /** Why the service disabled it (`gone`: the receiver answered 410); null when enabled or disabled by the owner. */
+  disabled_reason!: string | null;
+  secret!: string;
+  previous_secret!: string | null;
+  previous_secret_expires_at!: Date | null;
+  created_at!: Date;
+  updated_at!: Date;
+}
