@@ -52,7 +52,7 @@ export async function streamSpeech(ctx: Context, deps: ApiDeps, row: SynthesisRo
     cancelSynthesis(deps, row.id).catch((error) => deps.logger.warn({ err: error, synthesis_id: row.id }, 'cancel after client disconnect failed'));
   });
 
-  const sentences = renderedSentences(deps, row.id, abort.signal);
+  const sentences = renderedSentences(deps, row, abort.signal);
   // Started while the first sentence renders: its process start is off the first byte's path.
   const encoder = createStreamEncoder(body.response_format);
   let first: IteratorResult<Int16Array>;
