@@ -111,6 +111,9 @@ function loudnessOf(pieces: readonly (Float32Array | Int16Array)[], sampleRate: 
   return meter.integrated();
 }
 
+/** Samples (about two minutes at 24 kHz, 24 MB) up to which normalizeLoudness keeps the true peaks between its passes. */
+const KEEP_TRUE_PEAKS_UP_TO = 3_000_000;
+
 /**
  * Brings 16-bit PCM pieces, as one signal, to `targetLufs` with peaks held
  * under `ceilingDb` (applyGain's true-peak limiter). Limiting takes a little loudness
@@ -122,7 +125,10 @@ export function normalizeLoudness(pieces: readonly Int16Array[], sampleRate: num
   if (measured <= -70) return [...pieces];
   const initialDb = targetLufs - measured;
   let gainDb = initialDb;
-  const scaleAll = () => pieces.map((piece) => applyGain(piece, 10 ** (gainDb / 20), ceilingDb, sampleRate));
+  // The true peaks depend on the samples only: kept between the passes, unless the signal is long (8 bytes a sample).
+  const total = pieces.reduce((sum, piece) => sum + piece.length, 0);
+  const truePeaks = total <= KEEP_TRUE_PEAKS_UP_TO ? pieces.map((piece) => new Float64Array(piece.length).fill(Number.NaN)) : [];
+  const scaleAll = () => pieces.map((piece, index) => applyGain(piece, 10 ** (gainDb / 20), ceilingDb, sampleRate, truePeaks[index]));
   let out = scaleAll();
   for (let pass = 0; pass < 2; pass++) {
     // A plain gain lands on the target exactly. Limiting lowers it by about the share of energy it
@@ -186,6 +192,28 @@ export function truePeakAround(samples: ArrayLike<number>, i: number): number {
   return Math.max(Math.abs(samples[i]), interSamplePeak(samples, i - 1), interSamplePeak(samples, i));
 }
 
+/**
+ * truePeakAround for a scan in increasing i: the oversampled peak between i and
+ * i + 1 is kept and serves as the next sample's left side, so each is computed once
+ * (the same values, half the interpolation work of the limiter's scans). With
+ * `known` (NaN where not yet computed) the values also outlive the scan:
+ * normalizeLoudness's correction passes look at the same samples again.
+ */
+function truePeakScanner(samples: Int16Array, known?: Float64Array): (i: number) => number {
+  let rightAt = Number.NaN;
+  let right = 0;
+  return (i: number) => {
+    const kept = known ? known[i] : Number.NaN;
+    if (kept === kept) return kept;
+    const left = i - 1 === rightAt ? right : interSamplePeak(samples, i - 1);
+    right = interSamplePeak(samples, i);
+    rightAt = i;
+    const peak = Math.max(Math.abs(samples[i]), left, right);
+    if (known) known[i] = peak;
+    return peak;
+  };
+}
+
 /** True peak of a whole signal, in dB relative to `fullScale` (32768 for 16-bit PCM, 1 for floats); -Infinity for silence. */
 export function truePeakDb(samples: ArrayLike<number>, fullScale: number): number {
   let peak = 0;
@@ -205,14 +233,22 @@ export function truePeakDb(samples: ArrayLike<number>, fullScale: number): numbe
  * side) so that it lands on the ceiling, and comes back as fast; elsewhere
  * it is the plain gain. Only the stretches around such peaks are computed
  * sample by sample. Reports the energy (sum of squares, after the plain
- * gain) the limiter took away.
+ * gain) the limiter took away. `truePeaks` (NaN-filled, as long as `samples`)
+ * keeps the true peaks computed for another call on the same samples.
  */
-export function applyGain(samples: Int16Array, gain: number, ceilingDb: number, sampleRate: number): { samples: Int16Array; energyBefore: number; energyRemoved: number } {
+export function applyGain(
+  samples: Int16Array,
+  gain: number,
+  ceilingDb: number,
+  sampleRate: number,
+  truePeaks?: Float64Array,
+): { samples: Int16Array; energyBefore: number; energyRemoved: number } {
   const ceiling = 32767 * 10 ** (ceilingDb / 20);
   const threshold = ceiling / gain;
   const n = samples.length;
   const out = new Int16Array(n);
   const hot: number[] = [];
+  const truePeakAt = truePeakScanner(samples, truePeaks);
   let energyBefore = 0;
   for (let i = 0; i < n; i++) {
     const sample = samples[i];
@@ -220,7 +256,7 @@ export function applyGain(samples: Int16Array, gain: number, ceilingDb: number, 
     energyBefore += scaled * scaled;
     out[i] = Math.round(scaled);
     // A true peak passes its samples by a few dB at most: only samples above half the threshold are examined.
-    if ((sample > threshold / 2 || -sample > threshold / 2) && truePeakAround(samples, i) > threshold) hot.push(i);
+    if ((sample > threshold / 2 || -sample > threshold / 2) && truePeakAt(i) > threshold) hot.push(i);
   }
   if (hot.length === 0) return { samples: out, energyBefore, energyRemoved: 0 };
 
@@ -231,7 +267,7 @@ export function applyGain(samples: Int16Array, gain: number, ceilingDb: number, 
     const start = Math.max(0, hot[k] - 2 * w);
     let end = Math.min(n, hot[k] + 2 * w + 1);
     while (++k < hot.length && hot[k] - 2 * w < end) end = Math.min(n, hot[k] + 2 * w + 1);
-    energyRemoved += limitStretch(samples, out, start, end, gain, ceiling, w);
+    energyRemoved += limitStretch(samples, out, start, end, gain, ceiling, w, truePeaks);
   }
   return { samples: out, energyBefore, energyRemoved };
 }
@@ -242,11 +278,12 @@ export function applyGain(samples: Int16Array, gain: number, ceilingDb: number, 
  * of windows that contain the sample, so the envelope never lets a sample
  * pass the ceiling, and it ramps instead of stepping.
  */
-function limitStretch(samples: Int16Array, out: Int16Array, start: number, end: number, gain: number, ceiling: number, w: number): number {
+function limitStretch(samples: Int16Array, out: Int16Array, start: number, end: number, gain: number, ceiling: number, w: number, truePeaks?: Float64Array): number {
   const length = end - start;
   const allowed = new Float32Array(length);
+  const truePeakAt = truePeakScanner(samples, truePeaks);
   for (let i = 0; i < length; i++) {
-    const magnitude = truePeakAround(samples, start + i);
+    const magnitude = truePeakAt(start + i);
     allowed[i] = magnitude * gain > ceiling ? ceiling / magnitude : gain;
   }
   const minimum = slidingMinimum(allowed, w);

@@ -4,6 +4,14 @@
  * resampling to the chunk rate. Both work on 16-bit mono samples.
  */
 
+/** Where the speech is in an engine's WAV (samples [start, end) at its rate), and the trimmed chunk's length in seconds. */
+export interface SpeechSpan {
+  start: number;
+  end: number;
+  sampleRate: number;
+  seconds: number;
+}
+
 /**
  * Samples [start, end) of `samples` without the leading and trailing
  * silence, keeping `keepStart`/`keepEnd` seconds of it, like ffmpeg's
@@ -14,16 +22,25 @@ export function speechBounds(samples: Int16Array, sampleRate: number, thresholdD
   const n = samples.length;
   const window = Math.max(1, Math.round(0.02 * sampleRate));
   const threshold = (32768 * 10 ** (thresholdDb / 20)) ** 2 * window;
-  const cumulative = new Float64Array(n + 1);
-  for (let i = 0; i < n; i++) cumulative[i + 1] = cumulative[i] + samples[i] * samples[i];
-  // Onset: the window ending at sample i is loud; end: the window starting at i is (each shorter at its edge).
-  const loudUntil = (i: number) => cumulative[i + 1] - cumulative[Math.max(0, i + 1 - window)] > threshold;
-  const loudFrom = (i: number) => cumulative[Math.min(n, i + window)] - cumulative[i] > threshold;
+  // Running sums of squares (integers, exact in a double), scanned from each end only as far as the
+  // speech: no array per call, and a chunk's middle is never read.
+  // Onset: the window ending at sample i is loud (shorter at the start).
+  let energy = 0;
   let first = 0;
-  while (first < n && !loudUntil(first)) first++;
+  for (; first < n; first++) {
+    energy += samples[first] * samples[first];
+    if (first >= window) energy -= samples[first - window] * samples[first - window];
+    if (energy > threshold) break;
+  }
   if (first === n) return { start: 0, end: n };
+  // End: the window starting at sample i is loud (shorter at the end).
+  energy = 0;
   let last = n - 1;
-  while (last > first && !loudFrom(last)) last--;
+  for (; last > first; last--) {
+    energy += samples[last] * samples[last];
+    if (last + window < n) energy -= samples[last + window] * samples[last + window];
+    if (energy > threshold) break;
+  }
   // At -55 dBFS a window passes within a few samples of the onset: `first` is where speech starts.
   const start = Math.max(0, first - Math.round(keepStart * sampleRate));
   const end = Math.min(n, last + 1 + Math.round(keepEnd * sampleRate));
@@ -50,19 +67,14 @@ const KAISER_BETA = 8.6;
 /** The passband ends at 94 % of the lower Nyquist frequency; the transition band takes the rest. */
 const ROLLOFF = 0.94;
 
-/**
- * Band-limited resampling of 16-bit mono PCM between any two integer rates
- * (polyphase windowed sinc: one precomputed kernel per output phase).
- */
-export function resample(samples: Int16Array, fromRate: number, toRate: number): Int16Array {
-  if (fromRate === toRate) return samples;
-  const divisor = gcd(fromRate, toRate);
-  const up = toRate / divisor;
-  const down = fromRate / divisor;
-  // Cutoff in cycles per input sample, below both Nyquist frequencies.
-  const cutoff = 0.5 * Math.min(1, toRate / fromRate) * ROLLOFF;
-  const half = Math.ceil(ZERO_CROSSINGS / (2 * cutoff));
-  const taps = 2 * half;
+/** Kernels per rate pair: the few pairs in use (an engine's rate to the chunk rate) are computed once. */
+const KERNELS = new Map<string, Float64Array>();
+
+/** The polyphase kernels: `taps` weights for each of `up` output phases, each phase summing to 1. */
+function polyphaseKernels(up: number, taps: number, half: number, cutoff: number): Float64Array {
+  const key = `${up}:${taps}:${cutoff}`;
+  const kept = KERNELS.get(key);
+  if (kept) return kept;
   const kernels = new Float64Array(up * taps);
   const i0Beta = besselI0(KAISER_BETA);
   for (let phase = 0; phase < up; phase++) {
@@ -82,6 +94,25 @@ export function resample(samples: Int16Array, fromRate: number, toRate: number):
     // Unity gain at DC for every phase.
     for (let j = 0; j < taps; j++) kernels[phase * taps + j] /= sum;
   }
+  if (KERNELS.size >= 16) KERNELS.clear();
+  KERNELS.set(key, kernels);
+  return kernels;
+}
+
+/**
+ * Band-limited resampling of 16-bit mono PCM between any two integer rates
+ * (polyphase windowed sinc: one precomputed kernel per output phase).
+ */
+export function resample(samples: Int16Array, fromRate: number, toRate: number): Int16Array {
+  if (fromRate === toRate) return samples;
+  const divisor = gcd(fromRate, toRate);
+  const up = toRate / divisor;
+  const down = fromRate / divisor;
+  // Cutoff in cycles per input sample, below both Nyquist frequencies.
+  const cutoff = 0.5 * Math.min(1, toRate / fromRate) * ROLLOFF;
+  const half = Math.ceil(ZERO_CROSSINGS / (2 * cutoff));
+  const taps = 2 * half;
+  const kernels = polyphaseKernels(up, taps, half, cutoff);
   const outLength = Math.floor(((samples.length - 1) * up) / down) + 1;
   const out = new Int16Array(outLength);
   const last = samples.length - 1;

@@ -9,7 +9,7 @@ import { ffmpeg, fileUrl } from './ffmpeg';
 import { type VoiceProfileAdjustment, type Voicing, voicingFilters } from './finish';
 import { assertProsody, type Emotion, EMOTION_PRESETS, planEmotionRate, residualTempo } from './prosody';
 import { normalizeForSpeech } from './text';
-import { resample, speechBounds } from './pcm';
+import { resample, speechBounds, type SpeechSpan } from './pcm';
 import { CHUNK_SAMPLE_RATE, readWavInfo, readWavSamples, wavHeader, writeSilenceWav } from './wav';
 
 export interface RenderChunkInput {
@@ -55,19 +55,20 @@ async function speechSeconds(file: string): Promise<number> {
 
 /**
  * The chunk without ffmpeg: the engine's mono 16-bit WAV trimmed and
- * resampled in process. False (nothing written) for any other format.
+ * resampled in process. Returns where the speech was found in the engine's
+ * samples (the word timing reuses it); null (nothing written) for any other format.
  */
-async function trimAndResample(raw: string, outPath: string, keepStart: number, keepEnd: number): Promise<boolean> {
+async function trimAndResample(raw: string, outPath: string, keepStart: number, keepEnd: number): Promise<SpeechSpan | null> {
   let wav: { samples: Int16Array; sampleRate: number };
   try {
     wav = await readWavSamples(raw);
   } catch {
-    return false;
+    return null;
   }
   const { start, end } = speechBounds(wav.samples, wav.sampleRate, SILENCE_DB, keepStart, keepEnd);
   const samples = resample(wav.samples.subarray(start, end), wav.sampleRate, CHUNK_SAMPLE_RATE);
   await writeFile(outPath, Buffer.concat([wavHeader(samples.length, CHUNK_SAMPLE_RATE), Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength)]));
-  return true;
+  return { start, end, sampleRate: wav.sampleRate, seconds: samples.length / CHUNK_SAMPLE_RATE };
 }
 
 /**
@@ -104,6 +105,7 @@ export async function renderChunk(input: RenderChunkInput): Promise<RenderChunkR
   const enginePitch = pitchRange ? Math.min(pitchRange.max, Math.max(pitchRange.min, shift)) : 0;
 
   let words: TimedWord[] | undefined;
+  let durationSeconds = 0;
   await withTempDir(async (dir) => {
     const raw = path.join(dir, 'engine.wav');
     let timing: EngineTiming | void = undefined;
@@ -123,15 +125,18 @@ export async function renderChunk(input: RenderChunkInput): Promise<RenderChunkR
     const rate = engineRate * tempo;
     const shaping = voicingFilters({ ...voicing, speed: 1, pitch: voicing.pitch - enginePitch - (presetSemitones - emotionSemitones) }, tempo);
     // Nothing to change but the silence and the rate (most requests): no ffmpeg process.
-    if (!(shaping.length === 0 && (await trimAndResample(raw, outPath, KEEP_START / rate, KEEP_END / rate)))) {
+    const span = shaping.length === 0 ? await trimAndResample(raw, outPath, KEEP_START / rate, KEEP_END / rate) : null;
+    if (!span) {
       await toChunkWav(raw, ['aformat=channel_layouts=mono', TRIM(KEEP_START / rate), 'areverse', TRIM(KEEP_END / rate), 'areverse', ...shaping], outPath, signal);
     }
+    // Trimmed here, the chunk's length and the speech's place in the engine's WAV are known: not measured again.
+    durationSeconds = span?.seconds ?? (await readWavInfo(outPath)).durationSeconds;
     if (timing) {
-      const trim = { path: raw, silenceDb: SILENCE_DB, keepStart: KEEP_START / rate, keepEnd: KEEP_END / rate };
-      words = await chunkWordTimes(input.text, text, timing.words, trim, (await readWavInfo(outPath)).durationSeconds);
+      const trim = { path: raw, silenceDb: SILENCE_DB, keepStart: KEEP_START / rate, keepEnd: KEEP_END / rate, span: span ?? undefined };
+      words = await chunkWordTimes(input.text, text, timing.words, trim, durationSeconds);
     }
   });
-  return { durationSeconds: (await readWavInfo(outPath)).durationSeconds, words };
+  return { durationSeconds, words };
 }
 
 /**

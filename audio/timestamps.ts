@@ -1,5 +1,5 @@
 import type { EngineWord } from '../engines/types';
-import { speechBounds } from './pcm';
+import { speechBounds, type SpeechSpan } from './pcm';
 import { readWavSamples } from './wav';
 
 /**
@@ -209,11 +209,11 @@ export async function chunkWordTimes(
   chunkText: string,
   engineText: string,
   engineWords: readonly EngineWord[],
-  raw: { path: string; silenceDb: number; keepStart: number; keepEnd: number },
+  raw: { path: string; silenceDb: number; keepStart: number; keepEnd: number; span?: SpeechSpan },
   chunkSeconds: number,
 ): Promise<TimedWord[]> {
-  const { samples, sampleRate } = await readWavSamples(raw.path);
-  const { start, end } = speechBounds(samples, sampleRate, raw.silenceDb, raw.keepStart, raw.keepEnd);
+  // The render's in-process trim found the span already; after an ffmpeg trim it is measured here.
+  const { start, end, sampleRate } = raw.span ?? (await measuredSpan(raw));
   const kept = (end - start) / sampleRate;
   const scale = kept > 0 ? chunkSeconds / kept : 1;
   const offset = start / sampleRate;
@@ -226,6 +226,11 @@ export async function chunkWordTimes(
     char_start: toChunk[word.char_start],
     char_end: toChunk[word.char_end - 1] + 1,
   }));
+}
+
+async function measuredSpan(raw: { path: string; silenceDb: number; keepStart: number; keepEnd: number }) {
+  const { samples, sampleRate } = await readWavSamples(raw.path);
+  return { ...speechBounds(samples, sampleRate, raw.silenceDb, raw.keepStart, raw.keepEnd), sampleRate };
 }
 
 export interface TimedChunk {

@@ -99,6 +99,8 @@ interface ProfileNode {
 }
 
 interface CpuProfile {
+  startTime: number;
+  endTime: number;
   nodes: ProfileNode[];
   samples: number[];
   timeDeltas: number[];
@@ -117,12 +119,18 @@ function owner(url: string, functionName: string): string {
 /**
  * Self time of a V8 CPU profile (`node --cpu-prof`) by owner (package,
  * file or node: module) and by function, as shares of the busy (not idle) sampled time.
+ * `lastSeconds` keeps only the samples of the profile's last seconds (a measured phase, without the start-up).
  */
-export function summarizeProfile(file: string, top = 12): { byOwner: [string, number][]; byFunction: [string, number][]; seconds: number } {
+export function summarizeProfile(file: string, top = 12, lastSeconds = Infinity): { byOwner: [string, number][]; byFunction: [string, number][]; seconds: number } {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
   const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
   const selfMicros = new Map<number, number>();
-  profile.samples.forEach((id, index) => selfMicros.set(id, (selfMicros.get(id) ?? 0) + (profile.timeDeltas[index] ?? 0)));
+  const from = profile.endTime - lastSeconds * 1e6;
+  let at = profile.startTime;
+  profile.samples.forEach((id, index) => {
+    at += profile.timeDeltas[index] ?? 0;
+    if (at >= from) selfMicros.set(id, (selfMicros.get(id) ?? 0) + (profile.timeDeltas[index] ?? 0));
+  });
   const busy = [...selfMicros.entries()].filter(([id]) => nodes.get(id)!.callFrame.functionName !== '(idle)');
   const total = busy.reduce((sum, [, micros]) => sum + micros, 0);
   const byOwner = new Map<string, number>();

@@ -27,7 +27,7 @@ import { measureGoals, measureLongText, measureStatusReads } from './goals';
  *   BENCH_PROFILE=0  skips the CPU-profiled run of the api and worker
  *   BENCH_SCALING=0  skips the worker/concurrency scaling runs
  *   BENCH_POLL_MS    the clients' status poll interval (default 20)
- *   BENCH_GOALS_ONLY=1  only the goal figures (bench/goals.ts); =status, =long only the status reads, the long text
+ *   BENCH_GOALS_ONLY=1  only the goal figures (bench/goals.ts); =status, =long, =goals only the status reads, the long text, the rest
  *   BENCH_LONG_VOICES  the long text's voices (default en-us-slt,en-us-joe)
  */
 
@@ -182,8 +182,8 @@ async function main() {
     const goals = { stack, accounts, rows, sections, N, apiRssMiB: () => currentRssMiB(stack.api()?.pid) };
     const only = process.env.BENCH_GOALS_ONLY;
     if (only !== 'status' && only !== 'long') await measureGoals(goals);
-    if (only !== 'status') await measureLongText(goals);
-    if (only !== 'long') await measureStatusReads(goals);
+    if (only !== 'status' && only !== 'goals') await measureLongText(goals);
+    if (only !== 'long' && only !== 'goals') await measureStatusReads(goals);
 
     // The whole service: orchestration limits, breakdowns, burst, status polls, scaling, profiles.
     phases: {

@@ -37,6 +37,9 @@ export class StorageUnavailableError extends Error {
 
 const MISSING_CODES = new Set(['NoSuchKey', 'NotFound', 'NoSuchBucket']);
 
+/** The object (or its bucket) does not exist: storage answered, there is nothing to wait out. */
+export const isMissingObject = (error: unknown) => MISSING_CODES.has((error as { code?: string })?.code ?? '');
+
 async function storageCall<T>(operation: string, call: () => Promise<T>): Promise<T> {
   try {
     return await call();

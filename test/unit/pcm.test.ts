@@ -63,4 +63,30 @@ describe('speechBounds', () => {
     expect(speechBounds(Int16Array.from(noisy), rate, -55, 0, 0).start / rate).toBeCloseTo(0.5, 2);
     expect(speechBounds(new Int16Array(rate), rate, -55, 0.03, 0.08)).toEqual({ start: 0, end: rate });
   });
+
+  it('finds the first window ending loud and the last window starting loud, to the sample', () => {
+    // Reference: every 20 ms window's energy summed directly (shorter at the signal's edges).
+    const reference = (samples: Int16Array, sampleRate: number, thresholdDb: number) => {
+      const window = Math.round(0.02 * sampleRate);
+      const threshold = (32768 * 10 ** (thresholdDb / 20)) ** 2 * window;
+      const energy = (from: number, to: number) => samples.subarray(Math.max(0, from), Math.min(samples.length, to)).reduce((sum, x) => sum + x * x, 0);
+      let first = 0;
+      while (first < samples.length && !(energy(first + 1 - window, first + 1) > threshold)) first++;
+      let last = samples.length - 1;
+      while (last > first && !(energy(last, last + window) > threshold)) last--;
+      return { start: first, end: last + 1 };
+    };
+    let seed = 7;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) * 2 - 1;
+    for (const sampleRate of [16_000, 22_050]) {
+      for (let run = 0; run < 4; run++) {
+        // Bursts of noise at varied levels between quiet stretches, loud at the very edges in one run.
+        const samples = Int16Array.from({ length: sampleRate }, (_, i) => {
+          const burst = Math.floor((i / sampleRate) * 10) % 3 === 1 || (run === 3 && (i < 50 || i > sampleRate - 50));
+          return Math.round(random() * (burst ? 3000 * (run + 1) : 15));
+        });
+        expect(speechBounds(samples, sampleRate, -55, 0, 0)).toEqual(reference(samples, sampleRate, -55));
+      }
+    }
+  });
 });

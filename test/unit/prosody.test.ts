@@ -140,6 +140,20 @@ describe('loudness normalization', () => {
     expect(samples.every((sample, i) => sample === Math.round(quiet[i] * 2))).toBe(true);
   });
 
+  it('limits the same with true peaks kept from an earlier call on the same samples', () => {
+    const signal = tone(3, 0.1);
+    for (let i = 12_000; i < 12_480; i++) signal[i] = Math.round(0.3 * 32767 * Math.sin((2 * Math.PI * 1000 * i) / 24_000));
+    const kept = new Float64Array(signal.length).fill(Number.NaN);
+    for (const gain of [4, 8, 16]) {
+      const fresh = applyGain(signal, gain, -1.5, 24_000);
+      const reused = applyGain(signal, gain, -1.5, 24_000, kept);
+      expect(fresh.energyRemoved).toBeGreaterThan(0);
+      expect(reused).toEqual(fresh);
+    }
+    // The first call filled it where the limiter looked: the later ones read it.
+    expect(kept.some((peak) => !Number.isNaN(peak))).toBe(true);
+  });
+
   it('leaves silence alone', () => {
     const silence = new Int16Array(24_000);
     expect(normalizeLoudness([silence], 24_000, -16, -1.5)).toEqual([silence]);

@@ -56,7 +56,7 @@ export async function streamSpeech(ctx: Context, deps: ApiDeps, row: SynthesisRo
     );
   });
 
-  const sentences = renderedSentences(deps, row.id, abort.signal);
+  const sentences = renderedSentences(deps, row, abort.signal);
   // Started while the first sentence renders: its process start is off the first byte's path.
   const encoder = createStreamEncoder(body.response_format);
   let first: IteratorResult<Int16Array>;

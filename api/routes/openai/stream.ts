@@ -7,6 +7,8 @@ import { EMOTION_PRESETS, type Emotion } from '../../../audio/prosody';
 import { Synthesis } from '../../../db/models/Synthesis';
 import { CHUNK_SAMPLE_RATE, wavSamplesOf } from '../../../audio/wav';
 import type { ApiDeps } from '../../deps';
+import type { SynthesisRow } from '../../../db/models/Synthesis';
+import { isMissingObject } from '../../../lib/storage';
 import type { ResponseFormat } from './schema';
 
 /**
@@ -37,29 +39,51 @@ export class SynthesisEndedError extends Error {
  * text order, each as soon as it is stored: the worker announces every
  * stored chunk on PostgreSQL's `synthesis_progress` channel, and this reads
  * the object. Returns after the last chunk; throws SynthesisEndedError when
- * the synthesis fails or is canceled first.
+ * the synthesis fails or is canceled first. `synthesis` is the row the caller
+ * submitted (its text says how many chunks there are).
  */
-export async function* renderedSentences(deps: ApiDeps, synthesisId: string, signal: AbortSignal): AsyncGenerator<Int16Array> {
+export async function* renderedSentences(deps: ApiDeps, synthesis: Pick<SynthesisRow, 'id' | 'text' | 'streaming'>, signal: AbortSignal): AsyncGenerator<Int16Array> {
   const { db, storage, progress } = deps;
+  const synthesisId = synthesis.id;
+  /** A stored chunk's samples, or null when it is not (or no longer) there: one GET, no HEAD before it. */
+  const read = async (index: number): Promise<Int16Array | null> => {
+    let stream: Readable;
+    try {
+      stream = await storage.get(chunkKey(synthesisId, index));
+    } catch (error) {
+      if (isMissingObject(error)) return null;
+      throw error;
+    }
+    const bytes: Buffer[] = [];
+    for await (const piece of stream) bytes.push(piece as Buffer);
+    return wavSamplesOf(Buffer.concat(bytes), `chunk ${index}`).samples;
+  };
+  // Watching before the first read: a chunk stored in between is announced to this watch.
   const watch = await progress.watch(synthesisId);
   try {
-    const row = await Synthesis.query(db).findById(synthesisId).select('text', 'streaming').throwIfNotFound();
-    const total = textChunks(row).length;
+    const total = textChunks(synthesis).length;
     let next = 0;
     while (next < total) {
       if (signal.aborted) return;
-      // The status is read before the objects: a synthesis that completed had stored every chunk before.
-      const { status, error } = await Synthesis.query(db).findById(synthesisId).select('status', 'error').throwIfNotFound();
-      while (next < total && (await storage.size(chunkKey(synthesisId, next))) !== null) {
-        const stream = await storage.get(chunkKey(synthesisId, next));
-        const bytes: Buffer[] = [];
-        for await (const piece of stream) bytes.push(piece as Buffer);
-        yield wavSamplesOf(Buffer.concat(bytes), `chunk ${next}`).samples;
+      const samples = await read(next);
+      if (samples) {
+        yield samples;
         next += 1;
+        continue;
       }
-      if (next === total) return;
-      // Completed with chunks unread: they were removed before this reader got to them (it fell behind by the whole finish step).
-      if (status === 'failed' || status === 'canceled' || status === 'completed') throw new SynthesisEndedError(status, error);
+      // Not stored yet, or the synthesis ended: the status is read only after a miss (not per sentence).
+      const { status, error } = await Synthesis.query(db).findById(synthesisId).select('status', 'error').throwIfNotFound();
+      if (status === 'failed' || status === 'canceled' || status === 'completed') {
+        // It may have stored the chunk (and ended) between the miss and the read: one look more.
+        const late = await read(next);
+        if (late) {
+          yield late;
+          next += 1;
+          continue;
+        }
+        // Completed with chunks unread: they were removed before this reader got to them (it fell behind by the whole finish step).
+        throw new SynthesisEndedError(status, error);
+      }
       await watch.wait(FALLBACK_MS, signal);
     }
   } finally {
