@@ -8,7 +8,7 @@ import { createLogger } from '../../lib/logger';
 import { createMailer } from '../../lib/mail';
 import { createWorkers } from '../../worker/create';
 import { sharedEngines } from '../../engines/registry';
-import { installRuntime } from '../../worker/runtime';
+import { installRuntimeOnce } from './runtime';
 
 /** The real dependencies of the test stack that globalSetup started; `overrides` point one elsewhere. */
 export function createTestDeps(overrides: NodeJS.ProcessEnv = {}): ApiDeps & { close(): Promise<void> } {
@@ -22,13 +22,6 @@ export { serve };
 
 export function startApi(deps: ApiDeps): Promise<RunningApi> {
   return serve(createApp(deps));
-}
-
-let runtimeInstalled = false;
-function installRuntimeOnce(logger: ApiDeps['logger']) {
-  if (runtimeInstalled) return;
-  installRuntime(logger);
-  runtimeInstalled = true;
 }
 
 /** The worker process's workers on the deps' task queues, with the run's prebuilt workflow bundle; stop them with `shutdown()`. */
