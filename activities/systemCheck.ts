@@ -3,9 +3,6 @@ import type { ActivityDeps } from '.';
 /** Probes run by the systemCheck workflow: they prove the worker reaches its dependencies. */
 export function createSystemCheckActivities({ db, storage }: ActivityDeps) {
   return {
-    /** Does nothing: bench/service.ts measures orchestration with it. */
-    async noop(): Promise<void> {},
-
     async probeDatabase(): Promise<{ serverTime: string; planCount: number }> {
       const { rows } = await db.raw<{ rows: { now: Date }[] }>('select now() as now');
       const [{ count }] = await db('subscription_plans').count<{ count: string }[]>({ count: '*' });
