@@ -182,21 +182,8 @@ function interSamplePeak(samples: ArrayLike<number>, i: number): number {
 }
 
 /** The true-peak magnitude around sample i: the sample and the oversampled points on each side. */
-export function truePeakAround(samples: ArrayLike<number>, i: number): number {
+function truePeakAround(samples: ArrayLike<number>, i: number): number {
   return Math.max(Math.abs(samples[i]), interSamplePeak(samples, i - 1), interSamplePeak(samples, i));
-}
-
-/** True peak of a whole signal, in dB relative to `fullScale` (32768 for 16-bit PCM, 1 for floats); -Infinity for silence. */
-export function truePeakDb(samples: ArrayLike<number>, fullScale: number): number {
-  let peak = 0;
-  for (let i = 0; i < samples.length; i++) {
-    const magnitude = Math.abs(samples[i]);
-    // Oversampled points rarely pass their neighbours by more than 3 dB: skip quiet stretches.
-    if (magnitude * 2 > peak || (i + 1 < samples.length && Math.abs(samples[i + 1]) * 2 > peak)) {
-      peak = Math.max(peak, magnitude, interSamplePeak(samples, i));
-    }
-  }
-  return peak === 0 ? -Infinity : 20 * Math.log10(peak / fullScale);
 }
 
 /**

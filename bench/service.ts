@@ -9,7 +9,7 @@ import { serve } from '../api/listen';
 import { findPremadeVoice } from '../engines/catalog';
 import { run } from '../engines/process';
 import { readWavInfo } from '../audio/wav';
-import { splitText } from '../audio/text';
+import { splitText } from '../engines/text';
 import { startIsolatedStack } from '../scripts/isolatedStack';
 import { waitFor } from '../scripts/stack';
 import { cpuDelta, cpuSnapshot, currentRssMiB, peakRssMiB, type ProcessGroup, summarizeProfile } from './processes';

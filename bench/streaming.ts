@@ -7,7 +7,7 @@ import path from 'node:path';
 import { createTokenService } from '../api/auth/tokens';
 import { hashPassword } from '../api/auth/passwords';
 import { renderChunk } from '../audio/render';
-import { splitSentences } from '../audio/text';
+import { splitSentences } from '../engines/text';
 import { createDb } from '../db/knex';
 import { migrate } from '../db/migrate';
 import { findPremadeVoice } from '../engines/catalog';

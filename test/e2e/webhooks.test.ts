@@ -1,3 +1,4 @@
+import { webhookPayloads } from '../../api/webhookPayloads';
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -204,6 +205,7 @@ describe('webhooks', () => {
       temporal: deps.temporal,
       mailer: createMailer(config, deps.logger),
       engines: sharedEngines({ enableNonFree: false, modelsDir: config.MODELS_DIR }),
+      present: webhookPayloads,
     });
     const permissive = createActivities({
       config: { ...config, WEBHOOK_ALLOW_PRIVATE_TARGETS: true },
@@ -212,6 +214,7 @@ describe('webhooks', () => {
       temporal: deps.temporal,
       mailer: createMailer(config, deps.logger),
       engines: sharedEngines({ enableNonFree: false, modelsDir: config.MODELS_DIR }),
+      present: webhookPayloads,
     });
     const delivery = async (url: string) => {
       // Written straight to the table: the API would refuse these URLs already.

@@ -3,7 +3,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 
 /** Decodes a quoted-printable body (soft line breaks and =XX escapes). */
-export function decodeQuotedPrintable(text: string): string {
+function decodeQuotedPrintable(text: string): string {
   const bytes = text.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
   return Buffer.from(bytes, 'latin1').toString('utf8');
 }

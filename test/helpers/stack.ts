@@ -55,7 +55,7 @@ export async function startTestWorker(deps: ApiDeps): Promise<{ workers: Worker[
 }
 
 export type TestDeps = ReturnType<typeof createTestDeps>;
-export type TestWorker = Awaited<ReturnType<typeof startTestWorker>>;
+type TestWorker = Awaited<ReturnType<typeof startTestWorker>>;
 
 export interface StackOptions {
   /** Serve the API (default true). */

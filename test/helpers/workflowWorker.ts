@@ -16,7 +16,7 @@ import { installRuntimeOnce } from './runtime';
  * (the signup TTL is one).
  */
 
-export type ActivityMocks = { [Name in keyof Activities]?: (...args: Parameters<Activities[Name]>) => Promise<Awaited<ReturnType<Activities[Name]>>> };
+type ActivityMocks = { [Name in keyof Activities]?: (...args: Parameters<Activities[Name]>) => Promise<Awaited<ReturnType<Activities[Name]>>> };
 type AnyActivity = (...args: unknown[]) => Promise<unknown>;
 
 export interface WorkflowWorker {

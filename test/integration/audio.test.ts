@@ -6,7 +6,7 @@ import { analyseAudio, type AudioAnalysis, probeFormat } from '../../audio/analy
 import { finishAudio, type FinishAudioInput, type Voicing } from '../../audio/finish';
 import { type Emotion, EMOTION_PRESETS, EMOTIONS, type OutputFormat } from '../../audio/prosody';
 import { renderChunk } from '../../audio/render';
-import { splitText } from '../../audio/text';
+import { splitText } from '../../engines/text';
 import { readWavInfo, silenceWav } from '../../audio/wav';
 import { findPremadeVoice, type PremadeVoice } from '../../engines/catalog';
 import { createPiperEngine } from '../../engines/piper';

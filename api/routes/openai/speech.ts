@@ -11,7 +11,7 @@ import { CONTENT_TYPES, createStreamEncoder, joinSentences, renderedSentences, S
 import { toOpenAiError } from './errors';
 
 /** An OpenAI voice name → the first of its catalog voices available here; anything else is a voice id, checked by the submit. */
-export async function resolveVoice({ db }: ApiDeps, voice: string): Promise<string> {
+async function resolveVoice({ db }: ApiDeps, voice: string): Promise<string> {
   const candidates = OPENAI_VOICES[voice.toLowerCase()];
   if (!candidates) return voice;
   const available = new Set((await db('voices').whereIn('id', candidates).where({ category: 'premade', available: true }).whereNull('deleted_at').pluck('id')) as string[]);

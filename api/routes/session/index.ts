@@ -20,8 +20,8 @@ import { LoginBody } from '../auth/schema';
  * cross-origin page cannot send it without a CORS preflight, which this
  * service never grants) and refuse a foreign Origin.
  */
-export const SESSION_COOKIE = 'openvox_refresh';
-export const SESSION_HEADER = 'X-OpenVox-Session';
+const SESSION_COOKIE = 'openvox_refresh';
+const SESSION_HEADER = 'X-OpenVox-Session';
 /** Both families live under /api/, so one cookie serves both. */
 const COOKIE_PATH = '/api/';
 const MINUTE = 60;

@@ -1,8 +1,8 @@
 import { type Client, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { previewKey, previewVersion } from '../activities/previews';
 import type { Db } from '../db/knex';
-import type { Config } from './config';
-import { cpuTaskQueue } from './temporal';
+import type { Config } from '../lib/config';
+import { cpuTaskQueue } from '../lib/temporal';
 import { voicePreviewWorkflowId } from '../workflows/contracts';
 
 /**
