@@ -2,20 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { PREMADE_VOICES, RECOMMENDED_VOICE_ID } from '../../engines/catalog';
 import { call } from '../helpers/http';
 import { createAccount, createVoice, type TestAccount } from '../helpers/factories';
+// The voice as the API answers it: the dashboard's type is its one description.
+import type { Voice } from '../../web/src/types';
 import { createTestDeps, startApi, useStack } from '../helpers/stack';
-
-interface Voice {
-  id: string;
-  name: string;
-  category: 'premade' | 'cloned';
-  language: string;
-  gender: string;
-  description: string;
-  status: 'processing' | 'ready' | 'failed';
-  error: { code: string; message: string } | null;
-  similarity: number | null;
-  created_at: string;
-}
 
 const VOICE_KEYS = ['category', 'created_at', 'description', 'engine', 'error', 'gender', 'id', 'language', 'licence', 'name', 'preview_url', 'quality', 'similarity', 'status'];
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
