@@ -5,49 +5,9 @@ import { problemResponses } from '../../openapi';
 import { offsetOf, presentPage } from '../../pagination';
 import { defineRoute, type Family, type Route } from '../../route';
 import { announceWebhookEvent } from '../../../lib/webhooks';
-import { createEndpoint, deleteEndpoint, endpointsOf, findEndpoint, rotateSecret, updateEndpoint, type WebhookEndpointRow } from './commands';
+import { createEndpoint, deleteEndpoint, endpointsOf, findEndpoint, rotateSecret, updateEndpoint } from './commands';
+import { presentDelivery, presentEndpoint, presentWithSecret } from './presenter';
 import { DeliveryOut, DeliveryPage, WebhookCreateBody, WebhookListQuery, WebhookOut, WebhookPage, WebhookParams, WebhookUpdateBody, WebhookWithSecretOut } from './schema';
-
-const presentEndpoint = (endpoint: WebhookEndpointRow) => ({
-  id: endpoint.id,
-  url: endpoint.url,
-  description: endpoint.description,
-  events: endpoint.events,
-  enabled: endpoint.enabled,
-  disabled_reason: endpoint.disabled_reason,
-  created_at: endpoint.created_at.toISOString(),
-  updated_at: endpoint.updated_at.toISOString(),
-});
-
-/** Only the create and rotate answers carry the secret. */
-const presentWithSecret = (endpoint: WebhookEndpointRow) => ({
-  ...presentEndpoint(endpoint),
-  secret: endpoint.secret,
-  previous_secret_expires_at: endpoint.previous_secret_expires_at?.toISOString() ?? null,
-});
-
-interface DeliveryRow {
-  id: string;
-  event_id: string;
-  event_type: string;
-  status: 'pending' | 'delivered' | 'failed';
-  attempts: number;
-  last_response_code: number | null;
-  last_error: string | null;
-  created_at: Date;
-  delivered_at: Date | null;
-}
-const presentDelivery = (delivery: DeliveryRow) => ({
-  id: delivery.id,
-  event_id: delivery.event_id,
-  event_type: delivery.event_type,
-  status: delivery.status,
-  attempts: delivery.attempts,
-  last_response_code: delivery.last_response_code,
-  last_error: delivery.last_error,
-  created_at: delivery.created_at.toISOString(),
-  delivered_at: delivery.delivered_at?.toISOString() ?? null,
-});
 
 const json = (description: string, schema: unknown) => ({ description, content: { 'application/json': { schema } } });
 const prefix = (family: Family) => (family === 'v1' ? '/api/v1' : '/api');
