@@ -54,6 +54,20 @@ export async function startTestWorker(deps: ApiDeps): Promise<{ workers: Worker[
   };
 }
 
+/** The OpenAPI document an API of its own serves, for a test outside any useStack block. */
+export async function fetchOpenApiDocument(): Promise<any> {
+  const deps = createTestDeps();
+  const api = await startApi(deps);
+  try {
+    const response = await fetch(`${api.url}/api/openapi.json`);
+    if (response.status !== 200) throw new Error(`GET /api/openapi.json answered ${response.status}`);
+    return await response.json();
+  } finally {
+    await api.close();
+    await deps.close();
+  }
+}
+
 export type TestDeps = ReturnType<typeof createTestDeps>;
 type TestWorker = Awaited<ReturnType<typeof startTestWorker>>;
 
