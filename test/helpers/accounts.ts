@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -44,8 +43,8 @@ export async function waitForVerificationToken(mailDir: string, email: string, c
   }
 }
 
-export const uniqueEmail = (label = 'user') => `${label}-${randomUUID().slice(0, 8)}@example.com`;
-export const PASSWORD = 'correct horse battery staple';
+// Defined with the row factories (which the benchmarks use too, without jest); re-exported for the tests that import them from here.
+export { PASSWORD, uniqueEmail } from './factories';
 
 // `call` lives in ./http with the other request helpers; re-exported for the tests that import it from here.
 export { call } from './http';
