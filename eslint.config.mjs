@@ -37,7 +37,8 @@ const nodeBuiltins = [
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.data/**', 'coverage/**', '**/*.js', '**/*.mjs', '**/*.cjs'] },
   {
-    files: ['**/*.ts'],
+    // The dashboard (web/src, its own tsconfig) too: the project service finds the nearest tsconfig.
+    files: ['**/*.ts', '**/*.tsx'],
     languageOptions: {
       parser: tseslint.parser,
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },

@@ -4,9 +4,6 @@ import { SubscriptionPlan } from '../db/models/SubscriptionPlan';
 /** Probes run by the systemCheck workflow: they prove the worker reaches its dependencies. */
 export function createSystemCheckActivities({ db, storage }: ActivityDeps) {
   return {
-    /** Does nothing: bench/service.ts measures orchestration with it. */
-    async noop(): Promise<void> {},
-
     async probeDatabase(): Promise<{ serverTime: string; planCount: number }> {
       const { rows } = await db.raw<{ rows: { now: Date }[] }>('select now() as now');
       const planCount = await SubscriptionPlan.query(db).resultSize();

@@ -12,7 +12,7 @@ import type { Storage } from '../lib/storage';
  * removes the audio removes too.
  */
 
-export const chunkWordsKey = (chunkPrefix: string, index: number) => `${chunkPrefix}chunk-${String(index).padStart(4, '0')}.words.json`;
+const chunkWordsKey = (chunkPrefix: string, index: number) => `${chunkPrefix}chunk-${String(index).padStart(4, '0')}.words.json`;
 export const timestampsKey = (accountId: string, synthesisId: string) => `syntheses/${accountId}/${synthesisId}.timestamps.json`;
 
 /** What the timestamps endpoint serves. */

@@ -1,7 +1,5 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { ActivityDeps } from '.';
-import { presentHistoryEntry } from '../api/routes/tts/presenter';
-import { presentVoice } from '../api/routes/voices/presenter';
 import { Account } from '../db/models/Account';
 import { Synthesis } from '../db/models/Synthesis';
 import { Voice } from '../db/models/Voice';
@@ -12,10 +10,10 @@ import { announceWebhookEvent, signatureHeader, stableEventId } from '../lib/web
 import type { WebhookAttemptOutcome } from '../workflows/contracts';
 
 /** Each attempt's request gives up after this long; the workflow then retries with backoff. */
-export const WEBHOOK_REQUEST_TIMEOUT_MS = 10_000;
+const WEBHOOK_REQUEST_TIMEOUT_MS = 10_000;
 
 /** A credits.low event goes out when the available balance falls below this share of the plan's monthly credits. */
-export const CREDITS_LOW_SHARE = 0.1;
+const CREDITS_LOW_SHARE = 0.1;
 
 /** Events announced by the activities that record a job's end: each data is the resource as the API's versioned family presents it. */
 export function createWebhookAnnouncer(deps: ActivityDeps) {
@@ -25,7 +23,7 @@ export function createWebhookAnnouncer(deps: ActivityDeps) {
       const row = await Synthesis.query(db).findById(synthesisId);
       if (!row || !['completed', 'failed', 'canceled'].includes(row.status)) return;
       const type = `synthesis.${row.status}` as 'synthesis.completed' | 'synthesis.failed' | 'synthesis.canceled';
-      await announceWebhookEvent(deps, { id: stableEventId(type, synthesisId), type, accountId: row.account_id, data: presentHistoryEntry(row, 'v1') });
+      await announceWebhookEvent(deps, { id: stableEventId(type, synthesisId), type, accountId: row.account_id, data: deps.present.synthesis(row) });
       if (row.status === 'completed') await this.creditsCaptured(row.account_id, synthesisId, row.credits_charged);
     },
 
@@ -51,7 +49,7 @@ export function createWebhookAnnouncer(deps: ActivityDeps) {
       const voice = await Voice.query(db).modify('live').findById(voiceId);
       if (!voice || !['ready', 'failed'].includes(voice.status)) return;
       const type = voice.status === 'ready' ? 'voice.ready' : 'voice.failed';
-      await announceWebhookEvent(deps, { id: stableEventId(type, voiceId), type, accountId: voice.account_id as string, data: presentVoice(voice) });
+      await announceWebhookEvent(deps, { id: stableEventId(type, voiceId), type, accountId: voice.account_id as string, data: deps.present.voice(voice) });
     },
   };
 }

@@ -14,7 +14,7 @@ const inflate = require('inflation') as (req: NodeJS.ReadableStream) => NodeJS.R
  * the API accepts is one flat object; the limits leave wide margins and make
  * the cost of a hostile body one linear scan that stops at the first excess.
  */
-export const JSON_LIMIT_BYTES = 1024 * 1024;
+const JSON_LIMIT_BYTES = 1024 * 1024;
 export const MAX_JSON_DEPTH = 16;
 export const MAX_JSON_MEMBERS = 1000;
 

@@ -4,7 +4,7 @@ import { license } from '../package.json';
 import type { Family, Route } from './route';
 
 /** The RFC 9457 problem body every error response carries. */
-export const Problem = z
+const Problem = z
   .object({
     type: z.string().meta({ description: 'A URI reference to the code’s entry on /api/docs/errors/' }),
     title: z.string().meta({ description: 'A short summary of the problem type' }),

@@ -10,7 +10,7 @@ import { serviceUnavailable } from './errors';
  * browsers, the app's pages under /app/, its hashed assets under
  * /app/assets/. The app speaks only to the public API.
  */
-export const WEB_DIR = path.join(ROOT, 'dist', 'web');
+const WEB_DIR = path.join(ROOT, 'dist', 'web');
 const ASSET = /^\/app\/assets\/([A-Za-z0-9_-]+\.(js|css|svg|png))$/;
 const TYPES: Record<string, string> = { js: 'text/javascript; charset=utf-8', css: 'text/css; charset=utf-8', svg: 'image/svg+xml', png: 'image/png' };
 const VERIFY_LINK = /^\/api(\/v1)?\/auth\/verify-email\/?$/;
@@ -19,7 +19,7 @@ const VERIFY_LINK = /^\/api(\/v1)?\/auth\/verify-email\/?$/;
  * No inline script or style anywhere: everything comes from our own origin;
  * audio plays from blob: URLs (fetched with the Authorization header).
  */
-export const APP_CSP = [
+const APP_CSP = [
   "default-src 'self'",
   "script-src 'self'",
   "style-src 'self'",

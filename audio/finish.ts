@@ -62,7 +62,7 @@ const num = (value: number, digits = 4): string => {
 };
 
 /** What every output must meet, measured after encoding: EBU R128's -1 dBTP. */
-export const TRUE_PEAK_LIMIT_DB = -1;
+const TRUE_PEAK_LIMIT_DB = -1;
 
 /**
  * The limiter's true-peak ceiling per format. Lossless output keeps the
@@ -186,7 +186,7 @@ function encode(pcm: readonly Int16Array[], format: OutputFormat, outPath: strin
  * ebur128 meter (BS.1770 true peak, oversampled to 192 kHz), streaming, so an
  * hour of audio costs no memory here. Frame logs stay at verbose level.
  */
-export async function encodedTruePeakDb(file: string, signal?: AbortSignal): Promise<number> {
+async function encodedTruePeakDb(file: string, signal?: AbortSignal): Promise<number> {
   const { stderr } = await ffmpeg(['-v', 'info', '-i', fileUrl(file), '-af', 'ebur128=peak=true:framelog=verbose', '-f', 'null', '-'], signal);
   const match = /True peak:\s*\n\s*Peak:\s*(-?inf|-?[\d.]+) dBFS/.exec(stderr);
   if (!match) throw new Error('ffmpeg ebur128 printed no true peak');

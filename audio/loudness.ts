@@ -187,13 +187,9 @@ function interSamplePeak(samples: ArrayLike<number>, i: number): number {
   return peak;
 }
 
-/** The true-peak magnitude around sample i: the sample and the oversampled points on each side. */
-export function truePeakAround(samples: ArrayLike<number>, i: number): number {
-  return Math.max(Math.abs(samples[i]), interSamplePeak(samples, i - 1), interSamplePeak(samples, i));
-}
-
 /**
- * truePeakAround for a scan in increasing i: the oversampled peak between i and
+ * The true-peak magnitude around sample i (the sample and the oversampled
+ * points on each side), for a scan in increasing i: the oversampled peak between i and
  * i + 1 is kept and serves as the next sample's left side, so each is computed once
  * (the same values, half the interpolation work of the limiter's scans). With
  * `known` (NaN where not yet computed) the values also outlive the scan:
@@ -214,19 +210,6 @@ function truePeakScanner(samples: Int16Array, known?: Float64Array): (i: number)
   };
 }
 
-/** True peak of a whole signal, in dB relative to `fullScale` (32768 for 16-bit PCM, 1 for floats); -Infinity for silence. */
-export function truePeakDb(samples: ArrayLike<number>, fullScale: number): number {
-  let peak = 0;
-  for (let i = 0; i < samples.length; i++) {
-    const magnitude = Math.abs(samples[i]);
-    // Oversampled points rarely pass their neighbours by more than 3 dB: skip quiet stretches.
-    if (magnitude * 2 > peak || (i + 1 < samples.length && Math.abs(samples[i + 1]) * 2 > peak)) {
-      peak = Math.max(peak, magnitude, interSamplePeak(samples, i));
-    }
-  }
-  return peak === 0 ? -Infinity : 20 * Math.log10(peak / fullScale);
-}
-
 /**
  * Applies `gain` to 16-bit PCM with a look-ahead true-peak limiter: where
  * the signal, 4x oversampled, would pass `ceilingDb` (dBTP), the gain dips smoothly (over ~5 ms each
@@ -236,13 +219,7 @@ export function truePeakDb(samples: ArrayLike<number>, fullScale: number): numbe
  * gain) the limiter took away. `truePeaks` (NaN-filled, as long as `samples`)
  * keeps the true peaks computed for another call on the same samples.
  */
-export function applyGain(
-  samples: Int16Array,
-  gain: number,
-  ceilingDb: number,
-  sampleRate: number,
-  truePeaks?: Float64Array,
-): { samples: Int16Array; energyBefore: number; energyRemoved: number } {
+export function applyGain(samples: Int16Array, gain: number, ceilingDb: number, sampleRate: number, truePeaks?: Float64Array): { samples: Int16Array; energyBefore: number; energyRemoved: number } {
   const ceiling = 32767 * 10 ** (ceilingDb / 20);
   const threshold = ceiling / gain;
   const n = samples.length;

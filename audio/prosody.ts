@@ -16,7 +16,7 @@ export const OUTPUT_FORMATS = ['wav', 'mp3', 'ogg', 'flac'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 export const SPEED_RANGE = { min: 0.5, max: 2.0 } as const;
-export const PITCH_RANGE = { min: -12, max: 12 } as const;
+const PITCH_RANGE = { min: -12, max: 12 } as const;
 
 export interface EmotionPreset {
   /** Speaking-rate factor on top of the requested speed. */
@@ -83,7 +83,7 @@ export function planEmotionRate(capabilities: EngineCapabilities, emotion: Emoti
 }
 
 /** A residual within this fraction of the planned tempo is left alone (the duration tests allow 3 %). */
-export const RESIDUAL_TOLERANCE = 0.015;
+const RESIDUAL_TOLERANCE = 0.015;
 
 /**
  * The stretch that makes a rendering at `plan` last exactly 1/speed of the

@@ -8,7 +8,7 @@ import { chunkWordTimes, type TimedWord } from './timestamps';
 import { ffmpeg, fileUrl } from './ffmpeg';
 import { type VoiceProfileAdjustment, type Voicing, voicingFilters } from './finish';
 import { assertProsody, type Emotion, EMOTION_PRESETS, planEmotionRate, residualTempo } from './prosody';
-import { normalizeForSpeech } from './text';
+import { normalizeForSpeech } from '../engines/text';
 import { resample, speechBounds, type SpeechSpan } from './pcm';
 import { CHUNK_SAMPLE_RATE, readWavInfo, readWavSamples, wavHeader, writeSilenceWav } from './wav';
 

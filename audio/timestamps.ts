@@ -59,7 +59,7 @@ const plain = (word: string) => word.toLowerCase().replace(/[^\p{L}\p{N}]/gu, ''
  * MAX_MERGE tokens to one engine word, and (at a price) skips; the cost of
  * a grouping is how far its length ratio is from the whole text's.
  */
-export function alignWords(tokens: readonly TextToken[], words: readonly EngineWord[]): Array<{ start: number; end: number } | null> {
+function alignWords(tokens: readonly TextToken[], words: readonly EngineWord[]): Array<{ start: number; end: number } | null> {
   const n = tokens.length;
   const m = words.length;
   if (n === 0) return [];

@@ -10,6 +10,7 @@ import { serve } from '../api/listen';
 import { randomUUID } from 'node:crypto';
 import { API_KEY_PREFIX } from '../api/auth/authenticate';
 import { sha256 } from '../lib/secrets';
+import { createAccount, createSynthesis } from '../test/helpers/factories';
 
 /**
  * Requests per second of API endpoints against a bare Koa JSON handler,
@@ -42,21 +43,10 @@ async function main() {
     ctx.body = { status: 'ok', results: [{ id: 'free', name: 'Free', monthly_credits: 35000 }] };
   });
   const [baseline, api] = await Promise.all([serve(bare), serve(createApp(deps))]);
-  // One account with a completed synthesis, polled with a JWT and with an API key.
-  const accountId = randomUUID();
-  const synthesisId = randomUUID();
-  await deps.db('accounts').insert({ id: accountId, email: `bench-${accountId}@example.com`, password_hash: 'x', email_verified_at: new Date() });
-  await deps.db('syntheses').insert({
-    id: synthesisId,
-    account_id: accountId,
-    voice_id: 'en-us-slt',
-    text: 'Hello.',
-    characters: 6,
-    speed: 1,
-    pitch: 0,
-    emotion: 'neutral',
-    output_format: 'wav',
-    status: 'completed',
+  // One account with a completed synthesis (written as the tests' factories write them), polled with a JWT and with an API key.
+  const account = await createAccount(deps);
+  const accountId = account.id;
+  const synthesisId = await createSynthesis(deps, account, {
     progress: 1,
     audio_key: 'none',
     audio_bytes: 1,
@@ -73,7 +63,7 @@ async function main() {
       ['bare Koa JSON handler (baseline)', await load(`${baseline.url}/`)],
       ['GET /healthz (full middleware chain)', await load(`${api.url}/healthz`)],
       ['GET /api/v1/subscription-plans/ (PostgreSQL)', await load(`${api.url}/api/v1/subscription-plans/`)],
-      ['GET status of a completed synthesis (JWT)', await load(statusUrl, { Authorization: `Bearer ${await deps.tokens.issueAccess(accountId)}` })],
+      ['GET status of a completed synthesis (JWT)', await load(statusUrl, { Authorization: `Bearer ${account.access}` })],
       ['GET status of a completed synthesis (API key)', await load(statusUrl, { Authorization: `Bearer ${apiKey}` })],
     ];
     const base = rows[0][1].rps;

@@ -14,6 +14,7 @@ import { cloneStageRows } from './cloneStages';
 import { CLONE_COST_HEADER, cloneCostRows } from './cloneCost';
 import { profileDistances } from '../audio/cloning/similarity';
 import type { SpeakerProfile } from '../audio/cloning/speaker';
+import { EVERYDAY_SENTENCES } from './texts';
 
 /**
  * Voicing quality in one run: for each speed, pitch and emotion, the
@@ -29,15 +30,7 @@ import type { SpeakerProfile } from '../audio/cloning/speaker';
  *   (default en-us-slt en-us-flite-slt, every section)
  */
 
-// Everyday sentences: pocketsphinx's general language model knows their words (on Harvard sentences it mishears half of even the raw engine).
-export const TEXTS = [
-  'The weather is lovely this morning, so we will walk to the park.',
-  'Please call me back when you get home tonight.',
-  'The meeting has been moved to next Tuesday afternoon.',
-  'I would like to order a cup of coffee and a glass of water.',
-  'The train to the city leaves every hour from the main station.',
-  'Thank you for your patience while we check your account.',
-];
+export const TEXTS = EVERYDAY_SENTENCES;
 const SPEEDS = [0.5, 0.75, 1.5, 2];
 const PITCHES = [-8, -4, 4, 8];
 /**

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { createTokenService } from '../api/auth/tokens';
 import { hashPassword } from '../api/auth/passwords';
 import { renderChunk } from '../audio/render';
-import { splitSentences } from '../audio/text';
+import { splitSentences } from '../engines/text';
 import { createDb } from '../db/knex';
 import { migrate } from '../db/migrate';
 import { findPremadeVoice } from '../engines/catalog';
@@ -16,6 +16,7 @@ import { mapLimit } from '../lib/concurrency';
 import { loadConfig, ROOT } from '../lib/config';
 import { cpuTaskQueue } from '../lib/temporal';
 import { dropDatabase, ensurePostgres, freePort, type Managed, recreateDatabase, startMinio, startTemporal, stopChild, waitFor } from '../scripts/stack';
+import { TRAIN_SENTENCES } from './texts';
 
 /**
  * The OpenAI-compatible endpoint's streaming, measured on its own isolated
@@ -31,20 +32,7 @@ const N = Number(process.env.BENCH_N ?? 1);
 const CLIENTS = 8;
 const VOICE = 'alloy'; // → en-us-slt (Festival HTS), the default English voice
 const ENGINE_VOICE = 'en-us-slt';
-const TEXT = [
-  'The morning train left on time.',
-  'Every passenger found a seat by the window.',
-  'Rain began to fall over the hills.',
-  'A child counted the cows in the fields.',
-  'The conductor punched each ticket twice.',
-  'Somebody opened a thermos of sweet tea.',
-  'The river ran beside the track for an hour.',
-  'Two old friends argued about the weather.',
-  'A dog slept under the seat in front.',
-  'The lights flickered as we entered the tunnel.',
-  'Nobody spoke until we reached the coast.',
-  'At last the sea appeared, grey and wide.',
-].join(' ');
+const TEXT = TRAIN_SENTENCES.join(' ');
 
 const fmt = (value: number, digits = 0) => value.toFixed(digits);
 const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(p * values.length))];

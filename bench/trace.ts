@@ -103,8 +103,18 @@ async function main() {
         const summary = summarizeProfile(path.join(dir, file), 30, windowSeconds);
         say(`\n${name} profile ${file}: ${summary.seconds.toFixed(1)} s busy\n`);
         const perSynthesis = (share: number) => `${(share * 100).toFixed(1)} % | ${((share * summary.seconds * 1000) / COUNT).toFixed(1)}`;
-        say(table(['owner', 'share', 'ms per synthesis'], summary.byOwner.map(([owner, share]) => [owner, perSynthesis(share)])));
-        say(table(['function', 'share', 'ms per synthesis'], summary.byFunction.map(([fn, share]) => [fn, perSynthesis(share)])));
+        say(
+          table(
+            ['owner', 'share', 'ms per synthesis'],
+            summary.byOwner.map(([owner, share]) => [owner, perSynthesis(share)]),
+          ),
+        );
+        say(
+          table(
+            ['function', 'share', 'ms per synthesis'],
+            summary.byFunction.map(([fn, share]) => [fn, perSynthesis(share)]),
+          ),
+        );
       }
     }
     writeFileSync(path.join(stack.dataDir, 'trace.md'), out.join('\n'));

@@ -8,6 +8,7 @@ import { findPremadeVoice } from '../engines/catalog';
 import { createEngines, getEngine } from '../engines/registry';
 import { defaultModelsDir } from '../lib/config';
 import { recognize, wordErrors } from './measures';
+import { EVERYDAY_SENTENCES } from './texts';
 
 /**
  * Intelligibility in one run: pocketsphinx's word error rate (bench/measures.ts)
@@ -20,14 +21,7 @@ import { recognize, wordErrors } from './measures';
  *   npm run build && node dist/bench/wer.js [voice id ...]
  */
 
-const TEXTS = [
-  'The weather is lovely this morning, so we will walk to the park.',
-  'Please call me back when you get home tonight.',
-  'The meeting has been moved to next Tuesday afternoon.',
-  'I would like to order a cup of coffee and a glass of water.',
-  'The train to the city leaves every hour from the main station.',
-  'Thank you for your patience while we check your account.',
-];
+const TEXTS = EVERYDAY_SENTENCES;
 const VOICES = ['en-us-joe', 'en-us-slt', 'en-us-flite-slt', 'en-us-festival-kal', 'en-us-espeak-m'];
 
 async function main() {

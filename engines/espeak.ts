@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { escapeForEspeak } from '../audio/text';
+import { escapeForEspeak } from './text';
 import { run, which, withTempDir } from './process';
 import { type Engine, EngineError } from './types';
 
@@ -52,7 +52,7 @@ const PITCH_CURVES: Readonly<Record<'male' | 'female', ReadonlyArray<readonly [n
 const PITCH_RANGE = { min: -4, max: 4 } as const;
 
 /** The `-p` value that moves `voice`'s median F0 by `semitones`. */
-export function espeakPitchArgument(voice: string, semitones: number): number {
+function espeakPitchArgument(voice: string, semitones: number): number {
   const curve = PITCH_CURVES[/\+f\d/i.test(voice) ? 'female' : 'male'];
   const target = Math.min(PITCH_RANGE.max, Math.max(PITCH_RANGE.min, semitones));
   for (let i = 1; i < curve.length; i++) {

@@ -1,6 +1,6 @@
 import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { type Charset, encodeText, transliterate } from '../audio/text';
+import { type Charset, encodeText, transliterate } from './text';
 import { FestivalExit, FestivalPool } from './festivalProcess';
 import { fileSize, which, withTempDir } from './process';
 import { type Engine, EngineError, type EngineTiming, type EngineWord } from './types';

@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { encodeText } from '../audio/text';
+import { encodeText } from './text';
 import { run, which, withTempDir } from './process';
 import { type Engine, EngineError } from './types';
 
@@ -18,7 +18,7 @@ const F0_TARGET_HZ: Readonly<Record<string, number>> = { slt: 172, awb: 133 };
 const PITCH_RANGE = { min: -6, max: 6 } as const;
 
 /** The `--setf` arguments that shift `voice` by `semitones` (none where the voice has no F0 target). */
-export function flitePitchArguments(voice: string, semitones: number): string[] {
+function flitePitchArguments(voice: string, semitones: number): string[] {
   const target = F0_TARGET_HZ[voice];
   if (!target || semitones === 0) return [];
   const clamped = Math.min(PITCH_RANGE.max, Math.max(PITCH_RANGE.min, semitones));

@@ -1,6 +1,6 @@
 import { copyFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { escapeForPico } from '../audio/text';
+import { escapeForPico } from './text';
 import { fileSize, run, which, withTempDir } from './process';
 import { type Engine, EngineError } from './types';
 

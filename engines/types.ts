@@ -41,7 +41,7 @@ export function enginePitchRange(capabilities: EngineCapabilities, voice: string
   return range;
 }
 
-export interface SynthesisRequest {
+interface SynthesisRequest {
   /** Plain text to speak; the adapter escapes whatever its engine would interpret. */
   text: string;
   /** The engine's own voice name, e.g. `en-us+f3` or `cmu_us_slt_arctic_hts`. */

@@ -1,7 +1,7 @@
 import { type Client, ScheduleAlreadyRunning, ScheduleOverlapPolicy } from '@temporalio/client';
 import type { Config } from './config';
 
-export const BILLING_SCHEDULE_ID = 'billing-refill';
+const BILLING_SCHEDULE_ID = 'billing-refill';
 
 /**
  * The schedule (visible in the Temporal UI under Schedules) that starts the

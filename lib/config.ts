@@ -142,7 +142,7 @@ const EnvSchema = z.object({
   RATE_LIMIT_RESEND_PER_HOUR: rateLimit.default(5),
 });
 
-export type Env = z.infer<typeof EnvSchema>;
+type Env = z.infer<typeof EnvSchema>;
 
 export interface Config extends Env {
   PUBLIC_URL: string;

@@ -5,7 +5,7 @@ import nodemailer from 'nodemailer';
 import type { Config } from './config';
 import type { Logger } from './logger';
 
-export interface MailMessage {
+interface MailMessage {
   to: string;
   subject: string;
   text: string;
@@ -65,7 +65,7 @@ function encodedWord(value: string): string {
  * nodemailer picks quoted-printable for any line over 76 characters, and the
  * link is longer (QP turns `token=` into `token=3D` and may wrap the token).
  */
-export function composeEml(from: string, message: MailMessage, id: string, date = new Date()): string {
+function composeEml(from: string, message: MailMessage, id: string, date = new Date()): string {
   const body = message.text.replace(/\r?\n/g, '\n');
   const headers = [
     `From: ${from}`,

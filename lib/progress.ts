@@ -28,7 +28,7 @@ export async function notifyProgress(db: Db, synthesisId: string): Promise<void>
 }
 
 /** A watch on one synthesis: created before the first read, so no notification after it is missed. */
-export interface ProgressWatch {
+interface ProgressWatch {
   /**
    * Resolves at once if a notification came since the last call, else at the
    * next one, after `fallbackMs`, or when `signal` aborts.
@@ -38,7 +38,7 @@ export interface ProgressWatch {
 }
 
 /** What a per-process cache hears: every notification, and a reset whenever some may have been missed. */
-export interface NotificationSubscriber {
+interface NotificationSubscriber {
   notified(channel: string, payload: string): void;
   /** The connection was lost (or closed): anything cached may be stale. */
   reset(): void;

@@ -1,7 +1,7 @@
 import { type Client, ScheduleAlreadyRunning, ScheduleOverlapPolicy } from '@temporalio/client';
 import type { Config } from './config';
 
-export const RETENTION_SCHEDULE_ID = 'history-retention';
+const RETENTION_SCHEDULE_ID = 'history-retention';
 
 /**
  * The schedule (Temporal UI, Schedules) that starts the `historyRetention`

@@ -109,7 +109,7 @@ export function checkTargetUrl(raw: string, policy: TargetPolicy): URL {
 const hostOf = (url: URL) => url.hostname.replace(/^\[(.*)\]$/, '$1');
 
 /** Resolves the host once and checks every address it has; returns the one to connect to. */
-export async function resolveTarget(url: URL, policy: TargetPolicy): Promise<{ address: string; family: 4 | 6 }> {
+async function resolveTarget(url: URL, policy: TargetPolicy): Promise<{ address: string; family: 4 | 6 }> {
   const host = hostOf(url);
   const literal = isIP(host);
   const addresses = literal ? [{ address: host, family: literal }] : await lookup(host, { all: true, verbatim: true });

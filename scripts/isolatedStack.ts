@@ -11,7 +11,7 @@ import { applyGrant } from '../db/ledger';
 import { migrate } from '../db/migrate';
 import { type Config, loadConfig, ROOT } from '../lib/config';
 import { cpuTaskQueue } from '../lib/temporal';
-import { dropDatabase, ensurePostgres, freePort, type Managed, type MinioOptions, recreateDatabase, startMinio, startTemporal, stopChild, type TemporalOptions, waitFor } from './stack';
+import { dropDatabase, ensurePostgres, freePorts, type Managed, type MinioOptions, recreateDatabase, startMinio, startTemporal, stopChild, type TemporalOptions, waitFor } from './stack';
 
 /**
  * A whole OpenVox stack of its own for the benchmark and the chaos suite: its
@@ -105,8 +105,8 @@ export async function startIsolatedStack(options: IsolatedStackOptions): Promise
   const logDir = path.join(dataDir, 'logs');
   const profileDir = path.join(dataDir, 'profiles');
   mkdirSync(logDir, { recursive: true });
-  const ports = { temporal: await freePort(), minio: await freePort(), api: await freePort() };
-  const minioConsole = await freePort();
+  const [temporalPort, minioPort, apiPort, minioConsole] = await freePorts(4);
+  const ports = { temporal: temporalPort, minio: minioPort, api: apiPort };
   const devUrl = loadConfig().DATABASE_URL;
   const databaseUrl = devUrl.replace(/\/([^/]+)$/, `/$1_${options.name}`);
   const env: Record<string, string> = {

@@ -10,7 +10,7 @@ import { createStorage } from '../lib/storage';
 import { createTemporalClient } from '../lib/temporal';
 import { ensureBillingSchedule } from '../lib/billingSchedule';
 import { ensureRetentionSchedule } from '../lib/retentionSchedule';
-import { ensureVoicePreviews } from '../lib/voicePreviews';
+import { ensureVoicePreviews } from './voicePreviews';
 import { createWorkers } from './create';
 import { createWorkerMetrics, freeLoopbackPort, serveWorkerMetrics } from './metrics';
 import { installRuntime } from './runtime';

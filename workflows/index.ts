@@ -7,7 +7,6 @@ export { synthesis } from './synthesis';
 export { synthesisDeletion, voiceDeletion } from './deletion';
 export { voiceCloning } from './voiceCloning';
 export { billingRefill } from './billingRefill';
-export { benchCreditShape, benchNoop, benchSynthesisShape } from './benchmark';
 export { webhookDelivery } from './webhookDelivery';
 export { accountDeletion } from './accountDeletion';
 export { historyRetention } from './retention';

@@ -8,7 +8,7 @@ export interface VoiceCloningInput {
   cpuTaskQueue: string;
 }
 
-export type VoiceCloningResult = 'ready' | 'failed' | 'canceled';
+type VoiceCloningResult = 'ready' | 'failed' | 'canceled';
 
 const bookkeeping = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',

@@ -13,7 +13,7 @@ const ISSUER = 'openvox';
 const AUDIENCE = { access: 'openvox:api', refresh: 'openvox:refresh' } as const;
 type TokenType = keyof typeof AUDIENCE;
 
-export interface IssuedRefresh {
+interface IssuedRefresh {
   token: string;
   jti: string;
   expiresAt: Date;

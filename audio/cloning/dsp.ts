@@ -123,10 +123,6 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
 
-export function mean(values: readonly number[]): number {
-  return values.length ? values.reduce((sum, value) => sum + value, 0) / values.length : NaN;
-}
-
 /** Centered moving average over `radius` neighbours on each side (shorter at the ends). */
 export function smooth(values: readonly number[], radius: number): number[] {
   return values.map((_, index) => {

@@ -15,7 +15,7 @@ import { detectSpeech, readPcm16Wav } from './speech';
  * cut without it).
  */
 
-export type IntakeErrorCode = 'audio_unreadable' | 'audio_too_short' | 'audio_too_long' | 'no_speech_detected';
+type IntakeErrorCode = 'audio_unreadable' | 'audio_too_short' | 'audio_too_long' | 'no_speech_detected';
 
 export interface IntakeOptions {
   /** Longest accepted sample, seconds (decoding stops just past it). Default 300. */
@@ -50,7 +50,7 @@ export interface IntakeAccepted {
   f0MedianHz: number | null;
 }
 
-export interface IntakeRejected {
+interface IntakeRejected {
   ok: false;
   code: IntakeErrorCode;
   /** For the voice's `error.message`: says what was wrong without echoing the file. */

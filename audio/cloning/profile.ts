@@ -44,7 +44,7 @@ export interface ClonedVoiceProfile {
   tried: Array<{ voiceId: string; similarity: number; fitSimilarity: number; semitones: number; rate: number }>;
 }
 
-export type RenderFunction = (input: RenderChunkInput) => Promise<unknown>;
+type RenderFunction = (input: RenderChunkInput) => Promise<unknown>;
 
 export interface BuildVoiceProfileInput {
   sample: SpeakerProfile;
@@ -67,7 +67,7 @@ export interface BuildVoiceProfileInput {
 
 export const EQ_MAX_BOOST_DB = 12;
 export const EQ_MAX_CUT_DB = -24;
-export const MAX_SEMITONES = 12;
+const MAX_SEMITONES = 12;
 export const RATE_RANGE = { min: 0.7, max: 1.4 } as const;
 
 /**
@@ -212,7 +212,7 @@ export function refineEq(eq: ClonedVoiceProfile['eq'], residual: ClonedVoiceProf
 }
 
 /** Pitch shift, EQ curve and tempo that move a base rendering's profile toward the sample's. */
-export function adjustmentToward(sample: SpeakerProfile, base: SpeakerProfile): Adjustment {
+function adjustmentToward(sample: SpeakerProfile, base: SpeakerProfile): Adjustment {
   const semitones = sample.f0MedianHz && base.f0MedianHz ? clamp(semitonesBetween(base.f0MedianHz, sample.f0MedianHz), -MAX_SEMITONES, MAX_SEMITONES) : 0;
   const rate = sample.syllablesPerSecond && base.syllablesPerSecond ? clamp(sample.syllablesPerSecond / base.syllablesPerSecond, RATE_RANGE.min, RATE_RANGE.max) : 1;
   return { semitones: Number(semitones.toFixed(2)), eq: eqCurve(sample, base), rate: Number(rate.toFixed(3)) };

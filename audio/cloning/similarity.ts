@@ -33,8 +33,8 @@ export interface ProfileDistances {
  * Scales at which each distance alone brings the score to 1/e (~0.37), and
  * the weights of the three terms (they sum to 1).
  */
-export const SIMILARITY_SCALES = { f0Semitones: 4, ltasDb: 6, rateLog2: 0.5, mfccFine: 2, formantSpacingLog2: 0.1 } as const;
-export const SIMILARITY_WEIGHTS = { f0Semitones: 0.2, ltasDb: 0.4, rateLog2: 0.1, mfccFine: 0.15, formantSpacingLog2: 0.15 } as const;
+const SIMILARITY_SCALES = { f0Semitones: 4, ltasDb: 6, rateLog2: 0.5, mfccFine: 2, formantSpacingLog2: 0.1 } as const;
+const SIMILARITY_WEIGHTS = { f0Semitones: 0.2, ltasDb: 0.4, rateLog2: 0.1, mfccFine: 0.15, formantSpacingLog2: 0.15 } as const;
 
 export function profileDistances(a: SpeakerProfile, b: SpeakerProfile): ProfileDistances {
   const f0Semitones = a.f0MedianHz && b.f0MedianHz ? Math.abs(12 * Math.log2(a.f0MedianHz / b.f0MedianHz)) : 12;

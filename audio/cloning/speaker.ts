@@ -43,7 +43,7 @@ const LTAS_LOW_HZ = 80;
 const LTAS_HIGH_HZ = 7500;
 
 /** Band edges of the LTAS, log-spaced (about a third of an octave each). */
-export const LTAS_EDGES_HZ: readonly number[] = Array.from({ length: LTAS_BANDS + 1 }, (_, i) => LTAS_LOW_HZ * (LTAS_HIGH_HZ / LTAS_LOW_HZ) ** (i / LTAS_BANDS));
+const LTAS_EDGES_HZ: readonly number[] = Array.from({ length: LTAS_BANDS + 1 }, (_, i) => LTAS_LOW_HZ * (LTAS_HIGH_HZ / LTAS_LOW_HZ) ** (i / LTAS_BANDS));
 export const LTAS_CENTERS_HZ: readonly number[] = LTAS_EDGES_HZ.slice(0, -1).map((low, i) => Math.sqrt(low * LTAS_EDGES_HZ[i + 1]));
 
 /** Profiles an audio file at 16 kHz: mono 16-bit WAVs (intake's, renderings) are read directly, anything else is decoded by ffmpeg. */

@@ -15,7 +15,7 @@ import type { EngineWord } from '../types';
 import type { SentencePhonemes } from './phonemes';
 
 /** Samples per frame of the Piper VITS decoder (its upsampling product: 8 x 8 x 2 x 2). */
-export const PIPER_HOP_SAMPLES = 256;
+const PIPER_HOP_SAMPLES = 256;
 
 interface Field {
   number: number;

@@ -1,4 +1,4 @@
-import { splitText } from '../../audio/text';
+import { splitText } from '../text';
 import { which } from '../process';
 import { type Engine, EngineError } from '../types';
 import { findPiperModels, type PiperModel } from './models';

@@ -26,7 +26,7 @@ export interface PiperModel {
   sidecar: VoiceSidecar;
 }
 
-export interface VoiceSidecar {
+interface VoiceSidecar {
   id?: string;
   name?: string;
   gender?: 'female' | 'male' | 'unknown';
@@ -54,7 +54,7 @@ async function readJson<T>(file: string): Promise<T | null> {
 }
 
 /** The voice's config, or null when it is not a single-speaker espeak-phoneme Piper voice (the only kind this engine runs). */
-export async function readPiperModel(modelPath: string): Promise<PiperModel | null> {
+async function readPiperModel(modelPath: string): Promise<PiperModel | null> {
   const config = await readJson<PiperConfigFile>(`${modelPath}.json`);
   if (!config?.phoneme_id_map || !config.audio?.sample_rate || !config.espeak?.voice) return null;
   if ((config.phoneme_type ?? 'espeak') !== 'espeak' || (config.num_speakers ?? 1) > 1) return null;

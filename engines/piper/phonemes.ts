@@ -1,4 +1,4 @@
-import { escapeForEspeak } from '../../audio/text';
+import { escapeForEspeak } from '../text';
 import { mapLimit } from '../../lib/concurrency';
 import { run } from '../process';
 
@@ -109,7 +109,7 @@ export function ipaFromSeparated(line: string): string {
  * it finds itself (e.g. after an abbreviation's dot): those join with a
  * space, as Piper's phonemizer reads them within one of our clauses.
  */
-export async function espeakIpa(text: string, voice: string, signal?: AbortSignal): Promise<string> {
+async function espeakIpa(text: string, voice: string, signal?: AbortSignal): Promise<string> {
   if (!/[\p{L}\p{N}]/u.test(text)) return '';
   const { stdout } = await run('espeak-ng', ['-q', '--ipa=1', '-b', '1', '-v', voice], { input: escapeForEspeak(text), signal, timeoutMs: 30_000 });
   return stdout

@@ -14,7 +14,7 @@
  * scales below 0.55, where it slurs and stops shortening (0.3 still gives
  * 0.49x): the rest of a faster rate is a time stretch (renderChunk).
  */
-export const RATE_TO_LENGTH_SCALE: ReadonlyArray<readonly [number, number]> = [
+const RATE_TO_LENGTH_SCALE: ReadonlyArray<readonly [number, number]> = [
   [0.5, 2.328],
   [0.55, 2.089],
   [0.6, 1.893],

@@ -15,7 +15,7 @@ type Document = any;
  * Drives Debian's chromium (scripts/install.sh installs it) with
  * playwright-core: no browser download. Shared by the dashboard's browser tests.
  */
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 export function launchBrowser(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) throw new Error(`no browser at ${CHROMIUM}: run scripts/install.sh (apt-get install chromium)`);

@@ -1,6 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import { call } from '../helpers/accounts';
-import { createAccount, type TestAccount } from '../helpers/factories';
+import { createAccount, createSynthesis, type TestAccount } from '../helpers/factories';
 import { createTestDeps, type RunningApi, startApi } from '../helpers/stack';
 
 /**
@@ -32,24 +31,7 @@ async function askUntil(ask: () => Promise<{ status: number; body: any }>, done:
   }
 }
 
-async function completedSynthesis(): Promise<string> {
-  const id = randomUUID();
-  await first.db('syntheses').insert({
-    id,
-    account_id: owner.id,
-    voice_id: 'en-us-slt',
-    text: 'Hello.',
-    characters: 6,
-    speed: 1,
-    pitch: 0,
-    emotion: 'neutral',
-    output_format: 'wav',
-    status: 'completed',
-    progress: 1,
-    completed_at: new Date(),
-  });
-  return id;
-}
+const completedSynthesis = () => createSynthesis(first, owner, { progress: 1, completed_at: new Date() });
 
 describe('per-process caches of credentials and ended statuses', () => {
   it('a deleted API key stops working in the process that deleted it at once, and in every other process', async () => {

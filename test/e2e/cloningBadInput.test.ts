@@ -509,15 +509,17 @@ describe('cloning for real, two at a time', () => {
     // (each clone now also measures its cheaper stages, bench/quality.ts) and more under load.
   }, CLONE_TIMEOUT * 5);
 
+  /** The families an encoding's uploads went through, sorted. */
+  const familiesOf = (results: CloneOutcome[], encoding: string) =>
+    results
+      .filter((result) => result.encoding === encoding)
+      .map((result) => result.family)
+      .sort();
+
   it(`accepts every format (${formats.join(', ')}) in both families with 202 and each ends ready, with its original and normalized.wav stored`, () => {
     const results = outcomes.filter((outcome) => outcome.kind === 'format');
     for (const encoding of formats) {
-      expect(
-        results
-          .filter((result) => result.encoding === encoding)
-          .map((result) => result.family)
-          .sort(),
-      ).toEqual(['unversioned', 'v1']);
+      expect(familiesOf(results, encoding)).toEqual(['unversioned', 'v1']);
     }
     for (const result of results) {
       expect(result).toEqual({
@@ -545,12 +547,7 @@ describe('cloning for real, two at a time', () => {
     }
     // Both families saw each truncated format.
     for (const encoding of ['mp3', 'flac', 'wav']) {
-      expect(
-        results
-          .filter((result) => result.encoding === encoding)
-          .map((result) => result.family)
-          .sort(),
-      ).toEqual(['unversioned', 'v1']);
+      expect(familiesOf(results, encoding)).toEqual(['unversioned', 'v1']);
     }
   });
 });

@@ -7,23 +7,11 @@ import { call } from '../helpers/http';
 import { createAccount, type TestAccount } from '../helpers/factories';
 import { useStack } from '../helpers/stack';
 import { waitForSynthesis } from '../helpers/synthesis';
+import { TRAIN_SENTENCES } from '../../bench/texts';
 
 /** The official OpenAI SDK is the client: a client this service did not write. */
 
-const SENTENCES = [
-  'The morning train left on time.',
-  'Every passenger found a seat by the window.',
-  'Rain began to fall over the hills.',
-  'A child counted the cows in the fields.',
-  'The conductor punched each ticket twice.',
-  'Somebody opened a thermos of sweet tea.',
-  'The river ran beside the track for an hour.',
-  'Two old friends argued about the weather.',
-  'A dog slept under the seat in front.',
-  'The lights flickered as we entered the tunnel.',
-  'Nobody spoke until we reached the coast.',
-  'At last the sea appeared, grey and wide.',
-];
+const SENTENCES = TRAIN_SENTENCES;
 const TWELVE = SENTENCES.join(' ');
 const THREE = SENTENCES.slice(0, 3).join(' ');
 /** A fast catalog voice (Flite) for the format matrix; the OpenAI names below use the default English voices. */

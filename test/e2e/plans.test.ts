@@ -1,4 +1,5 @@
 import { useStack } from '../helpers/stack';
+import { BAD_PAGE_QUERIES } from '../helpers/http';
 
 describe('GET subscription-plans in both families', () => {
   const { api } = useStack({ env: { PUBLIC_URL: 'https://voice.example.test' } });
@@ -52,15 +53,7 @@ describe('GET subscription-plans in both families', () => {
     expect(body.next).toBeNull();
   });
 
-  it.each([
-    ['page_size=0', 'page_size'],
-    ['page_size=101', 'page_size'],
-    ['page_size=-1', 'page_size'],
-    ['page_size=abc', 'page_size'],
-    ['page=0', 'page'],
-    ['page=1.5', 'page'],
-    ['page=abc', 'page'],
-  ])('rejects ?%s with 400 validation_error on %s', async (query, field) => {
+  it.each(BAD_PAGE_QUERIES)('rejects ?%s with 400 validation_error on %s', async (query, field) => {
     for (const family of ['/api/v1', '/api']) {
       const response = await get(`${family}/subscription-plans/?${query}`);
       expect(response.status).toBe(400);

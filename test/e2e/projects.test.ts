@@ -1,6 +1,6 @@
 import { call } from '../helpers/http';
 import { createAccount, type TestAccount } from '../helpers/factories';
-import { createTestDeps, startApi, useStack } from '../helpers/stack';
+import { fetchOpenApiDocument, useStack } from '../helpers/stack';
 
 describe.each([['/api/v1'], ['/api']])('projects in the %s family', (family) => {
   const { deps, api } = useStack();
@@ -142,17 +142,10 @@ describe.each([['/api/v1'], ['/api']])('projects in the %s family', (family) => 
 
 describe('projects in the OpenAPI document', () => {
   it('lists every projects path of both families', async () => {
-    const deps = createTestDeps();
-    const api = await startApi(deps);
-    try {
-      const document = (await call(api.url, 'GET', '/api/openapi.json')).body;
-      for (const family of ['/api/v1', '/api']) {
-        expect(Object.keys(document.paths[`${family}/projects/`])).toEqual(expect.arrayContaining(['get', 'post']));
-        expect(Object.keys(document.paths[`${family}/projects/{id}/`])).toEqual(expect.arrayContaining(['get', 'patch', 'delete']));
-      }
-    } finally {
-      await api.close();
-      await deps.close();
+    const document = await fetchOpenApiDocument();
+    for (const family of ['/api/v1', '/api']) {
+      expect(Object.keys(document.paths[`${family}/projects/`])).toEqual(expect.arrayContaining(['get', 'post']));
+      expect(Object.keys(document.paths[`${family}/projects/{id}/`])).toEqual(expect.arrayContaining(['get', 'patch', 'delete']));
     }
   });
 });

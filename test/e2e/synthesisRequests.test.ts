@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 
 import { createAccount, createSynthesis, createVoice, type TestAccount } from '../helpers/factories';
 import { useStack } from '../helpers/stack';
-import { fetchAndMeasure, waitForSynthesis } from '../helpers/synthesis';
-import { call, expectProblem, readReply, type Reply } from '../helpers/http';
+import { expectPlausibleAudio, fetchAndMeasure, FORMAT_CASES, startJobs, waitForSynthesis } from '../helpers/synthesis';
+import { BAD_PAGE_QUERIES, call, expectProblem, readReply, type Reply } from '../helpers/http';
 
 /**
  * The synthesis request contract of API.md ("Text to speech", "Projects",
@@ -319,34 +319,18 @@ describe.each([
         speed2: { text: MEASURED, voice_id: VOICE, speed: 2.0 },
         pitch12: { text: MEASURED, voice_id: VOICE, pitch: 12 },
       };
-      for (const [name, body] of Object.entries(bodies)) {
-        const pending = synthesize(owner, body);
-        pending.catch(() => undefined); // reported by the test that awaits it
-        jobs.set(name, pending);
-      }
+      startJobs(bodies, (body) => synthesize(owner, body), jobs);
     });
 
-    it.each([
-      ['wav', 'audio/wav', 'wav', 'pcm_s16le'],
-      ['mp3', 'audio/mpeg', 'mp3', 'mp3'],
-      ['ogg', 'audio/ogg', 'ogg', 'opus'],
-      ['flac', 'audio/flac', 'flac', 'flac'],
-    ])(
+    it.each(FORMAT_CASES)(
       'serves %s as %s, probing as %s/%s, with a plausible, audible duration',
       async (format, contentType, container, codec) => {
         const { id, done } = await job(format);
         expect(done).toMatchObject({ [idKey]: id, status: 'completed', progress: 1, output_format: format, audio_url: audioPath(id), error: null });
         const audio = await fetchAndMeasure(api.url, done.audio_url, owner.access);
-        expect(audio.response.status).toBe(200);
-        expect(audio.response.headers.get('content-type')).toBe(contentType);
+        expectPlausibleAudio(audio, done, { contentType, container, codec, seconds: [3, 15] });
         expect(Number(audio.response.headers.get('content-length'))).toBe(audio.bytes.length);
         expect(audio.response.headers.get('accept-ranges')).toBe('bytes');
-        expect(audio.format).toMatchObject({ container, codec });
-        expect(audio.analysis.durationSeconds).toBeGreaterThan(3);
-        expect(audio.analysis.durationSeconds).toBeLessThan(15);
-        expect(Math.abs(audio.analysis.durationSeconds - done.duration_seconds)).toBeLessThan(0.15);
-        expect(audio.analysis.silenceRatio).toBeLessThan(0.6);
-        expect(audio.analysis.activeRmsDb).toBeGreaterThan(-40);
         // Every format carries the same speech: the durations agree with the WAV's.
         const wav = (await job('wav')).done;
         expect(Math.abs(done.duration_seconds - wav.duration_seconds)).toBeLessThan(0.15);
@@ -631,14 +615,7 @@ describe.each([
       expect(past.body).toMatchObject({ count: 3, next: null, results: [] });
     });
 
-    it.each([
-      ['page_size=0', 'page_size'],
-      ['page_size=101', 'page_size'],
-      ['page_size=-1', 'page_size'],
-      ['page_size=abc', 'page_size'],
-      ['page=0', 'page'],
-      ['page=abc', 'page'],
-    ])('answers ?%s with 400 validation_error on %s', async (query, field) => {
+    it.each(BAD_PAGE_QUERIES)('answers ?%s with 400 validation_error on %s', async (query, field) => {
       expectFieldError(await list(`?${query}`), field);
     });
 

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { analyseAudio, probeFormat } from '../../audio/analysis';
-import { ensureVoicePreviews } from '../../lib/voicePreviews';
+import { ensureVoicePreviews } from '../../worker/voicePreviews';
 import { call } from '../helpers/accounts';
 import { createAccount, type TestAccount } from '../helpers/factories';
 import { createTestDeps, type RunningApi, startApi, startTestWorker } from '../helpers/stack';

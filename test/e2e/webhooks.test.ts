@@ -1,3 +1,4 @@
+import { webhookPayloads } from '../../api/webhookPayloads';
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -197,22 +198,19 @@ describe('webhooks', () => {
     const target = await receiver();
     const redirector = await receiver(undefined, target.url);
     const config = loadConfig({ ...process.env, WEBHOOK_ALLOW_HTTP: 'true' });
-    const activities = createActivities({
-      config,
-      db: deps.db,
-      storage: deps.storage,
-      temporal: deps.temporal,
-      mailer: createMailer(config, deps.logger),
-      engines: sharedEngines({ enableNonFree: false, modelsDir: config.MODELS_DIR }),
-    });
-    const permissive = createActivities({
-      config: { ...config, WEBHOOK_ALLOW_PRIVATE_TARGETS: true },
-      db: deps.db,
-      storage: deps.storage,
-      temporal: deps.temporal,
-      mailer: createMailer(config, deps.logger),
-      engines: sharedEngines({ enableNonFree: false, modelsDir: config.MODELS_DIR }),
-    });
+    // The worker's activities with this test's settings (createWorkers builds them the same way).
+    const activitiesWith = (settings: typeof config) =>
+      createActivities({
+        config: settings,
+        db: deps.db,
+        storage: deps.storage,
+        temporal: deps.temporal,
+        mailer: createMailer(settings, deps.logger),
+        engines: sharedEngines({ enableNonFree: false, modelsDir: settings.MODELS_DIR }),
+        present: webhookPayloads,
+      });
+    const activities = activitiesWith(config);
+    const permissive = activitiesWith({ ...config, WEBHOOK_ALLOW_PRIVATE_TARGETS: true });
     const delivery = async (url: string) => {
       // Written straight to the table: the API would refuse these URLs already.
       const endpointId = randomUUID();

@@ -1,9 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 
 /** Decodes a quoted-printable body (soft line breaks and =XX escapes). */
-export function decodeQuotedPrintable(text: string): string {
+function decodeQuotedPrintable(text: string): string {
   const bytes = text.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
   return Buffer.from(bytes, 'latin1').toString('utf8');
 }
@@ -44,8 +43,8 @@ export async function waitForVerificationToken(mailDir: string, email: string, c
   }
 }
 
-export const uniqueEmail = (label = 'user') => `${label}-${randomUUID().slice(0, 8)}@example.com`;
-export const PASSWORD = 'correct horse battery staple';
+// Defined with the row factories (which the benchmarks use too, without jest); re-exported for the tests that import them from here.
+export { PASSWORD, uniqueEmail } from './factories';
 
 // `call` lives in ./http with the other request helpers; re-exported for the tests that import it from here.
 export { call } from './http';

@@ -1,7 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { ApiDeps } from '../../api/deps';
 import { hashPassword } from '../../api/auth/passwords';
-import { PASSWORD, uniqueEmail } from './accounts';
+
+/**
+ * Rows written straight to the database. No jest here (bench/http.ts uses
+ * these too, compiled without it): assertions live in ./http.
+ */
+
+export const uniqueEmail = (label = 'user') => `${label}-${randomUUID().slice(0, 8)}@example.com`;
+export const PASSWORD = 'correct horse battery staple';
 
 export interface TestAccount {
   id: string;

@@ -69,3 +69,14 @@ export function expectProblem(reply: Reply, status: number, code?: string): any 
   expect(problemShapeErrors(reply)).toEqual([]);
   return reply.body;
 }
+
+/** Pagination queries every list endpoint refuses (400 validation_error), each with the field it names. */
+export const BAD_PAGE_QUERIES: [query: string, field: 'page' | 'page_size'][] = [
+  ['page_size=0', 'page_size'],
+  ['page_size=101', 'page_size'],
+  ['page_size=-1', 'page_size'],
+  ['page_size=abc', 'page_size'],
+  ['page=0', 'page'],
+  ['page=1.5', 'page'],
+  ['page=abc', 'page'],
+];

@@ -24,7 +24,7 @@ export interface ForgeOptions {
 const now = () => Math.floor(Date.now() / 1000);
 
 /** The payload a genuine token of `type` for `accountId` carries. */
-export function genuineClaims(accountId: string, type: TokenType = 'access', exp = now() + 600): Record<string, unknown> {
+function genuineClaims(accountId: string, type: TokenType = 'access', exp = now() + 600): Record<string, unknown> {
   return {
     token_type: type,
     ...(type === 'refresh' && { fam: randomUUID() }),

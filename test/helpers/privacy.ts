@@ -27,7 +27,7 @@ export async function rowsMentioning(db: ApiDeps['db'], needles: string[]): Prom
 }
 
 /** A long text: long enough that its synthesis is still rendering when a test acts on it. */
-export const LONG_TEXT = Array.from({ length: 24 }, (_, index) => `Sentence number ${index + 1} of a long text that keeps the engine busy for a while.`).join(' ');
+const LONG_TEXT = Array.from({ length: 24 }, (_, index) => `Sentence number ${index + 1} of a long text that keeps the engine busy for a while.`).join(' ');
 
 /** Everything an account can own, made through the API: a project, an API key, a webhook endpoint, a cloned voice, a finished synthesis (with audio) and one still running. */
 export async function seedAccount(baseUrl: string, account: TestAccount, { marker }: { marker: string }) {

@@ -8,7 +8,7 @@ import { createLogger } from '../../lib/logger';
 import { createMailer } from '../../lib/mail';
 import { createWorkers } from '../../worker/create';
 import { sharedEngines } from '../../engines/registry';
-import { installRuntime } from '../../worker/runtime';
+import { installRuntimeOnce } from './runtime';
 
 /** The real dependencies of the test stack that globalSetup started; `overrides` point one elsewhere. */
 export function createTestDeps(overrides: NodeJS.ProcessEnv = {}): ApiDeps & { close(): Promise<void> } {
@@ -22,13 +22,6 @@ export { serve };
 
 export function startApi(deps: ApiDeps): Promise<RunningApi> {
   return serve(createApp(deps));
-}
-
-let runtimeInstalled = false;
-function installRuntimeOnce(logger: ApiDeps['logger']) {
-  if (runtimeInstalled) return;
-  installRuntime(logger);
-  runtimeInstalled = true;
 }
 
 /** The worker process's workers on the deps' task queues, with the run's prebuilt workflow bundle; stop them with `shutdown()`. */
@@ -61,8 +54,22 @@ export async function startTestWorker(deps: ApiDeps): Promise<{ workers: Worker[
   };
 }
 
+/** The OpenAPI document an API of its own serves, for a test outside any useStack block. */
+export async function fetchOpenApiDocument(): Promise<any> {
+  const deps = createTestDeps();
+  const api = await startApi(deps);
+  try {
+    const response = await fetch(`${api.url}/api/openapi.json`);
+    if (response.status !== 200) throw new Error(`GET /api/openapi.json answered ${response.status}`);
+    return await response.json();
+  } finally {
+    await api.close();
+    await deps.close();
+  }
+}
+
 export type TestDeps = ReturnType<typeof createTestDeps>;
-export type TestWorker = Awaited<ReturnType<typeof startTestWorker>>;
+type TestWorker = Awaited<ReturnType<typeof startTestWorker>>;
 
 export interface StackOptions {
   /** Serve the API (default true). */

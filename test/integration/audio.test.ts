@@ -6,12 +6,13 @@ import { analyseAudio, type AudioAnalysis, probeFormat } from '../../audio/analy
 import { finishAudio, type FinishAudioInput, type Voicing } from '../../audio/finish';
 import { type Emotion, EMOTION_PRESETS, EMOTIONS, type OutputFormat } from '../../audio/prosody';
 import { renderChunk } from '../../audio/render';
-import { splitText } from '../../audio/text';
+import { splitText } from '../../engines/text';
 import { readWavInfo, silenceWav } from '../../audio/wav';
 import { findPremadeVoice, type PremadeVoice } from '../../engines/catalog';
 import { createPiperEngine } from '../../engines/piper';
 import { createEngines, type EngineRegistry } from '../../engines/registry';
 import { defaultModelsDir } from '../../lib/config';
+import { useTempFiles } from '../helpers/tempFiles';
 
 /**
  * The audio pipeline measured, not just byte-checked: durations from decoded
@@ -22,16 +23,7 @@ import { defaultModelsDir } from '../../lib/config';
 // Piper without its sampling noise: its durations and pitch are then the same run to run.
 const engines: EngineRegistry = new Map([...createEngines({ enableNonFree: true }), ['piper', createPiperEngine({ modelsDir: process.env.MODELS_DIR ?? defaultModelsDir(), noise: false })] as const]);
 const SENTENCE = 'The weather is lovely this morning.'; // six words
-let work: string;
-let counter = 0;
-const file = (ext: string) => path.join(work, `${++counter}.${ext}`);
-
-beforeAll(async () => {
-  work = await mkdtemp(path.join(os.tmpdir(), 'openvox-audio-test-'));
-});
-afterAll(async () => {
-  await rm(work, { recursive: true, force: true });
-});
+const file = useTempFiles('openvox-audio-test-');
 
 /** Renders one chunk with its voicing (speed, pitch, emotion, profile); finish() must get the same voicing. */
 async function chunk(voice: PremadeVoice, text: string, voicing: Partial<Voicing> = {}): Promise<string> {

@@ -4,7 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { audioKey, chunkPrefix } from '../../activities/synthesis';
-import { freePort, type Managed, startMinio } from '../../scripts/stack';
+import { freePorts, type Managed, startMinio } from '../../scripts/stack';
 import { reserveUpdate, synthesisWorkflowId, type SynthesisInput } from '../../workflows/contracts';
 import { synthesis } from '../../workflows/synthesis';
 import { call } from '../helpers/http';
@@ -69,7 +69,7 @@ describe('durable submit path', () => {
   const objectsOf = async (who: TestAccount, id: string) => [...(await deps.storage.list(`syntheses/${who.id}/${id}`)), ...(await deps.storage.list(chunkPrefix(id)))];
 
   beforeAll(async () => {
-    const [port, consolePort] = [await freePort(), await freePort()];
+    const [port, consolePort] = await freePorts(2);
     minioOptions = { port, consolePort, dataDir: path.join(dataDir, 'minio'), accessKey: 'durable', secretKey: 'durable-secret', logDir: path.join(dataDir, 'logs') };
     minio = await startMinio(minioOptions);
     deps = createTestDeps({

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { startMinio } from '../../scripts/stack';
-import { freePort } from '../setup/testStack';
+import { freePorts } from '../../scripts/stack';
 import { createTestDeps, type RunningApi, startApi } from '../helpers/stack';
 
 /** A port nothing listens on: a stopped dependency as the API sees it (connection refused). */
@@ -29,10 +29,10 @@ describe('GET /readyz', () => {
   });
 
   it('names MinIO with 503 after MinIO stops, answers within 2 s, and the API keeps answering', async () => {
-    const port = await freePort();
+    const [port, consolePort] = await freePorts(2);
     const minio = await startMinio({
       port,
-      consolePort: await freePort(),
+      consolePort,
       dataDir: path.join(process.env.DATA_DIR!, 'minio-readiness'),
       accessKey: 'readiness',
       secretKey: 'readiness-secret',

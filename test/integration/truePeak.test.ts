@@ -1,6 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
+import { writeFile } from 'node:fs/promises';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { finishAudio } from '../../audio/finish';
@@ -9,6 +7,7 @@ import { renderChunk } from '../../audio/render';
 import { CHUNK_SAMPLE_RATE, wavHeader } from '../../audio/wav';
 import { findPremadeVoice } from '../../engines/catalog';
 import { createEngines } from '../../engines/registry';
+import { useTempFiles } from '../helpers/tempFiles';
 
 /**
  * Issue 14: every output format at or under -1 dBTP, measured after
@@ -19,16 +18,7 @@ import { createEngines } from '../../engines/registry';
 
 const FORMATS: OutputFormat[] = ['wav', 'mp3', 'ogg', 'flac'];
 const engines = createEngines({ enableNonFree: false });
-let work: string;
-let counter = 0;
-const file = (ext: string) => path.join(work, `${++counter}.${ext}`);
-
-beforeAll(async () => {
-  work = await mkdtemp(path.join(os.tmpdir(), 'openvox-truepeak-'));
-});
-afterAll(async () => {
-  await rm(work, { recursive: true, force: true });
-});
+const file = useTempFiles('openvox-truepeak-');
 
 /** A tone at a quarter of the sample rate, 45 degrees off: every sample 3 dB under the peaks between them. */
 function interSampleTone(seconds: number, amplitude: number): Int16Array {

@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { freePort } from '../../scripts/stack';
+import { freePort, freePorts } from '../../scripts/stack';
 
 export { freePort };
 
@@ -14,7 +14,7 @@ export async function testEnvironment(dataDir = mkdtempSync(path.join(tmpdir(), 
   const testDatabase = new URL(devDatabase);
   // `<dev database>_test_<pid of the jest run>`: scripts/stack.ts drops those whose run died.
   testDatabase.pathname = `${devDatabase.pathname}_test_${process.pid}`;
-  const [temporalPort, minioPort, minioConsolePort] = [await freePort(), await freePort(), await freePort()];
+  const [temporalPort, minioPort, minioConsolePort] = await freePorts(3);
   return {
     NODE_ENV: 'test',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',

@@ -1,4 +1,4 @@
-import { encodeText, escapeForEspeak, escapeForPico, normalizeForSpeech, splitText, transliterate } from '../../audio/text';
+import { encodeText, escapeForEspeak, escapeForPico, normalizeForSpeech, splitText, transliterate } from '../../engines/text';
 
 const squeeze = (text: string): string => text.replace(/\s+/g, '');
 const length = (text: string): number => Array.from(text).length;

@@ -1,6 +1,6 @@
 import { captionCues, toSrt, toVtt } from '../../api/routes/tts/timestamps';
 import { deliveredWords, offsetMap, textTokens, timeTokens } from '../../audio/timestamps';
-import { normalizeForSpeech } from '../../audio/text';
+import { normalizeForSpeech } from '../../engines/text';
 import { festivalWords } from '../../engines/festival';
 import { piperWords, withDurationOutput } from '../../engines/piper/durations';
 

@@ -4,7 +4,7 @@
  * the HttpOnly session cookie, and an expired access token is renewed
  * through /auth/session/refresh/.
  */
-export const API = '/api/v1';
+const API = '/api/v1';
 const SESSION_HEADERS = { 'X-OpenVox-Session': '1' };
 
 export interface Problem {
@@ -29,7 +29,7 @@ export class ApiError extends Error {
 }
 
 /** One readable sentence from problem details: the detail, then every field message. */
-export function describeProblem(problem: Problem): string {
+function describeProblem(problem: Problem): string {
   const fields = Object.entries(problem.errors ?? {}).map(([field, messages]) => `${field === 'non_field_errors' ? '' : `${field}: `}${messages.join(' ')}`);
   const detail = problem.detail ?? problem.title ?? `Request failed (${problem.status}).`;
   return fields.length && !detail.includes(fields[0]) ? `${detail} ${fields.join(' ')}` : detail;
@@ -137,4 +137,3 @@ export const get = <T>(path: string, signal?: AbortSignal) => api<T>('GET', path
 
 /** The bearer for the requests fetch cannot make (XMLHttpRequest uploads with progress). */
 export const accessToken = () => access;
-export { problemOf };

@@ -38,7 +38,8 @@ export function App() {
   const [restored, setRestored] = useState(false);
   useEffect(() => onSessionChange(() => setLoggedIn(isLoggedIn())), []);
   useEffect(() => {
-    restoreSession().finally(() => setRestored(true));
+    // restoreSession never rejects (a failed refresh is `false`).
+    void restoreSession().finally(() => setRestored(true));
   }, []);
 
   const Public = PUBLIC[path as keyof typeof PUBLIC] as (() => JSX.Element) | undefined;

@@ -8,17 +8,8 @@ import { notFound } from '../../errors';
 import { problemResponses } from '../../openapi';
 import { offsetOf, presentPage } from '../../pagination';
 import { defineRoute, type Route } from '../../route';
+import { type ApiKeyRow, presentApiKey } from './presenter';
 import { ApiKeyCreateBody, ApiKeyCreated, ApiKeyListQuery, ApiKeyPage, ApiKeyParams } from './schema';
-
-type ApiKeyRow = Pick<ApiKey, 'id' | 'name' | 'prefix' | 'created_at' | 'last_used_at'>;
-
-const presentApiKey = (row: ApiKeyRow) => ({
-  id: row.id,
-  name: row.name,
-  prefix: row.prefix,
-  created_at: row.created_at.toISOString(),
-  last_used_at: row.last_used_at?.toISOString() ?? null,
-});
 
 const COLUMNS = ['id', 'name', 'prefix', 'created_at', 'last_used_at'];
 const paths = (suffix: string) => ({ v1: `/api/v1/auth/api-keys/${suffix}`, unversioned: `/api/auth/api-keys/${suffix}` });

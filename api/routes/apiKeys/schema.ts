@@ -7,7 +7,7 @@ export const ApiKeyCreateBody = z.strictObject({
 export const ApiKeyParams = z.object({ id: z.uuid().meta({ description: 'The API key’s id' }) });
 export const ApiKeyListQuery = PageQuery;
 
-export const ApiKeyOut = z
+const ApiKeyOut = z
   .object({
     id: z.uuid().meta({ description: 'The key’s id (for DELETE)' }),
     name: z.string().meta({ description: 'What the key is for' }),

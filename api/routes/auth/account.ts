@@ -15,7 +15,7 @@ import { usageOf } from './usage';
 
 /** The owner's own changes to the account (PATCH profile) and its deletion (DELETE profile). */
 
-export const ProfileUpdateBody = z.strictObject({
+const ProfileUpdateBody = z.strictObject({
   name: z.string().trim().max(100, 'Must be at most 100 characters.').optional().meta({ description: 'A display name, at most 100 characters', example: 'Ada' }),
   history_retention_days: z
     .number('Must be an integer or null.')
@@ -27,7 +27,7 @@ export const ProfileUpdateBody = z.strictObject({
     // The nullable wrapper hides the bounds from the document: say them here.
     .meta({ description: 'Delete syntheses (and their audio) older than this many days; null: the service default (by default, keep)', minimum: 1, maximum: 3650 }),
 });
-export const AccountDeletionBody = z.strictObject({
+const AccountDeletionBody = z.strictObject({
   password: z.string().min(1, 'This field is required.').max(1024).meta({ description: "The account's password, to confirm" }),
 });
 
@@ -40,7 +40,7 @@ const profilePaths = { v1: '/api/v1/auth/profile/', unversioned: '/api/auth/prof
  * is 503 and nothing has happened (the client can retry); once it runs, it
  * marks the account itself too, so a database hiccup here cannot stop it.
  */
-export async function deleteAccount(deps: ApiDeps, account: Account, password: string): Promise<void> {
+async function deleteAccount(deps: ApiDeps, account: Account, password: string): Promise<void> {
   const { db, temporal, config } = deps;
   // Wrong passwords count against the same budget as logins for this email: no brute force through a stolen token.
   await enforceRateLimit(db, { key: `login:email:${account.email}`, limit: config.RATE_LIMIT_LOGIN_PER_EMAIL_PER_MINUTE, windowSeconds: 60 });

@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 const codePoints = (value: string) => [...value].length;
 
-export const Email = z
+const Email = z
   .string()
   .trim()
   .toLowerCase()
@@ -11,7 +11,7 @@ export const Email = z
   // The pipe's output side (the email check) is invisible to the document: say it here.
   .meta({ description: 'The account’s email address, at most 254 characters (trimmed and compared in lower case)', example: 'ada@example.com', format: 'email', maxLength: 254 });
 
-export const Password = z
+const Password = z
   .string()
   .refine((value) => codePoints(value) >= 8, 'Must be at least 8 characters.')
   .refine((value) => codePoints(value) <= 128, 'Must be at most 128 characters.')
@@ -81,7 +81,7 @@ export const Usage = z
   })
   .meta({ id: 'Usage', description: 'What the current billing period used' });
 
-export const BillingPeriod = z
+const BillingPeriod = z
   .object({
     start: z.string().meta({ description: 'When the current billing period began: monthly from verification; its credits were topped up to the plan’s monthly_credits then', format: 'date-time' }),
     end: z.string().meta({ description: 'When the next period begins (and the next refill)', format: 'date-time' }),

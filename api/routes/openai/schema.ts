@@ -14,7 +14,7 @@ export const MODELS = [
   { id: 'gpt-4o-mini-tts', description: "OpenAI's name; `instructions` map to an emotion preset." },
   { id: 'openvox', description: "This service's own name for its pipeline." },
 ] as const;
-export const MODEL_IDS = MODELS.map((model) => model.id) as [string, ...string[]];
+const MODEL_IDS = MODELS.map((model) => model.id) as [string, ...string[]];
 
 /**
  * OpenAI's voice names, each with catalog voices in order of preference: the
@@ -37,7 +37,7 @@ export const OPENAI_VOICES: Readonly<Record<string, readonly string[]>> = {
   verse: ['en-us-rhvoice-bdl', 'en-us-festival-kal', 'en-us-flite-rms'],
 };
 
-export const RESPONSE_FORMATS = ['mp3', 'opus', 'aac', 'flac', 'wav', 'pcm'] as const;
+const RESPONSE_FORMATS = ['mp3', 'opus', 'aac', 'flac', 'wav', 'pcm'] as const;
 export type ResponseFormat = (typeof RESPONSE_FORMATS)[number];
 
 /**
@@ -54,7 +54,7 @@ export const HISTORY_FORMAT: Readonly<Record<ResponseFormat, OutputFormat>> = {
   pcm: 'wav',
 };
 
-export const SPEED_LIMITS = { openai: { min: 0.25, max: 4 }, engine: { min: 0.5, max: 2 } } as const;
+const SPEED_LIMITS = { openai: { min: 0.25, max: 4 }, engine: { min: 0.5, max: 2 } } as const;
 
 /** OpenAI accepts 0.25-4.0; the pipeline renders 0.5-2.0 (tempo, pitch kept): inside that range exactly, outside it clamped. */
 export const mapSpeed = (speed: number) => Math.min(SPEED_LIMITS.engine.max, Math.max(SPEED_LIMITS.engine.min, speed));
@@ -80,7 +80,7 @@ export function emotionOf(instructions: string | undefined): Emotion {
 }
 
 /** The longest input OpenAI accepts; a plan with a lower `max_text_length` lowers it. */
-export const MAX_INPUT = 4096;
+const MAX_INPUT = 4096;
 
 export const SpeechBody = z.strictObject({
   model: z.enum(MODEL_IDS, `Unknown model; one of: ${MODEL_IDS.join(', ')}.`).meta({ description: 'Any of the names; they all run the same pipeline (the voice decides the engine)' }),

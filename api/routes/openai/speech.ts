@@ -12,7 +12,7 @@ import { CONTENT_TYPES, createStreamEncoder, joinSentences, renderedSentences, S
 import { toOpenAiError } from './errors';
 
 /** An OpenAI voice name → the first of its catalog voices available here; anything else is a voice id, checked by the submit. */
-export async function resolveVoice({ db }: ApiDeps, voice: string): Promise<string> {
+async function resolveVoice({ db }: ApiDeps, voice: string): Promise<string> {
   const candidates = OPENAI_VOICES[voice.toLowerCase()];
   if (!candidates) return voice;
   const available = new Set((await Voice.query(db).whereIn('id', candidates).modify('catalog').modify('live').select('id')).map((row) => row.id));

@@ -26,7 +26,7 @@ const ApiIndex = z
   })
   .meta({ id: 'ApiIndex' });
 
-export function presentIndex(family: Family, version: string): z.output<typeof ApiIndex> {
+function presentIndex(family: Family, version: string): z.output<typeof ApiIndex> {
   return {
     name: 'OpenVox',
     version,

@@ -4,16 +4,8 @@ import { problemResponses } from '../../openapi';
 import { offsetOf, presentPage } from '../../pagination';
 import { defineRoute, type Route } from '../../route';
 import { createProject, deleteProject, findProject, projectsOf, updateProject } from './commands';
+import { presentProject } from './presenter';
 import { ProjectCreateBody, ProjectListQuery, ProjectOut, ProjectPage, ProjectParams, ProjectUpdateBody } from './schema';
-
-const presentProject = (project: Project) => ({
-  id: project.id,
-  name: project.name,
-  description: project.description,
-  synthesis_count: project.synthesis_count ?? 0,
-  created_at: project.created_at.toISOString(),
-  updated_at: project.updated_at.toISOString(),
-});
 
 const one = { description: 'The project', content: { 'application/json': { schema: ProjectOut } } };
 const paths = (suffix: string) => ({ v1: `/api/v1/projects/${suffix}`, unversioned: `/api/projects/${suffix}` });

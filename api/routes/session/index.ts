@@ -8,6 +8,8 @@ import { problemResponses } from '../../openapi';
 import { defineRoute, type Route } from '../../route';
 import { logIn, refreshTokens } from '../auth/commands';
 import { LoginBody } from '../auth/schema';
+import { presentSession } from './presenter';
+import { SESSION_HEADER, sessionHeaders, SessionOut } from './schema';
 
 /**
  * The dashboard's browser session: the same login and rotation as
@@ -21,22 +23,13 @@ import { LoginBody } from '../auth/schema';
  * cross-origin page cannot send it without a CORS preflight, which this
  * service never grants) and refuse a foreign Origin.
  */
-export const SESSION_COOKIE = 'openvox_refresh';
-export const SESSION_HEADER = 'X-OpenVox-Session';
+const SESSION_COOKIE = 'openvox_refresh';
 /** Both families live under /api/, so one cookie serves both. */
 const COOKIE_PATH = '/api/';
 const MINUTE = 60;
 
-const SessionOut = z
-  .object({
-    access: z.string().meta({ description: 'The access JWT: send it as `Authorization: Bearer <access>`; keep it in memory only' }),
-    token_type: z.literal('Bearer').meta({ description: 'Always `Bearer`' }),
-    expires_in: z.number().int().meta({ description: 'Seconds until the access token expires (refresh the session before then)', example: 900 }),
-  })
-  .meta({ id: 'Session', description: 'An access token; the refresh token is in the HttpOnly session cookie' });
 const json = <T extends z.ZodType>(description: string, schema: T) => ({ description, content: { 'application/json': { schema } } });
 const paths = (suffix: string) => ({ v1: `/api/v1/auth/session/${suffix}`, unversioned: `/api/auth/session/${suffix}` });
-const sessionHeaders = z.object({ [SESSION_HEADER]: z.literal('1').meta({ description: 'Required: proves a same-origin script sent the request' }) });
 
 function setSessionCookie(ctx: Context, deps: ApiDeps, refresh: string | null): void {
   // Secure whenever the browser reached us over https (directly, via a trusted proxy, or as PUBLIC_URL says).
@@ -64,12 +57,6 @@ function requireSameOrigin(ctx: Context, deps: ApiDeps): void {
   }
 }
 
-const present = (pair: { access: string; token_type: 'Bearer'; expires_in: number }) => ({
-  access: pair.access,
-  token_type: pair.token_type,
-  expires_in: pair.expires_in,
-});
-
 export function sessionRoutes(deps: ApiDeps): Route[] {
   const { config, db } = deps;
   return [
@@ -88,7 +75,7 @@ export function sessionRoutes(deps: ApiDeps): Route[] {
         await enforceRateLimit(db, { key: `login:email:${body.email}`, limit: config.RATE_LIMIT_LOGIN_PER_EMAIL_PER_MINUTE, windowSeconds: MINUTE });
         const pair = await logIn(deps, body.email, body.password);
         setSessionCookie(ctx, deps, pair.refresh);
-        ctx.body = present(pair);
+        ctx.body = presentSession(pair);
       },
     }),
     defineRoute({
@@ -105,7 +92,7 @@ export function sessionRoutes(deps: ApiDeps): Route[] {
         try {
           const pair = await refreshTokens(deps, refresh);
           setSessionCookie(ctx, deps, pair.refresh);
-          ctx.body = present(pair);
+          ctx.body = presentSession(pair);
         } catch (error) {
           setSessionCookie(ctx, deps, null);
           throw error;

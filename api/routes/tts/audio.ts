@@ -5,7 +5,7 @@ import type { OutputFormat } from '../../../audio/prosody';
 import { notFound, rangeNotSatisfiable } from '../../errors';
 
 /** Parses a single `bytes=` range (RFC 9110); null means "send everything" (no header, or one we do not serve). */
-export function parseRange(header: string | undefined, size: number): { start: number; end: number } | null | 'unsatisfiable' {
+function parseRange(header: string | undefined, size: number): { start: number; end: number } | null | 'unsatisfiable' {
   if (!header) return null;
   const match = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
   if (!match || (match[1] === '' && match[2] === '')) return null;

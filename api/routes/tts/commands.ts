@@ -19,7 +19,7 @@ import { STATUS_COLUMNS, Synthesis, type SynthesisRow, type SynthesisStatusRow }
 const deadline = (deps: ApiDeps) => Date.now() + deps.config.SUBMIT_TIMEOUT_SECONDS * 1000;
 
 /** The text as it is charged and spoken: trimmed and NFC-normalized; its length in code points. */
-export function normalizeText(raw: string): { text: string; characters: number } {
+function normalizeText(raw: string): { text: string; characters: number } {
   const text = raw.trim().normalize('NFC');
   return { text, characters: [...text].length };
 }

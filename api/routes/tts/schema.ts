@@ -1,9 +1,8 @@
 import { z } from 'zod';
+import { EMOTIONS, OUTPUT_FORMATS } from '../../../audio/prosody';
 import { PageQuery, pageSchema } from '../../pagination';
 
-export const EMOTIONS = ['neutral', 'happy', 'sad', 'angry', 'calm', 'excited'] as const;
-export const OUTPUT_FORMATS = ['wav', 'mp3', 'ogg', 'flac'] as const;
-export const STATUSES = ['queued', 'processing', 'completed', 'failed', 'canceled'] as const;
+const STATUSES = ['queued', 'processing', 'completed', 'failed', 'canceled'] as const;
 
 export const SynthesizeBody = z.strictObject({
   // Non-empty after trimming, with a letter or digit: checked by the submit command, documented here.

@@ -12,7 +12,7 @@ import type { ApiDeps } from '../../deps';
 import { notFound, permissionDenied, planLimitReached } from '../../errors';
 import type { AcceptedSample } from './upload';
 
-export const sampleKeys = (accountId: string, voiceId: string) => ({
+const sampleKeys = (accountId: string, voiceId: string) => ({
   original: `samples/${accountId}/${voiceId}/original`,
   normalized: `samples/${accountId}/${voiceId}/normalized.wav`,
 });

@@ -12,8 +12,6 @@ import { Voice } from '../../../db/models/Voice';
 import { presentVoice } from './presenter';
 import { MyVoicesQuery, VoiceListQuery, VoiceOut, VoicePage, VoiceParams } from './schema';
 
-export { presentVoice };
-
 const json = (description: string, schema: unknown) => ({ description, content: { 'application/json': { schema } } }) as never;
 
 export function voiceRoutes(deps: ApiDeps): Route[] {

@@ -10,7 +10,7 @@ import { consentRequired, payloadTooLarge, unsupportedMediaType, validationError
 import { rejectNul, toFieldErrors } from '../../route';
 
 /** Largest sample accepted; enforced while the upload streams to a temporary file. */
-export const MAX_SAMPLE_BYTES = 20 * 1024 * 1024;
+const MAX_SAMPLE_BYTES = 20 * 1024 * 1024;
 
 export const CloneForm = z.strictObject({
   name: z.string().trim().min(1, 'This field is required.').max(100, 'Must be at most 100 characters.').meta({ description: 'The voice’s name, 1-100 characters' }),

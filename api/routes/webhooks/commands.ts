@@ -9,7 +9,7 @@ import { newWebhookSecret } from '../../../lib/webhooks';
 import { notFound, validationError } from '../../errors';
 
 /** How long a rotated-out secret keeps signing deliveries, beside the new one. */
-export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
+const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
 
 /** The operator's settings decide the scheme and whether internal hosts are allowed; deliveries check the resolved address again. */
 function checkUrl(config: Config, url: string): string {

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { WebhookDelivery } from '../../../db/models/WebhookDelivery';
-import type { WebhookEndpoint } from '../../../db/models/WebhookEndpoint';
 import type { ApiDeps } from '../../deps';
 import { conflict } from '../../errors';
 import { problemResponses } from '../../openapi';
@@ -8,37 +7,8 @@ import { offsetOf, presentPage } from '../../pagination';
 import { defineRoute, type Family, type Route } from '../../route';
 import { announceWebhookEvent } from '../../../lib/webhooks';
 import { createEndpoint, deleteEndpoint, endpointsOf, findEndpoint, rotateSecret, updateEndpoint } from './commands';
+import { presentDelivery, presentEndpoint, presentWithSecret } from './presenter';
 import { DeliveryOut, DeliveryPage, WebhookCreateBody, WebhookListQuery, WebhookOut, WebhookPage, WebhookParams, WebhookUpdateBody, WebhookWithSecretOut } from './schema';
-
-const presentEndpoint = (endpoint: WebhookEndpoint) => ({
-  id: endpoint.id,
-  url: endpoint.url,
-  description: endpoint.description,
-  events: endpoint.events,
-  enabled: endpoint.enabled,
-  disabled_reason: endpoint.disabled_reason,
-  created_at: endpoint.created_at.toISOString(),
-  updated_at: endpoint.updated_at.toISOString(),
-});
-
-/** Only the create and rotate answers carry the secret. */
-const presentWithSecret = (endpoint: WebhookEndpoint) => ({
-  ...presentEndpoint(endpoint),
-  secret: endpoint.secret,
-  previous_secret_expires_at: endpoint.previous_secret_expires_at?.toISOString() ?? null,
-});
-
-const presentDelivery = (delivery: WebhookDelivery) => ({
-  id: delivery.id,
-  event_id: delivery.event_id,
-  event_type: delivery.event_type,
-  status: delivery.status,
-  attempts: delivery.attempts,
-  last_response_code: delivery.last_response_code,
-  last_error: delivery.last_error,
-  created_at: delivery.created_at.toISOString(),
-  delivered_at: delivery.delivered_at?.toISOString() ?? null,
-});
 
 const json = (description: string, schema: unknown) => ({ description, content: { 'application/json': { schema } } });
 const prefix = (family: Family) => (family === 'v1' ? '/api/v1' : '/api');

@@ -136,7 +136,8 @@ export function VerifyEmail() {
       setState({ error: new Error('This link has no token. Open the link from the mail exactly as it was sent.') });
       return;
     }
-    (async () => {
+    // Its own try/catch turns every failure into the page's error state.
+    void (async () => {
       try {
         await api('POST', 'auth/verify-email/', { body: { token } });
         const plans = await get<{ results: Plan[] }>('subscription-plans/').catch(() => null);

@@ -2,8 +2,8 @@ import { type Client, WorkflowExecutionAlreadyStartedError } from '@temporalio/c
 import { previewKey, previewVersion } from '../activities/previews';
 import type { Db } from '../db/knex';
 import { Voice } from '../db/models/Voice';
-import type { Config } from './config';
-import { cpuTaskQueue } from './temporal';
+import type { Config } from '../lib/config';
+import { cpuTaskQueue } from '../lib/temporal';
 import { voicePreviewWorkflowId } from '../workflows/contracts';
 
 /**

@@ -1,12 +1,14 @@
 import { executeChild, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
-import type { Activities } from '../activities';
+import type { BenchActivities } from './worker';
 
 /**
  * Workflows for bench/service.ts only: the orchestration baselines a
- * synthesis is measured against. They touch nothing.
+ * synthesis is measured against. They touch nothing, and only the
+ * benchmark's own worker (./worker.ts) loads them: the service's workflow
+ * bundle does not carry them.
  */
-const { noop } = proxyActivities<Activities>({ startToCloseTimeout: '10 seconds' });
-const local = proxyLocalActivities<Activities>({ startToCloseTimeout: '10 seconds' });
+const { noop } = proxyActivities<BenchActivities>({ startToCloseTimeout: '10 seconds' });
+const local = proxyLocalActivities<BenchActivities>({ startToCloseTimeout: '10 seconds' });
 
 /** Start → one no-op activity → complete: the floor of any workflow here. */
 export async function benchNoop(): Promise<void> {

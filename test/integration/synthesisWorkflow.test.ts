@@ -1,0 +1,163 @@
+import { WorkflowFailedError } from '@temporalio/client';
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
+import { randomUUID } from 'node:crypto';
+import { FAILURE_CODES, progressQuery, slotFreedSignal, type SynthesisRequest, synthesisWorkflowId } from '../../workflows/contracts';
+import type { synthesis } from '../../workflows/synthesis';
+import { eventually, gate, useWorkflowWorker } from '../helpers/workflowWorker';
+
+/**
+ * The synthesis workflow's orchestration (slot queueing, the cleanup after a
+ * cancel or a failure, the insufficient-credits path) with mocked activities
+ * on the real Temporal server. The activities' own work (PostgreSQL, engines,
+ * storage) is tested with the whole stack in test/e2e.
+ */
+
+const wf = useWorkflowWorker([
+  'reserveSynthesis',
+  'acquireSynthesisSlot',
+  'renderShortSynthesis',
+  'renderSynthesisChunk',
+  'finishSynthesis',
+  'recordSynthesisCompleted',
+  'recordSynthesisEnded',
+  'releaseCredits',
+  'captureCredits',
+]);
+
+const AUDIO = { audioKey: 'syntheses/a/b.wav', bytes: 1000, durationSeconds: 1 };
+
+function request(): SynthesisRequest {
+  return {
+    synthesisId: randomUUID(),
+    accountId: randomUUID(),
+    projectId: null,
+    voiceId: 'en-us-slt',
+    text: 'Hello there.',
+    characters: 12,
+    speed: 1,
+    pitch: 0,
+    emotion: 'neutral',
+    outputFormat: 'wav',
+  };
+}
+
+async function start(input: SynthesisRequest) {
+  // The CPU queue is this worker's queue too: one worker serves every mocked activity.
+  return wf.client.workflow.start<typeof synthesis>('synthesis', {
+    taskQueue: wf.taskQueue,
+    workflowId: synthesisWorkflowId(input.synthesisId),
+    args: [{ request: input, cpuTaskQueue: wf.taskQueue }],
+  });
+}
+
+/** The names of the activities this synthesis called, in order. */
+const stepsOf = (synthesisId: string) =>
+  wf.calls
+    .filter(({ args: [input] }) => {
+      const fields = input as { synthesisId?: string; reference?: string };
+      return fields.synthesisId === synthesisId || fields.reference === synthesisId;
+    })
+    .map(({ name }) => name);
+
+beforeEach(() => {
+  wf.mock({
+    reserveSynthesis: async () => ({ outcome: 'reserved', started: true, chunkCount: 1 }),
+    renderShortSynthesis: async () => AUDIO,
+    recordSynthesisCompleted: async () => undefined,
+    recordSynthesisEnded: async () => undefined,
+    releaseCredits: async () => ({ outcome: 'released' }),
+    captureCredits: async () => ({ outcome: 'captured' }),
+  });
+});
+
+describe('synthesis workflow (mocked activities)', () => {
+  it('with a free slot: reserves, renders, captures and records, in that order', async () => {
+    const input = request();
+    const handle = await start(input);
+    expect(await handle.result()).toBe('completed');
+    expect(stepsOf(input.synthesisId)).toEqual(['reserveSynthesis', 'renderShortSynthesis', 'captureCredits', 'recordSynthesisCompleted']);
+    expect(wf.callsOf('recordSynthesisCompleted')).toContainEqual([{ synthesisId: input.synthesisId, ...AUDIO }]);
+  });
+
+  it('with insufficient credits: ends `insufficient` having rendered, charged and recorded nothing', async () => {
+    wf.mock({ reserveSynthesis: async () => ({ outcome: 'insufficient' }) });
+    const input = request();
+    expect(await (await start(input)).result()).toBe('insufficient');
+    expect(stepsOf(input.synthesisId)).toEqual(['reserveSynthesis']);
+  });
+
+  it('without a free slot: stays queued, asks again on each slotFreed, and renders only once a slot is taken', async () => {
+    const slots = [false, true];
+    wf.mock({
+      reserveSynthesis: async () => ({ outcome: 'reserved', started: false, chunkCount: 1 }),
+      acquireSynthesisSlot: async () => ({ started: slots.shift()!, chunkCount: 1 }),
+    });
+    const input = request();
+    const handle = await start(input);
+    await eventually('the reservation', () => stepsOf(input.synthesisId).includes('reserveSynthesis'));
+    expect(await handle.query(progressQuery)).toEqual({ status: 'queued', progress: 0 });
+
+    // Another synthesis took the freed slot first: still queued.
+    await handle.signal(slotFreedSignal);
+    await eventually('the first slot request', () => stepsOf(input.synthesisId).includes('acquireSynthesisSlot'));
+    expect(await handle.query(progressQuery)).toEqual({ status: 'queued', progress: 0 });
+    expect(stepsOf(input.synthesisId)).not.toContain('renderShortSynthesis');
+
+    await handle.signal(slotFreedSignal);
+    expect(await handle.result()).toBe('completed');
+    expect(stepsOf(input.synthesisId)).toEqual(['reserveSynthesis', 'acquireSynthesisSlot', 'acquireSynthesisSlot', 'renderShortSynthesis', 'captureCredits', 'recordSynthesisCompleted']);
+    expect(await handle.query(progressQuery)).toEqual({ status: 'completed', progress: 1 });
+  });
+
+  it('on cancel mid-render: waits for the renders to stop, then releases the credits and records it canceled, charging nothing', async () => {
+    const rendering = new Set<number>();
+    const stopped: number[] = [];
+    wf.mock({
+      reserveSynthesis: async () => ({ outcome: 'reserved', started: true, chunkCount: 3 }),
+      // A render that runs until canceled, heartbeating like the real one.
+      renderSynthesisChunk: async ({ index }) => {
+        const context = Context.current();
+        rendering.add(index);
+        try {
+          for (;;) {
+            context.heartbeat();
+            await context.sleep(50);
+          }
+        } finally {
+          stopped.push(index);
+        }
+      },
+    });
+    const input = request();
+    const handle = await start(input);
+    await eventually('the chunks to render', () => rendering.size === 3);
+    const endedWithRendersStopped = gate<number>();
+    wf.mock({
+      recordSynthesisEnded: async () => {
+        endedWithRendersStopped.open(stopped.length);
+      },
+    });
+    await handle.cancel();
+
+    const error = await handle.result().catch((reason: unknown) => reason);
+    expect(error).toBeInstanceOf(WorkflowFailedError);
+    expect((error as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
+    expect(await endedWithRendersStopped.promise).toBe(3);
+    expect(stepsOf(input.synthesisId).filter((step) => step !== 'renderSynthesisChunk')).toEqual(['reserveSynthesis', 'releaseCredits', 'recordSynthesisEnded']);
+    expect(wf.callsOf('recordSynthesisEnded')).toContainEqual([{ synthesisId: input.synthesisId, status: 'canceled', error: null, chunkCount: 3 }]);
+    expect(wf.callsOf('releaseCredits')).toContainEqual([{ accountId: input.accountId, reference: input.synthesisId }]);
+  });
+
+  it('on an engine failure: releases the credits and records it failed with engine_failed, charging nothing', async () => {
+    wf.mock({
+      renderShortSynthesis: async () => {
+        throw ApplicationFailure.nonRetryable('the engine crashed', 'EngineFailed');
+      },
+    });
+    const input = request();
+    expect(await (await start(input)).result()).toBe('failed');
+    expect(stepsOf(input.synthesisId)).toEqual(['reserveSynthesis', 'renderShortSynthesis', 'releaseCredits', 'recordSynthesisEnded']);
+    expect(wf.callsOf('recordSynthesisEnded')).toContainEqual([{ synthesisId: input.synthesisId, status: 'failed', error: FAILURE_CODES.EngineFailed, chunkCount: 1 }]);
+  });
+});
