@@ -34,6 +34,12 @@ const nodeBuiltins = [
   'zlib',
 ];
 
+// Models are bound to no pool (db/knex.ts): a query names its own.
+const modelQueryNamesItsPool = {
+  selector: "CallExpression[arguments.length=0][callee.type='MemberExpression'][callee.property.name='query'][callee.object.name=/^[A-Z]/]",
+  message: 'Pass the knex instance or transaction: Model.query(db).',
+};
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.data/**', 'coverage/**', '**/*.js', '**/*.mjs', '**/*.cjs'] },
   {
@@ -49,12 +55,19 @@ export default tseslint.config(
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true }],
       '@typescript-eslint/no-require-imports': 'error',
+      'no-restricted-syntax': ['error', modelQueryNamesItsPool],
+    },
+  },
+  {
+    // The application reaches its tables through the data layer (db/models, db/*.ts), never by name.
+    files: ['api/**/*.ts', 'activities/**/*.ts', 'cli/**/*.ts', 'lib/**/*.ts', 'worker/**/*.ts', 'engines/**/*.ts', 'audio/**/*.ts'],
+    rules: {
       'no-restricted-syntax': [
         'error',
+        modelQueryNamesItsPool,
         {
-          // Models are bound to no pool (db/knex.ts): a query names its own.
-          selector: "CallExpression[arguments.length=0][callee.type='MemberExpression'][callee.property.name='query'][callee.object.name=/^[A-Z]/]",
-          message: 'Pass the knex instance or transaction: Model.query(db).',
+          selector: "CallExpression[callee.type='Identifier'][callee.name=/^(db|trx|knex)$/][arguments.0.type='Literal']",
+          message: "Query tables through the data layer (db/models or a db/*.ts module), not db('table').",
         },
       ],
     },
