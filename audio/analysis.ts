@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { run } from '../engines/process';
+import { run } from '../lib/process';
 
 /**
  * Measuring audio: decode anything ffmpeg reads to 16 kHz mono float PCM and

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { run, type RunResult } from '../engines/process';
+import { run, type RunResult } from '../lib/process';
 
 /**
  * ffmpeg with the flags every call here wants. Each start costs ~0.1-0.2 s,

@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { PremadeVoice } from '../engines/catalog';
 import { getEngine, type EngineRegistry, sharedEngines } from '../engines/registry';
-import { withTempDir } from '../engines/process';
+import { withTempDir } from '../lib/process';
 import { enginePitchRange, type EngineTiming } from '../engines/types';
 import { chunkWordTimes, type TimedWord } from './timestamps';
 import { ffmpeg, fileUrl } from './ffmpeg';

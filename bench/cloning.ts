@@ -10,7 +10,7 @@ import { ffmpeg, fileUrl } from '../audio/ffmpeg';
 import { finishAudio } from '../audio/finish';
 import { renderChunk } from '../audio/render';
 import { availableVoices, findPremadeVoice, type PremadeVoice } from '../engines/catalog';
-import { run } from '../engines/process';
+import { run } from '../lib/process';
 import type { EngineRegistry } from '../engines/registry';
 import { createEngines } from '../engines/registry';
 

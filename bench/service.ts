@@ -7,7 +7,7 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { serve } from '../api/listen';
 import { findPremadeVoice } from '../engines/catalog';
-import { run } from '../engines/process';
+import { run } from '../lib/process';
 import { readWavInfo } from '../audio/wav';
 import { splitText } from '../engines/text';
 import { startIsolatedStack } from '../scripts/isolatedStack';

@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { escapeForEspeak } from './text';
-import { run, which, withTempDir } from './process';
+import { run, which, withTempDir } from '../lib/process';
 import { type Engine, EngineError } from './types';
 
 /**

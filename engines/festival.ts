@@ -2,7 +2,7 @@ import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { type Charset, encodeText, transliterate } from './text';
 import { FestivalExit, FestivalPool } from './festivalProcess';
-import { fileSize, which, withTempDir } from './process';
+import { fileSize, which, withTempDir } from '../lib/process';
 import { type Engine, EngineError, type EngineTiming, type EngineWord } from './types';
 
 /**

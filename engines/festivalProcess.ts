@@ -1,5 +1,5 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { holdProcess } from './process';
+import { holdProcess } from '../lib/process';
 import { EngineError } from './types';
 
 /**

@@ -1,7 +1,7 @@
 import { copyFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { escapeForPico } from './text';
-import { fileSize, run, which, withTempDir } from './process';
+import { fileSize, run, which, withTempDir } from '../lib/process';
 import { type Engine, EngineError } from './types';
 
 /**

@@ -1,6 +1,6 @@
 import { readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileSize, run, which, withTempDir } from './process';
+import { fileSize, run, which, withTempDir } from '../lib/process';
 import { type Engine, EngineError } from './types';
 
 /**

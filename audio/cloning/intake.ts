@@ -1,4 +1,4 @@
-import { ProcessError, run } from '../../engines/process';
+import { ProcessError, run } from '../../lib/process';
 import { ANALYSIS_RATE } from '../analysis';
 import { fileUrl } from '../ffmpeg';
 import { integratedLoudness } from '../loudness';

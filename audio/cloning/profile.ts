@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { availableVoices, type PremadeVoice } from '../../engines/catalog';
 import type { EngineRegistry } from '../../engines/registry';
-import { withTempDir } from '../../engines/process';
+import { withTempDir } from '../../lib/process';
 import { finishAudio, type VoiceProfileAdjustment } from '../finish';
 import { SPEED_RANGE } from '../prosody';
 import { applyVoicing, renderChunk, type RenderChunkInput } from '../render';

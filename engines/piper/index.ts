@@ -1,5 +1,5 @@
 import { splitText } from '../text';
-import { which } from '../process';
+import { which } from '../../lib/process';
 import { type Engine, EngineError } from '../types';
 import { findPiperModels, type PiperModel } from './models';
 import { phonemeIds, type SentencePhonemes, textToPhonemes } from './phonemes';

@@ -1,6 +1,6 @@
 import { escapeForEspeak } from '../text';
 import { mapLimit } from '../../lib/concurrency';
-import { run } from '../process';
+import { run } from '../../lib/process';
 
 /**
  * Text to the phoneme ids a Piper voice was trained on, made the way Piper

@@ -1,7 +1,7 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { holdProcess } from '../process';
+import { holdProcess } from '../../lib/process';
 import { EngineError } from '../types';
 import type { HostReply, HostRequest } from './host';
 
