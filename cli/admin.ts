@@ -37,6 +37,8 @@ export interface AccountSummary {
   credit_balance: number;
   credits_reserved: number;
   created_at: string;
+  /** When the account's owner deleted it (its personal data is erased, its row kept for the ledger); null while it lives. */
+  deleted_at: string | null;
 }
 
 const normalizeEmail = (email: string) => email.trim().toLowerCase();
@@ -57,6 +59,7 @@ function summarize(row: Account): AccountSummary {
     credit_balance: Number(row.credit_balance),
     credits_reserved: Number(row.credits_reserved),
     created_at: new Date(row.created_at).toISOString(),
+    deleted_at: row.deleted_at ? new Date(row.deleted_at).toISOString() : null,
   };
 }
 

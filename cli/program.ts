@@ -104,12 +104,12 @@ function buildProgram(io: Io): Command {
       const users = await withAdmin((deps) => listUsers(deps, options));
       print(command, users, () =>
         [
-          'email\tplan\tverified\tbalance\treserved\tsyntheses\tfailed\tcredits used\taudio s\tclones',
+          'email\tplan\tstate\tbalance\treserved\tsyntheses\tfailed\tcredits used\taudio s\tclones',
           ...users.map((u) =>
             [
               u.email,
               u.plan,
-              u.email_verified ? 'yes' : 'no',
+              u.deleted_at ? 'deleted' : u.email_verified ? 'verified' : 'unverified',
               u.credit_balance,
               u.credits_reserved,
               u.usage.syntheses,

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { runCli } from '../../cli/program';
+import { markAccountDeleted } from '../../db/privacy';
 import { addMonthsUtc } from '../../lib/billingPeriod';
 import { PASSWORD, uniqueEmail, waitForVerificationToken } from '../helpers/accounts';
 import { call } from '../helpers/http';
@@ -115,6 +116,20 @@ describe('openvox CLI', () => {
       expect(listed.json()).toEqual([expect.objectContaining({ email, plan: 'free', credit_balance: 35000, usage: expect.objectContaining({ syntheses: 0, credits_used: 0, cloned_voices: 0 }) })]);
       const table = await openvox(['users', 'list', '--limit', '5']);
       expect(table.stdout.split('\n')[0]).toContain('balance');
+    });
+
+    it('users list says which accounts their owners deleted', async () => {
+      const email = uniqueEmail('cli');
+      const created = (await openvox(['user', 'create', email, '--verified', '--json'])).json();
+      await markAccountDeleted(deps.db, created.id);
+      const listed = (await openvox(['users', 'list', '--limit', '1000', '--json'])).json();
+      const row = listed.find((account: { id: string }) => account.id === created.id);
+      // Its email is erased; the row stays (the ledger refers to it), and says so.
+      expect(row).toMatchObject({ deleted_at: expect.any(String) });
+      expect(row.email).not.toBe(email);
+      const table = (await openvox(['users', 'list', '--limit', '1000'])).stdout.split('\n');
+      expect(table.find((line) => line.startsWith(`${row.email}\t`))?.split('\t')[2]).toBe('deleted');
+      expect(table.find((line) => line.startsWith(`${listed.find((account: { deleted_at: string | null }) => !account.deleted_at).email}\t`))?.split('\t')[2]).toMatch(/^(verified|unverified)$/);
     });
   });
 
