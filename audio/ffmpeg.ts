@@ -14,3 +14,11 @@ export function ffmpeg(args: readonly string[], signal?: AbortSignal, input?: Bu
 export function fileUrl(file: string): string {
   return `file:${path.resolve(file)}`;
 }
+
+/** Input options for raw 16-bit mono PCM on stdin at `sampleRate`. */
+export function rawPcmInput(sampleRate: number): string[] {
+  return ['-f', 's16le', '-ar', String(sampleRate), '-ac', '1', '-i', 'pipe:0'];
+}
+
+/** Output options that make the same input give the same bytes: no metadata, no encoder tag or random stream serial. */
+export const REPRODUCIBLE_OUTPUT: readonly string[] = ['-map_metadata', '-1', '-fflags', '+bitexact', '-flags:a', '+bitexact'];

@@ -1,5 +1,5 @@
 import { open, stat } from 'node:fs/promises';
-import { ffmpeg, fileUrl } from './ffmpeg';
+import { ffmpeg, fileUrl, rawPcmInput, REPRODUCIBLE_OUTPUT } from './ffmpeg';
 import { normalizeLoudness } from './loudness';
 import { assertProsody, type Emotion, EMOTION_PRESETS, type OutputFormat } from './prosody';
 import { CHUNK_SAMPLE_RATE, readWavSamples, wavHeader } from './wav';
@@ -157,25 +157,7 @@ export function pauseSamples(input: Pick<FinishAudioInput, 'pauseSeconds' | 'spe
 
 function encode(pcm: readonly Int16Array[], format: OutputFormat, outPath: string, signal?: AbortSignal) {
   return ffmpeg(
-    [
-      '-f',
-      's16le',
-      '-ar',
-      String(OUTPUT_SAMPLE_RATE),
-      '-ac',
-      '1',
-      '-i',
-      'pipe:0',
-      // Same input, same bytes: no encoder tag or random stream serial.
-      '-map_metadata',
-      '-1',
-      '-fflags',
-      '+bitexact',
-      '-flags:a',
-      '+bitexact',
-      ...ENCODERS[format],
-      fileUrl(outPath),
-    ],
+    [...rawPcmInput(OUTPUT_SAMPLE_RATE), ...REPRODUCIBLE_OUTPUT, ...ENCODERS[format], fileUrl(outPath)],
     signal,
     Buffer.concat(pcm.map((piece) => Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength))),
   );

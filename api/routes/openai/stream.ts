@@ -2,6 +2,8 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { PassThrough, type Readable } from 'node:stream';
 import { chunkKey, textChunks } from '../../../activities/synthesis';
+import { rawPcmInput, REPRODUCIBLE_OUTPUT } from '../../../audio/ffmpeg';
+import { pauseSamples } from '../../../audio/finish';
 import { normalizeLoudness } from '../../../audio/loudness';
 import { EMOTION_PRESETS, type Emotion } from '../../../audio/prosody';
 import { Synthesis } from '../../../db/models/Synthesis';
@@ -19,8 +21,6 @@ import type { ResponseFormat } from './schema';
 
 /** How long a reader waits for a notification before it looks again on its own (a lost NOTIFY costs this much). */
 const FALLBACK_MS = 1_000;
-/** Pause between sentences at speed 1, as finishAudio joins them. */
-const PAUSE_SECONDS = 0.35;
 /** Peak ceiling after loudness normalization, dBFS, as finishAudio's. */
 const PEAK_CEILING_DB = -1.5;
 
@@ -100,7 +100,8 @@ export async function* renderedSentences(deps: ApiDeps, synthesis: Pick<Synthesi
  */
 export function joinSentences(emotion: Emotion, speed: number) {
   const preset = EMOTION_PRESETS[emotion];
-  const pause = Buffer.alloc(Math.round((PAUSE_SECONDS / (preset.rate * speed)) * CHUNK_SAMPLE_RATE) * 2);
+  // The same pause as the stored file's (finishAudio's default, at the same rate).
+  const pause = Buffer.alloc(pauseSamples({ speed, emotion }) * 2);
   let first = true;
   return (samples: Int16Array): Buffer[] => {
     const [scaled] = normalizeLoudness([samples], CHUNK_SAMPLE_RATE, preset.loudnessLufs, PEAK_CEILING_DB);
@@ -172,20 +173,8 @@ export function createStreamEncoder(format: ResponseFormat): StreamEncoder {
       '32',
       '-analyzeduration',
       '0',
-      '-f',
-      's16le',
-      '-ar',
-      String(CHUNK_SAMPLE_RATE),
-      '-ac',
-      '1',
-      '-i',
-      'pipe:0',
-      '-map_metadata',
-      '-1',
-      '-fflags',
-      '+bitexact',
-      '-flags:a',
-      '+bitexact',
+      ...rawPcmInput(CHUNK_SAMPLE_RATE),
+      ...REPRODUCIBLE_OUTPUT,
       '-flush_packets',
       '1',
       ...FFMPEG_OUTPUT[format],
