@@ -172,10 +172,34 @@ const PHASES: Float64Array[] = Array.from({ length: OVERSAMPLING - 1 }, (_, k) =
   return taps;
 });
 
+/** PHASES in one flat array (phase k's taps at k * 2 * HALF_TAPS): the interpolation's inner loop reads one typed array. */
+const FLAT_TAPS = Float64Array.from(PHASES.flatMap((taps) => [...taps]));
+const TAPS = 2 * HALF_TAPS;
+/**
+ * No true peak exceeds this multiple of the largest |sample| its taps reach (the largest
+ * sum of |tap| over the phases, or the sample itself): a bound that spares the interpolation
+ * where a stretch's samples stay far under the limiter's threshold.
+ */
+const TRUE_PEAK_BOUND = Math.max(1, ...PHASES.map((taps) => taps.reduce((sum, tap) => sum + Math.abs(tap), 0)));
+
 /** The largest magnitude of the oversampled signal between samples i and i + 1 (the ends excluded). */
-function interSamplePeak(samples: ArrayLike<number>, i: number): number {
-  let peak = 0;
+function interSamplePeak(samples: Int16Array, i: number): number {
   const first = i - HALF_TAPS + 1;
+  // Near the ends, the taps past them weigh nothing (the signal is silent there).
+  if (first < 0 || first + TAPS > samples.length) return interSamplePeakAtEnd(samples, first);
+  // Hot path of the limiter: every tap in range, no bounds test; the same sums in the same order as at the ends.
+  let peak = 0;
+  for (let phase = 0; phase < FLAT_TAPS.length; phase += TAPS) {
+    let sum = 0;
+    for (let j = 0; j < TAPS; j++) sum += samples[first + j] * FLAT_TAPS[phase + j];
+    const magnitude = sum < 0 ? -sum : sum;
+    if (magnitude > peak) peak = magnitude;
+  }
+  return peak;
+}
+
+function interSamplePeakAtEnd(samples: Int16Array, first: number): number {
+  let peak = 0;
   for (const taps of PHASES) {
     let sum = 0;
     for (let j = 0; j < taps.length; j++) {
@@ -259,7 +283,14 @@ function limitStretch(samples: Int16Array, out: Int16Array, start: number, end: 
   const length = end - start;
   const allowed = new Float32Array(length);
   const truePeakAt = truePeakScanner(samples, truePeaks);
+  const nearPeak = windowPeaks(samples, start, end);
+  // Where even the largest possible true peak stays under the ceiling, the plain gain is allowed: no interpolation needed.
+  const safeUnder = (ceiling / gain) * (1 - 1e-9);
   for (let i = 0; i < length; i++) {
+    if (nearPeak[i] * TRUE_PEAK_BOUND < safeUnder) {
+      allowed[i] = gain;
+      continue;
+    }
     const magnitude = truePeakAt(start + i);
     allowed[i] = magnitude * gain > ceiling ? ceiling / magnitude : gain;
   }
@@ -290,6 +321,29 @@ function limitStretch(samples: Int16Array, out: Int16Array, start: number, end: 
     }
   }
   return removed;
+}
+
+/**
+ * The largest |sample| over [i - HALF_TAPS, i + HALF_TAPS] for every i in [start, end): every
+ * sample the true peak at i is interpolated from (monotonic deque, O(n)).
+ */
+function windowPeaks(samples: Int16Array, start: number, end: number): Float32Array {
+  const out = new Float32Array(end - start);
+  const deque = new Int32Array(end - start + 2 * HALF_TAPS + 1);
+  let head = 0;
+  let tail = 0;
+  let next = Math.max(0, start - HALF_TAPS);
+  const last = Math.min(samples.length - 1, end - 1 + HALF_TAPS);
+  const magnitude = (index: number) => Math.abs(samples[index]);
+  for (let i = start; i < end; i++) {
+    for (; next <= Math.min(last, i + HALF_TAPS); next++) {
+      while (tail > head && magnitude(deque[tail - 1]) <= magnitude(next)) tail--;
+      deque[tail++] = next;
+    }
+    while (deque[head] < i - HALF_TAPS) head++;
+    out[i - start] = magnitude(deque[head]);
+  }
+  return out;
 }
 
 /** The minimum of `values` over [i - radius, i + radius] for every i (monotonic deque, O(n)). */
