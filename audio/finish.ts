@@ -1,6 +1,6 @@
 import { open, stat } from 'node:fs/promises';
 import { ffmpeg, fileUrl, rawPcmInput, REPRODUCIBLE_OUTPUT } from './ffmpeg';
-import { normalizeLoudness } from './loudness';
+import { normalizeLoudnessInParallel } from './parallelLoudness';
 import { assertProsody, type Emotion, EMOTION_PRESETS, type OutputFormat } from './prosody';
 import { CHUNK_SAMPLE_RATE, readWavSamples, wavHeader } from './wav';
 
@@ -130,7 +130,7 @@ export async function finishAudio(input: FinishAudioInput): Promise<FinishAudioR
     if (index > 0) pieces.push(pause);
     pieces.push(samples);
   }
-  const scaled = normalizeLoudness(pieces, OUTPUT_SAMPLE_RATE, preset.loudnessLufs, TRUE_PEAK_CEILING_DB[format]);
+  const scaled = await normalizeLoudnessInParallel(pieces, OUTPUT_SAMPLE_RATE, preset.loudnessLufs, TRUE_PEAK_CEILING_DB[format], signal);
   const sampleCount = scaled.reduce((sum, piece) => sum + piece.length, 0);
   const pcm = scaled.map((piece) => Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength));
 

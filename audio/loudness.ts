@@ -105,14 +105,14 @@ export function integratedLoudness(samples: Float32Array, sampleRate: number): n
 }
 
 /** Integrated loudness of pieces (float or 16-bit PCM) taken as one signal. */
-function loudnessOf(pieces: readonly (Float32Array | Int16Array)[], sampleRate: number): number {
+export function loudnessOf(pieces: readonly (Float32Array | Int16Array)[], sampleRate: number): number {
   const meter = new LoudnessMeter(sampleRate);
   for (const piece of pieces) meter.push(piece);
   return meter.integrated();
 }
 
 /** Samples (about two minutes at 24 kHz, 24 MB) up to which normalizeLoudness keeps the true peaks between its passes. */
-const KEEP_TRUE_PEAKS_UP_TO = 3_000_000;
+export const KEEP_TRUE_PEAKS_UP_TO = 3_000_000;
 
 /**
  * Brings 16-bit PCM pieces, as one signal, to `targetLufs` with peaks held
@@ -124,30 +124,47 @@ export function normalizeLoudness(pieces: readonly Int16Array[], sampleRate: num
   const measured = loudnessOf(pieces, sampleRate);
   if (measured <= -70) return [...pieces];
   const initialDb = targetLufs - measured;
-  let gainDb = initialDb;
   // The true peaks depend on the samples only: kept between the passes, unless the signal is long (8 bytes a sample).
-  const total = pieces.reduce((sum, piece) => sum + piece.length, 0);
-  const truePeaks = total <= KEEP_TRUE_PEAKS_UP_TO ? pieces.map((piece) => new Float64Array(piece.length).fill(Number.NaN)) : [];
-  const scaleAll = () => pieces.map((piece, index) => applyGain(piece, 10 ** (gainDb / 20), ceilingDb, sampleRate, truePeaks[index]));
-  let out = scaleAll();
-  for (let pass = 0; pass < 2; pass++) {
-    // A plain gain lands on the target exactly. Limiting lowers it by about the share of energy it
-    // took away; only a loss above 0.2 dB is worth a new measurement and a corrected gain.
-    const before = out.reduce((sum, piece) => sum + piece.energyBefore, 0);
-    const removed = out.reduce((sum, piece) => sum + piece.energyRemoved, 0);
-    if (before === 0 || -10 * Math.log10(1 - removed / before) < 0.2) break;
-    const missing =
-      targetLufs -
-      loudnessOf(
-        out.map((piece) => piece.samples),
-        sampleRate,
-      );
-    const next = Math.min(gainDb + missing, initialDb + 6);
-    if (Math.abs(missing) < 0.3 || next <= gainDb) break;
+  const truePeaks = keptTruePeaks(pieces);
+  const scaleAll = (gainDb: number) => pieces.map((piece, index) => applyGain(piece, 10 ** (gainDb / 20), ceilingDb, sampleRate, truePeaks[index]));
+  let out = scaleAll(initialDb);
+  for (let pass = 0, gainDb = initialDb; pass < 2; pass++) {
+    const next = correctedGainDb(out, sampleRate, targetLufs, gainDb, initialDb);
+    if (next === undefined) break;
     gainDb = next;
-    out = scaleAll();
+    out = scaleAll(gainDb);
   }
   return out.map((piece) => piece.samples);
+}
+
+/** NaN-filled arrays for applyGain to keep the pieces' true peaks in, or none when they would take too much memory. */
+export function keptTruePeaks(pieces: readonly Int16Array[]): Float64Array[] {
+  const total = pieces.reduce((sum, piece) => sum + piece.length, 0);
+  return total <= KEEP_TRUE_PEAKS_UP_TO ? pieces.map((piece) => new Float64Array(piece.length).fill(Number.NaN)) : [];
+}
+
+export type GainedPiece = ReturnType<typeof applyGain>;
+
+/**
+ * normalizeLoudness's correction, after a pass at `gainDb`: the next gain in
+ * dB, or undefined when the pass is good enough. Also the parallel
+ * normalizer's (audio/parallelLoudness.ts), so both take the same steps.
+ */
+export function correctedGainDb(out: readonly GainedPiece[], sampleRate: number, targetLufs: number, gainDb: number, initialDb: number): number | undefined {
+  // A plain gain lands on the target exactly. Limiting lowers it by about the share of energy it
+  // took away; only a loss above 0.2 dB is worth a new measurement and a corrected gain.
+  const before = out.reduce((sum, piece) => sum + piece.energyBefore, 0);
+  const removed = out.reduce((sum, piece) => sum + piece.energyRemoved, 0);
+  if (before === 0 || -10 * Math.log10(1 - removed / before) < 0.2) return undefined;
+  const missing =
+    targetLufs -
+    loudnessOf(
+      out.map((piece) => piece.samples),
+      sampleRate,
+    );
+  const next = Math.min(gainDb + missing, initialDb + 6);
+  if (Math.abs(missing) < 0.3 || next <= gainDb) return undefined;
+  return next;
 }
 
 /**

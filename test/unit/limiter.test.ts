@@ -1,4 +1,5 @@
-import { applyGain } from '../../audio/loudness';
+import { applyGain, normalizeLoudness } from '../../audio/loudness';
+import { normalizeLoudnessInParallel, PARALLEL_FROM_SAMPLES, shares } from '../../audio/parallelLoudness';
 
 /**
  * The limiter's fast paths (the interpolation without bounds tests, the
@@ -71,5 +72,29 @@ describe('the true-peak limiter', () => {
     const ceiling = 32767 * 10 ** (-1.5 / 20);
     // 16-bit rounding of the limited samples may add half a step.
     expect(Math.max(...referenceTruePeaks(samples))).toBeLessThanOrEqual(ceiling + 1);
+  });
+});
+
+describe('the parallel normalizer', () => {
+  it('splits pieces into contiguous shares of about equal length', () => {
+    expect(shares([10, 10, 10, 10], 2)).toEqual([
+      [0, 1],
+      [2, 3],
+    ]);
+    expect(shares([100, 1, 1, 1], 2)).toEqual([[0], [1, 2, 3]]);
+    expect(shares([5, 5, 5], 4).flat()).toEqual([0, 1, 2]);
+  });
+
+  it('gives the same samples as normalizeLoudness, limiter passes and all, with its share in other threads', async () => {
+    // Long enough for threads, loud enough at -9 LUFS for the limiter and its correction passes.
+    const pause = new Int16Array(8400);
+    const pieces = [voiced(14, 7), pause, voiced(14, 8), pause, voiced(14, 9)];
+    expect(pieces.reduce((sum, piece) => sum + piece.length, 0)).toBeGreaterThanOrEqual(PARALLEL_FROM_SAMPLES);
+    const expected = normalizeLoudness(pieces, RATE, -9, -1.5);
+    const parallel = await normalizeLoudnessInParallel(pieces, RATE, -9, -1.5);
+    expect(parallel).toEqual(expected);
+    // Not a plain gain: the comparison covers the limiter.
+    const loudest = Math.max(...expected.map((piece) => piece.reduce((peak, sample) => Math.max(peak, Math.abs(sample)), 0)));
+    expect(loudest).toBeGreaterThan(20_000);
   });
 });
