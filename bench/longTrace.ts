@@ -1,9 +1,10 @@
 import { startIsolatedStack } from '../scripts/isolatedStack';
-import { goalClients, LONG_TEXT, ONE_SENTENCE } from './goals';
+import { goalClients, LONG_TEXT, ONE_SENTENCE, rawEngine } from './goals';
 
 /**
  * Where a long text's time goes: one 5000-character synthesis on one worker,
- * then every activity of its workflow with when it was scheduled, started and
+ * then one serial run of the raw engine over the same text (the goal's
+ * baseline), then every activity of its workflow with when it was scheduled, started and
  * completed (ms after the workflow started), and how many ran at once.
  *
  * Run: npm run build && node dist/bench/longTrace.js   (LONG_VOICE, default en-us-slt)
@@ -23,7 +24,9 @@ async function main() {
     const { synthesizeSse } = goalClients(stack);
     await synthesizeSse(account, ONE_SENTENCE, VOICE); // warm
     const run = await synthesizeSse(account, LONG_TEXT, VOICE);
-    process.stdout.write(`client: ${run.ms.toFixed(0)} ms\n`);
+    // The goal's baseline in the same run: one serial engine run over the same text.
+    const [raw] = await rawEngine(stack, VOICE, LONG_TEXT, 1, stack.dataDir);
+    process.stdout.write(`client: ${run.ms.toFixed(0)} ms; raw engine, serial: ${raw.toFixed(0)} ms (${(raw / run.ms).toFixed(2)} x)\n`);
     const id = (run as unknown as { id?: string }).id;
     const list = stack.temporal.workflow.list({ query: `WorkflowType = 'synthesis'` });
     let newest: { workflowId: string; startTime: Date } | undefined;
