@@ -4,6 +4,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { finishAudio, renderChunk, splitText, readWavSamples } from '../audio';
 import { normalizeLoudness } from '../audio/loudness';
+import { normalizeLoudnessInParallel } from '../audio/parallelLoudness';
 import { ffmpeg, fileUrl } from '../audio/ffmpeg';
 import { findPremadeVoice } from '../engines/catalog';
 import { createEngines } from '../engines/registry';
@@ -13,7 +14,8 @@ import { LONG_TEXT } from './goals';
 /**
  * What a long text's finish costs, part by part, on real chunks (rendered once
  * into FINISH_DIR, default /tmp/finish-parts-<voice>): reading the chunks, the
- * loudness normalization, the WAV write; for mp3, the encode and the true-peak decode.
+ * loudness normalization (in one thread and over the cores; the cpu column
+ * counts this process's threads), the whole finishAudio; for mp3, the encode and the true-peak decode.
  *
  * Run: npm run build && node dist/bench/finishParts.js   (LONG_VOICE, default en-us-slt)
  */
@@ -41,7 +43,8 @@ async function main() {
   }
   process.stdout.write(`${chunks.length} chunks, ${cpus().length} cpus\n`);
   const pieces = await timed('read chunks', () => Promise.all(chunks.map(async (chunk) => (await readWavSamples(chunk)).samples)));
-  await timed('normalizeLoudness', () => normalizeLoudness(pieces, 24000, -16, -1.5));
+  await timed('normalizeLoudness (one thread)', () => normalizeLoudness(pieces, 24000, -16, -1.5));
+  await timed('normalizeLoudnessInParallel', () => normalizeLoudnessInParallel(pieces, 24000, -16, -1.5));
   for (const format of ['wav', 'mp3'] as const) {
     const outPath = path.join(dir, `out.${format}`);
     await timed(`finishAudio ${format}`, () => finishAudio({ chunks, speed: 1, pitch: 0, emotion: 'neutral', format, outPath }));
