@@ -59,12 +59,22 @@ export async function normalizeLoudnessInParallel(pieces: readonly Int16Array[],
       const results = workers.map(
         ({ thread }) =>
           new Promise<GainedPiece[]>((resolve, reject) => {
-            const fail = (error: unknown) => reject(signal?.aborted ? signal.reason : error);
-            thread.once('message', (message: GainedPiece[]) => {
+            const fail = (error: unknown) => {
+              thread.off('message', done);
               thread.off('error', fail);
+              thread.off('exit', exited);
+              reject(signal?.aborted ? signal.reason : error);
+            };
+            // A thread that ends without answering (terminated, out of memory) fails the pass instead of hanging it.
+            const exited = (code: number) => fail(new Error(`limiter thread exited (${code}) before answering`));
+            const done = (message: GainedPiece[]) => {
+              thread.off('error', fail);
+              thread.off('exit', exited);
               resolve(message);
-            });
+            };
+            thread.once('message', done);
             thread.once('error', fail);
+            thread.once('exit', exited);
             thread.postMessage(gain);
           }),
       );
