@@ -45,7 +45,21 @@ async function followStatus(response: Response, seen: (status: string, at: numbe
 export async function sseTimelines(stack: IsolatedStack, accounts: StackAccount[], voiceId: string, runs: number, say: (text: string) => void): Promise<void> {
   const raw = await rawEngine(stack, voiceId, ONE_SENTENCE, 5, stack.dataDir);
   say(`raw engine, one sentence (${voiceId}): ${raw.map((ms) => ms.toFixed(0)).join(', ')} ms`);
-  const header = ['run', '202', 'wf started', '1st task done', 'render scheduled', 'started', 'done', 'capture initiated', 'capture started', 'capture done', 'parent wf done', 'SSE processing', 'SSE completed'];
+  const header = [
+    'run',
+    '202',
+    'wf started',
+    '1st task done',
+    'render scheduled',
+    'started',
+    'done',
+    'capture initiated',
+    'capture started',
+    'capture done',
+    'parent wf done',
+    'SSE processing',
+    'SSE completed',
+  ];
   const rows: number[][] = [];
   for (let i = 0; i < runs; i++) {
     const account = accounts[i % accounts.length];
