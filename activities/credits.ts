@@ -2,6 +2,7 @@ import type { ActivityDeps } from '.';
 import { reserve, settle, type SettleOutcome } from '../db/ledger';
 import { Project } from '../db/models/Project';
 import { Synthesis } from '../db/models/Synthesis';
+import { type CompletedAudio, recordCompletion } from '../db/synthesisProgress';
 import type { SynthesisRequest } from '../workflows/contracts';
 import { type SynthesisSlot, takeSynthesisSlot } from './synthesis';
 
@@ -11,6 +12,13 @@ export interface CaptureInput {
   reference: string;
   /** The synthesized characters; the charge is the reservation's amount. */
   amount: number;
+  /**
+   * The synthesis's audio, to record it completed in the transaction that
+   * charges it: the client hears of completion from that commit's NOTIFY,
+   * with no workflow task of the parent in between. Absent (histories from
+   * before it): the parent's recordSynthesisCompleted records it.
+   */
+  completes?: CompletedAudio;
 }
 export type CaptureResult = { outcome: SettleOutcome };
 
@@ -48,8 +56,16 @@ export function createCreditActivities({ db }: ActivityDeps) {
       });
     },
 
-    async captureCredits({ accountId, reference }: CaptureInput): Promise<CaptureResult> {
-      return { outcome: await db.transaction((trx) => settle(trx, accountId, reference, 'capture')) };
+    async captureCredits({ accountId, reference, completes }: CaptureInput): Promise<CaptureResult> {
+      return {
+        outcome: await db.transaction(async (trx) => {
+          const outcome = await settle(trx, accountId, reference, 'capture');
+          // Recorded whatever the outcome, as the parent's record step did after the capture: a retry after a
+          // lost commit answer finds 'settled' and writes the same values again.
+          if (completes) await recordCompletion(trx, reference, completes);
+          return outcome;
+        }),
+      };
     },
 
     async releaseCredits({ accountId, reference }: { accountId: string; reference: string }): Promise<{ outcome: SettleOutcome }> {

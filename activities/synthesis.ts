@@ -7,7 +7,7 @@ import type { Knex } from 'knex';
 import type { ActivityDeps } from '.';
 import { classifyFailures, inTempDir, unlessCanceled, withHeartbeat } from './work';
 import { type Emotion, finishAudio, type OutputFormat, renderChunk, splitSentences, splitText, type Voicing } from '../audio';
-import { advanceProgress } from '../db/synthesisProgress';
+import { advanceProgress, type CompletedAudio, recordCompletion } from '../db/synthesisProgress';
 import { Account } from '../db/models/Account';
 import { SubscriptionPlan } from '../db/models/SubscriptionPlan';
 import { Synthesis, type SynthesisRow } from '../db/models/Synthesis';
@@ -114,9 +114,10 @@ export function createSynthesisActivities(deps: ActivityDeps) {
     const result = await finishAudio({ chunks, ...voicing, format: synthesis.output_format as OutputFormat, outPath, signal });
     unlessCanceled(signal);
     const key = audioKey(synthesis.account_id, synthesis.id, synthesis.output_format);
-    await storage.put(key, await readFile(outPath), result.contentType);
     const timing = { text: synthesis.text, chunkTexts: textChunks(synthesis), chunkPaths: chunks, words, voicing };
-    await storeTimestamps(storage, timestampsKey(synthesis.account_id, synthesis.id), timing);
+    const audio = await readFile(outPath);
+    // Side by side: both are read only once the synthesis is recorded, after this step has returned.
+    await settledBoth(storage.put(key, audio, result.contentType), storeTimestamps(storage, timestampsKey(synthesis.account_id, synthesis.id), timing));
     return { audioKey: key, bytes: result.bytes, durationSeconds: result.durationSeconds };
   };
 
@@ -162,9 +163,10 @@ export function createSynthesisActivities(deps: ActivityDeps) {
             const outPath = path.join(dir, 'chunk.wav');
             const { durationSeconds, words } = await render(job, text, outPath, signal);
             unlessCanceled(signal);
-            // The words first: a streaming client takes the chunk's arrival as the render's end.
-            await storeChunkWords(storage, chunkPrefix(synthesisId), index, words);
-            await storage.put(chunkKey(synthesisId, index), await readFile(outPath), 'audio/wav');
+            // Side by side, one storage round trip on a streamed sentence's way to the listener: only the finish
+            // reads the words, and it runs after this step has returned (so after both are stored).
+            const chunk = await readFile(outPath);
+            await settledBoth(storeChunkWords(storage, chunkPrefix(synthesisId), index, words), storage.put(chunkKey(synthesisId, index), chunk, 'audio/wav'));
             return { seconds: durationSeconds };
           }),
         );
@@ -212,19 +214,10 @@ export function createSynthesisActivities(deps: ActivityDeps) {
       });
     },
 
-    async recordSynthesisCompleted(input: { synthesisId: string; audioKey: string; bytes: number; durationSeconds: number }): Promise<void> {
+    async recordSynthesisCompleted(input: { synthesisId: string } & CompletedAudio): Promise<void> {
       const synthesis = await loadSynthesis(input.synthesisId);
-      await Synthesis.query(db).where({ id: input.synthesisId }).patch({
-        status: 'completed',
-        progress: 1,
-        audio_key: input.audioKey,
-        audio_bytes: input.bytes,
-        duration_seconds: input.durationSeconds,
-        credits_charged: synthesis.characters,
-        completed_at: db.fn.now(),
-        updated_at: db.fn.now(),
-      });
-      await notifyProgress(db, input.synthesisId);
+      // The capture recorded it already (workflows/synthesis.ts, CAPTURE_COMPLETES); before that patch, this step does.
+      if (synthesis.status !== 'completed') await recordCompletion(db, input.synthesisId, input);
       await wakeNextQueued(synthesis.account_id);
       // Idempotent (stable event ids): a retry of this step announces nothing twice.
       await webhooks.synthesisEnded(input.synthesisId);
@@ -260,6 +253,16 @@ export function createSynthesisActivities(deps: ActivityDeps) {
       await storage.remove(timestampsKey(synthesis.account_id, input.synthesisId));
     },
   };
+}
+
+/**
+ * Two storage writes side by side, returning (or throwing the first failure)
+ * only once both have settled: a cleanup after a failure must not race a
+ * write still in flight, which would leave its object behind.
+ */
+async function settledBoth(a: Promise<unknown>, b: Promise<unknown>): Promise<void> {
+  const failed = (await Promise.allSettled([a, b])).find((result): result is PromiseRejectedResult => result.status === 'rejected');
+  if (failed) throw failed.reason;
 }
 
 /** Whether the synthesis went through stored chunks (the workflow renders a one-chunk text not streamed in one step). */

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { mapLimit } from '../lib/concurrency';
 import { startIsolatedStack } from '../scripts/isolatedStack';
 import { goalClients, ONE_SENTENCE, rawEngine, stackGroups, table } from './goals';
+import { sseTimelines } from './traceSse';
 import { cpuDelta, cpuSnapshot, summarizeProfile } from './processes';
 
 /**
@@ -12,7 +13,10 @@ import { cpuDelta, cpuSnapshot, summarizeProfile } from './processes';
  * and the worker's and API's CPU profiles (`node --cpu-prof`) over a 4-client
  * run of one-sentence syntheses, with the CPU per synthesis per process group.
  *
- * Run: npm run build && node dist/bench/trace.js   (TRACE_VOICE, TRACE_COUNT, TRACE_TIMELINES)
+ * Then the same for a one-sentence synthesis followed by SSE (bench/traceSse.ts).
+ *
+ * Run: npm run build && node dist/bench/trace.js   (TRACE_VOICE, TRACE_COUNT, TRACE_TIMELINES;
+ * TRACE_PROFILE=0 skips the profiles, TRACE_ONLY=sse or =stream one timeline)
  */
 const VOICE = process.env.TRACE_VOICE ?? 'en-us-slt';
 const COUNT = Number(process.env.TRACE_COUNT ?? 24);
@@ -35,11 +39,12 @@ async function main() {
     const { synthesizeSse } = goalClients(stack);
     await mapLimit(accounts.slice(0, 4), 4, (account) => synthesizeSse(account, ONE_SENTENCE, VOICE)); // warm
 
+    if (process.env.TRACE_ONLY !== 'stream') await sseTimelines(stack, accounts, VOICE, TIMELINES, say);
     // 1. Streamed timelines, one client at a time.
     const rawFirst = await rawEngine(stack, VOICE, FIRST_SENTENCE, 5, stack.dataDir);
     say(`raw engine, first sentence: ${rawFirst.map((ms) => ms.toFixed(0)).join(', ')} ms`);
     const rows: string[][] = [];
-    for (let i = 0; i < TIMELINES; i++) {
+    for (let i = 0; i < (process.env.TRACE_ONLY === 'sse' ? 0 : TIMELINES); i++) {
       const posted = Date.now();
       const response = await fetch(`${stack.apiUrl}/v1/audio/speech`, {
         method: 'POST',
@@ -80,6 +85,7 @@ async function main() {
     );
 
     // 2. CPU profiles over a 4-client run.
+    if (process.env.TRACE_PROFILE === '0') return void writeFileSync(path.join(stack.dataDir, 'trace.md'), out.join('\n'));
     await stack.startWorkers(1, { profileAs: 'worker' });
     await stack.startApi({ profileAs: 'api' });
     await mapLimit(accounts.slice(0, 4), 4, (account) => synthesizeSse(account, ONE_SENTENCE, VOICE)); // warm

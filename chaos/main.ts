@@ -54,7 +54,7 @@ async function supervise(stack: IsolatedStack, notes: string[]): Promise<void> {
 async function main() {
   const started = Date.now();
   log('starting the isolated stack (PostgreSQL database, Temporal on a sqlite file, MinIO, api, worker)');
-  const stack = await startIsolatedStack({ name: 'chaos', persistentTemporal: true, childOutput: 'log', removeDataOnClose: true });
+  const stack = await startIsolatedStack({ name: `chaos_${process.pid}`, persistentTemporal: true, childOutput: 'log', removeDataOnClose: true });
   const rows: Row[] = [];
   const reportedKeys = new Set<string>();
   let interrupted = false;

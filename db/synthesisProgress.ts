@@ -17,3 +17,36 @@ export async function advanceProgress(db: Knex, synthesisId: string, progress: n
     synthesisId,
   ]);
 }
+
+/** What a completed synthesis records of its audio. */
+export interface CompletedAudio {
+  audioKey: string;
+  bytes: number;
+  durationSeconds: number;
+}
+
+/**
+ * Records a synthesis as completed with its audio, charged its characters,
+ * and notifies its watchers, in one round trip (the notification goes out at
+ * commit). In the caller's transaction when `db` is one: the credit capture
+ * records it in the transaction that charges it (activities/credits.ts).
+ */
+export async function recordCompletion(db: Knex, synthesisId: string, audio: CompletedAudio): Promise<void> {
+  await db.raw(`with done as (?) select pg_notify(?, ?)`, [
+    Synthesis.query(db)
+      .where({ id: synthesisId })
+      .patch({
+        status: 'completed',
+        progress: 1,
+        audio_key: audio.audioKey,
+        audio_bytes: audio.bytes,
+        duration_seconds: audio.durationSeconds,
+        credits_charged: db.raw('characters'),
+        completed_at: db.fn.now(),
+        updated_at: db.fn.now(),
+      })
+      .toKnexQuery(),
+    PROGRESS_CHANNEL,
+    synthesisId,
+  ]);
+}

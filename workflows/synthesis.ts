@@ -34,6 +34,11 @@ import {
 const PARALLEL_CHUNKS = 4;
 /** Patch id: streamed syntheses render their first chunk before the other lanes start (histories before it did not). */
 const FIRST_CHUNK_ALONE = 'stream-first-chunk-alone';
+/**
+ * Patch id: the capture records the synthesis completed in the transaction that charges it (histories before it
+ * left that to recordSynthesisCompleted, one workflow task of this workflow later).
+ */
+const CAPTURE_COMPLETES = 'capture-records-completion';
 
 /**
  * Short database steps run as local activities: in the worker that runs the
@@ -143,7 +148,10 @@ export async function synthesis({ request, cpuTaskQueue }: SynthesisInput): Prom
     const audio = chunkCount === 1 && !request.streaming ? await engines.renderShortSynthesis({ synthesisId }) : await renderInChunks();
     // Once the audio exists, completing is not interrupted: a cancel now cannot leave it charged but canceled.
     await CancellationScope.nonCancellable(async () => {
-      await executeChild<typeof creditCapture>(CREDIT_CAPTURE_WORKFLOW_TYPE, { workflowId: captureWorkflowId(synthesisId), args: [{ accountId, reference: synthesisId, amount: characters }] });
+      const capture = { accountId, reference: synthesisId, amount: characters, ...(patched(CAPTURE_COMPLETES) && { completes: audio }) };
+      await executeChild<typeof creditCapture>(CREDIT_CAPTURE_WORKFLOW_TYPE, { workflowId: captureWorkflowId(synthesisId), args: [capture] });
+      // The rest of the record (webhooks, the next queued synthesis, chunk cleanup), and the completion itself for
+      // histories from before the capture recorded it.
       await bookkeeping.recordSynthesisCompleted({ synthesisId, ...audio });
     });
     report({ status: 'completed', progress: 1 });

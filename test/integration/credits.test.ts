@@ -80,6 +80,45 @@ describe('credit ledger steps', () => {
     expect((await ledger(id)).map((row) => row.kind)).toEqual(['reserve', 'capture']);
   });
 
+  it('a capture given the audio records the synthesis completed and charged in its own transaction, and says so by NOTIFY', async () => {
+    const { id } = await createAccount(deps, { credits: 1000 });
+    const wanted = request(id, 120);
+    await reserveSynthesis(wanted);
+    const reference = wanted.synthesisId;
+    const completes = { audioKey: `syntheses/${id}/${reference}.wav`, bytes: 4242, durationSeconds: 1.5 };
+    const listener = await deps.db.client.acquireConnection();
+    const heard: string[] = [];
+    try {
+      listener.on('notification', (message: { channel: string; payload: string }) => void (message.channel === 'synthesis_progress' && heard.push(message.payload)));
+      await listener.query('LISTEN synthesis_progress');
+      expect(await captureCredits({ accountId: id, reference, amount: 120, completes })).toEqual({ outcome: 'captured' });
+      // A retry after a lost answer: nothing charged twice, the same values recorded.
+      expect(await captureCredits({ accountId: id, reference, amount: 120, completes })).toEqual({ outcome: 'settled' });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await listener.query('UNLISTEN synthesis_progress');
+    } finally {
+      listener.removeAllListeners('notification');
+      await deps.db.client.releaseConnection(listener);
+    }
+    expect(heard.filter((payload) => payload === reference)).toHaveLength(2);
+    const row = await deps.db('syntheses').where({ id: reference }).first('status', 'progress', 'audio_key', 'audio_bytes', 'duration_seconds', 'credits_charged', 'completed_at');
+    // (bigint comes back as a string.)
+    expect(row).toMatchObject({ status: 'completed', progress: 1, audio_key: completes.audioKey, audio_bytes: '4242', duration_seconds: 1.5, credits_charged: 120 });
+    expect(row.completed_at).not.toBeNull();
+    expect(await balances(id)).toEqual({ available: 880, reserved: 0 });
+  });
+
+  it('a capture whose transaction fails records neither the charge nor the completion', async () => {
+    const { id } = await createAccount(deps, { credits: 1000 });
+    const wanted = request(id, 50);
+    await reserveSynthesis(wanted);
+    // A duration the column refuses (not a number) fails the completion's statement after the settle's.
+    const completes = { audioKey: 'k', bytes: 1, durationSeconds: 'soon' as unknown as number };
+    await expect(captureCredits({ accountId: id, reference: wanted.synthesisId, amount: 50, completes })).rejects.toThrow();
+    expect(await balances(id)).toEqual({ available: 950, reserved: 50 });
+    expect(await deps.db('syntheses').where({ id: wanted.synthesisId }).first('status')).toEqual({ status: 'processing' });
+  });
+
   it('release returns the credits once; a release without a reservation does nothing', async () => {
     const { id } = await createAccount(deps, { credits: 500 });
     const wanted = request(id, 200);
