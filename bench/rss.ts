@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { type IsolatedStack, type StackAccount, startIsolatedStack } from '../scripts/isolatedStack';
 import { freeLoopbackPort } from '../worker/metrics';
+import type { GoalContext } from './goals';
 
 /**
  * Worker memory under the heaviest neural load a free plan allows at once:
@@ -216,6 +217,23 @@ export function workerMemoryRows(memory: WorkerMemory): [string, string, string,
     ['Piper hosts at once, peak; one host\'s peak RSS', `${memory.peakHosts}; ${mib(memory.peakHostEach)}`, '', ''],
     ['syntheses completed; mean progress; wall time', `${memory.completed} of ${memory.syntheses}; ${memory.meanProgress.toFixed(2)}; ${memory.seconds.toFixed(0)} s`, '', ''],
   ];
+}
+
+/**
+ * Goal 6 among bench:service's goal figures (BENCH_GOALS_ONLY=memory, and =1):
+ * worker memory under 20 parallel 5000-character en-us-joe syntheses, against
+ * the idle worker of the same run; the stack's default worker is started again after.
+ */
+export async function measureMemoryGoal(context: GoalContext): Promise<void> {
+  const { stack, accounts } = context;
+  const n = Math.min(20, accounts.length);
+  const memory = await measureWorkerMemory(stack, accounts, { n, chars: 5000, limitSeconds: Number(process.env.BENCH_RSS_SECONDS ?? 0) });
+  await stack.startWorkers(1);
+  for (const [index, [figure, value, baseline, ratio]] of workerMemoryRows(memory).entries()) {
+    const row: [string, string, string, string, string] = [figure, value, baseline, ratio, index === 0 ? '<= 1 GB (954 MiB)' : ''];
+    process.stdout.write(`| ${row.join(' | ')} |\n`);
+    context.rows.push(row);
+  }
 }
 
 async function main() {
