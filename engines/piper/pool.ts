@@ -13,7 +13,8 @@ import type { HostReply, HostRequest } from './host';
  * processes wait for the next request a while; a busy pool starts another,
  * up to `maxHosts` processes at once (a caller beyond waits for one to be
  * free: each process runs on one core, so more than the cores would only
- * add memory, ~170-450 MiB each). A process serves one request at a time
+ * add memory, ~170-450 MiB each); once a burst is over, one idle process
+ * stays warm for `idleMs`, the others only `spareIdleMs`. A process serves one request at a time
  * with one intra-op thread, and is replaced after `maxRequests` requests or
  * once its RSS passed `maxRssBytes` (ONNX Runtime keeps the memory of its
  * longest call).
@@ -23,6 +24,8 @@ export interface PiperPoolOptions {
   maxRequests?: number;
   maxRssBytes?: number;
   idleMs?: number;
+  /** How long an idle process is kept beside a more recently used idle one (the second host of a burst). */
+  spareIdleMs?: number;
   maxIdle?: number;
   /** Processes at once, busy and idle (default: the cores, the CPU task queue's default concurrency). */
   maxHosts?: number;
@@ -43,6 +46,9 @@ const DEFAULTS: Required<PiperPoolOptions> = {
   // 250-character one (bench/piperMemory.ts): a process that kept that much is replaced.
   maxRssBytes: 400 * 1024 * 1024,
   idleMs: 5 * 60_000,
+  // Once a burst is over, one warm host is enough (a second costs ~330 MiB); a few seconds between two
+  // renders of the same burst (a long text's chunks, a finish in the other slot) keep it.
+  spareIdleMs: 15_000,
   // Two cover a 2-core worker's concurrent renders.
   maxIdle: 2,
   maxHosts: availableParallelism(),
@@ -74,6 +80,8 @@ export class PiperProcess {
   requests = 0;
   rss = 0;
   idleTimer: NodeJS.Timeout | null = null;
+  /** Idle on the short timer: another idle process was used after it. */
+  spare = false;
 
   constructor(readonly modelPath: string) {
     const { command, args } = hostCommand();
@@ -179,7 +187,8 @@ export class PiperPool {
   started = 0;
 
   constructor(options: PiperPoolOptions = {}) {
-    this.options = { ...DEFAULTS, ...options };
+    // An option left undefined keeps its default.
+    this.options = { ...DEFAULTS, ...Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) };
   }
 
   /** Processes running now, busy and idle (the bench and the tests). */
@@ -240,9 +249,16 @@ export class PiperPool {
       return;
     }
     host.hold(false);
+    host.spare = false;
     host.idleTimer = setTimeout(() => this.retire(host), this.options.idleMs).unref();
     this.idle.push(host);
     while (this.idle.length > Math.min(this.options.maxIdle, this.options.maxHosts)) this.retire(this.idle[0]);
+    for (const spare of this.idle.slice(0, -1)) {
+      if (spare.spare) continue;
+      spare.spare = true;
+      if (spare.idleTimer) clearTimeout(spare.idleTimer);
+      spare.idleTimer = setTimeout(() => this.retire(spare), this.options.spareIdleMs).unref();
+    }
   }
 
   private retire(host: PiperProcess) {

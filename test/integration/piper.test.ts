@@ -114,4 +114,20 @@ describe('piper engine', () => {
       host.kill();
     }
   });
+  it('keeps a second idle process only a short while after a burst, the most recently used one longer', async () => {
+    const pool = createPiperEngine({ modelsDir, noise: false, spareIdleMs: 300 });
+    try {
+      const text = 'Two renders at once take two processes.';
+      await Promise.all([1, 2].map((n) => pool.synthesize({ text, voice: JOE, outPath: path.join(dir, `spare-${n}.wav`) })));
+      expect(pool.pool.started).toBe(2);
+      expect(pool.pool.size).toBe(2);
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      expect(pool.pool.size).toBe(1);
+      // The one kept is warm: no new process for the next request.
+      await pool.synthesize({ text, voice: JOE, outPath: path.join(dir, 'spare-3.wav') });
+      expect(pool.pool.started).toBe(2);
+    } finally {
+      pool.pool.close();
+    }
+  });
 });
