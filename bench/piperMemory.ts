@@ -25,7 +25,11 @@ const CHARS = Number(process.env.PROBE_CHARS ?? 5000);
 const TICKS = 100;
 const cpu = (pid: number) => {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const [utime, stime] = stat.slice(stat.lastIndexOf(')') + 2).split(' ').slice(11, 13).map(Number);
+  const [utime, stime] = stat
+    .slice(stat.lastIndexOf(')') + 2)
+    .split(' ')
+    .slice(11, 13)
+    .map(Number);
   return (utime + stime) / TICKS;
 };
 const rssMiB = (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
@@ -60,8 +64,6 @@ async function main() {
     const cpuSeconds = cpu(pid) - cpuBefore;
     console.log(
       JSON.stringify({
-
-
         calls: calls.length,
         longestIds: longest,
         audioSeconds: +audio.toFixed(1),

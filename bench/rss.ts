@@ -143,7 +143,11 @@ export async function measureWorkerMemory(
       result.atPeak = { worker: workerRss, hosts: hostRss, other: total - workerRss - hostSum };
     }
     // smaps_rollup walks the page tables: every other sample.
-    if ((sampling = !sampling)) result.peakTreePss = Math.max(result.peakTreePss, pids.reduce((sum, pid) => sum + pssKiB(pid), 0));
+    if ((sampling = !sampling))
+      result.peakTreePss = Math.max(
+        result.peakTreePss,
+        pids.reduce((sum, pid) => sum + pssKiB(pid), 0),
+      );
   };
   const sampler = setInterval(sample, 250);
   const gauges = setInterval(() => {
@@ -205,16 +209,11 @@ export function workerMemoryRows(memory: WorkerMemory): [string, string, string,
   const load = `${memory.syntheses} x ${memory.chars} chars en-us-joe`;
   return [
     [`worker + its processes (Piper hosts, espeak-ng, ffmpeg), peak summed RSS, ${load}`, mib(memory.peakTree), `${mib(idle)} idle worker`, (memory.peakTree / idle).toFixed(2)],
-    [
-      '… at that peak: worker, Piper hosts, the rest',
-      `${mib(memory.atPeak.worker)}; ${memory.atPeak.hosts.map(mib).join(' + ') || 'none'}; ${mib(memory.atPeak.other)}`,
-      '',
-      '',
-    ],
+    ['… at that peak: worker, Piper hosts, the rest', `${mib(memory.atPeak.worker)}; ${memory.atPeak.hosts.map(mib).join(' + ') || 'none'}; ${mib(memory.atPeak.other)}`, '', ''],
     ['same, summed PSS (shared code pages counted once)', mib(memory.peakTreePss), `${mib(idle)} idle worker`, (memory.peakTreePss / idle).toFixed(2)],
     [`worker process peak RSS (VmHWM)`, mib(memory.peakWorker), `${mib(idle)} idle worker`, (memory.peakWorker / idle).toFixed(2)],
     ['… its V8 heap used / external memory, peaks', `${mib(memory.peakHeapUsed / 1024)} / ${mib(memory.peakExternal / 1024)}`, '', ''],
-    ['Piper hosts at once, peak; one host\'s peak RSS', `${memory.peakHosts}; ${mib(memory.peakHostEach)}`, '', ''],
+    ["Piper hosts at once, peak; one host's peak RSS", `${memory.peakHosts}; ${mib(memory.peakHostEach)}`, '', ''],
     ['syntheses completed; mean progress; wall time', `${memory.completed} of ${memory.syntheses}; ${memory.meanProgress.toFixed(2)}; ${memory.seconds.toFixed(0)} s`, '', ''],
   ];
 }
