@@ -15,6 +15,7 @@ import { waitFor } from '../scripts/stack';
 import { cpuDelta, cpuSnapshot, currentRssMiB, peakRssMiB, type ProcessGroup, summarizeProfile } from './processes';
 import { mapLimit } from '../lib/concurrency';
 import { measureGoals, measureLongText, measureStatusReads } from './goals';
+import { measureMemoryGoal } from './rss';
 import { BENCH_WORKER_SCRIPT, benchTaskQueue, startBenchWorker } from './orchestration/worker';
 
 /**
@@ -28,7 +29,8 @@ import { BENCH_WORKER_SCRIPT, benchTaskQueue, startBenchWorker } from './orchest
  *   BENCH_PROFILE=0  skips the CPU-profiled run of the api and worker
  *   BENCH_SCALING=0  skips the worker/concurrency scaling runs
  *   BENCH_POLL_MS    the clients' status poll interval (default 20)
- *   BENCH_GOALS_ONLY=1  only the goal figures (bench/goals.ts); =status, =long, =goals only the status reads, the long text, the rest
+ *   BENCH_GOALS_ONLY=1  only the goal figures (bench/goals.ts); =status, =long, =goals only the status reads, the long text, the rest;
+ *                    =memory only the worker's memory under 20 parallel long neural syntheses (bench/rss.ts)
  *   BENCH_LONG_VOICES  the long text's voices (default en-us-slt,en-us-joe)
  */
 
@@ -183,9 +185,10 @@ async function main() {
     // The goals first: on a quiet, freshly started stack (BENCH_GOALS_ONLY=status: the status reads alone).
     const goals = { stack, accounts, rows, sections, N, apiRssMiB: () => currentRssMiB(stack.api()?.pid) };
     const only = process.env.BENCH_GOALS_ONLY;
-    if (only !== 'status' && only !== 'long') await measureGoals(goals);
-    if (only !== 'status' && only !== 'goals') await measureLongText(goals);
-    if (only !== 'long' && only !== 'goals') await measureStatusReads(goals);
+    if (only !== 'status' && only !== 'long' && only !== 'memory') await measureGoals(goals);
+    if (only !== 'status' && only !== 'goals' && only !== 'memory') await measureLongText(goals);
+    if (only !== 'long' && only !== 'goals' && only !== 'memory') await measureStatusReads(goals);
+    if (!only || only === '1' || only === 'memory') await measureMemoryGoal(goals);
 
     // The whole service: orchestration limits, breakdowns, burst, status polls, scaling, profiles.
     phases: {

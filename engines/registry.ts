@@ -17,6 +17,8 @@ export interface EngineOptions {
    * offers. Without it there is no piper engine (tests of the classic engines).
    */
   modelsDir?: string;
+  /** Piper processes at once (SYNTHESIS_CONCURRENCY: one per render slot); default the cores. */
+  piperMaxHosts?: number;
 }
 
 /** The engines this process may use, by name. Create one per process: adapters cache what they probe. */
@@ -24,7 +26,7 @@ export type EngineRegistry = ReadonlyMap<EngineName, Engine>;
 
 export function createEngines(options: EngineOptions = {}): EngineRegistry {
   const engines: Engine[] = [createEspeakEngine(), createFliteEngine(), createFestivalEngine()];
-  if (options.modelsDir) engines.push(createPiperEngine({ modelsDir: options.modelsDir }));
+  if (options.modelsDir) engines.push(createPiperEngine({ modelsDir: options.modelsDir, maxHosts: options.piperMaxHosts }));
   if (options.enableNonFree) engines.push(createPicoEngine(), createRhvoiceEngine());
   return new Map(engines.map((engine) => [engine.name, engine]));
 }
@@ -43,7 +45,7 @@ const shared = new Map<string, EngineRegistry>();
  * checks are probed once and Piper's kept processes are shared.
  */
 export function sharedEngines(options: EngineOptions = {}): EngineRegistry {
-  const key = JSON.stringify([Boolean(options.enableNonFree), options.modelsDir ?? null]);
+  const key = JSON.stringify([Boolean(options.enableNonFree), options.modelsDir ?? null, options.piperMaxHosts ?? null]);
   let engines = shared.get(key);
   if (!engines) {
     engines = createEngines(options);

@@ -50,7 +50,7 @@ async function main() {
       storage,
       temporal,
       mailer: createMailer(config, logger),
-      engines: createEngines({ enableNonFree: config.ENABLE_NONFREE_ENGINES, modelsDir: config.MODELS_DIR }),
+      engines: createEngines({ enableNonFree: config.ENABLE_NONFREE_ENGINES, modelsDir: config.MODELS_DIR, piperMaxHosts: config.SYNTHESIS_CONCURRENCY }),
     },
     connection,
     workflowBundlePath: config.WORKFLOW_BUNDLE ?? path.join(__dirname, '..', 'workflow-bundle.js'),

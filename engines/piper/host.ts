@@ -99,20 +99,44 @@ async function synthesize(session: Session, ort: typeof import('onnxruntime-node
   return { id: request.id, samples, rss: process.memoryUsage().rss, inferMs: performance.now() - started, firstMs, frames: durationOutput ? frames : undefined };
 }
 
-async function main() {
-  const modelPath = process.argv[2];
-  const ort = await import('onnxruntime-node');
+/**
+ * Loads the voice's session. The model's bytes (the file, ~63 MB for a medium
+ * voice, and its edited copy) are only needed until ONNX Runtime has built the
+ * session: they are dropped here and collected at once, which takes ~120 MiB
+ * off every host's RSS for its whole life (measured: 297 -> 177 MiB loaded).
+ */
+async function load(ort: typeof import('onnxruntime-node'), modelPath: string): Promise<{ session: Session; durationOutput: string | null }> {
   // One intra-op thread: the pool, not ONNX Runtime, decides how many cores synthesis takes.
-  // The phoneme durations as a second output (word timestamps); a model without them still speaks.
-  const edited = withDurationOutput(await readFile(modelPath));
-  const durationOutput = edited?.output ?? null;
+  // No memory pattern: VITS's shapes change with every sentence, so the cached patterns only
+  // held memory (a 5000-character text's calls: peak 503 -> 409 MiB, no CPU cost measured).
   const options: Session.SessionOptions = {
     intraOpNumThreads: 1,
     interOpNumThreads: 1,
     executionMode: 'sequential',
     graphOptimizationLevel: 'all',
+    enableMemPattern: false,
   };
+  // The phoneme durations as a second output (word timestamps); a model without them still speaks.
+  const edited = withDurationOutput(await readFile(modelPath));
   const session = edited ? await ort.InferenceSession.create(edited.model, options) : await ort.InferenceSession.create(modelPath, options);
+  return { session, durationOutput: edited?.output ?? null };
+}
+
+/** Frees what is no longer referenced now (large ArrayBuffers go with a full collection; the pool starts hosts with --expose-gc). */
+async function collect() {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (!gc) return;
+  // Twice, a turn apart: the backing stores of collected buffers are freed after the collection that found them.
+  gc();
+  await new Promise((resolve) => setImmediate(resolve));
+  gc();
+}
+
+async function main() {
+  const modelPath = process.argv[2];
+  const ort = await import('onnxruntime-node');
+  const { session, durationOutput } = await load(ort, modelPath);
+  await collect();
   reply({ ready: true, rss: process.memoryUsage().rss });
   // One request at a time: the next line is read only after the reply to this one.
   const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });

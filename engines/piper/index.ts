@@ -94,7 +94,7 @@ export function createPiperEngine(options: PiperEngineOptions): PiperEngine {
       };
       let result: PiperResult;
       try {
-        result = await pool.with(model.modelPath, (host) => host.synthesize(request, { signal }));
+        result = await pool.with(model.modelPath, (host) => host.synthesize(request, { signal }), signal);
       } catch (error) {
         if (signal?.aborted) throw new EngineError('piper', 'aborted');
         if (error instanceof PiperExit) throw new EngineError('piper', error.message);

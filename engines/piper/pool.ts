@@ -1,4 +1,5 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { holdProcess } from '../../lib/process';
@@ -10,17 +11,24 @@ import type { HostReply, HostRequest } from './host';
  * ONNX session, the Festival interpreter pool's pattern
  * (engines/festivalProcess.ts): a session costs 1-2 s to load, so idle
  * processes wait for the next request a while; a busy pool starts another,
- * so concurrency stays bounded by the callers (the worker's activity slots).
- * A process serves one request at a time with one intra-op thread, and is
- * replaced after `maxRequests` requests or once its RSS passed `maxRssBytes`
- * (ONNX Runtime keeps the memory of its longest call).
+ * up to `maxHosts` processes at once (a caller beyond waits for one to be
+ * free: each process runs on one core, so more than the cores would only
+ * add memory, ~170-450 MiB each); once a burst is over, one idle process
+ * stays warm for `idleMs`, the others only `spareIdleMs`. A process serves one request at a time
+ * with one intra-op thread, and is replaced after `maxRequests` requests or
+ * once its RSS passed `maxRssBytes` (ONNX Runtime keeps the memory of its
+ * longest call).
  */
 
 export interface PiperPoolOptions {
   maxRequests?: number;
   maxRssBytes?: number;
   idleMs?: number;
+  /** How long an idle process is kept beside a more recently used idle one (the second host of a burst). */
+  spareIdleMs?: number;
   maxIdle?: number;
+  /** Processes at once, busy and idle (default: the cores, the CPU task queue's default concurrency). */
+  maxHosts?: number;
 }
 
 export interface PiperResult {
@@ -34,11 +42,16 @@ export interface PiperResult {
 
 const DEFAULTS: Required<PiperPoolOptions> = {
   maxRequests: 1000,
-  // A medium voice settles at ~250-350 MiB with ≤ 250-character calls.
-  maxRssBytes: 700 * 1024 * 1024,
+  // A medium voice holds ~170 MiB loaded, ~330 MiB after everyday sentences and ~450 MiB after a
+  // 250-character one (bench/piperMemory.ts): a process that kept that much is replaced.
+  maxRssBytes: 400 * 1024 * 1024,
   idleMs: 5 * 60_000,
-  // Idle hosts hold ~270-390 MiB each: two cover a 2-core worker's concurrent renders.
+  // Once a burst is over, one warm host is enough (a second costs ~330 MiB); a few seconds between two
+  // renders of the same burst (a long text's chunks, a finish in the other slot) keep it.
+  spareIdleMs: 15_000,
+  // Two cover a 2-core worker's concurrent renders.
   maxIdle: 2,
+  maxHosts: availableParallelism(),
 };
 const START_TIMEOUT_MS = 60_000;
 const REQUEST_TIMEOUT_MS = 120_000;
@@ -51,8 +64,9 @@ export class PiperExit extends Error {
 /** node with tsx under the TypeScript sources (tests, tsx), plain node for the compiled dist/. */
 function hostCommand(): { command: string; args: string[] } {
   const script = path.join(__dirname, `host${path.extname(__filename)}`);
-  if (path.extname(__filename) === '.ts') return { command: process.execPath, args: ['--require', require.resolve('tsx/cjs'), script] };
-  return { command: process.execPath, args: [script] };
+  // --expose-gc: the host collects the model's bytes once its session is built (engines/piper/host.ts).
+  if (path.extname(__filename) === '.ts') return { command: process.execPath, args: ['--expose-gc', '--require', require.resolve('tsx/cjs'), script] };
+  return { command: process.execPath, args: ['--expose-gc', script] };
 }
 
 export class PiperProcess {
@@ -66,6 +80,8 @@ export class PiperProcess {
   requests = 0;
   rss = 0;
   idleTimer: NodeJS.Timeout | null = null;
+  /** Idle on the short timer: another idle process was used after it. */
+  spare = false;
 
   constructor(readonly modelPath: string) {
     const { command, args } = hostCommand();
@@ -163,30 +179,63 @@ export class PiperProcess {
 export class PiperPool {
   /** Least recently used first. */
   private readonly idle: PiperProcess[] = [];
+  private busy = 0;
+  /** Callers waiting for a process slot, first come first served. */
+  private readonly waiting: Array<() => void> = [];
   private readonly options: Required<PiperPoolOptions>;
   /** Processes started, for the bench and the tests. */
   started = 0;
 
   constructor(options: PiperPoolOptions = {}) {
-    this.options = { ...DEFAULTS, ...options };
+    // An option left undefined keeps its default.
+    this.options = { ...DEFAULTS, ...Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) };
   }
 
-  /** Runs `work` on an idle process of `modelPath`, or on a new one. */
-  async with<T>(modelPath: string, work: (host: PiperProcess) => Promise<T>): Promise<T> {
-    const warm = this.idle.filter((candidate) => candidate.alive && candidate.modelPath === modelPath).pop();
-    if (warm) this.idle.splice(this.idle.indexOf(warm), 1);
-    let host = warm;
-    if (!host) {
-      host = new PiperProcess(modelPath);
-      this.started += 1;
-    }
-    if (host.idleTimer) clearTimeout(host.idleTimer);
-    host.hold(true);
+  /** Processes running now, busy and idle (the bench and the tests). */
+  get size(): number {
+    return this.busy + this.idle.length;
+  }
+
+  /** Runs `work` on an idle process of `modelPath`, or on a new one once fewer than `maxHosts` are busy. */
+  async with<T>(modelPath: string, work: (host: PiperProcess) => Promise<T>, signal?: AbortSignal): Promise<T> {
+    // A slot ends in the hands of the next waiter (busy unchanged), so a newcomer cannot overtake it.
+    if (this.busy < this.options.maxHosts && this.waiting.length === 0) this.busy += 1;
+    else await this.slot(signal);
+    let host: PiperProcess | undefined;
     try {
+      const warm = this.idle.filter((candidate) => candidate.alive && candidate.modelPath === modelPath).pop();
+      if (warm) this.idle.splice(this.idle.indexOf(warm), 1);
+      // No warm one: an idle process of another voice makes room for the new one.
+      else while (this.idle.length > 0 && this.size > this.options.maxHosts) this.retire(this.idle[0]);
+      host = warm ?? new PiperProcess(modelPath);
+      if (!warm) this.started += 1;
+      if (host.idleTimer) clearTimeout(host.idleTimer);
+      host.hold(true);
       return await work(host);
     } finally {
-      this.release(host);
+      if (host) this.release(host);
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.busy -= 1;
     }
+  }
+
+  /** Waits until a process slot is free (with() starts the next waiter as it ends), or the signal aborts. */
+  private slot(signal?: AbortSignal): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      if (signal?.aborted) return reject(new EngineError('piper', 'aborted'));
+      const onAbort = () => {
+        const index = this.waiting.indexOf(turn);
+        if (index >= 0) this.waiting.splice(index, 1);
+        reject(new EngineError('piper', 'aborted'));
+      };
+      const turn = () => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiting.push(turn);
+    });
   }
 
   /** Stops every idle process (tests, shutdown). */
@@ -200,9 +249,16 @@ export class PiperPool {
       return;
     }
     host.hold(false);
+    host.spare = false;
     host.idleTimer = setTimeout(() => this.retire(host), this.options.idleMs).unref();
     this.idle.push(host);
-    while (this.idle.length > this.options.maxIdle) this.retire(this.idle[0]);
+    while (this.idle.length > Math.min(this.options.maxIdle, this.options.maxHosts)) this.retire(this.idle[0]);
+    for (const spare of this.idle.slice(0, -1)) {
+      if (spare.spare) continue;
+      spare.spare = true;
+      if (spare.idleTimer) clearTimeout(spare.idleTimer);
+      spare.idleTimer = setTimeout(() => this.retire(spare), this.options.spareIdleMs).unref();
+    }
   }
 
   private retire(host: PiperProcess) {

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { readWavInfo } from '../../audio/wav';
 import { createPiperEngine, type PiperEngine } from '../../engines/piper';
+import { PiperProcess } from '../../engines/piper/pool';
 import { EngineError } from '../../engines/types';
 import { defaultModelsDir } from '../../lib/config';
 
@@ -77,5 +78,56 @@ describe('piper engine', () => {
     const pending = engine.synthesize({ text: 'A sentence that will never finish rendering. '.repeat(5), voice: JOE, outPath: path.join(dir, 'abort.wav'), signal: controller.signal });
     setTimeout(() => controller.abort(), 50);
     await expect(pending).rejects.toThrow(/aborted/);
+  });
+  it('runs at most maxHosts processes at once: callers beyond wait for a free one, an aborted one stops waiting', async () => {
+    const capped = createPiperEngine({ modelsDir, noise: false, maxHosts: 1 });
+    try {
+      const text = 'One process at a time renders this sentence.';
+      let most = 0;
+      const watch = setInterval(() => (most = Math.max(most, capped.pool.size)), 5);
+      const controller = new AbortController();
+      const outs = [1, 2, 3].map((n) => path.join(dir, `capped-${n}.wav`));
+      const renders = outs.map((outPath) => capped.synthesize({ text, voice: JOE, outPath }));
+      const aborted = capped.synthesize({ text, voice: JOE, outPath: path.join(dir, 'capped-aborted.wav'), signal: controller.signal });
+      controller.abort();
+      await expect(aborted).rejects.toThrow(/aborted/);
+      await Promise.all(renders);
+      clearInterval(watch);
+      expect(most).toBe(1);
+      // The waiting callers were served by the one process, which the abort of a waiter did not kill.
+      expect(capped.pool.started).toBe(1);
+      const bytes = await Promise.all(outs.map((file) => readFile(file)));
+      for (const other of bytes.slice(1)) expect(other.equals(bytes[0])).toBe(true);
+    } finally {
+      capped.pool.close();
+    }
+  });
+
+  it('a host keeps no copy of the model once its session is loaded', async () => {
+    const [model] = await engine.models();
+    const host = new PiperProcess(model.modelPath);
+    try {
+      const result = await host.synthesize({ sentences: [[1, 20, 30, 40, 2]], scales: [0, 1, 0], sampleRate: model.sampleRate, outPath: path.join(dir, 'bytes.wav'), pauseSamples: 0 });
+      // The model file (63 MB) and its edited copy held on to cost ~120 MiB more: ~290 MiB instead of ~170-180.
+      expect(result.rss).toBeLessThan(240 * 2 ** 20);
+    } finally {
+      host.kill();
+    }
+  });
+  it('keeps a second idle process only a short while after a burst, the most recently used one longer', async () => {
+    const pool = createPiperEngine({ modelsDir, noise: false, spareIdleMs: 300 });
+    try {
+      const text = 'Two renders at once take two processes.';
+      await Promise.all([1, 2].map((n) => pool.synthesize({ text, voice: JOE, outPath: path.join(dir, `spare-${n}.wav`) })));
+      expect(pool.pool.started).toBe(2);
+      expect(pool.pool.size).toBe(2);
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      expect(pool.pool.size).toBe(1);
+      // The one kept is warm: no new process for the next request.
+      await pool.synthesize({ text, voice: JOE, outPath: path.join(dir, 'spare-3.wav') });
+      expect(pool.pool.started).toBe(2);
+    } finally {
+      pool.pool.close();
+    }
   });
 });
