@@ -78,8 +78,13 @@ export async function normalizeLoudnessInParallel(pieces: readonly Int16Array[],
             thread.postMessage(gain);
           }),
       );
-      // This thread's share meanwhile.
-      own.forEach((index, at) => (out[index] = applyGain(pieces[index], gain, ceilingDb, sampleRate, ownPeaks[at])));
+      // This thread's share meanwhile, a piece at a time: between pieces the event loop runs, so the
+      // activity's heartbeat timer (and the other activities of this worker) are not held up for the
+      // whole share, which on a loaded machine can take longer than the heartbeat timeout.
+      for (const [at, index] of own.entries()) {
+        out[index] = applyGain(pieces[index], gain, ceilingDb, sampleRate, ownPeaks[at]);
+        await new Promise(setImmediate);
+      }
       for (const [at, result] of (await Promise.all(results)).entries()) workers[at].indices.forEach((index, k) => (out[index] = result[k]));
       return out;
     };

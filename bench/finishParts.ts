@@ -1,7 +1,7 @@
 import { mkdir, readdir, stat } from 'node:fs/promises';
 import { cpus, homedir } from 'node:os';
 import path from 'node:path';
-import { performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { finishAudio, renderChunk, splitText, readWavSamples } from '../audio';
 import { normalizeLoudness } from '../audio/loudness';
 import { normalizeLoudnessInParallel } from '../audio/parallelLoudness';
@@ -23,11 +23,22 @@ const VOICE = process.env.LONG_VOICE ?? 'en-us-slt';
 const dir = process.env.FINISH_DIR ?? `/tmp/finish-parts-${VOICE}`;
 
 const timed = async <T>(label: string, work: () => Promise<T> | T): Promise<T> => {
+  // The event loop's longest stall: what holds up an activity's heartbeat timer in the worker.
+  const stalls = monitorEventLoopDelay({ resolution: 5 });
+  stalls.enable();
+  // Its first tick only sets the clock it measures later ticks against: let it tick before the work.
+  await new Promise((resolve) => setTimeout(resolve, 20));
   const started = performance.now();
   const cpu = process.cpuUsage();
   const result = await work();
   const used = process.cpuUsage(cpu);
-  process.stdout.write(`${label.padEnd(36)} ${(performance.now() - started).toFixed(0).padStart(6)} ms wall ${((used.user + used.system) / 1000).toFixed(0).padStart(6)} ms cpu (this process)\n`);
+  // A stall is recorded when the loop gets to the monitor's timer again: once more round the loop first.
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  stalls.disable();
+  const wall = (performance.now() - started).toFixed(0).padStart(6);
+  process.stdout.write(
+    `${label.padEnd(36)} ${wall} ms wall ${((used.user + used.system) / 1000).toFixed(0).padStart(6)} ms cpu (this process), event loop stalled up to ${(stalls.max / 1e6).toFixed(0)} ms\n`,
+  );
   return result;
 };
 
