@@ -32,10 +32,10 @@ const timed = async <T>(label: string, work: () => Promise<T> | T): Promise<T> =
   const cpu = process.cpuUsage();
   const result = await work();
   const used = process.cpuUsage(cpu);
+  const wall = (performance.now() - started).toFixed(0).padStart(6);
   // A stall is recorded when the loop gets to the monitor's timer again: once more round the loop first.
   await new Promise((resolve) => setTimeout(resolve, 10));
   stalls.disable();
-  const wall = (performance.now() - started).toFixed(0).padStart(6);
   process.stdout.write(
     `${label.padEnd(36)} ${wall} ms wall ${((used.user + used.system) / 1000).toFixed(0).padStart(6)} ms cpu (this process), event loop stalled up to ${(stalls.max / 1e6).toFixed(0)} ms\n`,
   );
