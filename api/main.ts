@@ -6,6 +6,7 @@ import { onShutdown } from '../lib/shutdown';
 import { createApp } from './app';
 import { createApiDeps } from './deps';
 import { keepConnectionsAlive } from './listen';
+import { stopSpareEncoders } from './routes/openai/stream';
 
 async function main() {
   const config = loadConfigOrExit();
@@ -22,6 +23,7 @@ async function main() {
   onShutdown(logger, async () => {
     await new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeAllConnections();
+    stopSpareEncoders();
     await deps.close();
   });
 }

@@ -1,6 +1,6 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { PassThrough, type Readable } from 'node:stream';
+import { PassThrough, type Readable, type Writable } from 'node:stream';
 import { chunkKey, textChunks } from '../../../activities/synthesis';
 import { rawPcmInput, REPRODUCIBLE_OUTPUT } from '../../../audio/ffmpeg';
 import { pauseSamples } from '../../../audio/finish';
@@ -130,6 +130,92 @@ const FFMPEG_OUTPUT: Readonly<Record<'mp3' | 'opus' | 'aac' | 'flac', string[]>>
   flac: ['-c:a', 'flac', '-f', 'flac'],
 };
 
+type EncodedFormat = keyof typeof FFMPEG_OUTPUT;
+type EncoderProcess = ChildProcessByStdio<Writable, Readable, null>;
+
+function spawnEncoderProcess(format: EncodedFormat): EncoderProcess {
+  return spawn(
+    'ffmpeg',
+    [
+      '-hide_banner',
+      '-nostats',
+      '-v',
+      'error',
+      // No probing: the input is known, and probing would hold the first output back until seconds of audio came in.
+      '-probesize',
+      '32',
+      '-analyzeduration',
+      '0',
+      ...rawPcmInput(CHUNK_SAMPLE_RATE),
+      ...REPRODUCIBLE_OUTPUT,
+      '-flush_packets',
+      '1',
+      ...FFMPEG_OUTPUT[format],
+      'pipe:1',
+    ],
+    { stdio: ['pipe', 'pipe', 'ignore'] },
+  );
+}
+
+/**
+ * One encoder process per format kept started ahead, idle on its stdin: an
+ * ffmpeg start costs tens of milliseconds of CPU (loading its libraries),
+ * which on a small machine competed with the first sentence's render and so
+ * sat on the first audio's path. A request takes the spare; the next one
+ * starts once that request's first audio is out (off its path). Only formats
+ * that were asked for get one, and a spare nobody takes is stopped after a
+ * while. A spare's pipes do not keep the process alive, and an ffmpeg whose
+ * parent is gone reads the end of its input and exits.
+ */
+const SPARE_IDLE_MS = 10 * 60_000;
+const spares = new Map<EncodedFormat, { child: EncoderProcess; retire: NodeJS.Timeout }>();
+
+const holdsProcess = (child: EncoderProcess, hold: boolean) => {
+  for (const pipe of [child.stdin, child.stdout] as unknown as Array<{ ref(): void; unref(): void }>) {
+    if (hold) pipe.ref();
+    else pipe.unref();
+  }
+  if (hold) child.ref();
+  else child.unref();
+};
+
+function startSpare(format: EncodedFormat): void {
+  if (spares.has(format)) return;
+  const child = spawnEncoderProcess(format);
+  const drop = () => {
+    if (spares.get(format)?.child === child) spares.delete(format);
+  };
+  // A spare that fails to start (no ffmpeg) or dies idle is dropped; the next request starts its own.
+  child.once('error', drop);
+  child.once('exit', drop);
+  holdsProcess(child, false);
+  const retire = setTimeout(() => {
+    drop();
+    child.kill('SIGKILL');
+  }, SPARE_IDLE_MS).unref();
+  spares.set(format, { child, retire });
+}
+
+function takeEncoderProcess(format: EncodedFormat): EncoderProcess {
+  const spare = spares.get(format);
+  spares.delete(format);
+  if (spare && spare.child.exitCode === null && spare.child.signalCode === null) {
+    clearTimeout(spare.retire);
+    holdsProcess(spare.child, true);
+    return spare.child;
+  }
+  return spawnEncoderProcess(format);
+}
+
+/** Stops the spare encoders (the API's shutdown). */
+export function stopSpareEncoders(): void {
+  for (const { child, retire } of spares.values()) {
+    clearTimeout(retire);
+    child.kill('SIGKILL');
+  }
+  spares.clear();
+}
+
 export interface StreamEncoder {
   /** The encoded bytes, from the first write to the end. */
   output: Readable;
@@ -161,29 +247,11 @@ export function createStreamEncoder(format: ResponseFormat): StreamEncoder {
       destroy: () => output.destroy(),
     };
   }
-  const child = spawn(
-    'ffmpeg',
-    [
-      '-hide_banner',
-      '-nostats',
-      '-v',
-      'error',
-      // No probing: the input is known, and probing would hold the first output back until seconds of audio came in.
-      '-probesize',
-      '32',
-      '-analyzeduration',
-      '0',
-      ...rawPcmInput(CHUNK_SAMPLE_RATE),
-      ...REPRODUCIBLE_OUTPUT,
-      '-flush_packets',
-      '1',
-      ...FFMPEG_OUTPUT[format],
-      'pipe:1',
-    ],
-    { stdio: ['pipe', 'pipe', 'ignore'] },
-  );
+  const child = takeEncoderProcess(format);
   const exited = once(child, 'close').catch(() => undefined);
   child.stdin.on('error', () => undefined);
+  // This request's first audio is out: the next request's encoder can start now, off its path.
+  child.stdout.once('data', () => setImmediate(() => startSpare(format)));
   return {
     output: child.stdout,
     async write(pcm) {

@@ -1,0 +1,60 @@
+import childProcess, { type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { createStreamEncoder, stopSpareEncoders } from '../../api/routes/openai/stream';
+
+/**
+ * The streaming endpoint's encoders: a request takes the encoder process
+ * started ahead for its format, and the next one starts only once that
+ * request's first audio is out. Real ffmpeg; spawn is watched, not replaced.
+ */
+const spawn = jest.spyOn(childProcess, 'spawn');
+/** The processes started since the last clear. */
+const spawned = (): ChildProcess[] => spawn.mock.results.map((result) => result.value as ChildProcess);
+
+afterAll(() => {
+  stopSpareEncoders();
+  spawn.mockRestore();
+});
+
+/** One second of a 440 Hz tone, 24 kHz mono 16-bit. */
+const tone = () => Buffer.from(Int16Array.from({ length: 24_000 }, (_, i) => Math.round(8000 * Math.sin((2 * Math.PI * 440 * i) / 24_000))).buffer);
+
+async function encode(): Promise<Buffer> {
+  const encoder = createStreamEncoder('mp3');
+  const bytes: Buffer[] = [];
+  encoder.output.on('data', (piece: Buffer) => bytes.push(piece));
+  await encoder.write(tone());
+  await encoder.end();
+  return Buffer.concat(bytes);
+}
+
+const isMp3 = (bytes: Buffer) => bytes.length > 1000 && bytes[0] === 0xff && (bytes[1] & 0xe0) === 0xe0;
+const nextTurn = () => new Promise((resolve) => setTimeout(resolve, 50));
+
+test('a stream takes the encoder started ahead for its format, and the next one starts after its first audio', async () => {
+  stopSpareEncoders();
+  spawn.mockClear();
+  expect(isMp3(await encode())).toBe(true);
+  await nextTurn();
+  // Its own encoder and, once its first bytes were out, the spare.
+  expect(spawned()).toHaveLength(2);
+  const spare = spawned()[1];
+  expect(spare.exitCode).toBeNull();
+
+  spawn.mockClear();
+  expect(isMp3(await encode())).toBe(true);
+  // The spare did the work: it has exited after its input ended, and only the next spare was started.
+  expect(spare.exitCode).toBe(0);
+  await nextTurn();
+  expect(spawned()).toHaveLength(1);
+});
+
+test('stopping the spares ends their processes', async () => {
+  expect(isMp3(await encode())).toBe(true);
+  await nextTurn();
+  const spare = spawned().at(-1)!;
+  expect(spare.exitCode).toBeNull();
+  stopSpareEncoders();
+  await once(spare, 'exit');
+  expect(spare.signalCode).toBe('SIGKILL');
+});
