@@ -1,13 +1,14 @@
 import path from 'node:path';
-import { run, type RunResult } from '../lib/process';
+import type { Writable } from 'node:stream';
+import { run, type RunOptions, type RunResult } from '../lib/process';
 
 /**
  * ffmpeg with the flags every call here wants. Each start costs ~0.1-0.2 s,
  * so callers chain their filters into one call.
  */
-export function ffmpeg(args: readonly string[], signal?: AbortSignal, input?: Buffer): Promise<RunResult> {
+export function ffmpeg(args: readonly string[], signal?: AbortSignal, input?: RunOptions['input'], output?: Writable): Promise<RunResult> {
   // -nostdin keeps ffmpeg from reading commands on stdin; an `input` is read as pipe:0 regardless.
-  return run('ffmpeg', ['-nostdin', '-hide_banner', '-nostats', '-v', 'error', '-y', ...args], { signal, timeoutMs: 600_000, input });
+  return run('ffmpeg', ['-nostdin', '-hide_banner', '-nostats', '-v', 'error', '-y', ...args], { signal, timeoutMs: 600_000, input, output });
 }
 
 /** A local path as an ffmpeg URL: `file:` keeps a name with a colon from being read as a protocol. */

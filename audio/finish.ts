@@ -1,4 +1,5 @@
 import { open, stat } from 'node:fs/promises';
+import { PassThrough, Readable } from 'node:stream';
 import { ffmpeg, fileUrl, rawPcmInput, REPRODUCIBLE_OUTPUT } from './ffmpeg';
 import { normalizeLoudnessInParallel } from './parallelLoudness';
 import { assertProsody, type Emotion, EMOTION_PRESETS, type OutputFormat } from './prosody';
@@ -49,11 +50,12 @@ export const CONTENT_TYPES: Readonly<Record<OutputFormat, string>> = {
 /** Output sample rate of every format: speech needs no more, and Opus supports it natively. */
 export const OUTPUT_SAMPLE_RATE = CHUNK_SAMPLE_RATE;
 
+/** Each format's encoder and its container (ffmpeg's muxer of that name). */
 const ENCODERS: Readonly<Record<OutputFormat, string[]>> = {
-  wav: ['-c:a', 'pcm_s16le', '-f', 'wav'],
-  mp3: ['-c:a', 'libmp3lame', '-b:a', '64k', '-f', 'mp3'],
-  ogg: ['-c:a', 'libopus', '-b:a', '48k', '-application', 'voip', '-f', 'ogg'],
-  flac: ['-c:a', 'flac', '-f', 'flac'],
+  wav: ['-c:a', 'pcm_s16le'],
+  mp3: ['-c:a', 'libmp3lame', '-b:a', '64k'],
+  ogg: ['-c:a', 'libopus', '-b:a', '48k', '-application', 'voip'],
+  flac: ['-c:a', 'flac'],
 };
 
 const num = (value: number, digits = 4): string => {
@@ -155,21 +157,48 @@ export function pauseSamples(input: Pick<FinishAudioInput, 'pauseSeconds' | 'spe
   return Math.round(((input.pauseSeconds ?? 0.35) / (EMOTION_PRESETS[input.emotion].rate * input.speed)) * OUTPUT_SAMPLE_RATE);
 }
 
-function encode(pcm: readonly Int16Array[], format: OutputFormat, outPath: string, signal?: AbortSignal) {
-  return ffmpeg(
-    [...rawPcmInput(OUTPUT_SAMPLE_RATE), ...REPRODUCIBLE_OUTPUT, ...ENCODERS[format], fileUrl(outPath)],
-    signal,
-    Buffer.concat(pcm.map((piece) => Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength))),
-  );
-}
-
 /**
- * True peak of an encoded file as a player decodes it, in dBTP: ffmpeg's
- * ebur128 meter (BS.1770 true peak, oversampled to 192 kHz), streaming, so an
- * hour of audio costs no memory here. Frame logs stay at verbose level.
+ * Encodes `pcm` to `outPath` and, at the same time, measures the true peak of
+ * the encoded audio as a player decodes it: one encoder whose output ffmpeg's
+ * tee muxer writes to the file and to a pipe, where a second ffmpeg decodes
+ * it as it comes and meters it (ebur128: BS.1770 true peak, oversampled to
+ * 192 kHz). Side by side rather than one after the other, the two processes'
+ * start-ups and work overlap; the file's bytes are those of a plain encode.
+ * In dBTP; frame logs stay at verbose level.
  */
-async function encodedTruePeakDb(file: string, signal?: AbortSignal): Promise<number> {
-  const { stderr } = await ffmpeg(['-v', 'info', '-i', fileUrl(file), '-af', 'ebur128=peak=true:framelog=verbose', '-f', 'null', '-'], signal);
+async function encodeAndMeasure(pcm: readonly Int16Array[], format: OutputFormat, outPath: string, signal?: AbortSignal): Promise<number> {
+  // The tee muxer reads '[', '|' and '\\' in its output names; ours are temporary paths this code chose.
+  if (/[[\]|\\]/.test(outPath)) throw new RangeError(`finishAudio: unusable output path ${outPath}`);
+  // Either process failing stops the other: a meter gone would leave the encoder blocked on a full pipe.
+  const failed = new AbortController();
+  const both = signal ? AbortSignal.any([signal, failed.signal]) : failed.signal;
+  const settle = <T>(work: Promise<T>) =>
+    work.catch((error: unknown) => {
+      failed.abort(error);
+      throw error;
+    });
+  const encoded = new PassThrough();
+  const input = Readable.from(pcm.map((piece) => Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength)));
+  const [, { stderr }] = await Promise.all([
+    settle(
+      ffmpeg(
+        [
+          ...rawPcmInput(OUTPUT_SAMPLE_RATE),
+          ...REPRODUCIBLE_OUTPUT,
+          ...ENCODERS[format],
+          '-map',
+          '0:a',
+          '-f',
+          'tee',
+          `[f=${format}:fflags=+bitexact]${fileUrl(outPath)}|[f=${format}:flush_packets=0]pipe:1`,
+        ],
+        both,
+        input,
+        encoded,
+      ),
+    ),
+    settle(ffmpeg(['-v', 'info', '-f', format, '-i', 'pipe:0', '-af', 'ebur128=peak=true:framelog=verbose', '-f', 'null', '-'], both, encoded)),
+  ]);
   const match = /True peak:\s*\n\s*Peak:\s*(-?inf|-?[\d.]+) dBFS/.exec(stderr);
   if (!match) throw new Error('ffmpeg ebur128 printed no true peak');
   return match[1].endsWith('inf') ? -Infinity : Number(match[1]);
@@ -178,15 +207,14 @@ async function encodedTruePeakDb(file: string, signal?: AbortSignal): Promise<nu
 /**
  * Encodes to a lossy format and measures the result: when the encoder pushed
  * the true peak over the limit, the whole signal is attenuated by the excess
- * (plus a margin) and encoded again. Usually one encode and one decode.
+ * (plus a margin) and encoded again. Usually one encode, measured as it is written.
  */
 async function encodeWithinLimit(pcm: Int16Array[], format: OutputFormat, outPath: string, signal?: AbortSignal): Promise<void> {
   let attenuationDb = 0;
   for (let attempt = 1; ; attempt++) {
     const gain = 10 ** (-attenuationDb / 20);
     const pieces = attenuationDb === 0 ? pcm : pcm.map((piece) => Int16Array.from(piece, (sample) => Math.round(sample * gain)));
-    await encode(pieces, format, outPath, signal);
-    const peak = await encodedTruePeakDb(outPath, signal);
+    const peak = await encodeAndMeasure(pieces, format, outPath, signal);
     const target = TRUE_PEAK_LIMIT_DB - ENCODED_MARGIN_DB;
     if (peak <= TRUE_PEAK_LIMIT_DB - ENCODED_MARGIN_DB / 2 || attempt === MAX_ENCODE_ATTEMPTS) return;
     attenuationDb += peak - target;

@@ -3,6 +3,7 @@ import { constants } from 'node:fs';
 import { access, mkdtemp, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { Readable, type Writable } from 'node:stream';
 
 /**
  * Spawning helpers shared by the engine adapters and the audio pipeline.
@@ -11,8 +12,10 @@ import path from 'node:path';
  */
 
 export interface RunOptions {
-  /** Written to the program's stdin, which is then closed. */
-  input?: string | Buffer;
+  /** Written to the program's stdin, which is then closed (a stream: piped, then closed at its end). */
+  input?: string | Buffer | Readable;
+  /** Where the program's stdout goes as it comes (it is not collected then: the result's stdout is empty). */
+  output?: Writable;
   /** Killed (SIGKILL) after this long; default 2 minutes. */
   timeoutMs?: number;
   signal?: AbortSignal;
@@ -52,7 +55,8 @@ export function run(command: string, args: readonly string[], options: RunOption
     });
     const stdout: Buffer[] = [];
     let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
+    if (options.output) child.stdout.pipe(options.output);
+    else child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
     child.stderr.on('data', (chunk: Buffer) => {
       if (stderr.length < STDERR_LIMIT) stderr += chunk.toString('utf8');
     });
@@ -71,7 +75,13 @@ export function run(command: string, args: readonly string[], options: RunOption
       const detail = lastLines(stderr);
       reject(new ProcessError(command, code, stderr, `${command} ${why}${detail ? `: ${detail}` : ''}`));
     });
-    child.stdin.end(options.input ?? '');
+    if (options.input instanceof Readable) {
+      // A failing source ends the program's input; its exit code (or the caller's abort) tells the rest.
+      options.input.once('error', () => child.stdin.end());
+      options.input.pipe(child.stdin);
+    } else {
+      child.stdin.end(options.input ?? '');
+    }
   });
 }
 

@@ -174,6 +174,33 @@ describe('output formats', () => {
     expect(result.analysis.f0MedianHz).toBeGreaterThan(150);
   });
 
+  it('stops both the encoder and the meter of a lossy format when the finish is aborted', async () => {
+    // This jest worker's ffmpeg children: the encoder and the true-peak meter run side by side.
+    const ffmpegChildren = async () => {
+      let count = 0;
+      for (const pid of (await readdir('/proc')).filter((name) => /^\d+$/.test(name))) {
+        // /proc/<pid>/stat: "pid (comm) state ppid ..."
+        const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+        const match = /^\d+ \((.*)\) \S+ (\d+)/.exec(stat);
+        if (match && match[1] === 'ffmpeg' && Number(match[2]) === process.pid) count++;
+      }
+      return count;
+    };
+    const waitFor = async (done: () => Promise<boolean>) => {
+      for (let i = 0; i < 400 && !(await done()); i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    };
+    const abort = new AbortController();
+    // Minutes of audio, so that both processes are still running when the abort comes.
+    const finishing = finishAudio({ chunks: Array<string>(120).fill(chunks[0]), speed: 1, pitch: 0, emotion: 'neutral', format: 'ogg', outPath: file('ogg'), signal: abort.signal });
+    finishing.catch(() => undefined);
+    await waitFor(async () => (await ffmpegChildren()) === 2);
+    expect(await ffmpegChildren()).toBe(2);
+    abort.abort();
+    await expect(finishing).rejects.toThrow(/aborted/);
+    await waitFor(async () => (await ffmpegChildren()) === 0);
+    expect(await ffmpegChildren()).toBe(0);
+  }, 30_000);
+
   it('encodes the same chunks to the same bytes every time (retries are idempotent)', async () => {
     for (const format of ['wav', 'mp3', 'ogg', 'flac'] as const) {
       const [first, second] = [await finish(chunks, { format }), await finish(chunks, { format })];
