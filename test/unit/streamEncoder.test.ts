@@ -29,9 +29,10 @@ async function encode(): Promise<Buffer> {
 }
 
 const isMp3 = (bytes: Buffer) => bytes.length > 1000 && bytes[0] === 0xff && (bytes[1] & 0xe0) === 0xe0;
-const nextTurn = () => new Promise((resolve) => setTimeout(resolve, 50));
+/** Past the moment the next spare starts (100 ms after a stream's first write). */
+const nextTurn = () => new Promise((resolve) => setTimeout(resolve, 300));
 
-test('a stream takes the encoder started ahead for its format, and the next one starts after its first audio', async () => {
+test('a stream takes the encoder started ahead for its format, and the next one starts after its first audio is written', async () => {
   stopSpareEncoders();
   spawn.mockClear();
   expect(isMp3(await encode())).toBe(true);

@@ -162,12 +162,14 @@ function spawnEncoderProcess(format: EncodedFormat): EncoderProcess {
  * ffmpeg start costs tens of milliseconds of CPU (loading its libraries),
  * which on a small machine competed with the first sentence's render and so
  * sat on the first audio's path. A request takes the spare; the next one
- * starts once that request's first audio is out (off its path). Only formats
+ * starts just after that request's first audio (off its path). Only formats
  * that were asked for get one, and a spare nobody takes is stopped after a
  * while. A spare's pipes do not keep the process alive, and an ffmpeg whose
  * parent is gone reads the end of its input and exits.
  */
 const SPARE_IDLE_MS = 10 * 60_000;
+/** After a stream's first write: time for its encoder to put out the first frame before the next encoder's start competes. */
+const SPARE_AFTER_FIRST_WRITE_MS = 100;
 const spares = new Map<EncodedFormat, { child: EncoderProcess; retire: NodeJS.Timeout }>();
 
 const holdsProcess = (child: EncoderProcess, hold: boolean) => {
@@ -250,11 +252,16 @@ export function createStreamEncoder(format: ResponseFormat): StreamEncoder {
   const child = takeEncoderProcess(format);
   const exited = once(child, 'close').catch(() => undefined);
   child.stdin.on('error', () => undefined);
-  // This request's first audio is out: the next request's encoder can start now, off its path.
-  child.stdout.once('data', () => setImmediate(() => startSpare(format)));
+  let written = false;
   return {
     output: child.stdout,
     async write(pcm) {
+      if (!written) {
+        written = true;
+        // The first audio is on its way: the next request's encoder starts a moment later, off its path.
+        // (Not on the output's first 'data' event: a listener there would set the output flowing before its reader is attached.)
+        setTimeout(() => startSpare(format), SPARE_AFTER_FIRST_WRITE_MS).unref();
+      }
       if (!child.stdin.write(pcm)) await once(child.stdin, 'drain');
     },
     async end() {
