@@ -63,6 +63,17 @@ record('record workflow histories for replay tests', () => {
     await save('synthesis-insufficient', workflowId);
   });
 
+  // Recorded after patched('capture-records-completion'): the histories above, from before it, keep replaying its
+  // old path; these replay the new one (the capture's transaction records the completion).
+  it('records a completed synthesis of several chunks and its capture, with the capture recording the completion', async () => {
+    const who = await createAccount(deps);
+    const accepted = await call(api.url, 'POST', '/api/v1/tts/synthesize/', { text: 'This sentence is one of many. '.repeat(30), voice_id: 'en-us-slt', output_format: 'mp3' }, who.access);
+    expect((await waitForSynthesis(api.url, accepted.body.status_url, who.access)).status).toBe('completed');
+    expect(await deps.temporal.workflow.getHandle(`synthesis:${accepted.body.id}`).result()).toBe('completed');
+    await save('synthesis-completed-capture-records-completion', `synthesis:${accepted.body.id}`);
+    await save('credit-capture-records-completion', `credits:capture:${accepted.body.id}`);
+  });
+
   it('records a streamed synthesis of one sentence (rendered as a stored chunk, then finished)', async () => {
     const who = await createAccount(deps);
     const response = await fetch(`${api.url}/v1/audio/speech`, {
