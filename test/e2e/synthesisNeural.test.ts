@@ -74,8 +74,10 @@ describe.each([
       expect(fastRatio).toBeLessThan(0.56);
       expect(slowRatio).toBeGreaterThan(1.8);
       expect(slowRatio).toBeLessThan(2.2);
-      // Speed is the model's own timing (length_scale), not a pitch change.
-      expect(Math.abs(12 * Math.log2(fast.f0MedianHz! / normal.f0MedianHz!))).toBeLessThan(2);
+      // Speed is the model's own timing (length_scale), not a pitch change: a change of speed by
+      // resampling would move F0 by 12 semitones here. The model's sampling noise moves the median F0
+      // of the fast rendering too: -0.1 to +1.2 semitones in eight renders in process, 2.25 once in CI.
+      expect(Math.abs(12 * Math.log2(fast.f0MedianHz! / normal.f0MedianHz!))).toBeLessThan(3);
       const pitchRatio = high.f0MedianHz! / normal.f0MedianHz!;
       expect(pitchRatio).toBeGreaterThanOrEqual(1.8);
       expect(pitchRatio).toBeLessThanOrEqual(2.2);
