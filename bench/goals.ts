@@ -22,7 +22,7 @@ import { cpuDelta, cpuSnapshot, type ProcessGroup } from './processes';
 export type Row = [figure: string, value: string, baseline: string, ratio: string, target: string];
 const fmt = (value: number, digits = 1) => value.toFixed(digits);
 const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(p * values.length))];
-const median = (values: number[]) => percentile(values, 0.5);
+export const median = (values: number[]) => percentile(values, 0.5);
 
 export const ONE_SENTENCE = 'The morning train left on time, and every passenger found a seat by the window before the first stop.';
 const FIRST_SENTENCE = 'The morning train left on time.';
@@ -58,7 +58,7 @@ export function stackGroups(stack: IsolatedStack): ProcessGroup[] {
 const TAX = ['api', 'worker', 'temporal', 'postgres', 'minio'];
 
 /** Reads Server-Sent Events until `until` says stop; resolves with the data of the last event read. */
-async function followEvents(response: Response, until: (event: string, data: string) => boolean): Promise<void> {
+export async function followEvents(response: Response, until: (event: string, data: string) => boolean): Promise<void> {
   const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = '';
   try {

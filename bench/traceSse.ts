@@ -3,7 +3,7 @@ import { finishAudio, renderChunk } from '../audio';
 import { findPremadeVoice } from '../engines/catalog';
 import { createEngines } from '../engines/registry';
 import type { IsolatedStack, StackAccount } from '../scripts/isolatedStack';
-import { ONE_SENTENCE, rawEngine, table } from './goals';
+import { followEvents, median, ONE_SENTENCE, rawEngine, table } from './goals';
 
 /**
  * The light-load goal's path, one request at a time: a one-sentence
@@ -17,30 +17,6 @@ import { ONE_SENTENCE, rawEngine, table } from './goals';
 
 type Event = { eventTime?: { seconds?: unknown; nanos?: number | null } | null } & Record<string, unknown>;
 const eventMs = (event: Event) => Number(event.eventTime?.seconds ?? 0) * 1000 + Math.round((event.eventTime?.nanos ?? 0) / 1e6);
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-
-/** Reads Server-Sent Events; calls `seen` with each status and the time it arrived, until it has ended. */
-async function followStatus(response: Response, seen: (status: string, at: number) => void): Promise<void> {
-  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = '';
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return;
-      buffer += value;
-      for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
-        const data = /^data: (.*)$/m.exec(buffer.slice(0, end))?.[1];
-        buffer = buffer.slice(end + 2);
-        if (!data) continue;
-        const { status } = JSON.parse(data) as { status: string };
-        seen(status, Date.now());
-        if (['completed', 'failed', 'canceled'].includes(status)) return;
-      }
-    }
-  } finally {
-    await reader.cancel().catch(() => undefined);
-  }
-}
 
 export async function sseTimelines(stack: IsolatedStack, accounts: StackAccount[], voiceId: string, runs: number, say: (text: string) => void): Promise<void> {
   const raw = await rawEngine(stack, voiceId, ONE_SENTENCE, 5, stack.dataDir);
@@ -73,7 +49,11 @@ export async function sseTimelines(stack: IsolatedStack, accounts: StackAccount[
     const accepted = (await response.json()) as { id: string; status_url: string };
     const acceptedAt = Date.now();
     const seen = new Map<string, number>();
-    await followStatus(await fetch(`${stack.apiUrl}${accepted.status_url}`, { headers: { ...auth, Accept: 'text/event-stream' } }), (status, at) => void seen.set(status, at));
+    await followEvents(await fetch(`${stack.apiUrl}${accepted.status_url}`, { headers: { ...auth, Accept: 'text/event-stream' } }), (_event, data) => {
+      const { status } = JSON.parse(data) as { status: string };
+      seen.set(status, Date.now());
+      return ['completed', 'failed', 'canceled'].includes(status);
+    });
     // The record step may end after the client heard of the completion: the histories once both workflows have.
     await stack.temporal.workflow.getHandle(`synthesis:${accepted.id}`).result();
     const history = async (workflowId: string) => ((await stack.temporal.workflow.getHandle(workflowId).fetchHistory()).events ?? []) as Event[];
