@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
+import type { PartialModelObject } from 'objection';
 import { PROGRESS_CHANNEL } from '../lib/progress';
-import { Synthesis } from './models/Synthesis';
+import { Synthesis, type SynthesisRow } from './models/Synthesis';
 
 /**
  * Moves a processing synthesis's progress forward (never back: a retried
@@ -8,10 +9,15 @@ import { Synthesis } from './models/Synthesis';
  * update, then the notification (sent at commit, so after the row changed).
  */
 export async function advanceProgress(db: Knex, synthesisId: string, progress: number): Promise<void> {
-  await db.raw(`with moved as (?) select pg_notify(?, ?)`, [
+  await patchAndNotify(db, synthesisId, { progress: db.raw('greatest(progress, ?)', [Math.round(progress * 1000) / 1000]) }, { status: 'processing' });
+}
+
+/** Patches a synthesis's row and notifies its watchers in one statement: the notification goes out at commit, after the row changed. */
+async function patchAndNotify(db: Knex, synthesisId: string, patch: PartialModelObject<Synthesis>, where: Partial<SynthesisRow> = {}): Promise<void> {
+  await db.raw(`with patched as (?) select pg_notify(?, ?)`, [
     Synthesis.query(db)
-      .where({ id: synthesisId, status: 'processing' })
-      .patch({ progress: db.raw('greatest(progress, ?)', [Math.round(progress * 1000) / 1000]) })
+      .where({ ...where, id: synthesisId })
+      .patch(patch)
       .toKnexQuery(),
     PROGRESS_CHANNEL,
     synthesisId,
@@ -32,21 +38,14 @@ export interface CompletedAudio {
  * records it in the transaction that charges it (activities/credits.ts).
  */
 export async function recordCompletion(db: Knex, synthesisId: string, audio: CompletedAudio): Promise<void> {
-  await db.raw(`with done as (?) select pg_notify(?, ?)`, [
-    Synthesis.query(db)
-      .where({ id: synthesisId })
-      .patch({
-        status: 'completed',
-        progress: 1,
-        audio_key: audio.audioKey,
-        audio_bytes: audio.bytes,
-        duration_seconds: audio.durationSeconds,
-        credits_charged: db.raw('characters'),
-        completed_at: db.fn.now(),
-        updated_at: db.fn.now(),
-      })
-      .toKnexQuery(),
-    PROGRESS_CHANNEL,
-    synthesisId,
-  ]);
+  await patchAndNotify(db, synthesisId, {
+    status: 'completed',
+    progress: 1,
+    audio_key: audio.audioKey,
+    audio_bytes: audio.bytes,
+    duration_seconds: audio.durationSeconds,
+    credits_charged: db.raw('characters'),
+    completed_at: db.fn.now(),
+    updated_at: db.fn.now(),
+  });
 }
