@@ -86,9 +86,14 @@ describe('signupVerification workflow (mocked activities)', () => {
 
   it('mails again on resend and restarts the TTL from the new mail (the first timer is canceled)', async () => {
     const { handle, mails } = await start(LONG_TTL);
+    // A mail is counted when its activity is called; the TTL's timer starts one workflow task after it
+    // completes. Each step waits for that timer, or the next one could arrive before the timer exists.
+    const timersStarted = async () => (await historyOf(handle)).filter((event) => event.timerStartedEventAttributes).length;
     await eventually('the first mail', () => mails() === 1);
+    await eventually('the first TTL timer', async () => (await timersStarted()) === 1);
     await handle.signal(resendSignal);
     await eventually('the second mail', () => mails() === 2);
+    await eventually('the second TTL timer', async () => (await timersStarted()) === 2);
     await handle.executeUpdate(verifyUpdate, { args: [{ tokenId: randomUUID() }] });
     expect(await handle.result()).toBe('verified');
     const events = await historyOf(handle);
