@@ -33,7 +33,7 @@ function upload(form: FormData, onProgress: (fraction: number) => void): Promise
   });
 }
 
-function CloneForm({ onCloned }: { onCloned: () => void }) {
+function CloneForm({ onCloned }: { onCloned: (voice: Voice) => void }) {
   const [uploaded, setUploaded] = useState<number | null>(null);
   const [voice, setVoice] = useState<Voice | null>(null);
   const [error, setError] = useState<unknown>(null);
@@ -45,7 +45,7 @@ function CloneForm({ onCloned }: { onCloned: () => void }) {
       try {
         const next = await get<Voice>(`voices/${voice.id}/`);
         setVoice(next);
-        if (next.status !== 'processing') onCloned();
+        if (next.status !== 'processing') onCloned(next);
       } catch (failure) {
         setError(failure);
       }
@@ -64,7 +64,7 @@ function CloneForm({ onCloned }: { onCloned: () => void }) {
     try {
       const created = await upload(form, setUploaded);
       setVoice(created);
-      onCloned();
+      onCloned(created);
     } catch (failure) {
       setError(failure);
       setUploaded(null);
@@ -115,6 +115,10 @@ export function Voices() {
   const [language, setLanguage] = useState('');
   const [gender, setGender] = useState('');
   const [message, setMessage] = useState<string | null>(null);
+  // The voice the clone form follows, as last read: its row shows this state in the same render as the form's
+  // message, not a moment later when the list has been fetched again.
+  const [followed, setFollowed] = useState<Voice | null>(null);
+  const cloned = (mine.data?.results ?? []).map((voice) => (voice.id === followed?.id ? followed : voice));
   const all = premade.data?.results ?? [];
   const languages = [...new Set(all.map((voice) => voice.language))].sort();
   const genders = [...new Set(all.map((voice) => voice.gender).filter(Boolean))].sort();
@@ -149,7 +153,7 @@ export function Voices() {
               </tr>
             </thead>
             <tbody>
-              {mine.data.results.map((voice) => (
+              {cloned.map((voice) => (
                 <tr key={voice.id}>
                   <th scope="row">{voice.name}</th>
                   <td>{voice.language}</td>
@@ -173,7 +177,12 @@ export function Voices() {
           </table>
         </div>
       )}
-      <CloneForm onCloned={mine.reload} />
+      <CloneForm
+        onCloned={(voice) => {
+          setFollowed(voice);
+          mine.reload();
+        }}
+      />
       <h2>Premade voices</h2>
       <div class="filters">
         <Select
