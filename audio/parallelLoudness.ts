@@ -84,8 +84,13 @@ export async function normalizeLoudnessInParallel(pieces: readonly Int16Array[],
       for (const [at, index] of own.entries()) {
         out[index] = applyGain(pieces[index], gain, ceilingDb, sampleRate, ownPeaks[at]);
         await new Promise(setImmediate);
+        // An abort stops this share within a piece; the helpers are terminated in `finally`.
+        signal?.throwIfAborted();
       }
-      for (const [at, result] of (await Promise.all(results)).entries()) workers[at].indices.forEach((index, k) => (out[index] = result[k]));
+      const answers = await Promise.all(results);
+      // A helper terminated before it was running may still answer: an aborted pass never counts.
+      signal?.throwIfAborted();
+      for (const [at, result] of answers.entries()) workers[at].indices.forEach((index, k) => (out[index] = result[k]));
       return out;
     };
     let out = await scaleAll(initialDb);

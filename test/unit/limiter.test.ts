@@ -97,4 +97,14 @@ describe('the parallel normalizer', () => {
     const loudest = Math.max(...expected.map((piece) => piece.reduce((peak, sample) => Math.max(peak, Math.abs(sample)), 0)));
     expect(loudest).toBeGreaterThan(20_000);
   });
+
+  it('stops with the abort reason when aborted, even before its helper thread runs', async () => {
+    const pause = new Int16Array(8400);
+    const pieces = [voiced(14, 7), pause, voiced(14, 8), pause, voiced(14, 9)];
+    const controller = new AbortController();
+    // Aborted at once: the helper thread is terminated before it runs, and could still answer its pass.
+    const running = normalizeLoudnessInParallel(pieces, RATE, -9, -1.5, controller.signal);
+    controller.abort(new Error('stopped'));
+    await expect(running).rejects.toThrow('stopped');
+  });
 });
