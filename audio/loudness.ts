@@ -128,13 +128,15 @@ export function normalizeLoudness(pieces: readonly Int16Array[], sampleRate: num
   const initialDb = targetLufs - measured;
   // The true peaks depend on the samples only: kept between the passes, unless the signal is long (8 bytes a sample).
   const truePeaks = keptTruePeaks(pieces);
-  const scaleAll = (gainDb: number) => pieces.map((piece, index) => applyGain(piece, 10 ** (gainDb / 20), ceilingDb, sampleRate, truePeaks[index]));
+  // A correction pass writes over the pass it corrects: only its measurement was needed.
+  const scaleAll = (gainDb: number, previous?: readonly GainedPiece[]) =>
+    pieces.map((piece, index) => applyGain(piece, 10 ** (gainDb / 20), ceilingDb, sampleRate, truePeaks[index], previous?.[index].samples));
   let out = scaleAll(initialDb);
   for (let pass = 0, gainDb = initialDb; pass < 2; pass++) {
     const next = correctedGainDb(out, sampleRate, targetLufs, gainDb, initialDb);
     if (next === undefined) break;
     gainDb = next;
-    out = scaleAll(gainDb);
+    out = scaleAll(gainDb, out);
   }
   return out.map((piece) => piece.samples);
 }
@@ -177,12 +179,23 @@ export function correctedGainDb(out: readonly GainedPiece[], sampleRate: number,
  * sample by sample. Reports the energy (sum of squares, after the plain
  * gain) the limiter took away. `truePeaks` (NaN-filled, as long as `samples`)
  * keeps the true peaks computed for another call on the same samples.
+ * `into` (as long as `samples`), an earlier pass's output no longer needed,
+ * is written over instead of a new array: a long text's passes then hold one
+ * output, not one each until the collector gets to them.
  */
-export function applyGain(samples: Int16Array, gain: number, ceilingDb: number, sampleRate: number, truePeaks?: Float64Array): { samples: Int16Array; energyBefore: number; energyRemoved: number } {
+export function applyGain(
+  samples: Int16Array,
+  gain: number,
+  ceilingDb: number,
+  sampleRate: number,
+  truePeaks?: Float64Array,
+  into?: Int16Array,
+): { samples: Int16Array; energyBefore: number; energyRemoved: number } {
   const ceiling = 32767 * 10 ** (ceilingDb / 20);
   const threshold = ceiling / gain;
   const n = samples.length;
-  const out = new Int16Array(n);
+  if (into && into.length !== n) throw new RangeError(`applyGain: output of ${into.length} samples for ${n}`);
+  const out = into ?? new Int16Array(n);
   const hot: number[] = [];
   const truePeakAt = truePeakScanner(samples, truePeaks);
   let energyBefore = 0;

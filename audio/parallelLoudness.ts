@@ -53,11 +53,12 @@ export async function normalizeLoudnessInParallel(pieces: readonly Int16Array[],
   const stop = () => workers.forEach(({ thread }) => void thread.terminate());
   signal?.addEventListener('abort', stop, { once: true });
   try {
-    const scaleAll = async (gainDb: number): Promise<GainedPiece[]> => {
+    // A correction pass writes over the pass it corrects (`previous`), whose measurement was all that was needed.
+    const scaleAll = async (gainDb: number, previous?: readonly GainedPiece[]): Promise<GainedPiece[]> => {
       const gain = 10 ** (gainDb / 20);
       const out: GainedPiece[] = new Array(pieces.length);
       const results = workers.map(
-        ({ thread }) =>
+        ({ thread, indices }) =>
           new Promise<GainedPiece[]>((resolve, reject) => {
             const fail = (error: unknown) => {
               thread.off('message', done);
@@ -75,14 +76,15 @@ export async function normalizeLoudnessInParallel(pieces: readonly Int16Array[],
             thread.once('message', done);
             thread.once('error', fail);
             thread.once('exit', exited);
-            thread.postMessage(gain);
+            const into = previous && indices.map((index) => previous[index].samples);
+            thread.postMessage({ gain, into }, into?.map((samples) => samples.buffer as ArrayBuffer) ?? []);
           }),
       );
       // This thread's share meanwhile, a piece at a time: between pieces the event loop runs, so the
       // activity's heartbeat timer (and the other activities of this worker) are not held up for the
       // whole share, which on a loaded machine can take longer than the heartbeat timeout.
       for (const [at, index] of own.entries()) {
-        out[index] = applyGain(pieces[index], gain, ceilingDb, sampleRate, ownPeaks[at]);
+        out[index] = applyGain(pieces[index], gain, ceilingDb, sampleRate, ownPeaks[at], previous?.[index].samples);
         await new Promise(setImmediate);
         // An abort stops this share within a piece; the helpers are terminated in `finally`.
         signal?.throwIfAborted();
@@ -98,7 +100,7 @@ export async function normalizeLoudnessInParallel(pieces: readonly Int16Array[],
       const next = correctedGainDb(out, sampleRate, targetLufs, gainDb, initialDb);
       if (next === undefined) break;
       gainDb = next;
-      out = await scaleAll(gainDb);
+      out = await scaleAll(gainDb, out);
     }
     return out.map((piece) => piece.samples);
   } finally {

@@ -72,9 +72,12 @@ function parseWavLayout(head: Buffer, size: number, name: string): WavInfo {
 export function wavSamplesOf(bytes: Buffer, name = 'wav'): { samples: Int16Array; sampleRate: number } {
   const info = parseWavLayout(bytes, bytes.length, name);
   if (info.channels !== 1 || info.bitsPerSample !== 16) throw new Error(`${name}: not mono 16-bit PCM`);
-  // Copied into an aligned buffer: a Buffer's byteOffset need not be even.
-  const samples = new Int16Array(info.dataBytes >> 1);
-  new Uint8Array(samples.buffer).set(bytes.subarray(info.dataOffset, info.dataOffset + samples.length * 2));
+  const count = info.dataBytes >> 1;
+  const start = bytes.byteOffset + info.dataOffset;
+  // A view of the bytes where the samples are 2-byte aligned (a canonical header is 44 bytes), not a second copy of them.
+  if (start % 2 === 0) return { samples: new Int16Array(bytes.buffer, start, count), sampleRate: info.sampleRate };
+  const samples = new Int16Array(count);
+  new Uint8Array(samples.buffer).set(bytes.subarray(info.dataOffset, info.dataOffset + count * 2));
   return { samples, sampleRate: info.sampleRate };
 }
 
@@ -100,11 +103,5 @@ export async function readWavInfo(file: string): Promise<WavInfo> {
 
 /** The samples of a mono 16-bit PCM WAV this service wrote (a rendered chunk), with its sample rate. */
 export async function readWavSamples(file: string): Promise<{ samples: Int16Array; sampleRate: number }> {
-  const bytes = await readFile(file);
-  const info = parseWavLayout(bytes, bytes.length, file);
-  if (info.channels !== 1 || info.bitsPerSample !== 16) throw new Error(`${file}: not mono 16-bit PCM`);
-  // Copied into an aligned buffer: a Buffer's byteOffset need not be even.
-  const samples = new Int16Array(info.dataBytes >> 1);
-  new Uint8Array(samples.buffer).set(bytes.subarray(info.dataOffset, info.dataOffset + samples.length * 2));
-  return { samples, sampleRate: info.sampleRate };
+  return wavSamplesOf(await readFile(file), file);
 }

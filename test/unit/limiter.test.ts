@@ -73,6 +73,17 @@ describe('the true-peak limiter', () => {
     // 16-bit rounding of the limited samples may add half a step.
     expect(Math.max(...referenceTruePeaks(samples))).toBeLessThanOrEqual(ceiling + 1);
   });
+
+  it("writes over an earlier pass's output to the same samples as a new array", () => {
+    const signal = voiced(2, 5);
+    const earlier = applyGain(signal, 6, -1.5, RATE).samples;
+    const fresh = applyGain(signal, 2.5, -1.5, RATE);
+    const reused = applyGain(signal, 2.5, -1.5, RATE, undefined, earlier);
+    expect(fresh.energyRemoved).toBeGreaterThan(0);
+    expect(reused.samples).toBe(earlier);
+    expect(reused).toEqual(fresh);
+    expect(() => applyGain(signal, 2.5, -1.5, RATE, undefined, new Int16Array(10))).toThrow(RangeError);
+  });
 });
 
 describe('the parallel normalizer', () => {
