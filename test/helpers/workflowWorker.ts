@@ -103,15 +103,6 @@ export async function historyOf(handle: WorkflowHandle): Promise<HistoryEvent[]>
 /** A protobuf Duration (seconds may be a Long) in milliseconds. */
 export const durationMs = (duration: { seconds?: unknown; nanos?: number | null } | null | undefined) => Number(String(duration?.seconds ?? 0)) * 1000 + (duration?.nanos ?? 0) / 1e6;
 
-/** Resolves once `probe` is true, polling every 20 ms; fails with `what` after `timeoutMs`. */
-export async function eventually(what: string, probe: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 /** A promise and the function that settles it: an activity that waits for the test. */
 export function gate<T = void>(): { promise: Promise<T>; open(value: T): void } {
   let open!: (value: T) => void;

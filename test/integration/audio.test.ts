@@ -12,6 +12,7 @@ import { findPremadeVoice, type PremadeVoice } from '../../engines/catalog';
 import { createPiperEngine } from '../../engines/piper';
 import { createEngines, type EngineRegistry } from '../../engines/registry';
 import { defaultModelsDir } from '../../lib/config';
+import { eventually } from '../helpers/eventually';
 import { useTempFiles } from '../helpers/tempFiles';
 
 /**
@@ -186,18 +187,15 @@ describe('output formats', () => {
       }
       return count;
     };
-    const waitFor = async (done: () => Promise<boolean>) => {
-      for (let i = 0; i < 400 && !(await done()); i++) await new Promise((resolve) => setTimeout(resolve, 5));
-    };
     const abort = new AbortController();
     // Minutes of audio, so that both processes are still running when the abort comes.
     const finishing = finishAudio({ chunks: Array<string>(120).fill(chunks[0]), speed: 1, pitch: 0, emotion: 'neutral', format: 'ogg', outPath: file('ogg'), signal: abort.signal });
     finishing.catch(() => undefined);
-    await waitFor(async () => (await ffmpegChildren()) === 2);
+    await eventually('the encoder and the meter', async () => (await ffmpegChildren()) === 2, 4_000);
     expect(await ffmpegChildren()).toBe(2);
     abort.abort();
     await expect(finishing).rejects.toThrow(/aborted/);
-    await waitFor(async () => (await ffmpegChildren()) === 0);
+    await eventually('both ffmpeg processes to end', async () => (await ffmpegChildren()) === 0, 4_000);
     expect(await ffmpegChildren()).toBe(0);
   }, 30_000);
 

@@ -3,7 +3,8 @@ import { ApplicationFailure } from '@temporalio/common';
 import { randomUUID } from 'node:crypto';
 import { INVALID_TOKEN, resendSignal, signupWorkflowId, verifyUpdate } from '../../workflows/contracts';
 import type { signupVerification } from '../../workflows/signupVerification';
-import { durationMs, eventually, gate, historyOf, useWorkflowWorker } from '../helpers/workflowWorker';
+import { eventually } from '../helpers/eventually';
+import { durationMs, gate, historyOf, useWorkflowWorker } from '../helpers/workflowWorker';
 
 /**
  * The signupVerification workflow's own logic (TTL, resend, verify, the race

@@ -4,7 +4,8 @@ import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { randomUUID } from 'node:crypto';
 import { FAILURE_CODES, progressQuery, slotFreedSignal, type SynthesisRequest, synthesisWorkflowId } from '../../workflows/contracts';
 import type { synthesis } from '../../workflows/synthesis';
-import { eventually, gate, useWorkflowWorker } from '../helpers/workflowWorker';
+import { eventually } from '../helpers/eventually';
+import { gate, useWorkflowWorker } from '../helpers/workflowWorker';
 
 /**
  * The synthesis workflow's orchestration (slot queueing, the cleanup after a
