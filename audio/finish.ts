@@ -3,7 +3,7 @@ import { PassThrough, Readable } from 'node:stream';
 import { ffmpeg, fileUrl, rawPcmInput, REPRODUCIBLE_OUTPUT } from './ffmpeg';
 import { normalizeLoudnessInParallel } from './parallelLoudness';
 import { assertProsody, type Emotion, EMOTION_PRESETS, type OutputFormat } from './prosody';
-import { CHUNK_SAMPLE_RATE, readWavSamples, wavHeader } from './wav';
+import { CHUNK_SAMPLE_RATE, pcmBytes, readWavSamples, wavHeader } from './wav';
 
 /**
  * Optional post-processing toward a cloned voice (the cloning work fills it
@@ -134,14 +134,13 @@ export async function finishAudio(input: FinishAudioInput): Promise<FinishAudioR
   }
   const scaled = await normalizeLoudnessInParallel(pieces, OUTPUT_SAMPLE_RATE, preset.loudnessLufs, TRUE_PEAK_CEILING_DB[format], signal);
   const sampleCount = scaled.reduce((sum, piece) => sum + piece.length, 0);
-  const pcm = scaled.map((piece) => Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength));
 
   if (format === 'wav') {
     // Written piece by piece: an hour of audio is never copied into one buffer.
     const file = await open(outPath, 'w');
     try {
       await file.write(wavHeader(sampleCount, OUTPUT_SAMPLE_RATE));
-      for (const piece of pcm) await file.write(piece);
+      for (const piece of scaled) await file.write(pcmBytes(piece));
     } finally {
       await file.close();
     }
@@ -178,7 +177,7 @@ async function encodeAndMeasure(pcm: readonly Int16Array[], format: OutputFormat
       throw error;
     });
   const encoded = new PassThrough();
-  const input = Readable.from(pcm.map((piece) => Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength)));
+  const input = Readable.from(pcm.map(pcmBytes));
   const [, { stderr }] = await Promise.all([
     settle(
       ffmpeg(

@@ -10,7 +10,7 @@ import { type VoiceProfileAdjustment, type Voicing, voicingFilters } from './fin
 import { assertProsody, type Emotion, EMOTION_PRESETS, planEmotionRate, residualTempo } from './prosody';
 import { normalizeForSpeech } from '../engines/text';
 import { resample, speechBounds, type SpeechSpan } from './pcm';
-import { CHUNK_SAMPLE_RATE, readWavInfo, readWavSamples, wavHeader, writeSilenceWav } from './wav';
+import { CHUNK_SAMPLE_RATE, pcmBytes, readWavInfo, readWavSamples, wavHeader, writeSilenceWav } from './wav';
 
 export interface RenderChunkInput {
   voice: PremadeVoice;
@@ -67,7 +67,7 @@ async function trimAndResample(raw: string, outPath: string, keepStart: number, 
   }
   const { start, end } = speechBounds(wav.samples, wav.sampleRate, SILENCE_DB, keepStart, keepEnd);
   const samples = resample(wav.samples.subarray(start, end), wav.sampleRate, CHUNK_SAMPLE_RATE);
-  await writeFile(outPath, Buffer.concat([wavHeader(samples.length, CHUNK_SAMPLE_RATE), Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength)]));
+  await writeFile(outPath, Buffer.concat([wavHeader(samples.length, CHUNK_SAMPLE_RATE), pcmBytes(samples)]));
   return { start, end, sampleRate: wav.sampleRate, seconds: samples.length / CHUNK_SAMPLE_RATE };
 }
 

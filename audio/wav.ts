@@ -3,6 +3,11 @@ import { open, readFile, writeFile } from 'node:fs/promises';
 /** The one PCM format every rendered chunk has: joining chunks needs no conversion. */
 export const CHUNK_SAMPLE_RATE = 24_000;
 
+/** 16-bit samples as bytes (little-endian, as on every machine this runs on): a view, not a copy. */
+export function pcmBytes(samples: Int16Array): Buffer {
+  return Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength);
+}
+
 /** The 44-byte header of a mono 16-bit PCM WAV holding `samples` samples. */
 export function wavHeader(samples: number, sampleRate = CHUNK_SAMPLE_RATE): Buffer {
   const dataBytes = samples * 2;

@@ -7,7 +7,7 @@ import { pauseSamples } from '../../../audio/finish';
 import { normalizeLoudness } from '../../../audio/loudness';
 import { EMOTION_PRESETS, type Emotion } from '../../../audio/prosody';
 import { Synthesis } from '../../../db/models/Synthesis';
-import { CHUNK_SAMPLE_RATE, wavSamplesOf } from '../../../audio/wav';
+import { CHUNK_SAMPLE_RATE, pcmBytes, wavSamplesOf } from '../../../audio/wav';
 import type { ApiDeps } from '../../deps';
 import type { SynthesisRow } from '../../../db/models/Synthesis';
 import { isMissingObject } from '../../../lib/storage';
@@ -105,7 +105,7 @@ export function joinSentences(emotion: Emotion, speed: number) {
   let first = true;
   return (samples: Int16Array): Buffer[] => {
     const [scaled] = normalizeLoudness([samples], CHUNK_SAMPLE_RATE, preset.loudnessLufs, PEAK_CEILING_DB);
-    const pcm = Buffer.from(scaled.buffer, scaled.byteOffset, scaled.byteLength);
+    const pcm = pcmBytes(scaled);
     const out = first ? [pcm] : [pause, pcm];
     first = false;
     return out;
