@@ -1,5 +1,6 @@
 import { type EngineOptions, type EngineRegistry, sharedEngines } from './registry';
 import { findPiperModels, type PiperModel } from './piper/models';
+import { knownSpeakerGender } from './piper/speakerGenders';
 import type { EngineName, License } from './types';
 
 /**
@@ -14,7 +15,9 @@ import type { EngineName, License } from './types';
  * neural) is the first entry and the recommended English voice when its model
  * is in MODELS_DIR (scripts/install.sh puts it there); `en-us-slt` (Festival,
  * a Debian package) always exists and comes next, so it leads the list when
- * the model is absent.
+ * the model is absent. The served catalog (`premadeVoices`) puts every
+ * neural voice, the operator's installed Piper voices too, before the
+ * classic ones.
  */
 
 export interface PremadeVoice {
@@ -308,7 +311,7 @@ function operatorVoices(models: readonly PiperModel[]): PremadeVoice[] {
       id,
       name: speaker,
       language: model.language,
-      gender: sidecar.gender ?? 'unknown',
+      gender: sidecar.gender ?? knownSpeakerGender(model.name) ?? 'unknown',
       description: sidecar.description ?? `Neural voice ${model.name} (Piper${model.quality ? `, ${model.quality} quality` : ''}), added by this server's operator.`,
       engine: 'piper',
       engineVoice: model.name,
@@ -322,28 +325,21 @@ function operatorVoices(models: readonly PiperModel[]): PremadeVoice[] {
   return voices;
 }
 
+/** As the built-in catalog: American English, other English, then by language tag; within a language by the model's file name. */
+const languageRank = (language: string) => (language === 'en-US' ? 0 : language.startsWith('en') ? 1 : 2);
+const byLanguageThenName = (a: PremadeVoice, b: PremadeVoice) =>
+  languageRank(a.language) - languageRank(b.language) || a.language.localeCompare(b.language) || a.engineVoice.localeCompare(b.engineVoice);
+
 /**
- * The whole catalog of this server: the built-in voices with the operator's
- * Piper voices (from `modelsDir`) placed after the neural voices of their
- * language (before its classic ones), after the last voice of their primary
- * language when the region is new (en-AU after the British voices), or at the
- * end for a new language.
+ * The whole catalog of this server, neural voices first (a newcomer's first
+ * pick, and the first voice of each language, is neural where one is
+ * installed): the built-in neural voices, the operator's Piper voices (from
+ * `modelsDir`) English first, then the classic voices in catalog order.
  */
 export async function premadeVoices(modelsDir?: string): Promise<PremadeVoice[]> {
-  const extra = modelsDir ? operatorVoices(await findPiperModels(modelsDir)) : [];
-  const voices = [...PREMADE_VOICES];
-  const lastIndex = (match: (entry: PremadeVoice) => boolean) => voices.reduce((last, entry, index) => (match(entry) ? index : last), -1);
-  for (const added of extra) {
-    const language = added.language.toLowerCase();
-    const primary = language.split('-')[0];
-    const sameLanguage = (entry: PremadeVoice) => entry.language.toLowerCase() === language;
-    const firstClassic = voices.findIndex((entry) => sameLanguage(entry) && entry.quality === 'classic');
-    const lastSameLanguage = lastIndex(sameLanguage);
-    const lastSamePrimary = lastIndex((entry) => entry.language.toLowerCase().split('-')[0] === primary);
-    const at = firstClassic >= 0 ? firstClassic : lastSameLanguage >= 0 ? lastSameLanguage + 1 : lastSamePrimary >= 0 ? lastSamePrimary + 1 : voices.length;
-    voices.splice(at, 0, added);
-  }
-  return voices;
+  const extra = modelsDir ? operatorVoices(await findPiperModels(modelsDir)).sort(byLanguageThenName) : [];
+  const builtInNeural = PREMADE_VOICES.filter((entry) => entry.quality === 'neural');
+  return [...builtInNeural, ...extra, ...PREMADE_VOICES.filter((entry) => entry.quality !== 'neural')];
 }
 
 /**

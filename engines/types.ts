@@ -66,6 +66,12 @@ export interface Engine {
   voices(): Promise<string[]>;
   /** Whether `voice` (an engine voice name as the catalog spells it) can render here. */
   hasVoice(voice: string): Promise<boolean>;
+  /**
+   * Forgets what it found on disk, so the next `voices()` looks again: engines
+   * whose voices an operator adds or removes while the service runs (Piper's
+   * MODELS_DIR). Engines whose voices come with their package have none.
+   */
+  refresh?(): void;
   /** Writes the WAV; engines that know their timing also say when each word is spoken. */
   synthesize(request: SynthesisRequest): Promise<EngineTiming | void>;
 }

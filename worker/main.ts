@@ -11,6 +11,7 @@ import { createTemporalClient } from '../lib/temporal';
 import { ensureBillingSchedule } from '../lib/billingSchedule';
 import { ensureRetentionSchedule } from '../lib/retentionSchedule';
 import { ensureVoicePreviews } from './voicePreviews';
+import { watchModels } from './modelsWatch';
 import { createWorkers } from './create';
 import { createWorkerMetrics, freeLoopbackPort, serveWorkerMetrics } from './metrics';
 import { installRuntime } from './runtime';
@@ -42,16 +43,10 @@ async function main() {
 
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
   const temporal = createTemporalClient(config);
+  const engines = createEngines({ enableNonFree: config.ENABLE_NONFREE_ENGINES, modelsDir: config.MODELS_DIR, piperMaxHosts: config.SYNTHESIS_CONCURRENCY });
   const workers = await createWorkers({
     config,
-    deps: {
-      config,
-      db,
-      storage,
-      temporal,
-      mailer: createMailer(config, logger),
-      engines: createEngines({ enableNonFree: config.ENABLE_NONFREE_ENGINES, modelsDir: config.MODELS_DIR, piperMaxHosts: config.SYNTHESIS_CONCURRENCY }),
-    },
+    deps: { config, db, storage, temporal, mailer: createMailer(config, logger), engines },
     connection,
     workflowBundlePath: config.WORKFLOW_BUNDLE ?? path.join(__dirname, '..', 'workflow-bundle.js'),
     activityInterceptors: [metrics.interceptor],
@@ -66,10 +61,13 @@ async function main() {
       .then((started) => started.length && logger.info({ count: started.length }, 'voice previews started'))
       .catch((error) => logger.warn({ err: error }, 'voice previews not started'));
   }
+  // Voices installed or removed in MODELS_DIR while this runs join or leave the catalog.
+  const modelsWatch = await watchModels({ db, engines, config, temporal, logger });
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE }, 'worker running');
   try {
     await Promise.all(workers.map((worker) => worker.run()));
   } finally {
+    modelsWatch.close();
     metricsServer?.server.close();
     await connection.close();
     await temporal.connection.close();

@@ -32,8 +32,9 @@ export interface PiperEngineOptions extends PiperPoolOptions {
 }
 
 export interface PiperEngine extends Engine {
-  /** The voices found in the models directory (cached after the first call). */
+  /** The voices found in the models directory (cached after the first call, until `refresh()`). */
   models(): Promise<PiperModel[]>;
+  refresh(): void;
   readonly pool: PiperPool;
 }
 
@@ -54,6 +55,9 @@ export function createPiperEngine(options: PiperEngineOptions): PiperEngine {
     pool,
     async models() {
       return [...(await byName()).values()];
+    },
+    refresh() {
+      found = undefined;
     },
     async available() {
       return (await which('espeak-ng')) !== null && (await byName()).size > 0;

@@ -14,7 +14,7 @@ import { TRAIN_SENTENCES } from '../../bench/texts';
 const SENTENCES = TRAIN_SENTENCES;
 const TWELVE = SENTENCES.join(' ');
 const THREE = SENTENCES.slice(0, 3).join(' ');
-/** A fast catalog voice (Flite) for the format matrix; the OpenAI names below use the default English voices. */
+/** A fast catalog voice (Flite) for the format matrix; the OpenAI names below speak the installed neural voice (en-us-joe). */
 const FAST_VOICE = 'en-us-flite-slt';
 
 async function decodeBytes(bytes: Buffer, { strict = true } = {}) {
@@ -116,7 +116,7 @@ describe('OpenAI-compatible speech, through the official openai SDK', () => {
   });
 
   it('streams a 12-sentence text: the first byte comes before 40 % of the total time, and the stream decodes cleanly', async () => {
-    // The engine warm, as in steady use: Festival keeps an interpreter per voice loaded (a cold one takes ~0.5 s).
+    // The engine warm, as in steady use: a Piper process keeps its model loaded (a cold one takes ~0.5 s).
     await (await client.audio.speech.create({ model: 'tts-1', voice: 'alloy', input: THREE, response_format: 'pcm' })).arrayBuffer();
     const started = performance.now();
     const response = await client.audio.speech.create({ model: 'tts-1', voice: 'alloy', input: TWELVE, response_format: 'mp3' });
@@ -128,7 +128,7 @@ describe('OpenAI-compatible speech, through the official openai SDK', () => {
     expect(Math.abs(seconds - done.duration_seconds)).toBeLessThan(0.12);
     expect(firstByteMs).toBeLessThan(0.4 * totalMs);
     const entry = await call(api.url, 'GET', `/api/v1/tts/history/${id}/`, undefined, owner.access);
-    expect(entry.body).toMatchObject({ voice_id: 'en-us-slt', text: TWELVE, output_format: 'mp3' });
+    expect(entry.body).toMatchObject({ voice_id: 'en-us-joe', text: TWELVE, output_format: 'mp3' });
     expect(await ledgerOf(id)).toEqual([
       ['reserve', TWELVE.length],
       ['capture', TWELVE.length],
@@ -156,8 +156,8 @@ describe('OpenAI-compatible speech, through the official openai SDK', () => {
     const response = await apiV1.audio.speech.create({ model: 'openvox', voice: 'echo', input: 'Hello there.', response_format: 'wav', speed: 4 });
     await response.arrayBuffer();
     const entry = await call(api.url, 'GET', `/api/v1/tts/history/${response.headers.get('x-synthesis-id')}/`, undefined, owner.access);
-    // Non-free engines are off here: echo falls back to its free voice; speed 4 is clamped to 2.
-    expect(entry.body).toMatchObject({ voice_id: 'en-us-festival-ked', speed: 2, output_format: 'wav' });
+    // The one neural English voice installed here speaks every name; speed 4 is clamped to 2.
+    expect(entry.body).toMatchObject({ voice_id: 'en-us-joe', speed: 2, output_format: 'wav' });
   });
 
   it('answers errors in OpenAI shape, so the SDK raises its own classes', async () => {
@@ -175,6 +175,12 @@ describe('OpenAI-compatible speech, through the official openai SDK', () => {
     const voice = await client.audio.speech.create({ model: 'tts-1', voice: 'nobody' as never, input: 'Hi.' }).catch((error) => error);
     expect(voice).toBeInstanceOf(OpenAI.BadRequestError);
     expect(voice.param).toBe('voice');
+    // Names an object literal would inherit find no voice either.
+    for (const inherited of ['constructor', '__proto__', 'CONSTRUCTOR', 'toString', 'hasOwnProperty']) {
+      const failure = await client.audio.speech.create({ model: 'tts-1', voice: inherited as never, input: 'Hi.' }).catch((error) => error);
+      expect(failure).toBeInstanceOf(OpenAI.BadRequestError);
+      expect(failure.param).toBe('voice');
+    }
 
     const poor = await createAccount(deps, { credits: 5 });
     const poorClient = new OpenAI({ apiKey: poor.access, baseURL: `${api.url}/v1`, maxRetries: 0 });
@@ -213,6 +219,6 @@ describe('OpenAI-compatible speech, through the official openai SDK', () => {
     const voices = await call(api.url, 'GET', '/v1/audio/voices', undefined, owner.access);
     expect(voices.status).toBe(200);
     expect(voices.body.voices).toEqual(expect.arrayContaining(['alloy', 'nova', 'onyx', 'en-us-slt', FAST_VOICE]));
-    expect(voices.body.data.find((voice: { id: string }) => voice.id === 'alloy')).toMatchObject({ voice_id: 'en-us-slt', category: 'openai' });
+    expect(voices.body.data.find((voice: { id: string }) => voice.id === 'alloy')).toMatchObject({ voice_id: 'en-us-joe', category: 'openai' });
   });
 });

@@ -1,4 +1,4 @@
-import { copyFile, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { copyFile, mkdtemp, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { migrate } from '../../db/migrate';
@@ -9,6 +9,9 @@ import { call } from '../helpers/http';
 import { createAccount, type TestAccount } from '../helpers/factories';
 import { createTestDeps, type RunningApi, startApi, startTestWorker } from '../helpers/stack';
 import { fetchAndMeasure, waitForSynthesis } from '../helpers/synthesis';
+import { eventually } from '../helpers/eventually';
+import { sharedEngines } from '../../engines/registry';
+import { type ModelsWatch, watchModels } from '../../worker/modelsWatch';
 
 /**
  * An operator adds Piper voices by putting them in MODELS_DIR: here the joe
@@ -25,6 +28,7 @@ let deps: ReturnType<typeof createTestDeps>;
 let api: RunningApi;
 let worker: Awaited<ReturnType<typeof startTestWorker>>;
 let owner: TestAccount;
+let modelsWatch: ModelsWatch;
 
 beforeAll(async () => {
   modelsDir = await mkdtemp(path.join(os.tmpdir(), 'openvox-models-'));
@@ -56,9 +60,13 @@ beforeAll(async () => {
   deps = createTestDeps({ DATABASE_URL: databaseUrl, MODELS_DIR: modelsDir });
   await migrate(deps.db, deps.config);
   [api, worker, owner] = await Promise.all([startApi(deps), startTestWorker(deps), createAccount(deps, { credits: 10_000 })]);
+  // As the worker process does: the same engines its activities render with.
+  const engines = sharedEngines({ enableNonFree: deps.config.ENABLE_NONFREE_ENGINES, modelsDir });
+  modelsWatch = await watchModels({ db: deps.db, engines, config: deps.config, temporal: deps.temporal, logger: deps.logger });
 }, 60_000);
 
 afterAll(async () => {
+  modelsWatch?.close();
   await Promise.all([api?.close(), worker?.shutdown()]);
   await deps?.close();
   if (databaseUrl) await dropDatabase(databaseUrl);
@@ -66,10 +74,9 @@ afterAll(async () => {
 });
 
 describe('Piper voices in MODELS_DIR', () => {
-  it('places each after the neural voices of its language, ids from the sidecar or the file name', async () => {
+  it('lists them with the neural voices, before every classic voice, ids from the sidecar or the file name', async () => {
     const ids = (await premadeVoices(modelsDir)).map((voice) => voice.id);
-    expect(ids.slice(0, 3)).toEqual(['en-us-joe', 'en-us-narrator', 'en-us-slt']);
-    expect(ids.indexOf('en-gb-joe-medium')).toBeLessThan(ids.indexOf('en-gb-flite-awb'));
+    expect(ids.slice(0, 4)).toEqual(['en-us-joe', 'en-us-narrator', 'en-gb-joe-medium', 'en-us-slt']);
     expect(ids).not.toContain('orphan');
     expect(ids.filter((id) => id.includes('joe'))).toEqual(['en-us-joe', 'en-gb-joe-medium']);
   });
@@ -102,6 +109,35 @@ describe('Piper voices in MODELS_DIR', () => {
     expect(audio.analysis.durationSeconds).toBeGreaterThan(1);
     expect(audio.analysis.f0MedianHz).toBeGreaterThan(60);
   }, 60_000);
+
+  it('offers a voice installed while the service runs within seconds, and withdraws a removed one, keeping its history playable', async () => {
+    const voiceUrl = '/api/v1/voices/en-us-amy-medium/';
+    expect((await call(api.url, 'GET', voiceUrl, undefined, owner.access)).status).toBe(404);
+    // As the installer does: config first, the model renamed into place last.
+    await copyFile(`${JOE}.json`, path.join(modelsDir, 'en_US-amy-medium.onnx.json'));
+    await symlink(JOE, path.join(modelsDir, 'en_US-amy-medium.onnx.partial'));
+    await rename(path.join(modelsDir, 'en_US-amy-medium.onnx.partial'), path.join(modelsDir, 'en_US-amy-medium.onnx'));
+    const added = Date.now();
+    await eventually('the installed voice to be listed', async () => (await call(api.url, 'GET', voiceUrl, undefined, owner.access)).status === 200, 60_000);
+    const listedAfterMs = Date.now() - added;
+    const listed = await call(api.url, 'GET', voiceUrl, undefined, owner.access);
+    // Its gender comes from the table of known Piper voices (no sidecar here).
+    expect(listed.body).toMatchObject({ id: 'en-us-amy-medium', language: 'en-US', gender: 'female', engine: 'piper', quality: 'neural', status: 'ready' });
+    expect(listedAfterMs).toBeLessThan(60_000);
+
+    const accepted = await call(api.url, 'POST', '/api/v1/tts/synthesize/', { text: 'A voice installed a moment ago.', voice_id: 'en-us-amy-medium', output_format: 'wav' }, owner.access);
+    expect(accepted.status).toBe(202);
+    const done = await waitForSynthesis(api.url, `/api/v1/tts/history/${accepted.body.id}/status/`, owner.access);
+    expect(done).toMatchObject({ status: 'completed', error: null });
+
+    await rm(path.join(modelsDir, 'en_US-amy-medium.onnx'));
+    await eventually('the removed voice to be withdrawn', async () => (await call(api.url, 'GET', voiceUrl, undefined, owner.access)).status === 404, 60_000);
+    const refused = await call(api.url, 'POST', '/api/v1/tts/synthesize/', { text: 'Gone.', voice_id: 'en-us-amy-medium' }, owner.access);
+    expect([400, 404]).toContain(refused.status);
+    // What it said before stays in history, playable.
+    const audio = await fetchAndMeasure(api.url, done.audio_url, owner.access);
+    expect(audio.analysis.durationSeconds).toBeGreaterThan(1);
+  }, 120_000);
 
   it('hides a voice whose model is gone at the next start', async () => {
     await rm(path.join(modelsDir, 'narrator.onnx'));

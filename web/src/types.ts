@@ -50,6 +50,8 @@ export interface Voice {
   status: 'processing' | 'ready' | 'failed';
   error: { code: string; message: string } | null;
   similarity: number | null;
+  /** `neural` (Piper) or `classic`; null for a clone. */
+  quality: 'neural' | 'classic' | null;
   created_at: string;
   preview_url?: string | null;
 }

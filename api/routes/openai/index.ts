@@ -3,7 +3,8 @@ import type { ApiDeps } from '../../deps';
 import { notFound } from '../../errors';
 import { defineRoute, type Route } from '../../route';
 import { submitSpeech, streamSpeech } from './speech';
-import { ModelList, ModelParams, Model, MODELS, OPENAI_VOICES, OpenAiError, SpeechBody, VoiceList } from './schema';
+import { ModelList, ModelParams, Model, MODELS, OpenAiError, SpeechBody, VoiceList } from './schema';
+import { englishCatalog, OPENAI_VOICES, openAiVoiceFor } from './voices';
 
 /**
  * OpenAI's audio API, so any OpenAI client reaches this service by changing
@@ -80,9 +81,9 @@ export function openAiRoutes(deps: ApiDeps): Route[] {
           .orderBy([{ column: 'category' }, { column: 'sort_order' }, { column: 'created_at', order: 'desc' }])
           .select('id', 'name', 'language', 'gender', 'category');
         const byId = new Map(rows.map((row) => [row.id, row]));
-        const aliases = Object.entries(OPENAI_VOICES).map(([name, candidates]) => {
-          // As resolveVoice picks: the first candidate available here, else the last (always a free voice).
-          const voiceId = candidates.find((id) => byId.get(id)?.category === 'premade') ?? candidates[candidates.length - 1];
+        const english = await englishCatalog(db);
+        const aliases = [...OPENAI_VOICES.keys()].map((name) => {
+          const voiceId = openAiVoiceFor(name, english)!;
           const voice = byId.get(voiceId);
           return { id: name, name, language: voice?.language ?? 'en-US', gender: voice?.gender ?? '', category: 'openai', voice_id: voiceId };
         });

@@ -3,8 +3,8 @@ import type { Emotion, OutputFormat } from '../../../audio/prosody';
 
 /**
  * OpenAI's speech request, and how each of its values maps onto what this
- * service does. The mappings are documented in the README ("OpenAI-compatible
- * speech"); change both together.
+ * service does (docs/api.md, "OpenAI-compatible speech"; the voice names in
+ * ./voices.ts). Change the code and the docs together.
  */
 
 /** OpenAI's model names and ours; they all run the same pipeline (the voice decides the engine). */
@@ -15,27 +15,6 @@ export const MODELS = [
   { id: 'openvox', description: "This service's own name for its pipeline." },
 ] as const;
 const MODEL_IDS = MODELS.map((model) => model.id) as [string, ...string[]];
-
-/**
- * OpenAI's voice names, each with catalog voices in order of preference: the
- * first one available on this server is used (non-free engines are off by
- * default), and the last is always a free voice that exists everywhere.
- */
-export const OPENAI_VOICES: Readonly<Record<string, readonly string[]>> = {
-  alloy: ['en-us-slt'],
-  ash: ['en-us-flite-rms'],
-  ballad: ['en-us-festival-kal', 'en-us-flite-rms'],
-  cedar: ['en-us-rhvoice-bdl', 'en-us-flite-rms'],
-  coral: ['en-us-rhvoice-clb', 'en-us-flite-slt'],
-  echo: ['en-us-rhvoice-bdl', 'en-us-festival-ked', 'en-us-flite-rms'],
-  fable: ['en-gb-rhvoice-alan', 'en-gb-flite-awb'],
-  marin: ['en-us-rhvoice-slt', 'en-us-slt'],
-  nova: ['en-us-rhvoice-slt', 'en-us-pico', 'en-us-flite-slt'],
-  onyx: ['en-us-festival-ked', 'en-us-flite-rms'],
-  sage: ['en-us-flite-slt'],
-  shimmer: ['en-us-pico', 'en-us-slt'],
-  verse: ['en-us-rhvoice-bdl', 'en-us-festival-kal', 'en-us-flite-rms'],
-};
 
 const RESPONSE_FORMATS = ['mp3', 'opus', 'aac', 'flac', 'wav', 'pcm'] as const;
 export type ResponseFormat = (typeof RESPONSE_FORMATS)[number];

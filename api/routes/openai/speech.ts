@@ -2,22 +2,14 @@ import type { Context } from 'koa';
 import { PassThrough } from 'node:stream';
 import type { Account } from '../../../db/models/Account';
 import type { SynthesisRow } from '../../../db/models/Synthesis';
-import { Voice } from '../../../db/models/Voice';
 import type { Emotion } from '../../../audio/prosody';
 import type { ApiDeps } from '../../deps';
 import { ApiError } from '../../errors';
 import { cancelSynthesis, submitSynthesis } from '../tts/commands';
-import { emotionOf, HISTORY_FORMAT, mapSpeed, OPENAI_VOICES, type SpeechBody } from './schema';
+import { emotionOf, HISTORY_FORMAT, mapSpeed, type SpeechBody } from './schema';
+import { resolveOpenAiVoice } from './voices';
 import { CONTENT_TYPES, createStreamEncoder, joinSentences, renderedSentences, SynthesisEndedError } from './stream';
 import { toOpenAiError } from './errors';
-
-/** An OpenAI voice name → the first of its catalog voices available here; anything else is a voice id, checked by the submit. */
-async function resolveVoice({ db }: ApiDeps, voice: string): Promise<string> {
-  const candidates = OPENAI_VOICES[voice.toLowerCase()];
-  if (!candidates) return voice;
-  const available = new Set((await Voice.query(db).whereIn('id', candidates).modify('catalog').modify('live').select('id')).map((row) => row.id));
-  return candidates.find((id) => available.has(id)) ?? candidates[candidates.length - 1];
-}
 
 /**
  * Submits an OpenAI speech request as a synthesis (the same workflow,
@@ -25,7 +17,7 @@ async function resolveVoice({ db }: ApiDeps, voice: string): Promise<string> {
  * sentence by sentence.
  */
 export async function submitSpeech(deps: ApiDeps, account: Account, body: SpeechBody): Promise<SynthesisRow> {
-  const voiceId = await resolveVoice(deps, body.voice);
+  const voiceId = await resolveOpenAiVoice(deps.db, body.voice);
   return submitSynthesis(
     deps,
     account,

@@ -51,7 +51,8 @@ export function Playground() {
 
   const [text, setText] = useState('');
   const [language, setLanguage] = useState('en');
-  const [voiceId, setVoiceId] = useState('en-us-slt');
+  // Empty until the user picks one: the language's first voice, neural where one is installed (the catalog lists those first).
+  const [chosenVoiceId, setVoiceId] = useState('');
   const [speed, setSpeed] = useState('1');
   const [pitch, setPitch] = useState('0');
   const [emotion, setEmotion] = useState('neutral');
@@ -66,6 +67,7 @@ export function Playground() {
   const ready = (voices.data?.results ?? []).filter((voice) => voice.status === 'ready');
   const languages = useMemo(() => [...new Set(ready.map(languageOf))].sort(), [voices.data]);
   const shown = ready.filter((voice) => !language || languageOf(voice) === language);
+  const voiceId = chosenVoiceId || (shown[0]?.id ?? '');
   const selected = ready.find((voice) => voice.id === voiceId);
   const plan = plans.data?.results.find((candidate) => candidate.id === profile.data?.subscription_tier);
   const characters = countCharacters(text);
@@ -124,7 +126,7 @@ export function Playground() {
             onChange={(event) => setVoiceId(event.currentTarget.value)}
             options={shown.map((voice): [string, string] => [
               voice.id,
-              `${voice.name} (${voice.language}${voice.gender ? `, ${voice.gender}` : ''}${voice.category === 'cloned' ? ', my clone' : ''})`,
+              `${voice.name} (${voice.language}${voice.gender ? `, ${voice.gender}` : ''}${voice.quality === 'neural' ? ', neural' : ''}${voice.category === 'cloned' ? ', my clone' : ''})`,
             ])}
           />
           <div class="field">

@@ -199,7 +199,7 @@ export function Voices() {
           <li key={voice.id}>
             <strong>{voice.name}</strong>{' '}
             <span class="meta">
-              {voice.language} · {voice.gender}
+              {voice.language} · {voice.gender} · {voice.quality === 'neural' ? 'neural' : 'classic'}
             </span>
             <br />
             <small class="hint">{voice.description}</small>
