@@ -7,6 +7,7 @@ import { createTemporalClient } from '../lib/temporal';
 import { version } from '../package.json';
 import { AdminError, type AdminDeps, createUser, grantCredits, listUsers, setPlan, verifyUser } from './admin';
 import { ApiError, clientSettings, OpenVoxClient, progressLine } from './client';
+import { addPiperVoiceCommands } from './voices';
 
 export interface Io {
   out(text: string): void;
@@ -206,8 +207,11 @@ function buildProgram(io: Io): Command {
       print(command, result, () => `wrote ${output} (${result.duration_seconds} s of audio, ${audio.length} bytes, ${result.credits_charged} credits)`);
     });
 
-  program
-    .command('voices')
+  // `openvox voices [options]` stays the user's list (its default subcommand); the operator's Piper commands sit beside it.
+  const voices = program.command('voices').description('Voices: the ones you can use (list, the default), and the operator’s Piper voices (available, install, remove)');
+  addPiperVoiceCommands(voices, io, print);
+  voices
+    .command('list', { isDefault: true })
     .description('List the voices you can use (user command)')
     .option('--language <tag>', 'e.g. en or en-GB')
     .option('--category <category>', 'premade or cloned')

@@ -99,6 +99,13 @@ const EnvSchema = z.object({
   MAIL_FROM: z.string().min(3).default('OpenVox <no-reply@localhost>'),
   MAIL_DIR: z.string().min(1).optional(),
   MODELS_DIR: z.string().min(1).optional(),
+  /**
+   * Where `openvox voices available|install` read Piper's voice index
+   * (`voices.json`) and the voices' files (paths relative to it): the official
+   * piper-voices v1.0.0 download path, or a mirror. Only that operator command
+   * downloads; the service never does.
+   */
+  PIPER_VOICES_URL: url.default('https://huggingface.co/rhasspy/piper-voices/resolve/v1.0.0/'),
   /** A prebuilt workflow bundle for the worker (default: dist/workflow-bundle.js beside the compiled worker). */
   WORKFLOW_BUNDLE: z.string().min(1).optional(),
   /**

@@ -1,0 +1,137 @@
+import { type Command, InvalidArgumentError } from 'commander';
+import { type InstallProgress, type InstallResult, installVoice, isInstalled, removeVoice } from '../engines/piper/install';
+import { recommendedKeys } from '../engines/piper/recommendedVoices';
+import { fetchVoiceIndex, listVoices, QUALITIES, voiceSize } from '../engines/piper/voiceIndex';
+import { loadConfig } from '../lib/config';
+import { progressLine } from './client';
+
+/**
+ * The operator's Piper voice commands: `openvox voices available|install|remove`.
+ * They read MODELS_DIR and PIPER_VOICES_URL like the service (lib/config.ts)
+ * and download only when run; the service itself never does.
+ */
+
+interface VoiceCommandIo {
+  out(text: string): void;
+  err(text: string): void;
+  env: NodeJS.ProcessEnv;
+  tty: boolean;
+}
+
+type Print = (command: Command, value: unknown, text: () => string) => void;
+
+/** Off a terminal (logs, `docker build`), a progress line at most this often. */
+const LOG_INTERVAL_MS = 5000;
+
+const megabytes = (bytes: number) => (bytes / 1e6).toFixed(1);
+
+const quality = (value: string) => {
+  if (!QUALITIES.includes(value as (typeof QUALITIES)[number])) throw new InvalidArgumentError(`One of ${QUALITIES.join(', ')}.`);
+  return value;
+};
+
+/** A redrawn bar on a terminal; elsewhere one line every LOG_INTERVAL_MS at most. */
+function progressReporter(io: VoiceCommandIo, quiet: boolean): { report(progress: InstallProgress): void; end(): void } {
+  const started = Date.now();
+  let lastLine = -Infinity;
+  let drawn = false;
+  return {
+    report({ key, done, total }) {
+      if (quiet) return;
+      const line = progressLine(`${key} ${megabytes(done)}/${megabytes(total)} MB`, total > 0 ? done / total : 1, (Date.now() - started) / 1000);
+      if (io.tty) {
+        io.err(`\r${line}`);
+        drawn = true;
+      } else if (Date.now() - lastLine >= LOG_INTERVAL_MS) {
+        io.err(`${line}\n`);
+        lastLine = Date.now();
+      }
+    },
+    end() {
+      if (drawn) io.err('\n');
+      drawn = false;
+    },
+  };
+}
+
+export function addPiperVoiceCommands(voices: Command, io: VoiceCommandIo, print: Print): void {
+  const json = (command: Command): boolean => Boolean(command.optsWithGlobals().json);
+  const settings = () => {
+    const config = loadConfig(io.env);
+    return { modelsDir: config.MODELS_DIR, baseUrl: config.PIPER_VOICES_URL };
+  };
+
+  voices
+    .command('available')
+    .description("Operator: the Piper voices of the index at PIPER_VOICES_URL ('*': installed in MODELS_DIR)")
+    .option('--language <tag>', 'e.g. de, de_DE or de-DE')
+    .option('--quality <quality>', QUALITIES.join(', '), quality)
+    .action(async (options, command: Command) => {
+      const { modelsDir, baseUrl } = settings();
+      const listed = listVoices(await fetchVoiceIndex(baseUrl), options);
+      const rows = await Promise.all(
+        listed.map(async (voice) => ({
+          key: voice.key,
+          language: voice.language.code,
+          quality: voice.quality,
+          speakers: voice.num_speakers,
+          size_bytes: voiceSize(voice),
+          installed: await isInstalled(voice.key, modelsDir),
+        })),
+      );
+      print(command, rows, () =>
+        rows.length === 0
+          ? `no voice matches in ${baseUrl}`
+          : rows
+              .map((row) =>
+                [`${row.installed ? '*' : ' '} ${row.key}`, row.language, row.quality, `${row.speakers} speaker${row.speakers === 1 ? '' : 's'}`, `${megabytes(row.size_bytes)} MB`].join('\t'),
+              )
+              .join('\n'),
+      );
+    });
+
+  voices
+    .command('install')
+    .description('Operator: download Piper voices from PIPER_VOICES_URL into MODELS_DIR, verified by size and MD5')
+    .argument('[keys...]', 'voice keys, e.g. de_DE-thorsten-medium')
+    .option('--recommended', 'the recommended voice of each language (docs/voices.md)')
+    .option('--language <tag>', 'with --recommended: only this language’s, e.g. de')
+    .action(async (keys: string[], options, command: Command) => {
+      // command.error prints the usage error and exits 2, like commander's own.
+      if (keys.length > 0 === Boolean(options.recommended)) command.error('error: name voice keys or give --recommended, not both', { exitCode: 2 });
+      if (options.language && !options.recommended) command.error('error: --language goes with --recommended (name the keys otherwise)', { exitCode: 2 });
+      const { modelsDir, baseUrl } = settings();
+      const index = await fetchVoiceIndex(baseUrl);
+      const wanted = options.recommended ? recommendedKeys(index, options.language) : keys;
+      const results: InstallResult[] = [];
+      for (const key of wanted) {
+        const progress = progressReporter(io, json(command));
+        try {
+          results.push(await installVoice(key, { index, baseUrl, modelsDir, onProgress: progress.report }));
+        } finally {
+          progress.end();
+        }
+        const result = results[results.length - 1];
+        if (!json(command)) {
+          io.out(
+            result.status === 'installed'
+              ? `installed ${key} (${megabytes(result.bytes)} MB) in ${modelsDir}: ${result.sidecar?.language}, ${result.sidecar?.quality} quality; ${result.sidecar?.licence}\n`
+              : `${key} is already installed in ${modelsDir}\n`,
+          );
+          if (result.speakers > 1) io.out(`note: ${key} has ${result.speakers} speakers; the catalog offers no multi-speaker models yet (engines/piper/models.ts skips them), so it stays unused\n`);
+        }
+      }
+      if (json(command)) print(command, results, () => '');
+    });
+
+  voices
+    .command('remove')
+    .description('Operator: delete Piper voices from MODELS_DIR (the model first, so the service stops offering it at once)')
+    .argument('<keys...>', 'voice keys, e.g. de_DE-thorsten-medium')
+    .action(async (keys: string[], _options, command: Command) => {
+      const { modelsDir } = settings();
+      const results: Array<{ key: string; removed: string[] }> = [];
+      for (const key of keys) results.push({ key, removed: await removeVoice(key, modelsDir) });
+      print(command, results, () => results.map((result) => `removed ${result.key} from ${modelsDir}: ${result.removed.join(', ')}`).join('\n'));
+    });
+}

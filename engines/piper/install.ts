@@ -1,0 +1,178 @@
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { type DownloadOptions, downloadVerified, InterruptedDownload } from './download';
+import { baseUrlOf, type IndexVoice, type VoiceIndex, VoiceInstallError } from './voiceIndex';
+
+/**
+ * Installs and removes Piper voices of the index in MODELS_DIR, the way the
+ * service reads them (engines/piper/models.ts): `<key>.onnx` with
+ * `<key>.onnx.json`, the sidecar `<key>.voice.json` and the model card
+ * `<key>.MODEL_CARD` (the name scripts/install.sh gives joe's). Every file is
+ * downloaded and verified beside its target (same filesystem) before any is
+ * renamed into place, and the `.onnx` comes last: the service sees a voice
+ * only when both `.onnx` and `.onnx.json` exist, so it never sees half of one.
+ */
+
+export interface InstallProgress {
+  key: string;
+  /** Bytes of this voice's files on disk so far (a resumed partial counts). */
+  done: number;
+  total: number;
+}
+
+export interface InstallOptions {
+  index: VoiceIndex;
+  baseUrl: string;
+  modelsDir: string;
+  onProgress?: (progress: InstallProgress) => void;
+  download?: DownloadOptions;
+}
+
+/** What the service's catalog reads beside Piper's config (engines/piper/models.ts). */
+export interface InstalledSidecar {
+  name: string;
+  language: string;
+  quality: string;
+  description: string;
+  licence: string;
+}
+
+export interface InstallResult {
+  key: string;
+  status: 'installed' | 'already installed';
+  bytes: number;
+  speakers: number;
+  sidecar: InstalledSidecar | null;
+}
+
+type Role = 'model' | 'config' | 'card';
+const SUFFIX: Record<Role, string> = { model: '.onnx', config: '.onnx.json', card: '.MODEL_CARD' };
+const SIDECAR = '.voice.json';
+const PARTIAL = '.partial';
+
+/** Keys become file names: letters, digits, `_` and `-` only (no path, no dot). */
+function checkKey(key: string): void {
+  if (!/^[\p{L}\p{N}_][\p{L}\p{N}_-]*$/u.test(key)) throw new VoiceInstallError(`${JSON.stringify(key)} is not a Piper voice key (like en_US-joe-medium)`);
+}
+
+function roleOf(file: string): Role | null {
+  const base = path.posix.basename(file);
+  if (base.endsWith('.onnx.json')) return 'config';
+  if (base.endsWith('.onnx')) return 'model';
+  return base === 'MODEL_CARD' ? 'card' : null;
+}
+
+/** The files of a voice the service needs, in download order (small first: a wrong mirror fails fast). */
+function filesOf(voice: IndexVoice): Array<{ role: Role; path: string; size_bytes: number; md5_digest: string }> {
+  const files = Object.entries(voice.files)
+    .map(([file, facts]) => ({ role: roleOf(file), path: file, ...facts }))
+    .filter((file): file is { role: Role; path: string; size_bytes: number; md5_digest: string } => file.role !== null);
+  for (const role of ['model', 'config'] as const) {
+    if (files.filter((file) => file.role === role).length !== 1) throw new VoiceInstallError(`${voice.key}: the index lists no single ${SUFFIX[role]} file`);
+  }
+  return files.sort((a, b) => a.size_bytes - b.size_bytes);
+}
+
+const titleCase = (name: string) => name.replace(/_/g, ' ').replace(/(^|\s)\p{Ll}/gu, (letter) => letter.toUpperCase());
+
+const RUNTIME = 'Runs with ONNX Runtime (MIT); phonemes by eSpeak NG (GPL-3.0-or-later).';
+
+/** The dataset's licence from the model card's `* License:` line (with the dataset's `* URL:`), else a pointer to the card. */
+function licenceOf(key: string, card: string | null, cardUrl: string | null): string {
+  const licence = card && /^\s*[*-]\s*Licen[sc]e:\s*(.+?)\s*$/im.exec(card)?.[1];
+  const url = card && /^\s*[*-]\s*URL:\s*(\S+)\s*$/im.exec(card)?.[1];
+  if (licence) return `Piper voice ${key}: dataset licence ${licence}${url ? ` (${url})` : ''}, per its model card (${key}${SUFFIX.card}). ${RUNTIME}`;
+  return `Piper voice ${key}: see its model card${cardUrl ? ` (${cardUrl})` : ''} for the dataset's licence. ${RUNTIME}`;
+}
+
+function sidecarOf(voice: IndexVoice, card: string | null, cardUrl: string | null): InstalledSidecar {
+  const name = titleCase(voice.name);
+  const { name_english: language, country_english: country } = voice.language;
+  const where = [language, country].filter(Boolean).join(', ');
+  return {
+    name,
+    language: voice.language.code.replace('_', '-'),
+    quality: voice.quality,
+    description: `Neural voice ${name} (${where ? `${where}; ` : ''}Piper, ${voice.quality} quality), installed from the Piper voice index.`,
+    licence: licenceOf(voice.key, card, cardUrl),
+  };
+}
+
+const exists = async (file: string) =>
+  stat(file).then(
+    () => true,
+    () => false,
+  );
+
+/** Downloads, verifies and installs one voice of the index; a voice whose model is already in place is left as it is. */
+export async function installVoice(key: string, options: InstallOptions): Promise<InstallResult> {
+  checkKey(key);
+  const voice = options.index[key];
+  if (!voice) throw new VoiceInstallError(`${key} is not in the Piper voice index (list them with: openvox voices available)`);
+  const files = filesOf(voice);
+  const target = (role: Role) => path.join(options.modelsDir, `${key}${SUFFIX[role]}`);
+  const model = files.find((file) => file.role === 'model')!;
+  const speakers = voice.num_speakers;
+  if ((await stat(target('model')).catch(() => null))?.size === model.size_bytes && (await exists(target('config')))) return { key, status: 'already installed', bytes: 0, speakers, sidecar: null };
+
+  await mkdir(options.modelsDir, { recursive: true });
+  const base = baseUrlOf(options.baseUrl);
+  const total = files.reduce((sum, file) => sum + file.size_bytes, 0);
+  let finished = 0;
+  try {
+    for (const file of files) {
+      await downloadVerified(new URL(file.path, base), `${target(file.role)}${PARTIAL}`, file, (done) => options.onProgress?.({ key, done: finished + done, total }), options.download);
+      finished += file.size_bytes;
+    }
+  } catch (error) {
+    // A file that cannot be right takes the voice's other partials with it: nothing of it stays.
+    if (!(error instanceof InterruptedDownload)) await removePartials(key, options.modelsDir);
+    throw error;
+  }
+
+  const card = files.find((file) => file.role === 'card');
+  const cardText = card ? await readFile(`${target('card')}${PARTIAL}`, 'utf8') : null;
+  const sidecar = sidecarOf(voice, cardText, card ? new URL(card.path, base).href : null);
+  const sidecarPath = path.join(options.modelsDir, `${key}${SIDECAR}`);
+  await writeFile(`${sidecarPath}${PARTIAL}`, `${JSON.stringify(sidecar, null, 2)}\n`);
+
+  // The config, card and sidecar first, the model last: the voice appears whole, at once.
+  for (const role of ['config', 'card'] as const) {
+    if (files.some((file) => file.role === role)) await rename(`${target(role)}${PARTIAL}`, target(role));
+  }
+  await rename(`${sidecarPath}${PARTIAL}`, sidecarPath);
+  await rename(`${target('model')}${PARTIAL}`, target('model'));
+  return { key, status: 'installed', bytes: total, speakers, sidecar };
+}
+
+async function removePartials(key: string, modelsDir: string): Promise<string[]> {
+  const names = (await readdir(modelsDir).catch(() => [] as string[])).filter(
+    (name) => name.endsWith(PARTIAL) && [...Object.values(SUFFIX), SIDECAR].some((suffix) => name === `${key}${suffix}${PARTIAL}`),
+  );
+  await Promise.all(names.map((name) => rm(path.join(modelsDir, name), { force: true })));
+  return names;
+}
+
+/**
+ * Removes a voice's files, the `.onnx` first so the service stops offering
+ * it at once, and any partial download of it; returns the names removed.
+ */
+export async function removeVoice(key: string, modelsDir: string): Promise<string[]> {
+  checkKey(key);
+  const removed: string[] = [];
+  for (const suffix of [SUFFIX.model, SUFFIX.config, SIDECAR, SUFFIX.card]) {
+    const file = path.join(modelsDir, `${key}${suffix}`);
+    if (await exists(file)) {
+      await rm(file);
+      removed.push(path.basename(file));
+    }
+  }
+  removed.push(...(await removePartials(key, modelsDir)));
+  if (removed.length === 0) throw new VoiceInstallError(`${key} is not installed in ${modelsDir}`);
+  return removed;
+}
+
+/** Whether `<key>.onnx` is in `modelsDir` (the `available` listing marks those). */
+export async function isInstalled(key: string, modelsDir: string): Promise<boolean> {
+  return exists(path.join(modelsDir, `${key}${SUFFIX.model}`));
+}
