@@ -73,6 +73,16 @@ COPY --from=build /app/dist ./dist
 # Operators add Piper voices by mounting a directory of their own at MODELS_DIR (with this one's files in it).
 COPY --from=voices /models ./models
 
+# More Piper voices baked into the image: --build-arg PIPER_VOICES="de_DE-thorsten-medium es_ES-davefx-medium"
+# (keys of the Piper voice index; docs/voices.md). The CLI downloads them here,
+# verified by size and MD5, from PIPER_VOICES_URL (empty: the official index);
+# the running service never downloads. Empty (the default) adds nothing.
+ARG PIPER_VOICES=""
+ARG PIPER_VOICES_URL=""
+RUN if [ -n "$PIPER_VOICES" ]; then \
+        PIPER_VOICES_URL="$PIPER_VOICES_URL" node dist/cli/main.js voices install $PIPER_VOICES; \
+    fi
+
 # MAIL_DIR in docker-compose.yml is /data/mail on a named volume; a new named
 # volume takes the owner of the directory it is mounted on, so create it here
 # for the unprivileged user.

@@ -30,20 +30,26 @@ const quality = (value: string) => {
   return value;
 };
 
-/** A redrawn bar on a terminal; elsewhere one line every LOG_INTERVAL_MS at most. */
+/**
+ * A redrawn bar on a terminal; elsewhere a line saying what is downloading,
+ * then a bar line every LOG_INTERVAL_MS at most (a log has no use for more).
+ */
 function progressReporter(io: VoiceCommandIo, quiet: boolean): { report(progress: InstallProgress): void; end(): void } {
   const started = Date.now();
-  let lastLine = -Infinity;
+  let lastLine: number | null = null;
   let drawn = false;
   return {
     report({ key, done, total }) {
       if (quiet) return;
-      const line = progressLine(`${key} ${megabytes(done)}/${megabytes(total)} MB`, total > 0 ? done / total : 1, (Date.now() - started) / 1000);
+      const line = () => progressLine(`${key} ${megabytes(done)}/${megabytes(total)} MB`, total > 0 ? done / total : 1, (Date.now() - started) / 1000);
       if (io.tty) {
-        io.err(`\r${line}`);
+        io.err(`\r${line()}`);
         drawn = true;
+      } else if (lastLine === null) {
+        io.err(`${key}: downloading ${megabytes(total)} MB\n`);
+        lastLine = Date.now();
       } else if (Date.now() - lastLine >= LOG_INTERVAL_MS) {
-        io.err(`${line}\n`);
+        io.err(`${line()}\n`);
         lastLine = Date.now();
       }
     },

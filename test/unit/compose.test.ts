@@ -217,6 +217,17 @@ describe('Dockerfile', () => {
     expect(['root', '0']).not.toContain(user);
   });
 
+  it('installs the Piper voices of --build-arg PIPER_VOICES with the CLI after the build, none by default', () => {
+    expect(dockerfile).toMatch(/^ARG PIPER_VOICES=""$/m);
+    const final = finalStageInstructions(dockerfile);
+    const install = final.findIndex((line) => line.includes('voices install'));
+    expect(final[install]).toMatch(/^RUN if \[ -n "\$PIPER_VOICES" \]; then .*node dist\/cli\/main\.js voices install \$PIPER_VOICES; +fi$/);
+    // After the compiled CLI and the shipped joe are in place, before the unprivileged user (MODELS_DIR belongs to root).
+    expect(install).toBeGreaterThan(final.findIndex((line) => line.startsWith('COPY --from=build /app/dist')));
+    expect(install).toBeGreaterThan(final.findIndex((line) => line.startsWith('COPY --from=voices')));
+    expect(install).toBeLessThan(final.findIndex((line) => /^USER\s/.test(line)));
+  });
+
   it('pins its base images', () => {
     const bases = dockerfile
       .split(/\r?\n/)
