@@ -124,7 +124,7 @@ async function main() {
     await stream(accounts[0]);
 
     // The engine alone on the first sentence, in this process (its own warm interpreter), between the runs.
-    const engines = sharedEngines({ enableNonFree: config.ENABLE_NONFREE_ENGINES });
+    const engines = sharedEngines({ enableNonFree: config.ENABLE_NONFREE_ENGINES, modelsDir: config.MODELS_DIR });
     const firstSentence = splitSentences(TEXT, 400)[0];
     const engineMs: number[] = [];
     const renderFirst = async () => {
