@@ -161,7 +161,7 @@ function buildProgram(io: Io): Command {
     .argument('[text]', 'the text; or use --file')
     .option('-f, --file <path>', 'read the text from a file')
     .option('-o, --output <path>', 'where to write the audio (default: openvox-<id>.<format>)')
-    .option('-v, --voice <id>', 'voice id', 'en-us-slt')
+    .option('-v, --voice <id>', 'voice id (default: the first English voice of the catalog, neural where one is installed)')
     .option('--format <format>', 'wav, mp3, ogg or flac (default: from the output’s extension, else wav)')
     .option('--speed <factor>', '0.5-2.0', number)
     .option('--pitch <semitones>', '-12 to +12', number)
@@ -173,9 +173,11 @@ function buildProgram(io: Io): Command {
       const extension = options.output ? path.extname(options.output).slice(1).toLowerCase() : '';
       const format = options.format ?? (['wav', 'mp3', 'ogg', 'flac'].includes(extension) ? extension : 'wav');
       const api = client();
+      // The catalog lists neural voices first: the server's best English voice.
+      const voiceId: string = options.voice ?? (await api.json('GET', '/api/v1/voices/?language=en&category=premade&page_size=1')).results[0]?.id ?? 'en-us-slt';
       const submitted = await api.submit({
         text,
-        voice_id: options.voice,
+        voice_id: voiceId,
         output_format: format,
         ...(options.speed !== undefined && { speed: options.speed }),
         ...(options.pitch !== undefined && { pitch: options.pitch }),
@@ -203,8 +205,8 @@ function buildProgram(io: Io): Command {
       const audio = Buffer.from(await (await api.request('GET', `/api/v1/tts/history/${submitted.id}/audio/`)).arrayBuffer());
       const output = options.output ?? `openvox-${submitted.id}.${format}`;
       await writeFile(output, audio);
-      const result = { id: submitted.id, output, bytes: audio.length, duration_seconds: status.duration_seconds, credits_charged: status.credits_charged, format };
-      print(command, result, () => `wrote ${output} (${result.duration_seconds} s of audio, ${audio.length} bytes, ${result.credits_charged} credits)`);
+      const result = { id: submitted.id, output, voice_id: voiceId, bytes: audio.length, duration_seconds: status.duration_seconds, credits_charged: status.credits_charged, format };
+      print(command, result, () => `wrote ${output} (${voiceId}, ${result.duration_seconds} s of audio, ${audio.length} bytes, ${result.credits_charged} credits)`);
     });
 
   // `openvox voices [options]` stays the user's list (its default subcommand); the operator's Piper commands sit beside it.

@@ -158,7 +158,8 @@ describe('openvox CLI', () => {
       await writeFile(text, 'A second line, read from a file.');
       const fromFile = await openvox(['say', '--file', text, '-o', path.join(dir, 'second.wav')], env);
       expect(fromFile.code).toBe(0);
-      expect(fromFile.stdout).toMatch(/^wrote .*second\.wav/);
+      // No --voice: the catalog's first English voice, the neural one installed here.
+      expect(fromFile.stdout).toMatch(/^wrote .*second\.wav \(en-us-joe, /);
       expect(fromFile.stderr).toMatch(/completed \[#+\] 100%/);
       expect((await readFile(path.join(dir, 'second.wav'))).subarray(0, 4).toString('latin1')).toBe('RIFF');
     });
