@@ -1,4 +1,4 @@
-import { copyFile, mkdtemp, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { copyFile, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { migrate } from '../../db/migrate';
@@ -12,6 +12,8 @@ import { fetchAndMeasure, waitForSynthesis } from '../helpers/synthesis';
 import { eventually } from '../helpers/eventually';
 import { sharedEngines } from '../../engines/registry';
 import { type ModelsWatch, watchModels } from '../../worker/modelsWatch';
+import { runCli } from '../../cli/program';
+import { startPiperMirror } from '../helpers/piperMirror';
 
 /**
  * An operator adds Piper voices by putting them in MODELS_DIR: here the joe
@@ -110,34 +112,40 @@ describe('Piper voices in MODELS_DIR', () => {
     expect(audio.analysis.f0MedianHz).toBeGreaterThan(60);
   }, 60_000);
 
-  it('offers a voice installed while the service runs within seconds, and withdraws a removed one, keeping its history playable', async () => {
-    const voiceUrl = '/api/v1/voices/en-us-amy-medium/';
-    expect((await call(api.url, 'GET', voiceUrl, undefined, owner.access)).status).toBe(404);
-    // As the installer does: config first, the model renamed into place last.
-    await copyFile(`${JOE}.json`, path.join(modelsDir, 'en_US-amy-medium.onnx.json'));
-    await symlink(JOE, path.join(modelsDir, 'en_US-amy-medium.onnx.partial'));
-    await rename(path.join(modelsDir, 'en_US-amy-medium.onnx.partial'), path.join(modelsDir, 'en_US-amy-medium.onnx'));
-    const added = Date.now();
-    await eventually('the installed voice to be listed', async () => (await call(api.url, 'GET', voiceUrl, undefined, owner.access)).status === 200, 60_000);
-    const listedAfterMs = Date.now() - added;
-    const listed = await call(api.url, 'GET', voiceUrl, undefined, owner.access);
-    // Its gender comes from the table of known Piper voices (no sidecar here).
-    expect(listed.body).toMatchObject({ id: 'en-us-amy-medium', language: 'en-US', gender: 'female', engine: 'piper', quality: 'neural', status: 'ready' });
-    expect(listedAfterMs).toBeLessThan(60_000);
+  it('offers a voice installed with `openvox voices install` while the service runs, and withdraws a removed one, keeping its history playable', async () => {
+    // The official index's layout on 127.0.0.1: joe's bytes under the key of a British voice.
+    const mirror = await startPiperMirror([{ code: 'en_GB', name: 'alba', quality: 'medium' }]);
+    const openvox = (args: string[]) => runCli(args, { out: () => undefined, err: () => undefined, env: { ...process.env, MODELS_DIR: modelsDir, PIPER_VOICES_URL: mirror.url }, tty: false });
+    try {
+      const voiceUrl = '/api/v1/voices/en-gb-alba-medium/';
+      expect((await call(api.url, 'GET', voiceUrl, undefined, owner.access)).status).toBe(404);
+      const installed = Date.now();
+      expect(await openvox(['voices', 'install', 'en_GB-alba-medium'])).toBe(0);
+      await eventually('the installed voice to be listed', async () => (await call(api.url, 'GET', voiceUrl, undefined, owner.access)).status === 200, 60_000);
+      const listedAfterMs = Date.now() - installed;
+      const listed = await call(api.url, 'GET', voiceUrl, undefined, owner.access);
+      // Its name and licence from the index's sidecar, its gender from the table of known Piper voices.
+      expect(listed.body).toMatchObject({ id: 'en-gb-alba-medium', language: 'en-GB', gender: 'female', engine: 'piper', quality: 'neural', status: 'ready' });
+      expect(listedAfterMs).toBeLessThan(60_000);
+      // Its preview is rendered too, by the preview workflow the watch started.
+      await eventually('its preview', async () => (await call(api.url, 'GET', voiceUrl, undefined, owner.access)).body.preview_url !== null, 60_000);
 
-    const accepted = await call(api.url, 'POST', '/api/v1/tts/synthesize/', { text: 'A voice installed a moment ago.', voice_id: 'en-us-amy-medium', output_format: 'wav' }, owner.access);
-    expect(accepted.status).toBe(202);
-    const done = await waitForSynthesis(api.url, `/api/v1/tts/history/${accepted.body.id}/status/`, owner.access);
-    expect(done).toMatchObject({ status: 'completed', error: null });
+      const accepted = await call(api.url, 'POST', '/api/v1/tts/synthesize/', { text: 'A voice installed a moment ago.', voice_id: 'en-gb-alba-medium', output_format: 'wav' }, owner.access);
+      expect(accepted.status).toBe(202);
+      const done = await waitForSynthesis(api.url, `/api/v1/tts/history/${accepted.body.id}/status/`, owner.access);
+      expect(done).toMatchObject({ status: 'completed', error: null });
 
-    await rm(path.join(modelsDir, 'en_US-amy-medium.onnx'));
-    await eventually('the removed voice to be withdrawn', async () => (await call(api.url, 'GET', voiceUrl, undefined, owner.access)).status === 404, 60_000);
-    const refused = await call(api.url, 'POST', '/api/v1/tts/synthesize/', { text: 'Gone.', voice_id: 'en-us-amy-medium' }, owner.access);
-    expect([400, 404]).toContain(refused.status);
-    // What it said before stays in history, playable.
-    const audio = await fetchAndMeasure(api.url, done.audio_url, owner.access);
-    expect(audio.analysis.durationSeconds).toBeGreaterThan(1);
-  }, 120_000);
+      expect(await openvox(['voices', 'remove', 'en_GB-alba-medium'])).toBe(0);
+      await eventually('the removed voice to be withdrawn', async () => (await call(api.url, 'GET', voiceUrl, undefined, owner.access)).status === 404, 60_000);
+      const refused = await call(api.url, 'POST', '/api/v1/tts/synthesize/', { text: 'Gone.', voice_id: 'en-gb-alba-medium' }, owner.access);
+      expect(refused.status).toBe(400);
+      // What it said before stays in history, playable.
+      const audio = await fetchAndMeasure(api.url, done.audio_url, owner.access);
+      expect(audio.analysis.durationSeconds).toBeGreaterThan(1);
+    } finally {
+      await mirror.close();
+    }
+  }, 180_000);
 
   it('hides a voice whose model is gone at the next start', async () => {
     await rm(path.join(modelsDir, 'narrator.onnx'));
