@@ -1,6 +1,7 @@
 import { escapeForEspeak } from '../text';
 import { mapLimit } from '../../lib/concurrency';
 import { run } from '../../lib/process';
+import { KeptEspeakUnavailable, keptEspeakIpa } from './espeakProcess';
 
 /**
  * Text to the phoneme ids a Piper voice was trained on, made the way Piper
@@ -10,7 +11,8 @@ import { run } from '../../lib/process';
  *
  * - the text splits into clauses after `.!?,;:` followed by whitespace;
  *   `.!?` end a sentence (each sentence is one model call), `,;:` do not;
- * - each clause is phonemized by `espeak-ng -q --ipa -v <voice>`, language
+ * - each clause is phonemized by `espeak-ng -q --ipa -v <voice>` (a kept
+ *   process per voice reading one clause after another, engines/piper/espeakProcess.ts), language
  *   switch flags such as `(fr)` are removed, the clause's punctuation is kept
  *   (followed by a space after `,;:`);
  * - the phonemes are the NFD code points of that string, mapped through the
@@ -112,13 +114,32 @@ export function ipaFromSeparated(line: string): string {
 async function espeakIpa(text: string, voice: string, signal?: AbortSignal): Promise<string> {
   if (!/[\p{L}\p{N}]/u.test(text)) return '';
   const { stdout } = await run('espeak-ng', ['-q', '--ipa=1', '-b', '1', '-v', voice], { input: escapeForEspeak(text), signal, timeoutMs: 30_000 });
-  return stdout
-    .toString('utf8')
-    .split('\n')
+  return joinIpaLines(stdout.toString('utf8').split('\n'));
+}
+
+const joinIpaLines = (lines: readonly string[]) =>
+  lines
     .map((line) => line.trim())
     .filter(Boolean)
     .map(ipaFromSeparated)
     .join(' ');
+
+/** Every clause's IPA: from the voice's kept espeak-ng when it can, else a process per clause (two at a time). */
+async function clausesIpa(clauses: readonly Clause[], voice: string, signal?: AbortSignal): Promise<string[]> {
+  const speaking = clauses.map((clause) => /[\p{L}\p{N}]/u.test(clause.text));
+  try {
+    const lines = await keptEspeakIpa(
+      clauses.filter((_, index) => speaking[index]).map((clause) => escapeForEspeak(clause.text)),
+      voice,
+      signal,
+    );
+    let next = 0;
+    return speaking.map((speaks) => (speaks ? joinIpaLines(lines[next++]) : ''));
+  } catch (error) {
+    if (!(error instanceof KeptEspeakUnavailable)) throw error;
+  }
+  // espeak-ng costs ~15 ms per process, mostly start-up: two at a time beside the model's own thread.
+  return mapLimit(clauses, 2, (clause) => espeakIpa(clause.text, voice, signal));
 }
 
 /** Text to one id sequence per sentence (each is one model call). */
@@ -135,8 +156,7 @@ export interface SentencePhonemes {
 /** Text to the phonemes of each sentence (phonemeIds makes a model call's ids of one). */
 export async function textToPhonemes(text: string, options: { espeakVoice: string; signal?: AbortSignal }): Promise<SentencePhonemes[]> {
   const clauses = splitClauses(text);
-  // espeak-ng costs ~15 ms per process, mostly start-up: two at a time beside the model's own thread.
-  const ipa = await mapLimit(clauses, 2, (clause) => espeakIpa(clause.text, options.espeakVoice, options.signal));
+  const ipa = await clausesIpa(clauses, options.espeakVoice, options.signal);
   // Each clause's place in the text, and how many phonemes it adds (sentencePhonemes' own count).
   let cursor = 0;
   const ranges = clauses.map((clause) => {

@@ -1,4 +1,6 @@
+import childProcess from 'node:child_process';
 import fixture from '../fixtures/piper-phoneme-ids.json';
+import { stopKeptEspeak } from '../../engines/piper/espeakProcess';
 import { textToPhonemeIds } from '../../engines/piper/phonemes';
 
 /**
@@ -25,5 +27,37 @@ describe('Piper phoneme ids from the espeak-ng CLI', () => {
     const entry = fixture.cases.find((candidate) => 'knownDifference' in candidate)!;
     const ids = await textToPhonemeIds(entry.text, { espeakVoice: fixture.espeakVoice, map: fixture.phonemeIdMap });
     expect(asText(ids).map((sentence) => sentence.replace(/ˌ/g, 'ˈ'))).toEqual(entry.phonemes.map((sentence) => sentence.replace(/ˌ/g, 'ˈ')));
+  });
+});
+
+describe('the kept espeak-ng process', () => {
+  afterAll(() => stopKeptEspeak());
+
+  it('phonemizes clause after clause in one process per voice, in step with its input', async () => {
+    stopKeptEspeak();
+    const spawn = jest.spyOn(childProcess, 'spawn');
+    try {
+      const cases = fixture.cases.filter((entry) => !('knownDifference' in entry));
+      // Side by side: the answers come back in order, each to its own request.
+      const all = await Promise.all(cases.map((entry) => textToPhonemeIds(entry.text, { espeakVoice: fixture.espeakVoice, map: fixture.phonemeIdMap })));
+      all.forEach((ids, index) => expect(ids).toEqual(cases[index].ids));
+      expect(spawn.mock.calls.filter(([command]) => command === 'espeak-ng')).toHaveLength(1);
+    } finally {
+      spawn.mockRestore();
+    }
+  });
+
+  it('leaves a line it cannot read in one piece (over 999 bytes) to a process per clause', async () => {
+    const spawn = jest.spyOn(childProcess, 'spawn');
+    try {
+      const long = Array.from({ length: 250 }, () => 'word').join(' ');
+      const ids = await textToPhonemeIds(`Before. Then ${long}, and after`, { espeakVoice: fixture.espeakVoice, map: fixture.phonemeIdMap });
+      expect(ids).toHaveLength(2);
+      expect(ids[1].length).toBeGreaterThan(250 * 6);
+      // Three clauses, three processes (spawned through lib/process's run).
+      expect(spawn.mock.calls.filter(([command]) => command === 'espeak-ng')).toHaveLength(3);
+    } finally {
+      spawn.mockRestore();
+    }
   });
 });
