@@ -6,7 +6,7 @@ import { Voice } from '../db/models/Voice';
 import { WebhookDelivery } from '../db/models/WebhookDelivery';
 import { WebhookEndpoint } from '../db/models/WebhookEndpoint';
 import { postToTarget, TargetRefused } from '../lib/webhookTarget';
-import { announceWebhookEvent, signatureHeader, stableEventId } from '../lib/webhooks';
+import { announceWebhookEvent, signatureHeader, stableEventId, standardSignatureHeader } from '../lib/webhooks';
 import type { WebhookAttemptOutcome } from '../workflows/contracts';
 
 /** Each attempt's request gives up after this long; the workflow then retries with backoff. */
@@ -84,6 +84,10 @@ export function createWebhookActivities({ db, config }: ActivityDeps) {
         'OpenVox-Webhook-Id': delivery.event_id,
         'OpenVox-Webhook-Timestamp': String(timestamp),
         'OpenVox-Signature': signatureHeader(secrets, timestamp, delivery.body),
+        // The same delivery signed per Standard Webhooks, so receivers can verify it with its libraries.
+        'webhook-id': delivery.event_id,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': standardSignatureHeader(secrets, delivery.event_id, timestamp, delivery.body),
       };
       await WebhookDelivery.query(db).increment('attempts', 1).where({ id: deliveryId });
       let status: number;

@@ -14,14 +14,33 @@ import type { Config } from './config';
  * endpoint that subscribed to the event.
  */
 
-/** `whsec_` + 32 random bytes, base64url: shown once, kept in PostgreSQL to sign with. */
-export const newWebhookSecret = () => `whsec_${randomBytes(32).toString('base64url')}`;
+/**
+ * `whsec_` + 24 random bytes in standard base64 (32 characters, no padding):
+ * shown once, kept in PostgreSQL to sign with. Standard base64 because the
+ * Standard Webhooks libraries decode the part after `whsec_` strictly; secrets
+ * made before were base64url, which most of them cannot read (a rotation
+ * gives a new one).
+ */
+export const newWebhookSecret = () => `whsec_${randomBytes(24).toString('base64')}`;
 
 /** Hex HMAC-SHA256 of `<timestamp>.<body>`, keyed with the whole secret string (UTF-8). */
 export const signPayload = (secret: string, timestamp: number, body: string) => createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex');
 
 /** `v1=<hex>` per secret, the newest first: during a rotation's 24 h both the new and the old secret sign. */
 export const signatureHeader = (secrets: string[], timestamp: number, body: string) => secrets.map((secret) => `v1=${signPayload(secret, timestamp, body)}`).join(',');
+
+/**
+ * The Standard Webhooks signature (standardwebhooks.com): base64 HMAC-SHA256
+ * of `<id>.<timestamp>.<body>`, keyed with the secret's bytes (the base64
+ * after `whsec_`; Node also reads the older base64url secrets).
+ */
+export const standardSignature = (secret: string, id: string, timestamp: number, body: string) =>
+  createHmac('sha256', Buffer.from(secret.replace(/^whsec_/, ''), 'base64'))
+    .update(`${id}.${timestamp}.${body}`)
+    .digest('base64');
+
+/** `webhook-signature`: `v1,<base64>` per secret, space-separated, the newest first. */
+export const standardSignatureHeader = (secrets: string[], id: string, timestamp: number, body: string) => secrets.map((secret) => `v1,${standardSignature(secret, id, timestamp, body)}`).join(' ');
 
 /** The same event (type, resource) always gets the same id, so a retried announcement is recognised. */
 export const stableEventId = (type: WebhookEventType, resourceId: string) => `evt_${createHash('sha256').update(`${type}:${resourceId}`).digest('hex').slice(0, 32)}`;

@@ -1,3 +1,4 @@
+import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { webhookPayloads } from '../../api/webhookPayloads';
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -71,7 +72,7 @@ describe('webhooks', () => {
         events: ['synthesis.completed', 'voice.ready'],
         enabled: true,
         disabled_reason: null,
-        secret: expect.stringMatching(/^whsec_[A-Za-z0-9_-]{43}$/),
+        secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{32}$/),
         previous_secret_expires_at: null,
         created_at: expect.any(String),
         updated_at: expect.any(String),
@@ -124,6 +125,9 @@ describe('webhooks', () => {
       const completed = await until('synthesis.completed', async () => target.received.find((event) => JSON.parse(event.body).type === 'synthesis.completed') ?? null, 90_000);
       expect(verified(secret, completed)).toBe(true);
       expect(verified('whsec_wrong', completed)).toBe(false);
+      // The Standard Webhooks library verifies the same delivery from its webhook-* headers.
+      expect(new Webhook(secret).verify(completed.body, completed.headers as Record<string, string>)).toMatchObject({ type: 'synthesis.completed' });
+      expect(() => new Webhook(`whsec_${Buffer.alloc(24, 7).toString('base64')}`).verify(completed.body, completed.headers as Record<string, string>)).toThrow(WebhookVerificationError);
       const event = JSON.parse(completed.body);
       expect(event).toEqual({
         id: expect.stringMatching(/^evt_/),
