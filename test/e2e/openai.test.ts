@@ -3,6 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { decodeAudio, probeFormat } from '../../audio/analysis';
+import { run } from '../../lib/process';
 import { call } from '../helpers/http';
 import { createAccount, type TestAccount } from '../helpers/factories';
 import { useStack } from '../helpers/stack';
@@ -84,6 +85,25 @@ describe('OpenAI-compatible speech, through the official openai SDK', () => {
       ['reserve', THREE.length],
       ['capture', THREE.length],
     ]);
+  });
+
+  it.each([['flac'], ['wav']] as const)('a one-sentence %s answer says its length in its header (the whole audio is known before its first byte)', async (format) => {
+    const response = await client.audio.speech.create({ model: 'tts-1', voice: FAST_VOICE, input: SENTENCES[0], response_format: format });
+    const bytes = Buffer.from(await response.arrayBuffer());
+    const dir = await mkdtemp(path.join(tmpdir(), 'openvox-openai-'));
+    try {
+      const file = path.join(dir, `audio.${format}`);
+      await writeFile(file, bytes);
+      const { stdout } = await run('ffprobe', ['-v', 'error', '-show_entries', 'stream=duration', '-of', 'json', file]);
+      const [stream] = (JSON.parse(stdout.toString()) as { streams: Array<{ duration?: string }> }).streams;
+      // Strict decoding: FLAC's MD5 and WAV's sizes agree with the samples.
+      const { seconds } = await decodeBytes(bytes);
+      expect(Number(stream.duration)).toBeCloseTo(seconds, 2);
+      const done = await historyOf(response.headers.get('x-synthesis-id')!);
+      expect(Math.abs(seconds - done.duration_seconds)).toBeLessThan(0.12);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('sentence joins are no harder than the speech itself (no clicks): sample-to-sample jumps on the decoded PCM', async () => {

@@ -8,7 +8,7 @@ import { ApiError } from '../../errors';
 import { cancelSynthesis, submitSynthesis } from '../tts/commands';
 import { emotionOf, HISTORY_FORMAT, mapSpeed, type SpeechBody } from './schema';
 import { resolveOpenAiVoice } from './voices';
-import { CONTENT_TYPES, createStreamEncoder, joinSentences, renderedSentences, SynthesisEndedError } from './stream';
+import { CONTENT_TYPES, createStreamEncoder, joinSentences, oneSentence, renderedSentences, SynthesisEndedError } from './stream';
 import { toOpenAiError } from './errors';
 
 /**
@@ -50,7 +50,7 @@ export async function streamSpeech(ctx: Context, deps: ApiDeps, row: SynthesisRo
 
   const sentences = renderedSentences(deps, row, abort.signal);
   // Started while the first sentence renders: its process start is off the first byte's path.
-  const encoder = createStreamEncoder(body.response_format);
+  const encoder = createStreamEncoder(body.response_format, { whole: oneSentence(row) });
   let first: IteratorResult<Int16Array>;
   try {
     first = await sentences.next();

@@ -1,4 +1,5 @@
 import { type ChildProcessByStdio, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { PassThrough, type Readable, type Writable } from 'node:stream';
 import { chunkKey, textChunks } from '../../../activities/synthesis';
@@ -7,7 +8,8 @@ import { pauseSamples } from '../../../audio/finish';
 import { normalizeLoudness } from '../../../audio/loudness';
 import { EMOTION_PRESETS, type Emotion } from '../../../audio/prosody';
 import { Synthesis } from '../../../db/models/Synthesis';
-import { CHUNK_SAMPLE_RATE, pcmBytes, wavSamplesOf } from '../../../audio/wav';
+import { CHUNK_SAMPLE_RATE, pcmBytes, wavHeader, wavSamplesOf } from '../../../audio/wav';
+import { completeFlacStreamInfo } from '../../../audio/flac';
 import type { ApiDeps } from '../../deps';
 import type { SynthesisRow } from '../../../db/models/Synthesis';
 import { isMissingObject } from '../../../lib/storage';
@@ -111,6 +113,9 @@ export function joinSentences(emotion: Emotion, speed: number) {
     return out;
   };
 }
+
+/** A text of one sentence: its whole audio is known before the first byte goes out (createStreamEncoder's `whole`). */
+export const oneSentence = (synthesis: Pick<SynthesisRow, 'text' | 'streaming'>) => textChunks(synthesis).length === 1;
 
 export const CONTENT_TYPES: Readonly<Record<ResponseFormat, string>> = {
   mp3: 'audio/mpeg',
@@ -227,14 +232,27 @@ export interface StreamEncoder {
   destroy(): void;
 }
 
+export interface StreamEncoderOptions {
+  /**
+   * All of the audio is written before end() (a one-sentence text): nothing
+   * needs to go out before the end, so the headers can say how long it is.
+   * FLAC gets a complete STREAMINFO (total samples, MD5), WAV its sizes.
+   */
+  whole?: boolean;
+}
+
 /**
  * One encoder over the whole stream, so the client gets one header and one
  * continuous codec state (no repeated headers, no encoder restart at a
  * sentence join). WAV gets a header whose sizes say "unknown" (0xFFFFFFFF,
  * as streaming servers send it); PCM is the raw samples; every other format
- * is one ffmpeg process fed raw PCM on stdin.
+ * is one ffmpeg process fed raw PCM on stdin. A true stream's FLAC header
+ * cannot say its length either (STREAMINFO's total is 0: unknown; the
+ * encoder cannot seek back on a pipe); with `whole`, both headers are exact.
  */
-export function createStreamEncoder(format: ResponseFormat): StreamEncoder {
+export function createStreamEncoder(format: ResponseFormat, { whole = false }: StreamEncoderOptions = {}): StreamEncoder {
+  if (format === 'wav' && whole) return wholeWavEncoder();
+  if (format === 'flac' && whole) return wholeFlacEncoder();
   if (format === 'wav' || format === 'pcm') {
     const output = new PassThrough();
     if (format === 'wav') output.write(streamingWavHeader());
@@ -269,6 +287,65 @@ export function createStreamEncoder(format: ResponseFormat): StreamEncoder {
       await exited;
     },
     destroy: () => void child.kill('SIGKILL'),
+  };
+}
+
+/** WAV of a known length: the samples are kept until end(), then sent behind a header with their sizes. */
+function wholeWavEncoder(): StreamEncoder {
+  const output = new PassThrough();
+  const pcm: Buffer[] = [];
+  return {
+    output,
+    async write(bytes) {
+      pcm.push(bytes);
+    },
+    async end() {
+      const length = pcm.reduce((sum, bytes) => sum + bytes.length, 0);
+      output.end(Buffer.concat([wavHeader(length / 2, CHUNK_SAMPLE_RATE), ...pcm]));
+    },
+    destroy: () => output.destroy(),
+  };
+}
+
+/**
+ * FLAC of a known length: the encoder's bytes are kept until it has finished,
+ * then sent with STREAMINFO completed (the total sample count and the MD5 of
+ * the samples written), which an encoder on a pipe leaves unknown.
+ */
+function wholeFlacEncoder(): StreamEncoder {
+  const output = new PassThrough();
+  const child = takeEncoderProcess('flac');
+  const exited = once(child, 'close').catch(() => undefined);
+  child.stdin.on('error', () => undefined);
+  const encoded: Buffer[] = [];
+  child.stdout.on('data', (bytes: Buffer) => encoded.push(bytes));
+  const md5 = createHash('md5');
+  let samples = 0;
+  let written = false;
+  return {
+    output,
+    async write(pcm) {
+      if (!written) {
+        written = true;
+        setTimeout(() => startSpare('flac'), SPARE_AFTER_FIRST_WRITE_MS).unref();
+      }
+      md5.update(pcm);
+      samples += pcm.length / 2;
+      if (!child.stdin.write(pcm)) await once(child.stdin, 'drain');
+    },
+    async end() {
+      child.stdin.end();
+      await exited;
+      if (child.exitCode !== 0) {
+        output.destroy(new Error(`flac encoder exited with ${child.exitCode ?? child.signalCode}`));
+        return;
+      }
+      output.end(completeFlacStreamInfo(Buffer.concat(encoded), samples, md5.digest()));
+    },
+    destroy: () => {
+      child.kill('SIGKILL');
+      output.destroy();
+    },
   };
 }
 
