@@ -98,9 +98,13 @@ export function createWebhookActivities({ db, config }: ActivityDeps) {
           await record(deliveryId, { status: 'failed', last_error: `target_refused: ${error.message}`.slice(0, 200) });
           return 'refused';
         }
-        const reason = error instanceof Error ? (error.name === 'TimeoutError' || error.name === 'AbortError' ? 'timeout' : ((error as NodeJS.ErrnoException).code ?? error.name)) : 'error';
-        await record(deliveryId, { last_error: String(reason).slice(0, 200), last_response_code: null });
-        throw ApplicationFailure.retryable(`The webhook request failed: ${reason}`, 'WebhookUnreachable');
+        // Duck-typed: a socket's error may come from another realm (jest's), where instanceof Error is false.
+        const { name, code } = (error ?? {}) as { name?: string; code?: string };
+        const timedOut = name === 'TimeoutError' || name === 'AbortError';
+        // The account sees only timeout or unreachable: refused, reset, no route and certificate errors told apart would map
+        // the receiver's network for it (a port scan through our workers). The operator's Temporal UI keeps the detail.
+        await record(deliveryId, { last_error: timedOut ? 'timeout' : 'unreachable', last_response_code: null });
+        throw ApplicationFailure.retryable(`The webhook request failed: ${timedOut ? 'timeout' : (code ?? name ?? 'error')}`, 'WebhookUnreachable');
       }
       if (status >= 200 && status < 300) {
         await record(deliveryId, { status: 'delivered', last_response_code: status, last_error: null, delivered_at: db.fn.now() });

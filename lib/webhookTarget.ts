@@ -30,18 +30,36 @@ for (const [network, prefix] of [
 ] as const) {
   blocked.addSubnet(network, prefix, 'ipv4');
 }
+/**
+ * IPv6 is allowed only from global unicast (2000::/3), minus the ranges
+ * below; everything outside it (loopback, unique-local, link-local,
+ * multicast, IPv4-mapped and -translated forms, local-use NAT64) is refused
+ * as a whole, so a new way to spell an internal address is refused too.
+ */
+const globalUnicast = new BlockList();
+globalUnicast.addSubnet('2000::', 3, 'ipv6');
+const blockedGlobal = new BlockList();
 for (const [network, prefix] of [
-  ['::', 96], // unspecified, loopback, IPv4-compatible
-  ['64:ff9b::', 96], // NAT64 (checked as its IPv4 too)
-  ['100::', 64], // discard
+  ['2001::', 32], // Teredo: the IPv4 inside is obfuscated, refuse it whole
+  ['2001:10::', 28], // ORCHID
+  ['2001:20::', 28], // ORCHIDv2
   ['2001:db8::', 32], // documentation
-  ['fc00::', 7], // unique local (incl. fd00:ec2::254, AWS metadata)
-  ['fe80::', 10], // link-local
-  ['fec0::', 10], // site-local (deprecated)
-  ['ff00::', 8], // multicast
+  ['3fff::', 20], // documentation (RFC 9637)
 ] as const) {
-  blocked.addSubnet(network, prefix, 'ipv6');
+  blockedGlobal.addSubnet(network, prefix, 'ipv6');
 }
+
+/**
+ * Cloud metadata services: refused even when WEBHOOK_ALLOW_PRIVATE_TARGETS
+ * opens private networks (an operator who allows an internal receiver does
+ * not mean the instance's credentials).
+ */
+const metadata = new BlockList();
+metadata.addSubnet('169.254.0.0', 16, 'ipv4'); // link-local: AWS, GCP, Azure, OpenStack (169.254.169.254), ECS (169.254.170.2)
+metadata.addAddress('100.100.100.200', 'ipv4'); // Alibaba Cloud
+metadata.addAddress('192.0.0.192', 'ipv4'); // Oracle Cloud
+metadata.addSubnet('fe80::', 10, 'ipv6'); // link-local
+metadata.addAddress('fd00:ec2::254', 'ipv6'); // AWS over IPv6
 
 /** The eight 16-bit groups of an IPv6 address (an embedded dotted quad included). */
 function ipv6Groups(address: string): number[] {
@@ -58,23 +76,35 @@ function ipv6Groups(address: string): number[] {
   return [...headGroups, ...middle, ...tailGroups].map((group) => parseInt(group, 16));
 }
 
-/** The IPv4 address an IPv6 one carries (IPv4-mapped `::ffff:a.b.c.d`, NAT64 `64:ff9b::a.b.c.d`), if any. */
+/** The IPv4 address an IPv6 one carries (IPv4-mapped `::ffff:a.b.c.d`, well-known NAT64 `64:ff9b::a.b.c.d`, 6to4 `2002:aabb:ccdd::`), if any. */
 function embeddedIPv4(address: string): string | null {
   const groups = ipv6Groups(address);
-  const mapped = groups.slice(0, 5).every((group) => group === 0) && groups[5] === 0xffff;
-  const nat64 = groups[0] === 0x64 && groups[1] === 0xff9b && groups.slice(2, 6).every((group) => group === 0);
-  if (!mapped && !nat64) return null;
-  return [groups[6] >> 8, groups[6] & 0xff, groups[7] >> 8, groups[7] & 0xff].join('.');
+  const quad = (high: number, low: number) => [high >> 8, high & 0xff, low >> 8, low & 0xff].join('.');
+  if (groups.slice(0, 5).every((group) => group === 0) && groups[5] === 0xffff) return quad(groups[6], groups[7]);
+  if (groups[0] === 0x64 && groups[1] === 0xff9b && groups.slice(2, 6).every((group) => group === 0)) return quad(groups[6], groups[7]);
+  if (groups[0] === 0x2002) return quad(groups[1], groups[2]);
+  return null;
 }
 
-/** True for loopback, private, link-local, multicast, unspecified, reserved and metadata addresses, in IPv4 or IPv6. */
+/** True for loopback, private, link-local, multicast, unspecified, reserved and metadata addresses, in IPv4 or IPv6 (any IPv6 outside global unicast). */
 export function isInternalAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 4) return blocked.check(address, 'ipv4');
   if (family !== 6) return true; // not an address at all: refuse rather than guess
   const ipv4 = embeddedIPv4(address);
   if (ipv4) return blocked.check(ipv4, 'ipv4');
-  return blocked.check(address.split('%')[0], 'ipv6');
+  const bare = address.split('%')[0];
+  return !globalUnicast.check(bare, 'ipv6') || blockedGlobal.check(bare, 'ipv6');
+}
+
+/** True for the cloud metadata addresses (and all link-local), however spelled: refused whatever the policy. */
+export function isMetadataAddress(address: string): boolean {
+  const family = isIP(address);
+  if (family === 4) return metadata.check(address, 'ipv4');
+  if (family !== 6) return false;
+  const ipv4 = embeddedIPv4(address);
+  if (ipv4) return metadata.check(ipv4, 'ipv4');
+  return metadata.check(address.split('%')[0], 'ipv6');
 }
 
 export interface TargetPolicy {
@@ -100,6 +130,7 @@ export function checkTargetUrl(raw: string, policy: TargetPolicy): URL {
   }
   if (url.username || url.password) throw new TargetRefused('Must not contain credentials.');
   const host = hostOf(url);
+  if (isIP(host) && isMetadataAddress(host)) throw new TargetRefused('Must not point to a link-local or cloud metadata address.');
   if (!policy.allowPrivate && (host === 'localhost' || host.endsWith('.localhost') || (isIP(host) && isInternalAddress(host)))) {
     throw new TargetRefused('Must not point to a loopback, private, link-local or metadata address.');
   }
@@ -114,6 +145,7 @@ async function resolveTarget(url: URL, policy: TargetPolicy): Promise<{ address:
   const literal = isIP(host);
   const addresses = literal ? [{ address: host, family: literal }] : await lookup(host, { all: true, verbatim: true });
   if (addresses.length === 0) throw new TargetRefused('The host has no address.');
+  if (addresses.some(({ address }) => isMetadataAddress(address))) throw new TargetRefused('The host resolves to a link-local or cloud metadata address.');
   if (!policy.allowPrivate) {
     const internal = addresses.find(({ address }) => isInternalAddress(address));
     if (internal) throw new TargetRefused('The host resolves to a loopback, private, link-local or metadata address.');

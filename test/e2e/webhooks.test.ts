@@ -244,6 +244,16 @@ describe('webhooks', () => {
       expect(await deps.db('webhook_deliveries').where({ id: redirected }).first('last_response_code')).toEqual({ last_response_code: 302 });
       expect(redirector.received).toHaveLength(1);
       expect(target.received).toHaveLength(0);
+
+      // Allowing private targets never opens the cloud metadata service.
+      const metadata = await delivery('http://169.254.169.254/latest/meta-data/');
+      await expect(permissive.attemptWebhookDelivery({ deliveryId: metadata })).resolves.toBe('refused');
+      // A closed port and a timeout read alike to the account: no port-scan oracle in last_error.
+      const closed = await receiver();
+      await closed.close();
+      const unreachable = await delivery(closed.url);
+      await expect(permissive.attemptWebhookDelivery({ deliveryId: unreachable })).rejects.toThrow('The webhook request failed: ECONNREFUSED');
+      expect(await deps.db('webhook_deliveries').where({ id: unreachable }).first('last_error')).toEqual({ last_error: 'unreachable' });
     } finally {
       await Promise.all([target.close(), redirector.close()]);
     }

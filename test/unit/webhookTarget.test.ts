@@ -25,28 +25,50 @@ describe('webhook target addresses', () => {
     'fc00::1',
     'fd00:ec2::254',
     'ff02::1',
+    // IPv4 spelled inside IPv6 in ways the first guard missed: SIIT-translated, 6to4, local-use NAT64, Teredo.
+    '::ffff:0:127.0.0.1',
+    '::ffff:0:7f00:1',
+    '2002:7f00:1::',
+    '2002:a00:1::1',
+    '64:ff9b:1::7f00:1',
+    '2001:0:4136:e378:8000:63bf:3fff:fdd2',
+    '::127.0.0.1',
+    '100::1',
+    '2001:db8::1',
     'not-an-address',
   ])('refuses %s', (address) => {
     expect(isInternalAddress(address)).toBe(true);
   });
 
-  it.each(['93.184.215.14', '8.8.8.8', '172.32.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '2a00:1450:4001:80b::200e'])('allows the public address %s', (address) => {
-    expect(isInternalAddress(address)).toBe(false);
-  });
+  it.each(['93.184.215.14', '8.8.8.8', '172.32.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '2a00:1450:4001:80b::200e', '2002:808:808::1', '64:ff9b::808:808'])(
+    'allows the public address %s',
+    (address) => {
+      expect(isInternalAddress(address)).toBe(false);
+    },
+  );
 
   const strict = { allowHttp: false, allowPrivate: false };
   it.each([
     'https://127.0.0.1/',
     'https://10.0.0.1/hook',
-    'https://169.254.169.254/latest/meta-data/',
     'https://[::1]/',
     'https://[::ffff:127.0.0.1]/',
+    'https://[::ffff:0:127.0.0.1]/',
+    'https://[2002:7f00:1::]/',
+    'https://[64:ff9b:1::7f00:1]/',
     'https://localhost/',
     'https://api.localhost/',
   ])('refuses the URL %s without WEBHOOK_ALLOW_PRIVATE_TARGETS', (url) => {
     expect(() => checkTargetUrl(url, strict)).toThrow(TargetRefused);
     expect(() => checkTargetUrl(url, { allowHttp: false, allowPrivate: true })).not.toThrow();
   });
+
+  it.each(['https://169.254.169.254/latest/meta-data/', 'https://[fd00:ec2::254]/', 'https://100.100.100.200/', 'https://[::ffff:169.254.169.254]/', 'https://[fe80::1]/'])(
+    'refuses the metadata URL %s even with WEBHOOK_ALLOW_PRIVATE_TARGETS',
+    (url) => {
+      expect(() => checkTargetUrl(url, { allowHttp: true, allowPrivate: true })).toThrow(TargetRefused);
+    },
+  );
 
   it('takes http only when the operator allows it, and never credentials', () => {
     expect(() => checkTargetUrl('http://example.com/', strict)).toThrow('Must be an https URL.');
