@@ -31,7 +31,7 @@ export interface EmotionPreset {
 
 /**
  * Re-tuned by measurement (bench/quality.ts and bench/emotionSweep.ts,
- * README "Voicing quality"): a pitch shift through the shifter is what costs
+ * docs/voicing.md, "Emotions"): a pitch shift through the shifter is what costs
  * intelligibility (on Festival's HTS voice +0.5 to +1.5 semitones took
  * pocketsphinx from 8 to 11-17 word errors in 67), fast engine rates next
  * (HTS at 1.07-1.1x: 11-15); loudness and spectral tilt cost nothing. So the presets
@@ -65,8 +65,8 @@ export interface RatePlan {
  * How a chunk gets its speaking rate (the emotion's times the requested
  * speed): from the engine where it has a rate control, its own timing sounds
  * far better than a time stretch (Festival at 1.5x its rate keeps almost all
- * of its quality, a 1.5x stretch loses a third of it: README, voicing
- * quality), and a pitch-preserving time stretch for what lies outside the
+ * of its quality, a 1.5x stretch loses a third of it: docs/voicing.md,
+ * "Measured (bench:quality)"), and a pitch-preserving time stretch for what lies outside the
  * engine's range. Most engines' rates are close to exact but not quite
  * (measured over three sentences: espeak-ng at 2x gives 0.89-1.03x of 1/2 the
  * duration, Festival HTS up to 1.05x), so for them `measure` asks renderChunk

@@ -97,8 +97,8 @@ export async function renderChunk(input: RenderChunkInput): Promise<RenderChunkR
   // The engine moves its own intonation where it can (no shifter artefacts); the shifter does the rest.
   const pitchRange = enginePitchRange(engine.capabilities, voice.engineVoice);
   // An emotion's pitch only where the engine sets it itself: through the shifter even half a semitone cost more
-  // intelligibility than the emotion gains (Festival HTS: 8 -> 12 word errors in 67, MCD doubled; README, voicing
-  // quality); there the rate, loudness and tone carry it.
+  // intelligibility than the emotion gains (Festival HTS: 8 -> 12 word errors in 67, MCD doubled; docs/voicing.md,
+  // "Emotions"); there the rate, loudness and tone carry it.
   const presetSemitones = EMOTION_PRESETS[emotion].semitones;
   const emotionSemitones = pitchRange ? presetSemitones : 0;
   const shift = voicing.pitch + emotionSemitones + (voicing.profile?.semitones ?? 0);

@@ -6,7 +6,7 @@ import { z } from 'zod';
 /**
  * Every setting of the service, read from environment variables once at start.
  * Defaults are the embedded development stack (scripts/start.sh); an operator
- * overrides them with the variables listed in README.md.
+ * overrides them with the variables listed in docs/operations.md, "Configuration".
  */
 
 // The repository root, from source (lib/) or from the compiled dist/lib/.

@@ -15,7 +15,7 @@ TEMPORAL_VERSION="v1.5.1"
 # 2026-11-22; pinned so every machine builds the same server.
 MINIO_VERSION="v0.0.0-20260212201848-7aac2a2c5b7c"
 
-# Speech engines (README.md, "Speech engines and voices"): eSpeak NG, Flite, and Festival with the
+# Speech engines (docs/voices.md, "Engines and the catalog"): eSpeak NG, Flite, and Festival with the
 # free voices Debian main ships. festival-hi/-mr/-te are only Recommends of
 # their voices, so they are listed (this installs without recommends).
 SPEECH_PACKAGES=(

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 
 /**
  * Webhook endpoints and one delivery row per (event, endpoint). The signing
- * secret is kept as issued (HMAC needs it in clear; see README "Webhooks"),
+ * secret is kept as issued (HMAC needs it in clear; see docs/security.md, "Webhook secrets at rest"),
  * the previous one for 24 h after a rotation.
  */
 export async function up(knex: Knex): Promise<void> {
