@@ -135,6 +135,10 @@ const EnvSchema = z.object({
   WEBHOOK_ALLOW_PRIVATE_TARGETS: z.stringbool().default(false),
   /** The first retry of a failed webhook delivery waits this long, doubling up to an hour, for 24 h in all. */
   WEBHOOK_RETRY_INITIAL_SECONDS: seconds.max(3600).default(10),
+  /** Webhook endpoints one account may have: each one is a delivery per event, so the cap bounds what one account can make the workers send. */
+  WEBHOOK_MAX_ENDPOINTS: z.coerce.number().int().min(1).max(1000).default(20),
+  /** `POST /webhooks/{id}/test/` pings per account per minute (0 turns the limit off). */
+  RATE_LIMIT_WEBHOOK_TESTS_PER_MINUTE: rateLimit.default(10),
 
   /**
    * Synthesis history older than this many days is deleted (with its audio) for

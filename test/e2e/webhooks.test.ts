@@ -114,6 +114,33 @@ describe('webhooks', () => {
     });
   });
 
+  it('caps the endpoints of an account, even when created at once, and rate-limits test pings', async () => {
+    const limitedApi = await startApi({
+      ...deps,
+      config: loadConfig({ ...process.env, ...ALLOW, TEMPORAL_TASK_QUEUE: deps.config.TEMPORAL_TASK_QUEUE, WEBHOOK_MAX_ENDPOINTS: '3', RATE_LIMIT_WEBHOOK_TESTS_PER_MINUTE: '2' }),
+    });
+    const target = await receiver();
+    try {
+      const someone = await createAccount(deps);
+      const create = () => call(limitedApi.url, 'POST', '/api/v1/webhooks/', { url: target.url, events: ['voice.ready'] }, someone.access);
+      const answers = await Promise.all([create(), create(), create(), create(), create()]);
+      expect(answers.map((answer) => answer.status).sort()).toEqual([201, 201, 201, 403, 403]);
+      expect(answers.find((answer) => answer.status === 403)!.body).toMatchObject({ code: 'plan_limit_reached', detail: expect.stringContaining('at most 3 webhook endpoints') });
+      expect(await deps.db('webhook_endpoints').where({ account_id: someone.id }).count({ count: '*' }).first()).toEqual({ count: '3' });
+
+      const id = answers.find((answer) => answer.status === 201)!.body.id;
+      const ping = () => call(limitedApi.url, 'POST', `/api/v1/webhooks/${id}/test/`, undefined, someone.access);
+      expect((await ping()).status).toBe(202);
+      expect((await ping()).status).toBe(202);
+      const limited = await ping();
+      expect(limited.status).toBe(429);
+      expect(limited.body.code).toBe('rate_limited');
+      expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    } finally {
+      await Promise.all([limitedApi.close(), target.close()]);
+    }
+  });
+
   it('delivers signed synthesis.completed and voice.ready events to a local receiver', async () => {
     const target = await receiver();
     try {

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { PartialModelObject } from 'objection';
-import type { Account } from '../../../db/models/Account';
+import { Account } from '../../../db/models/Account';
 import type { Db } from '../../../db/knex';
 import { WebhookEndpoint } from '../../../db/models/WebhookEndpoint';
 import type { Config } from '../../../lib/config';
 import { checkTargetUrl, TargetRefused } from '../../../lib/webhookTarget';
 import { newWebhookSecret } from '../../../lib/webhooks';
-import { notFound, validationError } from '../../errors';
+import { notFound, planLimitReached, validationError } from '../../errors';
 
 /** How long a rotated-out secret keeps signing deliveries, beside the new one. */
 const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
@@ -30,10 +30,19 @@ export async function findEndpoint(db: Db, account: Account, id: string): Promis
   return endpoint;
 }
 
+/** At most WEBHOOK_MAX_ENDPOINTS per account, counted under a lock on the account's row so two creates at once cannot both take the last one. */
 export async function createEndpoint(db: Db, config: Config, account: Account, props: { url: string; events: string[]; description: string }): Promise<WebhookEndpoint> {
-  return WebhookEndpoint.query(db)
-    .insert({ id: randomUUID(), account_id: account.id, url: checkUrl(config, props.url), events: [...new Set(props.events)], description: props.description, secret: newWebhookSecret() })
-    .returning('*');
+  const url = checkUrl(config, props.url);
+  return db.transaction(async (trx) => {
+    await Account.query(trx).findById(account.id).forUpdate().select('id');
+    const { count } = (await endpointsOf(trx, account).count({ count: '*' }).first()) as unknown as { count: string };
+    if (Number(count) >= config.WEBHOOK_MAX_ENDPOINTS) {
+      throw planLimitReached(`An account can have at most ${config.WEBHOOK_MAX_ENDPOINTS} webhook endpoints; delete one first.`);
+    }
+    return WebhookEndpoint.query(trx)
+      .insert({ id: randomUUID(), account_id: account.id, url, events: [...new Set(props.events)], description: props.description, secret: newWebhookSecret() })
+      .returning('*');
+  });
 }
 
 export async function updateEndpoint(

@@ -6,6 +6,7 @@ import { problemResponses } from '../../openapi';
 import { offsetOf, presentPage } from '../../pagination';
 import { defineRoute, type Family, type Route } from '../../route';
 import { announceWebhookEvent } from '../../../lib/webhooks';
+import { enforceRateLimit } from '../../auth/rateLimit';
 import { createEndpoint, deleteEndpoint, endpointsOf, findEndpoint, rotateSecret, updateEndpoint } from './commands';
 import { presentDelivery, presentEndpoint, presentWithSecret } from './presenter';
 import { DeliveryOut, DeliveryPage, WebhookCreateBody, WebhookListQuery, WebhookOut, WebhookPage, WebhookParams, WebhookUpdateBody, WebhookWithSecretOut } from './schema';
@@ -47,7 +48,7 @@ export function webhookRoutes(deps: ApiDeps): Route[] {
       tags,
       auth: true,
       body: WebhookCreateBody,
-      responses: { 201: json('Created', WebhookWithSecretOut), ...problemResponses(400, 401) },
+      responses: { 201: json('Created', WebhookWithSecretOut), ...problemResponses(400, 401, 403) },
       async handler(ctx, { account, body }, family) {
         const endpoint = await createEndpoint(db, config, account, body);
         ctx.status = 201;
@@ -112,9 +113,10 @@ export function webhookRoutes(deps: ApiDeps): Route[] {
       tags,
       auth: true,
       params: WebhookParams,
-      responses: { 202: json('The delivery, under way', DeliveryOut), ...problemResponses(401, 404, 409) },
+      responses: { 202: json('The delivery, under way', DeliveryOut), ...problemResponses(401, 404, 409, 429) },
       async handler(ctx, { account, params }) {
         const endpoint = await findEndpoint(db, account, params.id);
+        await enforceRateLimit(db, { key: `webhook-test:account:${account.id}`, limit: config.RATE_LIMIT_WEBHOOK_TESTS_PER_MINUTE, windowSeconds: 60 });
         if (!endpoint.enabled) throw conflict('The endpoint is disabled; enable it first.');
         const event = { id: `evt_${randomUUID().replaceAll('-', '')}`, type: 'ping' as const, accountId: account.id, data: { endpoint_id: endpoint.id } };
         const [deliveryId] = await announceWebhookEvent(deps, event, endpoint.id);
