@@ -102,10 +102,13 @@ export function addPiperVoiceCommands(voices: Command, io: VoiceCommandIo, print
     .argument('[keys...]', 'voice keys, e.g. de_DE-thorsten-medium')
     .option('--recommended', 'the recommended voice of each language (docs/voices.md)')
     .option('--language <tag>', 'with --recommended: only this language’s, e.g. de')
+    .option('--speakers <names>', "one multi-speaker model's speakers the catalog offers, comma-separated (names of its speaker_id_map), e.g. p225,p226")
     .action(async (keys: string[], options, command: Command) => {
       // command.error prints the usage error and exits 2, like commander's own.
       if (keys.length > 0 === Boolean(options.recommended)) command.error('error: name voice keys or give --recommended, not both', { exitCode: 2 });
       if (options.language && !options.recommended) command.error('error: --language goes with --recommended (name the keys otherwise)', { exitCode: 2 });
+      if (options.speakers !== undefined && keys.length !== 1) command.error('error: --speakers goes with one voice key', { exitCode: 2 });
+      const speakers = options.speakers === undefined ? undefined : String(options.speakers).split(',');
       const { modelsDir, baseUrl } = settings();
       const index = await fetchVoiceIndex(baseUrl);
       const wanted = options.recommended ? recommendedKeys(index, options.language) : keys;
@@ -113,7 +116,7 @@ export function addPiperVoiceCommands(voices: Command, io: VoiceCommandIo, print
       for (const key of wanted) {
         const progress = progressReporter(io, json(command));
         try {
-          results.push(await installVoice(key, { index, baseUrl, modelsDir, onProgress: progress.report }));
+          results.push(await installVoice(key, { index, baseUrl, modelsDir, onProgress: progress.report, speakers }));
         } finally {
           progress.end();
         }
@@ -124,7 +127,11 @@ export function addPiperVoiceCommands(voices: Command, io: VoiceCommandIo, print
               ? `installed ${key} (${megabytes(result.bytes)} MB) in ${modelsDir}: ${result.sidecar?.language}, ${result.sidecar?.quality} quality; ${result.sidecar?.licence}\n`
               : `${key} is already installed in ${modelsDir}\n`,
           );
-          if (result.speakers > 1) io.out(`note: ${key} has ${result.speakers} speakers; the catalog offers no multi-speaker models yet (engines/piper/models.ts skips them), so it stays unused\n`);
+          if (result.speakers > 1) {
+            io.out(
+              `note: ${key} has ${result.speakers} speakers; the catalog offers ${result.offered.length} of them: ${result.offered.join(', ')}. Choose others with --speakers a,b,c or in ${key}.voice.json (docs/voices.md)\n`,
+            );
+          }
         }
       }
       if (json(command)) print(command, results, () => '');

@@ -1,5 +1,5 @@
 import { type EngineOptions, type EngineRegistry, sharedEngines } from './registry';
-import { findPiperModels, type PiperModel } from './piper/models';
+import { defaultSpeakers, findPiperModels, type PiperModel, type SidecarSpeaker, speakerVoiceName } from './piper/models';
 import { knownSpeakerGender } from './piper/speakerGenders';
 import type { EngineName, License } from './types';
 
@@ -292,10 +292,53 @@ function voiceIdFromModelName(name: string): string {
 }
 
 /**
+ * The speakers of a multi-speaker model the catalog offers: those its
+ * sidecar lists (in its order; names the model does not have are left out),
+ * else a few spread over its ids (engines/piper/models.ts `defaultSpeakers`),
+ * their gender unknown.
+ */
+function offeredSpeakers(model: PiperModel): SidecarSpeaker[] {
+  const listed = (model.sidecar.speakers ?? []).filter((entry) => Object.hasOwn(model.speakers, entry.speaker));
+  return listed.length > 0 ? listed : defaultSpeakers(model.speakers).map((speaker) => ({ speaker }));
+}
+
+/** The catalog entries of one multi-speaker model's offered speakers: ids `<model id>-<speaker>`. */
+function speakerVoices(model: PiperModel, modelId: string, taken: Set<string>): PremadeVoice[] {
+  const { sidecar } = model;
+  const modelName = sidecar.name ?? model.name;
+  const voices: PremadeVoice[] = [];
+  for (const entry of offeredSpeakers(model)) {
+    const id = voiceIdFromModelName(`${modelId}-${entry.speaker}`);
+    if (!id || taken.has(id)) continue;
+    taken.add(id);
+    voices.push({
+      id,
+      name: entry.name ?? `${modelName} ${entry.speaker}`,
+      language: model.language,
+      gender: entry.gender ?? 'unknown',
+      description:
+        entry.description ??
+        `Neural voice: speaker ${entry.speaker} of ${model.name}, a model of ${Object.keys(model.speakers).length} speakers (Piper${model.quality ? `, ${model.quality} quality` : ''}), added by this server's operator.`,
+      engine: 'piper',
+      engineVoice: speakerVoiceName(model.name, entry.speaker),
+      license: 'free',
+      quality: 'neural',
+      licence:
+        sidecar.licence ??
+        `Piper voice ${model.name}, added by this server's operator: see the voice's model card for its licence. Runs with ONNX Runtime (MIT); phonemes by eSpeak NG (GPL-3.0-or-later).`,
+    });
+  }
+  return voices;
+}
+
+/**
  * The operator's own Piper voices: every model in MODELS_DIR that the catalog
  * does not already name, with its id from the file name (or its sidecar), its
  * language from Piper's config, its gender, name, description and licence
- * from the sidecar (engines/piper/models.ts).
+ * from the sidecar (engines/piper/models.ts). A multi-speaker model gives a
+ * voice per offered speaker (`offeredSpeakers`), not one per speaker: a
+ * model like libritts_r has 904 of unknown gender, which would bury the
+ * catalog.
  */
 function operatorVoices(models: readonly PiperModel[]): PremadeVoice[] {
   const taken = new Set(byId.keys());
@@ -304,6 +347,10 @@ function operatorVoices(models: readonly PiperModel[]): PremadeVoice[] {
     if (CATALOG_MODELS.has(model.name)) continue;
     const { sidecar } = model;
     const id = sidecar.id && /^[a-z0-9-]{1,64}$/.test(sidecar.id) ? sidecar.id : voiceIdFromModelName(model.name);
+    if (Object.keys(model.speakers).length > 0) {
+      if (id) voices.push(...speakerVoices(model, id, taken));
+      continue;
+    }
     if (!id || taken.has(id)) continue;
     taken.add(id);
     const speaker = sidecar.name ?? model.name;
@@ -325,10 +372,13 @@ function operatorVoices(models: readonly PiperModel[]): PremadeVoice[] {
   return voices;
 }
 
-/** As the built-in catalog: American English, other English, then by language tag; within a language by the model's file name. */
+/**
+ * As the built-in catalog: American English, other English, then by language tag; within a language by the
+ * model's file name (a multi-speaker model's speakers keep their order: the sidecar's, or by id).
+ */
 const languageRank = (language: string) => (language === 'en-US' ? 0 : language.startsWith('en') ? 1 : 2);
-const byLanguageThenName = (a: PremadeVoice, b: PremadeVoice) =>
-  languageRank(a.language) - languageRank(b.language) || a.language.localeCompare(b.language) || a.engineVoice.localeCompare(b.engineVoice);
+const modelOf = (voice: PremadeVoice) => voice.engineVoice.split('#')[0];
+const byLanguageThenName = (a: PremadeVoice, b: PremadeVoice) => languageRank(a.language) - languageRank(b.language) || a.language.localeCompare(b.language) || modelOf(a).localeCompare(modelOf(b));
 
 /**
  * The whole catalog of this server, neural voices first (a newcomer's first

@@ -11,7 +11,7 @@ import { withDurationOutput } from './durations';
  *
  * Protocol, one JSON object per line. In: the model path as argv[2]; then
  * requests `{"id", "sentences": number[][], "scales": [noise, length, noise_w],
- * "outPath", "pauseSamples"}`. Out: `{"ready": true}` once the session is
+ * "outPath", "pauseSamples", "speakerId"?}`. Out: `{"ready": true}` once the session is
  * loaded, then per request `{"id", "samples", "rss", "inferMs", "firstMs", "frames"}` or
  * `{"id", "error"}`. `frames` (when the model exposes them, engines/piper/durations.ts)
  * are each sentence's frames per input id: the sentence has exactly
@@ -26,6 +26,12 @@ export interface HostRequest {
   outPath: string;
   /** Silence between two sentences of one request, in samples. */
   pauseSamples: number;
+  /**
+   * A multi-speaker model's speaker (its `sid` input, from the config's
+   * `speaker_id_map`); 0, Piper's default, when absent. Fed only to a model
+   * whose graph has a `sid` input.
+   */
+  speakerId?: number;
 }
 
 export interface HostReply {
@@ -76,11 +82,13 @@ async function synthesize(session: Session, ort: typeof import('onnxruntime-node
   const frames: number[][] = [];
   for (const [index, ids] of request.sentences.entries()) {
     if (index > 0 && request.pauseSamples > 0) pieces.push(new Int16Array(request.pauseSamples));
-    const feeds = {
+    const feeds: Record<string, InstanceType<typeof ort.Tensor>> = {
       input: new ort.Tensor('int64', BigInt64Array.from(ids, BigInt), [1, ids.length]),
       input_lengths: new ort.Tensor('int64', BigInt64Array.from([BigInt(ids.length)]), [1]),
       scales: new ort.Tensor('float32', Float32Array.from(request.scales), [3]),
     };
+    // Multi-speaker exports take the speaker as int64 `sid` of shape [1], as piper-tts feeds it.
+    if (session.inputNames.includes('sid')) feeds.sid = new ort.Tensor('int64', BigInt64Array.from([BigInt(request.speakerId ?? 0)]), [1]);
     const results = await session.run(feeds);
     const output = results[session.outputNames[0]];
     pieces.push(toInt16(output.data as Float32Array));

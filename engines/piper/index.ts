@@ -1,7 +1,7 @@
 import { splitText } from '../text';
 import { which } from '../../lib/process';
 import { type Engine, EngineError } from '../types';
-import { findPiperModels, type PiperModel } from './models';
+import { findPiperModels, type PiperModel, voiceNamesOf } from './models';
 import { phonemeIds, type SentencePhonemes, textToPhonemes } from './phonemes';
 import { piperWords } from './durations';
 import { PiperExit, PiperPool, type PiperPoolOptions, type PiperResult } from './pool';
@@ -38,6 +38,20 @@ export interface PiperEngine extends Engine {
   readonly pool: PiperPool;
 }
 
+/**
+ * The model and speaker of an engine voice name: a single-speaker model's
+ * name, or `<model name>#<speaker>` for a speaker of a multi-speaker model
+ * (its `sid`); null for anything else (a multi-speaker model's bare name too).
+ */
+function findVoice(models: Map<string, PiperModel>, voice: string): { model: PiperModel; speakerId?: number } | null {
+  const whole = models.get(voice);
+  if (whole) return Object.keys(whole.speakers).length === 0 ? { model: whole } : null;
+  const mark = voice.indexOf('#');
+  const model = mark > 0 ? models.get(voice.slice(0, mark)) : undefined;
+  const speakerId = model && Object.hasOwn(model.speakers, voice.slice(mark + 1)) ? model.speakers[voice.slice(mark + 1)] : undefined;
+  return model && speakerId !== undefined ? { model, speakerId } : null;
+}
+
 export function createPiperEngine(options: PiperEngineOptions): PiperEngine {
   const pool = new PiperPool(options);
   let found: Promise<Map<string, PiperModel>> | undefined;
@@ -64,15 +78,16 @@ export function createPiperEngine(options: PiperEngineOptions): PiperEngine {
     },
     async voices() {
       if (!(await which('espeak-ng'))) return [];
-      return [...(await byName()).keys()];
+      return [...(await byName()).values()].flatMap(voiceNamesOf);
     },
     async hasVoice(voice) {
-      return (await this.voices()).includes(voice);
+      return Boolean(await which('espeak-ng')) && findVoice(await byName(), voice) !== null;
     },
     async synthesize({ text, voice, rate = 1, outPath, signal }) {
-      const model = (await byName()).get(voice);
-      if (!model) throw new EngineError('piper', `voice ${JSON.stringify(voice)} is not in the models directory`);
+      const target = findVoice(await byName(), voice);
+      if (!target) throw new EngineError('piper', `voice ${JSON.stringify(voice)} is not in the models directory`);
       if (!(rate > 0 && Number.isFinite(rate))) throw new EngineError('piper', `invalid rate ${rate}`);
+      const { model, speakerId } = target;
       const phonemes: SentencePhonemes[] = [];
       let cursor = 0;
       for (const piece of splitText(text, PIPER_MAX_CALL_CHARS)) {
@@ -95,6 +110,7 @@ export function createPiperEngine(options: PiperEngineOptions): PiperEngine {
         sampleRate: model.sampleRate,
         outPath,
         pauseSamples: Math.round((options.sentencePauseSeconds ?? 0) * model.sampleRate),
+        speakerId,
       };
       let result: PiperResult;
       try {

@@ -1,6 +1,7 @@
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { type DownloadOptions, downloadVerified, InterruptedDownload } from './download';
+import { defaultSpeakers, speakerIdMap } from './models';
 import { baseUrlOf, type IndexVoice, type VoiceIndex, VoiceInstallError } from './voiceIndex';
 
 /**
@@ -26,6 +27,13 @@ export interface InstallOptions {
   modelsDir: string;
   onProgress?: (progress: InstallProgress) => void;
   download?: DownloadOptions;
+  /**
+   * A multi-speaker model's speakers the catalog offers (names of the index's
+   * `speaker_id_map`), written into the sidecar; also rewrites the sidecar's
+   * list when the voice is already installed. Absent, the catalog offers a
+   * few spread over the speakers (engines/catalog.ts).
+   */
+  speakers?: string[];
 }
 
 /** What the service's catalog reads beside Piper's config (engines/piper/models.ts). */
@@ -35,6 +43,8 @@ export interface InstalledSidecar {
   quality: string;
   description: string;
   licence: string;
+  /** Multi-speaker models, `--speakers`: the speakers the catalog offers. */
+  speakers?: Array<{ speaker: string }>;
 }
 
 export interface InstallResult {
@@ -42,6 +52,8 @@ export interface InstallResult {
   status: 'installed' | 'already installed';
   bytes: number;
   speakers: number;
+  /** A multi-speaker model's speakers the catalog offers (the sidecar's, or the default spread); empty for one speaker. */
+  offered: string[];
   sidecar: InstalledSidecar | null;
 }
 
@@ -98,6 +110,58 @@ function sidecarOf(voice: IndexVoice, card: string | null, cardUrl: string | nul
   };
 }
 
+/** The `--speakers` names checked against the index (before anything is downloaded). */
+function checkSpeakers(voice: IndexVoice, wanted: string[]): string[] {
+  const map = speakerIdMap(voice.num_speakers, voice.speaker_id_map);
+  const names = Object.keys(map);
+  if (names.length === 0) throw new VoiceInstallError(`${voice.key} has a single speaker: --speakers is for multi-speaker models`);
+  const unique = [...new Set(wanted.map((name) => name.trim()).filter(Boolean))];
+  if (unique.length === 0) throw new VoiceInstallError(`--speakers names no speaker of ${voice.key}`);
+  const unknown = unique.filter((name) => !Object.hasOwn(map, name));
+  if (unknown.length > 0) {
+    const some = names.slice(0, 10).join(', ');
+    throw new VoiceInstallError(
+      `${voice.key} has no speaker ${unknown.map((name) => JSON.stringify(name)).join(', ')}: its ${names.length} speakers are ${some}${names.length > 10 ? ', …' : ''} (the index's speaker_id_map)`,
+    );
+  }
+  return unique;
+}
+
+/** The speakers the catalog will offer: the sidecar's that the model has, else the default spread. */
+function offeredOf(voice: IndexVoice, listed: string[] | undefined): string[] {
+  const map = speakerIdMap(voice.num_speakers, voice.speaker_id_map);
+  const known = (listed ?? []).filter((name) => Object.hasOwn(map, name));
+  return known.length > 0 ? known : defaultSpeakers(map);
+}
+
+/** Writes a sidecar beside its target and renames it into place. */
+async function writeSidecar(sidecarPath: string, sidecar: object): Promise<void> {
+  await writeFile(`${sidecarPath}${PARTIAL}`, `${JSON.stringify(sidecar, null, 2)}\n`);
+  await rename(`${sidecarPath}${PARTIAL}`, sidecarPath);
+}
+
+/** An installed voice's sidecar with the given speakers (other fields, an operator's edits too, kept). */
+async function updateSpeakers(sidecarPath: string, speakers: string[]): Promise<void> {
+  let sidecar: Record<string, unknown> = {};
+  try {
+    sidecar = JSON.parse(await readFile(sidecarPath, 'utf8')) as Record<string, unknown>;
+  } catch {
+    // None yet (a model copied by hand) or not JSON: a new one with the speakers alone.
+  }
+  const before = new Map((Array.isArray(sidecar.speakers) ? (sidecar.speakers as Array<{ speaker?: unknown }>) : []).map((entry) => [entry.speaker, entry]));
+  // A speaker the sidecar already describes (name, gender) keeps its description.
+  await writeSidecar(sidecarPath, { ...sidecar, speakers: speakers.map((speaker) => before.get(speaker) ?? { speaker }) });
+}
+
+async function sidecarSpeakerNames(sidecarPath: string): Promise<string[] | undefined> {
+  try {
+    const sidecar = JSON.parse(await readFile(sidecarPath, 'utf8')) as { speakers?: Array<{ speaker?: unknown }> };
+    return Array.isArray(sidecar.speakers) ? sidecar.speakers.map((entry) => entry?.speaker).filter((name): name is string => typeof name === 'string') : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 const exists = async (file: string) =>
   stat(file).then(
     () => true,
@@ -110,10 +174,16 @@ export async function installVoice(key: string, options: InstallOptions): Promis
   const voice = options.index[key];
   if (!voice) throw new VoiceInstallError(`${key} is not in the Piper voice index (list them with: openvox voices available)`);
   const files = filesOf(voice);
+  const wantedSpeakers = options.speakers ? checkSpeakers(voice, options.speakers) : undefined;
   const target = (role: Role) => path.join(options.modelsDir, `${key}${SUFFIX[role]}`);
+  const sidecarPath = path.join(options.modelsDir, `${key}${SIDECAR}`);
   const model = files.find((file) => file.role === 'model')!;
   const speakers = voice.num_speakers;
-  if ((await stat(target('model')).catch(() => null))?.size === model.size_bytes && (await exists(target('config')))) return { key, status: 'already installed', bytes: 0, speakers, sidecar: null };
+  if ((await stat(target('model')).catch(() => null))?.size === model.size_bytes && (await exists(target('config')))) {
+    if (wantedSpeakers) await updateSpeakers(sidecarPath, wantedSpeakers);
+    const offered = offeredOf(voice, wantedSpeakers ?? (await sidecarSpeakerNames(sidecarPath)));
+    return { key, status: 'already installed', bytes: 0, speakers, offered, sidecar: null };
+  }
 
   await mkdir(options.modelsDir, { recursive: true });
   const base = baseUrlOf(options.baseUrl);
@@ -133,7 +203,7 @@ export async function installVoice(key: string, options: InstallOptions): Promis
   const card = files.find((file) => file.role === 'card');
   const cardText = card ? await readFile(`${target('card')}${PARTIAL}`, 'utf8') : null;
   const sidecar = sidecarOf(voice, cardText, card ? new URL(card.path, base).href : null);
-  const sidecarPath = path.join(options.modelsDir, `${key}${SIDECAR}`);
+  if (wantedSpeakers) sidecar.speakers = wantedSpeakers.map((speaker) => ({ speaker }));
   await writeFile(`${sidecarPath}${PARTIAL}`, `${JSON.stringify(sidecar, null, 2)}\n`);
 
   // The config, card and sidecar first, the model last: the voice appears whole, at once.
@@ -142,7 +212,7 @@ export async function installVoice(key: string, options: InstallOptions): Promis
   }
   await rename(`${sidecarPath}${PARTIAL}`, sidecarPath);
   await rename(`${target('model')}${PARTIAL}`, target('model'));
-  return { key, status: 'installed', bytes: total, speakers, sidecar };
+  return { key, status: 'installed', bytes: total, speakers, offered: offeredOf(voice, wantedSpeakers), sidecar };
 }
 
 async function removePartials(key: string, modelsDir: string): Promise<string[]> {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { InterruptedDownload } from '../../engines/piper/download';
@@ -39,7 +39,8 @@ beforeEach(async () => {
 });
 afterEach(() => rm(dir, { recursive: true, force: true }));
 
-const install = (key: string, onProgress?: Parameters<typeof installVoice>[1]['onProgress']) => installVoice(key, { index, baseUrl: mirror.url, modelsDir: dir, onProgress, download: fast });
+const install = (key: string, onProgress?: Parameters<typeof installVoice>[1]['onProgress'], speakers?: string[]) =>
+  installVoice(key, { index, baseUrl: mirror.url, modelsDir: dir, onProgress, download: fast, speakers });
 const md5 = async (file: string) =>
   createHash('md5')
     .update(await readFile(file))
@@ -106,10 +107,36 @@ describe('installing', () => {
     expect(onnxRequests(DE)).toHaveLength(before);
   });
 
-  it('installs a multi-speaker model, which the catalog does not offer yet', async () => {
-    expect(await install(MULTI)).toMatchObject({ status: 'installed', speakers: 3 });
+  it('installs a multi-speaker model with its speakers; without --speakers the sidecar lists none (the catalog spreads a default)', async () => {
+    expect(await install(MULTI)).toMatchObject({ status: 'installed', speakers: 3, offered: ['speaker_0', 'speaker_1', 'speaker_2'] });
     expect(await filesOf(MULTI)).toHaveLength(4);
-    expect(await findPiperModels(dir)).toEqual([]);
+    const [model] = await findPiperModels(dir);
+    expect(model).toMatchObject({ name: MULTI, speakers: { speaker_0: 0, speaker_1: 1, speaker_2: 2 } });
+    expect(model.sidecar.speakers).toBeUndefined();
+  });
+
+  it('writes the --speakers list into the sidecar, and rewrites it for an installed voice', async () => {
+    expect(await install(MULTI, undefined, ['speaker_2', 'speaker_0'])).toMatchObject({ status: 'installed', offered: ['speaker_2', 'speaker_0'] });
+    const sidecarPath = path.join(dir, `${MULTI}.voice.json`);
+    expect(JSON.parse(await readFile(sidecarPath, 'utf8'))).toMatchObject({ name: 'Testm', speakers: [{ speaker: 'speaker_2' }, { speaker: 'speaker_0' }] });
+    // An operator names one; running install again with another list keeps that name and the rest of the sidecar.
+    const edited = JSON.parse(await readFile(sidecarPath, 'utf8'));
+    edited.speakers[1] = { speaker: 'speaker_0', name: 'Zero', gender: 'female' };
+    await writeFile(sidecarPath, JSON.stringify(edited));
+    const before = onnxRequests(MULTI).length;
+    expect(await install(MULTI, undefined, ['speaker_0', 'speaker_1'])).toMatchObject({ status: 'already installed', offered: ['speaker_0', 'speaker_1'] });
+    expect(onnxRequests(MULTI)).toHaveLength(before);
+    expect(JSON.parse(await readFile(sidecarPath, 'utf8'))).toMatchObject({ name: 'Testm', speakers: [{ speaker: 'speaker_0', name: 'Zero', gender: 'female' }, { speaker: 'speaker_1' }] });
+    expect(await install(MULTI)).toMatchObject({ status: 'already installed', offered: ['speaker_0', 'speaker_1'] });
+  });
+
+  it('refuses --speakers the index does not name, or for a single-speaker voice, before downloading anything', async () => {
+    const before = mirror.requests.length;
+    await expect(install(MULTI, undefined, ['speaker_1', 'p225'])).rejects.toThrow(`${MULTI} has no speaker "p225": its 3 speakers are speaker_0, speaker_1, speaker_2 (the index's speaker_id_map)`);
+    await expect(install(GB, undefined, ['speaker_0'])).rejects.toThrow(`${GB} has a single speaker: --speakers is for multi-speaker models`);
+    await expect(install(MULTI, undefined, [' ', ''])).rejects.toThrow(`--speakers names no speaker of ${MULTI}`);
+    expect(mirror.requests.length).toBe(before);
+    expect(await readdir(dir)).toEqual([]);
   });
 
   it('refuses a key the index lacks or that is no file name', async () => {

@@ -108,10 +108,23 @@ describe('openvox voices install', () => {
     expect(all.stdout).toBe(`${THORSTEN} is already installed in ${dir}\n`);
   });
 
-  it('installs a multi-speaker model and says the catalog does not offer it yet', async () => {
+  it('installs a multi-speaker model and says which speakers the catalog offers; --speakers chooses them', async () => {
     const installed = await openvox(['voices', 'install', MULTI]);
     expect(installed.code).toBe(0);
-    expect(installed.stdout).toContain(`note: ${MULTI} has 3 speakers; the catalog offers no multi-speaker models yet`);
+    expect(installed.stdout).toContain(
+      `note: ${MULTI} has 3 speakers; the catalog offers 3 of them: speaker_0, speaker_1, speaker_2. Choose others with --speakers a,b,c or in ${MULTI}.voice.json (docs/voices.md)\n`,
+    );
+    const chosen = await openvox(['voices', 'install', MULTI, '--speakers', 'speaker_2,speaker_1']);
+    expect(chosen.code).toBe(0);
+    expect(chosen.stdout).toContain('the catalog offers 2 of them: speaker_2, speaker_1.');
+    const [model] = await findPiperModels(dir);
+    expect(model.sidecar.speakers).toEqual([{ speaker: 'speaker_2' }, { speaker: 'speaker_1' }]);
+    const unknown = await openvox(['voices', 'install', MULTI, '--speakers', 'p225']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain(`${MULTI} has no speaker "p225": its 3 speakers are speaker_0, speaker_1, speaker_2`);
+    const two = await openvox(['voices', 'install', MULTI, GB, '--speakers', 'speaker_0']);
+    expect(two.code).toBe(2);
+    expect(two.stderr).toContain('--speakers goes with one voice key');
   });
 
   it('fails clearly on a corrupt download, installing nothing', async () => {
