@@ -11,6 +11,8 @@ import type { WebhookAttemptOutcome } from '../workflows/contracts';
 
 /** Each attempt's request gives up after this long; the workflow then retries with backoff. */
 const WEBHOOK_REQUEST_TIMEOUT_MS = 10_000;
+/** The endpoint's attempt lease: past the attempt's 20 s start-to-close timeout, so a worker that dies mid-attempt frees it by itself. */
+const ATTEMPT_LEASE_SECONDS = 30;
 
 /** A credits.low event goes out when the available balance falls below this share of the plan's monthly credits. */
 const CREDITS_LOW_SHARE = 0.1;
@@ -89,34 +91,43 @@ export function createWebhookActivities({ db, config }: ActivityDeps) {
         'webhook-timestamp': String(timestamp),
         'webhook-signature': standardSignatureHeader(secrets, delivery.event_id, timestamp, delivery.body),
       };
-      await WebhookDelivery.query(db).increment('attempts', 1).where({ id: deliveryId });
-      let status: number;
+      // One attempt in flight per endpoint: a hanging receiver holds one slot of the webhook queue, not one per event.
+      if (!(await WebhookEndpoint.takeAttemptLease(db, delivery.endpoint_id, ATTEMPT_LEASE_SECONDS))) {
+        // Not an attempt (nothing is counted or recorded): try again shortly, jittered so waiting deliveries do not collide.
+        throw ApplicationFailure.create({ message: 'Another delivery to this endpoint is in flight.', type: 'EndpointBusy', nextRetryDelay: 1000 + Math.floor(Math.random() * 2000) });
+      }
       try {
-        ({ status } = await postToTarget(delivery.url, delivery.body, headers, { policy, timeoutMs: WEBHOOK_REQUEST_TIMEOUT_MS }));
-      } catch (error) {
-        if (error instanceof TargetRefused) {
-          await record(deliveryId, { status: 'failed', last_error: `target_refused: ${error.message}`.slice(0, 200) });
-          return 'refused';
+        await WebhookDelivery.query(db).increment('attempts', 1).where({ id: deliveryId });
+        let status: number;
+        try {
+          ({ status } = await postToTarget(delivery.url, delivery.body, headers, { policy, timeoutMs: WEBHOOK_REQUEST_TIMEOUT_MS }));
+        } catch (error) {
+          if (error instanceof TargetRefused) {
+            await record(deliveryId, { status: 'failed', last_error: `target_refused: ${error.message}`.slice(0, 200) });
+            return 'refused';
+          }
+          // Duck-typed: a socket's error may come from another realm (jest's), where instanceof Error is false.
+          const { name, code } = (error ?? {}) as { name?: string; code?: string };
+          const timedOut = name === 'TimeoutError' || name === 'AbortError';
+          // The account sees only timeout or unreachable: refused, reset, no route and certificate errors told apart would map
+          // the receiver's network for it (a port scan through our workers). The operator's Temporal UI keeps the detail.
+          await record(deliveryId, { last_error: timedOut ? 'timeout' : 'unreachable', last_response_code: null });
+          throw ApplicationFailure.retryable(`The webhook request failed: ${timedOut ? 'timeout' : (code ?? name ?? 'error')}`, 'WebhookUnreachable');
         }
-        // Duck-typed: a socket's error may come from another realm (jest's), where instanceof Error is false.
-        const { name, code } = (error ?? {}) as { name?: string; code?: string };
-        const timedOut = name === 'TimeoutError' || name === 'AbortError';
-        // The account sees only timeout or unreachable: refused, reset, no route and certificate errors told apart would map
-        // the receiver's network for it (a port scan through our workers). The operator's Temporal UI keeps the detail.
-        await record(deliveryId, { last_error: timedOut ? 'timeout' : 'unreachable', last_response_code: null });
-        throw ApplicationFailure.retryable(`The webhook request failed: ${timedOut ? 'timeout' : (code ?? name ?? 'error')}`, 'WebhookUnreachable');
+        if (status >= 200 && status < 300) {
+          await record(deliveryId, { status: 'delivered', last_response_code: status, last_error: null, delivered_at: db.fn.now() });
+          return 'delivered';
+        }
+        if (status === 410) {
+          await record(deliveryId, { status: 'failed', last_response_code: status, last_error: 'gone' });
+          await WebhookEndpoint.query(db).patch({ enabled: false, disabled_reason: 'gone', updated_at: db.fn.now() }).where({ id: delivery.endpoint_id });
+          return 'gone';
+        }
+        await record(deliveryId, { last_response_code: status, last_error: null });
+        throw ApplicationFailure.retryable(`The receiver answered ${status}.`, 'WebhookRejected');
+      } finally {
+        await WebhookEndpoint.releaseAttemptLease(db, delivery.endpoint_id);
       }
-      if (status >= 200 && status < 300) {
-        await record(deliveryId, { status: 'delivered', last_response_code: status, last_error: null, delivered_at: db.fn.now() });
-        return 'delivered';
-      }
-      if (status === 410) {
-        await record(deliveryId, { status: 'failed', last_response_code: status, last_error: 'gone' });
-        await WebhookEndpoint.query(db).patch({ enabled: false, disabled_reason: 'gone', updated_at: db.fn.now() }).where({ id: delivery.endpoint_id });
-        return 'gone';
-      }
-      await record(deliveryId, { last_response_code: status, last_error: null });
-      throw ApplicationFailure.retryable(`The receiver answered ${status}.`, 'WebhookRejected');
     },
 
     /** The 24 h of retries ran out. */

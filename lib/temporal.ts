@@ -24,6 +24,11 @@ export function cpuTaskQueue(config: Pick<Config, 'TEMPORAL_TASK_QUEUE'>): strin
   return `${config.TEMPORAL_TASK_QUEUE}-cpu`;
 }
 
+/** Webhook delivery attempts: a queue of their own with WEBHOOK_CONCURRENCY slots, so receivers that hang never hold the slots of mails and bookkeeping. */
+export function webhookTaskQueue(config: Pick<Config, 'TEMPORAL_TASK_QUEUE'>): string {
+  return `${config.TEMPORAL_TASK_QUEUE}-webhooks`;
+}
+
 /**
  * Waits up to `ms` for a workflow the caller started to finish, and returns
  * either way: a removal normally completes before the client's answer, and

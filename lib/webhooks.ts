@@ -7,6 +7,7 @@ import { WebhookEndpoint } from '../db/models/WebhookEndpoint';
 import { webhookDelivery } from '../workflows/webhookDelivery';
 import { webhookDeliveryWorkflowId, type WebhookEventType } from '../workflows/contracts';
 import type { Config } from './config';
+import { webhookTaskQueue } from './temporal';
 
 /**
  * Webhook events: made by the activities that record a job's end (and by the
@@ -77,7 +78,7 @@ export async function announceWebhookEvent({ db, temporal, config }: AnnounceDep
         taskQueue: config.TEMPORAL_TASK_QUEUE,
         // A finished delivery is not repeated when the same event is announced again.
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        args: [{ deliveryId, retryInitialSeconds: config.WEBHOOK_RETRY_INITIAL_SECONDS }],
+        args: [{ deliveryId, retryInitialSeconds: config.WEBHOOK_RETRY_INITIAL_SECONDS, webhookTaskQueue: webhookTaskQueue(config) }],
       })
       .catch((error) => {
         if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;

@@ -4,7 +4,7 @@ import { availableParallelism } from 'node:os';
 import { createActivities, type ActivityDeps } from '../activities';
 import { webhookPayloads } from '../api/webhookPayloads';
 import type { Config } from '../lib/config';
-import { cpuTaskQueue } from '../lib/temporal';
+import { cpuTaskQueue, webhookTaskQueue } from '../lib/temporal';
 import { WORKFLOWS_PATH } from './bundle';
 
 export interface WorkerOptions {
@@ -19,10 +19,11 @@ export interface WorkerOptions {
 }
 
 /**
- * The worker process's two workers: one on the service's task queue (every
- * workflow, and the bookkeeping activities), and one on the CPU queue whose
+ * The worker process's three workers: one on the service's task queue (every
+ * workflow, and the bookkeeping activities), one on the CPU queue whose
  * activities run the speech engines and ffmpeg, as many at once as there are cores
- * (or SYNTHESIS_CONCURRENCY).
+ * (or SYNTHESIS_CONCURRENCY), and one on the webhook queue, whose attempts
+ * wait on other people's servers (WEBHOOK_CONCURRENCY at once).
  */
 export async function createWorkers({ config, deps, connection, workflowBundlePath, activityInterceptors = [] }: WorkerOptions): Promise<Worker[]> {
   const workflows = workflowBundlePath && existsSync(workflowBundlePath) ? { workflowBundle: { codePath: workflowBundlePath } } : { workflowsPath: WORKFLOWS_PATH };
@@ -43,6 +44,11 @@ export async function createWorkers({ config, deps, connection, workflowBundlePa
       // A cancel reaches a running render with the answer to its next heartbeat: at most a second
       // later, instead of 80 % of the heartbeat timeout (8 s), so a DELETE answers promptly.
       maxHeartbeatThrottleInterval: '1 second',
+    }),
+    Worker.create({
+      ...common,
+      taskQueue: webhookTaskQueue(config),
+      maxConcurrentActivityTaskExecutions: config.WEBHOOK_CONCURRENCY,
     }),
   ]);
 }

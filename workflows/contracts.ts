@@ -116,6 +116,8 @@ export interface WebhookDeliveryInput {
   deliveryId: string;
   /** WEBHOOK_RETRY_INITIAL_SECONDS: the first backoff, doubled up to an hour, for 24 h. */
   retryInitialSeconds: number;
+  /** The webhook task queue the attempts run on; absent in deliveries started before it existed (they stay on the workflow's queue). */
+  webhookTaskQueue?: string;
 }
 
 export type WebhookAttemptOutcome = 'delivered' | 'gone' | 'refused' | 'skipped';

@@ -14,8 +14,10 @@ const bookkeeping = proxyLocalActivities<Activities>({
  * activity execution (10 s request timeout); a 410 disables the endpoint and a
  * refused target ends it at once; anything else is retried by Temporal.
  */
-export async function webhookDelivery({ deliveryId, retryInitialSeconds }: WebhookDeliveryInput): Promise<WebhookDeliveryResult> {
+export async function webhookDelivery({ deliveryId, retryInitialSeconds, webhookTaskQueue }: WebhookDeliveryInput): Promise<WebhookDeliveryResult> {
   const attempt = proxyActivities<Activities>({
+    // Bounded slots of their own (WEBHOOK_CONCURRENCY), apart from mails and bookkeeping.
+    taskQueue: webhookTaskQueue,
     // The request itself times out after 10 s; this bounds the whole attempt (resolve, connect, sign, record).
     startToCloseTimeout: '20 seconds',
     scheduleToCloseTimeout: '24 hours',

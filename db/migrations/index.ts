@@ -12,6 +12,7 @@ import * as webhooks from './010_webhooks';
 import * as privacy from './011_privacy';
 import * as authNotify from './012_auth_notify';
 import * as voicePreviews from './013_voice_previews';
+import * as webhookAttemptLease from './014_webhook_attempt_lease';
 
 /**
  * Migrations are listed here in order rather than discovered on disk, so the
@@ -31,6 +32,7 @@ const migrations: Record<string, Knex.Migration> = {
   '011_privacy': privacy,
   '012_auth_notify': authNotify,
   '013_voice_previews': voicePreviews,
+  '014_webhook_attempt_lease': webhookAttemptLease,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

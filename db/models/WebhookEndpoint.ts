@@ -20,6 +20,22 @@ export class WebhookEndpoint extends TableModel {
       .select('id');
   }
 
+  /**
+   * Takes the endpoint's attempt lease for `seconds` when no other attempt
+   * holds it (or the holder's lease ran out); false when one does.
+   */
+  static async takeAttemptLease(db: Knex, id: string, seconds: number): Promise<boolean> {
+    const taken = await this.query(db)
+      .patch({ attempt_lease_until: db.raw(`now() + make_interval(secs => ?)`, [seconds]) as unknown as Date })
+      .where({ id })
+      .andWhere((query) => query.whereNull('attempt_lease_until').orWhere('attempt_lease_until', '<', db.fn.now()));
+    return taken === 1;
+  }
+
+  static async releaseAttemptLease(db: Knex, id: string): Promise<void> {
+    await this.query(db).patch({ attempt_lease_until: null }).where({ id });
+  }
+
   id!: string;
   account_id!: string;
   url!: string;
@@ -32,6 +48,7 @@ export class WebhookEndpoint extends TableModel {
   secret!: string;
   previous_secret!: string | null;
   previous_secret_expires_at!: Date | null;
+  attempt_lease_until!: Date | null;
   created_at!: Date;
   updated_at!: Date;
 }
