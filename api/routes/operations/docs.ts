@@ -1,6 +1,34 @@
+import { createHash } from 'node:crypto';
 import { FAILURE_CODES, UNKNOWN_FAILURE } from '../../../workflows/contracts';
 
 /** The HTML pages under /api/docs/. Static assets come from swagger-ui-dist. */
+
+/**
+ * Swagger UI's start-up, the page's one inline script. No
+ * persistAuthorization: a token or API key pasted into it would stay in the
+ * dashboard origin's localStorage, readable by any script there, after the
+ * tab is closed.
+ */
+const DOCS_SCRIPT = `window.ui = SwaggerUIBundle({ url: '/api/openapi.json', dom_id: '#docs', deepLinking: true, docExpansion: 'list', defaultModelsExpandDepth: 0, filter: true });`;
+
+/**
+ * The docs page's Content-Security-Policy: its scripts are the bundle and
+ * the start-up above (by hash); Swagger UI sets inline styles and draws
+ * icons from data: URLs; requests go to this origin only ("Try it out"
+ * included), audio answers play from blob: URLs.
+ */
+export const DOCS_CSP = [
+  "default-src 'self'",
+  `script-src 'self' 'sha256-${createHash('sha256').update(DOCS_SCRIPT).digest('base64')}'`,
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data: blob:",
+  "media-src 'self' blob:",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
 
 export function docsPage(): string {
   return `<!doctype html>
@@ -15,10 +43,7 @@ export function docsPage(): string {
 <body>
   <div id="docs"></div>
   <script src="/api/docs/assets/swagger-ui-bundle.js"></script>
-  <script>
-    // persistAuthorization: a pasted token survives a reload; filter: a box that narrows the operations by tag.
-    window.ui = SwaggerUIBundle({ url: '/api/openapi.json', dom_id: '#docs', deepLinking: true, docExpansion: 'list', defaultModelsExpandDepth: 0, persistAuthorization: true, filter: true });
-  </script>
+  <script>${DOCS_SCRIPT}</script>
 </body>
 </html>
 `;

@@ -6,7 +6,7 @@ import type { ApiDeps } from '../../deps';
 import { problemResponses } from '../../openapi';
 import { sendProblem } from '../../problem';
 import { defineRoute, type Route } from '../../route';
-import { docsPage, errorsPage } from './docs';
+import { DOCS_CSP, docsPage, errorsPage } from './docs';
 import { checkDependencies } from './readiness';
 
 /** Public: a name and up/down only. Latencies and error messages (host names, ports) go to the log. */
@@ -85,6 +85,7 @@ export function operationsRoutes(deps: ApiDeps, openApiDocument: () => unknown):
       responses: { 200: { description: 'HTML page', content: { 'text/html': { schema: z.string() } } } },
       async handler(ctx) {
         ctx.type = 'text/html; charset=utf-8';
+        ctx.set('Content-Security-Policy', DOCS_CSP);
         ctx.body = docsPage();
       },
     }),
@@ -96,6 +97,7 @@ export function operationsRoutes(deps: ApiDeps, openApiDocument: () => unknown):
       responses: { 200: { description: 'HTML page', content: { 'text/html': { schema: z.string() } } } },
       async handler(ctx) {
         ctx.type = 'text/html; charset=utf-8';
+        ctx.set('Content-Security-Policy', DOCS_CSP);
         ctx.body = errorsPage();
       },
     }),
