@@ -5,7 +5,7 @@ import { createLogger } from '../lib/logger';
 import { onShutdown } from '../lib/shutdown';
 import { createApp } from './app';
 import { createApiDeps } from './deps';
-import { keepConnectionsAlive } from './listen';
+import { createApiServer } from './listen';
 import { stopSpareEncoders } from './routes/openai/stream';
 
 async function main() {
@@ -16,7 +16,7 @@ async function main() {
   await migrate(deps.db, config);
   await deps.storage.ensureBucket();
 
-  const server = keepConnectionsAlive(createApp(deps).listen(config.PORT, config.HOST));
+  const server = createApiServer(createApp(deps), config).listen(config.PORT, config.HOST);
   await once(server, 'listening');
   logger.info({ url: config.PUBLIC_URL, host: config.HOST, port: config.PORT }, 'api listening');
 

@@ -61,6 +61,10 @@ const EnvSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: port.default(3000),
+  /** A request's headers and body must arrive within this (408 after it); responses, streams included, are not limited. */
+  HTTP_REQUEST_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
+  /** Connections the API accepts at once; more are closed as they arrive. */
+  HTTP_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1_000_000).default(1024),
   PUBLIC_URL: url.optional(),
   /** Trust X-Forwarded-For (client IP for rate limits and consent records) only from known reverse proxies. */
   TRUST_PROXY: trustProxy.default({ hops: 0 }),

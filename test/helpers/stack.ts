@@ -21,7 +21,7 @@ export type RunningApi = Awaited<ReturnType<typeof serve>>;
 export { serve };
 
 export function startApi(deps: ApiDeps): Promise<RunningApi> {
-  return serve(createApp(deps));
+  return serve(createApp(deps), deps.config);
 }
 
 /** The worker process's workers on the deps' task queues, with the run's prebuilt workflow bundle; stop them with `shutdown()`. */
