@@ -32,6 +32,9 @@ const document = buildOpenApiDocument(resourceRoutes(deps), deps.config.PUBLIC_U
 
 const resolve = (schema: Json): Json => (schema?.$ref ? resolve(document.components.schemas[schema.$ref.split('/').pop()]) : schema);
 
+/** Names an object literal inherits: a lookup of user input in a plain object finds them (`voice: "constructor"` was a 500). */
+const PROTOTYPE_NAMES = ['constructor', '__proto__', 'prototype', 'toString', 'hasOwnProperty', 'valueOf', 'CONSTRUCTOR', '__defineGetter__', 'isPrototypeOf'];
+
 /** Values the review and the issue named, for any field. */
 const HOSTILE_VALUES: unknown[] = [
   1e-300,
@@ -60,6 +63,7 @@ const HOSTILE_VALUES: unknown[] = [
   '../../etc/passwd',
   '%00',
   '\\u0000',
+  ...PROTOTYPE_NAMES,
   null,
   true,
   false,
@@ -164,5 +168,27 @@ describe('fuzzing every JSON route from its own schema', () => {
     expect(requests).toBeGreaterThanOrEqual(RUNS * 20);
     // Some generated bodies must pass validation, or the fuzzing only tests the validator.
     expect([...statuses.keys()].some((status) => status < 300)).toBe(true);
+  });
+
+  it('answers every string field set to a prototype name (constructor, __proto__, …) with no 5xx', async () => {
+    let checked = 0;
+    for (const { endpoint, openApiPath } of endpoints()) {
+      const schema = requestSchema(endpoint, openApiPath);
+      const [valid] = fc.sample(objectArbitrary(schema), { seed: SEED, numRuns: 1 });
+      const stringFields = Object.entries<Json>(schema.properties ?? {}).filter(([, property]) => {
+        const types = resolve(property).type;
+        return types === 'string' || (Array.isArray(types) && types.includes('string'));
+      });
+      for (const [name] of stringFields) {
+        for (const value of PROTOTYPE_NAMES) {
+          const body = JSON.stringify({ ...valid, [name]: value });
+          const reply = await sendRaw(`${api.url}${endpoint.path}`, endpoint.method, body, endpoint.auth ? account.access : undefined);
+          checked++;
+          if (reply.status >= 500) throw new Error(`${endpoint.label}: ${reply.status} for ${name}=${value}`);
+          if (reply.status >= 400) expect([endpoint.label, name, value, errorShapeErrors(endpoint.path, reply)]).toEqual([endpoint.label, name, value, []]);
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(100);
   });
 });
