@@ -46,5 +46,7 @@ export const SAMPLE_SENTENCES: Readonly<Record<string, string>> = {
 /** The sample sentence for a BCP 47 tag (exact tag first, then its primary subtag; English otherwise). */
 export function sampleSentence(language: string): string {
   const primary = language.split('-')[0].toLowerCase();
-  return SAMPLE_SENTENCES[language] ?? SAMPLE_SENTENCES[primary] ?? SAMPLE_SENTENCES.en;
+  // Own keys only: a clone's language comes from its owner, and `constructor` must not find Object's.
+  const own = (key: string) => (Object.hasOwn(SAMPLE_SENTENCES, key) ? SAMPLE_SENTENCES[key] : undefined);
+  return own(language) ?? own(primary) ?? SAMPLE_SENTENCES.en;
 }

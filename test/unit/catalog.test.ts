@@ -95,5 +95,7 @@ describe('premade voice catalog', () => {
     }
     expect(sampleSentence('zh-HK')).not.toBe(sampleSentence('zh-CN'));
     expect(sampleSentence('xx-YY')).toBe(SAMPLE_SENTENCES.en);
+    expect(sampleSentence('constructor')).toBe(SAMPLE_SENTENCES.en);
+    expect(sampleSentence('__proto__-x')).toBe(SAMPLE_SENTENCES.en);
   });
 });
