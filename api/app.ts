@@ -1,3 +1,4 @@
+import type { Registry } from 'prom-client';
 import Router from '@koa/router';
 import Koa from 'koa';
 import type { Account } from '../db/models/Account';
@@ -16,7 +17,6 @@ import { openAiRoutes } from './routes/openai';
 import { openAiErrors } from './routes/openai/errors';
 import { operationsRoutes } from './routes/operations';
 import { apiIndexRoutes } from './routes/operations/apiIndex';
-import { metricsRoutes } from './routes/operations/metrics';
 import { createApiMetrics } from './metrics';
 import { planRoutes } from './routes/plans';
 import { projectRoutes } from './routes/projects';
@@ -45,16 +45,19 @@ export function resourceRoutes(deps: ApiDeps): Route[] {
   ];
 }
 
-export function createApp(deps: ApiDeps): Koa {
+/** The API's Koa app, with its Prometheus registry (served on a port of its own by api/main.ts, never on the app's). */
+export type ApiApp = Koa & { metricsRegistry: Registry };
+
+export function createApp(deps: ApiDeps): ApiApp {
   return buildApp(deps, resourceRoutes(deps));
 }
 
 /** The middleware chain around a set of routes (plus the operations endpoints); tests mount their own routes here. */
-export function buildApp(deps: ApiDeps, resources: Route[]): Koa {
+export function buildApp(deps: ApiDeps, resources: Route[]): ApiApp {
   let document: unknown;
   const openApiDocument = (): unknown => (document ??= buildOpenApiDocument(routes, deps.config.PUBLIC_URL, version));
   const metrics = createApiMetrics(deps.db);
-  const routes: Route[] = [...resources, ...operationsRoutes(deps, openApiDocument), ...apiIndexRoutes(version), ...metricsRoutes(metrics.registry)];
+  const routes: Route[] = [...resources, ...operationsRoutes(deps, openApiDocument), ...apiIndexRoutes(version)];
 
   const router = new Router();
   const mount = ({ route, family, path }: { route: Route; family: Family; path: string }) =>
@@ -109,5 +112,5 @@ export function buildApp(deps: ApiDeps, resources: Route[]): Koa {
     .use(jsonBody())
     .use(router.routes())
     .use(router.allowedMethods());
-  return app;
+  return Object.assign(app, { metricsRegistry: metrics.registry });
 }

@@ -6,6 +6,7 @@ import { onShutdown } from '../lib/shutdown';
 import { createApp } from './app';
 import { createApiDeps } from './deps';
 import { createApiServer } from './listen';
+import { serveMetrics } from '../lib/metricsServer';
 import { stopSpareEncoders } from './routes/openai/stream';
 
 async function main() {
@@ -16,11 +17,23 @@ async function main() {
   await migrate(deps.db, config);
   await deps.storage.ensureBucket();
 
-  const server = createApiServer(createApp(deps), config).listen(config.PORT, config.HOST);
+  const app = createApp(deps);
+  const server = createApiServer(app, config).listen(config.PORT, config.HOST);
   await once(server, 'listening');
   logger.info({ url: config.PUBLIC_URL, host: config.HOST, port: config.PORT }, 'api listening');
+  // Metrics on a port of their own, loopback by default: they are not for the API's clients. Not fatal when taken
+  // (a second API process on the host): serving requests matters more than being scraped.
+  const metricsServer = config.API_METRICS_PORT
+    ? await serveMetrics(app.metricsRegistry, { host: config.API_METRICS_HOST, port: config.API_METRICS_PORT }).catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== 'EADDRINUSE') throw error;
+        logger.warn({ port: config.API_METRICS_PORT }, 'API metrics port in use (another API on this host?): this process serves no metrics; set API_METRICS_PORT per process');
+        return undefined;
+      })
+    : undefined;
+  if (metricsServer) logger.info({ url: metricsServer.url }, 'api metrics');
 
   onShutdown(logger, async () => {
+    metricsServer?.server.close();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeAllConnections();
     stopSpareEncoders();

@@ -20,7 +20,26 @@ export interface ApiMetrics {
 const SYNTHESIZE_ROUTES = new Set(['/api/v1/tts/synthesize', '/api/tts/synthesize']);
 const CLONE_ROUTES = new Set(['/api/v1/voices/upload', '/api/voices/clone']);
 
+/** How long a scrape-time aggregate is reused. */
+const AGGREGATE_TTL_MS = 10_000;
+
+/** `read`'s last answer while it is younger than `ttlMs` (a failed read is not kept). */
+function cached<T>(read: () => Promise<T>, ttlMs = AGGREGATE_TTL_MS): () => Promise<T> {
+  let last: { at: number; value: Promise<T> } | undefined;
+  return () => {
+    if (!last || Date.now() - last.at > ttlMs) {
+      const value = read();
+      last = { at: Date.now(), value };
+      value.catch(() => (last = undefined));
+    }
+    return last.value;
+  };
+}
+
 export function createApiMetrics(db: Db): ApiMetrics {
+  const synthesesByStatus = cached(async () => await Synthesis.query(db).select('status').count({ count: '*' }).groupBy('status').castTo<{ status: string; count: string }[]>());
+  const ledgerByKind = cached(async () => await CreditLedgerEntry.query(db).select('kind').sum('amount as sum').groupBy('kind').castTo<{ kind: string; sum: string }[]>());
+  const clonesByStatus = cached(async () => await Voice.query(db).where({ category: 'cloned' }).select('status').count({ count: '*' }).groupBy('status').castTo<{ status: string; count: string }[]>());
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
 
@@ -47,14 +66,15 @@ export function createApiMetrics(db: Db): ApiMetrics {
     registers: [registry],
   });
 
-  // Read at scrape time: what every API process sees alike.
+  // Read at scrape time, what every API process sees alike: three table-wide aggregates, so each is
+  // kept for AGGREGATE_TTL_MS and a scrape every few seconds (or several scrapers) costs PostgreSQL little.
   new Gauge({
     name: 'openvox_syntheses',
     help: 'Syntheses by status (from PostgreSQL; deleted ones included)',
     labelNames: ['status'] as const,
     registers: [registry],
     async collect() {
-      const rows = await Synthesis.query(db).select('status').count({ count: '*' }).groupBy('status').castTo<{ status: string; count: string }[]>();
+      const rows = await synthesesByStatus();
       this.reset();
       for (const status of ['queued', 'processing', 'completed', 'failed', 'canceled']) this.set({ status }, 0);
       for (const row of rows) this.set({ status: row.status }, Number(row.count));
@@ -66,7 +86,7 @@ export function createApiMetrics(db: Db): ApiMetrics {
     labelNames: ['kind'] as const,
     registers: [registry],
     async collect() {
-      const rows = await CreditLedgerEntry.query(db).select('kind').sum('amount as sum').groupBy('kind').castTo<{ kind: string; sum: string }[]>();
+      const rows = await ledgerByKind();
       this.reset();
       for (const kind of ['grant', 'reserve', 'capture', 'release']) this.set({ kind }, 0);
       for (const row of rows) this.set({ kind: row.kind }, Number(row.sum));
@@ -78,7 +98,7 @@ export function createApiMetrics(db: Db): ApiMetrics {
     labelNames: ['status'] as const,
     registers: [registry],
     async collect() {
-      const rows = await Voice.query(db).where({ category: 'cloned' }).select('status').count({ count: '*' }).groupBy('status').castTo<{ status: string; count: string }[]>();
+      const rows = await clonesByStatus();
       this.reset();
       for (const status of ['processing', 'ready', 'failed']) this.set({ status }, 0);
       for (const row of rows) this.set({ status: row.status }, Number(row.count));

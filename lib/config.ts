@@ -129,6 +129,9 @@ const EnvSchema = z.object({
   SUBMIT_TIMEOUT_SECONDS: seconds.max(300).default(30),
   /** The worker's Prometheus endpoint (its metrics and the Temporal SDK's): port 0 turns it off. */
   WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
+  /** The API's Prometheus endpoint, on a port of its own (never the public one): port 0 turns it off. */
+  API_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9463),
+  API_METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   WORKER_METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   /** How long synthesis activities retry object-storage errors (an outage is waited out) before the job fails as storage_unavailable. */
   STORAGE_RETRY_SECONDS: seconds.default(600),

@@ -13,13 +13,14 @@ import { ensureRetentionSchedule } from '../lib/retentionSchedule';
 import { ensureVoicePreviews } from './voicePreviews';
 import { watchModels } from './modelsWatch';
 import { createWorkers } from './create';
-import { createWorkerMetrics, freeLoopbackPort, serveWorkerMetrics } from './metrics';
+import { createWorkerMetrics, freeLoopbackPort } from './metrics';
+import { serveMetrics } from '../lib/metricsServer';
 import { installRuntime } from './runtime';
 
 async function main() {
   const config = loadConfigOrExit();
   const logger = createLogger(config, 'worker');
-  // The SDK's own metrics go to a loopback port of their own; serveWorkerMetrics appends them to ours.
+  // The SDK's own metrics go to a loopback port of their own; serveMetrics appends them to ours.
   const sdkMetricsPort = config.WORKER_METRICS_PORT ? await freeLoopbackPort() : 0;
   // The SDK's own SIGINT/SIGTERM handling drains in-flight tasks before run() resolves.
   installRuntime(logger, sdkMetricsPort ? { metricsBindAddress: `127.0.0.1:${sdkMetricsPort}` } : {});
@@ -28,7 +29,7 @@ async function main() {
   // A second worker process on the same host finds the port taken: it works on without its own endpoint
   // (rendering matters more than being scraped) and says so; give each process its own WORKER_METRICS_PORT.
   const metricsServer = config.WORKER_METRICS_PORT
-    ? await serveWorkerMetrics(metrics.registry, { host: config.WORKER_METRICS_HOST, port: config.WORKER_METRICS_PORT, sdkUrl: `http://127.0.0.1:${sdkMetricsPort}/metrics` }).catch(
+    ? await serveMetrics(metrics.registry, { host: config.WORKER_METRICS_HOST, port: config.WORKER_METRICS_PORT, sdkUrl: `http://127.0.0.1:${sdkMetricsPort}/metrics` }).catch(
         (error: NodeJS.ErrnoException) => {
           if (error.code !== 'EADDRINUSE') throw error;
           logger.warn({ port: config.WORKER_METRICS_PORT }, 'worker metrics port in use (another worker on this host?): this worker serves no metrics; set WORKER_METRICS_PORT per process');

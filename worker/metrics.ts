@@ -1,7 +1,7 @@
 import { Context } from '@temporalio/activity';
-import type { ActivityInterceptorsFactory } from '@temporalio/worker';
 import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
+import type { ActivityInterceptorsFactory } from '@temporalio/worker';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Db } from '../db/knex';
@@ -120,37 +120,6 @@ export function createWorkerMetrics(db: Db): WorkerMetrics {
     },
   });
   return { registry, interceptor };
-}
-
-/**
- * One scrape target per worker: this registry's metrics followed by the
- * Temporal SDK's (its exporter listens on a loopback port of its own).
- */
-export async function serveWorkerMetrics(registry: Registry, { host, port, sdkUrl }: { host: string; port: number; sdkUrl?: string }): Promise<{ server: Server; url: string }> {
-  const server = createServer((request, response) => {
-    if (request.method !== 'GET' || request.url?.split('?')[0] !== '/metrics') {
-      response.writeHead(404).end('not found\n');
-      return;
-    }
-    void (async () => {
-      try {
-        const own = await registry.metrics();
-        const sdk = sdkUrl
-          ? await fetch(sdkUrl, { signal: AbortSignal.timeout(2_000) })
-              .then((r) => r.text())
-              .catch(() => '')
-          : '';
-        response.writeHead(200, { 'Content-Type': registry.contentType });
-        response.end(`${own}${own.endsWith('\n') ? '' : '\n'}${sdk}`);
-      } catch (error) {
-        response.writeHead(500).end(`${(error as Error).message}\n`);
-      }
-    })();
-  });
-  server.listen(port, host);
-  await once(server, 'listening');
-  const address = server.address() as AddressInfo;
-  return { server, url: `http://${host.includes(':') ? `[${host}]` : host}:${address.port}/metrics` };
 }
 
 /** A port free on 127.0.0.1 now, for the SDK's exporter (its bind address cannot report an ephemeral port back). */

@@ -3,7 +3,9 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createAccount } from '../helpers/factories';
 import { call } from '../helpers/http';
-import { createTestDeps, type RunningApi, startApi } from '../helpers/stack';
+import { createTestDeps, type RunningApi, serve } from '../helpers/stack';
+import { createApp } from '../../api/app';
+import { serveMetrics } from '../../lib/metricsServer';
 import { spawnWorkerProcess, type WorkerProcess } from '../helpers/workerProcess';
 import { freePort } from '../setup/testStack';
 
@@ -55,6 +57,7 @@ describe('Prometheus metrics', () => {
   const taskQueue = `test-${randomUUID()}`;
   const deps = createTestDeps({ TEMPORAL_TASK_QUEUE: taskQueue });
   let api: RunningApi;
+  let apiMetrics: Awaited<ReturnType<typeof serveMetrics>>;
   let worker: WorkerProcess;
   let workerMetricsPort: number;
   let synthesisId: string;
@@ -63,7 +66,10 @@ describe('Prometheus metrics', () => {
     workerMetricsPort = await freePort();
     // The real worker process: the Temporal runtime (and its Prometheus exporter) is installed once per process.
     worker = spawnWorkerProcess(taskQueue, { WORKER_METRICS_PORT: String(workerMetricsPort), LOG_LEVEL: 'info' });
-    api = await startApi(deps);
+    // As api/main.ts serves them: the app on one port, its metrics on a loopback port of their own.
+    const app = createApp(deps);
+    api = await serve(app, deps.config);
+    apiMetrics = await serveMetrics(app.metricsRegistry, { host: '127.0.0.1', port: 0 });
 
     const account = await createAccount(deps);
     const submitted = await call(api.url, 'POST', '/api/v1/tts/synthesize/', { text: 'Metrics, please.', voice_id: 'en-us-slt' }, account.access);
@@ -79,13 +85,15 @@ describe('Prometheus metrics', () => {
     }
   });
   afterAll(async () => {
+    apiMetrics?.server.close();
     await api?.close();
     await worker?.kill();
     await deps.close();
   });
 
-  it('GET /metrics on the API: request durations by route and status, submissions, and the service state', async () => {
-    const metrics = await scrape(`${api.url}/metrics`);
+  it('the API metrics port: request durations by route and status, submissions, and the service state; not on the public port', async () => {
+    expect((await fetch(`${api.url}/metrics`)).status).toBe(404);
+    const metrics = await scrape(apiMetrics.url);
 
     const requests = metrics.get('openvox_http_request_duration_seconds');
     expect(requests?.type).toBe('HISTOGRAM');
@@ -160,7 +168,7 @@ describe('Prometheus metrics', () => {
     const dashboard = JSON.parse(await readFile(path.join(__dirname, '../../deploy/grafana/dashboards/openvox.json'), 'utf8'));
     const exprs: string[] = dashboard.panels.flatMap((panel: { targets: { expr: string }[] }) => panel.targets.map((target) => target.expr));
     expect(exprs.length).toBeGreaterThan(10);
-    const exported = new Set([...(await scrape(`${api.url}/metrics`)).keys(), ...(await scrape(`http://127.0.0.1:${workerMetricsPort}/metrics`)).keys()]);
+    const exported = new Set([...(await scrape(apiMetrics.url)).keys(), ...(await scrape(`http://127.0.0.1:${workerMetricsPort}/metrics`)).keys()]);
     const used = new Set(exprs.flatMap((expr) => expr.match(/\b(?:openvox|temporal|process)_[a-z_]+/g) ?? []).map((name) => name.replace(/_(bucket|count|sum)$/, '')));
     expect([...used].filter((name) => !exported.has(name))).toEqual([]);
   });

@@ -320,7 +320,7 @@ describe('compose parity with scripts/install.sh (the tested path)', () => {
     const prometheus = parse(readFileSync(path.join(root, 'deploy/prometheus.yml'), 'utf8'));
     const targets = prometheus.scrape_configs.map((job: any) => job.dns_sd_configs[0]);
     expect(targets).toEqual([
-      { names: ['api'], type: 'A', port: 3000 },
+      { names: ['api'], type: 'A', port: Number(environmentOf(services.api).API_METRICS_PORT) },
       { names: ['worker'], type: 'A', port: Number(environmentOf(services.worker).WORKER_METRICS_PORT) },
     ]);
   });

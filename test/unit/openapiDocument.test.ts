@@ -3,14 +3,12 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { Registry } from 'prom-client';
 import { resourceRoutes } from '../../api/app';
 import type { ApiDeps } from '../../api/deps';
 import { buildOpenApiDocument } from '../../api/openapi';
 import type { Route } from '../../api/route';
 import { operationsRoutes } from '../../api/routes/operations';
 import { apiIndexRoutes } from '../../api/routes/operations/apiIndex';
-import { metricsRoutes } from '../../api/routes/operations/metrics';
 import { loadConfig } from '../../lib/config';
 
 /**
@@ -25,7 +23,7 @@ type Json = Record<string, any>;
 // A server URL that is neither localhost nor example.com, so the linter's server rule has nothing to say.
 const config = loadConfig({ JWT_SECRET: 'x'.repeat(32), PUBLIC_URL: 'https://voice.openvox.test' });
 const deps = { config } as ApiDeps;
-const routes: Route[] = [...resourceRoutes(deps), ...operationsRoutes(deps, () => ({})), ...apiIndexRoutes('test'), ...metricsRoutes(new Registry())];
+const routes: Route[] = [...resourceRoutes(deps), ...operationsRoutes(deps, () => ({})), ...apiIndexRoutes('test')];
 const document = buildOpenApiDocument(routes, config.PUBLIC_URL, '0.0.0-test') as Json;
 const METHODS = ['get', 'post', 'patch', 'put', 'delete'];
 const operations = Object.entries<Json>(document.paths).flatMap(([path, item]) =>
