@@ -66,7 +66,8 @@ export function cardinalDe(n: number): string {
   return parts.join(' ');
 }
 
-const beforeNoun = (n: number): string => cardinalDe(n).replace(/eins$/, 'ein');
+/** Before a noun "eins" becomes "ein", before a feminine one "eine" ("eine Minute", "eine Milliarde"). */
+const beforeNoun = (n: number, feminine = false): string => cardinalDe(n).replace(/eins$/, feminine ? 'eine' : 'ein');
 
 const SMALL_ORDINALS: Record<number, string> = { 1: 'erste', 3: 'dritte', 7: 'siebte', 8: 'achte' };
 
@@ -97,7 +98,7 @@ export function dateDe(parts: DateParts, ctx: RuleContext | null): string {
 }
 
 /** "zehn Uhr dreißig", "vierzehn Uhr fünf", "ein Uhr". */
-export const timeDe = (parts: TimeParts): string => `${beforeNoun(parts.hour)} Uhr${parts.minute ? ' ' + cardinalDe(parts.minute) : ''}`;
+export const timeDe = (parts: TimeParts): string => `${beforeNoun(parts.hour, false)} Uhr${parts.minute ? ' ' + cardinalDe(parts.minute) : ''}`;
 
 const digitsDe = (text: string): string => Array.from(text.replace(/\D/g, ''), (d) => ONES[Number(d)]).join(' ');
 
@@ -122,12 +123,12 @@ const WORDS: EuropeanWords = {
   },
   moneyAnd: 'und',
   scales: {
-    'Mio.': ['Million', 'Millionen'],
-    Mio: ['Million', 'Millionen'],
-    'Mrd.': ['Milliarde', 'Milliarden'],
-    Mrd: ['Milliarde', 'Milliarden'],
-    Millionen: ['Million', 'Millionen'],
-    Milliarden: ['Milliarde', 'Milliarden'],
+    'Mio.': ['Million', 'Millionen', true],
+    Mio: ['Million', 'Millionen', true],
+    'Mrd.': ['Milliarde', 'Milliarden', true],
+    Mrd: ['Milliarde', 'Milliarden', true],
+    Millionen: ['Million', 'Millionen', true],
+    Milliarden: ['Milliarde', 'Milliarden', true],
   },
   units: {
     '%': ['Prozent', 'Prozent'],

@@ -26,8 +26,8 @@ export interface EuropeanWords {
   currencies: Record<string, [string, string, string, string, boolean?]>;
   /** How a money amount joins units and cents: "und", "et", "con". */
   moneyAnd: string;
-  /** Scale words after an amount ("Mio.", "millions") → [singular, plural]. */
-  scales: Record<string, [string, string]>;
+  /** Scale words after an amount ("Mio.", "millions") → [singular, plural, feminine]. */
+  scales: Record<string, [string, string, boolean?]>;
   units: Record<string, [string, string, boolean?]>;
   abbreviations: Record<string, string>;
   /** Words for French "21 h 30" and German "10 Uhr". */
@@ -81,9 +81,9 @@ export function europeanRules(words: EuropeanWords, point: boolean, extra: Rule[
     const minus = sign ? words.minus + ' ' : '';
     if (scale) {
       const [value, fraction] = split(amount);
-      const [s1, sn] = words.scales[scale];
+      const [s1, sn, feminine] = words.scales[scale];
       const plural = value !== 1 || fraction !== undefined;
-      return `${minus}${value === 1 && fraction === undefined ? words.beforeNoun(1, false, tag) : number(amount, tag)} ${plural ? sn : s1} ${many}`;
+      return `${minus}${value === 1 && fraction === undefined ? words.beforeNoun(1, feminine ?? false, tag) : number(amount, tag)} ${plural ? sn : s1} ${many}`;
     }
     const [value, cents = ''] = split(amount);
     if (value === null) return `${minus}${words.digits(amount)} ${many}`;
@@ -97,7 +97,10 @@ export function europeanRules(words: EuropeanWords, point: boolean, extra: Rule[
   const unit = (written: string, symbol: string, tag: string): string => {
     const [one, many, feminine] = words.units[symbol];
     const isOne = /^1$/.test(written);
-    return `${isOne ? words.beforeNoun(1, feminine ?? false, tag) : number(written, tag)} ${isOne ? one : many}`;
+    const [value, fraction] = split(written);
+    // A whole number agrees with the unit: "veintiún grados", "vingt et une minutes".
+    const amount = value !== null && fraction === undefined && !/^0\d/.test(written) ? words.beforeNoun(value, feminine ?? false, tag) : number(written, tag);
+    return `${amount} ${isOne ? one : many}`;
   };
   const dateOf = (ctx: RuleContext, parts: DateParts | null): string | null => (parts && valid(parts.month, parts.day ?? 1) ? words.date(parts, ctx, ctx.tag) : null);
   const monthNumber = (name: string): number => words.months.indexOf(name.toLowerCase()) + 1;

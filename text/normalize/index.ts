@@ -19,7 +19,7 @@ import { run, type SpokenWord } from './scan';
 import type { DateParts, Language, TimeParts } from './types';
 
 export type { SpokenWord } from './scan';
-export type { DateParts, Language, Rule, RuleContext, TimeParts } from './types';
+export type { DateParts, Language, TimeParts } from './types';
 
 export interface NormalizeOptions {
   /** BCP 47 tag: en-US, en-GB, de-DE, fr, es-419 … */

@@ -79,13 +79,3 @@ export function parseInteger(text: string, group = ','): number | null {
   if (!/^\d+$/.test(digits) || digits.length > 15) return null;
   return Number(digits);
 }
-
-/** Plural of an English word (regular rules plus the few spoken-number cases). */
-export function pluralEn(word: string): string {
-  if (/[^aeiou]y$/.test(word)) return word.slice(0, -1) + 'ies';
-  if (/(s|x|z|ch|sh)$/.test(word)) return word + 'es';
-  return word + 's';
-}
-
-/** Collapses runs of spaces a join may leave. */
-export const tidy = (text: string): string => text.replace(/ {2,}/g, ' ').trim();

@@ -1,0 +1,85 @@
+import { table } from './table';
+
+table('de-DE', 'cardinals', [
+  ['0', 'null'],
+  ['1', 'eins'],
+  ['7', 'sieben'],
+  ['12', 'zwölf'],
+  ['16', 'sechzehn'],
+  ['17', 'siebzehn'],
+  ['21', 'einundzwanzig'],
+  ['30', 'dreißig'],
+  ['77', 'siebenundsiebzig'],
+  ['99', 'neunundneunzig'],
+  ['100', 'einhundert'],
+  ['101', 'einhunderteins'],
+  ['121', 'einhunderteinundzwanzig'],
+  ['200', 'zweihundert'],
+  ['1000', 'eintausend'],
+  ['1001', 'eintausendeins'],
+  ['1.250', 'eintausendzweihundertfünfzig'],
+  ['2026', 'zweitausendsechsundzwanzig'],
+  ['10.000', 'zehntausend'],
+  ['100.000', 'einhunderttausend'],
+  ['1.000.000', 'eine Million'],
+  ['2.000.000', 'zwei Millionen'],
+  ['2.500.000', 'zwei Millionen fünfhunderttausend'],
+  ['1.000.000.000', 'eine Milliarde'],
+  ['-5', 'minus fünf'],
+  ['Ich habe 3 Katzen.', 'Ich habe drei Katzen.'],
+]);
+
+table('de-DE', 'decimals and ranges', [
+  ['3,14', 'drei Komma vierzehn'],
+  ['0,5', 'null Komma fünf'],
+  ['2,05', 'zwei Komma null fünf'],
+  ['1.234,5', 'eintausendzweihundertvierunddreißig Komma fünf'],
+  ['5-10 Minuten', 'fünf bis zehn Minuten'],
+  ['45 %', 'fünfundvierzig Prozent'],
+  ['45%', 'fünfundvierzig Prozent'],
+  ['21 °C', 'einundzwanzig Grad Celsius'],
+  ['5 km', 'fünf Kilometer'],
+  ['1 km', 'ein Kilometer'],
+  ['2,5 kg', 'zwei Komma fünf Kilogramm'],
+  ['1 min', 'eine Minute'],
+]);
+
+table('de-DE', 'money', [
+  ['1.250,50 €', 'eintausendzweihundertfünfzig Euro und fünfzig Cent'],
+  ['1 €', 'ein Euro'],
+  ['5 €', 'fünf Euro'],
+  ['0,50 €', 'fünfzig Cent'],
+  ['€ 20', 'zwanzig Euro'],
+  ['20 EUR', 'zwanzig Euro'],
+  ['3,99 €', 'drei Euro und neunundneunzig Cent'],
+  ['5 Mio. €', 'fünf Millionen Euro'],
+  ['1 Mrd. €', 'eine Milliarde Euro'],
+  ['$100', 'einhundert Dollar'],
+  ['10 CHF', 'zehn Franken'],
+  ['£3,50', 'drei Pfund und fünfzig Pence'],
+]);
+
+table('de-DE', 'dates and times', [
+  ['3.4.2026', 'dritter April zweitausendsechsundzwanzig'],
+  ['am 3.4.2026', 'am dritten April zweitausendsechsundzwanzig'],
+  ['03.04.2026', 'dritter April zweitausendsechsundzwanzig'],
+  ['2026-03-04', 'vierter März zweitausendsechsundzwanzig'],
+  ['am 1. Mai', 'am ersten Mai'],
+  ['der 3. Oktober 1990', 'der dritte Oktober neunzehnhundertneunzig'],
+  ['bis zum 24. Dezember', 'bis zum vierundzwanzigsten Dezember'],
+  ['31.12.1999', 'einunddreißigster Dezember neunzehnhundertneunundneunzig'],
+  ['10:30 Uhr', 'zehn Uhr dreißig'],
+  ['14:05', 'vierzehn Uhr fünf'],
+  ['1 Uhr', 'ein Uhr'],
+  ['um 20 Uhr', 'um zwanzig Uhr'],
+]);
+
+table('de-DE', 'abbreviations', [
+  ['z. B. Äpfel', 'zum Beispiel Äpfel'],
+  ['d. h. nichts', 'das heißt nichts'],
+  ['Äpfel, Birnen usw.', 'Äpfel, Birnen und so weiter.'],
+  ['Dr. Müller', 'Doktor Müller'],
+  ['Nr. 5', 'Nummer fünf'],
+  ['ca. 5 km', 'circa fünf Kilometer'],
+  ['Forschung & Entwicklung', 'Forschung und Entwicklung'],
+]);
