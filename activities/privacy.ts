@@ -51,7 +51,7 @@ export function createPrivacyActivities({ db, storage, temporal, config }: Activ
      * cancellations that follow announce nothing to anyone.
      */
     async beginAccountDeletion({ accountId }: AccountDeletionInput): Promise<boolean> {
-      if (!(await markAccountDeleted(db, accountId))) return false;
+      if (!(await markAccountDeleted(db, accountId, { erasedSignupRetentionDays: config.ERASED_SIGNUP_RETENTION_DAYS }))) return false;
       await WebhookEndpoint.query(db).modify('ownedBy', { id: accountId }).delete();
       return true;
     },

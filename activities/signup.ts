@@ -2,14 +2,12 @@ import { ApplicationFailure, log } from '@temporalio/activity';
 import { randomUUID } from 'node:crypto';
 import type { ActivityDeps } from '.';
 import { applyGrant } from '../db/ledger';
+import { SIGNUP_GRANT_REFERENCE, signupGrantTakenBefore } from '../db/erasedSignups';
 import { Account } from '../db/models/Account';
 import { EmailVerificationToken } from '../db/models/EmailVerificationToken';
 import { SubscriptionPlan } from '../db/models/SubscriptionPlan';
 import { randomSecret, sha256 } from '../lib/secrets';
 import { INVALID_TOKEN } from '../workflows/contracts';
-
-/** The ledger reference of the signup grant: one per account, ever. */
-export const SIGNUP_GRANT_REFERENCE = 'signup:free-plan';
 
 export function createSignupActivities({ db, mailer, config }: ActivityDeps) {
   return {
@@ -72,6 +70,9 @@ export function createSignupActivities({ db, mailer, config }: ActivityDeps) {
         }
         await EmailVerificationToken.query(trx).patch({ used_at: trx.fn.now() }).where({ id: tokenId });
         await Account.query(trx).patch({ email_verified_at: trx.fn.now(), updated_at: trx.fn.now() }).where({ id: accountId });
+        // An address whose erased account already took the free credits is verified without them.
+        const { email } = await Account.query(trx).findById(accountId).select('email').throwIfNotFound();
+        if (await signupGrantTakenBefore(trx, email, config.ERASED_SIGNUP_RETENTION_DAYS)) return { granted: 0 };
         const plan = await SubscriptionPlan.query(trx).findById('free').select('monthly_credits').throwIfNotFound();
         const granted = (await applyGrant(trx, accountId, plan.monthly_credits, SIGNUP_GRANT_REFERENCE)) ? plan.monthly_credits : 0;
         return { granted };

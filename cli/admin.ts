@@ -2,7 +2,7 @@ import type { Client } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 import { hashPassword } from '../api/auth/passwords';
 import { currentPeriod } from '../api/routes/auth/usage';
-import { SIGNUP_GRANT_REFERENCE } from '../activities/signup';
+import { SIGNUP_GRANT_REFERENCE } from '../db/erasedSignups';
 import type { Knex } from 'knex';
 import { accountsWithUsage } from '../db/accountUsage';
 import type { Db } from '../db/knex';

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { rememberErasedSignup } from './erasedSignups';
 
 /** The address a deleted account keeps until its row goes: unique, undeliverable (RFC 2606 `.invalid`), and free for the owner to register again. */
 const erasedEmail = (accountId: string) => `deleted-${accountId}@deleted.invalid`;
@@ -12,11 +13,13 @@ const erasedEmail = (accountId: string) => `deleted-${accountId}@deleted.invalid
  * answering, the deletion workflow again as its first step. Returns false
  * when the account no longer exists (already erased).
  */
-export async function markAccountDeleted(db: Knex, accountId: string): Promise<boolean> {
+export async function markAccountDeleted(db: Knex, accountId: string, { erasedSignupRetentionDays }: { erasedSignupRetentionDays: number }): Promise<boolean> {
   return db.transaction(async (trx) => {
     const account = await trx('accounts').where({ id: accountId }).forUpdate().first('email', 'deleted_at');
     if (!account) return false;
     if (!account.deleted_at) {
+      // Before the address is replaced: registering it again must not take the free credits again.
+      await rememberErasedSignup(trx, accountId, account.email, erasedSignupRetentionDays);
       await trx('accounts')
         .where({ id: accountId })
         // An empty hash never verifies: logins fail like a wrong password.

@@ -13,6 +13,7 @@ import * as privacy from './011_privacy';
 import * as authNotify from './012_auth_notify';
 import * as voicePreviews from './013_voice_previews';
 import * as webhookAttemptLease from './014_webhook_attempt_lease';
+import * as erasedSignupGrants from './015_erased_signup_grants';
 
 /**
  * Migrations are listed here in order rather than discovered on disk, so the
@@ -33,6 +34,7 @@ const migrations: Record<string, Knex.Migration> = {
   '012_auth_notify': authNotify,
   '013_voice_previews': voicePreviews,
   '014_webhook_attempt_lease': webhookAttemptLease,
+  '015_erased_signup_grants': erasedSignupGrants,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { call, PASSWORD, uniqueEmail, waitForVerificationToken } from '../helpers/accounts';
+import { call, mailsTo, PASSWORD, uniqueEmail, waitForVerificationToken } from '../helpers/accounts';
 import { createAccount, type TestAccount } from '../helpers/factories';
 import { createObjectLister } from '../helpers/objects';
 import { rowsMentioning, seedAccount } from '../helpers/privacy';
@@ -97,6 +97,32 @@ describe('account deletion', () => {
     const again = await call(api.url, 'POST', '/api/v1/auth/register/', { email: owner.email, password: owner.password });
     expect(again.status).toBe(201);
     expect(again.body.id).not.toBe(owner.id);
+  }, 240_000);
+
+  it('verifies an erased account’s address again without granting the free credits a second time', async () => {
+    const email = uniqueEmail('again');
+    const register = async () => {
+      const registered = await call(api.url, 'POST', '/api/v1/auth/register/', { email: email.toUpperCase(), password: PASSWORD });
+      expect(registered.status).toBe(201);
+      const count = (await mailsTo(deps.config.MAIL_DIR, email)).length + 1;
+      const token = await waitForVerificationToken(deps.config.MAIL_DIR, email, count, 60_000);
+      expect((await call(api.url, 'GET', `/api/v1/auth/verify-email/?token=${token}`)).status).toBe(200);
+      const login = await call(api.url, 'POST', '/api/v1/auth/login/', { email, password: PASSWORD });
+      return { id: registered.body.id as string, access: login.body.access as string };
+    };
+    const first = await register();
+    const profile = await call(api.url, 'GET', '/api/v1/auth/profile/', undefined, first.access);
+    expect(profile.body.credit_balance).toBe(35_000);
+    expect((await call(api.url, 'DELETE', '/api/v1/auth/profile/', { password: PASSWORD }, first.access)).status).toBe(202);
+    await deletionHandle(deps, first.id).result();
+    // Kept: a keyed hash, never the address.
+    expect(JSON.stringify(await deps.db('erased_signup_grants').select('*'))).not.toContain(email);
+
+    const second = await register();
+    expect(second.id).not.toBe(first.id);
+    const again = await call(api.url, 'GET', '/api/v1/auth/profile/', undefined, second.access);
+    expect(again.body).toMatchObject({ email_verified: true, credit_balance: 0 });
+    expect(await deps.db('credit_ledger').where({ account_id: second.id })).toEqual([]);
   }, 240_000);
 
   it('answers the unversioned family the same way for a registered account (its signup workflow ended), and a repeat finds nothing to do', async () => {

@@ -121,7 +121,7 @@ describe('openvox CLI', () => {
     it('users list says which accounts their owners deleted', async () => {
       const email = uniqueEmail('cli');
       const created = (await openvox(['user', 'create', email, '--verified', '--json'])).json();
-      await markAccountDeleted(deps.db, created.id);
+      await markAccountDeleted(deps.db, created.id, { erasedSignupRetentionDays: 365 });
       const listed = (await openvox(['users', 'list', '--limit', '1000', '--json'])).json();
       const row = listed.find((account: { id: string }) => account.id === created.id);
       // Its email is erased; the row stays (the ledger refers to it), and says so.

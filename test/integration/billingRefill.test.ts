@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hashPassword } from '../../api/auth/passwords';
-import { SIGNUP_GRANT_REFERENCE } from '../../activities/signup';
+import { SIGNUP_GRANT_REFERENCE } from '../../db/erasedSignups';
 import { applyGrant, reserve } from '../../db/ledger';
 import { ensureBillingSchedule } from '../../lib/billingSchedule';
 import { billingRefill } from '../../workflows';

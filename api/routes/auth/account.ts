@@ -51,7 +51,7 @@ async function deleteAccount(deps: ApiDeps, account: Account, password: string):
     args: [{ accountId: account.id }],
     workflowIdConflictPolicy: 'USE_EXISTING',
   });
-  await markAccountDeleted(db, account.id);
+  await markAccountDeleted(db, account.id, { erasedSignupRetentionDays: config.ERASED_SIGNUP_RETENTION_DAYS });
 }
 
 export function accountRoutes(deps: ApiDeps): Route[] {
