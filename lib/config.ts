@@ -155,7 +155,7 @@ const EnvSchema = z.object({
    * are never touched.
    */
   HISTORY_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).optional(),
-  /** How long a keyed hash of an erased account's address is kept, so registering it again grants no free credits again (docs/security.md). */
+  /** How long a keyed hash of an erased account's address is kept, so registering it again grants no free credits again (docs/api.md, "Account deletion"). */
   ERASED_SIGNUP_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(365),
 
   RATE_LIMIT_REGISTER_PER_HOUR: rateLimit.default(60),
