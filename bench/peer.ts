@@ -1,10 +1,12 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { defaultModelsDir } from '../lib/config';
 import { startIsolatedStack, type StackAccount } from '../scripts/isolatedStack';
 import { freePorts, stopChild, waitFor } from '../scripts/stack';
+import { stackGroups } from './goals';
+import { cpuDelta, cpuSnapshot, type ProcessGroup } from './processes';
 import { EVERYDAY_SENTENCES, TRAIN_SENTENCES } from './texts';
 
 /**
@@ -87,6 +89,7 @@ async function main() {
   const stack = await startIsolatedStack({ name: `peer_${process.pid}`, childOutput: 'log' });
   let peer: ChildProcess | undefined;
   const rows: string[][] = [];
+  const cpuRows: string[][] = [];
   try {
     await stack.startWorkers(1);
     await stack.startApi();
@@ -177,9 +180,26 @@ async function main() {
     }
 
     if (!ONLY || ONLY === 'throughput') {
+      // CPU per paragraph: our stack's processes (the kept espeak-ng beside the worker's other children) and the peer's.
+      const workerPids = () => new Set(stack.workers().map((child) => child.pid));
+      const parentOf = (pid: number) => {
+        try {
+          const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+          return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+        } catch {
+          return -1;
+        }
+      };
+      const groups: ProcessGroup[] = [
+        { name: 'espeak-ng (kept)', match: (stat) => stat.comm === 'espeak-ng' && workerPids().has(parentOf(stat.pid)) },
+        ...stackGroups(stack),
+        { name: 'peer', match: (stat) => stat.pid === peer?.pid },
+      ];
+      const cpu = { ours: new Map<string, number>(), peer: new Map<string, number>() };
       /** CLIENTS clients at once, PARAGRAPHS × N paragraphs in all: paragraphs per second. */
       const throughput = async (side: 'ours' | 'peer') => {
         const queue = Array.from({ length: PARAGRAPHS * N }, (_, index) => paragraph(index));
+        const before = cpuSnapshot(groups);
         const started = performance.now();
         await Promise.all(
           accounts.map(async (account) => {
@@ -189,6 +209,7 @@ async function main() {
         const seconds = (performance.now() - started) / 1000;
         // Ours ends once every stored file is finished, so that the next round starts on a quiet service.
         if (side === 'ours') await waitFor('completion', async () => Number((await stack.db('syntheses').where({ status: 'processing' }).count({ n: '*' }))[0].n) === 0, 120_000);
+        for (const [name, seconds] of cpuDelta(before, cpuSnapshot(groups))) cpu[side].set(name, (cpu[side].get(name) ?? 0) + seconds);
         return (PARAGRAPHS * N) / seconds;
       };
       // ABBA: drift in the machine's load hits both sides alike.
@@ -203,6 +224,13 @@ async function main() {
         `${fmt(ourRate / peerRate, 2)}×`,
         '≥ 1.0×',
       ]);
+      // Two rounds each side.
+      const perParagraph = (seconds = 0) => `${fmt((seconds * 1000) / (2 * PARAGRAPHS * N))} ms`;
+      const names = [...new Set([...cpu.ours.keys()].filter((name) => name !== 'peer'))];
+      const total = (side: Map<string, number>, only?: string[]) => [...side].filter(([name]) => !only || only.includes(name)).reduce((sum, [, seconds]) => sum + seconds, 0);
+      for (const name of names) cpuRows.push([name, perParagraph(cpu.ours.get(name))]);
+      cpuRows.push(['all of ours', perParagraph(total(cpu.ours, names))]);
+      cpuRows.push([`the peer (Piper's server, same run)`, perParagraph(cpu.peer.get('peer'))]);
     }
   } finally {
     if (peer) await stopChild(peer).catch(() => undefined);
@@ -210,6 +238,7 @@ async function main() {
   }
   process.stdout.write(`\nOpenVox neural path against Piper's own server — ${new Date().toISOString()}, node ${process.version}, BENCH_N=${N}, ${MODEL}, load ${os.loadavg()[0].toFixed(1)}\n\n`);
   process.stdout.write(table(['figure', 'OpenVox', `Piper ${PIPER_VERSION} server (same run)`, 'ratio', 'goal'], rows));
+  if (cpuRows.length > 0) process.stdout.write(`\nCPU per paragraph in the throughput rounds:\n\n${table(['process', 'CPU'], cpuRows)}`);
 }
 
 main().catch((error) => {

@@ -9,7 +9,8 @@ import { withDurationOutput } from './durations';
  * keeps the memory of the longest call, so the service's event loop never
  * runs it and a process that grew is simply replaced.
  *
- * Protocol, one JSON object per line. In: the model path as argv[2]; then
+ * Protocol, one JSON object per line. In: the model path as argv[2] (and the
+ * session's intra-op threads as argv[3], default 1); then
  * requests `{"id", "sentences": number[][], "scales": [noise, length, noise_w],
  * "outPath", "pauseSamples", "speakerId"?}`. Out: `{"ready": true}` once the session is
  * loaded, then per request `{"id", "samples", "rss", "inferMs", "firstMs", "frames"}` or
@@ -113,16 +114,19 @@ async function synthesize(session: Session, ort: typeof import('onnxruntime-node
  * session: they are dropped here and collected at once, which takes ~120 MiB
  * off every host's RSS for its whole life (measured: 297 -> 177 MiB loaded).
  */
-async function load(ort: typeof import('onnxruntime-node'), modelPath: string): Promise<{ session: Session; durationOutput: string | null }> {
-  // One intra-op thread: the pool, not ONNX Runtime, decides how many cores synthesis takes.
+async function load(ort: typeof import('onnxruntime-node'), modelPath: string, threads: number): Promise<{ session: Session; durationOutput: string | null }> {
+  // The pool decides how many cores a host takes (engines/piper/pool.ts): one intra-op thread, or two for a
+  // request alone on the machine. The threads do not spin waiting for work: on a busy machine that only took
+  // CPU from the other hosts.
   // No memory pattern: VITS's shapes change with every sentence, so the cached patterns only
   // held memory (a 5000-character text's calls: peak 503 -> 409 MiB, no CPU cost measured).
   const options: Session.SessionOptions = {
-    intraOpNumThreads: 1,
+    intraOpNumThreads: threads,
     interOpNumThreads: 1,
     executionMode: 'sequential',
     graphOptimizationLevel: 'all',
     enableMemPattern: false,
+    extra: { session: { intra_op: { allow_spinning: '0' } } },
   };
   // The phoneme durations as a second output (word timestamps); a model without them still speaks.
   const edited = withDurationOutput(await readFile(modelPath));
@@ -142,8 +146,9 @@ async function collect() {
 
 async function main() {
   const modelPath = process.argv[2];
+  const threads = Math.max(1, Number(process.argv[3] ?? 1) || 1);
   const ort = await import('onnxruntime-node');
-  const { session, durationOutput } = await load(ort, modelPath);
+  const { session, durationOutput } = await load(ort, modelPath, threads);
   await collect();
   reply({ ready: true, rss: process.memoryUsage().rss });
   // One request at a time: the next line is read only after the reply to this one.

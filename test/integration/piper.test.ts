@@ -19,7 +19,9 @@ describe('piper engine', () => {
   let dir: string;
 
   beforeAll(async () => {
-    engine = createPiperEngine({ modelsDir, noise: false, maxRequests: 3 });
+    // One intra-op thread always: a two-thread session (a lone request, engines/piper/pool.ts) sums in another
+    // order, so its samples can differ in their last bits from a one-thread session's.
+    engine = createPiperEngine({ modelsDir, noise: false, maxRequests: 3, loneThreads: 1 });
     dir = await mkdtemp(path.join(os.tmpdir(), 'openvox-piper-'));
   });
   afterAll(async () => {
