@@ -63,6 +63,10 @@ const EnvSchema = z.object({
   PORT: port.default(3000),
   /** A request's headers and body must arrive within this (408 after it); responses, streams included, are not limited. */
   HTTP_REQUEST_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
+  /** Status event streams (`Accept: text/event-stream`) one account may keep open on one API process; more are 429. */
+  SSE_MAX_STREAMS_PER_ACCOUNT: z.coerce.number().int().min(1).max(100_000).default(20),
+  /** The same per client address (many accounts behind one address). */
+  SSE_MAX_STREAMS_PER_IP: z.coerce.number().int().min(1).max(100_000).default(50),
   /** Connections the API accepts at once; more are closed as they arrive. */
   HTTP_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1_000_000).default(1024),
   PUBLIC_URL: url.optional(),

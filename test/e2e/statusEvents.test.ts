@@ -1,5 +1,6 @@
 import { call } from '../helpers/http';
-import { createAccount, type TestAccount } from '../helpers/factories';
+import { eventually } from '../helpers/eventually';
+import { createAccount, createSynthesis, type TestAccount } from '../helpers/factories';
 import { useStack } from '../helpers/stack';
 
 /** Two chunks (over 400 characters), so there is progress between start and end. */
@@ -52,5 +53,41 @@ describe.each([
     });
     expect(response.status).toBe(404);
     expect(response.headers.get('content-type')).toMatch(/problem\+json/);
+  });
+});
+
+describe('status streams an account can hold', () => {
+  const { deps, api } = useStack({ worker: false, env: { SSE_MAX_STREAMS_PER_ACCOUNT: '3', SSE_MAX_STREAMS_PER_IP: '5' } });
+
+  it('answers 429 past SSE_MAX_STREAMS_PER_ACCOUNT, and again 200 once one has closed; the address cap counts every account', async () => {
+    const [owner, other] = await Promise.all([createAccount(deps, { credits: 10_000 }), createAccount(deps, { credits: 10_000 })]);
+    // Rows with no workflow behind them: they stay processing and their streams stay open.
+    const accepted = { body: { id: await createSynthesis(deps, owner, { status: 'processing' }) } };
+    const otherAccepted = { body: { id: await createSynthesis(deps, other, { status: 'processing' }) } };
+    const open = (who: TestAccount, id: string) => {
+      const abort = new AbortController();
+      const response = fetch(`${api.url}/api/v1/tts/history/${id}/status/`, { headers: { Authorization: `Bearer ${who.access}`, Accept: 'text/event-stream' }, signal: abort.signal });
+      return { response, close: () => abort.abort() };
+    };
+    const streams = [open(owner, accepted.body.id), open(owner, accepted.body.id), open(owner, accepted.body.id)];
+    expect((await Promise.all(streams.map((stream) => stream.response))).map((response) => response.status)).toEqual([200, 200, 200]);
+    const refused = await open(owner, accepted.body.id).response;
+    expect(refused.status).toBe(429);
+    expect(await refused.json()).toMatchObject({ code: 'rate_limited' });
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+
+    // Another account from the same address: two more fit under the address's cap of 5, the third does not.
+    const others = [open(other, otherAccepted.body.id), open(other, otherAccepted.body.id)];
+    expect((await Promise.all(others.map((stream) => stream.response))).map((response) => response.status)).toEqual([200, 200]);
+    expect((await open(other, otherAccepted.body.id).response).status).toBe(429);
+
+    streams[0].close();
+    let again: Response | undefined;
+    await eventually('a stream slot to free', async () => {
+      again = await open(owner, accepted.body.id).response;
+      return again.status === 200;
+    });
+    for (const stream of [...streams, ...others]) stream.close();
+    await again?.body?.cancel();
   });
 });

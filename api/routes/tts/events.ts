@@ -7,10 +7,44 @@ import { toApiError } from '../../failures';
 import type { Family } from '../../route';
 import { findSynthesisStatus } from './commands';
 import { presentStatus } from './presenter';
+import { statusCacheOf } from './statusCache';
+import { rateLimited } from '../../errors';
+import type { Config } from '../../../lib/config';
 
 /** With nothing new for this long, a comment line keeps proxies from closing an idle stream. */
 const KEEP_ALIVE_MS = 15_000;
 const ENDED = new Set(['completed', 'failed', 'canceled']);
+
+/**
+ * Status streams open in this process, per account and per client address:
+ * each holds a connection and a LISTEN watch, so one account (or one address
+ * with many accounts) may keep SSE_MAX_STREAMS_PER_ACCOUNT / _PER_IP open at
+ * once; more are 429 until one closes.
+ */
+const openStreams = (() => {
+  const byAccount = new Map<string, number>();
+  const byIp = new Map<string, number>();
+  const change = (counts: Map<string, number>, key: string, by: number) => {
+    const next = (counts.get(key) ?? 0) + by;
+    if (next > 0) counts.set(key, next);
+    else counts.delete(key);
+  };
+  return {
+    /** Counts one more stream, or throws 429; returns the release (idempotent). */
+    take(config: Pick<Config, 'SSE_MAX_STREAMS_PER_ACCOUNT' | 'SSE_MAX_STREAMS_PER_IP'>, accountId: string, ip: string): () => void {
+      if ((byAccount.get(accountId) ?? 0) >= config.SSE_MAX_STREAMS_PER_ACCOUNT || (byIp.get(ip) ?? 0) >= config.SSE_MAX_STREAMS_PER_IP) throw rateLimited(1);
+      change(byAccount, accountId, 1);
+      change(byIp, ip, 1);
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        change(byAccount, accountId, -1);
+        change(byIp, ip, -1);
+      };
+    },
+  };
+})();
 
 /** Whether the client asked for the status as Server-Sent Events. */
 export const wantsEventStream = (ctx: Context) => /\btext\/event-stream\b/i.test(ctx.get('Accept'));
@@ -22,11 +56,15 @@ export const wantsEventStream = (ctx: Context) => /\btext\/event-stream\b/i.test
  * workers send for streaming (lib/progress.ts), so nothing polls.
  */
 export async function streamStatus(ctx: Context, deps: ApiDeps, account: Account, id: string, family: Family): Promise<void> {
+  const release = openStreams.take(deps.config, account.id, ctx.ip);
+  ctx.res.once('close', release);
+  const cache = statusCacheOf(deps);
+  const read = () => cache.findShared(account, id, () => findSynthesisStatus(deps, account, id));
   // Watching before the first read: a change between the two is not missed.
   const watch = await deps.progress.watch(id);
   let row: SynthesisStatusRow;
   try {
-    row = await findSynthesisStatus(deps, account, id);
+    row = await read();
   } catch (error) {
     watch.close();
     throw error;
@@ -49,7 +87,7 @@ export async function streamStatus(ctx: Context, deps: ApiDeps, account: Account
       if (ENDED.has(row.status)) return;
       await watch.wait(KEEP_ALIVE_MS, abort.signal);
       if (abort.signal.aborted) return;
-      row = await findSynthesisStatus(deps, account, id);
+      row = await read();
     }
   };
   follow()

@@ -54,7 +54,7 @@ export function ttsRoutes(deps: ApiDeps): Route[] {
           description: 'Status. With `Accept: text/event-stream`: Server-Sent Events, a `status` event (this object) now and at every change, until the synthesis has ended.',
           content: { 'application/json': { schema: SynthesisStatus }, 'text/event-stream': {} },
         } as never,
-        ...problemResponses(401, 404),
+        ...problemResponses(401, 404, 429),
       },
       async handler(ctx, { account, params }, family) {
         if (wantsEventStream(ctx)) return streamStatus(ctx, deps, account, params.id, family);
