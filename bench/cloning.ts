@@ -13,6 +13,7 @@ import { availableVoices, findPremadeVoice, type PremadeVoice } from '../engines
 import { run } from '../lib/process';
 import type { EngineRegistry } from '../engines/registry';
 import { createEngines } from '../engines/registry';
+import { defaultModelsDir } from '../lib/config';
 
 /**
  * Cloning evaluated on held-out material: each reference speaker is cloned
@@ -253,7 +254,8 @@ export function formatTable(evaluations: readonly Evaluation[]): string {
 }
 
 async function main(): Promise<void> {
-  const engines = createEngines({ enableNonFree: process.env.ENABLE_NONFREE_ENGINES === 'true' });
+  // With the Piper voices (MODELS_DIR), as the worker has them: clones start from the neural voices of the language.
+  const engines = createEngines({ enableNonFree: process.env.ENABLE_NONFREE_ENGINES === 'true', modelsDir: process.env.MODELS_DIR ?? defaultModelsDir() });
   const dir = await mkdtemp(path.join(os.tmpdir(), 'openvox-bench-cloning-'));
   try {
     const references = [...(await realReferences(dir)), ...(await engineReferences(dir))];

@@ -7,6 +7,7 @@ import { EMOTION_PRESETS, EMOTIONS, type Emotion, type EmotionPreset } from '../
 import { renderChunk } from '../audio/render';
 import { findPremadeVoice } from '../engines/catalog';
 import { createEngines, getEngine } from '../engines/registry';
+import { defaultModelsDir } from '../lib/config';
 import { enginePitchRange } from '../engines/types';
 import { durationAndF0, melCepstralDistortion, recognize, wordErrors } from './measures';
 import { speakerTable } from './speakers';
@@ -63,7 +64,8 @@ interface Condition {
 
 async function main() {
   const ids = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
-  const engines = createEngines({ enableNonFree: process.env.ENABLE_NONFREE_ENGINES === 'true' });
+  // With the Piper voices (MODELS_DIR): clones start from the neural voices when there are any.
+  const engines = createEngines({ enableNonFree: process.env.ENABLE_NONFREE_ENGINES === 'true', modelsDir: process.env.MODELS_DIR ?? defaultModelsDir() });
   const dir = await mkdtemp(path.join(os.tmpdir(), 'openvox-bench-quality-'));
   let counter = 0;
   const file = (ext = 'wav') => path.join(dir, `${++counter}.${ext}`);
@@ -211,7 +213,7 @@ async function main() {
     if (!process.argv.includes('--no-speakers')) console.log(`\nbefore (F0/LTAS/rate): ${await speakerTable(dir, similarityBefore)}\nafter: ${await speakerTable(dir)}`);
     if (!process.argv.includes('--no-clones')) {
       const cost = await cloneCostRows(dir, engines);
-      console.log(`\nclone cost: every base voice staged (before) against the leading ones only (after), same run\n`);
+      console.log(`\nclone cost and base voice: classic voices only (before), neural first (the service), every voice competing; same run\n`);
       console.log(table(CLONE_COST_HEADER, cost.rows));
       const rows = await cloneStageRows(dir, engines, cost.clones);
       console.log(`\nclones, stage by stage (held-out text; MCD against the plain base voice)\n`);

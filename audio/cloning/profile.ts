@@ -13,18 +13,24 @@ import { mapLimit } from '../../lib/concurrency';
 
 /**
  * Choosing and adjusting a premade base voice toward a sample: acoustic
- * matching, not neural cloning. Same-language voices (catalog gender first)
- * render a calibration text; the up to four closest in F0 are each
- * pitch-shifted to the sample's median F0 (formants preserved), equalized
- * toward its long-term spectrum (the residual after one pass is added once)
- * and time-stretched toward its speaking rate, and read the language's test
- * sentence, which the fit never saw: one finished stage each, scored on both
- * texts (or the plain voice's score, when that is closer). The leading
- * STAGED_CANDIDATES of them are then tried with their cheaper stages too
- * (without the tempo, pitch only, plain): a stage that does not bring the
- * voice closer to the sample is dropped. The candidate that measures closest
- * on both texts wins (trying the candidates beat picking the base by F0
- * alone, see DESIGN.md), and its test-sentence similarity is the one stored.
+ * matching, not neural cloning. The neural voices of the sample's language
+ * (catalog `quality: 'neural'`: Piper voices, the operator's and any speaker
+ * of a multi-speaker model the catalog lists) are the candidates first; the
+ * classic voices only when none is installed, or when the best neural fit
+ * measures below NEURAL_FLOOR on both texts (then both compete on merit). Within a tier the
+ * voices render a calibration text; the finalists (neural: the closest by
+ * similarity of their plain rendering; classic: catalog gender first, then
+ * closest in F0) are each pitch-shifted to the sample's median F0 (formants
+ * preserved), equalized toward its long-term spectrum (the residual after one
+ * pass is added once) and time-stretched toward its speaking rate, and read
+ * the language's test sentence, which the fit never saw: one finished stage
+ * each, scored on both texts (or the plain voice's score, when that is
+ * closer). The leading STAGED_CANDIDATES of them are then tried with their
+ * cheaper stages too (without the tempo, pitch only, plain): a stage that
+ * does not bring the voice closer to the sample is dropped. The candidate
+ * that measures closest on both texts wins (trying the candidates beat
+ * picking the base by F0 alone, see DESIGN.md), and its test-sentence
+ * similarity is the one stored.
  */
 
 export interface ClonedVoiceProfile {
@@ -58,10 +64,15 @@ export interface BuildVoiceProfileInput {
   render?: RenderFunction;
   /** The worker's engine registry (non-free engines only when the operator enabled them). */
   engines?: EngineRegistry;
-  /** How many base voices get the full adjusted test (~1 s each). Default 4. */
+  /** How many base voices of a tier get the full adjusted test (~1 s each). Default 4. */
   maxCandidates?: number;
   /** How many of them, best first by their single-stage score, are tried stage by stage. Default STAGED_CANDIDATES. */
   stagedCandidates?: number;
+  /**
+   * The best neural fit's similarity (mean of test sentence and calibration text) under which the classic voices are fitted too (default
+   * NEURAL_FLOOR); 0: neural voices only when there are any, Infinity: every voice always competes.
+   */
+  neuralFloor?: number;
   signal?: AbortSignal;
 }
 
@@ -77,6 +88,22 @@ export const RATE_RANGE = { min: 0.7, max: 1.4 } as const;
  */
 export const STAGED_CANDIDATES = 2;
 
+/**
+ * A neural fit whose similarity, the mean over the test sentence and the
+ * calibration text (one short sentence alone varies by ±0.05 between Piper
+ * renderings, its sampling noise), is at least this is kept without trying
+ * the classic voices: below ~0.45 two recordings are probably different
+ * speakers, and from there to ~0.6 the score cannot tell (docs/voicing.md), so
+ * a classic fit scoring up to ~0.15 higher would not be measurably closer to
+ * the person, only less natural. Under it (a female sample on the male Piper
+ * voice: +12 st, ~0.3) the classic voices are fitted too and the best on
+ * merit wins.
+ */
+export const NEURAL_FLOOR = 0.45;
+
+/** How many neural voices (speakers of a multi-speaker model each count) render the calibration text, in catalog order. */
+const MAX_NEURAL_RENDERS = 12;
+
 /** Below this median F0 the sample is treated as a low (typically male) voice when pre-ranking by catalog gender. */
 const LOW_VOICE_HZ = 165;
 
@@ -89,92 +116,22 @@ export async function baseVoiceCandidates({ engines, modelsDir, language }: { en
   return sameLanguage(await availableVoices({ engines, modelsDir }), language);
 }
 
+const isNeural = (voice: PremadeVoice) => voice.quality === 'neural';
+
 export async function buildVoiceProfile(input: BuildVoiceProfileInput): Promise<ClonedVoiceProfile> {
-  const { sample, language, signal, engines } = input;
+  const { language, engines } = input;
   const render: RenderFunction = input.render ?? ((chunk) => renderChunk({ ...chunk, engines: chunk.engines ?? engines }));
-  const maxCandidates = input.maxCandidates ?? 4;
-  const stagedCandidates = input.stagedCandidates ?? STAGED_CANDIDATES;
   const pool = input.candidates ? sameLanguage(input.candidates, language) : await baseVoiceCandidates({ engines, modelsDir: input.modelsDir, language });
   if (pool.length === 0) throw new Error(`no base voice available for ${language}`);
-  const fitText = calibrationText(language);
-  const testText = similarityText(language);
-  const sampleF0 = sample.f0MedianHz;
+  const neural = pool.filter(isNeural);
+  const classic = pool.filter((voice) => !isNeural(voice));
+  const floor = input.neuralFloor ?? NEURAL_FLOOR;
 
   return withTempDir(async (dir) => {
-    // Gender from the catalog narrows the pool before rendering; the measured F0 of the plain rendering picks the finalists.
-    const wantMale = sampleF0 !== null && sampleF0 < LOW_VOICE_HZ;
-    const ranked = [...pool].sort((a, b) => Number((b.gender === 'male') === wantMale) - Number((a.gender === 'male') === wantMale));
-    const rendered = await mapLimit(ranked.slice(0, maxCandidates + 2), 2, async (voice, index) => {
-      const fitChunk = path.join(dir, `${index}-fit.wav`);
-      try {
-        await render({ voice, text: fitText, emotion: 'neutral', outPath: fitChunk, signal });
-        return { voice, index, fitChunk, plain: await analyseSpeaker(fitChunk, signal) };
-      } catch (error) {
-        if (signal?.aborted) throw error;
-        return null; // a broken engine or voice: try the others
-      }
-    });
-    const usable = rendered.filter((entry): entry is NonNullable<typeof entry> => entry !== null && entry.plain.f0MedianHz !== null);
-    if (usable.length === 0) throw new Error(`no base voice for ${language} rendered the calibration text`);
-    const f0Distance = (f0: number | null) => (sampleF0 && f0 ? Math.abs(semitonesBetween(sampleF0, f0)) : 0);
-    usable.sort((a, b) => f0Distance(a.plain.f0MedianHz) - f0Distance(b.plain.f0MedianHz));
-
-    // A stage's score: the adjusted calibration text and the adjusted test sentence, finished like a synthesis.
-    const scoreStage = async ({ voice, index, fitChunk, testChunk }: Finalist, stage: number, candidate: Adjustment) => {
-      const fitStageOut = path.join(dir, `${index}-fit-${stage}.wav`);
-      const testOut = path.join(dir, `${index}-test-${stage}.wav`);
-      await finish(fitChunk, candidate, fitStageOut, signal);
-      await finish(testChunk, candidate, testOut, signal);
-      // The stored similarity: the test sentence, which the fit never saw.
-      const [fitProfile, tested] = [await analyseSpeaker(fitStageOut, signal), await analyseSpeaker(testOut, signal)];
-      return { voice, ...candidate, fitSimilarity: similarityScore(sample, fitProfile), similarity: similarityScore(sample, tested) };
-    };
-    type Scored = Awaited<ReturnType<typeof scoreStage>>;
-    // Chosen on both texts: the fit alone favours whatever the EQ could bend furthest on text it was fitted to.
-    const merit = (result: { similarity: number; fitSimilarity: number }) => result.similarity + result.fitSimilarity;
-
-    // One cheap score per finalist: the full adjustment (one finished stage) or the plain voice (its renderings as they are), whichever is closer.
-    const single = await mapLimit(usable.slice(0, maxCandidates), 2, async ({ voice, index, fitChunk, plain }) => {
-      try {
-        const adjustment = adjustmentToward(sample, plain);
-        // The adjusted calibration rendering, measured again: its remaining spectral difference is added to the EQ once.
-        const fitOut = path.join(dir, `${index}-fit-adjusted.wav`);
-        await finish(fitChunk, adjustment, fitOut, signal);
-        const fitted = await analyseSpeaker(fitOut, signal);
-        const refined = { ...adjustment, eq: refineEq(adjustment.eq, eqCurve(sample, fitted)) };
-        const testChunk = path.join(dir, `${index}-test.wav`);
-        await render({ voice, text: testText, emotion: 'neutral', outPath: testChunk, signal });
-        const finalist: Finalist = { voice, index, fitChunk, testChunk };
-        const full = await scoreStage(finalist, 0, refined);
-        const plainMerit = similarityScore(sample, plain) + similarityScore(sample, await analyseSpeaker(testChunk, signal));
-        return { finalist, refined, best: full, cheapMerit: Math.max(merit(full), plainMerit) };
-      } catch (error) {
-        if (signal?.aborted) throw error;
-        return null;
-      }
-    });
-    const leading = single.filter((entry): entry is NonNullable<typeof entry> => entry !== null).sort((a, b) => b.cheapMerit - a.cheapMerit);
-    // Each stage must earn its place, for the leading base voices only (every stage costs two finished renderings and
-    // two analyses): an EQ or a tempo that measures further from the sample than the voice without it costs sound for
-    // nothing (Allison: slt plain 0.61 on held-out speech, slt with pitch, EQ and tempo 0.40).
-    const evaluated = await mapLimit(leading, 2, async (entry, position): Promise<Scored | null> => {
-      if (position >= stagedCandidates) return entry.best;
-      try {
-        const { refined, finalist } = entry;
-        const cheaper: Adjustment[] = [
-          { ...refined, rate: 1 },
-          { semitones: refined.semitones, eq: [], rate: 1 },
-          { semitones: 0, eq: [], rate: 1 },
-        ];
-        const scored = [entry.best];
-        for (const [stage, candidate] of cheaper.entries()) scored.push(await scoreStage(finalist, stage + 1, candidate));
-        return scored.sort((a, b) => merit(b) - merit(a))[0];
-      } catch (error) {
-        if (signal?.aborted) throw error;
-        return entry.best;
-      }
-    });
-    const results = evaluated.filter((result): result is NonNullable<typeof result> => result !== null);
+    const fit = (voices: PremadeVoice[], tier: 'neural' | 'classic') => fitTier({ ...input, render, voices, tier, dir });
+    // Neural voices first: the most natural base; a classic voice only when none renders or the best neural fit is too far.
+    let results = neural.length > 0 ? await fit(neural, 'neural') : [];
+    if (results.length === 0 || merit(results[0]) / 2 < floor) results = [...results, ...(classic.length > 0 ? await fit(classic, 'classic') : [])];
     if (results.length === 0) throw new Error(`no base voice for ${language} could be adjusted toward the sample`);
     results.sort((a, b) => merit(b) - merit(a));
     const best = results[0];
@@ -187,6 +144,102 @@ export async function buildVoiceProfile(input: BuildVoiceProfileInput): Promise<
       tried: results.map(({ voice, similarity, fitSimilarity, semitones, rate }) => ({ voiceId: voice.id, similarity, fitSimilarity, semitones, rate })),
     };
   });
+}
+
+// Chosen on both texts: the fit alone favours whatever the EQ could bend furthest on text it was fitted to.
+const merit = (result: { similarity: number; fitSimilarity: number }) => result.similarity + result.fitSimilarity;
+
+interface Scored extends Adjustment {
+  voice: PremadeVoice;
+  similarity: number;
+  fitSimilarity: number;
+}
+
+/**
+ * One tier's fits, best first by merit (empty when none of its voices rendered). Neural finalists are the
+ * closest by similarity of their plain calibration rendering (speakers of one model differ in more than F0);
+ * classic ones are ranked by catalog gender for rendering, then by F0 distance.
+ */
+async function fitTier(input: BuildVoiceProfileInput & { render: RenderFunction; voices: PremadeVoice[]; tier: 'neural' | 'classic'; dir: string }): Promise<Scored[]> {
+  const { sample, language, signal, render, voices, tier } = input;
+  const maxCandidates = input.maxCandidates ?? 4;
+  const stagedCandidates = input.stagedCandidates ?? STAGED_CANDIDATES;
+  const fitText = calibrationText(language);
+  const testText = similarityText(language);
+  const sampleF0 = sample.f0MedianHz;
+  const file = (name: string) => path.join(input.dir, `${tier}-${name}`);
+
+  // Gender from the catalog narrows the pool before rendering; the measured plain rendering picks the finalists.
+  const wantMale = sampleF0 !== null && sampleF0 < LOW_VOICE_HZ;
+  const ranked = [...voices].sort((a, b) => Number((b.gender === 'male') === wantMale) - Number((a.gender === 'male') === wantMale));
+  const rendered = await mapLimit(ranked.slice(0, tier === 'neural' ? MAX_NEURAL_RENDERS : maxCandidates + 2), 2, async (voice, index) => {
+    const fitChunk = file(`${index}-fit.wav`);
+    try {
+      await render({ voice, text: fitText, emotion: 'neutral', outPath: fitChunk, signal });
+      return { voice, index, fitChunk, plain: await analyseSpeaker(fitChunk, signal) };
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      return null; // a broken engine or voice: try the others
+    }
+  });
+  const usable = rendered.filter((entry): entry is NonNullable<typeof entry> => entry !== null && entry.plain.f0MedianHz !== null);
+  const f0Distance = (f0: number | null) => (sampleF0 && f0 ? Math.abs(semitonesBetween(sampleF0, f0)) : 0);
+  if (tier === 'neural') usable.sort((a, b) => similarityScore(sample, b.plain) - similarityScore(sample, a.plain));
+  else usable.sort((a, b) => f0Distance(a.plain.f0MedianHz) - f0Distance(b.plain.f0MedianHz));
+
+  // A stage's score: the adjusted calibration text and the adjusted test sentence, finished like a synthesis.
+  const scoreStage = async ({ voice, index, fitChunk, testChunk }: Finalist, stage: number, candidate: Adjustment): Promise<Scored> => {
+    const fitStageOut = file(`${index}-fit-${stage}.wav`);
+    const testOut = file(`${index}-test-${stage}.wav`);
+    await finish(fitChunk, candidate, fitStageOut, signal);
+    await finish(testChunk, candidate, testOut, signal);
+    // The stored similarity: the test sentence, which the fit never saw.
+    const [fitProfile, tested] = [await analyseSpeaker(fitStageOut, signal), await analyseSpeaker(testOut, signal)];
+    return { voice, ...candidate, fitSimilarity: similarityScore(sample, fitProfile), similarity: similarityScore(sample, tested) };
+  };
+
+  // One cheap score per finalist: the full adjustment (one finished stage) or the plain voice (its renderings as they are), whichever is closer.
+  const single = await mapLimit(usable.slice(0, maxCandidates), 2, async ({ voice, index, fitChunk, plain }) => {
+    try {
+      const adjustment = adjustmentToward(sample, plain);
+      // The adjusted calibration rendering, measured again: its remaining spectral difference is added to the EQ once.
+      const fitOut = file(`${index}-fit-adjusted.wav`);
+      await finish(fitChunk, adjustment, fitOut, signal);
+      const fitted = await analyseSpeaker(fitOut, signal);
+      const refined = { ...adjustment, eq: refineEq(adjustment.eq, eqCurve(sample, fitted)) };
+      const testChunk = file(`${index}-test.wav`);
+      await render({ voice, text: testText, emotion: 'neutral', outPath: testChunk, signal });
+      const finalist: Finalist = { voice, index, fitChunk, testChunk };
+      const full = await scoreStage(finalist, 0, refined);
+      const plainMerit = similarityScore(sample, plain) + similarityScore(sample, await analyseSpeaker(testChunk, signal));
+      return { finalist, refined, best: full, cheapMerit: Math.max(merit(full), plainMerit) };
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      return null;
+    }
+  });
+  const leading = single.filter((entry): entry is NonNullable<typeof entry> => entry !== null).sort((a, b) => b.cheapMerit - a.cheapMerit);
+  // Each stage must earn its place, for the leading base voices only (every stage costs two finished renderings and
+  // two analyses): an EQ or a tempo that measures further from the sample than the voice without it costs sound for
+  // nothing (Allison: slt plain 0.61 on held-out speech, slt with pitch, EQ and tempo 0.40).
+  const evaluated = await mapLimit(leading, 2, async (entry, position): Promise<Scored> => {
+    if (position >= stagedCandidates) return entry.best;
+    try {
+      const { refined, finalist } = entry;
+      const cheaper: Adjustment[] = [
+        { ...refined, rate: 1 },
+        { semitones: refined.semitones, eq: [], rate: 1 },
+        { semitones: 0, eq: [], rate: 1 },
+      ];
+      const scored = [entry.best];
+      for (const [stage, candidate] of cheaper.entries()) scored.push(await scoreStage(finalist, stage + 1, candidate));
+      return scored.sort((a, b) => merit(b) - merit(a))[0];
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      return entry.best;
+    }
+  });
+  return evaluated.sort((a, b) => merit(b) - merit(a));
 }
 
 /** A plain rendering with an adjustment applied, finished like a synthesis with that clone would be. */

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { intakeSample } from '../../audio/cloning/intake';
-import { baseVoiceCandidates, type ClonedVoiceProfile, buildVoiceProfile, EQ_MAX_BOOST_DB, EQ_MAX_CUT_DB, RATE_RANGE } from '../../audio/cloning/profile';
+import { baseVoiceCandidates, type ClonedVoiceProfile, buildVoiceProfile, EQ_MAX_BOOST_DB, EQ_MAX_CUT_DB, NEURAL_FLOOR, RATE_RANGE } from '../../audio/cloning/profile';
 import { similarityScore } from '../../audio/cloning/similarity';
 import { renderChunk } from '../../audio/render';
 import { analyseSpeaker, type SpeakerProfile } from '../../audio/cloning/speaker';
@@ -108,11 +108,71 @@ describe('neural base voices', () => {
     const samplePath = path.join(dir, 'neural-sample.wav');
     execFileSync('espeak-ng', ['-v', 'en-us+m3', '-p', '30', '-w', samplePath, 'The birch canoe slid on the smooth planks. Glue the sheet to the dark blue background.']);
     const sample = await analyseSpeaker(samplePath);
-    const clone = await buildVoiceProfile({ sample, language: 'en-US', engines: withPiper, candidates: ['en-us-joe', 'en-us-flite-rms'].map((id) => findPremadeVoice(id)!), maxCandidates: 2 });
+    // neuralFloor Infinity: the classic voice competes whatever the neural fit scores.
+    const candidates = ['en-us-joe', 'en-us-flite-rms'].map((id) => findPremadeVoice(id)!);
+    const clone = await buildVoiceProfile({ sample, language: 'en-US', engines: withPiper, candidates, maxCandidates: 2, neuralFloor: Infinity });
     log.push(`neural candidates: ${JSON.stringify(clone.tried)}`);
     expect(clone.tried.map((entry) => entry.voiceId).sort()).toEqual(['en-us-flite-rms', 'en-us-joe']);
     for (const entry of clone.tried) expect(entry.similarity).toBeGreaterThan(0);
   }, 120_000);
+
+  it('a female sample falls back to the classic voices: the male neural voice fits under the floor', async () => {
+    const normalized = path.join(dir, 'neural-female.wav');
+    const intake = await intakeSample(speakers[1].clonePath, normalized);
+    if (!intake.ok) throw new Error(intake.message);
+    const clone = await buildVoiceProfile({ sample: await analyseSpeaker(normalized), language: 'en-US', engines: withPiper });
+    log.push(`neural first, ${speakers[1].name}: ${JSON.stringify(clone.tried)}`);
+    const joe = clone.tried.find((entry) => entry.voiceId === 'en-us-joe');
+    expect((joe!.similarity + joe!.fitSimilarity) / 2).toBeLessThan(NEURAL_FLOOR);
+    expect(findPremadeVoice(clone.baseVoiceId)?.quality).toBe('classic');
+    expect(clone.tried.length).toBeGreaterThan(1);
+  }, 120_000);
+});
+
+describe('neural voices first', () => {
+  // Classic voices standing in for neural ones (the catalog's quality is what decides), so the outcome does not hang on Piper's sampling noise.
+  const asNeural = (id: string) => ({ ...findPremadeVoice(id)!, quality: 'neural' as const });
+  let sample: SpeakerProfile;
+
+  beforeAll(async () => {
+    const samplePath = path.join(dir, 'tiers-sample.wav');
+    execFileSync('espeak-ng', ['-v', 'en-us+m3', '-w', samplePath, 'The birch canoe slid on the smooth planks. Glue the sheet to the dark blue background.']);
+    sample = await analyseSpeaker(samplePath);
+  });
+
+  const cloneWith = async (neuralFloor?: number) => {
+    const rendered: string[] = [];
+    const clone = await buildVoiceProfile({
+      sample,
+      language: 'en-US',
+      engines,
+      neuralFloor,
+      candidates: [findPremadeVoice('en-us-flite-rms')!, asNeural('en-us-espeak-m'), findPremadeVoice('en-us-festival-kal')!],
+      render: (input) => {
+        rendered.push(input.voice.id);
+        return renderChunk({ ...input, engines });
+      },
+    });
+    return { clone, rendered };
+  };
+
+  it('a neural fit at or above the floor is kept without rendering any classic voice', async () => {
+    const { clone, rendered } = await cloneWith();
+    log.push(`neural first: ${JSON.stringify(clone.tried)}`);
+    expect((clone.similarity + clone.tried[0].fitSimilarity) / 2).toBeGreaterThanOrEqual(NEURAL_FLOOR);
+    expect(clone.baseVoiceId).toBe('en-us-espeak-m');
+    expect(clone.tried.map((entry) => entry.voiceId)).toEqual(['en-us-espeak-m']);
+    expect(new Set(rendered)).toEqual(new Set(['en-us-espeak-m']));
+  }, 60_000);
+
+  it('under the floor the classic voices are fitted after the neural ones and the best on merit wins', async () => {
+    const { clone, rendered } = await cloneWith(1.01);
+    expect(rendered[0]).toBe('en-us-espeak-m');
+    expect(clone.tried.map((entry) => entry.voiceId).sort()).toEqual(['en-us-espeak-m', 'en-us-festival-kal', 'en-us-flite-rms']);
+    const merits = clone.tried.map((entry) => entry.similarity + entry.fitSimilarity);
+    expect(merits).toEqual([...merits].sort((a, b) => b - a));
+    expect(clone.baseVoiceId).toBe(clone.tried[0].voiceId);
+  }, 90_000);
 });
 
 describe('cloning two different speakers', () => {
