@@ -1,4 +1,4 @@
-import { WorkflowNotFoundError } from '@temporalio/client';
+import { isGrpcServiceError, WorkflowNotFoundError } from '@temporalio/client';
 import type { ActivityDeps } from '.';
 import { anonymizeLedger } from '../db/ledger';
 import { Account } from '../db/models/Account';
@@ -9,9 +9,21 @@ import { WebhookDelivery } from '../db/models/WebhookDelivery';
 import { WebhookEndpoint } from '../db/models/WebhookEndpoint';
 import { markAccountDeleted } from '../db/privacy';
 import { stableEventId } from '../lib/webhooks';
-import { signupWorkflowId, synthesisWorkflowId, type AccountDeletionInput, voiceCloningWorkflowId } from '../workflows/contracts';
+import {
+  captureWorkflowId,
+  consentRevocationWorkflowId,
+  signupWorkflowId,
+  synthesisDeletionWorkflowId,
+  synthesisWorkflowId,
+  type AccountDeletionInput,
+  voiceCloningWorkflowId,
+  voiceDeletionWorkflowId,
+} from '../workflows/contracts';
 import { audioKey, chunkPrefix } from './synthesis';
 import { withHeartbeat } from './work';
+
+/** gRPC's NOT_FOUND: the execution went between describe and delete (another round, or retention). */
+const GRPC_NOT_FOUND = 5;
 
 export interface ErasedAccount {
   anonymizedLedgerRows: number;
@@ -87,6 +99,44 @@ export function createPrivacyActivities({ db, storage, temporal, config }: Activ
           await storage.removePrefix(prefix);
         }
         return removed;
+      });
+    },
+
+    /**
+     * Deletes the account's closed workflow executions from Temporal: a
+     * synthesis's history holds its text (its input), a clone's its name and
+     * sample keys, and Temporal would keep them for the namespace's retention.
+     * Found by id from the account's rows (syntheses with their capture and
+     * deletion, voices with their cloning, deletion and revocation, the
+     * signup) and by the `Account` search attribute (syntheses whose rows
+     * were deleted before). A run still open is left for the next round.
+     * Returns how many executions it deleted.
+     */
+    async eraseAccountHistories({ accountId }: AccountDeletionInput): Promise<number> {
+      return withHeartbeat(async () => {
+        const ids = new Set([signupWorkflowId(accountId)]);
+        for (const { id } of await Synthesis.query(db).modify('ownedBy', { id: accountId }).select('id')) {
+          for (const workflowId of [synthesisWorkflowId(id), captureWorkflowId(id), synthesisDeletionWorkflowId(id)]) ids.add(workflowId);
+        }
+        for (const { id } of await Voice.query(db).modify('ownedBy', { id: accountId }).select('id')) {
+          for (const workflowId of [voiceCloningWorkflowId(id), voiceDeletionWorkflowId(id), consentRevocationWorkflowId(id)]) ids.add(workflowId);
+        }
+        // An account id is a UUID: nothing in it can change the query.
+        if (/^[0-9a-f-]{36}$/i.test(accountId)) {
+          for await (const execution of temporal.workflow.list({ query: `Account = '${accountId}'` })) ids.add(execution.workflowId);
+        }
+        let deleted = 0;
+        for (const workflowId of ids) {
+          try {
+            const { status, runId } = await temporal.workflow.getHandle(workflowId).describe();
+            if (status.name === 'RUNNING') continue;
+            await temporal.workflowService.deleteWorkflowExecution({ namespace: config.TEMPORAL_NAMESPACE, workflowExecution: { workflowId, runId } });
+            deleted += 1;
+          } catch (error) {
+            if (!(error instanceof WorkflowNotFoundError) && !(isGrpcServiceError(error) && error.code === GRPC_NOT_FOUND)) throw error;
+          }
+        }
+        return deleted;
       });
     },
 

@@ -140,6 +140,8 @@ export interface AccountDeletionResult {
   removedObjects: number;
   anonymizedLedgerRows: number;
   keptConsentRecords: number;
+  /** Closed workflow executions of the account deleted from Temporal (absent in deletions that ran before that step). */
+  deletedHistories?: number;
 }
 
 export interface HistoryRetentionInput {

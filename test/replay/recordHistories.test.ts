@@ -94,7 +94,8 @@ record('record workflow histories for replay tests', () => {
     expect(running.status).toBe(202);
     expect((await call(api.url, 'DELETE', '/api/v1/auth/profile/', { password: who.password }, who.access)).status).toBe(202);
     expect(await deps.temporal.workflow.getHandle(`account-deletion:${who.id}`).result()).toMatchObject({ canceledJobs: 1 });
-    await save('account-deletion', `account-deletion:${who.id}`);
+    // A new name since the history-erasure step (patched 'erase-workflow-histories'): account-deletion.json keeps the older path replayed.
+    await save('account-deletion-erases-histories', `account-deletion:${who.id}`);
 
     const workflowId = `history-retention-replay-${who.id}`;
     await deps.temporal.workflow.execute('historyRetention', { workflowId, taskQueue: deps.config.TEMPORAL_TASK_QUEUE, args: [{}] });
