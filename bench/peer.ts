@@ -1,12 +1,12 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { defaultModelsDir } from '../lib/config';
 import { startIsolatedStack, type StackAccount } from '../scripts/isolatedStack';
 import { freePorts, stopChild, waitFor } from '../scripts/stack';
 import { stackGroups } from './goals';
-import { cpuDelta, cpuSnapshot, type ProcessGroup } from './processes';
+import { cpuDelta, cpuSnapshot, type ProcessGroup, summarizeProfile } from './processes';
 import { EVERYDAY_SENTENCES, TRAIN_SENTENCES } from './texts';
 
 /**
@@ -29,11 +29,14 @@ import { EVERYDAY_SENTENCES, TRAIN_SENTENCES } from './texts';
  * The Python environment is made once, outside the repository
  * (`~/.cache/openvox/peer-venv`, PEER_VENV to move it).
  *
- * Run: npm run bench:peer   (BENCH_N=2 doubles the samples; PEER_ONLY=sentence|paragraph|throughput)
+ * Run: npm run bench:peer   (BENCH_N=2 doubles the samples; PEER_ONLY=sentence|paragraph|throughput;
+ * PEER_PROFILE=1 profiles our worker and api over the throughput rounds)
  */
 
 const N = Number(process.env.BENCH_N ?? 1);
 const ONLY = process.env.PEER_ONLY ?? '';
+/** PEER_PROFILE=1: CPU profiles (`node --cpu-prof`) of our worker and api over the 4-client paragraphs, printed per paragraph. */
+const PROFILE = process.env.PEER_PROFILE === '1';
 const MODEL = 'en_US-joe-medium';
 const VOICE = 'en-us-joe';
 const PIPER_VERSION = '1.8.0';
@@ -90,9 +93,11 @@ async function main() {
   let peer: ChildProcess | undefined;
   const rows: string[][] = [];
   const cpuRows: string[][] = [];
+  const profiles: string[] = [];
+  let requestsOfOurs = 0;
   try {
-    await stack.startWorkers(1);
-    await stack.startApi();
+    await stack.startWorkers(1, { profileAs: PROFILE ? 'worker' : undefined });
+    await stack.startApi({ profileAs: PROFILE ? 'api' : undefined });
     const accounts = await stack.createAccounts(CLIENTS, { credits: 100_000_000, plan: 'pro' });
 
     // Piper's server: its own data directory (it looks there for voices and would download into it, which it
@@ -108,14 +113,16 @@ async function main() {
     const peerUrl = `http://127.0.0.1:${peerPort}`;
     await waitFor('Piper server', async () => (await fetch(`${peerUrl}/info`)).ok, 120_000, peer);
 
-    const ours = (account: StackAccount, input: string) =>
-      timed(() =>
+    const ours = (account: StackAccount, input: string) => {
+      requestsOfOurs += 1;
+      return timed(() =>
         fetch(`${stack.apiUrl}/v1/audio/speech`, {
           method: 'POST',
           headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${account.token}` },
           body: JSON.stringify({ model: 'tts-1', voice: VOICE, input, response_format: 'wav' }),
         }),
       );
+    };
     /** Ours, then until the synthesis has ended (its stored file is finished after the stream): the next request starts on a quiet service. */
     const oursSettled = async (account: StackAccount, input: string) => {
       const result = await ours(account, input);
@@ -232,6 +239,32 @@ async function main() {
       cpuRows.push(['all of ours', perParagraph(total(cpu.ours, names))]);
       cpuRows.push([`the peer (Piper's server, same run)`, perParagraph(cpu.peer.get('peer'))]);
     }
+    if (PROFILE) {
+      // The profiles are written as the processes exit.
+      await stack.stopWorkers();
+      await stack.stopApi();
+      for (const name of ['worker', 'api']) {
+        const dir = path.join(stack.dataDir, 'profiles', name);
+        for (const file of existsSync(dir) ? readdirSync(dir) : []) {
+          const summary = summarizeProfile(path.join(dir, file), 25);
+          const perParagraph = (share: number) => `${fmt((share * summary.seconds * 1000) / requestsOfOurs)} ms`;
+          profiles.push(`\n${name} (${fmt(summary.seconds, 1)} s busy over the whole run; per request of it):\n\n`);
+          profiles.push(
+            table(
+              ['owner', 'share'],
+              summary.byOwner.map(([owner, share]) => [owner, perParagraph(share)]),
+            ),
+          );
+          profiles.push(
+            '\n' +
+              table(
+                ['function', 'share'],
+                summary.byFunction.map(([fn, share]) => [fn, perParagraph(share)]),
+              ),
+          );
+        }
+      }
+    }
   } finally {
     if (peer) await stopChild(peer).catch(() => undefined);
     await stack.close();
@@ -239,6 +272,7 @@ async function main() {
   process.stdout.write(`\nOpenVox neural path against Piper's own server — ${new Date().toISOString()}, node ${process.version}, BENCH_N=${N}, ${MODEL}, load ${os.loadavg()[0].toFixed(1)}\n\n`);
   process.stdout.write(table(['figure', 'OpenVox', `Piper ${PIPER_VERSION} server (same run)`, 'ratio', 'goal'], rows));
   if (cpuRows.length > 0) process.stdout.write(`\nCPU per paragraph in the throughput rounds:\n\n${table(['process', 'CPU'], cpuRows)}`);
+  process.stdout.write(profiles.join(''));
 }
 
 main().catch((error) => {

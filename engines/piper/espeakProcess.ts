@@ -26,7 +26,8 @@ const SENTINEL = 'sentinel';
 /** A line espeak-ng reads in one piece: fgets reads up to 999 bytes, the newline included. */
 const MAX_LINE_BYTES = 990;
 const REQUEST_TIMEOUT_MS = 30_000;
-const IDLE_MS = 60_000;
+// A start costs espeak-ng its data files and the worker a fork; kept, it holds a few MiB.
+const IDLE_MS = 10 * 60_000;
 /** Replaced after this many requests, so nothing it accumulates grows without bound. */
 const MAX_REQUESTS = 20_000;
 
