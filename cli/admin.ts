@@ -7,6 +7,7 @@ import type { Knex } from 'knex';
 import { accountsWithUsage } from '../db/accountUsage';
 import type { Db } from '../db/knex';
 import { applyGrant } from '../db/ledger';
+import { recordAdminAction } from '../db/adminActions';
 import { Account } from '../db/models/Account';
 import { EmailVerificationToken } from '../db/models/EmailVerificationToken';
 import { SubscriptionPlan } from '../db/models/SubscriptionPlan';
@@ -17,6 +18,8 @@ import { signupWorkflowId } from '../workflows/contracts';
 /**
  * The operator's commands: they talk to PostgreSQL (and Temporal, to start a
  * signup) directly, with the service's own rules (the ledger, the signup grant).
+ * Each change is recorded with who made it in admin_actions, in the same
+ * transaction (docs/operations.md, "Admin CLI").
  */
 
 export class AdminError extends Error {}
@@ -24,6 +27,8 @@ export class AdminError extends Error {}
 export interface AdminDeps {
   db: Db;
   config: Config;
+  /** Who acts, for the audit trail (db/adminActions.ts): OPENVOX_OPERATOR, else `<OS user>@<host>`. */
+  operator: string;
   /** Only `createUser` without `verified` needs Temporal; connected on first use. */
   temporal: () => Promise<Client>;
 }
@@ -94,6 +99,12 @@ export async function createUser(deps: AdminDeps, props: CreateUserProps): Promi
     if (await Account.query(trx).findOne({ email }).select('id')) throw new AdminError(`an account with email ${email} exists`);
     await Account.query(trx).insert({ id, email, name: props.name ?? '', password_hash: passwordHash, subscription_tier: props.plan ?? 'free' });
     if (props.verified) granted = await markVerified(trx, id);
+    await recordAdminAction(trx, {
+      operator: deps.operator,
+      command: 'user create',
+      accountId: id,
+      details: { plan: props.plan ?? 'free', verified: Boolean(props.verified), credits_granted: granted },
+    });
   });
   if (!props.verified) {
     const temporal = await deps.temporal();
@@ -109,7 +120,13 @@ export async function createUser(deps: AdminDeps, props: CreateUserProps): Promi
 
 export async function verifyUser(deps: AdminDeps, email: string): Promise<AccountSummary & { credits_granted: number }> {
   const account = await accountByEmail(deps.db, email);
-  const granted = account.email_verified_at ? 0 : await deps.db.transaction((trx) => markVerified(trx, account.id));
+  const granted = account.email_verified_at
+    ? 0
+    : await deps.db.transaction(async (trx) => {
+        const credits = await markVerified(trx, account.id);
+        await recordAdminAction(trx, { operator: deps.operator, command: 'user verify', accountId: account.id, details: { credits_granted: credits } });
+        return credits;
+      });
   return { ...summarize(await Account.query(deps.db).findById(account.id).throwIfNotFound()), credits_granted: granted };
 }
 
@@ -127,7 +144,11 @@ export async function grantCredits(deps: AdminDeps, props: GrantProps): Promise<
   if (!props.reason.trim()) throw new AdminError('--reason must say why');
   const account = await accountByEmail(deps.db, props.email);
   const reference = `admin:${(props.reference ?? props.reason).trim()}`;
-  const applied = await deps.db.transaction((trx) => applyGrant(trx, account.id, props.amount, reference));
+  const applied = await deps.db.transaction(async (trx) => {
+    const done = await applyGrant(trx, account.id, props.amount, reference);
+    if (done) await recordAdminAction(trx, { operator: deps.operator, command: 'credits grant', accountId: account.id, details: { amount: props.amount, reference } });
+    return done;
+  });
   return { ...summarize(await Account.query(deps.db).findById(account.id).throwIfNotFound()), applied, reference, amount: props.amount };
 }
 
@@ -143,7 +164,10 @@ async function planExists(db: Db, plan: string): Promise<void> {
 export async function setPlan(deps: AdminDeps, email: string, plan: string): Promise<AccountSummary> {
   await planExists(deps.db, plan);
   const account = await accountByEmail(deps.db, email);
-  await Account.query(deps.db).patch({ subscription_tier: plan, updated_at: deps.db.fn.now() }).where({ id: account.id });
+  await deps.db.transaction(async (trx) => {
+    await Account.query(trx).patch({ subscription_tier: plan, updated_at: trx.fn.now() }).where({ id: account.id });
+    await recordAdminAction(trx, { operator: deps.operator, command: 'plan set', accountId: account.id, details: { from: account.subscription_tier, to: plan } });
+  });
   return summarize(await Account.query(deps.db).findById(account.id).throwIfNotFound());
 }
 

@@ -1,11 +1,13 @@
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { readFile, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { createDb } from '../db/knex';
 import { loadConfig } from '../lib/config';
 import { createTemporalClient } from '../lib/temporal';
 import { version } from '../package.json';
 import { AdminError, type AdminDeps, createUser, grantCredits, listUsers, setPlan, verifyUser } from './admin';
+import { recentAdminActions } from '../db/adminActions';
 import { ApiError, clientSettings, OpenVoxClient, progressLine } from './client';
 import { addPiperVoiceCommands } from './voices';
 
@@ -27,6 +29,19 @@ const number = (value: string) => {
   return parsed;
 };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Who runs an admin command, for the audit trail: OPENVOX_OPERATOR (a name your team agrees on), else the OS user at this host. */
+function operatorName(env: NodeJS.ProcessEnv): string {
+  const named = env.OPENVOX_OPERATOR?.trim();
+  if (named) return named.slice(0, 200);
+  let user = 'unknown';
+  try {
+    user = os.userInfo().username;
+  } catch {
+    // No passwd entry (a container's arbitrary uid): the host still says where.
+  }
+  return `${user}@${os.hostname()}`;
+}
 
 /** `openvox`: the operator's admin commands (PostgreSQL and Temporal directly) and the user's commands (the HTTP API). */
 function buildProgram(io: Io): Command {
@@ -50,6 +65,7 @@ function buildProgram(io: Io): Command {
       return await run({
         db,
         config,
+        operator: operatorName(io.env),
         temporal: async () => {
           temporal ??= createTemporalClient(config);
           return temporal;
@@ -152,6 +168,17 @@ function buildProgram(io: Io): Command {
     .action(async (email: string, plan: string, _options, command: Command) => {
       const changed = await withAdmin((deps) => setPlan(deps, email, plan));
       print(command, changed, () => `${changed.email} is on plan ${changed.plan}`);
+    });
+
+  program
+    .command('audit')
+    .description('Admin: what operators did with these commands, newest first (who, when, which account, what)')
+    .option('--limit <n>', 'at most this many (1-1000)', integer, 50)
+    .action(async (options, command: Command) => {
+      const actions = await withAdmin((deps) => recentAdminActions(deps.db, Math.min(Math.max(options.limit, 1), 1000)));
+      print(command, actions, () =>
+        actions.map((action) => [new Date(action.at).toISOString(), action.operator, action.command, action.account_id ?? '(erased)', JSON.stringify(action.details)].join('\t')).join('\n'),
+      );
     });
 
   // ------------------------------------------------------------- user

@@ -14,6 +14,7 @@ import * as authNotify from './012_auth_notify';
 import * as voicePreviews from './013_voice_previews';
 import * as webhookAttemptLease from './014_webhook_attempt_lease';
 import * as erasedSignupGrants from './015_erased_signup_grants';
+import * as adminActions from './016_admin_actions';
 
 /**
  * Migrations are listed here in order rather than discovered on disk, so the
@@ -35,6 +36,7 @@ const migrations: Record<string, Knex.Migration> = {
   '013_voice_previews': voicePreviews,
   '014_webhook_attempt_lease': webhookAttemptLease,
   '015_erased_signup_grants': erasedSignupGrants,
+  '016_admin_actions': adminActions,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

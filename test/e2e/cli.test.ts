@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -87,6 +88,39 @@ describe('openvox CLI', () => {
         ['admin:support ticket 42', 1000],
         ['admin:goodwill-2026-11', 500],
       ]);
+    });
+
+    it('records who did what: each admin change with its operator, in admin_actions, listed by openvox audit', async () => {
+      const email = uniqueEmail('cli');
+      const as = { OPENVOX_OPERATOR: 'ada (support)' };
+      await openvox(['user', 'create', email, '--verified'], as);
+      await openvox(['credits', 'grant', email, '250', '--reason', 'audit check'], as);
+      await openvox(['credits', 'grant', email, '250', '--reason', 'audit check'], as); // a repeat changes nothing, so no record
+      await openvox(['plan', 'set', email, 'starter'], as);
+      const account = await deps.db('accounts').where({ email }).first('id');
+      const actions = await deps.db('admin_actions').where({ account_id: account.id }).orderBy('id').select('operator', 'command', 'details');
+      expect(actions).toEqual([
+        { operator: 'ada (support)', command: 'user create', details: { plan: 'free', verified: true, credits_granted: 35000 } },
+        { operator: 'ada (support)', command: 'credits grant', details: { amount: 250, reference: 'admin:audit check' } },
+        { operator: 'ada (support)', command: 'plan set', details: { from: 'free', to: 'starter' } },
+      ]);
+      // No email in the trail: it outlives the account (the id is cleared at erasure).
+      expect(JSON.stringify(actions)).not.toContain(email);
+      const audit = await openvox(['audit', '--limit', '1000', '--json']);
+      expect(audit.code).toBe(0);
+      expect(
+        audit
+          .json()
+          .filter((action: { account_id: string }) => action.account_id === account.id)
+          .map((action: { command: string }) => action.command),
+      ).toEqual(['plan set', 'credits grant', 'user create']);
+      // Without OPENVOX_OPERATOR: the OS user at this host.
+      const unverified = uniqueEmail('cli');
+      await openvox(['user', 'create', unverified], { OPENVOX_OPERATOR: '' });
+      await openvox(['user', 'verify', unverified], { OPENVOX_OPERATOR: '' });
+      const other = await deps.db('accounts').where({ email: unverified }).first('id');
+      const verifiedBy = await deps.db('admin_actions').where({ account_id: other.id, command: 'user verify' }).first('operator', 'details');
+      expect(verifiedBy).toEqual({ operator: `${os.userInfo().username}@${os.hostname()}`, details: { credits_granted: 35000 } });
     });
 
     it('credits grant refuses a missing reason, a non-number and an unknown account', async () => {
