@@ -49,6 +49,8 @@ export function stackGroups(stack: IsolatedStack): ProcessGroup[] {
   return [
     { name: 'engine', match: (stat) => (stat.comm === 'festival' || stat.cmdline.includes(path.join('piper', 'host'))) && workerPids().has(ppidOf(stat.pid)) },
     { name: 'api', match: (stat) => stat.pid === stack.api()?.pid },
+    // Piper's kept espeak-ng (engines/piper/espeakProcess.ts) counts where the process per clause it replaced did.
+    { name: 'encoder+spawned', match: (stat) => stat.comm === 'espeak-ng' && workerPids().has(ppidOf(stat.pid)) },
     { name: 'worker', match: (stat) => workerPids().has(stat.pid), childrenName: 'encoder+spawned' },
     { name: 'temporal', match: (stat) => stat.comm === 'temporal' && stat.cmdline.includes(`--port ${stack.ports.temporal} `) },
     { name: 'postgres', match: (stat) => stat.cmdline.startsWith('postgres:') && stat.cmdline.includes(` ${database} `) },

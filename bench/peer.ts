@@ -1,5 +1,5 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, openSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { defaultModelsDir } from '../lib/config';
@@ -187,21 +187,8 @@ async function main() {
     }
 
     if (!ONLY || ONLY === 'throughput') {
-      // CPU per paragraph: our stack's processes (the kept espeak-ng beside the worker's other children) and the peer's.
-      const workerPids = () => new Set(stack.workers().map((child) => child.pid));
-      const parentOf = (pid: number) => {
-        try {
-          const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-          return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-        } catch {
-          return -1;
-        }
-      };
-      const groups: ProcessGroup[] = [
-        { name: 'espeak-ng (kept)', match: (stat) => stat.comm === 'espeak-ng' && workerPids().has(parentOf(stat.pid)) },
-        ...stackGroups(stack),
-        { name: 'peer', match: (stat) => stat.pid === peer?.pid },
-      ];
+      // CPU per paragraph: our stack's processes (bench/goals.ts's groups: the kept espeak-ng among the spawned) and the peer's.
+      const groups: ProcessGroup[] = [...stackGroups(stack), { name: 'peer', match: (stat) => stat.pid === peer?.pid }];
       const cpu = { ours: new Map<string, number>(), peer: new Map<string, number>() };
       /** CLIENTS clients at once, PARAGRAPHS × N paragraphs in all: paragraphs per second. */
       const throughput = async (side: 'ours' | 'peer') => {
