@@ -67,6 +67,10 @@ const EnvSchema = z.object({
   SSE_MAX_STREAMS_PER_ACCOUNT: z.coerce.number().int().min(1).max(100_000).default(20),
   /** The same per client address (many accounts behind one address). */
   SSE_MAX_STREAMS_PER_IP: z.coerce.number().int().min(1).max(100_000).default(50),
+  /** OpenAI-compatible speech streams one account may have open on one API process; more are 429. */
+  SPEECH_MAX_STREAMS_PER_ACCOUNT: z.coerce.number().int().min(1).max(10_000).default(4),
+  /** Encoder processes (mp3, opus, aac, flac streams) one API process runs at once; more streams are 503 with Retry-After. */
+  SPEECH_MAX_ENCODERS: z.coerce.number().int().min(1).max(10_000).default(16),
   /** Connections the API accepts at once; more are closed as they arrive. */
   HTTP_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1_000_000).default(1024),
   PUBLIC_URL: url.optional(),

@@ -2,7 +2,7 @@ import { Voice } from '../../../db/models/Voice';
 import type { ApiDeps } from '../../deps';
 import { notFound } from '../../errors';
 import { defineRoute, type Route } from '../../route';
-import { submitSpeech, streamSpeech } from './speech';
+import { holdStreamPlace, submitSpeech, streamSpeech } from './speech';
 import { ModelList, ModelParams, Model, MODELS, OpenAiError, SpeechBody, VoiceList } from './schema';
 import { englishCatalog, OPENAI_VOICES, openAiVoiceFor } from './voices';
 
@@ -39,6 +39,7 @@ export function openAiRoutes(deps: ApiDeps): Route[] {
         ...openAiErrors(400, 401, 429, 500, 503),
       },
       async handler(ctx, { account, body }) {
+        holdStreamPlace(ctx, deps, account, body);
         const row = await submitSpeech(deps, account, body);
         await streamSpeech(ctx, deps, row, body);
       },

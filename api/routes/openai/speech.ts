@@ -1,15 +1,51 @@
 import type { Context } from 'koa';
-import { PassThrough } from 'node:stream';
+import { PassThrough, Transform } from 'node:stream';
 import type { Account } from '../../../db/models/Account';
 import type { SynthesisRow } from '../../../db/models/Synthesis';
 import type { Emotion } from '../../../audio/prosody';
 import type { ApiDeps } from '../../deps';
-import { ApiError } from '../../errors';
+import { ApiError, rateLimited, serviceUnavailable } from '../../errors';
+import type { Config } from '../../../lib/config';
 import { cancelSynthesis, submitSynthesis } from '../tts/commands';
-import { emotionOf, HISTORY_FORMAT, mapSpeed, type SpeechBody } from './schema';
+import { emotionOf, HISTORY_FORMAT, mapSpeed, type ResponseFormat, type SpeechBody } from './schema';
 import { resolveOpenAiVoice } from './voices';
 import { CONTENT_TYPES, createStreamEncoder, joinSentences, oneSentence, renderedSentences, SynthesisEndedError } from './stream';
 import { toOpenAiError } from './errors';
+
+/**
+ * Open speech streams in this process: per account (each holds a render
+ * slot's wait, a connection and, once audio flows, an encoder) and the
+ * encoder processes of all of them (mp3, opus, aac, flac: an ffmpeg child
+ * each; wav and pcm need none). Checked before anything is reserved.
+ */
+const openStreams = (() => {
+  const byAccount = new Map<string, number>();
+  let encoders = 0;
+  return {
+    take(config: Pick<Config, 'SPEECH_MAX_STREAMS_PER_ACCOUNT' | 'SPEECH_MAX_ENCODERS'>, accountId: string, format: ResponseFormat): () => void {
+      const usesEncoder = format !== 'wav' && format !== 'pcm';
+      if ((byAccount.get(accountId) ?? 0) >= config.SPEECH_MAX_STREAMS_PER_ACCOUNT) throw rateLimited(1);
+      if (usesEncoder && encoders >= config.SPEECH_MAX_ENCODERS) throw serviceUnavailable('stream encoders (all busy; wav and pcm need none)');
+      byAccount.set(accountId, (byAccount.get(accountId) ?? 0) + 1);
+      if (usesEncoder) encoders += 1;
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        const left = (byAccount.get(accountId) ?? 1) - 1;
+        if (left > 0) byAccount.set(accountId, left);
+        else byAccount.delete(accountId);
+        if (usesEncoder) encoders -= 1;
+      };
+    },
+  };
+})();
+
+/** Takes a place for one more stream of the account (429 beyond SPEECH_MAX_STREAMS_PER_ACCOUNT, 503 when every encoder is busy), given back when the response closes. */
+export function holdStreamPlace(ctx: Context, deps: ApiDeps, account: Account, body: SpeechBody): void {
+  const release = openStreams.take(deps.config, account.id, body.response_format);
+  ctx.res.once('close', release);
+}
 
 /**
  * Submits an OpenAI speech request as a synthesis (the same workflow,
@@ -32,37 +68,54 @@ const sse = (event: unknown) => `data: ${JSON.stringify(event)}\n\n`;
 /**
  * Answers with the synthesis's audio as it renders: headers go out with the
  * first sentence (a failure before it is a proper error answer), then every
- * sentence through one encoder, chunked. A client that goes away before the
- * end cancels the synthesis through the same path as DELETE, which releases
- * its credits. `stream_format: "sse"` wraps the same bytes in OpenAI's
+ * sentence through one encoder, chunked. The encoder is taken once the first
+ * sentence is there, so a stream waiting for a render slot holds no encoder
+ * process. `stream_format: "sse"` wraps the same bytes in OpenAI's
  * `speech.audio.delta` events and ends with `speech.audio.done`.
+ *
+ * A client that goes away before any audio reached it cancels the synthesis
+ * through the same path as DELETE: its credits are released. Once audio went
+ * out, the synthesis completes and is charged in full, as OpenAI charges a
+ * request; the complete audio stays in the history. (Charging only the
+ * delivered sentences would turn a read-most-then-hang-up into a discount,
+ * and a stored entry would hold audio nobody paid for.)
  */
 export async function streamSpeech(ctx: Context, deps: ApiDeps, row: SynthesisRow, body: SpeechBody): Promise<void> {
   const abort = new AbortController();
-  ctx.res.once('close', () => {
-    if (ctx.res.writableFinished) return;
+  /** Audio bytes handed to the socket so far. */
+  let audioSent = 0;
+  let left = false;
+  const onClose = () => {
+    if (left || ctx.res.writableFinished) return;
+    left = true;
     abort.abort();
+    if (audioSent > 0) {
+      deps.logger.info({ synthesis_id: row.id, audio_bytes_sent: audioSent }, 'client left after audio went out: the synthesis completes and is charged');
+      return;
+    }
     deps.background.run(
       () => cancelSynthesis(deps, row.id),
       (error) => deps.logger.warn({ err: error, synthesis_id: row.id }, 'cancel after client disconnect failed'),
     );
-  });
+  };
+  ctx.res.once('close', onClose);
+  // The client may have gone while the reservation was being answered, before this listener existed.
+  if (ctx.req.socket.destroyed) onClose();
 
   const sentences = renderedSentences(deps, row, abort.signal);
-  // Started while the first sentence renders: its process start is off the first byte's path.
-  const encoder = createStreamEncoder(body.response_format, { whole: oneSentence(row) });
   let first: IteratorResult<Int16Array>;
   try {
     first = await sentences.next();
   } catch (error) {
-    encoder.destroy();
     if (error instanceof SynthesisEndedError) {
       const failure = error.failure ?? { code: 'synthesis_failed', message: error.message };
       throw new ApiError(500, failure.code, 'Synthesis failed', failure.message);
     }
     throw error;
   }
-  if (abort.signal.aborted || first.done) return encoder.destroy();
+  if (abort.signal.aborted || first.done) return;
+  // The encoder process (spares are started ahead) only once there is audio for it.
+  const encoder = createStreamEncoder(body.response_format, { whole: oneSentence(row) });
 
   const join = joinSentences(row.emotion as Emotion, row.speed);
   ctx.status = 200;
@@ -73,12 +126,23 @@ export async function streamSpeech(ctx: Context, deps: ApiDeps, row: SynthesisRo
     const events = new PassThrough();
     out = events;
     ctx.type = 'text/event-stream';
-    encoder.output.on('data', (bytes: Buffer) => events.write(sse({ type: 'speech.audio.delta', audio: bytes.toString('base64') })));
+    encoder.output.on('data', (bytes: Buffer) => {
+      audioSent += bytes.length;
+      events.write(sse({ type: 'speech.audio.delta', audio: bytes.toString('base64') }));
+    });
     encoder.output.once('end', () => events.end(sse({ type: 'speech.audio.done', usage: { input_tokens: row.characters, output_tokens: 0, total_tokens: row.characters } })));
     ctx.body = events;
   } else {
     ctx.type = CONTENT_TYPES[body.response_format];
-    ctx.body = encoder.output;
+    // Counted as Koa hands them to the socket (a 'data' listener on the encoder would start it flowing before Koa reads it).
+    const counted = new Transform({
+      transform(bytes: Buffer, _encoding, done) {
+        audioSent += bytes.length;
+        done(null, bytes);
+      },
+    });
+    encoder.output.on('error', (error) => counted.destroy(error));
+    ctx.body = encoder.output.pipe(counted);
   }
 
   const pump = async () => {
