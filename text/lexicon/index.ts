@@ -1,0 +1,8 @@
+/**
+ * Pronunciation dictionaries: the W3C PLS 1.0 format (parsePls, toPls) and
+ * applying entries to text before normalization (applyLexicon). See
+ * docs/text.md, "Pronunciation dictionaries".
+ */
+export { parsePls, toPls, PlsError } from './pls';
+export { applyLexicon, compileLexicon, readMapped, type CompiledLexicon } from './apply';
+export { MAX_ENTRIES, type Lexicon, type LexiconEntry } from './types';
