@@ -48,6 +48,7 @@ export function createCreditActivities({ db }: ActivityDeps) {
             emotion: request.emotion,
             output_format: request.outputFormat,
             streaming: request.streaming ?? false,
+            text_normalization: request.textNormalization ?? 'auto',
           })
           .onConflict('id')
           .ignore();

@@ -106,7 +106,8 @@ export function createSynthesisActivities(deps: ActivityDeps) {
   const jobs = createJobCache(loadJob, (job) => job.voice.id === job.synthesis.voice_id);
 
   /** Renders one chunk of a synthesis's text with its voice and voicing. */
-  const render = ({ voice, voicing }: Job, text: string, outPath: string, signal: AbortSignal) => renderChunk({ voice, text, ...voicing, outPath, engines, signal });
+  const render = ({ synthesis, voice, voicing }: Job, text: string, outPath: string, signal: AbortSignal) =>
+    renderChunk({ voice, text, ...voicing, textNormalization: synthesis.text_normalization, outPath, engines, signal });
 
   /** Joins rendered chunks, normalizes and encodes them, and stores the audio under its final key (and its word timestamps beside it). */
   const finishAndStore = async ({ synthesis, voicing }: Job, chunks: string[], dir: string, signal: AbortSignal, words: Array<TimedWord[] | undefined>): Promise<FinishedAudio> => {

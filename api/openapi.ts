@@ -93,7 +93,8 @@ const REQUEST_EXAMPLES: Record<string, unknown> = {
   'post /api/v1/auth/session/': { email: 'ada@example.com', password: 'a long passphrase' },
   'post /api/v1/auth/resend-verification/': { email: 'ada@example.com' },
   'post /api/v1/auth/api-keys/': { name: 'build server' },
-  'post /api/v1/tts/synthesize/': { text: 'Hello from OpenVox.', voice_id: 'en-us-slt', speed: 1, pitch: 0, emotion: 'neutral', output_format: 'mp3' },
+  'post /api/v1/tts/synthesize/': { text: 'Hello from OpenVox.', voice_id: 'en-us-joe', speed: 1, pitch: 0, emotion: 'neutral', output_format: 'mp3' },
+  'post /api/v1/tts/normalize/': { text: 'Dr. Smith paid $1,250.50 on 3/4/2026.', voice_id: 'en-us-joe' },
   'post /api/v1/projects/': { name: 'Audiobook', description: 'Chapters of the first book' },
   'patch /api/v1/projects/{id}/': { description: 'Chapters 1-3 of the first book' },
   // Tokens arrive by email or from login: paste yours over the placeholder.

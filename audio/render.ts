@@ -4,7 +4,8 @@ import type { PremadeVoice } from '../engines/catalog';
 import { getEngine, type EngineRegistry, sharedEngines } from '../engines/registry';
 import { withTempDir } from '../lib/process';
 import { enginePitchRange, type EngineTiming } from '../engines/types';
-import { chunkWordTimes, type TimedWord } from './timestamps';
+import { chunkWordTimes, spokenReading, type TimedWord } from './timestamps';
+import { normalizeText } from '../text/normalize';
 import { ffmpeg, fileUrl } from './ffmpeg';
 import { type VoiceProfileAdjustment, type Voicing, voicingFilters } from './finish';
 import { assertProsody, type Emotion, EMOTION_PRESETS, planEmotionRate, residualTempo } from './prosody';
@@ -27,8 +28,17 @@ export interface RenderChunkInput {
   outPath: string;
   /** The worker's registry (createEngines({ enableNonFree: config.ENABLE_NONFREE_ENGINES })); free engines only by default. */
   engines?: EngineRegistry;
+  /**
+   * Whether written forms (numbers, dates, money, abbreviations) are read as
+   * words first, in the voice's language (text/normalize): `auto` and `on` in
+   * every language the normalizer knows, `off` never. Default `off` (the
+   * synthesis path passes the request's choice).
+   */
+  textNormalization?: TextNormalization;
   signal?: AbortSignal;
 }
+
+export type TextNormalization = 'auto' | 'on' | 'off';
 
 export interface RenderChunkResult {
   durationSeconds: number;
@@ -86,7 +96,11 @@ export async function renderChunk(input: RenderChunkInput): Promise<RenderChunkR
   const voicing = { speed: input.speed ?? 1, pitch: input.pitch ?? 0, emotion, profile: input.profile };
   assertProsody(voicing);
   const text = normalizeForSpeech(input.text);
-  if (!/[\p{L}\p{N}]/u.test(text)) {
+  // What the engine reads: the text, or its written forms as words (word timestamps still point into the text).
+  const normalized = (input.textNormalization ?? 'off') !== 'off' ? normalizeText(text, { language: voice.language }) : null;
+  const engineText = normalized?.applied && normalized.spoken !== text ? normalized.spoken : text;
+  const reading = engineText !== text ? spokenReading(normalized!.words) : undefined;
+  if (!/[\p{L}\p{N}]/u.test(engineText)) {
     // Nothing to say (punctuation only): a beat of silence keeps the chunk sequence whole.
     await writeSilenceWav(outPath, 0.1);
     return { durationSeconds: 0.1, words: [] };
@@ -109,7 +123,7 @@ export async function renderChunk(input: RenderChunkInput): Promise<RenderChunkR
   await withTempDir(async (dir) => {
     const raw = path.join(dir, 'engine.wav');
     let timing: EngineTiming | void = undefined;
-    const synthesize = (rate: number, outPath: string) => engine.synthesize({ text, voice: voice.engineVoice, rate, pitch: enginePitch, outPath, signal });
+    const synthesize = (rate: number, outPath: string) => engine.synthesize({ text: engineText, voice: voice.engineVoice, rate, pitch: enginePitch, outPath, signal });
     let tempo = plan.tempo;
     if (plan.measure) {
       // The engine's rate is close to exact, not exact: render the speed-1 reference as well and stretch by what is left.
@@ -133,7 +147,7 @@ export async function renderChunk(input: RenderChunkInput): Promise<RenderChunkR
     durationSeconds = span?.seconds ?? (await readWavInfo(outPath)).durationSeconds;
     if (timing) {
       const trim = { path: raw, silenceDb: SILENCE_DB, keepStart: KEEP_START / rate, keepEnd: KEEP_END / rate, span: span ?? undefined };
-      words = await chunkWordTimes(input.text, text, timing.words, trim, durationSeconds);
+      words = await chunkWordTimes(input.text, text, timing.words, trim, durationSeconds, reading);
     }
   });
   return { durationSeconds, words };

@@ -59,12 +59,16 @@ const plain = (word: string) => word.toLowerCase().replace(/[^\p{L}\p{N}]/gu, ''
  * MAX_MERGE tokens to one engine word, and (at a price) skips; the cost of
  * a grouping is how far its length ratio is from the whole text's.
  */
-function alignWords(tokens: readonly TextToken[], words: readonly EngineWord[]): Array<{ start: number; end: number } | null> {
+function alignWords(
+  tokens: readonly TextToken[],
+  words: readonly EngineWord[],
+  lengthOf: (token: TextToken) => number = (token) => spokenLength(token.word),
+): Array<{ start: number; end: number } | null> {
   const n = tokens.length;
   const m = words.length;
   if (n === 0) return [];
   if (m === 0) return tokens.map(() => null);
-  const tokenLength = tokens.map((token) => spokenLength(token.word));
+  const tokenLength = tokens.map(lengthOf);
   const wordLength = words.map((word) => Math.max(1, word.weight ?? spokenLength(word.text)));
   const ratio = wordLength.reduce((a, b) => a + b, 0) / tokenLength.reduce((a, b) => a + b, 0);
   const SKIP = 3;
@@ -142,11 +146,15 @@ function byToken(words: readonly EngineWord[]): EngineWord[] {
  * are); a token the engine skipped gets an empty span where it would be, so
  * the list stays monotonic and covers the whole text.
  */
-export function timeTokens(text: string, engineWords: readonly EngineWord[]): TimedWord[] {
+export function timeTokens(text: string, engineWords: readonly EngineWord[], reading?: SpokenReading): TimedWord[] {
   const tokens = textTokens(text);
   const words = byToken(engineWords);
   let spans: Array<{ start: number; end: number } | null>;
-  if (words.length > 0 && words.every((word) => word.clause)) {
+  if (reading) {
+    // The engine read other words than the text's ("$5m": five million dollars): its clause offsets are in those
+    // words, and each token weighs what it was read as.
+    spans = alignWords(tokens, words, reading.lengthOf);
+  } else if (words.length > 0 && words.every((word) => word.clause)) {
     spans = tokens.map(() => null);
     const clauses = new Map<string, EngineWord[]>();
     for (const word of words) {
@@ -174,6 +182,33 @@ export function timeTokens(text: string, engineWords: readonly EngineWord[]): Ti
     previous = end;
   });
   return out;
+}
+
+/**
+ * How a text was read aloud when the text normalizer rewrote it (text/normalize):
+ * for each of the text's tokens, the letters of the words it was read as.
+ */
+export interface SpokenReading {
+  lengthOf(token: TextToken): number;
+}
+
+/** A reading from the normalizer's words (each with its source span in `text`); a token no word came from weighs as written. */
+export function spokenReading(words: ReadonlyArray<{ word: string; source_start: number; source_end: number }>): SpokenReading {
+  return {
+    lengthOf(token) {
+      let letters = 0;
+      let sources = 0;
+      for (const word of words) {
+        if (word.source_end <= token.start || word.source_start >= token.end) continue;
+        // A source span shared by several tokens ("March 3rd, 2026") is shared out by its overlap.
+        const overlap = Math.min(word.source_end, token.end) - Math.max(word.source_start, token.start);
+        const share = overlap / Math.max(1, word.source_end - word.source_start);
+        letters += share * word.word.replace(/[^\p{L}\p{N}]/gu, '').length;
+        sources += 1;
+      }
+      return sources > 0 ? Math.max(1, letters) : spokenLength(token.word);
+    },
+  };
 }
 
 /**
@@ -211,6 +246,7 @@ export async function chunkWordTimes(
   engineWords: readonly EngineWord[],
   raw: { path: string; silenceDb: number; keepStart: number; keepEnd: number; span?: SpeechSpan },
   chunkSeconds: number,
+  reading?: SpokenReading,
 ): Promise<TimedWord[]> {
   // The render's in-process trim found the span already; after an ffmpeg trim it is measured here.
   const { start, end, sampleRate } = raw.span ?? (await measuredSpan(raw));
@@ -219,7 +255,7 @@ export async function chunkWordTimes(
   const offset = start / sampleRate;
   const clamp = (seconds: number) => Math.min(chunkSeconds, Math.max(0, (seconds - offset) * scale));
   const toChunk = offsetMap(chunkText, engineText);
-  return timeTokens(engineText, engineWords).map((word) => ({
+  return timeTokens(engineText, engineWords, reading).map((word) => ({
     word: chunkText.slice(toChunk[word.char_start], toChunk[word.char_end - 1] + 1),
     start: clamp(word.start),
     end: clamp(word.end),

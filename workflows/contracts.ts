@@ -43,6 +43,8 @@ export interface SynthesisRequest {
    * `synthesis_progress` channel. Absent in requests made before streaming existed.
    */
   streaming?: boolean;
+  /** Written forms read as words first (`auto`, `on`, `off`); absent in requests made before it existed (then `auto`). */
+  textNormalization?: 'auto' | 'on' | 'off';
 }
 
 export interface SynthesisInput {

@@ -15,6 +15,7 @@ import * as voicePreviews from './013_voice_previews';
 import * as webhookAttemptLease from './014_webhook_attempt_lease';
 import * as erasedSignupGrants from './015_erased_signup_grants';
 import * as adminActions from './016_admin_actions';
+import * as textNormalization from './017_text_normalization';
 
 /**
  * Migrations are listed here in order rather than discovered on disk, so the
@@ -37,6 +38,7 @@ const migrations: Record<string, Knex.Migration> = {
   '014_webhook_attempt_lease': webhookAttemptLease,
   '015_erased_signup_grants': erasedSignupGrants,
   '016_admin_actions': adminActions,
+  '017_text_normalization': textNormalization,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

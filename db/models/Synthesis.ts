@@ -16,6 +16,8 @@ export interface SynthesisRow {
   output_format: string;
   /** Rendered sentence by sentence for a streaming client (see splitSentences). */
   streaming: boolean;
+  /** Written forms read as words first (text/normalize): auto, on or off. */
+  text_normalization: 'auto' | 'on' | 'off';
   status: string;
   progress: number;
   credits_charged: number;

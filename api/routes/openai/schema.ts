@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Emotion, OutputFormat } from '../../../audio/prosody';
+import { TextNormalizationField } from '../tts/schema';
 
 /**
  * OpenAI's speech request, and how each of its values maps onto what this
@@ -84,6 +85,8 @@ export const SpeechBody = z.strictObject({
     .optional()
     .meta({ description: 'Mapped to an emotion preset when it clearly asks for one (cheerful → happy, sad, angry, calm, excited), otherwise ignored.' }),
   stream_format: z.enum(['audio', 'sse'], 'Must be one of: audio, sse.').default('audio').meta({ description: '`audio`: the bytes; `sse`: server-sent events with base64 chunks' }),
+  /** This service's own field (OpenAI has none): the same as on POST /api/v1/tts/synthesize/. */
+  text_normalization: TextNormalizationField,
 });
 export type SpeechBody = z.output<typeof SpeechBody>;
 

@@ -57,7 +57,15 @@ export async function submitSpeech(deps: ApiDeps, account: Account, body: Speech
   return submitSynthesis(
     deps,
     account,
-    { text: body.input, voice_id: voiceId, speed: mapSpeed(body.speed), pitch: 0, emotion: emotionOf(body.instructions), output_format: HISTORY_FORMAT[body.response_format] },
+    {
+      text: body.input,
+      voice_id: voiceId,
+      speed: mapSpeed(body.speed),
+      pitch: 0,
+      emotion: emotionOf(body.instructions),
+      output_format: HISTORY_FORMAT[body.response_format],
+      text_normalization: body.text_normalization,
+    },
     undefined,
     { streaming: true },
   );

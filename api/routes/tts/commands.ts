@@ -71,6 +71,7 @@ export async function submitSynthesis(deps: ApiDeps, account: Account, body: Syn
     emotion: body.emotion,
     outputFormat: body.output_format,
     ...(streaming && { streaming }),
+    textNormalization: body.text_normalization,
   };
   const input: SynthesisInput = { request, cpuTaskQueue: cpuTaskQueue(config) };
   const start = new WithStartWorkflowOperation(synthesis, {

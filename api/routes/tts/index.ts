@@ -6,6 +6,7 @@ import { problemResponses } from '../../openapi';
 import { offsetOf, presentPage } from '../../pagination';
 import { defineRoute, type Route } from '../../route';
 import { sendAudio } from './audio';
+import { NormalizeBody, NormalizeOut, normalizePreview } from './normalize';
 import { statusCacheOf } from './statusCache';
 import { sendTimestamps, TimestampsBody, TimestampsQuery } from './timestamps';
 import { streamStatus, wantsEventStream } from './events';
@@ -18,6 +19,18 @@ const json = (description: string, schema: unknown) => ({ description, content: 
 export function ttsRoutes(deps: ApiDeps): Route[] {
   const { db, config, storage } = deps;
   return [
+    defineRoute({
+      method: 'post',
+      paths: { v1: '/api/v1/tts/normalize/', unversioned: '/api/tts/normalize/' },
+      summary: 'See what a synthesis will say: the text as it will be read, each spoken word mapped to the span of the text it came from (free)',
+      tags: ['Text to speech'],
+      auth: true,
+      body: NormalizeBody,
+      responses: { 200: json('The spoken form', NormalizeOut), ...problemResponses(400, 401, 413, 415) },
+      async handler(ctx, { account, body }) {
+        ctx.body = await normalizePreview(deps, account, body);
+      },
+    }),
     defineRoute({
       method: 'post',
       paths: { v1: '/api/v1/tts/synthesize/', unversioned: '/api/tts/synthesize/' },

@@ -4,6 +4,16 @@ import { PageQuery, pageSchema } from '../../pagination';
 
 const STATUSES = ['queued', 'processing', 'completed', 'failed', 'canceled'] as const;
 
+const TEXT_NORMALIZATION = ['auto', 'on', 'off'] as const;
+/** Shared by both synthesis routes, the OpenAI-compatible one and the normalize preview. */
+export const TextNormalizationField = z
+  .enum(TEXT_NORMALIZATION, `Must be one of: ${TEXT_NORMALIZATION.join(', ')}.`)
+  .default('auto')
+  .meta({
+    description:
+      'Read written forms as a person would before speaking (numbers, dates, times, money, units, abbreviations, acronyms: see /api/v1/tts/normalize/): `auto` (default) and `on` in the languages the service knows (English, German, French, Spanish), `off` reads the text as written. Credits count the characters you sent either way.',
+  });
+
 export const SynthesizeBody = z.strictObject({
   // Non-empty after trimming, with a letter or digit: checked by the submit command, documented here.
   text: z.string().max(200_000, 'Too long.').meta({
@@ -11,7 +21,7 @@ export const SynthesizeBody = z.strictObject({
     pattern: '\\S',
     description: 'The text to speak: 1 to the plan’s max_text_length characters (Unicode code points, after trimming and NFC), with a letter or digit. Costs 1 credit per character.',
   }),
-  voice_id: z.string().min(1, 'This field is required.').max(64, 'Unknown voice.').meta({ description: 'A premade voice’s id or one of your ready cloned voices', example: 'en-us-slt' }),
+  voice_id: z.string().min(1, 'This field is required.').max(64, 'Unknown voice.').meta({ description: 'A premade voice’s id or one of your ready cloned voices', example: 'en-us-joe' }),
   speed: z.number().min(0.5, 'Must be between 0.5 and 2.0.').max(2, 'Must be between 0.5 and 2.0.').default(1).meta({ description: 'Tempo factor, 0.5-2.0 (1 = normal); the pitch is kept' }),
   pitch: z.number().min(-12, 'Must be between -12 and 12.').max(12, 'Must be between -12 and 12.').default(0).meta({ description: 'Pitch shift in semitones, -12 to +12 (0 = unchanged)' }),
   emotion: z
@@ -23,6 +33,7 @@ export const SynthesizeBody = z.strictObject({
     .default('wav')
     .meta({ description: 'The audio format: `wav` (PCM), `mp3`, `ogg` (Opus) or `flac`' }),
   project_id: z.string().nullable().optional().meta({ description: 'One of your projects’ ids to file the synthesis under; null or absent for none' }),
+  text_normalization: TextNormalizationField,
 });
 export type SynthesizeBody = z.output<typeof SynthesizeBody>;
 

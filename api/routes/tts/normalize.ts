@@ -1,0 +1,62 @@
+import { z } from 'zod';
+import { Voice } from '../../../db/models/Voice';
+import { normalizeText } from '../../../text/normalize';
+import type { Account } from '../../../db/models/Account';
+import type { ApiDeps } from '../../deps';
+import { validationError } from '../../errors';
+import { TextNormalizationField } from './schema';
+
+/**
+ * What a synthesis will say: the text as the engine will read it, and for
+ * each spoken word the span of the text it came from (word timestamps point
+ * into the same spans). Free: nothing is rendered or charged.
+ */
+
+export const NormalizeBody = z.strictObject({
+  text: z.string().min(1, 'This field is required.').max(200_000, 'Too long.').meta({ description: 'The text you would synthesize' }),
+  voice_id: z.string().min(1).max(64).optional().meta({ description: 'The voice you would use: its language decides how the text is read (dates in en-GB are day first)', example: 'en-us-joe' }),
+  language: z
+    .string()
+    .regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, 'Must be a language tag such as en-US or de.')
+    .optional()
+    .meta({ description: 'A BCP 47 language tag, instead of voice_id', example: 'en-GB' }),
+  text_normalization: TextNormalizationField,
+});
+export type NormalizeBody = z.output<typeof NormalizeBody>;
+
+const SpokenWordOut = z.object({
+  word: z.string().meta({ description: 'A word as it is spoken' }),
+  source_start: z.number().int().meta({ description: 'Where in `text` it comes from: offset of the first UTF-16 code unit' }),
+  source_end: z.number().int().meta({ description: 'End of that span (exclusive); the words of "$5m" all share the span of "$5m"' }),
+});
+
+export const NormalizeOut = z
+  .object({
+    spoken: z.string().meta({ description: 'The text as it will be read' }),
+    words: z.array(SpokenWordOut).meta({ description: 'Each spoken word, in order, with the span of the text it came from' }),
+    applied: z.boolean().meta({ description: 'Whether anything was normalized: false with `off` or for a language the service does not normalize (the text is read as written)' }),
+    language: z.string().meta({ description: 'The language the text was read in' }),
+  })
+  .meta({ id: 'NormalizedText' });
+
+export async function normalizePreview({ db }: ApiDeps, account: Account, body: NormalizeBody): Promise<z.output<typeof NormalizeOut>> {
+  if (body.voice_id && body.language) throw validationError({ language: ['Give voice_id or language, not both.'] });
+  let language = body.language ?? 'en-US';
+  if (body.voice_id) {
+    const voice = await Voice.query(db).modify('visibleTo', account).findById(body.voice_id).select('language');
+    if (!voice) throw validationError({ voice_id: ['Unknown voice.'] });
+    language = voice.language;
+  }
+  const text = body.text.normalize('NFC');
+  const normalized = body.text_normalization === 'off' ? null : normalizeText(text, { language });
+  if (!normalized?.applied) {
+    // Read as written: each word of the text is its own span.
+    const words = Array.from(text.matchAll(/[\p{L}\p{M}\p{N}]+(?:['’-][\p{L}\p{M}\p{N}]+)*/gu), (match) => ({
+      word: match[0],
+      source_start: match.index,
+      source_end: match.index + match[0].length,
+    }));
+    return { spoken: text, words, applied: false, language };
+  }
+  return { spoken: normalized.spoken, words: normalized.words.map(({ word, source_start, source_end }) => ({ word, source_start, source_end })), applied: true, language };
+}
