@@ -4,7 +4,7 @@ import path from 'node:path';
 import { renderChunk } from '../../audio/render';
 import { findPremadeVoice } from '../../engines/catalog';
 import type { EngineRegistry } from '../../engines/registry';
-import type { Engine, SynthesisRequest } from '../../engines/types';
+import type { Engine } from '../../engines/types';
 import { pcmBytes, wavHeader } from '../../audio/wav';
 
 /** An engine that records what it was asked to say and answers with a tone, one word's worth per word. */
@@ -17,7 +17,7 @@ function recordingEngine(name: 'festival' | 'piper') {
     available: async () => true,
     voices: async () => [],
     hasVoice: async () => true,
-    async synthesize({ text, outPath }: SynthesisRequest) {
+    async synthesize({ text, outPath }: Parameters<Engine['synthesize']>[0]) {
       said.push(text);
       const samples = new Int16Array(16_000 * 0.3 * text.split(' ').length).map((_, i) => Math.round(8000 * Math.sin(i / 5)));
       await writeFile(outPath, Buffer.concat([wavHeader(samples.length, 16_000), pcmBytes(samples)]));
