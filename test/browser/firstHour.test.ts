@@ -150,6 +150,13 @@ describe('dashboard: the first hour in a browser', () => {
     expect(await withKey()).toBe(401);
   });
 
+  it('shows in the playground how a text will be read', async () => {
+    await goTo('Playground');
+    await page.getByLabel('Text').fill('It costs $5m, said Dr. Smith.');
+    await page.getByRole('button', { name: 'Show how it will be read' }).click();
+    await page.getByText('It costs five million dollars, said Doctor Smith.').waitFor();
+  });
+
   it('synthesizes in the playground with live progress and plays the audio', async () => {
     await goTo('Playground');
     const text = 'Hello from the OpenVox dashboard.';

@@ -79,6 +79,18 @@ export function Playground() {
     if (first && !(selected && (!code || languageOf(selected) === code))) setVoiceId(first.id);
   };
 
+  // What the engine will say (numbers, dates, abbreviations as words), from the service's own normalizer.
+  const [spoken, setSpoken] = useState<string | null>(null);
+  useEffect(() => setSpoken(null), [text, voiceId]);
+  const showSpoken = async () => {
+    setError(null);
+    try {
+      setSpoken((await api<{ spoken: string }>('POST', 'tts/normalize/', { body: { text, voice_id: voiceId } })).spoken);
+    } catch (failure) {
+      setError(failure);
+    }
+  };
+
   const submit = async (event: Event) => {
     event.preventDefault();
     running.current?.abort();
@@ -112,6 +124,14 @@ export function Playground() {
             {plan ? ` of ${formatNumber(plan.max_text_length)}` : ''} · costs {formatNumber(characters)} {characters === 1 ? 'credit' : 'credits'}
             {balance !== undefined ? ` · ${formatNumber(balance)} available` : ''}
           </small>
+          <button type="button" onClick={showSpoken} disabled={!text.trim() || !voiceId}>
+            Show how it will be read
+          </button>
+          {spoken !== null && (
+            <p class="spoken" aria-live="polite">
+              <strong>Read as:</strong> {spoken}
+            </p>
+          )}
         </div>
         <div class="grid">
           <Select
