@@ -20,6 +20,7 @@ import { apiIndexRoutes } from './routes/operations/apiIndex';
 import { createApiMetrics } from './metrics';
 import { planRoutes } from './routes/plans';
 import { projectRoutes } from './routes/projects';
+import { pronunciationDictionaryRoutes } from './routes/pronunciationDictionaries';
 import { ttsRoutes } from './routes/tts';
 import { voiceRoutes } from './routes/voices';
 import { voicePreviewRoutes } from './routes/voices/preview';
@@ -34,6 +35,7 @@ export function resourceRoutes(deps: ApiDeps): Route[] {
     ...authRoutes(deps),
     ...apiKeyRoutes(deps),
     ...projectRoutes(deps),
+    ...pronunciationDictionaryRoutes(deps),
     ...voiceRoutes(deps),
     ...voicePreviewRoutes(deps),
     ...ttsRoutes(deps),

@@ -43,6 +43,7 @@ const TAGS = [
   { name: 'Text to speech', description: 'Submit a synthesis (202 + status URL), poll it, download the audio, list and delete history.' },
   { name: 'Voices', description: 'The premade catalog and your cloned voices (acoustic matching of a base voice to a sample).' },
   { name: 'Projects', description: 'Group syntheses; names are unique per account.' },
+  { name: 'Pronunciation dictionaries', description: 'Words said your way (an alias or IPA), per account or per project; imported and exported as W3C PLS.' },
   { name: 'Plans', description: 'Subscription plans, cheapest first.' },
   { name: 'Webhooks', description: 'Endpoints told when a job ends (signed with HMAC-SHA256, retried for 24 h); their secrets and deliveries.' },
   {
@@ -75,6 +76,7 @@ const ROUTE_HEADERS: Record<string, Record<string, ReturnType<typeof header>>> =
   },
   'post /api/v1/voices/upload/ 202': { Location: header('The voice’s URL, in the caller’s family.') },
   'post /api/v1/projects/ 201': { Location: header('The project’s URL, in the caller’s family.') },
+  'post /api/v1/pronunciation-dictionaries/ 201': { Location: header('The dictionary’s URL, in the caller’s family.') },
   'post /api/v1/webhooks/ 201': { Location: header('The endpoint’s URL, in the caller’s family.') },
   'get /api/v1/tts/history/{id}/audio/ 200': AUDIO_HEADERS,
   'get /api/v1/tts/history/{id}/audio/ 206': {
@@ -97,6 +99,12 @@ const REQUEST_EXAMPLES: Record<string, unknown> = {
   'post /api/v1/tts/normalize/': { text: 'Dr. Smith paid $1,250.50 on 3/4/2026.', voice_id: 'en-us-joe' },
   'post /api/v1/projects/': { name: 'Audiobook', description: 'Chapters of the first book' },
   'patch /api/v1/projects/{id}/': { description: 'Chapters 1-3 of the first book' },
+  'post /api/v1/pronunciation-dictionaries/': { name: 'Product names', language: 'en-US', entries: [{ grapheme: 'OpenVox', alias: 'open voice box' }] },
+  'patch /api/v1/pronunciation-dictionaries/{id}/': { name: 'Brand names' },
+  'post /api/v1/pronunciation-dictionaries/{id}/entries/': { grapheme: 'Nguyen', phoneme: 'ŋwiən', alphabet: 'ipa' },
+  'post /api/v1/pronunciation-dictionaries/{id}/import/': {
+    pls: '<lexicon version="1.0" xmlns="http://www.w3.org/2005/01/pronunciation-lexicon" alphabet="ipa" xml:lang="en-US"><lexeme><grapheme>OpenVox</grapheme><alias>open voice box</alias></lexeme></lexicon>',
+  },
   // Tokens arrive by email or from login: paste yours over the placeholder.
   'post /api/v1/auth/verify-email/': { token: 'paste-the-token-from-the-email-link' },
   'post /api/v1/auth/refresh/': { refresh: 'paste-the-refresh-token-from-login' },

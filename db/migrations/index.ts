@@ -16,6 +16,7 @@ import * as webhookAttemptLease from './014_webhook_attempt_lease';
 import * as erasedSignupGrants from './015_erased_signup_grants';
 import * as adminActions from './016_admin_actions';
 import * as textNormalization from './017_text_normalization';
+import * as pronunciationDictionaries from './018_pronunciation_dictionaries';
 
 /**
  * Migrations are listed here in order rather than discovered on disk, so the
@@ -39,6 +40,7 @@ const migrations: Record<string, Knex.Migration> = {
   '015_erased_signup_grants': erasedSignupGrants,
   '016_admin_actions': adminActions,
   '017_text_normalization': textNormalization,
+  '018_pronunciation_dictionaries': pronunciationDictionaries,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

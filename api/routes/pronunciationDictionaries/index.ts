@@ -1,0 +1,182 @@
+import { PronunciationDictionary } from '../../../db/models/PronunciationDictionary';
+import { PronunciationEntry } from '../../../db/models/PronunciationEntry';
+import type { ApiDeps } from '../../deps';
+import { problemResponses } from '../../openapi';
+import { offsetOf, presentPage } from '../../pagination';
+import { defineRoute, type Route } from '../../route';
+import { addEntries, createDictionary, deleteDictionary, deleteEntry, dictionariesOf, exportPls, findDictionary, importPls, lexiconEntryOf, updateDictionary } from './commands';
+import { presentDictionary, presentEntry } from './presenter';
+import {
+  DictionaryCreateBody,
+  DictionaryListQuery,
+  DictionaryOut,
+  DictionaryPage,
+  DictionaryParams,
+  DictionaryUpdateBody,
+  EntriesOut,
+  EntryCreateBody,
+  EntryListQuery,
+  EntryPage,
+  EntryParams,
+  ImportBody,
+  ImportQuery,
+} from './schema';
+
+const TAGS = ['Pronunciation dictionaries'];
+const one = { description: 'The dictionary', content: { 'application/json': { schema: DictionaryOut } } };
+const paths = (suffix: string) => ({ v1: `/api/v1/pronunciation-dictionaries/${suffix}`, unversioned: `/api/pronunciation-dictionaries/${suffix}` });
+const newestFirst = [
+  { column: 'created_at', order: 'desc' as const },
+  { column: 'id', order: 'desc' as const },
+];
+
+export function pronunciationDictionaryRoutes({ config, db }: ApiDeps): Route[] {
+  return [
+    defineRoute({
+      method: 'get',
+      paths: paths(''),
+      summary: "The caller's pronunciation dictionaries, newest first",
+      tags: TAGS,
+      auth: true,
+      query: DictionaryListQuery,
+      responses: { 200: { description: 'A page of dictionaries', content: { 'application/json': { schema: DictionaryPage } } }, ...problemResponses(400, 401) },
+      async handler(ctx, { account, query }) {
+        const [count, rows] = await Promise.all([
+          PronunciationDictionary.query(db).modify('ownedBy', account).resultSize(),
+          dictionariesOf(db, account).orderBy(newestFirst).offset(offsetOf(query)).limit(query.page_size),
+        ]);
+        ctx.body = presentPage(ctx, config.PUBLIC_URL, query, count, rows.map(presentDictionary));
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      paths: paths(''),
+      summary: 'Create a pronunciation dictionary (at most 20 per account)',
+      tags: TAGS,
+      auth: true,
+      body: DictionaryCreateBody,
+      responses: { 201: { ...one, description: 'Created' }, ...problemResponses(400, 401, 409) },
+      async handler(ctx, { account, body }, family) {
+        const dictionary = await createDictionary(db, account, body);
+        ctx.status = 201;
+        ctx.set('Location', `${family === 'v1' ? '/api/v1' : '/api'}/pronunciation-dictionaries/${dictionary.id}/`);
+        ctx.body = presentDictionary(dictionary);
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      paths: paths('{id}/'),
+      summary: 'One pronunciation dictionary, with its number of entries',
+      tags: TAGS,
+      auth: true,
+      params: DictionaryParams,
+      responses: { 200: one, ...problemResponses(401, 404) },
+      async handler(ctx, { account, params }) {
+        ctx.body = presentDictionary(await findDictionary(db, account, params.id));
+      },
+    }),
+    defineRoute({
+      method: 'patch',
+      paths: paths('{id}/'),
+      summary: 'Rename a pronunciation dictionary, or change its language or project',
+      tags: TAGS,
+      auth: true,
+      params: DictionaryParams,
+      body: DictionaryUpdateBody,
+      responses: { 200: one, ...problemResponses(400, 401, 404) },
+      async handler(ctx, { account, params, body }) {
+        ctx.body = presentDictionary(await updateDictionary(db, account, params.id, body));
+      },
+    }),
+    defineRoute({
+      method: 'delete',
+      paths: paths('{id}/'),
+      summary: 'Delete a pronunciation dictionary and its entries',
+      tags: TAGS,
+      auth: true,
+      params: DictionaryParams,
+      responses: { 204: { description: 'Deleted' }, ...problemResponses(401, 404) },
+      async handler(ctx, { account, params }) {
+        await deleteDictionary(db, account, params.id);
+        ctx.status = 204;
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      paths: paths('{id}/entries/'),
+      summary: "A dictionary's entries, oldest first (the order they were added)",
+      tags: TAGS,
+      auth: true,
+      params: DictionaryParams,
+      query: EntryListQuery,
+      responses: { 200: { description: 'A page of entries', content: { 'application/json': { schema: EntryPage } } }, ...problemResponses(400, 401, 404) },
+      async handler(ctx, { account, params, query }) {
+        const dictionary = await findDictionary(db, account, params.id);
+        const rows = await PronunciationEntry.query(db)
+          .where({ dictionary_id: dictionary.id })
+          .orderBy([{ column: 'created_at' }, { column: 'id' }])
+          .offset(offsetOf(query))
+          .limit(query.page_size);
+        ctx.body = presentPage(ctx, config.PUBLIC_URL, query, dictionary.entry_count ?? 0, rows.map(presentEntry));
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      paths: paths('{id}/entries/'),
+      summary: 'Add an entry, or several (`{entries: [...]}`); at most 10,000 per dictionary',
+      tags: TAGS,
+      auth: true,
+      params: DictionaryParams,
+      body: EntryCreateBody,
+      responses: { 201: { description: 'The entries added', content: { 'application/json': { schema: EntriesOut } } }, ...problemResponses(400, 401, 404) },
+      async handler(ctx, { account, params, body }) {
+        const entries = body.entries ?? [body];
+        const { added, count } = await addEntries(db, account, params.id, entries.map(lexiconEntryOf), body.entries ? 'entries' : 'grapheme');
+        ctx.status = 201;
+        ctx.body = { results: added.map(presentEntry), entry_count: count };
+      },
+    }),
+    defineRoute({
+      method: 'delete',
+      paths: paths('{id}/entries/{entry_id}/'),
+      summary: 'Remove one entry',
+      tags: TAGS,
+      auth: true,
+      params: EntryParams,
+      responses: { 204: { description: 'Deleted' }, ...problemResponses(401, 404) },
+      async handler(ctx, { account, params }) {
+        await deleteEntry(db, account, params.id, params.entry_id);
+        ctx.status = 204;
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      paths: paths('{id}/import/'),
+      summary: 'Read a PLS 1.0 document into the dictionary (`?mode=append` by default, or `replace`)',
+      tags: TAGS,
+      auth: true,
+      params: DictionaryParams,
+      query: ImportQuery,
+      body: ImportBody,
+      responses: { 200: one, ...problemResponses(400, 401, 404) },
+      async handler(ctx, { account, params, query, body }) {
+        ctx.body = presentDictionary(await importPls(db, account, params.id, body.pls, query.mode));
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      paths: paths('{id}/export/'),
+      summary: 'The dictionary as a PLS 1.0 document (application/pls+xml)',
+      tags: TAGS,
+      auth: true,
+      params: DictionaryParams,
+      responses: { 200: { description: 'A PLS 1.0 document', content: { 'application/pls+xml': { schema: { type: 'string' } } } }, ...problemResponses(401, 404) },
+      async handler(ctx, { account, params }) {
+        const { dictionary, pls } = await exportPls(db, account, params.id);
+        ctx.type = 'application/pls+xml; charset=utf-8';
+        ctx.set('Content-Disposition', `attachment; filename="${dictionary.id}.pls"`);
+        ctx.body = pls;
+      },
+    }),
+  ];
+}
