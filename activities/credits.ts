@@ -49,6 +49,7 @@ export function createCreditActivities({ db }: ActivityDeps) {
             output_format: request.outputFormat,
             streaming: request.streaming ?? false,
             text_normalization: request.textNormalization ?? 'auto',
+            pronunciation_dictionary_ids: request.pronunciationDictionaryIds?.length ? request.pronunciationDictionaryIds : null,
           })
           .onConflict('id')
           .ignore();

@@ -11,6 +11,7 @@ import { advanceProgress, type CompletedAudio, recordCompletion } from '../db/sy
 import { Account } from '../db/models/Account';
 import { SubscriptionPlan } from '../db/models/SubscriptionPlan';
 import { Synthesis, type SynthesisRow } from '../db/models/Synthesis';
+import { PronunciationEntry } from '../db/models/PronunciationEntry';
 import { asPremadeVoice, Voice } from '../db/models/Voice';
 import type { PremadeVoice } from '../engines/catalog';
 import { cloneFinishOptions } from '../audio/cloning';
@@ -98,16 +99,16 @@ export function createSynthesisActivities(deps: ActivityDeps) {
   /** A synthesis with what every render and finish step of it needs: its row, the voice that renders it, and the voicing. */
   const loadJob = async (synthesisId: string) => {
     const synthesis = await loadSynthesis(synthesisId);
-    const { base: voice, profile } = await loadVoice(synthesis.voice_id);
-    return { synthesis, voice, voicing: voicingOf(synthesis, profile) };
+    const [{ base: voice, profile }, lexicon] = await Promise.all([loadVoice(synthesis.voice_id), PronunciationEntry.lexiconOf(db, synthesis.pronunciation_dictionary_ids ?? [])]);
+    return { synthesis, voice, voicing: voicingOf(synthesis, profile), lexicon };
   };
   type Job = Awaited<ReturnType<typeof loadJob>>;
   // A clone's voice is read for every chunk: its consent can be revoked mid-synthesis (that must stop it at once).
   const jobs = createJobCache(loadJob, (job) => job.voice.id === job.synthesis.voice_id);
 
   /** Renders one chunk of a synthesis's text with its voice and voicing. */
-  const render = ({ synthesis, voice, voicing }: Job, text: string, outPath: string, signal: AbortSignal) =>
-    renderChunk({ voice, text, ...voicing, textNormalization: synthesis.text_normalization, outPath, engines, signal });
+  const render = ({ synthesis, voice, voicing, lexicon }: Job, text: string, outPath: string, signal: AbortSignal) =>
+    renderChunk({ voice, text, ...voicing, textNormalization: synthesis.text_normalization, lexicon, outPath, engines, signal });
 
   /** Joins rendered chunks, normalizes and encodes them, and stores the audio under its final key (and its word timestamps beside it). */
   const finishAndStore = async ({ synthesis, voicing }: Job, chunks: string[], dir: string, signal: AbortSignal, words: Array<TimedWord[] | undefined>): Promise<FinishedAudio> => {

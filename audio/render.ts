@@ -6,6 +6,7 @@ import { withTempDir } from '../lib/process';
 import { enginePitchRange, type EngineTiming } from '../engines/types';
 import { chunkWordTimes, spokenReading, type TimedWord } from './timestamps';
 import { normalizeText } from '../text/normalize';
+import { applyLexicon, type LexiconEntry } from '../text/lexicon';
 import { ffmpeg, fileUrl } from './ffmpeg';
 import { type VoiceProfileAdjustment, type Voicing, voicingFilters } from './finish';
 import { assertProsody, type Emotion, EMOTION_PRESETS, planEmotionRate, residualTempo } from './prosody';
@@ -35,6 +36,12 @@ export interface RenderChunkInput {
    * synthesis path passes the request's choice).
    */
   textNormalization?: TextNormalization;
+  /**
+   * Pronunciation dictionary entries (text/lexicon), applied before
+   * normalization: an alias is said instead of its grapheme. Engines take no
+   * phonemes yet: an entry with only a phoneme is said as written.
+   */
+  lexicon?: readonly LexiconEntry[];
   signal?: AbortSignal;
 }
 
@@ -97,9 +104,10 @@ export async function renderChunk(input: RenderChunkInput): Promise<RenderChunkR
   assertProsody(voicing);
   const text = normalizeForSpeech(input.text);
   // What the engine reads: the text, or its written forms as words (word timestamps still point into the text).
-  const normalized = (input.textNormalization ?? 'off') !== 'off' ? normalizeText(text, { language: voice.language }) : null;
-  const engineText = normalized?.applied && normalized.spoken !== text ? normalized.spoken : text;
-  const reading = engineText !== text ? spokenReading(normalized!.words) : undefined;
+  const normalize = (input.textNormalization ?? 'off') !== 'off';
+  const spoken = input.lexicon?.length ? applyLexicon(text, input.lexicon, { language: voice.language, normalize }) : normalize ? normalizeText(text, { language: voice.language }) : null;
+  const engineText = spoken && spoken.spoken !== text ? spoken.spoken : text;
+  const reading = engineText !== text ? spokenReading(spoken!.words) : undefined;
   if (!/[\p{L}\p{N}]/u.test(engineText)) {
     // Nothing to say (punctuation only): a beat of silence keeps the chunk sequence whole.
     await writeSilenceWav(outPath, 0.1);

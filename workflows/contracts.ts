@@ -45,6 +45,12 @@ export interface SynthesisRequest {
   streaming?: boolean;
   /** Written forms read as words first (`auto`, `on`, `off`); absent in requests made before it existed (then `auto`). */
   textNormalization?: 'auto' | 'on' | 'off';
+  /**
+   * The pronunciation dictionaries to apply, in order, resolved when the
+   * request was submitted (the defaults made explicit); absent in requests
+   * made before dictionaries existed (then none).
+   */
+  pronunciationDictionaryIds?: string[];
 }
 
 export interface SynthesisInput {

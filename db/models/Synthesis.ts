@@ -18,6 +18,8 @@ export interface SynthesisRow {
   streaming: boolean;
   /** Written forms read as words first (text/normalize): auto, on or off. */
   text_normalization: 'auto' | 'on' | 'off';
+  /** The pronunciation dictionaries it applies, in order, resolved at submit; null: none. */
+  pronunciation_dictionary_ids: string[] | null;
   status: string;
   progress: number;
   credits_charged: number;

@@ -1,6 +1,8 @@
 import { call } from '../helpers/http';
 import { createAccount, createProject, type TestAccount } from '../helpers/factories';
 import { useStack } from '../helpers/stack';
+import { fetchAndMeasure, waitForSynthesis } from '../helpers/synthesis';
+import { Synthesis } from '../../db/models/Synthesis';
 
 const PLS = `<?xml version="1.0" encoding="UTF-8"?>
 <lexicon version="1.0" xmlns="http://www.w3.org/2005/01/pronunciation-lexicon" alphabet="ipa" xml:lang="en-GB">
@@ -161,4 +163,73 @@ describe('pronunciation dictionary limits', () => {
     expect((await req('POST', `${ids[0]}/entries/`, { grapheme: 'a', alias: 'b' })).body.entry_count).toBe(10_000);
     expect((await req('POST', `${ids[0]}/entries/`, { grapheme: 'c', alias: 'd' })).status).toBe(400);
   }, 60_000);
+});
+
+describe('pronunciation dictionaries in reading and synthesis', () => {
+  const { deps, api } = useStack({ worker: true });
+  let owner: TestAccount;
+  let dictionaryId: string;
+  beforeAll(async () => {
+    owner = await createAccount(deps);
+    const created = await call(api.url, 'POST', '/api/v1/pronunciation-dictionaries/', { name: 'Brands', entries: [{ grapheme: 'OpenVox', alias: 'open voice box' }] }, owner.access);
+    dictionaryId = created.body.id;
+  });
+  const preview = (body: Record<string, unknown>, who: TestAccount = owner) => call(api.url, 'POST', '/api/v1/tts/normalize/', body, who.access);
+
+  it('changes the normalize preview: the account-wide dictionaries by default, a project’s with its project, none with []', async () => {
+    const text = 'OpenVox costs $5.';
+    const read = await preview({ text, voice_id: 'en-us-joe' });
+    expect(read.status).toBe(200);
+    expect(read.body.spoken).toBe('open voice box costs five dollars.');
+    expect(read.body.applied).toBe(true);
+    // Each word of the alias points at the grapheme it replaced.
+    expect(read.body.words.slice(0, 3)).toEqual(['open', 'voice', 'box'].map((word) => ({ word, source_start: 0, source_end: 7 })));
+    expect((await preview({ text, pronunciation_dictionary_ids: [] })).body.spoken).toBe('OpenVox costs five dollars.');
+    expect((await preview({ text, text_normalization: 'off' })).body.spoken).toBe('open voice box costs $5.');
+
+    const projectId = await createProject(deps, owner, 'Podcast');
+    await call(api.url, 'POST', '/api/v1/pronunciation-dictionaries/', { name: 'Podcast words', project_id: projectId, entries: [{ grapheme: 'costs', alias: 'is priced at' }] }, owner.access);
+    expect((await preview({ text })).body.spoken).toBe('open voice box costs five dollars.');
+    expect((await preview({ text, project_id: projectId })).body.spoken).toBe('open voice box is priced at five dollars.');
+
+    const stranger = await createAccount(deps);
+    const foreign = await preview({ text, pronunciation_dictionary_ids: [dictionaryId] }, stranger);
+    expect(foreign.status).toBe(400);
+    expect(foreign.body.errors).toHaveProperty('pronunciation_dictionary_ids');
+    const synth = await call(api.url, 'POST', '/api/v1/tts/synthesize/', { text, voice_id: 'en-us-joe', pronunciation_dictionary_ids: [dictionaryId] }, stranger.access);
+    expect(synth.status).toBe(400);
+    expect(synth.body.errors).toEqual({ pronunciation_dictionary_ids: [`Unknown pronunciation dictionary: ${dictionaryId}.`] });
+    const malformed = await call(api.url, 'POST', '/api/v1/tts/synthesize/', { text, voice_id: 'en-us-joe', pronunciation_dictionary_ids: ['nope'] }, owner.access);
+    expect(malformed.body.errors).toHaveProperty('pronunciation_dictionary_ids');
+  });
+
+  const synthesize = async (voice: string, extra: Record<string, unknown>) => {
+    const accepted = await call(api.url, 'POST', '/api/v1/tts/synthesize/', { text: 'OpenVox is here.', voice_id: voice, ...extra }, owner.access);
+    expect(accepted.status).toBe(202);
+    const done = await waitForSynthesis(api.url, `/api/v1/tts/history/${accepted.body.id}/status/`, owner.access, 120_000);
+    expect(done.status).toBe('completed');
+    const row = await Synthesis.query(deps.db).findById(accepted.body.id).select('pronunciation_dictionary_ids');
+    const audio = await fetchAndMeasure(api.url, `/api/v1/tts/history/${accepted.body.id}/audio/`, owner.access);
+    const timestamps = await call(api.url, 'GET', `/api/v1/tts/history/${accepted.body.id}/timestamps/`, undefined, owner.access);
+    return { seconds: audio.analysis.durationSeconds, ids: row!.pronunciation_dictionary_ids, words: timestamps.body.words as Array<{ word: string; char_start: number; char_end: number }> };
+  };
+
+  it.each([['en-us-joe'], ['en-us-slt']])(
+    'a pronunciation entry changes what %s says; its word timestamps stay on the sent text',
+    async (voice) => {
+      const plain = await synthesize(voice, { pronunciation_dictionary_ids: [] });
+      const again = await synthesize(voice, { pronunciation_dictionary_ids: [] });
+      // No field: the account-wide dictionary, stored explicitly on the synthesis.
+      const aliased = await synthesize(voice, {});
+      expect(plain.ids).toBeNull();
+      expect(aliased.ids).toEqual([dictionaryId]);
+      const noise = Math.abs(plain.seconds - again.seconds);
+      const change = aliased.seconds - plain.seconds;
+      // "open voice box" is two syllables longer than "OpenVox" read as written; Piper's render-to-render spread is far smaller.
+      expect(change).toBeGreaterThan(Math.max(0.15, 3 * noise));
+      expect(aliased.words[0]).toMatchObject({ word: 'OpenVox', char_start: 0, char_end: 7 });
+      expect(aliased.words.map((word) => word.word)).toEqual(plain.words.map((word) => word.word));
+    },
+    240_000,
+  );
 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Emotion, OutputFormat } from '../../../audio/prosody';
-import { TextNormalizationField } from '../tts/schema';
+import { PronunciationDictionaryIdsField, TextNormalizationField } from '../tts/schema';
 
 /**
  * OpenAI's speech request, and how each of its values maps onto what this
@@ -87,6 +87,8 @@ export const SpeechBody = z.strictObject({
   stream_format: z.enum(['audio', 'sse'], 'Must be one of: audio, sse.').default('audio').meta({ description: '`audio`: the bytes; `sse`: server-sent events with base64 chunks' }),
   /** This service's own field (OpenAI has none): the same as on POST /api/v1/tts/synthesize/. */
   text_normalization: TextNormalizationField,
+  /** This service's own field, as on POST /api/v1/tts/synthesize/ (no project here: the account-wide dictionaries by default). */
+  pronunciation_dictionary_ids: PronunciationDictionaryIdsField,
 });
 export type SpeechBody = z.output<typeof SpeechBody>;
 

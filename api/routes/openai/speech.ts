@@ -65,6 +65,7 @@ export async function submitSpeech(deps: ApiDeps, account: Account, body: Speech
       emotion: emotionOf(body.instructions),
       output_format: HISTORY_FORMAT[body.response_format],
       text_normalization: body.text_normalization,
+      pronunciation_dictionary_ids: body.pronunciation_dictionary_ids,
     },
     undefined,
     { streaming: true },

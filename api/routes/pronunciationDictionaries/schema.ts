@@ -132,14 +132,11 @@ export const ImportQuery = z.object({
     .meta({ description: '`append` (default) adds the document’s entries; `replace` removes the dictionary’s entries first' }),
 });
 export const ImportBody = z.strictObject({
-  pls: z
-    .string()
-    .min(1, 'This field is required.')
-    .meta({
-      description: 'A W3C PLS 1.0 document (alphabet="ipa"), as a string; the body is at most 1 MiB',
-      example:
-        '<lexicon version="1.0" xmlns="http://www.w3.org/2005/01/pronunciation-lexicon" alphabet="ipa" xml:lang="en-US"><lexeme><grapheme>OpenVox</grapheme><alias>open voice box</alias></lexeme></lexicon>',
-    }),
+  pls: z.string().min(1, 'This field is required.').meta({
+    description: 'A W3C PLS 1.0 document (alphabet="ipa"), as a string; the body is at most 1 MiB',
+    example:
+      '<lexicon version="1.0" xmlns="http://www.w3.org/2005/01/pronunciation-lexicon" alphabet="ipa" xml:lang="en-US"><lexeme><grapheme>OpenVox</grapheme><alias>open voice box</alias></lexeme></lexicon>',
+  }),
 });
 
 export const EntryOut = z

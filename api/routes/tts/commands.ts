@@ -12,6 +12,7 @@ import { synthesisDeletion } from '../../../workflows/deletion';
 import type { ApiDeps } from '../../deps';
 import { insufficientCredits, notFound, validationError, voiceConsentRevoked, voiceNotReady } from '../../errors';
 import type { SynthesizeBody } from './schema';
+import { resolveDictionaryIds } from '../pronunciationDictionaries/commands';
 import { statusCacheOf } from './statusCache';
 import { STATUS_COLUMNS, Synthesis, type SynthesisRow, type SynthesisStatusRow } from '../../../db/models/Synthesis';
 
@@ -44,7 +45,8 @@ async function checkRequest(deps: ApiDeps, account: Account, body: SynthesizeBod
     const project = uuid ? await Project.query(deps.db).modify('ownedBy', account).findById(body.project_id).select('id') : null;
     if (!project) throw validationError({ project_id: ['Unknown project.'] });
   }
-  return { text, characters };
+  const pronunciationDictionaryIds = await resolveDictionaryIds(deps.db, account, body.pronunciation_dictionary_ids, body.project_id);
+  return { text, characters, pronunciationDictionaryIds };
 }
 
 /**
@@ -58,7 +60,7 @@ async function checkRequest(deps: ApiDeps, account: Account, body: SynthesizeBod
  */
 export async function submitSynthesis(deps: ApiDeps, account: Account, body: SynthesizeBody, id: string = randomUUID(), { streaming = false }: { streaming?: boolean } = {}): Promise<SynthesisRow> {
   const { db, temporal, config } = deps;
-  const { text, characters } = await checkRequest(deps, account, body);
+  const { text, characters, pronunciationDictionaryIds } = await checkRequest(deps, account, body);
   const request: SynthesisRequest = {
     synthesisId: id,
     accountId: account.id,
@@ -72,6 +74,7 @@ export async function submitSynthesis(deps: ApiDeps, account: Account, body: Syn
     outputFormat: body.output_format,
     ...(streaming && { streaming }),
     textNormalization: body.text_normalization,
+    ...(pronunciationDictionaryIds.length > 0 && { pronunciationDictionaryIds }),
   };
   const input: SynthesisInput = { request, cpuTaskQueue: cpuTaskQueue(config) };
   const start = new WithStartWorkflowOperation(synthesis, {

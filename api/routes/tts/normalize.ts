@@ -1,10 +1,14 @@
 import { z } from 'zod';
 import { Voice } from '../../../db/models/Voice';
+import { Project } from '../../../db/models/Project';
 import { normalizeText } from '../../../text/normalize';
 import type { Account } from '../../../db/models/Account';
 import type { ApiDeps } from '../../deps';
 import { validationError } from '../../errors';
-import { TextNormalizationField } from './schema';
+import { PronunciationDictionaryIdsField, TextNormalizationField } from './schema';
+import { applyLexicon } from '../../../text/lexicon';
+import { PronunciationEntry } from '../../../db/models/PronunciationEntry';
+import { resolveDictionaryIds } from '../pronunciationDictionaries/commands';
 
 /**
  * What a synthesis will say: the text as the engine will read it, and for
@@ -21,6 +25,13 @@ export const NormalizeBody = z.strictObject({
     .optional()
     .meta({ description: 'A BCP 47 language tag, instead of voice_id', example: 'en-GB' }),
   text_normalization: TextNormalizationField,
+  project_id: z
+    .string()
+    .max(64, 'Unknown project.')
+    .nullable()
+    .optional()
+    .meta({ description: 'The project you would file the synthesis under: its pronunciation dictionaries apply by default', maxLength: 64 }),
+  pronunciation_dictionary_ids: PronunciationDictionaryIdsField,
 });
 export type NormalizeBody = z.output<typeof NormalizeBody>;
 
@@ -34,10 +45,23 @@ export const NormalizeOut = z
   .object({
     spoken: z.string().meta({ description: 'The text as it will be read' }),
     words: z.array(SpokenWordOut).meta({ description: 'Each spoken word, in order, with the span of the text it came from' }),
-    applied: z.boolean().meta({ description: 'Whether anything was normalized: false with `off` or for a language the service does not normalize (the text is read as written)' }),
+    applied: z
+      .boolean()
+      .meta({
+        description:
+          'Whether anything was normalized or a pronunciation entry applied: false with `off` (and no entry matching) or for a language the service does not normalize (the text is read as written)',
+      }),
     language: z.string().meta({ description: 'The language the text was read in' }),
   })
   .meta({ id: 'NormalizedText' });
+
+async function ownProject(db: ApiDeps['db'], account: Account, projectId: string | null | undefined): Promise<string | null> {
+  if (!projectId) return null;
+  const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(projectId);
+  const project = uuid ? await Project.query(db).modify('ownedBy', account).findById(projectId).select('id') : null;
+  if (!project) throw validationError({ project_id: ['Unknown project.'] });
+  return project.id;
+}
 
 export async function normalizePreview({ db }: ApiDeps, account: Account, body: NormalizeBody): Promise<z.output<typeof NormalizeOut>> {
   if (body.voice_id && body.language) throw validationError({ language: ['Give voice_id or language, not both.'] });
@@ -48,6 +72,12 @@ export async function normalizePreview({ db }: ApiDeps, account: Account, body: 
     language = voice.language;
   }
   const text = body.text.normalize('NFC');
+  const lexicon = await PronunciationEntry.lexiconOf(db, await resolveDictionaryIds(db, account, body.pronunciation_dictionary_ids, await ownProject(db, account, body.project_id)));
+  if (lexicon.length > 0) {
+    // As a synthesis reads it: the dictionary first, then (unless off) the normalizer over the rest.
+    const read = applyLexicon(text, lexicon, { language, normalize: body.text_normalization !== 'off' });
+    return { spoken: read.spoken, words: read.words.map(({ word, source_start, source_end }) => ({ word, source_start, source_end })), applied: read.spoken !== text, language };
+  }
   const normalized = body.text_normalization === 'off' ? null : normalizeText(text, { language });
   if (!normalized?.applied) {
     // Read as written: each word of the text is its own span.

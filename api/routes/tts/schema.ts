@@ -14,6 +14,17 @@ export const TextNormalizationField = z
       'Read written forms as a person would before speaking (numbers, dates, times, money, units, abbreviations, acronyms: see /api/v1/tts/normalize/): `auto` (default) and `on` in the languages the service knows (English, German, French, Spanish), `off` reads the text as written. Credits count the characters you sent either way.',
   });
 
+/** Shared by both synthesis routes, the OpenAI-compatible one and the normalize preview. */
+export const PronunciationDictionaryIdsField = z
+  .array(z.string().max(64, 'Unknown pronunciation dictionary.').meta({ maxLength: 64 }))
+  .max(20, 'At most 20 dictionaries.')
+  .optional()
+  .meta({
+    description:
+      'Your pronunciation dictionaries to apply, in order (see /api/v1/pronunciation-dictionaries/). Absent: your account-wide ones and, with `project_id`, that project’s (first); `[]`: none. Fixed when submitted; the entries are read when it renders.',
+    example: [],
+  });
+
 export const SynthesizeBody = z.strictObject({
   // Non-empty after trimming, with a letter or digit: checked by the submit command, documented here.
   text: z.string().max(200_000, 'Too long.').meta({
@@ -34,6 +45,7 @@ export const SynthesizeBody = z.strictObject({
     .meta({ description: 'The audio format: `wav` (PCM), `mp3`, `ogg` (Opus) or `flac`' }),
   project_id: z.string().nullable().optional().meta({ description: 'One of your projects’ ids to file the synthesis under; null or absent for none' }),
   text_normalization: TextNormalizationField,
+  pronunciation_dictionary_ids: PronunciationDictionaryIdsField,
 });
 export type SynthesizeBody = z.output<typeof SynthesizeBody>;
 
