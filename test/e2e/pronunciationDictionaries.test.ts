@@ -233,3 +233,22 @@ describe('pronunciation dictionaries in reading and synthesis', () => {
     240_000,
   );
 });
+
+describe('pronunciation dictionaries and account erasure', () => {
+  const { deps } = useStack();
+
+  it('go with the account row (cascade), entries with their dictionary; a deleted project leaves its dictionaries account-wide', async () => {
+    const { rows } = await deps.db.raw(`
+      select tc.table_name, kcu.column_name, rc.delete_rule
+      from information_schema.referential_constraints rc
+      join information_schema.table_constraints tc on tc.constraint_name = rc.constraint_name
+      join information_schema.key_column_usage kcu on kcu.constraint_name = rc.constraint_name
+      where tc.table_name in ('pronunciation_dictionaries', 'pronunciation_entries')
+      order by tc.table_name, kcu.column_name`);
+    expect(rows).toEqual([
+      { table_name: 'pronunciation_dictionaries', column_name: 'account_id', delete_rule: 'CASCADE' },
+      { table_name: 'pronunciation_dictionaries', column_name: 'project_id', delete_rule: 'SET NULL' },
+      { table_name: 'pronunciation_entries', column_name: 'dictionary_id', delete_rule: 'CASCADE' },
+    ]);
+  });
+});
