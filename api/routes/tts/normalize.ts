@@ -45,12 +45,10 @@ export const NormalizeOut = z
   .object({
     spoken: z.string().meta({ description: 'The text as it will be read' }),
     words: z.array(SpokenWordOut).meta({ description: 'Each spoken word, in order, with the span of the text it came from' }),
-    applied: z
-      .boolean()
-      .meta({
-        description:
-          'Whether anything was normalized or a pronunciation entry applied: false with `off` (and no entry matching) or for a language the service does not normalize (the text is read as written)',
-      }),
+    applied: z.boolean().meta({
+      description:
+        'Whether anything was normalized or a pronunciation entry applied: false with `off` (and no entry matching) or for a language the service does not normalize (the text is read as written)',
+    }),
     language: z.string().meta({ description: 'The language the text was read in' }),
   })
   .meta({ id: 'NormalizedText' });
