@@ -16,21 +16,29 @@ const TYPES: Record<string, string> = { js: 'text/javascript; charset=utf-8', cs
 const VERIFY_LINK = /^\/api(\/v1)?\/auth\/verify-email\/?$/;
 
 /**
- * No inline script or style anywhere: everything comes from our own origin;
- * audio plays from blob: URLs (fetched with the Authorization header).
+ * The Content-Security-Policy of the pages this service serves: everything
+ * from our own origin, images and audio also from data:/blob: URLs (audio is
+ * fetched with the Authorization header and played from a blob:), no
+ * plugins, no <base>, forms only to us, never framed. A page widens
+ * `script-src` or `style-src` only where it must (the API docs page).
  */
-const APP_CSP = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data: blob:",
-  "media-src 'self' blob:",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join('; ');
+export function contentSecurityPolicy({ scriptSrc = "'self'", styleSrc = "'self'" }: { scriptSrc?: string; styleSrc?: string } = {}): string {
+  return [
+    "default-src 'self'",
+    `script-src ${scriptSrc}`,
+    `style-src ${styleSrc}`,
+    "img-src 'self' data: blob:",
+    "media-src 'self' blob:",
+    "connect-src 'self'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+/** The dashboard: no inline script or style anywhere. */
+const APP_CSP = contentSecurityPolicy();
 
 /** A browser asking for a page (Accept prefers HTML); curl, fetch and SDKs (`*\/*`, JSON) keep the JSON answers. */
 const wantsHtml = (ctx: Context) => ctx.accepts('application/json', 'text/html') === 'text/html';

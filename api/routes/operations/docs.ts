@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { contentSecurityPolicy } from '../../web';
 import { FAILURE_CODES, UNKNOWN_FAILURE } from '../../../workflows/contracts';
 
 /** The HTML pages under /api/docs/. Static assets come from swagger-ui-dist. */
@@ -17,18 +18,10 @@ const DOCS_SCRIPT = `window.ui = SwaggerUIBundle({ url: '/api/openapi.json', dom
  * icons from data: URLs; requests go to this origin only ("Try it out"
  * included), audio answers play from blob: URLs.
  */
-export const DOCS_CSP = [
-  "default-src 'self'",
-  `script-src 'self' 'sha256-${createHash('sha256').update(DOCS_SCRIPT).digest('base64')}'`,
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data: blob:",
-  "media-src 'self' blob:",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join('; ');
+export const DOCS_CSP = contentSecurityPolicy({
+  scriptSrc: `'self' 'sha256-${createHash('sha256').update(DOCS_SCRIPT).digest('base64')}'`,
+  styleSrc: "'self' 'unsafe-inline'",
+});
 
 export function docsPage(): string {
   return `<!doctype html>
