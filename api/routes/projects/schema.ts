@@ -1,19 +1,9 @@
 import { z } from 'zod';
 import { PageQuery, pageSchema } from '../../pagination';
-
-const codePoints = (value: string) => [...value].length;
+import { codePoints, trimmedText } from '../../textFields';
 
 /** Trimmed and NFC-normalized, so names that look the same are the same name. */
-const Name = z
-  .string()
-  .trim()
-  .transform((value) => value.normalize('NFC'))
-  .pipe(
-    z
-      .string()
-      .refine((value) => value.length > 0, 'Must not be empty.')
-      .refine((value) => codePoints(value) <= 100, 'Must be at most 100 characters.'),
-  )
+const Name = trimmedText(100)
   // The refinements after trim and NFC, as JSON Schema says them: some non-space character, 1-100 code points.
   .meta({ description: 'The project’s name, unique per account: 1-100 characters (trimmed)', example: 'Audiobook, chapter 1', minLength: 1, maxLength: 100, pattern: '\\S' });
 

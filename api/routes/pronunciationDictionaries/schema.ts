@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ipaProblem } from '../../../text/ipa';
 import { MAX_ENTRIES, MAX_GRAPHEME, MAX_PRONUNCIATION } from '../../../text/lexicon';
 import { PageQuery, pageSchema } from '../../pagination';
+import { trimmedText } from '../../textFields';
 
 /** Most dictionaries one account holds. */
 export const MAX_DICTIONARIES = 20;
@@ -10,19 +11,7 @@ const MAX_GRAPHEMES_PER_ENTRY = 10;
 /** Most entries one POST adds (a JSON body holds at most 1000 members; PLS import adds more). */
 export const MAX_BATCH = 200;
 
-const codePoints = (value: string) => [...value].length;
-
-const Name = z
-  .string()
-  .trim()
-  .transform((value) => value.normalize('NFC'))
-  .pipe(
-    z
-      .string()
-      .refine((value) => value.length > 0, 'Must not be empty.')
-      .refine((value) => codePoints(value) <= 100, 'Must be at most 100 characters.'),
-  )
-  .meta({ description: 'The dictionary’s name: 1-100 characters (trimmed)', example: 'Product names', minLength: 1, maxLength: 100, pattern: '\\S' });
+const Name = trimmedText(100).meta({ description: 'The dictionary’s name: 1-100 characters (trimmed)', example: 'Product names', minLength: 1, maxLength: 100, pattern: '\\S' });
 
 const Language = z
   .string()
@@ -36,17 +25,12 @@ const ProjectId = z
   .nullable()
   .meta({ description: 'One of your projects’ ids: the dictionary applies by default to that project’s syntheses only; null for all of yours', maxLength: 64 });
 
-const Grapheme = z
-  .string()
-  .trim()
-  .transform((value) => value.normalize('NFC'))
-  .pipe(
-    z
-      .string()
-      .refine((value) => value.length > 0, 'Must not be empty.')
-      .refine((value) => value.length <= MAX_GRAPHEME, `Must be at most ${MAX_GRAPHEME} characters.`),
-  )
-  .meta({ description: `A written form to match (whole words, case-insensitive unless case_sensitive): 1-${MAX_GRAPHEME} characters`, example: 'OpenVox', maxLength: MAX_GRAPHEME });
+// UTF-16 units, as text/lexicon counts its limit.
+const Grapheme = trimmedText(MAX_GRAPHEME, (value) => value.length).meta({
+  description: `A written form to match (whole words, case-insensitive unless case_sensitive): 1-${MAX_GRAPHEME} characters`,
+  example: 'OpenVox',
+  maxLength: MAX_GRAPHEME,
+});
 
 const Alias = z
   .string()
