@@ -5,9 +5,9 @@ import type { SynthesisRow } from '../../../db/models/Synthesis';
 import type { Emotion } from '../../../audio/prosody';
 import type { ApiDeps } from '../../deps';
 import { ApiError, rateLimited, serviceUnavailable } from '../../errors';
-import type { Config } from '../../../lib/config';
+import { createOpenCounts } from '../../openCounts';
 import { cancelSynthesis, submitSynthesis } from '../tts/commands';
-import { emotionOf, HISTORY_FORMAT, mapSpeed, type ResponseFormat, type SpeechBody } from './schema';
+import { emotionOf, HISTORY_FORMAT, mapSpeed, type SpeechBody } from './schema';
 import { resolveOpenAiVoice } from './voices';
 import { CONTENT_TYPES, createStreamEncoder, joinSentences, oneSentence, renderedSentences, SynthesisEndedError } from './stream';
 import { toOpenAiError } from './errors';
@@ -18,33 +18,17 @@ import { toOpenAiError } from './errors';
  * encoder processes of all of them (mp3, opus, aac, flac: an ffmpeg child
  * each; wav and pcm need none). Checked before anything is reserved.
  */
-const openStreams = (() => {
-  const byAccount = new Map<string, number>();
-  let encoders = 0;
-  return {
-    take(config: Pick<Config, 'SPEECH_MAX_STREAMS_PER_ACCOUNT' | 'SPEECH_MAX_ENCODERS'>, accountId: string, format: ResponseFormat): () => void {
-      const usesEncoder = format !== 'wav' && format !== 'pcm';
-      if ((byAccount.get(accountId) ?? 0) >= config.SPEECH_MAX_STREAMS_PER_ACCOUNT) throw rateLimited(1);
-      if (usesEncoder && encoders >= config.SPEECH_MAX_ENCODERS) throw serviceUnavailable('stream encoders (all busy; wav and pcm need none)');
-      byAccount.set(accountId, (byAccount.get(accountId) ?? 0) + 1);
-      if (usesEncoder) encoders += 1;
-      let released = false;
-      return () => {
-        if (released) return;
-        released = true;
-        const left = (byAccount.get(accountId) ?? 1) - 1;
-        if (left > 0) byAccount.set(accountId, left);
-        else byAccount.delete(accountId);
-        if (usesEncoder) encoders -= 1;
-      };
-    },
-  };
-})();
+const openStreams = createOpenCounts();
+/** The key every stream with an encoder process (mp3, opus, aac, flac) counts under. */
+const ENCODERS = 'encoders';
 
 /** Takes a place for one more stream of the account (429 beyond SPEECH_MAX_STREAMS_PER_ACCOUNT, 503 when every encoder is busy), given back when the response closes. */
-export function holdStreamPlace(ctx: Context, deps: ApiDeps, account: Account, body: SpeechBody): void {
-  const release = openStreams.take(deps.config, account.id, body.response_format);
-  ctx.res.once('close', release);
+export function holdStreamPlace(ctx: Context, { config }: ApiDeps, account: Account, body: SpeechBody): void {
+  const accountKey = `account:${account.id}`;
+  const usesEncoder = body.response_format !== 'wav' && body.response_format !== 'pcm';
+  if (openStreams.atLimit(accountKey, config.SPEECH_MAX_STREAMS_PER_ACCOUNT)) throw rateLimited(1);
+  if (usesEncoder && openStreams.atLimit(ENCODERS, config.SPEECH_MAX_ENCODERS)) throw serviceUnavailable('stream encoders (all busy; wav and pcm need none)');
+  ctx.res.once('close', openStreams.hold(usesEncoder ? [accountKey, ENCODERS] : [accountKey]));
 }
 
 /**

@@ -9,6 +9,7 @@ import { findSynthesisStatus } from './commands';
 import { presentStatus } from './presenter';
 import { statusCacheOf } from './statusCache';
 import { rateLimited } from '../../errors';
+import { createOpenCounts } from '../../openCounts';
 import type { Config } from '../../../lib/config';
 
 /** With nothing new for this long, a comment line keeps proxies from closing an idle stream. */
@@ -21,30 +22,15 @@ const ENDED = new Set(['completed', 'failed', 'canceled']);
  * with many accounts) may keep SSE_MAX_STREAMS_PER_ACCOUNT / _PER_IP open at
  * once; more are 429 until one closes.
  */
-const openStreams = (() => {
-  const byAccount = new Map<string, number>();
-  const byIp = new Map<string, number>();
-  const change = (counts: Map<string, number>, key: string, by: number) => {
-    const next = (counts.get(key) ?? 0) + by;
-    if (next > 0) counts.set(key, next);
-    else counts.delete(key);
-  };
-  return {
-    /** Counts one more stream, or throws 429; returns the release (idempotent). */
-    take(config: Pick<Config, 'SSE_MAX_STREAMS_PER_ACCOUNT' | 'SSE_MAX_STREAMS_PER_IP'>, accountId: string, ip: string): () => void {
-      if ((byAccount.get(accountId) ?? 0) >= config.SSE_MAX_STREAMS_PER_ACCOUNT || (byIp.get(ip) ?? 0) >= config.SSE_MAX_STREAMS_PER_IP) throw rateLimited(1);
-      change(byAccount, accountId, 1);
-      change(byIp, ip, 1);
-      let released = false;
-      return () => {
-        if (released) return;
-        released = true;
-        change(byAccount, accountId, -1);
-        change(byIp, ip, -1);
-      };
-    },
-  };
-})();
+const openStreams = createOpenCounts();
+
+/** Counts one more stream of the account and address, or throws 429; returns the release. */
+function takeStreamPlace(config: Pick<Config, 'SSE_MAX_STREAMS_PER_ACCOUNT' | 'SSE_MAX_STREAMS_PER_IP'>, accountId: string, ip: string): () => void {
+  const account = `account:${accountId}`;
+  const address = `ip:${ip}`;
+  if (openStreams.atLimit(account, config.SSE_MAX_STREAMS_PER_ACCOUNT) || openStreams.atLimit(address, config.SSE_MAX_STREAMS_PER_IP)) throw rateLimited(1);
+  return openStreams.hold([account, address]);
+}
 
 /** Whether the client asked for the status as Server-Sent Events. */
 export const wantsEventStream = (ctx: Context) => /\btext\/event-stream\b/i.test(ctx.get('Accept'));
@@ -56,7 +42,7 @@ export const wantsEventStream = (ctx: Context) => /\btext\/event-stream\b/i.test
  * workers send for streaming (lib/progress.ts), so nothing polls.
  */
 export async function streamStatus(ctx: Context, deps: ApiDeps, account: Account, id: string, family: Family): Promise<void> {
-  const release = openStreams.take(deps.config, account.id, ctx.ip);
+  const release = takeStreamPlace(deps.config, account.id, ctx.ip);
   ctx.res.once('close', release);
   const cache = statusCacheOf(deps);
   const read = () => cache.findShared(account, id, () => findSynthesisStatus(deps, account, id));
