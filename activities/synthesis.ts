@@ -11,6 +11,7 @@ import { advanceProgress, type CompletedAudio, recordCompletion } from '../db/sy
 import { Account } from '../db/models/Account';
 import { SubscriptionPlan } from '../db/models/SubscriptionPlan';
 import { Synthesis, type SynthesisRow } from '../db/models/Synthesis';
+import { compileLexicon } from '../text/lexicon';
 import { PronunciationEntry } from '../db/models/PronunciationEntry';
 import { asPremadeVoice, Voice } from '../db/models/Voice';
 import type { PremadeVoice } from '../engines/catalog';
@@ -99,8 +100,9 @@ export function createSynthesisActivities(deps: ActivityDeps) {
   /** A synthesis with what every render and finish step of it needs: its row, the voice that renders it, and the voicing. */
   const loadJob = async (synthesisId: string) => {
     const synthesis = await loadSynthesis(synthesisId);
-    const [{ base: voice, profile }, lexicon] = await Promise.all([loadVoice(synthesis.voice_id), PronunciationEntry.lexiconOf(db, synthesis.pronunciation_dictionary_ids ?? [])]);
-    return { synthesis, voice, voicing: voicingOf(synthesis, profile), lexicon };
+    const [{ base: voice, profile }, entries] = await Promise.all([loadVoice(synthesis.voice_id), PronunciationEntry.lexiconOf(db, synthesis.pronunciation_dictionary_ids ?? [])]);
+    // Compiled once per job, not per chunk (~38 ms a chunk at 10,000 entries).
+    return { synthesis, voice, voicing: voicingOf(synthesis, profile), lexicon: entries.length > 0 ? compileLexicon(entries) : null };
   };
   type Job = Awaited<ReturnType<typeof loadJob>>;
   // A clone's voice is read for every chunk: its consent can be revoked mid-synthesis (that must stop it at once).

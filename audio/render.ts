@@ -6,7 +6,7 @@ import { withTempDir } from '../lib/process';
 import { enginePitchRange, type EngineTiming } from '../engines/types';
 import { chunkWordTimes, spokenReading, type TimedWord } from './timestamps';
 import { normalizeText } from '../text/normalize';
-import { applyLexicon, type LexiconEntry } from '../text/lexicon';
+import { applyLexicon, type CompiledLexicon } from '../text/lexicon';
 import { ffmpeg, fileUrl } from './ffmpeg';
 import { type VoiceProfileAdjustment, type Voicing, voicingFilters } from './finish';
 import { assertProsody, type Emotion, EMOTION_PRESETS, planEmotionRate, residualTempo } from './prosody';
@@ -37,11 +37,12 @@ export interface RenderChunkInput {
    */
   textNormalization?: TextNormalization;
   /**
-   * Pronunciation dictionary entries (text/lexicon), applied before
-   * normalization: an alias is said instead of its grapheme. Engines take no
-   * phonemes yet: an entry with only a phoneme is said as written.
+   * A pronunciation dictionary (text/lexicon), compiled once for all the
+   * chunks of a synthesis, applied before normalization: an alias is said
+   * instead of its grapheme. Engines take no phonemes yet: an entry with only
+   * a phoneme is said as written. Null or absent: none.
    */
-  lexicon?: readonly LexiconEntry[];
+  lexicon?: CompiledLexicon | null;
   signal?: AbortSignal;
 }
 
@@ -105,7 +106,7 @@ export async function renderChunk(input: RenderChunkInput): Promise<RenderChunkR
   const text = normalizeForSpeech(input.text);
   // What the engine reads: the text, or its written forms as words (word timestamps still point into the text).
   const normalize = (input.textNormalization ?? 'off') !== 'off';
-  const spoken = input.lexicon?.length ? applyLexicon(text, input.lexicon, { language: voice.language, normalize }) : normalize ? normalizeText(text, { language: voice.language }) : null;
+  const spoken = input.lexicon ? applyLexicon(text, input.lexicon, { language: voice.language, normalize }) : normalize ? normalizeText(text, { language: voice.language }) : null;
   const engineText = spoken && spoken.spoken !== text ? spoken.spoken : text;
   const reading = engineText !== text ? spokenReading(spoken!.words) : undefined;
   if (!/[\p{L}\p{N}]/u.test(engineText)) {

@@ -151,11 +151,14 @@ export function readMapped(piece: Mapped, lexicon: CompiledLexicon | null, optio
 }
 
 /**
- * Applies `entries` to `text` (before normalization), then normalizes the
+ * Applies a dictionary to `text` (before normalization), then normalizes the
  * rest in `options.language`. Spans index `text` (UTF-16, end exclusive).
- * Throws RangeError when the entries exceed the limits.
+ * `lexicon`: its entries, or the dictionary compileLexicon prepared once for
+ * many texts (a synthesis's chunks). Throws RangeError when the entries
+ * exceed the limits.
  */
-export function applyLexicon(text: string, entries: readonly LexiconEntry[], options: ApplyOptions): LexiconResult {
-  const { read, matches } = readMapped(identity(text), compileLexicon(entries), options);
+export function applyLexicon(text: string, lexicon: readonly LexiconEntry[] | CompiledLexicon, options: ApplyOptions): LexiconResult {
+  const compiled = Array.isArray(lexicon) ? compileLexicon(lexicon) : (lexicon as CompiledLexicon);
+  const { read, matches } = readMapped(identity(text), compiled, options);
   return { ...finish(read), matches };
 }
