@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Voice } from '../../../db/models/Voice';
+import { textTokens } from '../../../audio/timestamps';
 import { Project } from '../../../db/models/Project';
 import { normalizeText } from '../../../text/normalize';
 import type { Account } from '../../../db/models/Account';
@@ -78,12 +79,8 @@ export async function normalizePreview({ db }: ApiDeps, account: Account, body: 
   }
   const normalized = body.text_normalization === 'off' ? null : normalizeText(text, { language });
   if (!normalized?.applied) {
-    // Read as written: each word of the text is its own span.
-    const words = Array.from(text.matchAll(/[\p{L}\p{M}\p{N}]+(?:['’-][\p{L}\p{M}\p{N}]+)*/gu), (match) => ({
-      word: match[0],
-      source_start: match.index,
-      source_end: match.index + match[0].length,
-    }));
+    // Read as written: each word of the text is its own span, as word timestamps cut the text into words.
+    const words = textTokens(text).map(({ word, start, end }) => ({ word, source_start: start, source_end: end }));
     return { spoken: text, words, applied: false, language };
   }
   return { spoken: normalized.spoken, words: normalized.words.map(({ word, source_start, source_end }) => ({ word, source_start, source_end })), applied: true, language };
