@@ -8,14 +8,15 @@ import { createTestDeps, type RunningApi, startApi, startTestWorker } from '../h
 const run = promisify(execFile);
 const README = path.join(__dirname, '../../README.md');
 
-/** The first bash block of README's "Using the API" section, exactly as a reader pastes it. */
-async function firstSessionBlock(): Promise<string> {
+/** The bash blocks of README's "Using the API" section, exactly as a reader pastes them: the first session, then the OpenAI example. */
+async function usingTheApiBlocks(): Promise<string[]> {
   const readme = await readFile(README, 'utf8');
-  const section = readme.slice(readme.indexOf('## Using the API\n'));
-  const block = /```bash\n([\s\S]*?)```/.exec(section);
-  if (!block) throw new Error('README has no bash block under "Using the API"');
-  return block[1];
+  const section = readme.slice(readme.indexOf('## Using the API\n'), readme.indexOf('\n## ', readme.indexOf('## Using the API\n') + 1));
+  const blocks = [...section.matchAll(/```bash\n([\s\S]*?)```/g)].map((match) => match[1]);
+  if (blocks.length === 0) throw new Error('README has no bash block under "Using the API"');
+  return blocks;
 }
+const firstSessionBlock = async () => (await usingTheApiBlocks())[0];
 
 describe('README first session', () => {
   let cwd: string;
@@ -46,7 +47,10 @@ describe('README first session', () => {
       env: { ...process.env, OPENVOX: api.url, EMAIL: email },
       timeout: 120_000,
     });
-    expect(stdout).toContain('{"email_verified":true}');
+    // Each answer on its own line: the register answer, then the verification's, then the profile.
+    const lines = stdout.split('\n');
+    expect(JSON.parse(lines[0])).toMatchObject({ email, email_verified: false });
+    expect(lines[1]).toBe('{"email_verified":true}');
     expect(stdout).toMatch(/"credit_balance": 35000/);
     expect(stdout.trim().split('\n').at(-1)).toBe('completed');
 
@@ -55,6 +59,33 @@ describe('README first session', () => {
     const mp3 = audio.subarray(0, 3).toString('latin1') === 'ID3' || (audio[0] === 0xff && (audio[1] & 0xe0) === 0xe0);
     expect(mp3).toBe(true);
     expect(audio.length).toBeGreaterThan(1000);
+  });
+
+  it("pasted again with the same address, it shows the API's reasons instead of a bare curl exit", async () => {
+    const script = await firstSessionBlock();
+    const email = `readme-again-${Date.now()}@example.com`;
+    const env = { ...process.env, OPENVOX: api.url, EMAIL: email };
+    await run('bash', ['-e', '-o', 'pipefail', '-c', script], { cwd, env, timeout: 120_000 });
+    // An interactive shell goes on after a failed command: no -e here.
+    const again = await run('bash', ['-c', script], { cwd, env, timeout: 120_000 });
+    const lines = again.stdout.split('\n');
+    expect(JSON.parse(lines[0])).toMatchObject({ status: 409, code: 'email_taken', detail: expect.any(String) });
+    expect(JSON.parse(lines[1])).toMatchObject({ status: 400, code: 'validation_error', errors: { token: expect.any(Array) } });
+    // The rest of the session still works: the account exists and is verified.
+    expect(lines.filter(Boolean).at(-1)).toBe('completed');
+  });
+
+  it("the OpenAI example after it works with the session's $ACCESS, in the same shell", async () => {
+    const [session, openai] = await usingTheApiBlocks();
+    expect(openai).toContain('/v1/audio/speech');
+    expect(openai).toContain('Bearer $ACCESS');
+    // No player here: the stream goes to a file instead of ffplay.
+    const streamed = openai.replace(/\| ffplay [^\n]*/, '> speech.mp3');
+    expect(streamed).not.toBe(openai);
+    const email = `readme-openai-${Date.now()}@example.com`;
+    await run('bash', ['-e', '-o', 'pipefail', '-c', `${session}\n${streamed}`], { cwd, env: { ...process.env, OPENVOX: api.url, EMAIL: email }, timeout: 120_000 });
+    const audio = await readFile(path.join(cwd, 'speech.mp3'));
+    expect(audio.subarray(0, 3).toString('latin1') === 'ID3' || (audio[0] === 0xff && (audio[1] & 0xe0) === 0xe0)).toBe(true);
   });
 
   it('writes the verification mail in 7bit, so the token greps whole', async () => {
