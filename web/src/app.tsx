@@ -9,7 +9,7 @@ import { History } from './pages/history';
 import { Voices } from './pages/voices';
 import { Projects } from './pages/projects';
 import { Usage } from './pages/usage';
-import { Link, navigate, useLocation } from './router';
+import { afterLogIn, Link, navigate, useLocation } from './router';
 import { PageTitle } from './ui';
 
 const PUBLIC = { '/': Landing, '/app/signup': SignUp, '/app/login': LogIn, '/app/verify-email': VerifyEmail } as const;
@@ -32,7 +32,7 @@ const NAV: [string, string][] = [
 ];
 
 export function App() {
-  const { path } = useLocation();
+  const { path, query } = useLocation();
   const [loggedIn, setLoggedIn] = useState(isLoggedIn());
   // Until the session cookie has been tried, a private page cannot tell "logged out" from "not known yet".
   const [restored, setRestored] = useState(false);
@@ -45,8 +45,13 @@ export function App() {
   const Public = PUBLIC[path as keyof typeof PUBLIC] as (() => JSX.Element) | undefined;
   const Private = PRIVATE[path as keyof typeof PRIVATE] as (() => JSX.Element) | undefined;
   useEffect(() => {
-    if (Private && restored && !loggedIn) navigate(`/app/login?next=${encodeURIComponent(location.pathname + location.search)}`, true);
-  }, [Private, restored, loggedIn]);
+    if (!restored) return;
+    // The address as it is now, not as it was at the render: logging out navigates to the login page before this runs.
+    const here = location.pathname.replace(/\/+$/, '') || '/';
+    if (!loggedIn && here in PRIVATE) navigate(`/app/login?next=${encodeURIComponent(location.pathname + location.search)}`, true);
+    // Logged in already (a reload, a bookmark): the login form has nothing to do.
+    else if (loggedIn && here === '/app/login') navigate(afterLogIn(query.get('next')), true);
+  }, [path, restored, loggedIn]);
 
   let page;
   if (Public) page = <Public />;

@@ -29,6 +29,14 @@ export function useLocation(): { path: string; query: URLSearchParams } {
   return current;
 }
 
+/** The pages a login, sign-up or verification leads away from: never a place to come back to after logging in. */
+const AUTH_PAGES = /^\/app\/(login|signup|verify-email)(\/|$|\?)/;
+
+/** Where to go after logging in: `next` when it is a page of the dashboard (never elsewhere: no open redirect, no login loop), else the playground. */
+export function afterLogIn(next: string | null): string {
+  return next && /^\/app(\/|$|\?)/.test(next) && !AUTH_PAGES.test(next) ? next : '/app/playground';
+}
+
 type LinkProps = JSX.HTMLAttributes<HTMLAnchorElement> & { href: string; children: ComponentChildren };
 
 /** An ordinary link (it opens in a new tab, copies, etc.) that navigates in place on a plain click. */

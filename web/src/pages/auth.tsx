@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api, get, logIn } from '../api';
 import { formatNumber } from '../format';
-import { Link, navigate, useLocation } from '../router';
+import { afterLogIn, Link, navigate, useLocation } from '../router';
 import { ErrorMessage, Field, PageTitle, Status } from '../ui';
 import type { Plan } from '../types';
 
@@ -98,9 +98,7 @@ export function LogIn() {
     const email = value(form, 'email');
     try {
       await logIn(email, value(form, 'password'));
-      const next = query.get('next');
-      // Only a path of this site: never an open redirect.
-      navigate(next && /^\/app(\/|$|\?)/.test(next) ? next : '/app/playground');
+      navigate(afterLogIn(query.get('next')));
     } catch (failure) {
       setError(failure);
       if (failure instanceof ApiError && failure.code === 'email_not_verified') setUnverified(email);

@@ -72,6 +72,9 @@ export function Playground() {
   const plan = plans.data?.results.find((candidate) => candidate.id === profile.data?.subscription_tier);
   const characters = countCharacters(text);
   const balance = profile.data?.credit_balance;
+  // Over the plan's limit the text stays as it is (never cut): the counter says so and Synthesize waits.
+  const overBy = plan ? characters - plan.max_text_length : 0;
+  const inProgress = job !== null && (job.status === 'queued' || job.status === 'processing');
 
   const chooseLanguage = (code: string) => {
     setLanguage(code);
@@ -118,8 +121,8 @@ export function Playground() {
       <form onSubmit={submit} class="playground">
         <div class="field">
           <label for="text">Text</label>
-          <textarea id="text" rows={6} value={text} onInput={(event) => setText(event.currentTarget.value)} maxLength={plan?.max_text_length} aria-describedby="text-count" required />
-          <small id="text-count" class="hint" aria-live="polite">
+          <textarea id="text" rows={6} value={text} onInput={(event) => setText(event.currentTarget.value)} aria-describedby="text-count" aria-invalid={overBy > 0 ? true : undefined} required />
+          <small id="text-count" class={overBy > 0 ? 'hint over' : 'hint'} aria-live="polite">
             {formatNumber(characters)} {characters === 1 ? 'character' : 'characters'}
             {plan ? ` of ${formatNumber(plan.max_text_length)}` : ''} · costs {formatNumber(characters)} {characters === 1 ? 'credit' : 'credits'}
             {balance !== undefined ? ` · ${formatNumber(balance)} available` : ''}
@@ -176,9 +179,15 @@ export function Playground() {
         </div>
         {selected?.preview_url && <PreviewButton voice={selected} />}
         <ErrorMessage error={voices.error ?? profile.error} />
-        <button type="submit" class="primary" disabled={job !== null && (job.status === 'queued' || job.status === 'processing')}>
+        <button type="submit" class="primary" disabled={inProgress || overBy > 0} aria-describedby={overBy > 0 ? 'submit-reason' : undefined}>
           Synthesize
         </button>
+        {overBy > 0 && plan && (
+          <p id="submit-reason" class="reason">
+            The text is {formatNumber(characters)} characters; your plan takes at most {formatNumber(plan.max_text_length)} per synthesis. Remove {formatNumber(overBy)}{' '}
+            {overBy === 1 ? 'character' : 'characters'} to synthesize.
+          </p>
+        )}
       </form>
       <ErrorMessage error={error} />
       {job && (

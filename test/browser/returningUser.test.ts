@@ -1,0 +1,140 @@
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import path from 'node:path';
+import { call } from '../helpers/accounts';
+import { createAccount, type TestAccount } from '../helpers/factories';
+import { createTestDeps, type RunningApi, startApi, startTestWorker } from '../helpers/stack';
+import { launchBrowser, screenshotDir, seriousViolations } from './browser';
+
+// Callbacks given to page.evaluate run in the browser; the project compiles without the DOM library, so its few names are declared here.
+declare const navigator: any;
+
+/**
+ * What a person trips over once past the first hour, at a desktop and a
+ * phone size: logging out and in again, a text over the plan's limit.
+ */
+const VIEWPORTS = [
+  { name: 'desktop', width: 1280, height: 800 },
+  { name: 'phone', width: 390, height: 844 },
+];
+
+let deps: ReturnType<typeof createTestDeps>;
+let api: RunningApi;
+let worker: Awaited<ReturnType<typeof startTestWorker>>;
+let browser: Browser;
+let shots: string;
+
+beforeAll(async () => {
+  deps = createTestDeps();
+  [api, worker, browser, shots] = await Promise.all([startApi(deps), startTestWorker(deps), launchBrowser(), screenshotDir('returning-user')]);
+}, 120_000);
+afterAll(async () => {
+  await browser?.close();
+  await api?.close();
+  await worker?.shutdown();
+  await deps?.close();
+});
+
+describe.each(VIEWPORTS)('the dashboard at $width×$height', (viewport) => {
+  let context: BrowserContext;
+  let page: Page;
+  let account: TestAccount;
+  const problems: string[] = [];
+
+  /** axe-core on the page as it is now (0 serious or critical violations), then a screenshot. */
+  async function checkPage(name: string) {
+    expect({ page: name, violations: await seriousViolations(page) }).toEqual({ page: name, violations: [] });
+    await page.screenshot({ path: path.join(shots, `${name}-${viewport.name}.png`), fullPage: true });
+  }
+  const heading = (name: string) => page.getByRole('heading', { level: 1, name }).waitFor();
+  async function logInWithForm() {
+    await page.getByLabel('Email').fill(account.email);
+    await page.getByLabel('Password').fill(account.password);
+    await page.getByRole('button', { name: 'Log in' }).click();
+  }
+
+  beforeAll(async () => {
+    account = await createAccount(deps);
+    context = await browser.newContext({ viewport: { width: viewport.width, height: viewport.height } });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: api.url });
+    page = await context.newPage();
+    page.on('pageerror', (error) => problems.push(error.message));
+    page.on('console', (message) => message.type() === 'error' && !message.text().startsWith('Failed to load resource') && problems.push(message.text()));
+  });
+  afterAll(() => context?.close());
+
+  it('logs in, logs out, logs in again and lands in the playground; /app/login while logged in goes there too', async () => {
+    await page.goto(`${api.url}/app/login`);
+    await heading('Log in');
+    await checkPage('login');
+    await logInWithForm();
+    await heading('Playground');
+
+    await page.getByRole('button', { name: 'Log out' }).click();
+    await heading('Log in');
+    // Not a "next" back to the login page itself.
+    expect(new URL(page.url()).searchParams.get('next')).toBeNull();
+    await logInWithForm();
+    await heading('Playground');
+    expect(new URL(page.url()).pathname).toBe('/app/playground');
+    await page.getByRole('button', { name: 'Log out' }).isVisible();
+
+    // A fresh load of the login page with a live session cookie: straight on.
+    await page.goto(`${api.url}/app/login`);
+    await heading('Playground');
+
+    // The page you came for wins, when it is a dashboard page (and never the login page).
+    await page.getByRole('button', { name: 'Log out' }).click();
+    await heading('Log in');
+    await page.goto(`${api.url}/app/history`);
+    await heading('Log in');
+    expect(new URL(page.url()).searchParams.get('next')).toBe('/app/history');
+    await logInWithForm();
+    await heading('History');
+    await page.getByRole('button', { name: 'Log out' }).click();
+    await page.goto(`${api.url}/app/login?next=${encodeURIComponent('/app/login')}`);
+    await logInWithForm();
+    await heading('Playground');
+  });
+
+  it('keeps a pasted text over the limit whole, turns the counter red and says why Synthesize waits', async () => {
+    const plans = await call(api.url, 'GET', '/api/v1/subscription-plans/', undefined, account.access);
+    const limit = (plans.body.results as { id: string; max_text_length: number }[]).find((plan) => plan.id === 'free')!.max_text_length;
+    const length = 6000;
+    expect(limit).toBeLessThan(length);
+    const text = 'The quick brown fox jumps over the lazy dog again and again. '.repeat(200).slice(0, length - 1) + '.';
+
+    await page.goto(`${api.url}/app/playground`);
+    await heading('Playground');
+    const box = page.getByLabel('Text');
+    await box.focus();
+    await page.evaluate((value) => navigator.clipboard.writeText(value), text);
+    await page.keyboard.press('ControlOrMeta+V');
+    expect((await box.inputValue()).length).toBe(length);
+
+    const fmt = (value: number) => String(value).replace(/\B(?=(\d{3})+(?!\d))/g, ' ');
+    const counter = page.getByText(`${fmt(length)} characters of ${fmt(limit)}`);
+    await counter.waitFor();
+    const colour = await counter.evaluate((element) => getComputedStyle(element).color);
+    expect(colour).toBe('rgb(180, 35, 24)');
+    const submit = page.getByRole('button', { name: 'Synthesize' });
+    expect(await submit.isDisabled()).toBe(true);
+    const reason = page.getByText(`Remove ${fmt(length - limit)} characters to synthesize.`);
+    expect(await reason.isVisible()).toBe(true);
+    // The reason is the button's description, so a screen reader hears it on the button.
+    const describedBy = await submit.getAttribute('aria-describedby');
+    expect(await reason.getAttribute('id')).toBe(describedBy);
+    await checkPage('playground-over-limit');
+
+    // Back within the limit: the red and the reason go, Synthesize is offered again.
+    await box.fill(text.slice(0, limit));
+    await page.getByText(`${fmt(limit)} characters of ${fmt(limit)}`).waitFor();
+    expect(await submit.isDisabled()).toBe(false);
+    expect(await reason.count()).toBe(0);
+  });
+
+  it('logged nothing to the console and threw nothing', () => {
+    expect(problems).toEqual([]);
+  });
+});
+
+declare function getComputedStyle(element: unknown): { color: string };
