@@ -2,7 +2,7 @@
 // each can be read (and changed) knowing only the ones below it. Imports of
 // types only are erased by TypeScript and do not count (workflow code names
 // its activities' types that way).
-const TOP = '(api|activities|workflows|worker|db|lib|engines|audio|cli|text)';
+const TOP = '(api|activities|workflows|synthesis|worker|db|lib|engines|audio|cli|text)';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {

@@ -3,7 +3,8 @@ import { reserve, settle, type SettleOutcome } from '../db/ledger';
 import { Project } from '../db/models/Project';
 import { Synthesis } from '../db/models/Synthesis';
 import { type CompletedAudio, recordCompletion } from '../db/synthesisProgress';
-import type { SynthesisRequest } from '../workflows/contracts';
+import type { SynthesisRequest } from '../synthesis/contracts';
+import { creditsFor } from '../synthesis/cost';
 import { type SynthesisSlot, takeSynthesisSlot } from './synthesis';
 
 export interface CaptureInput {
@@ -32,7 +33,7 @@ export function createCreditActivities({ db }: ActivityDeps) {
      */
     async reserveSynthesis(request: SynthesisRequest): Promise<{ outcome: 'insufficient' } | ({ outcome: 'reserved' } & SynthesisSlot)> {
       return db.transaction(async (trx) => {
-        if (!(await reserve(trx, request.accountId, request.synthesisId, request.characters))) return { outcome: 'insufficient' as const };
+        if (!(await reserve(trx, request.accountId, request.synthesisId, creditsFor(request)))) return { outcome: 'insufficient' as const };
         // A project deleted since the API checked it unlinks, as deleting a project unlinks its syntheses.
         const project = request.projectId ? await Project.query(trx).modify('ownedBy', { id: request.accountId }).findById(request.projectId).select('id') : null;
         await Synthesis.query(trx)

@@ -18,7 +18,7 @@ import {
   type AccountDeletionInput,
   voiceCloningWorkflowId,
   voiceDeletionWorkflowId,
-} from '../workflows/contracts';
+} from '../synthesis/contracts';
 import { audioKey, chunkPrefix } from './synthesis';
 import { withHeartbeat } from './work';
 

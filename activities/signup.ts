@@ -7,7 +7,7 @@ import { Account } from '../db/models/Account';
 import { EmailVerificationToken } from '../db/models/EmailVerificationToken';
 import { SubscriptionPlan } from '../db/models/SubscriptionPlan';
 import { randomSecret, sha256 } from '../lib/secrets';
-import { INVALID_TOKEN } from '../workflows/contracts';
+import { INVALID_TOKEN } from '../synthesis/contracts';
 
 export function createSignupActivities({ db, mailer, config }: ActivityDeps) {
   return {

@@ -17,7 +17,8 @@ import { asPremadeVoice, Voice } from '../db/models/Voice';
 import type { PremadeVoice } from '../engines/catalog';
 import { cloneFinishOptions } from '../audio/cloning';
 import type { StoredVoiceProfile } from './cloning';
-import { slotFreedSignal, synthesisWorkflowId } from '../workflows/contracts';
+import { slotFreedSignal, synthesisWorkflowId } from '../synthesis/contracts';
+import type { UnchargedEnd } from '../synthesis/status';
 import { notifyProgress } from '../lib/progress';
 import { createWebhookAnnouncer } from './webhooks';
 import { loadChunkWords, storeChunkWords, storeTimestamps, timestampsKey } from './timestamps';
@@ -242,7 +243,7 @@ export function createSynthesisActivities(deps: ActivityDeps) {
     },
 
     /** Ends a synthesis as failed or canceled, and removes every object it made. */
-    async recordSynthesisEnded(input: { synthesisId: string; status: 'failed' | 'canceled'; error: { code: string; message: string } | null; chunkCount: number }): Promise<void> {
+    async recordSynthesisEnded(input: { synthesisId: string; status: UnchargedEnd; error: { code: string; message: string } | null; chunkCount: number }): Promise<void> {
       const synthesis = await loadSynthesis(input.synthesisId);
       await Synthesis.query(db)
         .where({ id: input.synthesisId })

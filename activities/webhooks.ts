@@ -7,7 +7,7 @@ import { WebhookDelivery } from '../db/models/WebhookDelivery';
 import { WebhookEndpoint } from '../db/models/WebhookEndpoint';
 import { postToTarget, TargetRefused } from '../lib/webhookTarget';
 import { announceWebhookEvent, signatureHeader, stableEventId, standardSignatureHeader } from '../lib/webhooks';
-import type { WebhookAttemptOutcome } from '../workflows/contracts';
+import type { WebhookAttemptOutcome } from '../synthesis/contracts';
 
 /** Each attempt's request gives up after this long; the workflow then retries with backoff. */
 const WEBHOOK_REQUEST_TIMEOUT_MS = 10_000;

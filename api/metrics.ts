@@ -4,6 +4,8 @@ import type { Db } from '../db/knex';
 import { CreditLedgerEntry } from '../db/models/CreditLedgerEntry';
 import { Synthesis } from '../db/models/Synthesis';
 import { Voice } from '../db/models/Voice';
+import { creditsFor } from '../synthesis/cost';
+import { SYNTHESIS_STATUSES } from '../synthesis/status';
 
 /**
  * The API's Prometheus metrics, one registry per app. Two kinds:
@@ -76,7 +78,7 @@ export function createApiMetrics(db: Db): ApiMetrics {
     async collect() {
       const rows = await synthesesByStatus();
       this.reset();
-      for (const status of ['queued', 'processing', 'completed', 'failed', 'canceled']) this.set({ status }, 0);
+      for (const status of SYNTHESIS_STATUSES) this.set({ status }, 0);
       for (const row of rows) this.set({ status: row.status }, Number(row.count));
     },
   });
@@ -117,7 +119,7 @@ export function createApiMetrics(db: Db): ApiMetrics {
         if (SYNTHESIZE_ROUTES.has(route)) {
           submitted.inc();
           const characters = Number((ctx.body as { characters?: number } | undefined)?.characters);
-          if (Number.isFinite(characters)) reserved.inc(characters);
+          if (Number.isFinite(characters)) reserved.inc(creditsFor({ characters }));
         } else if (CLONE_ROUTES.has(route)) {
           cloneJobs.inc();
         }

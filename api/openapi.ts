@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { createDocument, type ZodOpenApiPathsObject } from 'zod-openapi';
 import { license } from '../package.json';
 import type { Family, Route } from './route';
+import { COST_RULE } from '../synthesis/cost';
 
 /** The RFC 9457 problem body every error response carries. */
 const Problem = z
@@ -170,7 +171,7 @@ const INFO_DESCRIPTION = [
   '',
   '**Authentication.** `Authorization: Bearer <token>`: an access JWT from login, or an API key (`vk_…`).',
   '',
-  '**Units.** Times are ISO 8601 in UTC; durations in seconds; text lengths in characters (Unicode code points of the trimmed, NFC-normalized text); 1 credit = 1 character; pitch in semitones; prices in cents.',
+  `**Units.** Times are ISO 8601 in UTC; durations in seconds; text lengths in characters (Unicode code points of the trimmed, NFC-normalized text); ${COST_RULE}; pitch in semitones; prices in cents.`,
   '',
   '**Errors** are `application/problem+json` with a stable `code` (see `/api/docs/errors/`); a 429 or 503 says in `Retry-After` how many seconds to wait. Every response carries `X-Request-Id` (send your own to follow a request through the logs).',
   '',

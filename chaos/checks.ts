@@ -1,6 +1,7 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { timestampsKey } from '../activities/timestamps';
 import { createStorage } from '../lib/storage';
+import { creditsFor } from '../synthesis/cost';
 import type { IsolatedStack } from '../scripts/isolatedStack';
 
 /**
@@ -143,9 +144,9 @@ export async function checkInvariants(stack: IsolatedStack, scope: Scope, findin
       );
       expect(
         findings,
-        Number(row.credits_charged) === row.characters,
+        Number(row.credits_charged) === creditsFor(row),
         'completed job charged a wrong amount',
-        () => `accepted job ${id}: completed with credits_charged ${row.credits_charged}, cost ${row.characters}`,
+        () => `accepted job ${id}: completed with credits_charged ${row.credits_charged}, cost ${creditsFor(row)}`,
       );
     } else if (row.status === 'failed' || row.status === 'canceled') {
       tally[row.status] += 1;

@@ -13,7 +13,7 @@ import { EmailVerificationToken } from '../db/models/EmailVerificationToken';
 import { SubscriptionPlan } from '../db/models/SubscriptionPlan';
 import type { Config } from '../lib/config';
 import { randomSecret } from '../lib/secrets';
-import { signupWorkflowId } from '../workflows/contracts';
+import { signupWorkflowId } from '../synthesis/contracts';
 
 /**
  * The operator's commands: they talk to PostgreSQL (and Temporal, to start a

@@ -5,7 +5,7 @@ import type { Db } from '../db/knex';
 import { WebhookDelivery } from '../db/models/WebhookDelivery';
 import { WebhookEndpoint } from '../db/models/WebhookEndpoint';
 import { webhookDelivery } from '../workflows/webhookDelivery';
-import { webhookDeliveryWorkflowId, type WebhookEventType } from '../workflows/contracts';
+import { webhookDeliveryWorkflowId, type WebhookEventType } from '../synthesis/contracts';
 import type { Config } from './config';
 import { webhookTaskQueue } from './temporal';
 

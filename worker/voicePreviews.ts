@@ -4,7 +4,7 @@ import type { Db } from '../db/knex';
 import { Voice } from '../db/models/Voice';
 import type { Config } from '../lib/config';
 import { cpuTaskQueue } from '../lib/temporal';
-import { voicePreviewWorkflowId } from '../workflows/contracts';
+import { voicePreviewWorkflowId } from '../synthesis/contracts';
 
 /**
  * Starts the preview workflow of every available premade voice whose stored

@@ -1,6 +1,6 @@
 import { patched, proxyActivities, sleep } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { AccountDeletionInput, AccountDeletionResult } from './contracts';
+import type { AccountDeletionInput, AccountDeletionResult } from '../synthesis/contracts';
 
 /** Database and storage steps: retried until PostgreSQL and storage answer, so an outage delays the erasure and never stops it. */
 const { beginAccountDeletion, removeAccountObjects, eraseAccountHistories, eraseAccount } = proxyActivities<Activities>({

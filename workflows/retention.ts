@@ -1,6 +1,6 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { HistoryRetentionInput } from './contracts';
+import type { HistoryRetentionInput } from '../synthesis/contracts';
 
 const { expireHistory } = proxyActivities<Activities>({
   startToCloseTimeout: '5 minutes',

@@ -28,7 +28,7 @@ import {
   type SynthesisProgress,
   type SynthesisResult,
   UNKNOWN_FAILURE,
-} from './contracts';
+} from '../synthesis/contracts';
 
 /** Chunks of one synthesis rendered at the same time; the CPU queue's worker bounds the machine. */
 const PARALLEL_CHUNKS = 4;

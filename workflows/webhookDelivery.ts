@@ -1,6 +1,6 @@
 import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { WebhookDeliveryInput, WebhookDeliveryResult } from './contracts';
+import type { WebhookDeliveryInput, WebhookDeliveryResult } from '../synthesis/contracts';
 
 /** Recording that a delivery gave up: a short database step, retried until PostgreSQL answers. */
 const bookkeeping = proxyLocalActivities<Activities>({

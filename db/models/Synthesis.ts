@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { raw, type QueryBuilder } from 'objection';
+import type { SynthesisStatus } from '../../synthesis/status';
 import { type Owner, TableModel } from './TableModel';
 
 /** A row of the `syntheses` table, as knex returns it (bigint columns arrive as strings). */
@@ -20,7 +21,7 @@ export interface SynthesisRow {
   text_normalization: 'auto' | 'on' | 'off';
   /** The pronunciation dictionaries it applies, in order, resolved at submit; null: none. */
   pronunciation_dictionary_ids: string[] | null;
-  status: string;
+  status: SynthesisStatus;
   progress: number;
   credits_charged: number;
   duration_seconds: number | null;
@@ -35,7 +36,7 @@ export interface SynthesisRow {
 }
 
 /** The statuses of a synthesis whose workflow still runs. */
-export const RUNNING_STATUSES = ['queued', 'processing'] as const;
+export const RUNNING_STATUSES = ['queued', 'processing'] as const satisfies readonly SynthesisStatus[];
 
 /** The columns a synthesis's status shows (GET .../status/ reads only these, never the text). */
 export const STATUS_COLUMNS = ['id', 'status', 'progress', 'created_at', 'started_at', 'completed_at', 'characters', 'credits_charged', 'output_format', 'duration_seconds', 'error'] as const;
@@ -90,7 +91,7 @@ export class Synthesis extends TableModel {
       .alias('s')
       .join('accounts as a', 'a.id', 's.account_id')
       .whereNull('a.deleted_at')
-      .whereIn('s.status', ['completed', 'failed', 'canceled'])
+      .whereIn('s.status', ['completed', 'failed', 'canceled'] satisfies SynthesisStatus[])
       .whereRaw(`s.created_at < ?::timestamptz - make_interval(days => coalesce(a.history_retention_days, ?::int))`, [asOf, defaultDays])
       .orderBy('s.created_at')
       .limit(limit)

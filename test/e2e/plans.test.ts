@@ -20,6 +20,7 @@ describe('GET subscription-plans in both families', () => {
         price_cents: 0,
         currency: 'USD',
         monthly_credits: 35000,
+        credits_per_character: 1,
         max_text_length: 5000,
         max_cloned_voices: 3,
         max_concurrent_syntheses: 2,

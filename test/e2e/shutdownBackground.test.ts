@@ -1,6 +1,6 @@
 import { call } from '../helpers/http';
 import { createTestDeps, startApi } from '../helpers/stack';
-import { signupWorkflowId } from '../../workflows/contracts';
+import { signupWorkflowId } from '../../synthesis/contracts';
 
 /**
  * A resend's signal to the signup workflow is sent after the 202 (so every

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createCreditActivities } from '../../activities/credits';
 import type { ActivityDeps } from '../../activities';
 import type { creditCapture } from '../../workflows/creditCapture';
-import { captureWorkflowId, CREDIT_CAPTURE_WORKFLOW_TYPE, type SynthesisRequest } from '../../workflows/contracts';
+import { captureWorkflowId, CREDIT_CAPTURE_WORKFLOW_TYPE, type SynthesisRequest } from '../../synthesis/contracts';
 import { createAccount } from '../helpers/factories';
 import { createTestDeps, startTestWorker } from '../helpers/stack';
 

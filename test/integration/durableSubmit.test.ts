@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { audioKey, chunkPrefix } from '../../activities/synthesis';
 import { freePorts, type Managed, startMinio } from '../../scripts/stack';
-import { reserveUpdate, synthesisWorkflowId, type SynthesisInput } from '../../workflows/contracts';
+import { reserveUpdate, synthesisWorkflowId, type SynthesisInput } from '../../synthesis/contracts';
 import { synthesis } from '../../workflows/synthesis';
 import { call } from '../helpers/http';
 import { createAccount, type TestAccount } from '../helpers/factories';

@@ -1,7 +1,7 @@
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { randomUUID } from 'node:crypto';
-import { INVALID_TOKEN, resendSignal, signupWorkflowId, verifyUpdate } from '../../workflows/contracts';
+import { INVALID_TOKEN, resendSignal, signupWorkflowId, verifyUpdate } from '../../synthesis/contracts';
 import type { signupVerification } from '../../workflows/signupVerification';
 import { eventually } from '../helpers/eventually';
 import { durationMs, gate, historyOf, useWorkflowWorker } from '../helpers/workflowWorker';

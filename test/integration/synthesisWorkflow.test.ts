@@ -2,7 +2,7 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { randomUUID } from 'node:crypto';
-import { FAILURE_CODES, progressQuery, slotFreedSignal, type SynthesisRequest, synthesisWorkflowId } from '../../workflows/contracts';
+import { FAILURE_CODES, progressQuery, slotFreedSignal, type SynthesisRequest, synthesisWorkflowId } from '../../synthesis/contracts';
 import type { synthesis } from '../../workflows/synthesis';
 import { eventually } from '../helpers/eventually';
 import { gate, useWorkflowWorker } from '../helpers/workflowWorker';

@@ -25,6 +25,7 @@ export interface Plan {
   price_cents: number;
   currency: string;
   monthly_credits: number;
+  credits_per_character: number;
   max_text_length: number;
   max_cloned_voices: number;
   max_concurrent_syntheses: number;

@@ -8,7 +8,7 @@ import { defineRoute, type Route } from '../../route';
 import { Account } from '../../../db/models/Account';
 import { markAccountDeleted } from '../../../db/privacy';
 import { accountDeletion } from '../../../workflows/accountDeletion';
-import { accountDeletionWorkflowId } from '../../../workflows/contracts';
+import { accountDeletionWorkflowId } from '../../../synthesis/contracts';
 import { presentProfile } from './presenter';
 import { Accepted, Profile } from './schema';
 import { usageOf } from './usage';

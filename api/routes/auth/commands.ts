@@ -6,7 +6,7 @@ import { EmailVerificationToken } from '../../../db/models/EmailVerificationToke
 import { RefreshToken } from '../../../db/models/RefreshToken';
 import { RefreshTokenFamily } from '../../../db/models/RefreshTokenFamily';
 import { sha256 } from '../../../lib/secrets';
-import { INVALID_TOKEN, resendSignal, signupWorkflowId, verifyUpdate } from '../../../workflows/contracts';
+import { INVALID_TOKEN, resendSignal, signupWorkflowId, verifyUpdate } from '../../../synthesis/contracts';
 import { signupVerification } from '../../../workflows/signupVerification';
 import { hasFailureType, violatedUniqueConstraint } from '../../failures';
 import { hashPassword, verifyPassword } from '../../auth/passwords';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { COST_RULE } from '../../../synthesis/cost';
 
 const codePoints = (value: string) => [...value].length;
 
@@ -61,7 +62,10 @@ export const Usage = z
   .object({
     period_start: z.string().meta({ description: 'Start of the counted period (ISO 8601, UTC)', format: 'date-time' }),
     period_end: z.string().meta({ description: 'End of the counted period, exclusive (ISO 8601, UTC)', format: 'date-time' }),
-    credits_used: z.number().int().meta({ description: 'Credits charged in the period (1 credit per character)', example: 129 }),
+    credits_used: z
+      .number()
+      .int()
+      .meta({ description: `Credits charged in the period (${COST_RULE})`, example: 129 }),
     characters_synthesized: z.number().int().meta({ description: 'Characters (Unicode code points) of the completed syntheses in the period', example: 129 }),
     syntheses: z.number().int().meta({ description: 'Completed syntheses in the period', example: 3 }),
     syntheses_failed: z.number().int().meta({ description: 'Failed syntheses in the period (not charged)', example: 0 }),
@@ -90,7 +94,10 @@ const BillingPeriod = z
 
 export const Profile = AccountOut.extend({
   subscription_tier: z.string().meta({ description: 'The plan’s id, e.g. `free`', example: 'free' }),
-  credit_balance: z.number().int().meta({ description: 'Available credits, after reservations (1 credit = 1 character)', example: 34871 }),
+  credit_balance: z
+    .number()
+    .int()
+    .meta({ description: `Available credits, after reservations (${COST_RULE})`, example: 34871 }),
   credits_reserved: z.number().int().meta({ description: 'Credits held by syntheses still queued or processing', example: 0 }),
   billing_period: BillingPeriod.nullable().meta({ description: 'null until the email is verified' }),
   history_retention_days: z

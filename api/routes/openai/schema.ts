@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Emotion, OutputFormat } from '../../../audio/prosody';
 import { PronunciationDictionaryIdsField, TextNormalizationField } from '../tts/schema';
+import { COST_RULE } from '../../../synthesis/cost';
 
 /**
  * OpenAI's speech request, and how each of its values maps onto what this
@@ -67,7 +68,7 @@ export const SpeechBody = z.strictObject({
   input: z
     .string()
     .max(MAX_INPUT, `Must be at most ${MAX_INPUT} characters.`)
-    .meta({ description: `The text to speak, at most ${MAX_INPUT} characters (or the plan’s max_text_length if lower); 1 credit per character` }),
+    .meta({ description: `The text to speak, at most ${MAX_INPUT} characters (or the plan’s max_text_length if lower); ${COST_RULE}` }),
   voice: z.string().min(1, 'This field is required.').max(64, 'Unknown voice.').meta({ description: 'An OpenAI voice name (alloy, echo, …), a premade voice id or one of your ready cloned voices' }),
   response_format: z
     .enum(RESPONSE_FORMATS, `Must be one of: ${RESPONSE_FORMATS.join(', ')}.`)

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { contentSecurityPolicy } from '../../web';
-import { FAILURE_CODES, UNKNOWN_FAILURE } from '../../../workflows/contracts';
+import { FAILURE_CODES, UNKNOWN_FAILURE } from '../../../synthesis/contracts';
 
 /** The HTML pages under /api/docs/. Static assets come from swagger-ui-dist. */
 

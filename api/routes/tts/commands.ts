@@ -6,7 +6,9 @@ import { Project } from '../../../db/models/Project';
 import { SubscriptionPlan } from '../../../db/models/SubscriptionPlan';
 import { Voice } from '../../../db/models/Voice';
 import { awaitBriefly, cpuTaskQueue } from '../../../lib/temporal';
-import { reserveUpdate, synthesisDeletionWorkflowId, synthesisWorkflowId, type SynthesisInput, type SynthesisRequest, type SynthesisStatus } from '../../../workflows/contracts';
+import { reserveUpdate, synthesisDeletionWorkflowId, synthesisWorkflowId, type SynthesisInput, type SynthesisRequest } from '../../../synthesis/contracts';
+import type { SynthesisStatus } from '../../../synthesis/status';
+import { creditsFor } from '../../../synthesis/cost';
 import { synthesis } from '../../../workflows/synthesis';
 import { synthesisDeletion } from '../../../workflows/deletion';
 import type { ApiDeps } from '../../deps';
@@ -95,7 +97,7 @@ export async function submitSynthesis(deps: ApiDeps, account: Account, body: Syn
     // A repeat after the workflow ended: its row exists if and only if it reserved.
     reserved = (await Synthesis.query(db).findById(id).select('id')) !== undefined;
   }
-  if (!reserved) throw insufficientCredits(`This synthesis costs ${characters} credits; the available balance is lower.`);
+  if (!reserved) throw insufficientCredits(`This synthesis costs ${creditsFor(request)} credits; the available balance is lower.`);
   return Synthesis.query(db).findById(id).throwIfNotFound();
 }
 
@@ -146,7 +148,7 @@ export async function cancelSynthesis(deps: ApiDeps, id: string): Promise<Synthe
 export async function deleteSynthesis(deps: ApiDeps, account: Account, id: string): Promise<SynthesisStatus> {
   const { db, temporal, config } = deps;
   const row = await findSynthesisStatus(deps, account, id);
-  let status = row.status as SynthesisStatus;
+  let status = row.status;
   if (status === 'queued' || status === 'processing') status = await cancelSynthesis(deps, id);
   // Started before the row is marked: if this process dies in between, the entry is still there to delete again.
   const removal = await temporal.workflow.start(synthesisDeletion, {

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { EMOTIONS, OUTPUT_FORMATS } from '../../../audio/prosody';
+import { SYNTHESIS_STATUSES as STATUSES } from '../../../synthesis/status';
 import { PageQuery, pageSchema } from '../../pagination';
-
-const STATUSES = ['queued', 'processing', 'completed', 'failed', 'canceled'] as const;
+import { COST_RULE } from '../../../synthesis/cost';
 
 const TEXT_NORMALIZATION = ['auto', 'on', 'off'] as const;
 /** Shared by both synthesis routes, the OpenAI-compatible one and the normalize preview. */
@@ -27,11 +27,14 @@ export const PronunciationDictionaryIdsField = z
 
 export const SynthesizeBody = z.strictObject({
   // Non-empty after trimming, with a letter or digit: checked by the submit command, documented here.
-  text: z.string().max(200_000, 'Too long.').meta({
-    minLength: 1,
-    pattern: '\\S',
-    description: 'The text to speak: 1 to the plan’s max_text_length characters (Unicode code points, after trimming and NFC), with a letter or digit. Costs 1 credit per character.',
-  }),
+  text: z
+    .string()
+    .max(200_000, 'Too long.')
+    .meta({
+      minLength: 1,
+      pattern: '\\S',
+      description: `The text to speak: 1 to the plan’s max_text_length characters (Unicode code points, after trimming and NFC), with a letter or digit. Costs ${COST_RULE}.`,
+    }),
   voice_id: z.string().min(1, 'This field is required.').max(64, 'Unknown voice.').meta({ description: 'A premade voice’s id or one of your ready cloned voices', example: 'en-us-joe' }),
   speed: z.number().min(0.5, 'Must be between 0.5 and 2.0.').max(2, 'Must be between 0.5 and 2.0.').default(1).meta({ description: 'Tempo factor, 0.5-2.0 (1 = normal); the pitch is kept' }),
   pitch: z.number().min(-12, 'Must be between -12 and 12.').max(12, 'Must be between -12 and 12.').default(0).meta({ description: 'Pitch shift in semitones, -12 to +12 (0 = unchanged)' }),
@@ -92,8 +95,11 @@ export const SynthesisStatus = z
     created_at: z.string().meta({ description: 'When it was submitted (ISO 8601, UTC)', format: 'date-time' }),
     started_at: z.string().nullable().meta({ description: 'When rendering began (ISO 8601, UTC); null while queued', format: 'date-time' }),
     completed_at: z.string().nullable().meta({ description: 'When it ended: completed, failed or canceled (ISO 8601, UTC)', format: 'date-time' }),
-    characters: z.number().int().meta({ description: 'Characters (Unicode code points) of the normalized text: the cost in credits', example: 19 }),
-    credits_charged: z.number().int().meta({ description: 'Credits charged: `characters` once completed, 0 before and on failure or cancel', example: 19 }),
+    characters: z
+      .number()
+      .int()
+      .meta({ description: `Characters (Unicode code points) of the normalized text; the synthesis costs ${COST_RULE}`, example: 19 }),
+    credits_charged: z.number().int().meta({ description: 'Credits charged: the cost reserved at submission, once completed; 0 before and on failure or cancel', example: 19 }),
     output_format: z.enum(OUTPUT_FORMATS).meta({ description: 'The requested audio format' }),
     duration_seconds: z.number().nullable().meta({ description: 'Length of the audio in seconds, once completed', example: 1.4 }),
     audio_url: z.string().nullable().meta({ description: 'Path of the audio download in your family, once completed' }),

@@ -6,7 +6,7 @@ import { SubscriptionPlan } from '../../../db/models/SubscriptionPlan';
 import { Voice } from '../../../db/models/Voice';
 import { awaitBriefly, cpuTaskQueue } from '../../../lib/temporal';
 import type { VoiceCloningInput } from '../../../workflows/voiceCloning';
-import { voiceCloningWorkflowId as cloningWorkflowId, voiceDeletionWorkflowId } from '../../../workflows/contracts';
+import { voiceCloningWorkflowId as cloningWorkflowId, voiceDeletionWorkflowId } from '../../../synthesis/contracts';
 import { voiceDeletion } from '../../../workflows/deletion';
 import type { ApiDeps } from '../../deps';
 import { notFound, permissionDenied, planLimitReached } from '../../errors';

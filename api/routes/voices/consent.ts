@@ -3,7 +3,7 @@ import type { Account } from '../../../db/models/Account';
 import { ConsentRecord } from '../../../db/models/ConsentRecord';
 import { Voice } from '../../../db/models/Voice';
 import { awaitBriefly } from '../../../lib/temporal';
-import { consentRevocationWorkflowId } from '../../../workflows/contracts';
+import { consentRevocationWorkflowId } from '../../../synthesis/contracts';
 import { voiceDeletion } from '../../../workflows/deletion';
 import type { ApiDeps } from '../../deps';
 import { notFound, permissionDenied } from '../../errors';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { WEBHOOK_EVENTS } from '../../../workflows/contracts';
+import { WEBHOOK_EVENTS } from '../../../synthesis/contracts';
 import { PageQuery, pageSchema } from '../../pagination';
 
 /** The form is checked here; whether the target may be reached (scheme, internal addresses) by the command, with the operator's settings. */

@@ -124,7 +124,9 @@ export function Playground() {
           <textarea id="text" rows={6} value={text} onInput={(event) => setText(event.currentTarget.value)} aria-describedby="text-count" aria-invalid={overBy > 0 ? true : undefined} required />
           <small id="text-count" class={overBy > 0 ? 'hint over' : 'hint'} aria-live="polite">
             {formatNumber(characters)} {characters === 1 ? 'character' : 'characters'}
-            {plan ? ` of ${formatNumber(plan.max_text_length)}` : ''} · costs {formatNumber(characters)} {characters === 1 ? 'credit' : 'credits'}
+            {plan
+              ? ` of ${formatNumber(plan.max_text_length)} · costs ${formatNumber(characters * plan.credits_per_character)} ${characters * plan.credits_per_character === 1 ? 'credit' : 'credits'}`
+              : ''}
             {balance !== undefined ? ` · ${formatNumber(balance)} available` : ''}
           </small>
           <button type="button" onClick={showSpoken} disabled={!text.trim() || !voiceId}>

@@ -1,4 +1,5 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { SynthesisStatus } from './status';
 
 /**
  * What the API, the workflows and the activities say to each other: ids,
@@ -20,8 +21,6 @@ export const voiceDeletionWorkflowId = (voiceId: string) => `voice-deletion:${vo
 export const voiceCloningWorkflowId = (voiceId: string) => `voice-cloning:${voiceId}`;
 /** A premade voice's preview, per version of what shapes its sound (activities/previews.ts). */
 export const voicePreviewWorkflowId = (voiceId: string, version: string) => `voice-preview:${voiceId}:${version}`;
-
-export type SynthesisStatus = 'queued' | 'processing' | 'completed' | 'failed' | 'canceled';
 
 /** A checked request, as the API accepted it: the `reserve` update records it with its reservation. */
 export interface SynthesisRequest {
