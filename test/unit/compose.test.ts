@@ -228,12 +228,23 @@ describe('Dockerfile', () => {
     expect(install).toBeLessThan(final.findIndex((line) => /^USER\s/.test(line)));
   });
 
-  it('pins its base images', () => {
-    const bases = dockerfile
-      .split(/\r?\n/)
-      .filter((line) => /^FROM\s/i.test(line.trim()))
-      .map((line) => line.trim().split(/\s+/)[1]);
-    expect(bases.length).toBeGreaterThan(0);
+  it('takes its base images as build arguments whose defaults are pinned', () => {
+    const lines = dockerfile.split(/\r?\n/).map((line) => line.trim());
+    // ARGs before the first FROM are the ones a FROM line can name.
+    const globalArgs = Object.fromEntries(
+      lines
+        .slice(
+          0,
+          lines.findIndex((line) => /^FROM\s/i.test(line)),
+        )
+        .map((line) => /^ARG\s+(\w+)=(\S+)$/.exec(line))
+        .filter((match) => match !== null)
+        .map((match) => [match[1], match[2]]),
+    );
+    const named = lines.filter((line) => /^FROM\s/i.test(line)).map((line) => line.split(/\s+/)[1]);
+    expect(named).toEqual(['${PYTHON_IMAGE}', '${NODE_IMAGE}', '${NODE_IMAGE}']);
+    const bases = named.map((base) => base.replace(/^\$\{(\w+)\}$/, (_, name: string) => globalArgs[name] ?? base));
+    expect(bases).toEqual([expect.stringMatching(/^python:/), expect.stringMatching(/^node:20\./), expect.stringMatching(/^node:20\./)]);
     for (const base of bases) {
       const tag = tagOf(base);
       expect({ base, pinned: tag !== undefined && tag !== 'latest' }).toEqual({ base, pinned: true });
