@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { escapeForEspeak } from './text';
 import { run, which, withTempDir } from '../lib/process';
-import { type Engine, EngineError } from './types';
+import { describeEngine, type Engine, EngineError } from './types';
 
 /**
  * eSpeak NG (GPL-3, Debian main): formant synthesis, 100+ languages, renders
@@ -67,8 +67,8 @@ export function createEspeakEngine(): Engine {
   let voiceList: Promise<string[]> | undefined;
 
   return {
-    name: 'espeak-ng',
-    license: 'free',
+    name: espeakEngine.name,
+    license: espeakEngine.license,
     capabilities: { rate: { min: MIN_WPM / NORMAL_WPM, max: MAX_WPM / NORMAL_WPM }, pitch: PITCH_RANGE },
     async available() {
       return (await which('espeak-ng')) !== null;
@@ -113,3 +113,11 @@ function parseLanguages(table: string): string[] {
   }
   return [...names];
 }
+
+export const espeakEngine = describeEngine({
+  name: 'espeak-ng',
+  license: 'free',
+  tier: 'classic',
+  licence: 'eSpeak NG and its voice data: GPL-3.0-or-later.',
+  create: () => createEspeakEngine(),
+});

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { type Charset, encodeText, transliterate } from './text';
 import { FestivalExit, FestivalPool } from './festivalProcess';
 import { fileSize, which, withTempDir } from '../lib/process';
-import { type Engine, EngineError, type EngineTiming, type EngineWord } from './types';
+import { describeEngine, type Engine, EngineError, type EngineTiming, type EngineWord } from './types';
 
 /**
  * The Festival Speech Synthesis System 2.5 (free licences, Debian main), kept
@@ -114,8 +114,8 @@ export function createFestivalEngine(): Engine {
   const pool = new FestivalPool();
 
   return {
-    name: 'festival',
-    license: 'free',
+    name: festivalEngine.name,
+    license: festivalEngine.license,
     // HTS voices take hts_engine's speed factor, the others Duration_Stretch.
     capabilities: { rate: { min: 0.4, max: 2.5 } },
     async available() {
@@ -211,3 +211,11 @@ async function installedVoices(): Promise<string[]> {
   }
   return voices;
 }
+
+export const festivalEngine = describeEngine({
+  name: 'festival',
+  license: 'free',
+  tier: 'classic',
+  licence: "Festival and the Debian festvox voices: free licences (MIT/BSD-style; see each festvox package's copyright file).",
+  create: () => createFestivalEngine(),
+});

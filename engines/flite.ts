@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { encodeText } from './text';
 import { run, which, withTempDir } from '../lib/process';
-import { type Engine, EngineError } from './types';
+import { describeEngine, type Engine, EngineError } from './types';
 
 /**
  * Flite 2.2 (BSD-like CMU licence, Debian main): small CMU voices for English,
@@ -29,8 +29,8 @@ export function createFliteEngine(): Engine {
   let voiceList: Promise<string[]> | undefined;
 
   return {
-    name: 'flite',
-    license: 'free',
+    name: fliteEngine.name,
+    license: fliteEngine.license,
     // duration_stretch is exact: rate r gives 1/r of the duration within 1 % (slt, 0.5-2x, three sentences).
     capabilities: { rate: { min: 0.4, max: 2.5 }, exactRate: true, pitch: { ...PITCH_RANGE, voices: Object.keys(F0_TARGET_HZ) } },
     async available() {
@@ -62,3 +62,11 @@ export function createFliteEngine(): Engine {
     },
   };
 }
+
+export const fliteEngine = describeEngine({
+  name: 'flite',
+  license: 'free',
+  tier: 'classic',
+  licence: 'CMU Flite and its voices: BSD-style CMU licence (free, commercial use allowed).',
+  create: () => createFliteEngine(),
+});

@@ -2,7 +2,7 @@ import { copyFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { escapeForPico } from './text';
 import { fileSize, run, which, withTempDir } from '../lib/process';
-import { type Engine, EngineError } from './types';
+import { describeEngine, type Engine, EngineError } from './types';
 
 /**
  * SVOX Pico through `pico2wave` (libttspico-utils, Debian non-free: its
@@ -18,8 +18,8 @@ export function createPicoEngine(): Engine {
   let voiceList: Promise<string[]> | undefined;
 
   return {
-    name: 'pico',
-    license: 'non-free',
+    name: picoEngine.name,
+    license: picoEngine.license,
     // Pico's <speed> tag does not scale pauses (level 200 gave 0.64x the duration): tempo is applied afterwards.
     capabilities: { rate: null },
     async available() {
@@ -52,3 +52,11 @@ export function createPicoEngine(): Engine {
     },
   };
 }
+
+export const picoEngine = describeEngine({
+  name: 'pico',
+  license: 'non-free',
+  tier: 'classic',
+  licence: 'SVOX Pico: Apache-2.0 code, but its language data ships without source, so Debian files it under non-free.',
+  create: () => createPicoEngine(),
+});

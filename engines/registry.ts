@@ -1,10 +1,19 @@
-import { createEspeakEngine } from './espeak';
-import { createFestivalEngine } from './festival';
-import { createFliteEngine } from './flite';
-import { createPiperEngine } from './piper';
-import { createPicoEngine } from './pico';
-import { createRhvoiceEngine } from './rhvoice';
-import { type Engine, EngineError, type EngineName } from './types';
+import { espeakEngine } from './espeak';
+import { festivalEngine } from './festival';
+import { fliteEngine } from './flite';
+import { piperEngine } from './piper';
+import { picoEngine } from './pico';
+import { rhvoiceEngine } from './rhvoice';
+import { type Engine, EngineError } from './types';
+
+/**
+ * Every engine this service knows, one line each (its folder or file exports
+ * its description, engines/types.ts `EngineDescription`). The catalog reads
+ * their licence, quality tier and voice discovery from here.
+ */
+export const ENGINES = [espeakEngine, fliteEngine, festivalEngine, piperEngine, picoEngine, rhvoiceEngine] as const;
+
+export type EngineName = (typeof ENGINES)[number]['name'];
 
 export interface EngineOptions {
   /**
@@ -13,22 +22,30 @@ export interface EngineOptions {
    */
   enableNonFree?: boolean;
   /**
-   * MODELS_DIR: the Piper voices (`*.onnx` + `*.onnx.json`) the piper engine
-   * offers. Without it there is no piper engine (tests of the classic engines).
+   * MODELS_DIR: the model files of the neural engines (Piper's `*.onnx` +
+   * `*.onnx.json`). Without it there is no neural engine (tests of the classic engines).
    */
   modelsDir?: string;
-  /** Piper processes at once (SYNTHESIS_CONCURRENCY: one per render slot); default the cores. */
-  piperMaxHosts?: number;
+  /** Kept processes at once per pooled engine (SYNTHESIS_CONCURRENCY: one per render slot); default the cores. */
+  maxHosts?: number;
 }
 
 /** The engines this process may use, by name. Create one per process: adapters cache what they probe. */
 export type EngineRegistry = ReadonlyMap<EngineName, Engine>;
 
 export function createEngines(options: EngineOptions = {}): EngineRegistry {
-  const engines: Engine[] = [createEspeakEngine(), createFliteEngine(), createFestivalEngine()];
-  if (options.modelsDir) engines.push(createPiperEngine({ modelsDir: options.modelsDir, maxHosts: options.piperMaxHosts }));
-  if (options.enableNonFree) engines.push(createPicoEngine(), createRhvoiceEngine());
-  return new Map(engines.map((engine) => [engine.name, engine]));
+  const engines = new Map<EngineName, Engine>();
+  for (const description of ENGINES) {
+    if (description.license === 'non-free' && !options.enableNonFree) continue;
+    const engine = description.create(options);
+    if (engine) engines.set(description.name, engine);
+  }
+  return engines;
+}
+
+/** The description of the named engine (its licence, quality tier, voice discovery). */
+export function describedEngine(name: EngineName): (typeof ENGINES)[number] {
+  return ENGINES.find((description) => description.name === name)!;
 }
 
 /** The named engine, or an EngineError when it is not enabled in this registry. */
@@ -40,12 +57,20 @@ export function getEngine(engines: EngineRegistry, name: EngineName): Engine {
 
 const shared = new Map<string, EngineRegistry>();
 
+/** The options that tell registries apart: the set ones, by name (absent and false are the default). */
+const optionsKey = (options: EngineOptions) =>
+  JSON.stringify(
+    Object.entries(options)
+      .filter(([, value]) => value !== undefined && value !== null && value !== false)
+      .sort(([a], [b]) => a.localeCompare(b)),
+  );
+
 /**
  * A process-wide registry per set of options, so voice lists and installation
- * checks are probed once and Piper's kept processes are shared.
+ * checks are probed once and the kept processes are shared.
  */
 export function sharedEngines(options: EngineOptions = {}): EngineRegistry {
-  const key = JSON.stringify([Boolean(options.enableNonFree), options.modelsDir ?? null, options.piperMaxHosts ?? null]);
+  const key = optionsKey(options);
   let engines = shared.get(key);
   if (!engines) {
     engines = createEngines(options);

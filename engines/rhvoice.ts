@@ -1,7 +1,7 @@
 import { readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileSize, run, which, withTempDir } from '../lib/process';
-import { type Engine, EngineError } from './types';
+import { describeEngine, type Engine, EngineError } from './types';
 
 /**
  * RHVoice (engine LGPL-2.1+; packaged in Debian non-free because some of its
@@ -17,8 +17,8 @@ export function createRhvoiceEngine(): Engine {
   let voiceList: Promise<string[]> | undefined;
 
   return {
-    name: 'rhvoice',
-    license: 'non-free',
+    name: rhvoiceEngine.name,
+    license: rhvoiceEngine.license,
     capabilities: { rate: { min: 0.5, max: 2.5 } },
     async available() {
       return (await which('RHVoice-test')) !== null;
@@ -51,3 +51,11 @@ export function createRhvoiceEngine(): Engine {
     },
   };
 }
+
+export const rhvoiceEngine = describeEngine({
+  name: 'rhvoice',
+  license: 'non-free',
+  tier: 'classic',
+  licence: 'RHVoice engine LGPL-2.1; the English CMU Arctic voices offered here are LGPL. Debian files RHVoice under non-free.',
+  create: () => createRhvoiceEngine(),
+});

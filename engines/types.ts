@@ -7,9 +7,48 @@
  * and writes a WAV file to `outPath`.
  */
 
-export type EngineName = 'espeak-ng' | 'flite' | 'festival' | 'pico' | 'rhvoice' | 'piper';
+import type { PremadeVoice } from './catalog';
+import type { EngineOptions } from './registry';
+
+export type { EngineName } from './registry';
 
 export type License = 'free' | 'non-free';
+
+/**
+ * How good an engine's voices sound, best last: `classic` (formant, diphone,
+ * unit selection, HMM), `neural` (a trained model, Piper), `high` (a larger
+ * neural model, Kokoro). The catalog puts higher tiers first; clients see
+ * `neural` for both neural tiers.
+ */
+export type QualityTier = 'classic' | 'neural' | 'high';
+
+/**
+ * What an engine says about itself, without running anything: the catalog
+ * (pure data, the database seed imports it) and the registry read it. Adding
+ * an engine is its folder, exporting one of these, plus its line in
+ * engines/registry.ts.
+ */
+export interface EngineDescription<Name extends string = string> {
+  readonly name: Name;
+  /** `non-free`: only created when the operator enables non-free engines (ENABLE_NONFREE_ENGINES). */
+  readonly license: License;
+  readonly tier: QualityTier;
+  /** The licence facts of the engine and its voice data, as shown to clients for its catalog voices. */
+  readonly licence: string;
+  /**
+   * The voices an operator installed for it (MODELS_DIR), as catalog entries, for
+   * engines whose voices are files rather than a package. `known`: ids and engine
+   * voice names the catalog already has (skip those; add the ids you take).
+   */
+  discoverVoices?(modelsDir: string, known: { ids: Set<string>; engineVoices: ReadonlySet<string> }): Promise<PremadeVoice[]>;
+  /** The engine for these options, or null when they do not enable it (e.g. no MODELS_DIR). */
+  create(options: EngineOptions): Engine | null;
+}
+
+/** Keeps a description's name a literal type (the registry derives `EngineName` from them). */
+export function describeEngine<const Name extends string>(description: EngineDescription<Name>): EngineDescription<Name> {
+  return description;
+}
 
 /** Prosody controls the engine has natively; the rest is done by ffmpeg afterwards. */
 export interface EngineCapabilities {
@@ -57,7 +96,8 @@ interface SynthesisRequest {
 }
 
 export interface Engine {
-  readonly name: EngineName;
+  /** Its description's name (engines/registry.ts keys the engines by that). */
+  readonly name: string;
   readonly license: License;
   readonly capabilities: EngineCapabilities;
   /** True when the engine's program is installed (cached after the first call). */

@@ -44,7 +44,7 @@ async function main() {
 
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
   const temporal = createTemporalClient(config);
-  const engines = createEngines({ enableNonFree: config.ENABLE_NONFREE_ENGINES, modelsDir: config.MODELS_DIR, piperMaxHosts: config.SYNTHESIS_CONCURRENCY });
+  const engines = createEngines({ enableNonFree: config.ENABLE_NONFREE_ENGINES, modelsDir: config.MODELS_DIR, maxHosts: config.SYNTHESIS_CONCURRENCY });
   const workers = await createWorkers({
     config,
     deps: { config, db, storage, temporal, mailer: createMailer(config, logger), engines },

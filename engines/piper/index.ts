@@ -1,6 +1,7 @@
 import { splitText } from '../text';
 import { which } from '../../lib/process';
-import { type Engine, EngineError } from '../types';
+import { describeEngine, type Engine, EngineError } from '../types';
+import { piperCatalogVoices } from './catalogVoices';
 import { findPiperModels, type PiperModel, voiceNamesOf } from './models';
 import { phonemeIds, type SentencePhonemes, textToPhonemes } from './phonemes';
 import { piperWords } from './durations';
@@ -62,8 +63,8 @@ export function createPiperEngine(options: PiperEngineOptions): PiperEngine {
   const noise = options.noise ?? true;
 
   return {
-    name: 'piper',
-    license: 'free',
+    name: piperEngine.name,
+    license: piperEngine.license,
     // Speed goes to the model's length_scale through a measured curve (engines/piper/speed.ts), exact enough to replace the time stretch.
     capabilities: { rate: PIPER_RATE_RANGE, exactRate: true },
     pool,
@@ -133,3 +134,12 @@ export function createPiperEngine(options: PiperEngineOptions): PiperEngine {
     },
   };
 }
+
+export const piperEngine = describeEngine({
+  name: 'piper',
+  license: 'free',
+  tier: 'neural',
+  licence: 'Piper voice: see its model card for the licence of its data. Runs with ONNX Runtime (MIT); phonemes by eSpeak NG (GPL-3.0-or-later).',
+  discoverVoices: piperCatalogVoices,
+  create: ({ modelsDir, maxHosts }) => (modelsDir ? createPiperEngine({ modelsDir, maxHosts }) : null),
+});

@@ -1,4 +1,7 @@
 import { FALLBACK_VOICE_ID, findPremadeVoice, PREMADE_VOICES, RECOMMENDED_VOICE_ID } from '../../engines/catalog';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describedEngine, ENGINES } from '../../engines/registry';
 import { SAMPLE_SENTENCES, sampleSentence } from '../../engines/samples';
 
 // Neural first, then by reputation: RHVoice > Festival HTS > Pico > Flite > Festival diphone/cluster units > eSpeak NG.
@@ -40,6 +43,17 @@ describe('premade voice catalog', () => {
     });
     expect(findPremadeVoice('en-us-slt')).toBe(PREMADE_VOICES[1]);
     expect(findPremadeVoice('nope')).toBeUndefined();
+  });
+
+  it("takes each entry's licence and quality from its engine's description, and names no engine itself", () => {
+    for (const voice of PREMADE_VOICES) {
+      const description = describedEngine(voice.engine);
+      expect(voice.license).toBe(description.license);
+      expect(voice.quality).toBe(description.tier === 'classic' ? 'classic' : 'neural');
+    }
+    expect(new Set(ENGINES.map((engine) => engine.name)).size).toBe(ENGINES.length);
+    const source = readFileSync(path.join(__dirname, '../../engines/catalog.ts'), 'utf8');
+    for (const { name } of ENGINES) expect(source).not.toContain(`'${name}'`);
   });
 
   it('offers at least 40 voices in at least 20 languages with free engines alone', () => {
