@@ -1,60 +1,112 @@
 import { randomUUID } from 'node:crypto';
+import { chmod, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 
-/** The user's side: the HTTP API with an API key, from the environment or a config file. */
+/** The user's side: the HTTP API with an API key, from the environment or the config file `openvox login` writes. */
 
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     readonly code: string,
     message: string,
+    /** The problem's field errors (validation), when it has them. */
+    readonly errors?: Record<string, string[]>,
   ) {
     super(message);
   }
 }
+
+export const DEFAULT_URL = 'http://localhost:3000';
 
 export interface ClientSettings {
   url: string;
   apiKey: string;
 }
 
-/** `OPENVOX_CONFIG`, else `$XDG_CONFIG_HOME/openvox/config.json` (`~/.config/...`): `{"url": "...", "api_key": "vk_..."}`. */
-function defaultConfigPath(env: NodeJS.ProcessEnv): string {
-  return env.OPENVOX_CONFIG ?? path.join(env.XDG_CONFIG_HOME ?? path.join(homedir(), '.config'), 'openvox', 'config.json');
+/** What the config file holds: `openvox login` writes all of it, a hand-written file needs only `api_key` (and `url`). */
+export interface StoredConfig {
+  url?: string;
+  api_key?: string;
+  /** The key's id, so `openvox logout` can revoke it. */
+  api_key_id?: string;
+  /** Whose key it is (shown by login and logout). */
+  email?: string;
 }
 
-/** The environment wins over the file: `OPENVOX_URL`, `OPENVOX_API_KEY`. */
-export function clientSettings(env: NodeJS.ProcessEnv, configPath = defaultConfigPath(env)): ClientSettings {
-  let file: { url?: string; api_key?: string } = {};
-  if (existsSync(configPath)) {
-    try {
-      file = JSON.parse(readFileSync(configPath, 'utf8'));
-    } catch (error) {
-      throw new Error(`${configPath} is not valid JSON: ${(error as Error).message}`);
-    }
+/** `OPENVOX_CONFIG`, else `$XDG_CONFIG_HOME/openvox/config.json` (`~/.config/...`). */
+export function configPath(env: NodeJS.ProcessEnv): string {
+  return env.OPENVOX_CONFIG || path.join(env.XDG_CONFIG_HOME || path.join(homedir(), '.config'), 'openvox', 'config.json');
+}
+
+export function readConfig(file: string): StoredConfig {
+  if (!existsSync(file)) return {};
+  try {
+    return JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new Error(`${file} is not valid JSON: ${(error as Error).message}`);
   }
-  const url = (env.OPENVOX_URL ?? file.url ?? 'http://localhost:3000').replace(/\/+$/, '');
-  const apiKey = env.OPENVOX_API_KEY ?? file.api_key;
-  if (!apiKey) throw new Error(`no API key: set OPENVOX_API_KEY or put {"api_key": "vk_..."} into ${configPath} (create one with POST /api/v1/auth/api-keys/)`);
+}
+
+/** Writes the config readable by its owner only (0600, its directory 0700), replacing the file in one rename; an empty config removes it. */
+export async function writeConfig(file: string, config: StoredConfig): Promise<void> {
+  if (Object.keys(config).length === 0) {
+    await rm(file, { force: true });
+    return;
+  }
+  await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+  const temporary = `${file}.${process.pid}.tmp`;
+  await writeFile(temporary, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
+  await chmod(temporary, 0o600);
+  await rename(temporary, file);
+}
+
+/**
+ * Where user commands go and with which key. The environment wins over the
+ * file: `OPENVOX_URL`, `OPENVOX_API_KEY`, then the config file's `url` and
+ * `api_key` (`openvox login` writes them), then `http://localhost:3000`.
+ */
+export function clientSettings(env: NodeJS.ProcessEnv, file = configPath(env)): ClientSettings {
+  const stored = readConfig(file);
+  const url = (env.OPENVOX_URL || stored.url || DEFAULT_URL).replace(/\/+$/, '');
+  const apiKey = env.OPENVOX_API_KEY || stored.api_key;
+  if (!apiKey) throw new Error(`no API key: run openvox login, or set OPENVOX_API_KEY, or put {"api_key": "vk_..."} into ${file}`);
   return { url, apiKey };
 }
 
-export class OpenVoxClient {
-  constructor(private readonly settings: ClientSettings) {}
+/** The API's problem as one line: its detail first (what to fix), then status and code. */
+function problemMessage(status: number, problem: { code?: string; detail?: string; title?: string; request_id?: string }, statusText: string): string {
+  const reason = problem.detail ?? problem.title ?? statusText;
+  const requestId = status >= 500 && problem.request_id ? `, request ${problem.request_id}` : '';
+  return `${reason} (${status}${problem.code ? ` ${problem.code}` : ''}${requestId})`;
+}
 
-  async request(method: string, apiPath: string, init: { json?: unknown; body?: RequestInit['body']; headers?: Record<string, string> } = {}): Promise<Response> {
-    const headers: Record<string, string> = { Authorization: `Bearer ${this.settings.apiKey}`, ...init.headers };
+export class OpenVoxClient {
+  constructor(private readonly settings: { url: string; apiKey?: string }) {}
+
+  get url(): string {
+    return this.settings.url;
+  }
+
+  async request(method: string, apiPath: string, init: { json?: unknown; body?: RequestInit['body']; headers?: Record<string, string>; token?: string } = {}): Promise<Response> {
+    const token = init.token ?? this.settings.apiKey;
+    const headers: Record<string, string> = { ...(token && { Authorization: `Bearer ${token}` }), ...init.headers };
     let body = init.body;
     if (init.json !== undefined) {
       headers['Content-Type'] = 'application/json';
       body = JSON.stringify(init.json);
     }
-    const response = await fetch(`${this.settings.url}${apiPath}`, { method, headers, body });
+    let response: Response;
+    try {
+      response = await fetch(`${this.settings.url}${apiPath}`, { method, headers, body });
+    } catch (error) {
+      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+      throw new Error(`cannot reach ${this.settings.url}: ${cause?.code ?? cause?.message ?? (error as Error).message} (is the API running? OPENVOX_URL or openvox login --url says where)`);
+    }
     if (response.status >= 400) {
-      const problem = (await response.json().catch(() => ({}))) as { code?: string; detail?: string; title?: string };
-      throw new ApiError(response.status, problem.code ?? 'http_error', `${response.status} ${problem.code ?? ''}: ${problem.detail ?? problem.title ?? response.statusText}`);
+      const problem = (await response.json().catch(() => ({}))) as { code?: string; detail?: string; title?: string; errors?: Record<string, string[]> };
+      throw new ApiError(response.status, problem.code ?? 'http_error', problemMessage(response.status, problem, response.statusText), problem.errors);
     }
     return response;
   }
@@ -76,19 +128,4 @@ export class OpenVoxClient {
       }
     }
   }
-}
-
-/** `12.3 s`, `2 min 05 s`. */
-function formatSeconds(seconds: number): string {
-  if (!Number.isFinite(seconds)) return '?';
-  if (seconds < 60) return `${seconds.toFixed(1)} s`;
-  return `${Math.floor(seconds / 60)} min ${String(Math.round(seconds % 60)).padStart(2, '0')} s`;
-}
-
-/** A progress line with an estimate of the time left from the rate so far. */
-export function progressLine(label: string, progress: number, elapsedSeconds: number, width = 24): string {
-  const done = Math.max(0, Math.min(1, progress));
-  const filled = Math.round(done * width);
-  const eta = done > 0 && done < 1 ? ` ETA ${formatSeconds((elapsedSeconds / done) * (1 - done))}` : '';
-  return `${label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${String(Math.round(done * 100)).padStart(3)}%${eta}`;
 }

@@ -1,11 +1,16 @@
 #!/usr/bin/env node
+import { text } from 'node:stream/consumers';
+import { read } from 'read';
 import { runCli } from './program';
 
 void runCli(process.argv.slice(2), {
-  out: (text) => process.stdout.write(text),
-  err: (text) => process.stderr.write(text),
+  out: (chunk) => process.stdout.write(chunk),
+  err: (chunk) => process.stderr.write(chunk),
   env: process.env,
   tty: Boolean(process.stderr.isTTY),
+  // Prompts only on a terminal (on stderr, so stdout stays the command's output); a script gives flags or the environment.
+  ...(process.stdin.isTTY && { prompt: (question, { secret }) => read({ prompt: question, silent: secret, replace: secret ? '*' : undefined, output: process.stderr }) }),
+  readStdin: () => text(process.stdin),
 }).then((code) => {
   process.exitCode = code;
 });

@@ -1,4 +1,4 @@
-import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,15 +8,22 @@ import { createTemporalClient } from '../lib/temporal';
 import { version } from '../package.json';
 import { AdminError, type AdminDeps, createUser, grantCredits, listUsers, setPlan, verifyUser } from './admin';
 import { recentAdminActions } from '../db/adminActions';
-import { ApiError, clientSettings, OpenVoxClient, progressLine } from './client';
+import { OUTPUT_FORMATS } from '../audio/prosody';
+import { addAccountCommands } from './account';
+import { ApiError, clientSettings, OpenVoxClient } from './client';
+import { createProgress, formatDuration, progressLine } from './output';
 import { addPiperVoiceCommands } from './voices';
 
 export interface Io {
   out(text: string): void;
   err(text: string): void;
   env: NodeJS.ProcessEnv;
-  /** Whether stderr is a terminal: the progress bar redraws in place there, and prints every 25 % elsewhere. */
+  /** Whether stderr is a terminal: progress redraws in place there, and prints a line every 5 s at most elsewhere. */
   tty: boolean;
+  /** Asks on the terminal (`secret`: without echo); absent when stdin is not a terminal. */
+  prompt?: (question: string, options: { secret: boolean }) => Promise<string>;
+  /** All of standard input (`openvox login --password-stdin`). */
+  readStdin?: () => Promise<string>;
 }
 
 const integer = (value: string) => {
@@ -28,6 +35,13 @@ const number = (value: string) => {
   if (!Number.isFinite(parsed)) throw new InvalidArgumentError('Not a number.');
   return parsed;
 };
+/** The audio format `-o` asks for by its extension: none (or no `-o`) is wav; one that is not a format is a usage error (exit 2). */
+function formatOf(output: string | undefined, command: Command): string {
+  const extension = output ? path.extname(output).slice(1).toLowerCase() : '';
+  if (!extension) return 'wav';
+  if ((OUTPUT_FORMATS as readonly string[]).includes(extension)) return extension;
+  return command.error(`error: cannot tell an audio format from .${extension}: name the file .${OUTPUT_FORMATS.join(', .')}, or give --format`, { exitCode: 2 });
+}
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Who runs an admin command, for the audit trail: OPENVOX_OPERATOR (a name your team agrees on), else the OS user at this host. */
@@ -49,7 +63,7 @@ function buildProgram(io: Io): Command {
     .description('OpenVox from the command line: admin commands for the operator (PostgreSQL, Temporal), user commands over the HTTP API')
     .version(version)
     .option('--json', 'print JSON instead of text')
-    .showHelpAfterError()
+    .showHelpAfterError('(add --help for usage)')
     .exitOverride()
     .configureOutput({ writeOut: io.out, writeErr: io.err });
 
@@ -121,7 +135,7 @@ function buildProgram(io: Io): Command {
       const users = await withAdmin((deps) => listUsers(deps, options));
       print(command, users, () =>
         [
-          'email\tplan\tstate\tbalance\treserved\tsyntheses\tfailed\tcredits used\taudio s\tclones',
+          'email\tplan\tstate\tbalance\treserved\tsyntheses\tfailed\tcredits used\taudio\tclones',
           ...users.map((u) =>
             [
               u.email,
@@ -132,7 +146,7 @@ function buildProgram(io: Io): Command {
               u.usage.syntheses,
               u.usage.syntheses_failed,
               u.usage.credits_used,
-              u.usage.audio_seconds,
+              formatDuration(u.usage.audio_seconds),
               u.usage.cloned_voices,
             ].join('\t'),
           ),
@@ -144,10 +158,11 @@ function buildProgram(io: Io): Command {
     .command('credits')
     .description('Admin: credits')
     .command('grant')
+    .usage('<email> <credits> --reason <text> [options]')
     .description('Grant credits: one ledger grant row and the balance in one transaction; the same reference applies once')
     .argument('<email>')
     .argument('<credits>', 'how many credits', integer)
-    .requiredOption('--reason <text>', 'why (kept in the ledger reference)')
+    .requiredOption('--reason <text>', 'required: why (kept in the ledger reference)')
     .option('--reference <ref>', 'idempotency reference (default: the reason); repeat a grant with a new one')
     .action(async (email: string, amount: number, options, command: Command) => {
       const granted = await withAdmin((deps) => grantCredits(deps, { email, amount, ...options }));
@@ -184,21 +199,20 @@ function buildProgram(io: Io): Command {
   // ------------------------------------------------------------- user
   program
     .command('say')
-    .description('Synthesize text (an argument or --file) and save the audio (user command: OPENVOX_URL, OPENVOX_API_KEY or the config file)')
+    .description('Synthesize text (an argument or --file) and save the audio (user command: the key of openvox login, or OPENVOX_URL and OPENVOX_API_KEY)')
     .argument('[text]', 'the text; or use --file')
     .option('-f, --file <path>', 'read the text from a file')
-    .option('-o, --output <path>', 'where to write the audio (default: openvox-<id>.<format>)')
+    .option('-o, --output <path>', 'where to write the audio, its format from the extension: .wav, .mp3, .ogg or .flac (default: openvox-<id>.<format> here)')
     .option('-v, --voice <id>', 'voice id (default: the first English voice of the catalog, neural where one is installed)')
-    .option('--format <format>', 'wav, mp3, ogg or flac (default: from the output’s extension, else wav)')
+    .addOption(new Option('--format <format>', 'the audio format, whatever the output’s extension (default: from the extension, else wav)').choices(OUTPUT_FORMATS))
     .option('--speed <factor>', '0.5-2.0', number)
     .option('--pitch <semitones>', '-12 to +12', number)
     .option('--emotion <emotion>', 'neutral, happy, sad, angry, calm, excited')
     .option('--project <id>', 'project id')
     .action(async (textArgument: string | undefined, options, command: Command) => {
-      if ((textArgument === undefined) === (options.file === undefined)) throw new AdminError('give the text as an argument or with --file, not both');
+      if ((textArgument === undefined) === (options.file === undefined)) command.error('error: give the text as an argument or with --file, not both', { exitCode: 2 });
+      const format: string = options.format ?? formatOf(options.output, command);
       const text = textArgument ?? (await readFile(options.file, 'utf8'));
-      const extension = options.output ? path.extname(options.output).slice(1).toLowerCase() : '';
-      const format = options.format ?? (['wav', 'mp3', 'ogg', 'flac'].includes(extension) ? extension : 'wav');
       const api = client();
       // The catalog lists neural voices first: the server's best English voice.
       const voiceId: string = options.voice ?? (await api.json('GET', '/api/v1/voices/?language=en&category=premade&page_size=1')).results[0]?.id ?? 'en-us-slt';
@@ -212,28 +226,28 @@ function buildProgram(io: Io): Command {
         ...(options.project && { project_id: options.project }),
       });
       const started = Date.now();
+      const progress = createProgress(io, { quiet: json(command) });
+      const line = (state: { status: string; progress?: number }) => progressLine(state.status, state.progress ?? 0, (Date.now() - started) / 1000);
       let status: any;
-      let lastReported = -1;
       for (;;) {
         status = await api.json('GET', `/api/v1/tts/history/${submitted.id}/status/`);
-        if (!json(command)) {
-          const line = progressLine(status.status, status.progress ?? 0, (Date.now() - started) / 1000);
-          const step = Math.floor((status.progress ?? 0) * 4);
-          if (io.tty) io.err(`\r${line}`);
-          else if (step !== lastReported) io.err(`${line}\n`);
-          lastReported = step;
-        }
         if (!['queued', 'processing'].includes(status.status)) break;
+        progress.update(() => line(status));
         await sleep(500);
       }
-      if (io.tty && !json(command)) io.err('\n');
+      progress.end(line(status));
       if (status.status !== 'completed')
-        throw new ApiError(0, status.error?.code ?? status.status, `synthesis ${submitted.id} ${status.status}${status.error ? `: ${status.error.code}: ${status.error.message}` : ''}`);
+        throw new ApiError(0, status.error?.code ?? status.status, `synthesis ${submitted.id} ${status.status}${status.error ? `: ${status.error.message} (${status.error.code})` : ''}`);
       const audio = Buffer.from(await (await api.request('GET', `/api/v1/tts/history/${submitted.id}/audio/`)).arrayBuffer());
       const output = options.output ?? `openvox-${submitted.id}.${format}`;
       await writeFile(output, audio);
       const result = { id: submitted.id, output, voice_id: voiceId, bytes: audio.length, duration_seconds: status.duration_seconds, credits_charged: status.credits_charged, format };
-      print(command, result, () => `wrote ${output} (${voiceId}, ${result.duration_seconds} s of audio, ${audio.length} bytes, ${result.credits_charged} credits)`);
+      print(
+        command,
+        result,
+        () =>
+          `wrote ${options.output ? output : path.resolve(output)}: ${format.toUpperCase()}, ${formatDuration(result.duration_seconds)} of audio, ${audio.length} bytes (voice ${voiceId}, ${result.credits_charged} credits)`,
+      );
     });
 
   // `openvox voices [options]` stays the user's list (its default subcommand); the operator's Piper commands sit beside it.
@@ -288,8 +302,8 @@ function buildProgram(io: Io): Command {
         [
           `${profile.email} (plan ${profile.subscription_tier})`,
           `credits: ${profile.credit_balance} available, ${profile.credits_reserved} reserved${profile.billing_period ? `; next refill ${profile.billing_period.end.slice(0, 10)}` : ''}`,
-          `this period (${profile.usage.period_start.slice(0, 10)} to ${profile.usage.period_end.slice(0, 10)}): ${profile.usage.syntheses} syntheses, ${profile.usage.syntheses_failed} failed, ${profile.usage.credits_used} credits, ${profile.usage.audio_seconds} s of audio, ${profile.usage.cloned_voices}/${profile.usage.cloned_voices_limit} cloned voices`,
-          ...profile.usage.daily.map((day: any) => `  ${day.date}: ${day.syntheses} syntheses, ${day.credits_used} credits, ${day.audio_seconds} s`),
+          `this period (${profile.usage.period_start.slice(0, 10)} to ${profile.usage.period_end.slice(0, 10)}): ${profile.usage.syntheses} syntheses, ${profile.usage.syntheses_failed} failed, ${profile.usage.credits_used} credits, ${formatDuration(profile.usage.audio_seconds)} of audio, ${profile.usage.cloned_voices}/${profile.usage.cloned_voices_limit} cloned voices`,
+          ...profile.usage.daily.map((day: any) => `  ${day.date}: ${day.syntheses} syntheses, ${day.credits_used} credits, ${formatDuration(day.audio_seconds)} of audio`),
         ].join('\n'),
       );
     });
@@ -314,16 +328,19 @@ function buildProgram(io: Io): Command {
       const api = client();
       let voice = await api.json('POST', '/api/v1/voices/upload/', { body: form });
       const started = Date.now();
+      const progress = createProgress(io, { quiet: json(command) || !options.wait });
+      const line = () => `cloning ${voice.id}: ${voice.status}, ${formatDuration((Date.now() - started) / 1000)}`;
       while (options.wait && voice.status === 'processing') {
-        if (!json(command)) io.err(`${io.tty ? '\r' : ''}cloning ${voice.id}: processing, ${((Date.now() - started) / 1000).toFixed(0)} s${io.tty ? '' : '\n'}`);
+        progress.update(line);
         await sleep(1000);
         voice = await api.json('GET', `/api/v1/voices/${voice.id}/`);
       }
-      if (io.tty && !json(command)) io.err('\n');
-      if (voice.status === 'failed') throw new ApiError(0, voice.error?.code ?? 'failed', `voice ${voice.id} failed: ${voice.error?.code}: ${voice.error?.message}`);
+      progress.end(line());
+      if (voice.status === 'failed') throw new ApiError(0, voice.error?.code ?? 'failed', `voice ${voice.id} failed: ${voice.error?.message} (${voice.error?.code})`);
       print(command, voice, () => `${voice.id}\t${voice.status}${voice.similarity !== null ? `\tsimilarity ${voice.similarity}` : ''}\t${voice.name}`);
     });
 
+  addAccountCommands(program, io, print);
   return program;
 }
 
@@ -336,7 +353,10 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
     const message = error instanceof AdminError || error instanceof ApiError || error instanceof Error ? error.message : String(error);
-    if (argv.includes('--json')) io.out(`${JSON.stringify({ error: { code: error instanceof ApiError ? error.code : 'error', message } })}\n`);
+    if (argv.includes('--json')) {
+      const api = error instanceof ApiError ? { code: error.code, ...(error.status && { status: error.status }), ...(error.errors && { errors: error.errors }) } : { code: 'error' };
+      io.out(`${JSON.stringify({ error: { ...api, message } })}\n`);
+    }
     io.err(`openvox: ${message}\n`);
     return 1;
   }

@@ -3,7 +3,7 @@ import { type InstallProgress, type InstallResult, installVoice, isInstalled, re
 import { recommendedKeys } from '../engines/piper/recommendedVoices';
 import { fetchVoiceIndex, listVoices, QUALITIES, voiceSize } from '../engines/piper/voiceIndex';
 import { loadConfig } from '../lib/config';
-import { progressLine } from './client';
+import { LOG_INTERVAL_MS, progressLine } from './output';
 
 /**
  * The operator's Piper voice commands: `openvox voices available|install|remove`.
@@ -19,9 +19,6 @@ interface VoiceCommandIo {
 }
 
 type Print = (command: Command, value: unknown, text: () => string) => void;
-
-/** Off a terminal (logs, `docker build`), a progress line at most this often. */
-const LOG_INTERVAL_MS = 5000;
 
 const megabytes = (bytes: number) => (bytes / 1e6).toFixed(1);
 
