@@ -54,9 +54,7 @@ export function addAccountCommands(program: Command, io: AccountIo, print: Print
 
   program
     .command('login')
-    .description(
-      'Log in and keep an API key for this machine in the config file (user command; $XDG_CONFIG_HOME/openvox/config.json, file mode 0600): later user commands use it unless OPENVOX_API_KEY is set',
-    )
+    .description('Log in and keep an API key for this machine in ~/.config/openvox/config.json (mode 0600); user commands use it unless OPENVOX_API_KEY is set (user command)')
     .option('--url <url>', 'the API (default: OPENVOX_URL, else the stored URL, else http://localhost:3000)')
     .option('--email <email>', 'your email (default: OPENVOX_EMAIL, else asked)')
     .option('--password-stdin', 'read the password from standard input (default: OPENVOX_PASSWORD, else asked without echo)')

@@ -1,5 +1,5 @@
 import os from 'node:os';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { type AddressInfo, createServer } from 'node:net';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -373,10 +373,37 @@ describe('openvox CLI', () => {
         ['Email: ', false],
         ['Password: ', true],
       ]);
-      const fromEnv = await openvox(['login', '--json'], { ...env, OPENVOX_URL: api.url, OPENVOX_EMAIL: email, OPENVOX_PASSWORD: PASSWORD });
+      const fromEnv = await openvox(['login', '--json', '--key-name', 'ada’s laptop'], { ...env, OPENVOX_URL: api.url, OPENVOX_EMAIL: email, OPENVOX_PASSWORD: PASSWORD });
       expect(fromEnv.code).toBe(0);
-      expect(fromEnv.json()).toMatchObject({ url: api.url, email, config: configFile });
+      expect(fromEnv.json()).toMatchObject({ url: api.url, email, config: configFile, api_key: { name: 'ada’s laptop' } });
     });
+
+    it('login on a real terminal asks for the email, then the password without echoing it', async () => {
+      // util-linux's script gives the program a pseudo-terminal; what is typed goes through it.
+      const tsx = path.join(__dirname, '../../node_modules/.bin/tsx');
+      const child = spawn('script', ['-qfec', `${tsx} ${path.join(__dirname, '../../cli/main.ts')} login --url ${api.url}`, '/dev/null'], {
+        env: { ...process.env, ...env, OPENVOX_CONFIG: '' },
+      });
+      let screen = '';
+      child.stdout.on('data', (chunk: Buffer) => (screen += chunk.toString()));
+      const waitFor = async (text: string) => {
+        while (!screen.includes(text)) {
+          if (child.exitCode !== null) throw new Error(`exited before "${text}": ${screen}`);
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+      };
+      const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+      await waitFor('Email: ');
+      child.stdin.write(`${email}\r`);
+      await waitFor('Password: ');
+      child.stdin.write(`${PASSWORD}\r`);
+      expect(await exited).toBe(0);
+      expect(screen).toContain(`logged in to ${api.url} as ${email}`);
+      // Without the terminal's cursor codes: what a person sees.
+      expect(screen.replace(/\x1b\[[0-9;]*[A-Za-z]/g, '')).toMatch(new RegExp(`Password: \\*{${PASSWORD.length}}(?!\\*)`));
+      expect(screen).not.toContain(PASSWORD);
+      expect(JSON.parse(await readFile(configFile, 'utf8'))).toMatchObject({ url: api.url, email });
+    }, 120_000);
 
     it('login without a terminal, flags or environment says what to give; a wrong password shows the API’s reason; nothing is stored', async () => {
       const noEmail = await openvox(['login', '--url', api.url], env);
