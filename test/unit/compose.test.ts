@@ -1,5 +1,5 @@
-// No Docker engine runs on the development machine, so docker-compose.yml and
-// the Dockerfile are checked statically here.
+// docker-compose.yml and the Dockerfile, checked statically; `npm run
+// compose:test` (scripts/compose-test.sh) runs them for real, outside jest.
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
