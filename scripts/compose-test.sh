@@ -22,6 +22,7 @@ CACHE_PREFIX="openvox-compose-test"
 BASE_IMAGE="$CACHE_PREFIX/debian:bookworm"
 PROJECT="openvox-compose-test"
 STANDINS="$ROOT/deploy/compose-test"
+readme_file="$ROOT/README.md"
 # Waits, in seconds (generous: the machine is shared).
 READY_TIMEOUT="${COMPOSE_TEST_READY_TIMEOUT:-600}"
 JOB_TIMEOUT="${COMPOSE_TEST_JOB_TIMEOUT:-600}"
@@ -259,7 +260,7 @@ log "/readyz 200 after $READY_SECONDS s from docker compose up"
 # README's first session, as written: the first bash block under "Using the API".
 log "README's first session"
 awk '/^## Using the API$/ { section = 1 } section && /^```bash$/ { inside = 1; next } inside && /^```$/ { exit } inside' \
-  "$ROOT/README.md" >"$WORK/first-session.sh"
+  "$readme_file" >"$WORK/first-session.sh"
 grep -q 'OPENVOX=${OPENVOX:-http://localhost:3000}' "$WORK/first-session.sh" || die "README has no first session block"
 EMAIL="compose-$(date +%s)@example.com"
 (cd "$SESSION" && OPENVOX="$API" EMAIL="$EMAIL" timeout 300 bash -e -o pipefail "$WORK/first-session.sh") >"$WORK/session.out" \
