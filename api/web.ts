@@ -8,11 +8,13 @@ import { serviceUnavailable } from './errors';
  * Serves the account dashboard (web/, bundled into dist/web/ by
  * scripts/buildWeb.ts) from the API process: the landing page at `/` for
  * browsers, the app's pages under /app/, its hashed assets under
- * /app/assets/. The app speaks only to the public API.
+ * /app/assets/, the site's icon at /favicon.svg (and /favicon.ico). The app speaks only to the public API.
  */
 const WEB_DIR = path.join(ROOT, 'dist', 'web');
 const ASSET = /^\/app\/assets\/([A-Za-z0-9_-]+\.(js|css|svg|png))$/;
 const TYPES: Record<string, string> = { js: 'text/javascript; charset=utf-8', css: 'text/css; charset=utf-8', svg: 'image/svg+xml', png: 'image/png' };
+/** The site's icon, for every page (the app's, the API docs'); browsers that ask /favicon.ico unprompted get it too. */
+const FAVICON = /^\/favicon\.(svg|ico)$/;
 const VERIFY_LINK = /^\/api(\/v1)?\/auth\/verify-email\/?$/;
 
 /**
@@ -68,6 +70,10 @@ export function webApp(webDir = WEB_DIR): Middleware {
     if (asset) {
       // Names carry a content hash: cache them for good.
       if (await serveFile(ctx, asset[1], TYPES[asset[2]], 'public, max-age=31536000, immutable')) return;
+      return next();
+    }
+    if (FAVICON.test(ctx.path)) {
+      if (await serveFile(ctx, 'favicon.svg', 'image/svg+xml', 'public, max-age=86400')) return;
       return next();
     }
     if (ctx.path === '/app' || ctx.path.startsWith('/app/') || (ctx.path === '/' && wantsHtml(ctx))) {

@@ -137,6 +137,14 @@ export interface EngineTiming {
   words: EngineWord[];
 }
 
+/**
+ * The engines whose synthesize() answers EngineTiming (Festival's words
+ * file, Piper's phoneme durations): only their voices' syntheses have word
+ * timestamps. The voice object says so (`word_timestamps`), so a client asks
+ * for them only where they exist.
+ */
+export const WORD_TIMING_ENGINES: ReadonlySet<string> = new Set<EngineName>(['festival', 'piper']);
+
 /** An engine failed to produce audio. The message names the engine, never the text. */
 export class EngineError extends Error {
   override name = 'EngineError';

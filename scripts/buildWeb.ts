@@ -1,12 +1,13 @@
 import { build } from 'esbuild';
-import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { ROOT } from '../lib/config';
 
 /**
  * Bundles the dashboard (web/) with esbuild into dist/web/: one minified,
- * content-hashed script and stylesheet, and index.html that names them.
+ * content-hashed script and stylesheet, index.html that names them, and the
+ * site's icon (favicon.svg).
  * `npm run build` runs it, and so does the test set-up when the bundle is
  * missing or older than its sources.
  */
@@ -74,6 +75,7 @@ export async function buildWeb(outDir = WEB_OUT): Promise<WebBuild> {
   const template = await readFile(path.join(WEB_SOURCE, 'index.html'), 'utf8');
   const html = template.replace('%SCRIPT%', `/app/assets/${script}`).replace('%STYLE%', `/app/assets/${style}`);
   await writeFile(path.join(outDir, 'index.html'), html);
+  await copyFile(path.join(WEB_SOURCE, 'favicon.svg'), path.join(outDir, 'favicon.svg'));
   return { dir: outDir, ...(await measureFirstLoad(outDir)) };
 }
 

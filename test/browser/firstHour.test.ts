@@ -130,7 +130,7 @@ describe('dashboard: the first hour in a browser', () => {
     await page.getByRole('button', { name: 'Create key' }).click();
     const key = await page.getByLabel('API key').inputValue();
     expect(key).toMatch(/^vk_/);
-    await page.getByRole('button', { name: 'Copy' }).click();
+    await page.getByRole('button', { name: 'Copy', exact: true }).click();
     await page.getByText('Copied to the clipboard.').waitFor();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(key);
     const withKey = () => fetch(`${api.url}/api/v1/auth/profile/`, { headers: { Authorization: `Bearer ${key}` } }).then((response) => response.status);

@@ -24,6 +24,7 @@ describe('dashboard serving and browser session', () => {
 
   const cookieOf = (response: Response) => response.headers.getSetCookie().find((cookie) => cookie.startsWith('openvox_refresh='));
   const pairOf = (cookie: string) => cookie.split(';')[0];
+  const markerOf = (response: Response) => response.headers.getSetCookie().find((cookie) => cookie.startsWith('openvox_session='));
   const logIn = () =>
     fetch(`${api.url}/api/v1/auth/session/`, {
       method: 'POST',
@@ -85,6 +86,11 @@ describe('dashboard serving and browser session', () => {
     expect(cookie).toMatch(/; httponly/i);
     expect(cookie).toMatch(/; samesite=strict/i);
     expect(cookie).not.toMatch(/; secure/i);
+    // Beside it, a marker scripts can read (nothing secret in it): the page asks for a refresh only when it is there.
+    const marker = markerOf(response)!;
+    expect(marker).toMatch(/^openvox_session=1; path=\/;/);
+    expect(marker).not.toMatch(/; httponly/i);
+    expect(marker).toMatch(/; samesite=strict/i);
     const profile = await fetch(`${api.url}/api/v1/auth/profile/`, { headers: { Authorization: `Bearer ${body.access}` } });
     expect(profile.status).toBe(200);
   });
@@ -140,6 +146,7 @@ describe('dashboard serving and browser session', () => {
     const out = await fetch(`${api.url}/api/v1/auth/session/`, { method: 'DELETE', headers: { ...SESSION, Cookie: cookie } });
     expect(out.status).toBe(204);
     expect(cookieOf(out)).toMatch(/^openvox_refresh=;/);
+    expect(markerOf(out)).toMatch(/^openvox_session=;/);
     expect((await refresh(cookie)).status).toBe(401);
   });
 

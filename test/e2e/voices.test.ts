@@ -6,7 +6,7 @@ import { createAccount, createVoice, type TestAccount } from '../helpers/factori
 import type { Voice } from '../../web/src/types';
 import { fetchOpenApiDocument, useStack } from '../helpers/stack';
 
-const VOICE_KEYS = ['category', 'created_at', 'description', 'engine', 'error', 'gender', 'id', 'language', 'licence', 'name', 'preview_url', 'quality', 'similarity', 'status'];
+const VOICE_KEYS = ['category', 'created_at', 'description', 'engine', 'error', 'gender', 'id', 'language', 'licence', 'name', 'preview_url', 'quality', 'similarity', 'status', 'word_timestamps'];
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const catalogById = new Map(PREMADE_VOICES.map((entry) => [entry.id, entry]));
 const NON_FREE = PREMADE_VOICES.filter((entry) => entry.license === 'non-free');
@@ -90,7 +90,10 @@ describe.each([['/api/v1'], ['/api']])('voices in the %s family', (family) => {
         expect(voice).toMatchObject({ engine: entry!.engine, quality: entry!.quality, licence: entry!.licence });
       }
       expect(list.find((voice) => voice.id === 'en-us-joe')).toMatchObject({ engine: 'piper', quality: 'neural', licence: expect.stringMatching(/CC0.*lessac/) });
-      expect(list.find((voice) => voice.id === 'en-us-slt')).toMatchObject({ engine: 'festival', quality: 'classic' });
+      expect(list.find((voice) => voice.id === 'en-us-slt')).toMatchObject({ engine: 'festival', quality: 'classic', word_timestamps: true });
+      // Only engines that report timing give word timestamps: eSpeak NG does not.
+      expect(list.find((voice) => voice.engine === 'espeak-ng')).toMatchObject({ word_timestamps: false });
+      expect(list.filter((voice) => voice.engine === 'piper').every((voice) => voice.word_timestamps === true)).toBe(true);
       expect(new Set(ids(list)).size).toBe(list.length);
       // Exactly what the seed marked available, nothing hidden, nothing missing.
       expect(ids(list)).toEqual(await availablePremadeIds());

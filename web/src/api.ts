@@ -65,9 +65,20 @@ async function problemOf(response: Response): Promise<ApiError> {
   return new ApiError({ ...problem, status: response.status });
 }
 
+/** The server sets this readable marker with the HttpOnly session cookie and clears it with it. */
+const mayHaveSession = () => /(?:^|;\s*)openvox_session=1(?:;|$)/.test(document.cookie);
+
 let refreshing: Promise<boolean> | null = null;
-/** Renews the access token from the session cookie; one request at a time, shared by every caller. */
+/**
+ * Renews the access token from the session cookie; one request at a time,
+ * shared by every caller. Without the session marker there is nothing to
+ * renew, and nothing is asked (an anonymous page logs no failed request).
+ */
 export function restoreSession(): Promise<boolean> {
+  if (!mayHaveSession()) {
+    setAccess(null);
+    return Promise.resolve(false);
+  }
   refreshing ??= fetch(`${API}/auth/session/refresh/`, { method: 'POST', headers: SESSION_HEADERS, credentials: 'same-origin' })
     .then(async (response) => {
       if (!response.ok) {

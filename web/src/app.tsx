@@ -9,6 +9,7 @@ import { History } from './pages/history';
 import { Voices } from './pages/voices';
 import { Projects } from './pages/projects';
 import { Usage } from './pages/usage';
+import { Dictionaries } from './pages/dictionaries';
 import { afterLogIn, Link, navigate, useLocation } from './router';
 import { PageTitle } from './ui';
 
@@ -21,12 +22,14 @@ const PRIVATE = {
   '/app/projects': Projects,
   '/app/keys': ApiKeys,
   '/app/usage': Usage,
+  '/app/dictionaries': Dictionaries,
 } as const;
 const NAV: [string, string][] = [
   ['/app/playground', 'Playground'],
   ['/app/history', 'History'],
   ['/app/voices', 'Voices'],
   ['/app/projects', 'Projects'],
+  ['/app/dictionaries', 'Dictionaries'],
   ['/app/keys', 'API keys'],
   ['/app/usage', 'Usage'],
 ];
@@ -78,6 +81,9 @@ export function App() {
                     </Link>
                   </li>
                 ))}
+                <li>
+                  <a href="/api/docs/">API docs</a>
+                </li>
                 <li>
                   <button type="button" class="link" onClick={() => logOut().then(() => navigate('/app/login'))}>
                     Log out

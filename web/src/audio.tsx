@@ -1,6 +1,38 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError, get, request } from './api';
+import { get, onSessionChange, type Page, request } from './api';
+import type { Synthesis, Voice } from './types';
 import { ErrorMessage } from './ui';
+
+/** The voices the account can see, read once (a voice missing from it, such as a new clone, reads it again). */
+let voices: Promise<Map<string, Voice>> | null = null;
+onSessionChange(() => {
+  voices = null;
+});
+async function readVoices(): Promise<Map<string, Voice>> {
+  const map = new Map<string, Voice>();
+  for (let page = 1; ; page++) {
+    const answer = await get<Page<Voice>>(`voices/?page=${page}&page_size=100`);
+    for (const voice of answer.results) map.set(voice.id, voice);
+    if (!answer.next) return map;
+  }
+}
+async function findVoice(id: string, again = true): Promise<Voice | undefined> {
+  voices ??= readVoices().catch((failure: unknown) => {
+    voices = null;
+    throw failure;
+  });
+  const voice = (await voices).get(id);
+  if (voice || !again) return voice;
+  voices = null;
+  return findVoice(id, false);
+}
+
+/** Whether the synthesis has word timestamps: only where its voice's engine reports timing (else the API answers 409). */
+async function hasTimestamps(id: string, signal: AbortSignal): Promise<boolean> {
+  const entry = await get<Synthesis>(`tts/history/${id}/`, signal);
+  const voice = entry.voice_id ? await findVoice(entry.voice_id) : undefined;
+  return voice?.word_timestamps === true;
+}
 
 interface Word {
   word: string;
@@ -13,8 +45,8 @@ interface Word {
 /**
  * Plays and offers for download the audio of a completed synthesis. The audio
  * endpoint wants the Authorization header, so the bytes are fetched as a
- * blob and played from an object URL. With word timestamps (200 from
- * .../timestamps/), the text is shown with the spoken word highlighted.
+ * blob and played from an object URL. Where the voice has word timestamps
+ * (its `word_timestamps`), the text is shown with the spoken word highlighted.
  */
 export function AudioPlayer({ id, format, text, autoFocus = false }: { id: string; format: string; text?: string; autoFocus?: boolean }) {
   const [url, setUrl] = useState<string | null>(null);
@@ -34,10 +66,11 @@ export function AudioPlayer({ id, format, text, autoFocus = false }: { id: strin
       })
       .catch((failure) => controller.signal.aborted || setError(failure));
     if (text) {
-      get<{ words: Word[] }>(`tts/history/${id}/timestamps/`, controller.signal)
-        .then((answer) => setWords(answer.words))
-        // 404 (no timestamps for this synthesis or this server) or 409: play without highlighting.
-        .catch((failure) => failure instanceof ApiError || controller.signal.aborted || undefined);
+      hasTimestamps(id, controller.signal)
+        .then((has) => (has ? get<{ words: Word[] }>(`tts/history/${id}/timestamps/`, controller.signal) : null))
+        .then((answer) => answer && setWords(answer.words))
+        // Without them (a synthesis made before they were kept, a deleted voice) it plays without highlighting.
+        .catch(() => undefined);
     }
     return () => {
       controller.abort();

@@ -6,6 +6,8 @@ export interface Profile {
   subscription_tier: string;
   credit_balance: number;
   credits_reserved: number;
+  /** Monthly from verification: the credits are topped up at `end`; null until the email is verified. */
+  billing_period: { start: string; end: string } | null;
   usage: {
     period_start: string;
     period_end: string;
@@ -16,6 +18,8 @@ export interface Profile {
     audio_seconds: number;
     cloned_voices: number;
     cloned_voices_limit: number;
+    /** Per UTC day of the period, oldest first; days without any are left out. */
+    daily: { date: string; syntheses: number; credits_used: number; audio_seconds: number }[];
   };
 }
 
@@ -51,8 +55,12 @@ export interface Voice {
   status: 'processing' | 'ready' | 'failed';
   error: { code: string; message: string } | null;
   similarity: number | null;
+  /** The engine that renders it (a clone: its base voice's), e.g. piper, festival, espeak-ng. */
+  engine?: string | null;
   /** `neural` (Piper) or `classic`; null for a clone. */
   quality: 'neural' | 'classic' | null;
+  /** Its syntheses have word timestamps (its engine reports timing). */
+  word_timestamps?: boolean;
   created_at: string;
   preview_url?: string | null;
 }
@@ -81,4 +89,24 @@ export interface Project {
   synthesis_count: number;
   created_at: string;
   updated_at: string;
+}
+
+export interface PronunciationDictionary {
+  id: string;
+  name: string;
+  language: string;
+  project_id: string | null;
+  entry_count: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface PronunciationEntry {
+  id: string;
+  graphemes: string[];
+  alias: string | null;
+  phoneme: string | null;
+  alphabet: 'ipa' | null;
+  case_sensitive: boolean;
+  created_at: string;
 }

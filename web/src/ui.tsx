@@ -79,6 +79,7 @@ export function Status({ children }: { children: ComponentChildren }) {
 /** A button that asks first, in a modal dialog (focus stays inside; Escape cancels). */
 export function ConfirmButton({
   label,
+  accessibleLabel,
   question,
   confirmLabel,
   onConfirm,
@@ -86,6 +87,8 @@ export function ConfirmButton({
   class: className = 'danger',
 }: {
   label: string;
+  /** The name screen readers hear when the visible label alone is ambiguous ("Delete" → "Delete my voice"); it starts with `label`. */
+  accessibleLabel?: string;
   question: string;
   confirmLabel: string;
   onConfirm: () => Promise<void> | void;
@@ -110,7 +113,7 @@ export function ConfirmButton({
   };
   return (
     <>
-      <button type="button" class={className} aria-describedby={describedBy} onClick={() => dialog.current?.showModal()}>
+      <button type="button" class={className} aria-label={accessibleLabel} aria-describedby={describedBy} onClick={() => dialog.current?.showModal()}>
         {label}
       </button>
       <dialog ref={dialog} aria-labelledby={titleId}>

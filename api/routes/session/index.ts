@@ -24,6 +24,12 @@ import { SESSION_HEADER, sessionHeaders, SessionOut } from './schema';
  * service never grants) and refuse a foreign Origin.
  */
 const SESSION_COOKIE = 'openvox_refresh';
+/**
+ * Set and cleared with the session cookie, readable by scripts and holding
+ * nothing secret ("1"): the page asks for a refresh only when a session may
+ * exist, so an anonymous visit makes no request that must fail.
+ */
+const MARKER_COOKIE = 'openvox_session';
 /** Both families live under /api/, so one cookie serves both. */
 const COOKIE_PATH = '/api/';
 const MINUTE = 60;
@@ -40,6 +46,14 @@ function setSessionCookie(ctx: Context, deps: ApiDeps, refresh: string | null): 
     httpOnly: true,
     sameSite: 'strict',
     path: COOKIE_PATH,
+    secure,
+    maxAge: refresh ? deps.config.REFRESH_TOKEN_TTL * 1000 : 0,
+    overwrite: true,
+  });
+  ctx.cookies.set(MARKER_COOKIE, refresh ? '1' : '', {
+    httpOnly: false,
+    sameSite: 'strict',
+    path: '/',
     secure,
     maxAge: refresh ? deps.config.REFRESH_TOKEN_TTL * 1000 : 0,
     overwrite: true,
@@ -67,7 +81,7 @@ export function sessionRoutes(deps: ApiDeps): Route[] {
       tags: ['Auth'],
       body: LoginBody,
       headers: sessionHeaders,
-      responses: { 200: json('An access token (the session cookie is set)', SessionOut), ...problemResponses(400, 401, 403, 429) },
+      responses: { 200: json('An access token (the session cookie is set, and the `openvox_session=1` marker cookie scripts can read)', SessionOut), ...problemResponses(400, 401, 403, 429) },
       async handler(ctx, { body }) {
         requireSameOrigin(ctx, deps);
         // The same limits as /auth/login/, under the same keys: the session is not a way around them.
@@ -105,7 +119,7 @@ export function sessionRoutes(deps: ApiDeps): Route[] {
       summary: "Log out of the browser dashboard: revokes the session's refresh tokens and clears the cookie",
       tags: ['Auth'],
       headers: sessionHeaders,
-      responses: { 204: { description: 'Logged out' }, ...problemResponses(403) },
+      responses: { 204: { description: 'Logged out (both cookies cleared)' }, ...problemResponses(403) },
       async handler(ctx) {
         requireSameOrigin(ctx, deps);
         const refresh = ctx.cookies.get(SESSION_COOKIE);

@@ -1,4 +1,5 @@
 import type { VoiceRow } from '../../../db/models/Voice';
+import { WORD_TIMING_ENGINES } from '../../../engines/types';
 
 /** A voice as the API presents it (both families alike); the webhook events carry it too. */
 
@@ -16,6 +17,7 @@ export const presentVoice = (voice: VoiceRow, family: 'v1' | 'unversioned' = 'v1
   similarity: voice.similarity,
   engine: voice.engine ?? null,
   quality: voice.quality ?? null,
+  word_timestamps: voice.engine !== null && WORD_TIMING_ENGINES.has(voice.engine),
   licence: voice.licence ?? null,
   // Public and shared by every account (a premade voice's sample), so served without a token.
   preview_url: voice.category === 'premade' && voice.preview_key ? `${family === 'v1' ? '/api/v1' : '/api'}/voices/${voice.id}/preview/` : null,

@@ -40,6 +40,9 @@ export const VoiceOut = z
     similarity: z.number().nullable().meta({ description: 'Cloned voices: how close a synthesis with the clone is to the sample, 0-1 (the service’s own measure); null otherwise' }),
     engine: z.string().nullable().meta({ description: "The engine that renders the voice (a clone: its base voice's), e.g. piper, festival, espeak-ng; null while a clone is processing" }),
     quality: z.enum(['neural', 'classic']).nullable().meta({ description: 'neural: a trained model (Piper); classic: formant, diphone, unit or HMM synthesis' }),
+    word_timestamps: z.boolean().meta({
+      description: 'Whether its syntheses have word timestamps (GET …/timestamps/): its engine reports timing (Festival, Piper); false for the others and while a clone is processing',
+    }),
     licence: z.string().nullable().meta({ description: 'Licence facts of the engine and the voice data' }),
     preview_url: z.string().nullable().meta({ description: "A premade voice's short sample in its own language (MP3, public, no token needed); null for clones and until rendered" }),
     created_at: z.string().meta({ description: 'When the voice was added (ISO 8601, UTC)', format: 'date-time' }),

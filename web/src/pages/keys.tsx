@@ -6,20 +6,94 @@ import type { ApiKey } from '../types';
 
 const PAGE_SIZE = 20;
 
-/** The new key, shown once: the API keeps only its hash. */
-function NewKey({ created, onDone }: { created: ApiKey; onDone: () => void }) {
-  const input = useRef<HTMLInputElement>(null);
+/** A copy button for a text; without clipboard permission (e.g. plain http) it selects `fallback` for Ctrl+C. */
+function CopyButton({ text, label, fallback, accessibleLabel }: { text: string; label: string; fallback: () => void; accessibleLabel?: string }) {
   const [copied, setCopied] = useState<string | null>(null);
   const copy = async () => {
     try {
-      await navigator.clipboard.writeText(created.key!);
+      await navigator.clipboard.writeText(text);
       setCopied('Copied to the clipboard.');
     } catch {
-      // No clipboard permission (e.g. plain http): select it so the person can copy it themselves.
-      input.current?.select();
+      fallback();
       setCopied('Selected: press Ctrl+C (or ⌘C) to copy.');
     }
   };
+  return (
+    <>
+      <button type="button" aria-label={accessibleLabel} onClick={copy}>
+        {label}
+      </button>
+      {copied && <Status>{copied}</Status>}
+    </>
+  );
+}
+
+/** Ready-to-paste ways to use a key from here: the base URL is this site's. */
+function keySnippets(origin: string, key: string): { id: string; title: string; code: string }[] {
+  const input = 'Hello from OpenVox!';
+  return [
+    {
+      id: 'curl',
+      title: 'curl',
+      code: `curl -fsS ${origin}/v1/audio/speech \\
+  -H "Authorization: Bearer ${key}" \\
+  -H "Content-Type: application/json" \\
+  -d '{"model": "tts-1", "voice": "alloy", "input": "${input}"}' \\
+  -o hello.mp3`,
+    },
+    {
+      id: 'python',
+      title: 'OpenAI SDK (Python)',
+      code: `from openai import OpenAI
+
+client = OpenAI(base_url="${origin}/v1", api_key="${key}")
+client.audio.speech.create(model="tts-1", voice="alloy", input="${input}").write_to_file("hello.mp3")`,
+    },
+    {
+      id: 'node',
+      title: 'OpenAI SDK (Node.js)',
+      code: `import OpenAI from 'openai';
+import { writeFile } from 'node:fs/promises';
+
+const openai = new OpenAI({ baseURL: '${origin}/v1', apiKey: '${key}' });
+const speech = await openai.audio.speech.create({ model: 'tts-1', voice: 'alloy', input: '${input}' });
+await writeFile('hello.mp3', Buffer.from(await speech.arrayBuffer()));`,
+    },
+    {
+      id: 'cli',
+      title: 'openvox CLI',
+      code: `export OPENVOX_URL=${origin}
+export OPENVOX_API_KEY=${key}
+openvox say "${input}" -o hello.wav`,
+    },
+  ];
+}
+
+function Snippet({ id, title, code }: { id: string; title: string; code: string }) {
+  const pre = useRef<HTMLPreElement>(null);
+  const select = () => {
+    const range = document.createRange();
+    if (!pre.current) return;
+    range.selectNodeContents(pre.current);
+    getSelection()?.removeAllRanges();
+    getSelection()?.addRange(range);
+  };
+  return (
+    <div class="snippet">
+      <div class="snippet-head">
+        <h4 id={`snippet-${id}`}>{title}</h4>
+        <CopyButton text={code} label="Copy" accessibleLabel={`Copy the ${title} example`} fallback={select} />
+      </div>
+      <pre ref={pre} aria-labelledby={`snippet-${id}`} tabIndex={0}>
+        <code>{code}</code>
+      </pre>
+    </div>
+  );
+}
+
+/** The new key, shown once: the API keeps only its hash. */
+function NewKey({ created, onDone }: { created: ApiKey; onDone: () => void }) {
+  const input = useRef<HTMLInputElement>(null);
   return (
     <section class="notice" aria-labelledby="new-key">
       <h2 id="new-key">Your new key “{created.name}”</h2>
@@ -29,11 +103,16 @@ function NewKey({ created, onDone }: { created: ApiKey; onDone: () => void }) {
           API key
         </label>
         <input id="new-key-value" ref={input} readOnly value={created.key} class="mono" onFocus={(event) => event.currentTarget.select()} />
-        <button type="button" onClick={copy}>
-          Copy
-        </button>
+        <CopyButton text={created.key!} label="Copy" fallback={() => input.current?.select()} />
       </div>
-      {copied && <Status>{copied}</Status>}
+      <h3>Try it</h3>
+      <p>
+        These examples hold the key and this server’s address: paste one into a terminal or a program. Each says “Hello from OpenVox!” into a file, for 19 credits. The{' '}
+        <a href="/api/docs/">API reference</a> has every endpoint.
+      </p>
+      {keySnippets(location.origin, created.key!).map((snippet) => (
+        <Snippet key={snippet.id} {...snippet} />
+      ))}
       <button type="button" onClick={onDone}>
         Done
       </button>
@@ -98,7 +177,7 @@ export function ApiKeys() {
       {keys.data && keys.data.count === 0 && <p>No keys yet.</p>}
       {keys.data && keys.data.results.length > 0 && (
         <div class="table-wrap">
-          <table>
+          <table class="stack">
             <thead>
               <tr>
                 <th scope="col">Name</th>
@@ -114,12 +193,15 @@ export function ApiKeys() {
               {keys.data.results.map((key) => (
                 <tr key={key.id}>
                   <th scope="row">{key.name}</th>
-                  <td class="mono">{key.prefix}…</td>
-                  <td>{formatDate(key.created_at)}</td>
-                  <td>{formatDate(key.last_used_at)}</td>
+                  <td class="mono" data-label="Prefix">
+                    {key.prefix}…
+                  </td>
+                  <td data-label="Created">{formatDate(key.created_at)}</td>
+                  <td data-label="Last used">{formatDate(key.last_used_at)}</td>
                   <td>
                     <ConfirmButton
-                      label={`Revoke ${key.name}`}
+                      label="Revoke"
+                      accessibleLabel={`Revoke ${key.name}`}
                       question={`Revoke the key “${key.name}”? Programs using it stop working at once.`}
                       confirmLabel="Revoke key"
                       onConfirm={() => revoke(key)}

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { api, get, type Page } from '../api';
+import { api, ApiError, get, type Page } from '../api';
 import { formatDate } from '../format';
 import { Link } from '../router';
 import { ConfirmButton, ErrorMessage, Field, PageTitle, Pager, Status, useLoad } from '../ui';
@@ -44,7 +44,9 @@ export function Projects() {
 
   const create = async (event: Event) => {
     event.preventDefault();
+    // A new attempt: what the last one said no longer applies.
     setError(null);
+    setMessage(null);
     try {
       await api('POST', 'projects/', { body: { name, description } });
       setMessage(`Project “${name}” created.`);
@@ -56,6 +58,7 @@ export function Projects() {
     }
   };
   const remove = async (project: Project) => {
+    setError(null);
     await api('DELETE', `projects/${project.id}/`);
     setMessage(`Project “${project.name}” deleted; its syntheses stay in your history.`);
     projects.reload();
@@ -66,7 +69,14 @@ export function Projects() {
       <PageTitle>Projects</PageTitle>
       <p>Group syntheses by project: choose one in the playground, then filter your history by it.</p>
       <form onSubmit={create} class="inline-form">
-        <Field label="Project name" value={name} onInput={(event) => setName(event.currentTarget.value)} maxLength={100} required />
+        <Field
+          label="Project name"
+          value={name}
+          onInput={(event) => setName(event.currentTarget.value)}
+          maxLength={100}
+          required
+          aria-invalid={error instanceof ApiError && error.problem.errors?.name ? true : undefined}
+        />
         <Field label="Description (optional)" value={description} onInput={(event) => setDescription(event.currentTarget.value)} maxLength={1000} />
         <button type="submit" class="primary">
           Create project
@@ -95,14 +105,15 @@ export function Projects() {
                   {project.synthesis_count} syntheses · created {formatDate(project.created_at)}
                 </p>
                 <div class="actions">
-                  <Link class="button" href={`/app/history?project_id=${project.id}`}>
-                    Syntheses of {project.name}
+                  <Link class="button" href={`/app/history?project_id=${project.id}`} aria-label={`Syntheses of ${project.name}`}>
+                    Syntheses
                   </Link>
-                  <button type="button" onClick={() => setRenaming(project.id)}>
-                    Rename {project.name}
+                  <button type="button" aria-label={`Rename ${project.name}`} onClick={() => setRenaming(project.id)}>
+                    Rename
                   </button>
                   <ConfirmButton
-                    label={`Delete ${project.name}`}
+                    label="Delete"
+                    accessibleLabel={`Delete ${project.name}`}
                     question={`Delete the project “${project.name}”? Its syntheses stay in your history.`}
                     confirmLabel="Delete project"
                     onConfirm={() => remove(project)}

@@ -1,66 +1,70 @@
 import { get, type Page } from '../api';
-import { formatDate, formatNumber } from '../format';
+import { formatNumber } from '../format';
 import { ErrorMessage, PageTitle, useLoad } from '../ui';
-import type { Plan, Profile, Synthesis } from '../types';
+import type { Plan, Profile } from '../types';
 
-/** At most this many history pages are read for the chart (100 entries each). */
-const MAX_PAGES = 10;
+const DAY = 86_400_000;
 
-/** Credits charged per UTC day of the period, from the completed syntheses in the history. */
-async function creditsByDay(periodStart: string, signal: AbortSignal): Promise<Map<string, number>> {
-  const days = new Map<string, number>();
-  for (let page = 1; page <= MAX_PAGES; page++) {
-    const answer = await get<Page<Synthesis>>(`tts/history/?status=completed&page=${page}&page_size=100`, signal);
-    let older = false;
-    for (const entry of answer.results) {
-      const at = entry.completed_at ?? entry.created_at;
-      if (at < periodStart) {
-        older = true;
-        continue;
-      }
-      days.set(at.slice(0, 10), (days.get(at.slice(0, 10)) ?? 0) + entry.credits_charged);
-    }
-    // Newest first: once the page reaches before the period, the rest is older too.
-    if (!answer.next || older) break;
-  }
-  return days;
+/** A UTC day as people read it ("Nov 25"). */
+const formatDay = (iso: string) => new Date(iso).toLocaleDateString(undefined, { month: 'short', day: 'numeric', timeZone: 'UTC' });
+/** The last day of a period whose end is exclusive (the next one starts then). */
+const lastDay = (end: string) => new Date(Date.parse(end) - 1).toISOString();
+
+/** The smallest 2, 4 or 10 × 10ⁿ at or above `value`: an axis top whose half is a whole number too. */
+function niceCeiling(value: number): number {
+  const power = 10 ** Math.floor(Math.log10(Math.max(value, 1)));
+  return ([2, 4, 10].find((step) => step * power >= value) ?? 10) * power;
 }
 
-function DailyChart({ start, end, days }: { start: string; end: string; days: Map<string, number> }) {
+/** Credits per UTC day of the period, with both axes labelled. */
+function DailyChart({ start, end, daily }: { start: string; end: string; daily: Profile['usage']['daily'] }) {
+  const byDay = new Map(daily.map((day) => [day.date, day.credits_used]));
   const labels: string[] = [];
-  const last = new Date(Math.min(Date.parse(end), Date.now()));
-  for (let day = new Date(start); day <= last; day = new Date(day.getTime() + 86_400_000)) labels.push(day.toISOString().slice(0, 10));
-  const max = Math.max(1, ...labels.map((label) => days.get(label) ?? 0));
+  for (let day = Date.parse(start); day < Date.parse(end); day += DAY) labels.push(new Date(day).toISOString().slice(0, 10));
+  const max = Math.max(0, ...labels.map((label) => byDay.get(label) ?? 0));
+  const top = niceCeiling(max);
+  const ticks = [0, top / 2, top];
+  const [left, right, above, below] = [56, 8, 10, 28];
   const width = 640;
-  const height = 160;
-  const bar = width / Math.max(labels.length, 1);
-  const total = labels.reduce((sum, label) => sum + (days.get(label) ?? 0), 0);
+  const height = 200;
+  const plotWidth = width - left - right;
+  const plotHeight = height - above - below;
+  const bar = plotWidth / Math.max(labels.length, 1);
+  const y = (value: number) => above + plotHeight - (value / top) * plotHeight;
+  const total = labels.reduce((sum, label) => sum + (byDay.get(label) ?? 0), 0);
+  // First, middle and last day on the time axis.
+  const dated = [...new Set([0, Math.floor((labels.length - 1) / 2), labels.length - 1])];
   return (
     <figure>
-      <svg viewBox={`0 0 ${width} ${height + 20}`} role="img" aria-labelledby="chart-title" class="chart">
+      <svg viewBox={`0 0 ${width} ${height}`} role="img" aria-labelledby="chart-title" class="chart">
         <title id="chart-title">
-          Credits used per day this period: {formatNumber(total)} in total, at most {formatNumber(max)} on one day.
+          Credits used per day from {formatDay(start)} to {formatDay(lastDay(end))}: {formatNumber(total)} in total, at most {formatNumber(max)} on one day.
         </title>
+        {ticks.map((tick) => (
+          <g key={tick} class="tick">
+            <line x1={left} x2={width - right} y1={y(tick)} y2={y(tick)} class="grid" />
+            <text x={left - 6} y={y(tick) + 4} text-anchor="end" class="axis">
+              {formatNumber(tick)}
+            </text>
+          </g>
+        ))}
         {labels.map((label, index) => {
-          const value = days.get(label) ?? 0;
-          const barHeight = (value / max) * height;
+          const value = byDay.get(label) ?? 0;
           return (
-            <g key={label}>
-              <rect x={index * bar + 1} y={height - barHeight} width={Math.max(bar - 2, 1)} height={barHeight} class="bar">
-                <title>
-                  {label}: {formatNumber(value)} credits
-                </title>
-              </rect>
-              {(index === 0 || index === labels.length - 1) && (
-                <text x={index * bar + bar / 2} y={height + 15} text-anchor={index === 0 ? 'start' : 'end'} class="axis">
-                  {label.slice(5)}
-                </text>
-              )}
-            </g>
+            <rect key={label} x={left + index * bar + 1} y={y(value)} width={Math.max(bar - 2, 1)} height={y(0) - y(value)} class="bar">
+              <title>
+                {formatDay(label)}: {formatNumber(value)} credits
+              </title>
+            </rect>
           );
         })}
+        {dated.map((index) => (
+          <text key={index} x={left + index * bar + bar / 2} y={height - 8} text-anchor={index === 0 ? 'start' : index === labels.length - 1 ? 'end' : 'middle'} class="axis">
+            {formatDay(labels[index])}
+          </text>
+        ))}
       </svg>
-      <figcaption>Credits used per day (UTC), from your completed syntheses.</figcaption>
+      <figcaption>Credits used per day (UTC) this month; the axis on the left counts credits.</figcaption>
     </figure>
   );
 }
@@ -68,14 +72,13 @@ function DailyChart({ start, end, days }: { start: string; end: string; days: Ma
 export function Usage() {
   const profile = useLoad((signal) => get<Profile>('auth/profile/', signal), []);
   const plans = useLoad((signal) => get<Page<Plan>>('subscription-plans/', signal), []);
-  const start = profile.data?.usage.period_start;
-  const days = useLoad((signal) => (start ? creditsByDay(start, signal) : Promise.resolve(null)), [start]);
   const plan = plans.data?.results.find((candidate) => candidate.id === profile.data?.subscription_tier);
   const data = profile.data;
+  const billing = data?.billing_period;
   return (
     <>
       <PageTitle>Usage</PageTitle>
-      <ErrorMessage error={profile.error ?? plans.error ?? days.error} />
+      <ErrorMessage error={profile.error ?? plans.error} />
       {data && (
         <>
           <dl class="stats">
@@ -87,8 +90,27 @@ export function Usage() {
               <dt>Reserved by running syntheses</dt>
               <dd>{formatNumber(data.credits_reserved)}</dd>
             </div>
+            {billing && (
+              <div>
+                <dt>Next refill</dt>
+                <dd>{formatDay(billing.end)}</dd>
+              </div>
+            )}
+          </dl>
+          {billing ? (
+            <p>
+              Billing period: {formatDay(billing.start)} to {formatDay(billing.end)}. On {formatDay(billing.end)} your credits are topped up
+              {plan ? ` to ${formatNumber(plan.monthly_credits)}` : ''}, and a new period starts.
+            </p>
+          ) : (
+            <p>Your credits are granted when your email address is verified, and topped up monthly from then.</p>
+          )}
+          <h2>
+            This month ({formatDay(data.usage.period_start)} to {formatDay(lastDay(data.usage.period_end))})
+          </h2>
+          <dl class="stats">
             <div>
-              <dt>Used this period</dt>
+              <dt>Credits used</dt>
               <dd>{formatNumber(data.usage.credits_used)}</dd>
             </div>
             <div>
@@ -108,10 +130,7 @@ export function Usage() {
               </dd>
             </div>
           </dl>
-          <p>
-            Period: {formatDate(data.usage.period_start)} to {formatDate(data.usage.period_end)}.
-          </p>
-          {days.data && <DailyChart start={data.usage.period_start} end={data.usage.period_end} days={days.data} />}
+          <DailyChart start={data.usage.period_start} end={data.usage.period_end} daily={data.usage.daily} />
         </>
       )}
       {plan && (

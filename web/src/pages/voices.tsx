@@ -139,7 +139,7 @@ export function Voices() {
       {mine.data && mine.data.count === 0 && <p>No cloned voices yet.</p>}
       {mine.data && mine.data.results.length > 0 && (
         <div class="table-wrap">
-          <table>
+          <table class="stack">
             <thead>
               <tr>
                 <th scope="col">Name</th>
@@ -156,16 +156,17 @@ export function Voices() {
               {cloned.map((voice) => (
                 <tr key={voice.id}>
                   <th scope="row">{voice.name}</th>
-                  <td>{voice.language}</td>
-                  <td>
+                  <td data-label="Language">{voice.language}</td>
+                  <td data-label="Status">
                     <span class={`badge ${voice.status}`}>{voice.status}</span>
                     {voice.error && <small class="hint"> {voice.error.message}</small>}
                   </td>
-                  <td>{voice.similarity === null ? '—' : `${Math.round(voice.similarity * 100)} %`}</td>
-                  <td>{formatDate(voice.created_at)}</td>
+                  <td data-label="Similarity">{voice.similarity === null ? '—' : `${Math.round(voice.similarity * 100)} %`}</td>
+                  <td data-label="Created">{formatDate(voice.created_at)}</td>
                   <td>
                     <ConfirmButton
-                      label={`Delete ${voice.name}`}
+                      label="Delete"
+                      accessibleLabel={`Delete ${voice.name}`}
                       question={`Delete the voice “${voice.name}” and its recording? Syntheses made with it stay in your history.`}
                       confirmLabel="Delete voice"
                       onConfirm={() => remove(voice)}
