@@ -310,19 +310,19 @@ describe('dashboard: every page at 1280 and 390 px, light and dark', () => {
       Buffer.from(
         `<?xml version="1.0" encoding="UTF-8"?>\n<lexicon version="1.0" xmlns="http://www.w3.org/2005/01/pronunciation-lexicon" alphabet="ipa" xml:lang="en-US">\n  <lexeme><grapheme>${grapheme}</grapheme><alias>${alias}</alias></lexeme>\n</lexicon>\n`,
       );
-    await page.getByLabel('PLS file').setInputFiles({ name: 'tts.pls', mimeType: 'application/pls+xml', buffer: lexicon('TTS', 'text to speech') });
+    await page.getByLabel('PLS file', { exact: true }).setInputFiles({ name: 'tts.pls', mimeType: 'application/pls+xml', buffer: lexicon('TTS', 'text to speech') });
     await page.getByRole('button', { name: 'Import' }).click();
     await page.getByRole('status').getByText('Imported tts.pls: the dictionary has 2 entries.').waitFor();
     await page.getByRole('row', { name: /TTS/ }).waitFor();
     expect(await entriesOf()).toEqual(['OpenVox=open voice box', 'TTS=text to speech']);
     // Replacing with the exported file brings back what was exported.
-    await page.getByLabel('PLS file').setInputFiles({ name: 'exported.pls', mimeType: 'application/pls+xml', buffer: Buffer.from(exported) });
+    await page.getByLabel('PLS file', { exact: true }).setInputFiles({ name: 'exported.pls', mimeType: 'application/pls+xml', buffer: Buffer.from(exported) });
     await page.getByLabel('Entries already here').selectOption('replace');
     await page.getByRole('button', { name: 'Import' }).click();
     await page.getByRole('status').getByText('Imported exported.pls: the dictionary has 1 entry.').waitFor();
     expect(await entriesOf()).toEqual(['OpenVox=open voice box']);
     // A file that is not PLS is refused with the reason, and changes nothing.
-    await page.getByLabel('PLS file').setInputFiles({ name: 'notes.pls', mimeType: 'application/pls+xml', buffer: Buffer.from('not a lexicon') });
+    await page.getByLabel('PLS file', { exact: true }).setInputFiles({ name: 'notes.pls', mimeType: 'application/pls+xml', buffer: Buffer.from('not a lexicon') });
     await page.getByRole('button', { name: 'Import' }).click();
     await page.getByRole('alert').getByText(/pls/).waitFor();
     expect(await entriesOf()).toEqual(['OpenVox=open voice box']);

@@ -271,6 +271,8 @@ describe.each([['/api/v1'], ['/api']])('voices in the %s family', (family) => {
         similarity: null,
         engine: null,
         quality: null,
+        // Processing: no engine yet, so no word timestamps.
+        word_timestamps: false,
         licence: null,
         preview_url: null,
         created_at: aliceNewer.created_at.toISOString(),

@@ -6,7 +6,7 @@ import { ConfirmButton, ErrorMessage, Field, PageTitle, Pager, Select, Status, u
 import type { PronunciationDictionary, PronunciationEntry } from '../types';
 
 const PAGE_SIZE = 50;
-const entries = (count: number) => `${formatNumber(count)} ${count === 1 ? 'entry' : 'entries'}`;
+const countEntries = (count: number) => `${formatNumber(count)} ${count === 1 ? 'entry' : 'entries'}`;
 const path = (id: string, suffix = '') => `pronunciation-dictionaries/${id}/${suffix}`;
 
 /** Saves a response's bytes under `name` (the export wants the Authorization header, so no plain link can fetch it). */
@@ -81,7 +81,7 @@ function ImportPls({ dictionary, onImported }: { dictionary: PronunciationDictio
     try {
       const updated = await api<PronunciationDictionary>('POST', `${path(dictionary.id, 'import/')}?mode=${mode}`, { body: { pls: await file.text() } });
       form.reset();
-      onImported(`Imported ${file.name}: the dictionary has ${entries(updated.entry_count)}.`);
+      onImported(`Imported ${file.name}: the dictionary has ${countEntries(updated.entry_count)}.`);
     } catch (failure) {
       setError(failure);
     }
@@ -142,7 +142,7 @@ function Dictionary({ id }: { id: string }) {
         <>
           <PageTitle>{`Dictionary: ${data.name}`}</PageTitle>
           <p class="meta">
-            {data.language} · {entries(data.entry_count)} · {data.project_id ? 'for one project' : 'for all your syntheses'}
+            {data.language} · {countEntries(data.entry_count)} · {data.project_id ? 'for one project' : 'for all your syntheses'}
           </p>
           <div class="actions">
             <button type="button" onClick={exportPls}>
@@ -241,7 +241,7 @@ function DictionaryList() {
           <li key={dictionary.id} class="entry">
             <h2 class="entry-title">{dictionary.name}</h2>
             <p class="meta">
-              {dictionary.language} · {entries(dictionary.entry_count)}
+              {dictionary.language} · {countEntries(dictionary.entry_count)}
             </p>
             <div class="actions">
               <Link class="button" href={`/app/dictionaries?id=${dictionary.id}`} aria-label={`Open ${dictionary.name}`}>
@@ -250,7 +250,7 @@ function DictionaryList() {
               <ConfirmButton
                 label="Delete"
                 accessibleLabel={`Delete ${dictionary.name}`}
-                question={`Delete the dictionary “${dictionary.name}” and its ${entries(dictionary.entry_count)}?`}
+                question={`Delete the dictionary “${dictionary.name}” and its ${countEntries(dictionary.entry_count)}?`}
                 confirmLabel="Delete dictionary"
                 onConfirm={() => remove(dictionary)}
               />
