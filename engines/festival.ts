@@ -215,6 +215,7 @@ async function installedVoices(): Promise<string[]> {
 export const festivalEngine = describeEngine({
   name: 'festival',
   license: 'free',
+  wordTiming: true,
   tier: 'classic',
   licence: "Festival and the Debian festvox voices: free licences (MIT/BSD-style; see each festvox package's copyright file).",
   create: () => createFestivalEngine(),

@@ -15,6 +15,9 @@ export const ENGINES = [espeakEngine, fliteEngine, festivalEngine, piperEngine, 
 
 export type EngineName = (typeof ENGINES)[number]['name'];
 
+/** The engines that report when each word is spoken: only their voices' syntheses have word timestamps. */
+export const WORD_TIMING_ENGINES: ReadonlySet<string> = new Set(ENGINES.filter((description) => 'wordTiming' in description && description.wordTiming).map((description) => description.name));
+
 export interface EngineOptions {
   /**
    * Operator opt-in (`ENABLE_NONFREE_ENGINES`) for the engines Debian ships in

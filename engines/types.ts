@@ -35,6 +35,8 @@ export interface EngineDescription<Name extends string = string> {
   readonly tier: QualityTier;
   /** The licence facts of the engine and its voice data, as shown to clients for its catalog voices. */
   readonly licence: string;
+  /** Its synthesize() answers EngineTiming, so its voices' syntheses have word timestamps (the voice object's `word_timestamps`). */
+  readonly wordTiming?: boolean;
   /**
    * The voices an operator installed for it (MODELS_DIR), as catalog entries, for
    * engines whose voices are files rather than a package. `known`: ids and engine
@@ -136,14 +138,6 @@ export interface EngineWord {
 export interface EngineTiming {
   words: EngineWord[];
 }
-
-/**
- * The engines whose synthesize() answers EngineTiming (Festival's words
- * file, Piper's phoneme durations): only their voices' syntheses have word
- * timestamps. The voice object says so (`word_timestamps`), so a client asks
- * for them only where they exist.
- */
-export const WORD_TIMING_ENGINES: ReadonlySet<string> = new Set<EngineName>(['festival', 'piper']);
 
 /** An engine failed to produce audio. The message names the engine, never the text. */
 export class EngineError extends Error {

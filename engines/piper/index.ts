@@ -138,6 +138,7 @@ export function createPiperEngine(options: PiperEngineOptions): PiperEngine {
 export const piperEngine = describeEngine({
   name: 'piper',
   license: 'free',
+  wordTiming: true,
   tier: 'neural',
   licence: 'Piper voice: see its model card for the licence of its data. Runs with ONNX Runtime (MIT); phonemes by eSpeak NG (GPL-3.0-or-later).',
   discoverVoices: piperCatalogVoices,

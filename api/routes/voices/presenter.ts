@@ -1,5 +1,5 @@
 import type { VoiceRow } from '../../../db/models/Voice';
-import { WORD_TIMING_ENGINES } from '../../../engines/types';
+import { WORD_TIMING_ENGINES } from '../../../engines/registry';
 
 /** A voice as the API presents it (both families alike); the webhook events carry it too. */
 
