@@ -125,6 +125,8 @@ describe('dashboard: every page at 1280 and 390 px, light and dark', () => {
         expect({ label, violations: await seriousViolations(page) }).toEqual({ label, violations: [] });
         expect({ label, width: await widthOf(page) }).toEqual({ label, width: size.width });
         await page.screenshot({ path: path.join(shots, `keys-created-${label}.png`), fullPage: true });
+        // The first screen of it, as docs/screenshots/api-keys.png shows it.
+        if (label === 'light-1280') await page.screenshot({ path: path.join(shots, 'api-keys-readme.png') });
         await page.getByRole('button', { name: 'Done' }).click();
         for (const [href, title] of PRIVATE_PAGES) {
           await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: title, exact: true }).click();
