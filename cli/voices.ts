@@ -1,4 +1,5 @@
 import { type Command, InvalidArgumentError } from 'commander';
+import { installKokoroVoice, type KokoroInstallResult, removeKokoroVoice } from '../engines/kokoro/install';
 import { type InstallProgress, type InstallResult, installVoice, isInstalled, removeVoice } from '../engines/piper/install';
 import { recommendedKeys } from '../engines/piper/recommendedVoices';
 import { fetchVoiceIndex, listVoices, QUALITIES, voiceSize } from '../engines/piper/voiceIndex';
@@ -61,8 +62,10 @@ export function addPiperVoiceCommands(voices: Command, io: VoiceCommandIo, print
   const json = (command: Command): boolean => Boolean(command.optsWithGlobals().json);
   const settings = () => {
     const config = loadConfig(io.env);
-    return { modelsDir: config.MODELS_DIR, baseUrl: config.PIPER_VOICES_URL };
+    return { modelsDir: config.MODELS_DIR, baseUrl: config.PIPER_VOICES_URL, kokoroUrl: config.KOKORO_VOICES_URL, kokoroSha256: config.KOKORO_VOICES_SHA256 };
   };
+  /** `kokoro:<voice>` names a Kokoro voice style (KOKORO_VOICES_URL); any other key a Piper voice. */
+  const kokoroName = (key: string) => (key.startsWith('kokoro:') ? key.slice('kokoro:'.length) : null);
 
   voices
     .command('available')
@@ -95,8 +98,8 @@ export function addPiperVoiceCommands(voices: Command, io: VoiceCommandIo, print
 
   voices
     .command('install')
-    .description('Operator: download Piper voices from PIPER_VOICES_URL into MODELS_DIR, verified by size and MD5')
-    .argument('[keys...]', 'voice keys, e.g. de_DE-thorsten-medium')
+    .description('Operator: download Piper voices from PIPER_VOICES_URL into MODELS_DIR, verified by size and MD5; kokoro:<voice> a Kokoro voice style from KOKORO_VOICES_URL')
+    .argument('[keys...]', 'voice keys, e.g. de_DE-thorsten-medium or kokoro:af_heart')
     .option('--recommended', 'the recommended voice of each language (docs/voices.md)')
     .option('--language <tag>', 'with --recommended: only this language’s, e.g. de')
     .option('--speakers <names>', "one multi-speaker model's speakers the catalog offers, comma-separated (names of its speaker_id_map), e.g. p225,p226")
@@ -106,10 +109,27 @@ export function addPiperVoiceCommands(voices: Command, io: VoiceCommandIo, print
       if (options.language && !options.recommended) command.error('error: --language goes with --recommended (name the keys otherwise)', { exitCode: 2 });
       if (options.speakers !== undefined && keys.length !== 1) command.error('error: --speakers goes with one voice key', { exitCode: 2 });
       const speakers = options.speakers === undefined ? undefined : String(options.speakers).split(',');
-      const { modelsDir, baseUrl } = settings();
+      const { modelsDir, baseUrl, kokoroUrl, kokoroSha256 } = settings();
+      const results: Array<InstallResult | KokoroInstallResult> = [];
+      for (const key of keys) {
+        const name = kokoroName(key);
+        if (name === null) continue;
+        const result = await installKokoroVoice(name, { modelsDir, url: kokoroUrl, sha256: kokoroSha256 || undefined });
+        results.push(result);
+        if (!json(command))
+          io.out(
+            result.status === 'installed'
+              ? `installed ${key} (${megabytes(result.bytes)} MB) in ${modelsDir}: ${result.language}, Kokoro-82M voice style\n`
+              : `${key} is already installed in ${modelsDir}\n`,
+          );
+      }
+      const piperKeys = keys.filter((key) => kokoroName(key) === null);
+      if (!options.recommended && piperKeys.length === 0) {
+        if (json(command)) print(command, results, () => '');
+        return;
+      }
       const index = await fetchVoiceIndex(baseUrl);
-      const wanted = options.recommended ? recommendedKeys(index, options.language) : keys;
-      const results: InstallResult[] = [];
+      const wanted = options.recommended ? recommendedKeys(index, options.language) : piperKeys;
       for (const key of wanted) {
         const progress = progressReporter(io, json(command));
         try {
@@ -117,7 +137,7 @@ export function addPiperVoiceCommands(voices: Command, io: VoiceCommandIo, print
         } finally {
           progress.end();
         }
-        const result = results[results.length - 1];
+        const result = results[results.length - 1] as InstallResult;
         if (!json(command)) {
           io.out(
             result.status === 'installed'
@@ -141,7 +161,10 @@ export function addPiperVoiceCommands(voices: Command, io: VoiceCommandIo, print
     .action(async (keys: string[], _options, command: Command) => {
       const { modelsDir } = settings();
       const results: Array<{ key: string; removed: string[] }> = [];
-      for (const key of keys) results.push({ key, removed: await removeVoice(key, modelsDir) });
+      for (const key of keys) {
+        const name = kokoroName(key);
+        results.push({ key, removed: name === null ? await removeVoice(key, modelsDir) : await removeKokoroVoice(name, modelsDir) });
+      }
       print(command, results, () => results.map((result) => `removed ${result.key} from ${modelsDir}: ${result.removed.join(', ')}`).join('\n'));
     });
 }

@@ -1,6 +1,7 @@
 import { espeakEngine } from './espeak';
 import { festivalEngine } from './festival';
 import { fliteEngine } from './flite';
+import { kokoroEngine } from './kokoro';
 import { piperEngine } from './piper';
 import { picoEngine } from './pico';
 import { rhvoiceEngine } from './rhvoice';
@@ -11,7 +12,7 @@ import { type Engine, EngineError } from './types';
  * its description, engines/types.ts `EngineDescription`). The catalog reads
  * their licence, quality tier and voice discovery from here.
  */
-export const ENGINES = [espeakEngine, fliteEngine, festivalEngine, piperEngine, picoEngine, rhvoiceEngine] as const;
+export const ENGINES = [espeakEngine, fliteEngine, festivalEngine, piperEngine, kokoroEngine, picoEngine, rhvoiceEngine] as const;
 
 export type EngineName = (typeof ENGINES)[number]['name'];
 

@@ -118,6 +118,16 @@ const EnvSchema = z.object({
    * downloads; the service never does.
    */
   PIPER_VOICES_URL: url.default('https://huggingface.co/rhasspy/piper-voices/resolve/v1.0.0/'),
+  /**
+   * Where `openvox voices install kokoro:<voice>` reads Kokoro voice styles: an `.npz` of every voice
+   * (kokoro-onnx's `voices-v1.0.bin`), or a directory URL (ending in `/`) of `<voice>.npy` files.
+   */
+  KOKORO_VOICES_URL: url.default('https://github.com/thewh1teagle/kokoro-onnx/releases/download/model-files-v1.0/voices-v1.0.bin'),
+  /** The SHA-256 the file at KOKORO_VOICES_URL must have (an `.npz`; a directory's files are checked by shape only), or empty. */
+  KOKORO_VOICES_SHA256: z
+    .string()
+    .regex(/^([0-9a-f]{64})?$/)
+    .default(''),
   /** A prebuilt workflow bundle for the worker (default: dist/workflow-bundle.js beside the compiled worker). */
   WORKFLOW_BUNDLE: z.string().min(1).optional(),
   /**

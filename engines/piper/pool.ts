@@ -5,6 +5,7 @@ import { createInterface } from 'node:readline';
 import { holdProcess } from '../../lib/process';
 import { EngineError } from '../types';
 import type { HostReply, HostRequest } from './host';
+import type { KokoroHostRequest } from '../kokoro/host';
 
 /**
  * Piper voices kept loaded, one child process (engines/piper/host.ts) per
@@ -37,6 +38,11 @@ export interface PiperPoolOptions {
   maxHosts?: number;
   /** Intra-op threads of a request alone on a machine that is not busy (default: 2, at most the cores; 1 turns it off). */
   loneThreads?: number;
+  /**
+   * Another model's host in the same protocol (engines/kokoro/host.ts): its absolute path without the
+   * extension, and the engine named in its errors. Default Piper's (engines/piper/host.ts).
+   */
+  host?: { path: string; engine: string };
 }
 
 export interface PiperResult {
@@ -61,6 +67,7 @@ const DEFAULTS: Required<PiperPoolOptions> = {
   maxIdle: 2,
   maxHosts: availableParallelism(),
   loneThreads: Math.min(2, availableParallelism()),
+  host: { path: path.join(__dirname, 'host'), engine: 'piper' },
 };
 const START_TIMEOUT_MS = 60_000;
 const REQUEST_TIMEOUT_MS = 120_000;
@@ -71,8 +78,8 @@ export class PiperExit extends Error {
 }
 
 /** node with tsx under the TypeScript sources (tests, tsx), plain node for the compiled dist/. */
-function hostCommand(): { command: string; args: string[] } {
-  const script = path.join(__dirname, `host${path.extname(__filename)}`);
+function hostCommand(host: string): { command: string; args: string[] } {
+  const script = `${host}${path.extname(__filename)}`;
   // --expose-gc: the host collects the model's bytes once its session is built (engines/piper/host.ts).
   if (path.extname(__filename) === '.ts') return { command: process.execPath, args: ['--expose-gc', '--require', require.resolve('tsx/cjs'), script] };
   return { command: process.execPath, args: ['--expose-gc', script] };
@@ -96,8 +103,9 @@ export class PiperProcess {
     readonly modelPath: string,
     /** Intra-op threads of its session. */
     readonly threads = 1,
+    private readonly host: Required<PiperPoolOptions>['host'] = DEFAULTS.host,
   ) {
-    const { command, args } = hostCommand();
+    const { command, args } = hostCommand(host.path);
     this.child = spawn(command, [...args, modelPath, String(threads)], {
       stdio: ['pipe', 'pipe', 'pipe'],
       env: { ...process.env, OMP_NUM_THREADS: String(threads), NODE_OPTIONS: '' },
@@ -121,10 +129,13 @@ export class PiperProcess {
     return this.child.pid;
   }
 
-  async synthesize(request: Omit<HostRequest, 'id'>, { signal, timeoutMs = REQUEST_TIMEOUT_MS }: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<PiperResult> {
+  async synthesize(
+    request: Omit<HostRequest, 'id'> | Omit<KokoroHostRequest, 'id'>,
+    { signal, timeoutMs = REQUEST_TIMEOUT_MS }: { signal?: AbortSignal; timeoutMs?: number } = {},
+  ): Promise<PiperResult> {
     await this.ready;
-    if (!this.alive) throw new PiperExit('piper host is not running');
-    if (signal?.aborted) throw new EngineError('piper', 'aborted');
+    if (!this.alive) throw new PiperExit(`${this.host.engine} host is not running`);
+    if (signal?.aborted) throw new EngineError(this.host.engine, 'aborted');
     const id = ++this.sequence;
     this.requests += 1;
     const reply = await new Promise<HostReply>((resolve, reject) => {
@@ -142,13 +153,13 @@ export class PiperProcess {
         },
         reject: (error) => {
           settle();
-          reject(signal?.aborted ? new EngineError('piper', 'aborted') : error);
+          reject(signal?.aborted ? new EngineError(this.host.engine, 'aborted') : error);
         },
       });
       signal?.addEventListener('abort', onAbort, { once: true });
       this.child.stdin.write(`${JSON.stringify({ ...request, id })}\n`);
     });
-    if (reply.error) throw new EngineError('piper', reply.error);
+    if (reply.error) throw new EngineError(this.host.engine, reply.error);
     this.rss = reply.rss ?? 0;
     return { samples: reply.samples ?? 0, rss: this.rss, inferMs: reply.inferMs ?? 0, firstMs: reply.firstMs ?? 0, frames: reply.frames };
   }
@@ -183,7 +194,7 @@ export class PiperProcess {
     this.alive = false;
     if (this.idleTimer) clearTimeout(this.idleTimer);
     const detail = this.stderr.trim().split('\n').slice(-2).join(' | ').slice(0, 300);
-    const error = new PiperExit(`piper host ${why}${detail ? `: ${detail}` : ''}`);
+    const error = new PiperExit(`${this.host.engine} host ${why}${detail ? `: ${detail}` : ''}`);
     this.onReady?.reject(error);
     for (const pending of [...this.pending.values()]) pending.reject(error);
   }
@@ -223,7 +234,7 @@ export class PiperPool {
       if (warm) this.idle.splice(this.idle.indexOf(warm), 1);
       // No warm one: an idle process of another voice makes room for the new one.
       else while (this.idle.length > 0 && this.size > this.options.maxHosts) this.retire(this.idle[0]);
-      host = warm ?? new PiperProcess(modelPath, threads);
+      host = warm ?? new PiperProcess(modelPath, threads, this.options.host);
       if (!warm) this.started += 1;
       if (host.idleTimer) clearTimeout(host.idleTimer);
       host.hold(true);
@@ -252,11 +263,11 @@ export class PiperPool {
   /** Waits until a process slot is free (with() starts the next waiter as it ends), or the signal aborts. */
   private slot(signal?: AbortSignal): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      if (signal?.aborted) return reject(new EngineError('piper', 'aborted'));
+      if (signal?.aborted) return reject(new EngineError(this.options.host.engine, 'aborted'));
       const onAbort = () => {
         const index = this.waiting.indexOf(turn);
         if (index >= 0) this.waiting.splice(index, 1);
-        reject(new EngineError('piper', 'aborted'));
+        reject(new EngineError(this.options.host.engine, 'aborted'));
       };
       const turn = () => {
         signal?.removeEventListener('abort', onAbort);

@@ -1,0 +1,73 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { deflateRawSync } from 'node:zlib';
+
+/**
+ * Kokoro voice styles served on 127.0.0.1 in both layouts KOKORO_VOICES_URL takes: one `.npz` of every
+ * voice (`/voices-v1.0.bin`, kokoro-onnx's file) and a directory of `<voice>.npy` files (`/voices/`).
+ */
+
+/** A zip of the files, stored or deflated, as np.savez / np.savez_compressed write an `.npz`. */
+export function zip(files: Record<string, Uint8Array>, deflate = false): Buffer {
+  const locals: Buffer[] = [];
+  const central: Buffer[] = [];
+  let offset = 0;
+  for (const [name, data] of Object.entries(files)) {
+    const body = deflate ? deflateRawSync(data) : Buffer.from(data);
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(deflate ? 8 : 0, 8);
+    local.writeUInt32LE(body.length, 18);
+    local.writeUInt32LE(data.length, 22);
+    local.writeUInt16LE(Buffer.byteLength(name), 26);
+    const entry = Buffer.alloc(46);
+    entry.writeUInt32LE(0x02014b50, 0);
+    entry.writeUInt16LE(deflate ? 8 : 0, 10);
+    entry.writeUInt32LE(body.length, 20);
+    entry.writeUInt32LE(data.length, 24);
+    entry.writeUInt16LE(Buffer.byteLength(name), 28);
+    entry.writeUInt32LE(offset, 42);
+    locals.push(local, Buffer.from(name), body);
+    central.push(entry, Buffer.from(name));
+    offset += 30 + Buffer.byteLength(name) + body.length;
+  }
+  const directory = Buffer.concat(central);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(Object.keys(files).length, 8);
+  end.writeUInt16LE(Object.keys(files).length, 10);
+  end.writeUInt32LE(directory.length, 12);
+  end.writeUInt32LE(offset, 16);
+  return Buffer.concat([...locals, directory, end]);
+}
+
+export interface KokoroMirror {
+  /** The `.npz` of every voice. */
+  npzUrl: string;
+  /** The directory of `<voice>.npy` files (ends in `/`). */
+  dirUrl: string;
+  requests: string[];
+  close(): Promise<void>;
+}
+
+/** `styles`: voice name -> its `.npy` bytes. */
+export async function startKokoroMirror(styles: Record<string, Uint8Array>): Promise<KokoroMirror> {
+  const npz = zip(Object.fromEntries(Object.entries(styles).map(([name, bytes]) => [`${name}.npy`, bytes])), true);
+  const requests: string[] = [];
+  const server = createServer((request, response) => {
+    const url = request.url ?? '/';
+    requests.push(url);
+    const voice = /^\/voices\/([a-z0-9_]+)\.npy$/.exec(url)?.[1];
+    if (url === '/voices-v1.0.bin') response.writeHead(200, { 'Content-Length': npz.length }).end(npz);
+    else if (voice && styles[voice]) response.writeHead(200).end(Buffer.from(styles[voice]));
+    else response.writeHead(404).end('not found');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    npzUrl: `${base}/voices-v1.0.bin`,
+    dirUrl: `${base}/voices/`,
+    requests,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
