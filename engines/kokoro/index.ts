@@ -1,4 +1,5 @@
 import { access, readdir, readFile } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { which } from '../../lib/process';
 import { splitText } from '../text';
@@ -217,5 +218,7 @@ export const kokoroEngine = describeEngine({
   tier: 'high',
   licence: 'Kokoro-82M (hexgrad, Apache-2.0), int8 ONNX export by kokoro-onnx (MIT). Runs with ONNX Runtime (MIT); phonemes by eSpeak NG (GPL-3.0-or-later).',
   discoverVoices: kokoroCatalogVoices,
-  create: ({ modelsDir, maxHosts }) => (modelsDir ? createKokoroEngine({ modelsDir, maxHosts }) : null),
+  // At most half the render slots' cores run Kokoro (~10x Piper's CPU per audio second), so Piper and the
+  // classic engines keep cores of their own while Kokoro renders queue.
+  create: ({ modelsDir, maxHosts }) => (modelsDir ? createKokoroEngine({ modelsDir, maxHosts: Math.max(1, Math.floor((maxHosts ?? availableParallelism()) / 2)) }) : null),
 });
