@@ -216,6 +216,7 @@ export const kokoroEngine = describeEngine({
   name: 'kokoro',
   license: 'free',
   tier: 'high',
+  wordTiming: true,
   licence: 'Kokoro-82M (hexgrad, Apache-2.0), int8 ONNX export by kokoro-onnx (MIT). Runs with ONNX Runtime (MIT); phonemes by eSpeak NG (GPL-3.0-or-later).',
   discoverVoices: kokoroCatalogVoices,
   // At most half the render slots' cores run Kokoro (~10x Piper's CPU per audio second), so Piper and the
