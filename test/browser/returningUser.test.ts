@@ -7,6 +7,7 @@ import { launchBrowser, screenshotDir, seriousViolations } from './browser';
 
 // Callbacks given to page.evaluate run in the browser; the project compiles without the DOM library, so its few names are declared here.
 declare const navigator: any;
+declare const document: any;
 
 /**
  * What a person trips over once past the first hour, at a desktop and a
@@ -131,6 +132,51 @@ describe.each(VIEWPORTS)('the dashboard at $width×$height', (viewport) => {
     expect(await submit.isDisabled()).toBe(false);
     expect(await reason.count()).toBe(0);
   });
+
+  /** A long text (about `length` characters) of whole sentences. */
+  const longText = (length: number) =>
+    'The keeper of the lighthouse wrote down the weather every evening, the wind, the rain and the ships he saw pass. '
+      .repeat(Math.ceil(length / 110))
+      .slice(0, length)
+      .replace(/\s*\S*$/, '.');
+  const balanceOf = async () => (await call(api.url, 'GET', '/api/v1/auth/profile/', undefined, account.access)).body as { credit_balance: number; credits_reserved: number };
+
+  it('shows percent and the time left while a long text renders, then brings the result into view and focuses the player', async () => {
+    await page.goto(`${api.url}/app/playground?voice=en-us-joe`);
+    await heading('Playground');
+    await page.waitForFunction(() => document.querySelector('select option[value="en-us-joe"]')?.parentElement.value === 'en-us-joe');
+    await page.getByLabel('Text').fill(longText(900));
+    await page.getByRole('button', { name: 'Synthesize' }).click();
+    const result = page.getByRole('region', { name: 'Result' });
+    // Percent and time left, as the CLI shows them, while it runs.
+    await result.getByText(/^Rendering: \d+ % · about \d+\.\d s left$/).waitFor({ timeout: 240_000 });
+    expect(await result.getByRole('button', { name: 'Cancel' }).isVisible()).toBe(true);
+    await checkPage('playground-rendering');
+    const audio = result.getByTestId('audio');
+    await audio.waitFor({ timeout: 240_000 });
+    await page.waitForFunction(() => document.activeElement?.dataset?.testid === 'audio');
+    const box = (await audio.boundingBox())!;
+    expect(box.y).toBeGreaterThanOrEqual(0);
+    expect(box.y + box.height).toBeLessThanOrEqual(viewport.height);
+    await checkPage('playground-result');
+  }, 300_000);
+
+  it('cancels a running synthesis: nothing is charged', async () => {
+    const before = await balanceOf();
+    await page.goto(`${api.url}/app/playground?voice=en-us-joe`);
+    await heading('Playground');
+    await page.waitForFunction(() => document.querySelector('select option[value="en-us-joe"]')?.parentElement.value === 'en-us-joe');
+    await page.getByLabel('Text').fill(longText(4500));
+    await page.getByRole('button', { name: 'Synthesize' }).click();
+    const result = page.getByRole('region', { name: 'Result' });
+    await result.getByRole('button', { name: 'Cancel' }).click();
+    await result.getByText('Canceled. Nothing was charged: the reserved credits are available again.').waitFor();
+    expect(await result.getByRole('progressbar').count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Synthesize' }).isDisabled()).toBe(false);
+    const after = await balanceOf();
+    expect(after).toEqual({ ...after, credit_balance: before.credit_balance, credits_reserved: 0 });
+    await checkPage('playground-canceled');
+  }, 120_000);
 
   it('logged nothing to the console and threw nothing', () => {
     expect(problems).toEqual([]);

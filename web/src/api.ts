@@ -148,3 +148,14 @@ export const get = <T>(path: string, signal?: AbortSignal) => api<T>('GET', path
 
 /** The bearer for the requests fetch cannot make (XMLHttpRequest uploads with progress). */
 export const accessToken = () => access;
+
+/** Every item of a paginated list (`path` without page parameters), 100 a page. */
+export async function getAll<T>(path: string, signal?: AbortSignal): Promise<Page<T>> {
+  const results: T[] = [];
+  const joiner = path.includes('?') ? '&' : '?';
+  for (let page = 1; ; page++) {
+    const answer = await get<Page<T>>(`${path}${joiner}page_size=100&page=${page}`, signal);
+    results.push(...answer.results);
+    if (!answer.next || answer.results.length === 0) return { count: answer.count, next: null, previous: null, results };
+  }
+}

@@ -80,6 +80,9 @@ export interface Synthesis {
   text?: string;
   voice_id?: string;
   project_id?: string | null;
+  speed?: number;
+  pitch?: number;
+  emotion?: string;
 }
 
 export interface Project {

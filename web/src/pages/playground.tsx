@@ -1,50 +1,17 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { api, get, type Page, request } from '../api';
+import { api, get, getAll, type Page, request } from '../api';
 import { AudioPlayer } from '../audio';
-import { countCharacters, formatNumber } from '../format';
+import { countCharacters, formatNumber, formatSeconds, languageName, languageOf } from '../format';
+import { PreviewButton } from '../preview';
 import { followSynthesis } from '../progress';
-import { Link } from '../router';
+import { Link, useLocation } from '../router';
 import { ErrorMessage, PageTitle, Select, Status, useLoad } from '../ui';
 import type { Plan, Profile, Project, Synthesis, Voice } from '../types';
 
 const EMOTIONS = ['neutral', 'happy', 'sad', 'angry', 'calm', 'excited'];
 const FORMATS = ['wav', 'mp3', 'ogg', 'flac'];
-const languageOf = (voice: Voice) => voice.language.split('-')[0].toLowerCase();
-const languageName = (code: string) => {
-  try {
-    return new Intl.DisplayNames(undefined, { type: 'language' }).of(code) ?? code;
-  } catch {
-    return code;
-  }
-};
-
-/** Plays a catalog preview; fetched as a blob, like every other audio of the API. */
-function PreviewButton({ voice }: { voice: Voice }) {
-  const [error, setError] = useState<unknown>(null);
-  const play = async () => {
-    setError(null);
-    try {
-      const blob = await (await request('GET', voice.preview_url!)).blob();
-      const url = URL.createObjectURL(blob);
-      const audio = new Audio(url);
-      audio.onended = () => URL.revokeObjectURL(url);
-      await audio.play();
-    } catch (failure) {
-      setError(failure);
-    }
-  };
-  return (
-    <>
-      <button type="button" onClick={play}>
-        Play a preview of {voice.name}
-      </button>
-      <ErrorMessage error={error} />
-    </>
-  );
-}
-
 export function Playground() {
-  const voices = useLoad((signal) => get<Page<Voice>>('voices/?page_size=100', signal), []);
+  const voices = useLoad((signal) => getAll<Voice>('voices/', signal), []);
   const profile = useLoad((signal) => get<Profile>('auth/profile/', signal), []);
   const plans = useLoad((signal) => get<Page<Plan>>('subscription-plans/', signal), []);
   const projects = useLoad((signal) => get<Page<Project>>('projects/?page_size=100', signal), []);
@@ -63,6 +30,44 @@ export function Playground() {
   const [entry, setEntry] = useState<Synthesis | null>(null);
   const running = useRef<AbortController | null>(null);
   useEffect(() => () => running.current?.abort(), []);
+  // When the job was accepted (for the time left, as the CLI reckons it), and how a cancel ended.
+  const [startedAt, setStartedAt] = useState(0);
+  const [canceled, setCanceled] = useState<string | null>(null);
+  const result = useRef<HTMLElement>(null);
+  // The result, once ready, is scrolled to; the player takes the focus as soon as its audio is loaded.
+  useEffect(() => {
+    if (entry) result.current?.scrollIntoView({ block: 'start' });
+  }, [entry]);
+
+  // Arriving with ?voice=<id> (the voice library's "Use in playground") or ?reuse=<synthesis id> (the history's
+  // "Reuse settings"): the form starts from that voice, or from that synthesis's text and settings.
+  const { query } = useLocation();
+  const [wantedVoice, setWantedVoice] = useState(query.get('voice'));
+  const reuse = query.get('reuse');
+  useEffect(() => {
+    if (!reuse) return;
+    const controller = new AbortController();
+    get<Synthesis>(`tts/history/${encodeURIComponent(reuse)}/`, controller.signal).then(
+      (entry) => {
+        setText(entry.text ?? '');
+        if (entry.speed !== undefined) setSpeed(String(entry.speed));
+        if (entry.pitch !== undefined) setPitch(String(entry.pitch));
+        if (entry.emotion) setEmotion(entry.emotion);
+        setFormat(entry.output_format);
+        setProjectId(entry.project_id ?? '');
+        if (entry.voice_id) setWantedVoice(entry.voice_id);
+      },
+      (failure) => controller.signal.aborted || setError(failure),
+    );
+    return () => controller.abort();
+  }, [reuse]);
+  useEffect(() => {
+    const voice = wantedVoice && voices.data?.results.find((candidate) => candidate.id === wantedVoice && candidate.status === 'ready');
+    if (!voice) return;
+    setLanguage(languageOf(voice));
+    setVoiceId(voice.id);
+    setWantedVoice(null);
+  }, [wantedVoice, voices.data]);
 
   const ready = (voices.data?.results ?? []).filter((voice) => voice.status === 'ready');
   const languages = useMemo(() => [...new Set(ready.map(languageOf))].sort(), [voices.data]);
@@ -102,10 +107,12 @@ export function Playground() {
     setError(null);
     setJob(null);
     setEntry(null);
+    setCanceled(null);
     try {
       const body: Record<string, unknown> = { text, voice_id: voiceId, speed: Number(speed), pitch: Number(pitch), emotion, output_format: format };
       if (projectId) body.project_id = projectId;
       const accepted = await api<Synthesis>('POST', 'tts/synthesize/', { body });
+      setStartedAt(Date.now());
       setJob(accepted);
       const final = await followSynthesis(accepted.id, setJob, controller.signal);
       if (final.status === 'completed') setEntry(await get<Synthesis>(`tts/history/${accepted.id}/`, controller.signal));
@@ -114,6 +121,26 @@ export function Playground() {
       if (!controller.signal.aborted) setError(failure);
     }
   };
+
+  const cancel = async () => {
+    if (!job) return;
+    running.current?.abort();
+    setError(null);
+    try {
+      // Deleting a running synthesis cancels it and releases its credits; the header says how it ended.
+      const answer = await request('DELETE', `tts/history/${job.id}/`);
+      const ended = answer.headers.get('Synthesis-Status');
+      setJob({ ...job, status: ended === 'completed' ? 'completed' : 'canceled' });
+      setCanceled(ended === 'completed' ? 'It had finished before the cancel arrived: it was charged, and it is deleted.' : 'Canceled. Nothing was charged: the reserved credits are available again.');
+    } catch (failure) {
+      setError(failure);
+    } finally {
+      profile.reload();
+    }
+  };
+  const done = job?.progress ?? 0;
+  const elapsed = (Date.now() - startedAt) / 1000;
+  const left = inProgress && done > 0 && done < 1 ? formatSeconds((elapsed / done) * (1 - done)) : null;
 
   return (
     <>
@@ -193,17 +220,29 @@ export function Playground() {
       </form>
       <ErrorMessage error={error} />
       {job && (
-        <section aria-labelledby="result" class="result">
+        <section aria-labelledby="result" class="result" ref={result}>
           <h2 id="result">Result</h2>
-          <label for="job-progress">Status: {job.status}</label>
-          <progress id="job-progress" max={1} value={job.progress ?? 0} />
+          {inProgress ? (
+            <div class="job">
+              <label for="job-progress">
+                {job.status === 'queued' ? 'Queued' : 'Rendering'}: {Math.round(done * 100)} %{left ? ` · about ${left} left` : ''}
+              </label>
+              <progress id="job-progress" max={1} value={done} />
+              <button type="button" onClick={cancel}>
+                Cancel
+              </button>
+            </div>
+          ) : (
+            !canceled && <p>Status: {job.status}</p>
+          )}
+          {canceled && <Status>{canceled}</Status>}
           {job.status === 'failed' && <ErrorMessage error={new Error(job.error?.message ?? 'The synthesis failed. Nothing was charged.')} />}
           {entry && (
             <>
               <Status>
                 Done: {entry.duration_seconds?.toFixed(1)} s of audio for {formatNumber(entry.credits_charged)} credits.{' '}
               </Status>
-              <AudioPlayer id={entry.id} format={entry.output_format} text={entry.text} />
+              <AudioPlayer id={entry.id} format={entry.output_format} text={entry.text} autoFocus />
               <p>
                 It is kept in your <Link href="/app/history">history</Link>.
               </p>

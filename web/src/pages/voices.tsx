@@ -1,6 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
-import { accessToken, api, ApiError, get, type Page, type Problem, restoreSession } from '../api';
-import { formatDate } from '../format';
+import { accessToken, api, ApiError, get, getAll, type Page, type Problem, restoreSession } from '../api';
+import { formatDate, languageName, languageOf } from '../format';
+import { PreviewButton } from '../preview';
+import { Link } from '../router';
 import { ConfirmButton, ErrorMessage, Field, PageTitle, Select, Status, useLoad } from '../ui';
 import type { Voice } from '../types';
 
@@ -109,20 +111,102 @@ function CloneForm({ onCloned }: { onCloned: (voice: Voice) => void }) {
   );
 }
 
+/** Searches and filters of the voice library; each choice narrows the list. */
+interface LibraryFilters {
+  search: string;
+  quality: string;
+  engine: string;
+  language: string;
+}
+const NO_FILTERS: LibraryFilters = { search: '', quality: '', engine: '', language: '' };
+const qualityOf = (voice: Voice) => (voice.quality === 'neural' ? 'neural' : 'classic');
+
+/** The premade voices: neural first, each with its preview, its facts and a way into the playground. */
+function VoiceLibrary() {
+  const catalog = useLoad((signal) => getAll<Voice>('voices/?category=premade', signal), []);
+  const [filters, setFilters] = useState<LibraryFilters>(NO_FILTERS);
+  const set = (name: keyof LibraryFilters) => (event: Event & { currentTarget: HTMLInputElement | HTMLSelectElement }) => setFilters({ ...filters, [name]: event.currentTarget.value });
+  // A stable sort: the catalog's own order within each quality.
+  const all = [...(catalog.data?.results ?? [])].sort((a, b) => Number(qualityOf(a) !== 'neural') - Number(qualityOf(b) !== 'neural'));
+  const languages = [...new Set(all.map(languageOf))].map((code): [string, string] => [code, languageName(code)]).sort((a, b) => a[1].localeCompare(b[1]));
+  const engines = [...new Set(all.map((voice) => voice.engine).filter((engine): engine is string => Boolean(engine)))].sort();
+  const words = filters.search.trim().toLowerCase().split(/\s+/).filter(Boolean);
+  const shown = all.filter(
+    (voice) =>
+      (!filters.quality || qualityOf(voice) === filters.quality) &&
+      (!filters.engine || voice.engine === filters.engine) &&
+      (!filters.language || languageOf(voice) === filters.language) &&
+      words.every((word) =>
+        [voice.name, voice.id, voice.description, voice.gender, voice.engine ?? '', voice.language, languageName(voice.language)].some((field) => field.toLowerCase().includes(word)),
+      ),
+  );
+
+  return (
+    <section aria-labelledby="library-title">
+      <h2 id="library-title">Voice library</h2>
+      <form role="search" aria-label="Voice library" class="filters library-filters" onSubmit={(event) => event.preventDefault()}>
+        <Field label="Search" type="search" value={filters.search} onInput={set('search')} placeholder="Name, language, description" />
+        <Select
+          label="Quality"
+          value={filters.quality}
+          onChange={set('quality')}
+          options={[
+            ['', 'Any quality'],
+            ['neural', 'Neural'],
+            ['classic', 'Classic'],
+          ]}
+        />
+        <Select label="Engine" value={filters.engine} onChange={set('engine')} options={[['', 'All engines'], ...engines.map((engine): [string, string] => [engine, engine])]} />
+        <Select label="Language" value={filters.language} onChange={set('language')} options={[['', 'All languages'], ...languages]} />
+      </form>
+      <ErrorMessage error={catalog.error} />
+      {catalog.data && (
+        <p role="status" class="hint">
+          {shown.length === all.length ? `${all.length} voices` : `${shown.length} of ${all.length} voices`}
+          {shown.length === 0 && (
+            <>
+              {' '}
+              match.{' '}
+              <button type="button" class="link" onClick={() => setFilters(NO_FILTERS)}>
+                Clear the filters
+              </button>
+            </>
+          )}
+        </p>
+      )}
+      <ul class="voice-cards">
+        {shown.map((voice) => (
+          <li key={voice.id} class="voice-card" aria-labelledby={`voice-${voice.id}`}>
+            <div class="voice-head">
+              <h3 id={`voice-${voice.id}`}>{voice.name}</h3>
+              <span class={`badge ${qualityOf(voice)}`}>{qualityOf(voice)}</span>
+            </div>
+            <p class="meta">
+              {languageName(voice.language)}
+              {voice.gender && voice.gender !== 'unknown' ? ` · ${voice.gender}` : ''}
+              {voice.engine ? ` · ${voice.engine}` : ''}
+            </p>
+            {voice.description && <p class="voice-description">{voice.description}</p>}
+            <div class="actions">
+              {voice.preview_url ? <PreviewButton voice={voice} short /> : <small class="hint">No preview yet</small>}
+              <Link class="button" href={`/app/playground?voice=${encodeURIComponent(voice.id)}`} aria-label={`Use in playground: ${voice.name}`}>
+                Use in playground
+              </Link>
+            </div>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
 export function Voices() {
-  const premade = useLoad((signal) => get<Page<Voice>>('voices/?category=premade&page_size=100', signal), []);
   const mine = useLoad((signal) => get<Page<Voice>>('voices/?category=cloned&page_size=100', signal), []);
-  const [language, setLanguage] = useState('');
-  const [gender, setGender] = useState('');
   const [message, setMessage] = useState<string | null>(null);
   // The voice the clone form follows, as last read: its row shows this state in the same render as the form's
   // message, not a moment later when the list has been fetched again.
   const [followed, setFollowed] = useState<Voice | null>(null);
   const cloned = (mine.data?.results ?? []).map((voice) => (voice.id === followed?.id ? followed : voice));
-  const all = premade.data?.results ?? [];
-  const languages = [...new Set(all.map((voice) => voice.language))].sort();
-  const genders = [...new Set(all.map((voice) => voice.gender).filter(Boolean))].sort();
-  const shown = all.filter((voice) => (!language || voice.language === language) && (!gender || voice.gender === gender));
 
   const remove = async (voice: Voice) => {
     await api('DELETE', `voices/${voice.id}/`);
@@ -133,6 +217,7 @@ export function Voices() {
   return (
     <>
       <PageTitle>Voices</PageTitle>
+      <VoiceLibrary />
       <h2>My cloned voices</h2>
       {message && <Status>{message}</Status>}
       <ErrorMessage error={mine.error} />
@@ -184,29 +269,6 @@ export function Voices() {
           mine.reload();
         }}
       />
-      <h2>Premade voices</h2>
-      <div class="filters">
-        <Select
-          label="Language"
-          value={language}
-          onChange={(event) => setLanguage(event.currentTarget.value)}
-          options={[['', 'All languages'], ...languages.map((code): [string, string] => [code, code])]}
-        />
-        <Select label="Sex" value={gender} onChange={(event) => setGender(event.currentTarget.value)} options={[['', 'Any'], ...genders.map((name): [string, string] => [name, name])]} />
-      </div>
-      <ErrorMessage error={premade.error} />
-      <ul class="voice-list">
-        {shown.map((voice) => (
-          <li key={voice.id}>
-            <strong>{voice.name}</strong>{' '}
-            <span class="meta">
-              {voice.language} · {voice.gender} · {voice.quality === 'neural' ? 'neural' : 'classic'}
-            </span>
-            <br />
-            <small class="hint">{voice.description}</small>
-          </li>
-        ))}
-      </ul>
     </>
   );
 }
