@@ -186,7 +186,7 @@ describe('dashboard: the first hour in a browser', () => {
     const entry = page.locator('li.entry', { hasText: 'Hello from the OpenVox dashboard.' });
     await entry.waitFor();
     expect(await entry.textContent()).toContain('completed');
-    await entry.getByRole('button', { name: 'Play or download' }).click();
+    await entry.getByRole('button', { name: 'Play', exact: true }).click();
     await entry.getByTestId('audio').waitFor();
     // en-us-slt (Festival) has word timing: the spoken word is marked while it plays.
     const id = /openvox-([0-9a-f-]{36})\./.exec((await entry.getByRole('link', { name: 'Download WAV' }).getAttribute('download')) ?? '')?.[1];

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { PREMADE_VOICES, RECOMMENDED_VOICE_ID } from '../../engines/catalog';
 import { call } from '../helpers/http';
-import { createAccount, createVoice, type TestAccount } from '../helpers/factories';
+import { createAccount, createSynthesis, createVoice, type TestAccount } from '../helpers/factories';
 // The voice as the API answers it: the dashboard's type is its one description.
 import type { Voice } from '../../web/src/types';
 import { fetchOpenApiDocument, useStack } from '../helpers/stack';
@@ -298,6 +298,34 @@ describe.each([['/api/v1'], ['/api']])('voices in the %s family', (family) => {
         expect(response.body.code).toBe('not_found');
       });
     }
+  });
+
+  describe('?used=', () => {
+    it("true lists only the voices of the caller's own live history, clones first; false or absent lists all", async () => {
+      const user = await createAccount(deps);
+      await createSynthesis(deps, user, { voice_id: 'en-us-slt' });
+      await createSynthesis(deps, user, { voice_id: 'en-us-slt', status: 'failed' });
+      // A deleted entry is out of the history, and another account's history is not the caller's.
+      await createSynthesis(deps, user, { voice_id: 'de-de-espeak-m', deleted_at: new Date() });
+      await createSynthesis(deps, bob, { voice_id: 'en-us-joe' });
+      expect(ids(await listAll('used=true', user))).toEqual(['en-us-slt']);
+      expect(ids(await listAll('used=true', fresh))).toEqual([]);
+      expect(ids(await listAll('used=true&category=premade', user))).toEqual(['en-us-slt']);
+      expect(ids(await listAll('used=false', user))).toEqual(ids(await listAll('', user)));
+
+      await createSynthesis(deps, alice, { voice_id: aliceOlder.id });
+      const aliceUsed = ids(await listAll('used=true', alice));
+      expect(aliceUsed[0]).toBe(aliceOlder.id);
+      expect(aliceUsed).not.toContain(aliceNewer.id);
+    });
+
+    it('rejects anything but true or false with 400 validation_error', async () => {
+      for (const bad of ['yes', '1', '']) {
+        const response = await voices(`?used=${bad}`);
+        expect(response.status).toBe(400);
+        expect(response.body.errors).toHaveProperty('used');
+      }
+    });
   });
 
   describe('cloned voices', () => {

@@ -48,7 +48,7 @@ interface Word {
  * blob and played from an object URL. Where the voice has word timestamps
  * (its `word_timestamps`), the text is shown with the spoken word highlighted.
  */
-export function AudioPlayer({ id, format, text, autoFocus = false }: { id: string; format: string; text?: string; autoFocus?: boolean }) {
+export function AudioPlayer({ id, format, text, autoFocus = false, autoPlay = false }: { id: string; format: string; text?: string; autoFocus?: boolean; autoPlay?: boolean }) {
   const [url, setUrl] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [words, setWords] = useState<Word[] | null>(null);
@@ -80,6 +80,8 @@ export function AudioPlayer({ id, format, text, autoFocus = false }: { id: strin
 
   useEffect(() => {
     if (url && autoFocus) audio.current?.focus();
+    // Asked for with a click ("Play"): it plays at once, no second click on the player. A refusal leaves the controls.
+    if (url && autoPlay) audio.current?.play().catch(() => undefined);
   }, [url]);
 
   const onTime = () => {

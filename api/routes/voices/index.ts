@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { deleteVoice, startCloning } from './commands';
 import { revokeConsent } from './consent';
 import { CloneForm, receiveSample } from './upload';
+import { Synthesis } from '../../../db/models/Synthesis';
 import { Voice } from '../../../db/models/Voice';
 import { presentVoice } from './presenter';
 import { MyVoicesQuery, VoiceListQuery, VoiceOut, VoicePage, VoiceParams } from './schema';
@@ -19,12 +20,13 @@ export function voiceRoutes(deps: ApiDeps): Route[] {
   const list = (category: 'premade' | 'cloned' | undefined) =>
     async function handler(
       ctx: Parameters<Route['handler']>[0],
-      { account, query }: { account: Account; query: { page: number; page_size: number; language?: string; category?: 'premade' | 'cloned' } },
+      { account, query }: { account: Account; query: { page: number; page_size: number; language?: string; category?: 'premade' | 'cloned'; used?: 'true' | 'false' } },
       family: Family,
     ) {
       const voices = Voice.query(db).modify('visibleTo', account).modify('language', query.language);
       const only = category ?? query.category;
       if (only) voices.where({ category: only });
+      if (query.used === 'true') voices.whereIn('voices.id', Synthesis.query(db).modify('ownedBy', account).modify('live').distinct('syntheses.voice_id'));
       const count = await voices.clone().resultSize();
       // The caller's clones first (newest first), then premade voices in catalog order.
       const rows = await voices

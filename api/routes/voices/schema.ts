@@ -15,6 +15,10 @@ export const VoiceListQuery = PageQuery.extend({
     .regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/, 'Must be a BCP 47 language tag, e.g. en or en-US.')
     .optional()
     .meta({ description: 'A BCP 47 tag, case-insensitive; a bare language (`en`) matches all its regions' }),
+  used: z
+    .enum(['true', 'false'], 'Must be true or false.')
+    .optional()
+    .meta({ description: '`true`: only the voices of syntheses in your history (what a history filter offers); `false` or absent: no such filter' }),
 });
 export const MyVoicesQuery = VoiceListQuery.omit({ category: true });
 

@@ -1,13 +1,15 @@
 import { useState } from 'preact/hooks';
-import { api, get, type Page } from '../api';
+import { api, get, getAll, type Page } from '../api';
 import { AudioPlayer } from '../audio';
 import { formatDate, formatNumber, formatSeconds } from '../format';
-import { navigate, useLocation } from '../router';
+import { Link, navigate, useLocation } from '../router';
 import { ConfirmButton, ErrorMessage, Field, PageTitle, Pager, Select, Status, useLoad } from '../ui';
 import type { Project, Synthesis, Voice } from '../types';
 
 const PAGE_SIZE = 20;
 const STATUSES = ['queued', 'processing', 'completed', 'failed', 'canceled'];
+/** Longer texts show their first lines until expanded. */
+const CLAMP_CHARACTERS = 280;
 
 /** The UTC day after `day` (YYYY-MM-DD). */
 const nextDay = (day: string) => new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
@@ -20,6 +22,12 @@ export function History() {
   const from = query.get('from') ?? '';
   const to = query.get('to') ?? '';
   const [open, setOpen] = useState<string | null>(null);
+  const [expanded, setExpanded] = useState<Set<string>>(new Set());
+  const toggleText = (id: string) => {
+    const next = new Set(expanded);
+    if (!next.delete(id)) next.add(id);
+    setExpanded(next);
+  };
   const [message, setMessage] = useState<string | null>(null);
 
   const params = new URLSearchParams({ page: String(page), page_size: String(PAGE_SIZE) });
@@ -27,7 +35,8 @@ export function History() {
   if (from) params.set('created_since', from);
   if (to) params.set('created_before', nextDay(to));
   const history = useLoad((signal) => get<Page<Synthesis>>(`tts/history/?${params}`, signal), [params.toString()]);
-  const voices = useLoad((signal) => get<Page<Voice>>('voices/?page_size=100', signal), []);
+  // Only the voices this account's history holds: the filter offers nothing that would match no entry.
+  const voices = useLoad((signal) => getAll<Voice>('voices/?used=true', signal), []);
   const projects = useLoad((signal) => get<Page<Project>>('projects/?page_size=100', signal), []);
   const voiceName = (id?: string) => voices.data?.results.find((voice) => voice.id === id)?.name ?? id;
 
@@ -44,6 +53,7 @@ export function History() {
     history.reload();
   };
   const rows = history.data?.results ?? [];
+  const long = (entry: Synthesis) => [...(entry.text ?? '')].length > CLAMP_CHARACTERS;
 
   return (
     <>
@@ -76,9 +86,14 @@ export function History() {
       <ul class="entries">
         {rows.map((entry) => (
           <li key={entry.id} class="entry">
-            <p class="entry-text" id={`text-${entry.id}`}>
+            <p class={long(entry) && !expanded.has(entry.id) ? 'entry-text clamped' : 'entry-text'} id={`text-${entry.id}`}>
               {entry.text}
             </p>
+            {long(entry) && (
+              <button type="button" class="link" aria-expanded={expanded.has(entry.id)} aria-controls={`text-${entry.id}`} onClick={() => toggleText(entry.id)}>
+                {expanded.has(entry.id) ? 'Show less' : `Show the whole text (${formatNumber([...(entry.text ?? '')].length)} characters)`}
+              </button>
+            )}
             <p class="meta">
               {formatDate(entry.created_at)} · {voiceName(entry.voice_id)} · <span class={`badge ${entry.status}`}>{entry.status}</span> · {formatNumber(entry.characters)} characters
               {entry.duration_seconds !== null && ` · ${formatSeconds(entry.duration_seconds)}`}
@@ -87,9 +102,12 @@ export function History() {
             <div class="actions">
               {entry.status === 'completed' && (
                 <button type="button" aria-expanded={open === entry.id} aria-describedby={`text-${entry.id}`} onClick={() => setOpen(open === entry.id ? null : entry.id)}>
-                  {open === entry.id ? 'Hide player' : 'Play or download'}
+                  {open === entry.id ? 'Hide player' : 'Play'}
                 </button>
               )}
+              <Link class="button" href={`/app/playground?reuse=${entry.id}`} aria-describedby={`text-${entry.id}`}>
+                Reuse settings
+              </Link>
               <ConfirmButton
                 label="Delete"
                 question="Delete this synthesis and its audio? A running one is canceled and its credits released."
@@ -98,7 +116,7 @@ export function History() {
                 onConfirm={() => remove(entry)}
               />
             </div>
-            {open === entry.id && <AudioPlayer id={entry.id} format={entry.output_format} text={entry.text} autoFocus />}
+            {open === entry.id && <AudioPlayer id={entry.id} format={entry.output_format} text={entry.text} autoFocus autoPlay />}
           </li>
         ))}
       </ul>

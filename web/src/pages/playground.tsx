@@ -33,6 +33,7 @@ export function Playground() {
   // When the job was accepted (for the time left, as the CLI reckons it), and how a cancel ended.
   const [startedAt, setStartedAt] = useState(0);
   const [canceled, setCanceled] = useState<string | null>(null);
+  const [canceling, setCanceling] = useState(false);
   const result = useRef<HTMLElement>(null);
   // The result, once ready, is scrolled to; the player takes the focus as soon as its audio is loaded.
   useEffect(() => {
@@ -126,6 +127,7 @@ export function Playground() {
     if (!job) return;
     running.current?.abort();
     setError(null);
+    setCanceling(true);
     try {
       // Deleting a running synthesis cancels it and releases its credits; the header says how it ended.
       const answer = await request('DELETE', `tts/history/${job.id}/`);
@@ -135,6 +137,7 @@ export function Playground() {
     } catch (failure) {
       setError(failure);
     } finally {
+      setCanceling(false);
       profile.reload();
     }
   };
@@ -228,8 +231,8 @@ export function Playground() {
                 {job.status === 'queued' ? 'Queued' : 'Rendering'}: {Math.round(done * 100)} %{left ? ` · about ${left} left` : ''}
               </label>
               <progress id="job-progress" max={1} value={done} />
-              <button type="button" onClick={cancel}>
-                Cancel
+              <button type="button" onClick={cancel} disabled={canceling}>
+                {canceling ? 'Canceling…' : 'Cancel'}
               </button>
             </div>
           ) : (
