@@ -1,17 +1,28 @@
 import type { Context } from 'koa';
+import path from 'node:path';
 import { enforceRateLimit } from '../../auth/rateLimit';
 import type { ApiDeps } from '../../deps';
 import { problemResponses } from '../../openapi';
 import { defineRoute, type Route } from '../../route';
 import { logIn, logOut, refreshTokens, registerAccount, resendVerification, verifyEmail } from './commands';
 import { presentAccount, presentProfile } from './presenter';
-import { Accepted, AccountOut, LoginBody, LogoutBody, Profile, RefreshBody, RegisterBody, ResendBody, TokenPair, VerifyEmailBody, VerifyEmailQuery } from './schema';
+import { Accepted, LoginBody, LogoutBody, Profile, RefreshBody, RegisterBody, RegisteredAccount, ResendBody, TokenPair, VerifyEmailBody, VerifyEmailQuery } from './schema';
 import { usageOf } from './usage';
 import { z } from 'zod';
 
 /** Runs `task` once the response is sent (or the client has gone); its failure is only logged, and shutdown waits for it. */
 function afterResponse(deps: ApiDeps, ctx: Context, task: () => Promise<void>, onError: (error: unknown) => void): void {
   ctx.res.once('close', () => deps.background.run(task, onError));
+}
+
+/**
+ * In development without SMTP_URL the verification mail is an .eml file on this machine: the sign-up answer says
+ * where, so a person in a browser is not left waiting for mail that never leaves. Nothing of the kind in production.
+ */
+function fileMailHint(config: ApiDeps['config']): { verification_mail?: { delivery: 'file'; directory: string } } {
+  if (config.NODE_ENV !== 'development' || config.SMTP_URL) return {};
+  const relative = path.relative(process.cwd(), config.MAIL_DIR);
+  return { verification_mail: { delivery: 'file', directory: relative && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : config.MAIL_DIR } };
 }
 
 const json = <T extends z.ZodType>(description: string, schema: T) => ({ description, content: { 'application/json': { schema } } });
@@ -38,12 +49,12 @@ export function authRoutes(deps: ApiDeps): Route[] {
       summary: 'Create an account; a verification email is sent',
       tags: ['Auth'],
       body: RegisterBody,
-      responses: { 201: json('Account created', AccountOut), ...problemResponses(400, 409, 413, 415, 429) },
+      responses: { 201: json('Account created', RegisteredAccount), ...problemResponses(400, 409, 413, 415, 429) },
       async handler(ctx, { body }) {
         await enforceRateLimit(db, { key: `register:ip:${ctx.ip}`, limit: config.RATE_LIMIT_REGISTER_PER_HOUR, windowSeconds: HOUR });
         const account = await registerAccount(deps, body);
         ctx.status = 201;
-        ctx.body = presentAccount(account);
+        ctx.body = { ...presentAccount(account), ...fileMailHint(config) };
       },
     }),
     defineRoute({

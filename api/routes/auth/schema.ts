@@ -49,6 +49,18 @@ export const AccountOut = z
   })
   .meta({ id: 'Account' });
 
+export const RegisteredAccount = AccountOut.extend({
+  verification_mail: z
+    .object({
+      delivery: z.literal('file').meta({ description: 'Always `file`: the mail was written to a file on the server, not sent' }),
+      directory: z.string().meta({ description: 'Where on the server (relative to its working directory when inside it)', example: '.data/mail' }),
+    })
+    .optional()
+    .meta({
+      description: 'Only when `NODE_ENV=development` and `SMTP_URL` is unset (mail goes to `.eml` files): where the verification mail went. Never present in production or when mail is sent.',
+    }),
+}).meta({ id: 'RegisteredAccount' });
+
 export const TokenPair = z
   .object({
     access: z.string().meta({ description: 'The access JWT, sent as `Authorization: Bearer <access>`' }),

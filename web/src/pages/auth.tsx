@@ -5,6 +5,12 @@ import { afterLogIn, Link, navigate, useLocation } from '../router';
 import { ErrorMessage, Field, PageTitle, Status } from '../ui';
 import type { Plan } from '../types';
 
+/** The sign-up answer; `verification_mail` only from a development server that writes mail to files. */
+interface Registered {
+  email: string;
+  verification_mail?: { delivery: 'file'; directory: string };
+}
+
 type FormEvent = Event & { currentTarget: HTMLFormElement };
 const value = (form: HTMLFormElement, name: string) => (form.elements.namedItem(name) as HTMLInputElement).value;
 
@@ -36,7 +42,7 @@ function ResendVerification({ email }: { email: string }) {
 
 export function SignUp() {
   const [error, setError] = useState<unknown>(null);
-  const [registered, setRegistered] = useState<string | null>(null);
+  const [registered, setRegistered] = useState<Registered | null>(null);
   const [busy, setBusy] = useState(false);
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -44,10 +50,10 @@ export function SignUp() {
     setBusy(true);
     setError(null);
     try {
-      const account = await api<{ email: string }>('POST', 'auth/register/', {
+      const account = await api<Registered>('POST', 'auth/register/', {
         body: { email: value(form, 'email'), password: value(form, 'password'), name: value(form, 'name') },
       });
-      setRegistered(account.email);
+      setRegistered(account);
     } catch (failure) {
       setError(failure);
     } finally {
@@ -59,9 +65,20 @@ export function SignUp() {
       <>
         <PageTitle>Check your mail</PageTitle>
         <p>
-          We sent a verification link to <strong>{registered}</strong>. Open it to activate your account and receive your free credits.
+          We sent a verification link to <strong>{registered.email}</strong>. Open it to activate your account and receive your free credits.
         </p>
-        <ResendVerification email={registered} />
+        {registered.verification_mail && (
+          <div class="notice" role="note" aria-label="Where the mail went">
+            <p>
+              This server runs in development mode without a mail server (<code>SMTP_URL</code> is not set), so nothing was sent: the mail is a file in{' '}
+              <code>{registered.verification_mail.directory}</code> on the server. Open the newest <code>.eml</code> file there and follow its link, or verify the account from the command line:
+            </p>
+            <pre>
+              <code>openvox user verify {registered.email}</code>
+            </pre>
+          </div>
+        )}
+        <ResendVerification email={registered.email} />
       </>
     );
   }
