@@ -2,13 +2,14 @@ import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { percentile as percentileOrNull } from '../audio/analysis';
 import { createStorage } from '../lib/storage';
 import { startIsolatedStack, type IsolatedStack, type StackAccount } from '../scripts/isolatedStack';
 import { checkInvariants, expect, newFindings, runningWorkflows, waitQuiescent, type Findings } from './checks';
 import { type Client, cloneCycle, deleteAccount, historyPage, makeCloneSample, type Op, registerWebhook, speech, synthesis } from './load';
 import { allProcs, classifyWorkerChild, descendants, type GroupSample, type ProcInfo, sumGroup } from './procs';
 import { startReceiver, type Receiver } from './receiver';
-import { linearTrend, percentile, type Point, type Tolerance, verdictOf } from './trend';
+import { linearTrend, type Point, type Tolerance, verdictOf } from './trend';
 
 /**
  * The soak: a steady mixed load on an isolated stack for a set time, a sample
@@ -177,6 +178,8 @@ function seriesSpecs(samples: Sample[]): SeriesSpec[] {
   return specs;
 }
 
+/** NaN rather than null for no values: a missing point in a series. */
+const percentile = (values: number[], q: number) => percentileOrNull(values, q) ?? NaN;
 const fixed = (value: number, digits = 1) => (Number.isFinite(value) ? value.toFixed(digits) : '–');
 
 /** The verdict table (markdown) of the samples after the warm-up; returns it and the series that grow. */

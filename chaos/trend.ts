@@ -72,13 +72,3 @@ export function verdictOf(trend: Trend | null, tolerance: Tolerance = DEFAULT_TO
   if (trend.high < 0 && large) return 'shrinks';
   return 'flat';
 }
-
-/** The q-quantile (0-1) by linear interpolation between closest ranks; NaN for no values. */
-export function percentile(values: number[], q: number): number {
-  if (!values.length) return NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  const rank = q * (sorted.length - 1);
-  const below = Math.floor(rank);
-  const above = Math.ceil(rank);
-  return sorted[below] + (sorted[above] - sorted[below]) * (rank - below);
-}
