@@ -4,6 +4,9 @@ import { createStorage } from '../lib/storage';
 import { creditsFor } from '../synthesis/cost';
 import type { IsolatedStack } from '../scripts/isolatedStack';
 
+/** What the checks read: the stack's database, Temporal client and storage settings (one host or many). */
+export type Observed = Pick<IsolatedStack, 'db' | 'temporal' | 'config'>;
+
 /**
  * What must hold after every scenario, read from outside: PostgreSQL (the
  * ledger is the truth), MinIO, and Temporal only to ask whether a workflow
@@ -54,13 +57,13 @@ interface LedgerRecord {
 }
 
 /** Workflow ids running now; `synthesis:`, `credits:` and any other the service started. */
-export async function runningWorkflows(stack: IsolatedStack): Promise<Set<string>> {
+export async function runningWorkflows(stack: Observed): Promise<Set<string>> {
   const ids = new Set<string>();
   for await (const execution of stack.temporal.workflow.list({ query: 'ExecutionStatus="Running"' })) ids.add(execution.workflowId);
   return ids;
 }
 
-async function workflowRunning(stack: IsolatedStack, workflowId: string): Promise<boolean> {
+async function workflowRunning(stack: Observed, workflowId: string): Promise<boolean> {
   try {
     return (await stack.temporal.workflow.getHandle(workflowId).describe()).status.name === 'RUNNING';
   } catch (error) {
@@ -77,7 +80,7 @@ async function workflowRunning(stack: IsolatedStack, workflowId: string): Promis
  * every round (the suite restarts crashed processes there, as a supervisor would).
  * Returns how long it took, or null when the bound ran out.
  */
-export async function waitQuiescent(stack: IsolatedStack, accountIds: string[], before: Set<string>, timeoutMs: number, tick: () => Promise<void>, longLived?: RegExp): Promise<number | null> {
+export async function waitQuiescent(stack: Observed, accountIds: string[], before: Set<string>, timeoutMs: number, tick: () => Promise<void>, longLived?: RegExp): Promise<number | null> {
   const started = Date.now();
   while (Date.now() - started < timeoutMs) {
     await tick();
@@ -113,7 +116,7 @@ export interface Tally {
 }
 
 /** Every invariant of the issue, over the scenario's accounts. */
-export async function checkInvariants(stack: IsolatedStack, scope: Scope, findings: Findings): Promise<Tally> {
+export async function checkInvariants(stack: Observed, scope: Scope, findings: Findings): Promise<Tally> {
   const { db } = stack;
   const syntheses: SynthesisRecord[] = await db('syntheses')
     .whereIn('account_id', scope.accountIds)

@@ -34,6 +34,8 @@ export interface Op {
 export interface Client {
   baseUrl: () => string;
   token: string;
+  /** One request's limit (30 s by default): a node cut from the network answers nothing until then. */
+  timeoutMs?: number;
 }
 
 const REQUEST_MS = 30_000;
@@ -43,7 +45,7 @@ async function call(client: Client, method: string, pathname: string, body?: unk
     method,
     headers: { Authorization: `Bearer ${client.token}`, ...(body !== undefined && !(body instanceof FormData) && { 'Content-Type': 'application/json' }), ...headers },
     body: body === undefined ? undefined : body instanceof FormData ? body : JSON.stringify(body),
-    signal: AbortSignal.timeout(REQUEST_MS),
+    signal: AbortSignal.timeout(client.timeoutMs ?? REQUEST_MS),
   });
   const text = await response.text();
   let json: any = null;
@@ -128,6 +130,16 @@ export async function synthesis(client: Client, options: SynthesisOptions, onAcc
   if (answer.status !== 202) return done(false, `submit: http ${answer.status} ${answer.json?.code ?? ''}`.trim());
   const id = answer.json.id as string;
   onAccepted?.(id);
+  return followToEnd(client, id, options, started);
+}
+
+/**
+ * Follows an accepted synthesis to its end and downloads its audio (also how
+ * a speech client whose stream was cut after its X-Synthesis-Id arrived
+ * gets the rest: from history, through whichever API answers).
+ */
+export async function followToEnd(client: Client, id: string, options: Pick<SynthesisOptions, 'sse' | 'timeoutMs'>, started = Date.now(), kind = 'synthesis'): Promise<Op> {
+  const done = (ok: boolean, error?: string, id?: string, note?: string): Op => ({ kind, ok, ms: Date.now() - started, endedAt: Date.now(), error, id, note });
   const deadline = started + options.timeoutMs;
   let final: { status?: string; code?: string } = {};
   let reconnects = 0;

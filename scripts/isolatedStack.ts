@@ -100,6 +100,33 @@ async function killGroup(child: ChildProcess): Promise<void> {
   await waitFor(`process group ${pgid} gone`, async () => !groupAlive(pgid), 10_000);
 }
 
+/**
+ * Verified accounts written straight to the database of a stack (`name` marks
+ * their emails; their password is `<name> password`), credited through the
+ * ledger (a grant), each with an access JWT signed with `jwtSecret`.
+ */
+export async function createStackAccounts(
+  db: Db,
+  config: Config,
+  jwtSecret: string,
+  name: string,
+  count: number,
+  { credits, plan = 'free' }: { credits: number; plan?: string },
+): Promise<StackAccount[]> {
+  const tokens = createTokenService(config, new TextEncoder().encode(jwtSecret));
+  const passwordHash = await hashPassword(`${name} password`);
+  return Promise.all(
+    Array.from({ length: count }, async (_, index) => {
+      const id = randomUUID();
+      await db.transaction(async (trx) => {
+        await trx('accounts').insert({ id, email: `${name}-${index}-${id}@example.com`, password_hash: passwordHash, email_verified_at: new Date(), subscription_tier: plan });
+        await applyGrant(trx, id, credits, `${name}-grant`);
+      });
+      return { id, token: await tokens.issueAccess(id) };
+    }),
+  );
+}
+
 export async function startIsolatedStack(options: IsolatedStackOptions): Promise<IsolatedStack> {
   const dataDir = mkdtempSync(path.join(tmpdir(), `openvox-${options.name}-`));
   const logDir = path.join(dataDir, 'logs');
@@ -260,20 +287,7 @@ export async function startIsolatedStack(options: IsolatedStackOptions): Promise
       minio = await startMinio(minioOptions);
     },
 
-    async createAccounts(count, { credits, plan = 'free' }) {
-      const tokens = createTokenService(config, new TextEncoder().encode(env.JWT_SECRET));
-      const passwordHash = await hashPassword(`${options.name} password`);
-      return Promise.all(
-        Array.from({ length: count }, async (_, index) => {
-          const id = randomUUID();
-          await database.transaction(async (trx) => {
-            await trx('accounts').insert({ id, email: `${options.name}-${index}-${id}@example.com`, password_hash: passwordHash, email_verified_at: new Date(), subscription_tier: plan });
-            await applyGrant(trx, id, credits, `${options.name}-grant`);
-          });
-          return { id, token: await tokens.issueAccess(id) };
-        }),
-      );
-    },
+    createAccounts: (count, account) => createStackAccounts(database, config, env.JWT_SECRET, options.name, count, account),
 
     close,
   };
