@@ -185,18 +185,22 @@ const fixed = (value: number, digits = 1) => (Number.isFinite(value) ? value.toF
 /** The verdict table (markdown) of the samples after the warm-up; returns it and the series that grow. */
 export function verdictTable(samples: Sample[], warmupMinutes: number): { table: string; growing: string[] } {
   const kept = samples.filter((sample) => sample.minute >= warmupMinutes);
-  const rows = ['| series | mean | slope per hour | 95 % interval | R² | verdict |', '|---|---|---|---|---|---|'];
+  const rows = ['| series | mean | slope per hour | 95 % interval | R² | verdict | second half: slope, 95 % interval |', '|---|---|---|---|---|---|---|'];
   const growing: string[] = [];
+  const secondHalf = kept.slice(Math.floor(kept.length / 2));
   for (const spec of seriesSpecs(kept)) {
-    const points: Point[] = kept.map((sample) => ({ hours: sample.hours, value: spec.value(sample) }));
-    const trend = linearTrend(points);
+    const pointsOf = (list: Sample[]): Point[] => list.map((sample) => ({ hours: sample.hours, value: spec.value(sample) }));
+    const trend = linearTrend(pointsOf(kept));
     const verdict = verdictOf(trend, spec.tolerance);
+    // A cache that fills and then stays is steep in the first half only; a leak keeps its slope.
+    const late = linearTrend(pointsOf(secondHalf));
     if (verdict === 'grows' && spec.name !== 'load average (1 min)') growing.push(spec.name);
     const unit = spec.unit ? ` ${spec.unit}` : '';
+    const lateCell = late ? `${fixed(late.slope, 2)} (${fixed(late.low, 2)} … ${fixed(late.high, 2)})` : '–';
     rows.push(
       trend
-        ? `| ${spec.name} | ${fixed(trend.mean)}${unit} | ${fixed(trend.slope, 2)}${unit}/h | ${fixed(trend.low, 2)} … ${fixed(trend.high, 2)} | ${fixed(trend.r2, 2)} | ${verdict} |`
-        : `| ${spec.name} | – | – | – | – | ${verdict} |`,
+        ? `| ${spec.name} | ${fixed(trend.mean)}${unit} | ${fixed(trend.slope, 2)}${unit}/h | ${fixed(trend.low, 2)} … ${fixed(trend.high, 2)} | ${fixed(trend.r2, 2)} | ${verdict} | ${lateCell} |`
+        : `| ${spec.name} | – | – | – | – | ${verdict} | – |`,
     );
   }
   return { table: rows.join('\n'), growing };
