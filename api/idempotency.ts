@@ -26,6 +26,13 @@ const WINDOW_MS = 24 * 3600 * 1000;
  * so a request that died blocks its key for seconds only.
  */
 const LOCK_MS = 5_000;
+/**
+ * Times are the database's (`now()`), never an API process's own clock: the
+ * API processes of a deployment compare each other's claims, and a node whose
+ * clock ran 90 s ahead otherwise wrote claims that held for 95 s on the others
+ * (the multi-node harness measured it).
+ */
+const LOCK_END = `now() + interval '${LOCK_MS} milliseconds'`;
 const KEY = /^[\x20-\x7E]{1,255}$/;
 
 export interface StoredResponse {
@@ -58,12 +65,16 @@ type Claim = { kind: 'run'; synthesisId: string } | { kind: 'replay'; response: 
 
 async function claim(db: Db, account: Account, key: string, requestHash: Buffer): Promise<Claim> {
   return db.transaction(async (trx) => {
-    const lockedUntil = new Date(Date.now() + LOCK_MS);
+    const lockedUntil = trx.raw(LOCK_END);
     const claimed = await IdempotencyKey.claimFree(trx, { account_id: account.id, key, request_hash: requestHash, synthesis_id: randomUUID(), status: 'in_progress', locked_until: lockedUntil });
     if (claimed) return { kind: 'run', synthesisId: claimed };
 
-    const existing = await IdempotencyKey.of(trx, account.id, key).forUpdate().first().throwIfNotFound();
-    if (existing.created_at.getTime() < Date.now() - WINDOW_MS) {
+    const existing = (await IdempotencyKey.of(trx, account.id, key)
+      .forUpdate()
+      .select('*', trx.raw('locked_until > now() as held'), trx.raw(`created_at < now() - interval '${WINDOW_MS} milliseconds' as expired`))
+      .first()
+      .throwIfNotFound()) as IdempotencyKey & { held: boolean; expired: boolean };
+    if (existing.expired) {
       // Past the 24 h window the key is free again: a new request, a new synthesis.
       const synthesisId = randomUUID();
       await IdempotencyKey.of(trx, account.id, key).patch({
@@ -83,7 +94,7 @@ async function claim(db: Db, account: Account, key: string, requestHash: Buffer)
       // A completed key always has its response (written in one update with the status).
       return { kind: 'replay', response: { status: existing.response_status as number, body: existing.response_body, location: existing.response_location } };
     }
-    if (existing.locked_until.getTime() > Date.now()) throw idempotencyKeyInUse();
+    if (existing.held) throw idempotencyKeyInUse();
     // Abandoned: carry on with the same synthesis id, so nothing is started or charged twice.
     await IdempotencyKey.of(trx, account.id, key).patch({ locked_until: lockedUntil });
     return { kind: 'run', synthesisId: existing.synthesis_id };

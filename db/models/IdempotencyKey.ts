@@ -11,7 +11,10 @@ export class IdempotencyKey extends TableModel {
    * already has a row (read it locked). The insert's own answer tells, so it
    * runs as the plain query (a model insert answers with the model either way).
    */
-  static async claimFree(trx: Knex.Transaction, row: Pick<IdempotencyKey, 'account_id' | 'key' | 'request_hash' | 'synthesis_id' | 'status' | 'locked_until'>): Promise<string | undefined> {
+  static async claimFree(
+    trx: Knex.Transaction,
+    row: Pick<IdempotencyKey, 'account_id' | 'key' | 'request_hash' | 'synthesis_id' | 'status'> & { locked_until: Date | Knex.Raw },
+  ): Promise<string | undefined> {
     const inserted: Pick<IdempotencyKey, 'synthesis_id'>[] = await this.query(trx).insert(row).onConflict(['account_id', 'key']).ignore().returning('synthesis_id').toKnexQuery();
     return inserted[0]?.synthesis_id;
   }
