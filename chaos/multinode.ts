@@ -224,7 +224,9 @@ async function runLoad(harness: Harness, accounts: StackAccount[], durationMs: n
       const client = clients[index % clients.length];
       jobs.push(
         (async () => {
-          for (let attempt = 0; attempt < 5; attempt++) {
+          // A careful client: asks again (the next request goes to the next API) for up to 150 s, backing off to 5 s.
+          const giveUpAt = Date.now() + 150_000;
+          for (let attempt = 0; attempt < 40 && Date.now() < giveUpAt; attempt++) {
             const op = await speech(client, textOf(2, index), index % 2 ? 'en-us-joe' : 'alloy', index % 3 ? 'mp3' : 'wav', index % 4 === 0);
             if (op.id) result.accepted.add(op.id);
             if (op.ok) return void result.ops.push(op);
@@ -235,9 +237,9 @@ async function runLoad(harness: Harness, accounts: StackAccount[], durationMs: n
             }
             result.restarted += 1;
             result.retryReasons.set(op.error ?? '?', (result.retryReasons.get(op.error ?? '?') ?? 0) + 1);
-            await sleep(1_000);
+            await sleep(Math.min(5_000, 1_000 * 1.5 ** attempt));
           }
-          result.ops.push({ kind: 'speech', ok: false, ms: 0, endedAt: Date.now(), error: 'no stream after 5 attempts' });
+          result.ops.push({ kind: 'speech', ok: false, ms: 0, endedAt: Date.now(), error: 'no stream within 150 s' });
         })(),
       );
       await sleep(10_000);
