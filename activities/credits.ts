@@ -51,6 +51,7 @@ export function createCreditActivities({ db }: ActivityDeps) {
             streaming: request.streaming ?? false,
             text_normalization: request.textNormalization ?? 'auto',
             pronunciation_dictionary_ids: request.pronunciationDictionaryIds?.length ? request.pronunciationDictionaryIds : null,
+            text_type: request.textType ?? 'text',
           })
           .onConflict('id')
           .ignore();

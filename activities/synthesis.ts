@@ -6,7 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import type { Knex } from 'knex';
 import type { ActivityDeps } from '.';
 import { classifyFailures, inTempDir, unlessCanceled, withHeartbeat } from './work';
-import { type Emotion, finishAudio, type OutputFormat, renderChunk, splitSentences, splitText, type Voicing } from '../audio';
+import { type Emotion, finishAudio, type OutputFormat, renderChunk, type Voicing } from '../audio';
 import { advanceProgress, type CompletedAudio, recordCompletion } from '../db/synthesisProgress';
 import { Account } from '../db/models/Account';
 import { SubscriptionPlan } from '../db/models/SubscriptionPlan';
@@ -21,14 +21,12 @@ import { slotFreedSignal, synthesisWorkflowId } from '../synthesis/contracts';
 import type { UnchargedEnd } from '../synthesis/status';
 import { notifyProgress } from '../lib/progress';
 import { createWebhookAnnouncer } from './webhooks';
+import { CHUNK_CHARS, loadSpeechPlan, type PlannedChunk, type SpeechPlan } from './speechPlan';
+import { splitText } from '../engines/text';
 import { loadChunkWords, storeChunkWords, storeTimestamps, timestampsKey } from './timestamps';
 import type { TimedWord } from '../audio/timestamps';
 
-/** Characters per chunk: small enough to render in parallel, large enough to keep prosody natural. */
-export const CHUNK_CHARS = 400;
-
-/** The chunks a synthesis renders: one per sentence when a client streams it, else up to CHUNK_CHARS each. */
-export const textChunks = (synthesis: Pick<SynthesisRow, 'text' | 'streaming'>) => (synthesis.streaming ? splitSentences(synthesis.text, CHUNK_CHARS) : splitText(synthesis.text, CHUNK_CHARS));
+export { CHUNK_CHARS } from './speechPlan';
 
 export const chunkPrefix = (synthesisId: string) => `work/syntheses/${synthesisId}/`;
 export const chunkKey = (synthesisId: string, index: number) => `${chunkPrefix(synthesisId)}chunk-${String(index).padStart(4, '0')}.wav`;
@@ -48,7 +46,7 @@ export interface SynthesisSlot {
 export async function takeSynthesisSlot(trx: Knex.Transaction, synthesisId: string): Promise<SynthesisSlot> {
   const synthesis = await Synthesis.query(trx).findById(synthesisId);
   if (!synthesis) throw ApplicationFailure.nonRetryable(`synthesis ${synthesisId} does not exist`, 'SynthesisMissing');
-  const chunkCount = textChunks(synthesis).length;
+  const chunkCount = (await loadSpeechPlan(trx, synthesis)).chunks.length;
   if (synthesis.status === 'processing') return { started: true, chunkCount };
   if (synthesis.status !== 'queued') throw ApplicationFailure.nonRetryable(`synthesis is ${synthesis.status}`, 'SynthesisNotQueued');
   const account = await Account.query(trx).findById(synthesis.account_id).forUpdate().select('subscription_tier').throwIfNotFound();
@@ -103,23 +101,28 @@ export function createSynthesisActivities(deps: ActivityDeps) {
     const synthesis = await loadSynthesis(synthesisId);
     const [{ base: voice, profile }, entries] = await Promise.all([loadVoice(synthesis.voice_id), PronunciationEntry.lexiconOf(db, synthesis.pronunciation_dictionary_ids ?? [])]);
     // Compiled once per job, not per chunk (~38 ms a chunk at 10,000 entries).
-    return { synthesis, voice, voicing: voicingOf(synthesis, profile), lexicon: entries.length > 0 ? compileLexicon(entries) : null };
+    const lexicon = entries.length > 0 ? compileLexicon(entries) : null;
+    const plan: SpeechPlan = await loadSpeechPlan(db, synthesis, lexicon, voice.language);
+    return { synthesis, voice, voicing: voicingOf(synthesis, profile), lexicon, plan };
   };
   type Job = Awaited<ReturnType<typeof loadJob>>;
   // A clone's voice is read for every chunk: its consent can be revoked mid-synthesis (that must stop it at once).
   const jobs = createJobCache(loadJob, (job) => job.voice.id === job.synthesis.voice_id);
 
   /** Renders one chunk of a synthesis's text with its voice and voicing. */
-  const render = ({ synthesis, voice, voicing, lexicon }: Job, text: string, outPath: string, signal: AbortSignal) =>
-    renderChunk({ voice, text, ...voicing, textNormalization: synthesis.text_normalization, lexicon, outPath, engines, signal });
+  const render = ({ synthesis, voice, voicing, lexicon }: Job, { text, read }: PlannedChunk, outPath: string, signal: AbortSignal) =>
+    renderChunk({ voice, text, ...(read && { read }), ...voicing, textNormalization: synthesis.text_normalization, lexicon, outPath, engines, signal });
 
   /** Joins rendered chunks, normalizes and encodes them, and stores the audio under its final key (and its word timestamps beside it). */
-  const finishAndStore = async ({ synthesis, voicing }: Job, chunks: string[], dir: string, signal: AbortSignal, words: Array<TimedWord[] | undefined>): Promise<FinishedAudio> => {
+  const finishAndStore = async ({ synthesis, voicing, plan }: Job, chunks: string[], dir: string, signal: AbortSignal, words: Array<TimedWord[] | undefined>): Promise<FinishedAudio> => {
     const outPath = path.join(dir, `out.${synthesis.output_format}`);
-    const result = await finishAudio({ chunks, ...voicing, format: synthesis.output_format as OutputFormat, outPath, signal });
+    // SSML chunks carry their own silence (breaks, sentences, paragraphs): no pause is added between them.
+    const pause = plan.pauseSeconds === null ? {} : { pauseSeconds: plan.pauseSeconds };
+    const result = await finishAudio({ chunks, ...voicing, ...pause, format: synthesis.output_format as OutputFormat, outPath, signal });
     unlessCanceled(signal);
     const key = audioKey(synthesis.account_id, synthesis.id, synthesis.output_format);
-    const timing = { text: synthesis.text, chunkTexts: textChunks(synthesis), chunkPaths: chunks, words, voicing };
+    const chunkTexts = plan.chunks.map((chunk) => (chunk.read ? null : chunk.text));
+    const timing = { text: synthesis.text, chunkTexts, chunkPaths: chunks, words, voicing, ...pause };
     const audio = await readFile(outPath);
     // Side by side: both are read only once the synthesis is recorded, after this step has returned.
     await settledBoth(storage.put(key, audio, result.contentType), storeTimestamps(storage, timestampsKey(synthesis.account_id, synthesis.id), timing));
@@ -160,18 +163,18 @@ export function createSynthesisActivities(deps: ActivityDeps) {
     async renderSynthesisChunk({ synthesisId, index }: { synthesisId: string; index: number }): Promise<{ seconds: number }> {
       return classified(async () => {
         const job = await jobs.get(synthesisId);
-        const chunks = textChunks(job.synthesis);
-        const text = chunks[index];
-        if (text === undefined) throw ApplicationFailure.nonRetryable(`no chunk ${index}`, 'ChunkMissing');
+        const chunks = job.plan.chunks;
+        const chunk = chunks[index];
+        if (chunk === undefined) throw ApplicationFailure.nonRetryable(`no chunk ${index}`, 'ChunkMissing');
         const result = await withHeartbeat((signal) =>
           inTempDir(async (dir) => {
             const outPath = path.join(dir, 'chunk.wav');
-            const { durationSeconds, words } = await render(job, text, outPath, signal);
+            const { durationSeconds, words } = await render(job, chunk, outPath, signal);
             unlessCanceled(signal);
             // Side by side, one storage round trip on a streamed sentence's way to the listener: only the finish
             // reads the words, and it runs after this step has returned (so after both are stored).
-            const chunk = await readFile(outPath);
-            await settledBoth(storeChunkWords(storage, chunkPrefix(synthesisId), index, words), storage.put(chunkKey(synthesisId, index), chunk, 'audio/wav'));
+            const audio = await readFile(outPath);
+            await settledBoth(storeChunkWords(storage, chunkPrefix(synthesisId), index, words), storage.put(chunkKey(synthesisId, index), audio, 'audio/wav'));
             return { seconds: durationSeconds };
           }),
         );
@@ -206,12 +209,12 @@ export function createSynthesisActivities(deps: ActivityDeps) {
     async renderShortSynthesis({ synthesisId }: { synthesisId: string }): Promise<FinishedAudio> {
       return classified(async () => {
         const job = await loadJob(synthesisId);
-        const [text, ...rest] = textChunks(job.synthesis);
-        if (text === undefined || rest.length > 0) throw ApplicationFailure.nonRetryable('not a one-chunk text', 'ChunkMissing');
+        const [chunk, ...rest] = job.plan.chunks;
+        if (chunk === undefined || rest.length > 0) throw ApplicationFailure.nonRetryable('not a one-chunk text', 'ChunkMissing');
         return withHeartbeat((signal) =>
           inTempDir(async (dir) => {
             const chunkPath = path.join(dir, 'chunk.wav');
-            const { words } = await render(job, text, chunkPath, signal);
+            const { words } = await render(job, chunk, chunkPath, signal);
             unlessCanceled(signal);
             return finishAndStore(job, [chunkPath], dir, signal, [words]);
           }),
@@ -270,8 +273,11 @@ async function settledBoth(a: Promise<unknown>, b: Promise<unknown>): Promise<vo
   if (failed) throw failed.reason;
 }
 
-/** Whether the synthesis went through stored chunks (the workflow renders a one-chunk text not streamed in one step). */
-const storedChunks = (synthesis: SynthesisRow) => synthesis.streaming || textChunks(synthesis).length > 1;
+/**
+ * Whether the synthesis may have gone through stored chunks (the workflow renders a one-chunk text not streamed
+ * in one step): an SSML document's count needs its voice and dictionaries, so its prefix is always listed.
+ */
+const storedChunks = (synthesis: SynthesisRow) => synthesis.streaming || synthesis.text_type === 'ssml' || splitText(synthesis.text, CHUNK_CHARS).length > 1;
 
 /** Jobs kept while they render here: what a render reads of one with a premade voice never changes (text, voice, voicing). */
 const JOBS_KEPT = 64;

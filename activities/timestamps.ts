@@ -49,12 +49,21 @@ export async function loadChunkWords(storage: Storage, chunkPrefix: string, coun
 export async function storeTimestamps(
   storage: Storage,
   key: string,
-  input: { text: string; chunkTexts: readonly string[]; chunkPaths: readonly string[]; words: ReadonlyArray<TimedWord[] | undefined>; voicing: Voicing },
+  input: {
+    text: string;
+    /** Each chunk's text in `text`, or null for a chunk whose words index `text` already (SSML). */
+    chunkTexts: ReadonlyArray<string | null>;
+    chunkPaths: readonly string[];
+    words: ReadonlyArray<TimedWord[] | undefined>;
+    voicing: Voicing;
+    /** The pause finishAudio put between chunks, seconds (absent: its default at the voicing's rate). */
+    pauseSeconds?: number;
+  },
 ): Promise<boolean> {
   const { words } = input;
   if (words.length !== input.chunkTexts.length || words.some((chunk) => chunk === undefined)) return false;
   const seconds = await Promise.all(input.chunkPaths.map(async (chunk) => (await readWavInfo(chunk)).durationSeconds));
-  const pause = pauseSamples(input.voicing) / OUTPUT_SAMPLE_RATE;
+  const pause = pauseSamples({ ...input.voicing, pauseSeconds: input.pauseSeconds }) / OUTPUT_SAMPLE_RATE;
   const chunks = input.chunkTexts.map((text, index) => ({ text, seconds: seconds[index], words: words[index]! }));
   const stored: StoredTimestamps = { words: deliveredWords(input.text, chunks, pause) };
   await storage.put(key, Buffer.from(JSON.stringify(stored)), 'application/json');

@@ -8,7 +8,7 @@ import { chunkWordTimes, spokenReading, type TimedWord } from './timestamps';
 import { normalizeText } from '../text/normalize';
 import { applyLexicon, type CompiledLexicon } from '../text/lexicon';
 import { ffmpeg, fileUrl } from './ffmpeg';
-import { type VoiceProfileAdjustment, type Voicing, voicingFilters } from './finish';
+import { pauseSamples, type VoiceProfileAdjustment, type Voicing, voicingFilters } from './finish';
 import { assertProsody, type Emotion, EMOTION_PRESETS, planEmotionRate, residualTempo } from './prosody';
 import { normalizeForSpeech } from '../engines/text';
 import { resample, speechBounds, type SpeechSpan } from './pcm';
@@ -43,7 +43,29 @@ export interface RenderChunkInput {
    * a phoneme is said as written. Null or absent: none.
    */
   lexicon?: CompiledLexicon | null;
+  /**
+   * The chunk was read already (an SSML chunk, activities/speechPlan.ts):
+   * `text` is what the engine says, with no normalization or dictionary
+   * applied here; its words' spans, IPA stretches, prosody and surrounding
+   * silence come with it. The result's words then carry offsets into the
+   * whole synthesis text (the SSML document), not into `text`.
+   */
+  read?: ReadText;
   signal?: AbortSignal;
+}
+
+/** A chunk read ahead of its render (SSML): see RenderChunkInput.read. */
+export interface ReadText {
+  /** Each word of the chunk's text, in order, with its span in the document (UTF-16, end exclusive). */
+  words: ReadonlyArray<{ word: string; source_start: number; source_end: number }>;
+  /** Stretches of the chunk's text (UTF-16 offsets) to say as IPA by engines that take phonemes. */
+  pronunciations: ReadonlyArray<{ ipa: string; start: number; end: number }>;
+  /** Rate multiplier, pitch in semitones and linear gain on top of the request's voicing. */
+  prosody: { rate: number; pitch: number; volume: number };
+  /** Silence before the speech, seconds; null: the default pause between chunks (finishAudio's, at the request's rate). */
+  pauseBeforeSeconds: number | null;
+  /** Silence after it, seconds. */
+  pauseAfterSeconds: number;
 }
 
 export type TextNormalization = 'auto' | 'on' | 'off';
@@ -100,7 +122,8 @@ async function trimAndResample(raw: string, outPath: string, keepStart: number, 
  * Loudness and encoding are finishAudio's, over the joined chunks.
  */
 export async function renderChunk(input: RenderChunkInput): Promise<RenderChunkResult> {
-  const { voice, emotion, outPath, signal } = input;
+  if (input.read) return renderRead(input, input.read);
+  const { voice, emotion } = input;
   const voicing = { speed: input.speed ?? 1, pitch: input.pitch ?? 0, emotion, profile: input.profile };
   assertProsody(voicing);
   const text = normalizeForSpeech(input.text);
@@ -109,11 +132,102 @@ export async function renderChunk(input: RenderChunkInput): Promise<RenderChunkR
   const spoken = input.lexicon ? applyLexicon(text, input.lexicon, { language: voice.language, normalize }) : normalize ? normalizeText(text, { language: voice.language }) : null;
   const engineText = spoken && spoken.spoken !== text ? spoken.spoken : text;
   const reading = engineText !== text ? spokenReading(spoken!.words) : undefined;
+  const pronunciations = engineText !== text && spoken && 'pronunciations' in spoken ? spoken.pronunciations : [];
   if (!/[\p{L}\p{N}]/u.test(engineText)) {
     // Nothing to say (punctuation only): a beat of silence keeps the chunk sequence whole.
-    await writeSilenceWav(outPath, 0.1);
+    await writeSilenceWav(input.outPath, 0.1);
     return { durationSeconds: 0.1, words: [] };
   }
+  return renderEngine(input, voicing, engineText, pronunciations, (timing, trim, seconds) => chunkWordTimes(input.text, text, timing.words, trim, seconds, reading));
+}
+
+/**
+ * An SSML chunk: said as read, at the request's voicing moved by the
+ * chunk's prosody (the engine's own rate and pitch controls where it has
+ * them), its volume a gain, with its silence around it; words map to the
+ * document through the read words' spans.
+ */
+async function renderRead(input: RenderChunkInput, read: ReadText): Promise<RenderChunkResult> {
+  const speed = input.speed ?? 1;
+  const voicing = {
+    speed: Math.min(2, Math.max(0.5, speed * read.prosody.rate)),
+    pitch: Math.min(12, Math.max(-12, (input.pitch ?? 0) + read.prosody.pitch)),
+    emotion: input.emotion,
+    profile: input.profile,
+  };
+  assertProsody(voicing);
+  const text = input.text;
+  const pauseBefore = read.pauseBeforeSeconds ?? pauseSamples({ speed, emotion: input.emotion }) / CHUNK_SAMPLE_RATE;
+  let durationSeconds = 0;
+  let words: TimedWord[] | undefined;
+  if (/[\p{L}\p{N}]/u.test(text)) {
+    const rendered = await renderEngine(input, voicing, text, read.pronunciations, async (timing, trim, seconds) =>
+      documentWords(text, await chunkWordTimes(text, text, timing.words, trim, seconds), read.words, pauseBefore),
+    );
+    durationSeconds = rendered.durationSeconds;
+    words = rendered.words;
+  } else {
+    await writeSilenceWav(input.outPath, 0);
+    words = [];
+  }
+  if (read.prosody.volume !== 1 || pauseBefore > 0 || read.pauseAfterSeconds > 0) {
+    const { samples } = await readWavSamples(input.outPath);
+    const gain = read.prosody.volume;
+    const scaled = gain === 1 ? samples : Int16Array.from(samples, (sample) => Math.max(-32768, Math.min(32767, Math.round(sample * gain))));
+    const before = new Int16Array(Math.round(pauseBefore * CHUNK_SAMPLE_RATE));
+    const after = new Int16Array(Math.round(read.pauseAfterSeconds * CHUNK_SAMPLE_RATE));
+    const length = before.length + scaled.length + after.length;
+    await writeFile(input.outPath, Buffer.concat([wavHeader(length, CHUNK_SAMPLE_RATE), pcmBytes(before), pcmBytes(scaled), pcmBytes(after)]));
+    durationSeconds = length / CHUNK_SAMPLE_RATE;
+  }
+  return { durationSeconds, words };
+}
+
+/**
+ * Timed words of a read chunk's spoken text as words of the document: each
+ * takes the span of the read words it overlaps, and consecutive words of one
+ * span join ("five million dollars" is the one word "$5m"), shifted by the
+ * silence before the speech. Offsets index the whole document; `word` is
+ * the spoken word until deliveredWords, which has the document, names it.
+ */
+export function documentWords(chunkText: string, timed: readonly TimedWord[], readWords: ReadText['words'], shift: number): TimedWord[] {
+  // Each read word's place in the chunk's text: the words are its words in order.
+  let at = 0;
+  const placed = readWords.flatMap((word) => {
+    const index = chunkText.indexOf(word.word, at);
+    if (index < 0) return [];
+    at = index + word.word.length;
+    return [{ start: index, end: at, source_start: word.source_start, source_end: word.source_end }];
+  });
+  const out: TimedWord[] = [];
+  for (const word of timed) {
+    const over = placed.filter((p) => p.start < word.char_end && p.end > word.char_start);
+    if (over.length === 0) continue;
+    const sourceStart = Math.min(...over.map((p) => p.source_start));
+    const sourceEnd = Math.max(...over.map((p) => p.source_end));
+    const last = out.at(-1);
+    if (last && last.char_start === sourceStart && last.char_end === sourceEnd) {
+      last.end = Math.max(last.end, word.end + shift);
+      continue;
+    }
+    out.push({ word: word.word, start: word.start + shift, end: word.end + shift, char_start: sourceStart, char_end: sourceEnd });
+  }
+  return out;
+}
+
+type EngineVoicing = { speed: number; pitch: number; emotion: Emotion; profile?: VoiceProfileAdjustment };
+/** Times the engine's words in the trimmed chunk (called while the engine's WAV is still there). */
+type TimeWords = (timing: EngineTiming, trim: Parameters<typeof chunkWordTimes>[3], durationSeconds: number) => Promise<TimedWord[]>;
+
+/** Renders `engineText` with the chunk's engine and voicing into `input.outPath`; words timed by `timeWords` when the engine gives a timing. */
+async function renderEngine(
+  input: RenderChunkInput,
+  voicing: EngineVoicing,
+  engineText: string,
+  pronunciations: ReadonlyArray<{ ipa: string; start: number; end: number }>,
+  timeWords: TimeWords,
+): Promise<{ durationSeconds: number; words?: TimedWord[] }> {
+  const { voice, emotion, outPath, signal } = input;
   const engine = getEngine(input.engines ?? sharedEngines(), voice.engine);
   const plan = planEmotionRate(engine.capabilities, emotion, voicing.speed);
   const { engineRate } = plan;
@@ -132,7 +246,8 @@ export async function renderChunk(input: RenderChunkInput): Promise<RenderChunkR
   await withTempDir(async (dir) => {
     const raw = path.join(dir, 'engine.wav');
     let timing: EngineTiming | void = undefined;
-    const synthesize = (rate: number, outPath: string) => engine.synthesize({ text: engineText, voice: voice.engineVoice, rate, pitch: enginePitch, outPath, signal });
+    const synthesize = (rate: number, outPath: string) =>
+      engine.synthesize({ text: engineText, voice: voice.engineVoice, rate, pitch: enginePitch, outPath, signal, ...(pronunciations.length > 0 && { pronunciations }) });
     let tempo = plan.tempo;
     if (plan.measure) {
       // The engine's rate is close to exact, not exact: render the speed-1 reference as well and stretch by what is left.
@@ -156,7 +271,7 @@ export async function renderChunk(input: RenderChunkInput): Promise<RenderChunkR
     durationSeconds = span?.seconds ?? (await readWavInfo(outPath)).durationSeconds;
     if (timing) {
       const trim = { path: raw, silenceDb: SILENCE_DB, keepStart: KEEP_START / rate, keepEnd: KEEP_END / rate, span: span ?? undefined };
-      words = await chunkWordTimes(input.text, text, timing.words, trim, durationSeconds, reading);
+      words = await timeWords(timing, trim, durationSeconds);
     }
   });
   return { durationSeconds, words };

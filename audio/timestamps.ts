@@ -270,8 +270,8 @@ async function measuredSpan(raw: { path: string; silenceDb: number; keepStart: n
 }
 
 export interface TimedChunk {
-  /** The chunk's text (a substring of the synthesis's text). */
-  text: string;
+  /** The chunk's text (a substring of the synthesis's text); null when its words' offsets index the synthesis's text already (an SSML chunk). */
+  text: string | null;
   seconds: number;
   /** Its words, in chunk time and chunk offsets. */
   words: readonly TimedWord[];
@@ -295,12 +295,12 @@ export function deliveredWords(text: string, chunks: readonly TimedChunk[], paus
   let cursor = 0;
   let offset = 0;
   chunks.forEach((chunk, index) => {
-    const base = text.indexOf(chunk.text, cursor);
+    const base = chunk.text === null ? 0 : text.indexOf(chunk.text, cursor);
     if (base < 0) throw new RangeError(`chunk ${index} is not in the text`);
-    cursor = base + chunk.text.length;
+    if (chunk.text !== null) cursor = base + chunk.text.length;
     for (const word of chunk.words) {
       out.push({
-        word: word.word,
+        word: chunk.text === null ? text.slice(word.char_start, word.char_end) : word.word,
         start: round(offset + word.start),
         end: round(offset + word.end),
         char_start: codePointAt[base + word.char_start],

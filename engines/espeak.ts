@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { escapeForEspeak } from './text';
+import { espeakInput } from './espeakPhonemes';
 import { run, which, withTempDir } from '../lib/process';
 import { describeEngine, type Engine, EngineError } from './types';
 
@@ -82,11 +82,12 @@ export function createEspeakEngine(): Engine {
       // Variants (+f3, +m1, ...) ship with espeak-ng itself; the language decides.
       return (await this.voices()).includes(voice.split('+')[0].toLowerCase());
     },
-    async synthesize({ text, voice, rate = 1, pitch = 0, outPath, signal }) {
+    async synthesize({ text, voice, rate = 1, pitch = 0, outPath, signal, pronunciations }) {
       const wpm = Math.round(Math.min(MAX_WPM, Math.max(MIN_WPM, NORMAL_WPM * rate)));
       await withTempDir(async (dir) => {
         const textFile = path.join(dir, 'input.txt');
-        await writeFile(textFile, escapeForEspeak(text), 'utf8');
+        // Given pronunciations as eSpeak's own phoneme input; everything else escaped so it is spoken, never interpreted.
+        await writeFile(textFile, espeakInput(text, pronunciations), 'utf8');
         try {
           // -b 1: the file is UTF-8. -z: no pause after the last sentence (the pipeline adds its own).
           await run('espeak-ng', ['-b', '1', '-z', '-v', voice, '-s', String(wpm), '-p', String(espeakPitchArgument(voice, pitch)), '-w', path.resolve(outPath), '-f', textFile], { signal });

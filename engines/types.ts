@@ -93,6 +93,12 @@ interface SynthesisRequest {
   pitch?: number;
   /** Absolute path of the WAV file to write (the engine's native sample rate). */
   outPath: string;
+  /**
+   * Stretches of `text` (UTF-16 offsets, end exclusive) to say as the given
+   * IPA (validated by text/ipa): engines that take phonemes (Piper, eSpeak)
+   * say them so; the others read the text of the stretch.
+   */
+  pronunciations?: ReadonlyArray<{ ipa: string; start: number; end: number }>;
   /** Aborts the engine process (e.g. a canceled activity). */
   signal?: AbortSignal;
 }

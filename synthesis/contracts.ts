@@ -50,6 +50,8 @@ export interface SynthesisRequest {
    * made before dictionaries existed (then none).
    */
   pronunciationDictionaryIds?: string[];
+  /** `ssml`: the text is an SSML document (text/ssml); absent (requests before SSML was read, and plain text): `text`. */
+  textType?: 'text' | 'ssml';
 }
 
 export interface SynthesisInput {

@@ -17,6 +17,7 @@ import * as erasedSignupGrants from './015_erased_signup_grants';
 import * as adminActions from './016_admin_actions';
 import * as textNormalization from './017_text_normalization';
 import * as pronunciationDictionaries from './018_pronunciation_dictionaries';
+import * as textType from './019_text_type';
 
 /**
  * Migrations are listed here in order rather than discovered on disk, so the
@@ -41,6 +42,7 @@ const migrations: Record<string, Knex.Migration> = {
   '016_admin_actions': adminActions,
   '017_text_normalization': textNormalization,
   '018_pronunciation_dictionaries': pronunciationDictionaries,
+  '019_text_type': textType,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

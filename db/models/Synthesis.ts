@@ -21,6 +21,8 @@ export interface SynthesisRow {
   text_normalization: 'auto' | 'on' | 'off';
   /** The pronunciation dictionaries it applies, in order, resolved at submit; null: none. */
   pronunciation_dictionary_ids: string[] | null;
+  /** `text` or `ssml` (text/ssml): how `text` is read. */
+  text_type: TextType;
   status: SynthesisStatus;
   progress: number;
   credits_charged: number;
@@ -34,6 +36,9 @@ export interface SynthesisRow {
   completed_at: Date | null;
   deleted_at: Date | null;
 }
+
+/** How a synthesis's text is read: as plain text, or as an SSML document. */
+export type TextType = 'text' | 'ssml';
 
 /** The statuses of a synthesis whose workflow still runs. */
 export const RUNNING_STATUSES = ['queued', 'processing'] as const satisfies readonly SynthesisStatus[];

@@ -84,7 +84,7 @@ export function createPiperEngine(options: PiperEngineOptions): PiperEngine {
     async hasVoice(voice) {
       return Boolean(await which('espeak-ng')) && findVoice(await byName(), voice) !== null;
     },
-    async synthesize({ text, voice, rate = 1, outPath, signal }) {
+    async synthesize({ text, voice, rate = 1, outPath, signal, pronunciations = [] }) {
       const target = findVoice(await byName(), voice);
       if (!target) throw new EngineError('piper', `voice ${JSON.stringify(voice)} is not in the models directory`);
       if (!(rate > 0 && Number.isFinite(rate))) throw new EngineError('piper', `invalid rate ${rate}`);
@@ -95,8 +95,10 @@ export function createPiperEngine(options: PiperEngineOptions): PiperEngine {
         // Clause offsets in the piece become offsets in the text.
         const base = Math.max(cursor, text.indexOf(piece, cursor));
         cursor = base + piece.length;
+        // Given pronunciations in the piece, in its offsets.
+        const given = pronunciations.filter((p) => p.start >= base && p.end <= base + piece.length).map((p) => ({ ipa: p.ipa, start: p.start - base, end: p.end - base }));
         try {
-          const sentences = await textToPhonemes(piece, { espeakVoice: model.espeakVoice, signal });
+          const sentences = await textToPhonemes(piece, { espeakVoice: model.espeakVoice, signal, pronunciations: given });
           phonemes.push(...sentences.map(({ phonemes, clauses }) => ({ phonemes, clauses: clauses.map((clause) => ({ start: base + clause.start, end: base + clause.end })) })));
         } catch (error) {
           throw new EngineError('piper', `phonemes: ${(error as Error).message}`);

@@ -153,10 +153,41 @@ export interface SentencePhonemes {
   clauses: Array<{ start: number; end: number }>;
 }
 
-/** Text to the phonemes of each sentence (phonemeIds makes a model call's ids of one). */
-export async function textToPhonemes(text: string, options: { espeakVoice: string; signal?: AbortSignal }): Promise<SentencePhonemes[]> {
+/** A stretch of the text (UTF-16 offsets) to say as the given IPA instead of what espeak-ng makes of it. */
+export interface GivenPronunciation {
+  ipa: string;
+  start: number;
+  end: number;
+}
+
+/** Text espeak-ng phonemizes, or IPA said as given. */
+type Part = { text: string } | { ipa: string };
+
+/**
+ * A clause's parts: the stretches a pronunciation covers say its IPA (NFC
+ * composed letters become the NFD code points Piper's map holds, like
+ * espeak-ng's own output), the rest is phonemized as before.
+ */
+function clauseParts(clause: string, at: number, pronunciations: readonly GivenPronunciation[]): Part[] {
+  const inside = pronunciations.filter((p) => p.start < at + clause.length && p.end > at).sort((a, b) => a.start - b.start);
+  if (inside.length === 0) return [{ text: clause }];
+  const parts: Part[] = [];
+  let cursor = 0;
+  for (const p of inside) {
+    const from = Math.max(cursor, p.start - at);
+    const to = Math.min(clause.length, p.end - at);
+    if (from >= to) continue;
+    if (from > cursor && clause.slice(cursor, from).trim()) parts.push({ text: clause.slice(cursor, from).trim() });
+    parts.push({ ipa: p.ipa.trim().replace(/\s+/g, ' ') });
+    cursor = to;
+  }
+  if (clause.slice(cursor).trim()) parts.push({ text: clause.slice(cursor).trim() });
+  return parts;
+}
+
+/** Text to the phonemes of each sentence (phonemeIds makes a model call's ids of one); `pronunciations` are said as their IPA. */
+export async function textToPhonemes(text: string, options: { espeakVoice: string; signal?: AbortSignal; pronunciations?: readonly GivenPronunciation[] }): Promise<SentencePhonemes[]> {
   const clauses = splitClauses(text);
-  const ipa = await clausesIpa(clauses, options.espeakVoice, options.signal);
   // Each clause's place in the text, and how many phonemes it adds (sentencePhonemes' own count).
   let cursor = 0;
   const ranges = clauses.map((clause) => {
@@ -164,6 +195,23 @@ export async function textToPhonemes(text: string, options: { espeakVoice: strin
     cursor = start + clause.text.length;
     return { start, end: cursor };
   });
+  let ipa: string[];
+  const given = options.pronunciations ?? [];
+  if (given.length === 0) {
+    ipa = await clausesIpa(clauses, options.espeakVoice, options.signal);
+  } else {
+    // Clauses with a given pronunciation are phonemized in pieces around it, all in one round.
+    const parts = clauses.map((clause, index) => clauseParts(clause.text, ranges[index].start, given));
+    const pieces = parts.flat().flatMap((part) => ('text' in part ? [{ text: part.text, terminator: '' }] : []));
+    const read = await clausesIpa(pieces, options.espeakVoice, options.signal);
+    let next = 0;
+    ipa = parts.map((clauseParts) =>
+      clauseParts
+        .map((part) => ('text' in part ? read[next++] : part.ipa))
+        .filter(Boolean)
+        .join(' '),
+    );
+  }
   const owners = clauses.flatMap((clause, index) => Array.from({ length: sentencePhonemes([clause], [ipa[index]]).flat().length }, () => ranges[index]));
   let next = 0;
   return sentencePhonemes(clauses, ipa).map((phonemes) => ({ phonemes, clauses: phonemes.map(() => owners[next++]) }));

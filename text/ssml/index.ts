@@ -61,8 +61,8 @@ export type Segment = SpeechSegment | BreakSegment | MarkSegment;
 export interface SsmlOptions {
   /** BCP 47 tag of the request: readers (say-as, normalization) and the voice's language. */
   language: string;
-  /** Pronunciation dictionary applied to the text (not inside say-as, sub or phoneme), before normalization. */
-  lexicon?: readonly LexiconEntry[];
+  /** Pronunciation dictionary applied to the text (not inside say-as, sub or phoneme), before normalization: its entries, or compileLexicon's output. */
+  lexicon?: readonly LexiconEntry[] | CompiledLexicon | null;
   /** Normalize the text (default true): "$5" → "five dollars". */
   normalize?: boolean;
 }
@@ -121,6 +121,11 @@ const sameProsody = (a: Prosody, b: Prosody): boolean => a.rate === b.rate && a.
 /** A document whose first element is <speak> (or that declares a DTD) is parsed as is; anything else as the content of <speak>. */
 const DOCUMENT = /^\uFEFF?\s*(?:<\?xml[^>]*\?>\s*)?(?:<!--[\s\S]*?-->\s*)*(?:<!DOCTYPE|<speak[\s/>])/;
 
+const SPEAK_FIRST = /^\uFEFF?\s*(?:<\?xml[^>]*\?>\s*)?(?:<!--[\s\S]*?-->\s*)*<speak[\s/>]/;
+
+/** Whether a text is an SSML document by its start: `<speak>` first (after an optional XML declaration and comments). */
+export const startsWithSpeak = (text: string): boolean => SPEAK_FIRST.test(text);
+
 /**
  * Parses SSML into segments. Input that does not start with <speak> is read
  * as the content of one ("Hello <break time=\"1s\"/> world"); it must still
@@ -137,7 +142,8 @@ export function parseSsml(input: string, options: SsmlOptions): ParsedSsml {
   if (bytes > SSML_LIMITS.bytes) fail(`the document is ${bytes} bytes, more than the ${SSML_LIMITS.bytes} accepted`, 0);
   let lexicon: CompiledLexicon | null = null;
   try {
-    lexicon = options.lexicon?.length ? compileLexicon(options.lexicon) : null;
+    const given = options.lexicon;
+    lexicon = Array.isArray(given) ? (given.length > 0 ? compileLexicon(given) : null) : ((given as CompiledLexicon | null | undefined) ?? null);
   } catch (error) {
     throw new RangeError(`Pronunciation dictionary: ${(error as Error).message}`);
   }

@@ -33,14 +33,16 @@ export function openAiRoutes(deps: ApiDeps): Route[] {
       responses: {
         200: {
           description:
-            'The audio, chunked, starting when the first sentence is rendered (one encoder over the whole stream). `X-Synthesis-Id` names the history entry. With `stream_format: "sse"`: `speech.audio.delta` events (base64) and a final `speech.audio.done`.',
+            'The audio, chunked, starting when the first sentence is rendered (one encoder over the whole stream). `X-Synthesis-Id` names the history entry; `X-Synthesis-Warnings` (a JSON array of strings, when there are any) says what an SSML document asked that is read differently. With `stream_format: "sse"`: `speech.audio.delta` events (base64) and a final `speech.audio.done`.',
           content: { 'audio/mpeg': {}, 'audio/ogg; codecs=opus': {}, 'audio/aac': {}, 'audio/flac': {}, 'audio/wav': {}, 'audio/pcm': {}, 'text/event-stream': {} },
         } as never,
         ...openAiErrors(400, 401, 429, 500, 503),
       },
       async handler(ctx, { account, body }) {
         holdStreamPlace(ctx, deps, account, body);
-        const row = await submitSpeech(deps, account, body);
+        const { row, warnings } = await submitSpeech(deps, account, body);
+        // An SSML document's warnings (unknown elements read as their text, …), JSON with non-ASCII escaped: the body is audio.
+        if (warnings.length > 0) ctx.set('X-Synthesis-Warnings', JSON.stringify(warnings).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
         await streamSpeech(ctx, deps, row, body);
       },
     }),

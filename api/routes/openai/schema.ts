@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Emotion, OutputFormat } from '../../../audio/prosody';
-import { PronunciationDictionaryIdsField, TextNormalizationField } from '../tts/schema';
+import { PronunciationDictionaryIdsField, TextNormalizationField, TextTypeField } from '../tts/schema';
 import { COST_RULE } from '../../../synthesis/cost';
 
 /**
@@ -90,6 +90,8 @@ export const SpeechBody = z.strictObject({
   text_normalization: TextNormalizationField,
   /** This service's own field, as on POST /api/v1/tts/synthesize/ (no project here: the account-wide dictionaries by default). */
   pronunciation_dictionary_ids: PronunciationDictionaryIdsField,
+  /** This service's own field, as on POST /api/v1/tts/synthesize/: the warnings come in the X-Synthesis-Warnings header. */
+  text_type: TextTypeField,
 });
 export type SpeechBody = z.output<typeof SpeechBody>;
 

@@ -9,7 +9,8 @@ import { createOpenCounts } from '../../openCounts';
 import { cancelSynthesis, submitSynthesis } from '../tts/commands';
 import { emotionOf, HISTORY_FORMAT, mapSpeed, type SpeechBody } from './schema';
 import { resolveOpenAiVoice } from './voices';
-import { CONTENT_TYPES, createStreamEncoder, joinSentences, oneSentence, renderedSentences, SynthesisEndedError } from './stream';
+import { CONTENT_TYPES, createStreamEncoder, joinSentences, renderedSentences, SynthesisEndedError } from './stream';
+import { loadSpeechPlan } from '../../../activities/speechPlan';
 import { toOpenAiError } from './errors';
 
 /**
@@ -36,7 +37,7 @@ export function holdStreamPlace(ctx: Context, { config }: ApiDeps, account: Acco
  * reservation, capture and history entry as POST /tts/synthesize/), rendered
  * sentence by sentence.
  */
-export async function submitSpeech(deps: ApiDeps, account: Account, body: SpeechBody): Promise<SynthesisRow> {
+export async function submitSpeech(deps: ApiDeps, account: Account, body: SpeechBody): Promise<{ row: SynthesisRow; warnings: string[] }> {
   const voiceId = await resolveOpenAiVoice(deps.db, body.voice);
   return submitSynthesis(
     deps,
@@ -50,6 +51,7 @@ export async function submitSpeech(deps: ApiDeps, account: Account, body: Speech
       output_format: HISTORY_FORMAT[body.response_format],
       text_normalization: body.text_normalization,
       pronunciation_dictionary_ids: body.pronunciation_dictionary_ids,
+      text_type: body.text_type,
     },
     undefined,
     { streaming: true },
@@ -95,7 +97,9 @@ export async function streamSpeech(ctx: Context, deps: ApiDeps, row: SynthesisRo
   // The client may have gone while the reservation was being answered, before this listener existed.
   if (ctx.req.socket.destroyed) onClose();
 
-  const sentences = renderedSentences(deps, row, abort.signal);
+  // The chunks the worker renders (one per sentence; an SSML document's by its segments), counted the same way.
+  const plan = await loadSpeechPlan(deps.db, row);
+  const sentences = renderedSentences(deps, row, plan.chunks.length, abort.signal);
   let first: IteratorResult<Int16Array>;
   try {
     first = await sentences.next();
@@ -108,9 +112,10 @@ export async function streamSpeech(ctx: Context, deps: ApiDeps, row: SynthesisRo
   }
   if (abort.signal.aborted || first.done) return;
   // The encoder process (spares are started ahead) only once there is audio for it.
-  const encoder = createStreamEncoder(body.response_format, { whole: oneSentence(row) });
+  // A text of one sentence: its whole audio is known before the first byte goes out.
+  const encoder = createStreamEncoder(body.response_format, { whole: plan.chunks.length === 1 });
 
-  const join = joinSentences(row.emotion as Emotion, row.speed);
+  const join = joinSentences(row.emotion as Emotion, row.speed, plan.pauseSeconds);
   ctx.status = 200;
   ctx.set('X-Synthesis-Id', row.id);
   ctx.req.socket.setNoDelay(true);

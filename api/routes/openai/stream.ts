@@ -2,7 +2,7 @@ import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { PassThrough, type Readable, type Writable } from 'node:stream';
-import { chunkKey, textChunks } from '../../../activities/synthesis';
+import { chunkKey } from '../../../activities/synthesis';
 import { rawPcmInput, REPRODUCIBLE_OUTPUT } from '../../../audio/ffmpeg';
 import { pauseSamples } from '../../../audio/finish';
 import { normalizeLoudness } from '../../../audio/loudness';
@@ -42,9 +42,9 @@ export class SynthesisEndedError extends Error {
  * stored chunk on PostgreSQL's `synthesis_progress` channel, and this reads
  * the object. Returns after the last chunk; throws SynthesisEndedError when
  * the synthesis fails or is canceled first. `synthesis` is the row the caller
- * submitted (its text says how many chunks there are).
+ * submitted, `total` how many chunks its plan has (activities/speechPlan.ts).
  */
-export async function* renderedSentences(deps: ApiDeps, synthesis: Pick<SynthesisRow, 'id' | 'text' | 'streaming'>, signal: AbortSignal): AsyncGenerator<Int16Array> {
+export async function* renderedSentences(deps: ApiDeps, synthesis: Pick<SynthesisRow, 'id'>, total: number, signal: AbortSignal): AsyncGenerator<Int16Array> {
   const { db, storage, progress } = deps;
   const synthesisId = synthesis.id;
   /** A stored chunk's samples, or null when it is not (or no longer) there: one GET, no HEAD before it. */
@@ -63,7 +63,6 @@ export async function* renderedSentences(deps: ApiDeps, synthesis: Pick<Synthesi
   // Watching before the first read: a chunk stored in between is announced to this watch.
   const watch = await progress.watch(synthesisId);
   try {
-    const total = textChunks(synthesis).length;
     let next = 0;
     while (next < total) {
       if (signal.aborted) return;
@@ -99,11 +98,12 @@ export async function* renderedSentences(deps: ApiDeps, synthesis: Pick<Synthesi
  * sentence brought to the emotion's loudness with peaks limited. The stored
  * file is normalized over the whole text instead (the stream cannot wait for
  * the end), so the two can differ by a fraction of a dB per sentence.
+ * `pauseSeconds`: the plan's pause (0 for SSML, whose chunks carry their own silence); null for the default.
  */
-export function joinSentences(emotion: Emotion, speed: number) {
+export function joinSentences(emotion: Emotion, speed: number, pauseSeconds: number | null = null) {
   const preset = EMOTION_PRESETS[emotion];
-  // The same pause as the stored file's (finishAudio's default, at the same rate).
-  const pause = Buffer.alloc(pauseSamples({ speed, emotion }) * 2);
+  // The same pause as the stored file's (finishAudio's, at the same rate).
+  const pause = Buffer.alloc(pauseSamples({ speed, emotion, ...(pauseSeconds !== null && { pauseSeconds }) }) * 2);
   let first = true;
   return (samples: Int16Array): Buffer[] => {
     const [scaled] = normalizeLoudness([samples], CHUNK_SAMPLE_RATE, preset.loudnessLufs, PEAK_CEILING_DB);
@@ -114,8 +114,6 @@ export function joinSentences(emotion: Emotion, speed: number) {
   };
 }
 
-/** A text of one sentence: its whole audio is known before the first byte goes out (createStreamEncoder's `whole`). */
-export const oneSentence = (synthesis: Pick<SynthesisRow, 'text' | 'streaming'>) => textChunks(synthesis).length === 1;
 
 export const CONTENT_TYPES: Readonly<Record<ResponseFormat, string>> = {
   mp3: 'audio/mpeg',

@@ -16,6 +16,7 @@ import { insufficientCredits, notFound, validationError, voiceConsentRevoked, vo
 import type { SynthesizeBody } from './schema';
 import { resolveDictionaryIds } from '../pronunciationDictionaries/commands';
 import { statusCacheOf } from './statusCache';
+import { parseSsml, SsmlError, startsWithSpeak } from '../../../text/ssml';
 import { STATUS_COLUMNS, Synthesis, type SynthesisRow, type SynthesisStatusRow } from '../../../db/models/Synthesis';
 
 /** A workflow that does not answer by then (no live worker) gets the client a 503 with Retry-After, not a hung request. */
@@ -38,17 +39,36 @@ async function checkRequest(deps: ApiDeps, account: Account, body: SynthesizeBod
   if (!plan.output_formats.includes(body.output_format)) {
     throw validationError({ output_format: [`Not available on the ${plan.name} plan.`] });
   }
-  const voice = await Voice.query(deps.db).modify('visibleTo', account).findById(body.voice_id).select('id', 'status');
+  const voice = await Voice.query(deps.db).modify('visibleTo', account).findById(body.voice_id).select('id', 'status', 'language');
   if (!voice) throw validationError({ voice_id: ['Unknown voice.'] });
   if (voice.status === 'revoked') throw voiceConsentRevoked();
   if (voice.status !== 'ready') throw voiceNotReady();
+  const { textType, warnings } = checkTextType(text, body.text_type, voice.language);
   if (body.project_id !== undefined && body.project_id !== null) {
     const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(body.project_id);
     const project = uuid ? await Project.query(deps.db).modify('ownedBy', account).findById(body.project_id).select('id') : null;
     if (!project) throw validationError({ project_id: ['Unknown project.'] });
   }
   const pronunciationDictionaryIds = await resolveDictionaryIds(deps.db, account, body.pronunciation_dictionary_ids, body.project_id);
-  return { text, characters, pronunciationDictionaryIds };
+  return { text, characters, pronunciationDictionaryIds, textType, warnings };
+}
+
+/**
+ * Whether the text is SSML (asked, or absent and the text starts with
+ * <speak>), and the document's warnings. An invalid document, or one with
+ * nothing to say, is a 400 naming the line and column; nothing is reserved.
+ */
+export function checkTextType(text: string, asked: 'text' | 'ssml' | undefined, language: string): { textType: 'text' | 'ssml'; warnings: string[] } {
+  const textType = asked ?? (startsWithSpeak(text) ? 'ssml' : 'text');
+  if (textType === 'text') return { textType, warnings: [] };
+  try {
+    const parsed = parseSsml(text, { language, normalize: false });
+    if (!/[\p{L}\p{N}]/u.test(parsed.plainText)) throw validationError({ text: ['The SSML document has nothing to say: its text must contain a letter or a digit.'] });
+    return { textType, warnings: parsed.warnings };
+  } catch (error) {
+    if (error instanceof SsmlError) throw validationError({ text: [`Invalid SSML: ${error.message}.`] });
+    throw error;
+  }
 }
 
 /**
@@ -60,9 +80,15 @@ async function checkRequest(deps: ApiDeps, account: Account, body: SynthesizeBod
  * the same id (an Idempotency-Key binds one) reaches the same workflow and
  * gets the same answer.
  */
-export async function submitSynthesis(deps: ApiDeps, account: Account, body: SynthesizeBody, id: string = randomUUID(), { streaming = false }: { streaming?: boolean } = {}): Promise<SynthesisRow> {
+export async function submitSynthesis(
+  deps: ApiDeps,
+  account: Account,
+  body: SynthesizeBody,
+  id: string = randomUUID(),
+  { streaming = false }: { streaming?: boolean } = {},
+): Promise<{ row: SynthesisRow; warnings: string[] }> {
   const { db, temporal, config } = deps;
-  const { text, characters, pronunciationDictionaryIds } = await checkRequest(deps, account, body);
+  const { text, characters, pronunciationDictionaryIds, textType, warnings } = await checkRequest(deps, account, body);
   const request: SynthesisRequest = {
     synthesisId: id,
     accountId: account.id,
@@ -77,6 +103,7 @@ export async function submitSynthesis(deps: ApiDeps, account: Account, body: Syn
     ...(streaming && { streaming }),
     textNormalization: body.text_normalization,
     ...(pronunciationDictionaryIds.length > 0 && { pronunciationDictionaryIds }),
+    ...(textType === 'ssml' && { textType }),
   };
   const input: SynthesisInput = { request, cpuTaskQueue: cpuTaskQueue(config) };
   const start = new WithStartWorkflowOperation(synthesis, {
@@ -98,7 +125,7 @@ export async function submitSynthesis(deps: ApiDeps, account: Account, body: Syn
     reserved = (await Synthesis.query(db).findById(id).select('id')) !== undefined;
   }
   if (!reserved) throw insufficientCredits(`This synthesis costs ${creditsFor(request)} credits; the available balance is lower.`);
-  return Synthesis.query(db).findById(id).throwIfNotFound();
+  return { row: await Synthesis.query(db).findById(id).throwIfNotFound(), warnings };
 }
 
 /** The caller's synthesis (deleted ones and other accounts' are not found): all columns, or the given ones. */

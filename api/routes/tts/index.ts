@@ -42,8 +42,8 @@ export function ttsRoutes(deps: ApiDeps): Route[] {
       responses: { 202: json('Accepted; Location is the status URL', SynthesisAccepted), ...problemResponses(400, 401, 402, 409, 413, 415, 422) },
       async handler(ctx, { account, body }, family) {
         const submit = async (synthesisId?: string) => {
-          const row = await submitSynthesis(deps, account, body, synthesisId);
-          return { status: 202, body: presentAccepted(row, family), location: familyPaths[family].status(row.id) };
+          const { row, warnings } = await submitSynthesis(deps, account, body, synthesisId);
+          return { status: 202, body: presentAccepted(row, family, warnings), location: familyPaths[family].status(row.id) };
         };
         const key = readIdempotencyKey(ctx);
         const response = key ? await idempotent(db, account, key, ctx.request.body, submit) : { ...(await submit()), replayed: false };

@@ -6,7 +6,9 @@ import { normalizeText } from '../../../text/normalize';
 import type { Account } from '../../../db/models/Account';
 import type { ApiDeps } from '../../deps';
 import { validationError } from '../../errors';
-import { PronunciationDictionaryIdsField, TextNormalizationField } from './schema';
+import { PronunciationDictionaryIdsField, TextNormalizationField, TextTypeField } from './schema';
+import { checkTextType } from './commands';
+import { parseSsml } from '../../../text/ssml';
 import { applyLexicon } from '../../../text/lexicon';
 import { PronunciationEntry } from '../../../db/models/PronunciationEntry';
 import { resolveDictionaryIds } from '../pronunciationDictionaries/commands';
@@ -33,6 +35,7 @@ export const NormalizeBody = z.strictObject({
     .optional()
     .meta({ description: 'The project you would file the synthesis under: its pronunciation dictionaries apply by default', maxLength: 64 }),
   pronunciation_dictionary_ids: PronunciationDictionaryIdsField,
+  text_type: TextTypeField,
 });
 export type NormalizeBody = z.output<typeof NormalizeBody>;
 
@@ -51,6 +54,8 @@ export const NormalizeOut = z
         'Whether anything was normalized or a pronunciation entry applied: false with `off` (and no entry matching) or for a language the service does not normalize (the text is read as written)',
     }),
     language: z.string().meta({ description: 'The language the text was read in' }),
+    text_type: z.enum(['text', 'ssml']).meta({ description: 'How the text was read: `ssml` (an SSML document: `spoken` is its speech, breaks left out, and the spans index the document) or `text`' }),
+    warnings: z.array(z.string()).meta({ description: 'What an SSML document asked that is read differently, with line and column; empty for plain text', example: [] }),
   })
   .meta({ id: 'NormalizedText' });
 
@@ -72,16 +77,25 @@ export async function normalizePreview({ db }: ApiDeps, account: Account, body: 
   }
   const text = body.text.normalize('NFC');
   const lexicon = await PronunciationEntry.lexiconOf(db, await resolveDictionaryIds(db, account, body.pronunciation_dictionary_ids, await ownProject(db, account, body.project_id)));
+  const normalize = body.text_normalization !== 'off';
+  const spans = (words: ReadonlyArray<{ word: string; source_start: number; source_end: number }>) => words.map(({ word, source_start, source_end }) => ({ word, source_start, source_end }));
+  // As a synthesis reads it (the same check: an invalid document is a 400 naming its line and column).
+  const { textType, warnings } = checkTextType(text.trim(), body.text_type, language);
+  if (textType === 'ssml') {
+    const parsed = parseSsml(text, { language, lexicon, normalize });
+    return { spoken: parsed.plainText, words: spans(parsed.words), applied: true, language, text_type: textType, warnings };
+  }
+  const plain = { language, text_type: textType, warnings };
   if (lexicon.length > 0) {
     // As a synthesis reads it: the dictionary first, then (unless off) the normalizer over the rest.
-    const read = applyLexicon(text, lexicon, { language, normalize: body.text_normalization !== 'off' });
-    return { spoken: read.spoken, words: read.words.map(({ word, source_start, source_end }) => ({ word, source_start, source_end })), applied: read.spoken !== text, language };
+    const read = applyLexicon(text, lexicon, { language, normalize });
+    return { spoken: read.spoken, words: spans(read.words), applied: read.spoken !== text, ...plain };
   }
-  const normalized = body.text_normalization === 'off' ? null : normalizeText(text, { language });
+  const normalized = normalize ? normalizeText(text, { language }) : null;
   if (!normalized?.applied) {
     // Read as written: each word of the text is its own span, as word timestamps cut the text into words.
     const words = textTokens(text).map(({ word, start, end }) => ({ word, source_start: start, source_end: end }));
-    return { spoken: text, words, applied: false, language };
+    return { spoken: text, words, applied: false, ...plain };
   }
-  return { spoken: normalized.spoken, words: normalized.words.map(({ word, source_start, source_end }) => ({ word, source_start, source_end })), applied: true, language };
+  return { spoken: normalized.spoken, words: spans(normalized.words), applied: true, ...plain };
 }

@@ -17,9 +17,9 @@ export const familyPaths = {
 
 const iso = (date: Date | null) => date?.toISOString() ?? null;
 
-export function presentAccepted(row: SynthesisRow, family: Family) {
+export function presentAccepted(row: SynthesisRow, family: Family, warnings: readonly string[] = []) {
   const paths = familyPaths[family];
-  return { [paths.idKey]: row.id, status: 'queued' as const, created_at: row.created_at.toISOString(), characters: row.characters, status_url: paths.status(row.id) };
+  return { [paths.idKey]: row.id, status: 'queued' as const, created_at: row.created_at.toISOString(), characters: row.characters, status_url: paths.status(row.id), warnings: [...warnings] };
 }
 
 export function presentStatus(row: SynthesisStatusRow, family: Family) {
@@ -50,5 +50,8 @@ export function presentHistoryEntry(row: SynthesisRow, family: Family) {
     pitch: row.pitch,
     emotion: row.emotion,
     project_id: row.project_id,
+    text_type: row.text_type,
+    text_normalization: row.text_normalization,
+    pronunciation_dictionary_ids: row.pronunciation_dictionary_ids ?? [],
   };
 }

@@ -25,6 +25,16 @@ export const PronunciationDictionaryIdsField = z
     example: [],
   });
 
+const TEXT_TYPES = ['text', 'ssml'] as const;
+/** Shared by both synthesis routes, the OpenAI-compatible one and the normalize preview. */
+export const TextTypeField = z
+  .enum(TEXT_TYPES, `Must be one of: ${TEXT_TYPES.join(', ')}.`)
+  .optional()
+  .meta({
+    description:
+      'How the text is read: `ssml`, an SSML document (a subset: break, say-as, sub, phoneme, prosody, emphasis, p, s; see the SSML section of the API guide); `text`, plain text read as written even where it looks like markup. Absent: `ssml` when the text starts with `<speak>`, else `text`. An invalid document is a 400 naming its line and column. Credits count the characters you sent, markup included.',
+  });
+
 export const SynthesizeBody = z.strictObject({
   // Non-empty after trimming, with a letter or digit: checked by the submit command, documented here.
   text: z
@@ -49,6 +59,7 @@ export const SynthesizeBody = z.strictObject({
   project_id: z.string().nullable().optional().meta({ description: 'One of your projects’ ids to file the synthesis under; null or absent for none' }),
   text_normalization: TextNormalizationField,
   pronunciation_dictionary_ids: PronunciationDictionaryIdsField,
+  text_type: TextTypeField,
 });
 export type SynthesizeBody = z.output<typeof SynthesizeBody>;
 
@@ -114,6 +125,9 @@ export const HistoryEntry = SynthesisStatus.extend({
   pitch: z.number().meta({ description: 'Pitch shift in semitones' }),
   emotion: z.enum(EMOTIONS).meta({ description: 'The prosody preset' }),
   project_id: z.uuid().nullable().meta({ description: 'The project it is filed under, or null' }),
+  text_type: z.enum(TEXT_TYPES).meta({ description: 'How `text` was read: `text` (plain) or `ssml` (an SSML document)' }),
+  text_normalization: z.enum(TEXT_NORMALIZATION).meta({ description: 'Whether written forms were read as words: `auto`, `on` or `off`' }),
+  pronunciation_dictionary_ids: z.array(z.string()).meta({ description: 'The pronunciation dictionaries it applied, in order (the defaults made explicit when it was submitted); empty: none' }),
 }).meta({ id: 'HistoryEntry' });
 export const HistoryPage = pageSchema(HistoryEntry).meta({ id: 'HistoryPage' });
 
@@ -125,5 +139,9 @@ export const SynthesisAccepted = z
     created_at: z.string().meta({ description: 'When it was submitted (ISO 8601, UTC)', format: 'date-time' }),
     characters: z.number().int().meta({ description: 'Characters (Unicode code points) of the normalized text: the credits reserved', example: 19 }),
     status_url: z.string().meta({ description: 'Path of the status endpoint in your family (also the Location header)' }),
+    warnings: z.array(z.string()).meta({
+      description: 'What an SSML document asked that is read differently (an unknown element read as its text, an unsupported attribute…), each with its line and column; empty for plain text',
+      example: [],
+    }),
   })
   .meta({ id: 'SynthesisAccepted' });

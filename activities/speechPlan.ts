@@ -1,0 +1,123 @@
+import type { Knex } from 'knex';
+import { splitSentences, splitText } from '../engines/text';
+import type { ReadText } from '../audio/render';
+import { parseSsml } from '../text/ssml';
+import { compileLexicon, type CompiledLexicon } from '../text/lexicon';
+import { PronunciationEntry } from '../db/models/PronunciationEntry';
+import { Voice } from '../db/models/Voice';
+import type { SynthesisRow } from '../db/models/Synthesis';
+
+/**
+ * What a synthesis says, chunk by chunk: the chunks render in parallel, each
+ * as one engine call. Plain text is cut into chunks of the text itself (the
+ * render reads each through the dictionary and the normalizer); an SSML
+ * document is parsed first (text/ssml) and its speech segments are cut, each
+ * chunk then carrying what the document said of it: its words' spans in the
+ * document, the stretches to say as IPA, its prosody and the silence the
+ * breaks, sentences and paragraphs put around it. No engine ever sees markup.
+ */
+
+/** Characters per chunk: small enough to render in parallel, large enough to keep prosody natural. */
+export const CHUNK_CHARS = 400;
+
+export interface PlannedChunk {
+  /** Plain text: a slice of the synthesis's text. SSML: the spoken text of the chunk, already read. */
+  text: string;
+  /** SSML only: how the chunk was read (absent for plain text). */
+  read?: ReadText;
+}
+
+export interface SpeechPlan {
+  chunks: PlannedChunk[];
+  /** SSML: what was read differently from what the document asked (unknown elements, …), with line and column. */
+  warnings: string[];
+  /** Seconds of silence finishAudio puts between two chunks: null for its default; 0 for SSML, whose chunks carry their own. */
+  pauseSeconds: number | null;
+}
+
+export interface SpeechPlanInput {
+  text: string;
+  textType: SynthesisRow['text_type'];
+  /** One chunk per sentence (a streaming client hears the first sentence first). */
+  streaming: boolean;
+  /** The voice's language (BCP 47): SSML's say-as readers and the normalizer. */
+  language: string;
+  /** Whether ordinary SSML text goes through the normalizer (text_normalization not `off`). */
+  normalize: boolean;
+  lexicon?: CompiledLexicon | null;
+}
+
+const SAYS_SOMETHING = /[\p{L}\p{N}]/u;
+
+/** The chunks of a text. Throws SsmlError for an invalid SSML document (the API checked it at submit). */
+export function planSpeech(input: SpeechPlanInput): SpeechPlan {
+  const split = input.streaming ? splitSentences : splitText;
+  if (input.textType !== 'ssml') return { chunks: split(input.text, CHUNK_CHARS).map((text) => ({ text })), warnings: [], pauseSeconds: null };
+  const parsed = parseSsml(input.text, { language: input.language, normalize: input.normalize, lexicon: input.lexicon ?? null });
+  const chunks: PlannedChunk[] = [];
+  // Silence asked for since the last chunk (breaks, sentence and paragraph edges), milliseconds.
+  let pauseMs = 0;
+  for (const segment of parsed.segments) {
+    if (segment.type === 'break') pauseMs += segment.ms;
+    if (segment.type !== 'speech' || !SAYS_SOMETHING.test(segment.text)) continue;
+    // Each spoken word's place in the segment's text: the words are its words in order.
+    let at = 0;
+    const located = segment.words.map((word) => {
+      const index = segment.text.indexOf(word.word, at);
+      at = index < 0 ? at : index + word.word.length;
+      return { index, word };
+    });
+    let cursor = 0;
+    split(segment.text, CHUNK_CHARS).forEach((piece, index) => {
+      const start = Math.max(cursor, segment.text.indexOf(piece, cursor));
+      const end = start + piece.length;
+      cursor = end;
+      chunks.push({
+        text: piece,
+        read: {
+          words: located.filter((word) => word.index >= start && word.index < end).map(({ word }) => word),
+          pronunciations: segment.pronunciations.filter((p) => p.start >= start && p.end <= end).map((p) => ({ ipa: p.ipa, start: p.start - start, end: p.end - start })),
+          prosody: segment.prosody,
+          // A segment cut in pieces pauses between them as plain text does between chunks; across segments, what the document asked.
+          pauseBeforeSeconds: index === 0 ? pauseMs / 1000 : null,
+          pauseAfterSeconds: 0,
+        },
+      });
+      pauseMs = 0;
+    });
+  }
+  // Breaks after the last words: silence at the end of the last chunk.
+  const last = chunks.at(-1)?.read;
+  if (last) last.pauseAfterSeconds = pauseMs / 1000;
+  return { chunks, warnings: parsed.warnings, pauseSeconds: 0 };
+}
+
+/** The language a voice reads in: a cloned voice's base voice's (the voice that renders it). */
+async function languageOf(db: Knex, voiceId: string): Promise<string> {
+  const voice = await Voice.query(db).findById(voiceId);
+  const profile = voice?.category === 'cloned' ? (voice.profile as { baseVoiceId?: string } | null) : null;
+  const base = profile?.baseVoiceId ? await Voice.query(db).findById(profile.baseVoiceId) : voice;
+  return base?.language ?? voice?.language ?? 'en-US';
+}
+
+/**
+ * A synthesis's plan from its row. Plain text needs nothing else; an SSML
+ * document is read in its voice's language with its dictionaries (`lexicon`
+ * when the caller compiled them already).
+ */
+export async function loadSpeechPlan(
+  db: Knex,
+  synthesis: Pick<SynthesisRow, 'text' | 'streaming' | 'text_type' | 'voice_id' | 'text_normalization' | 'pronunciation_dictionary_ids'>,
+  lexicon?: CompiledLexicon | null,
+  language?: string,
+): Promise<SpeechPlan> {
+  const base = { text: synthesis.text, textType: synthesis.text_type, streaming: synthesis.streaming, normalize: synthesis.text_normalization !== 'off' };
+  if (synthesis.text_type !== 'ssml') return planSpeech({ ...base, language: language ?? 'en-US' });
+  const [lang, compiled] = await Promise.all([
+    language ?? languageOf(db, synthesis.voice_id),
+    lexicon !== undefined
+      ? lexicon
+      : PronunciationEntry.lexiconOf(db, synthesis.pronunciation_dictionary_ids ?? []).then((entries) => (entries.length > 0 ? compileLexicon(entries) : null)),
+  ]);
+  return planSpeech({ ...base, language: lang, lexicon: compiled });
+}
