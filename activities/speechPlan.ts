@@ -115,9 +115,7 @@ export async function loadSpeechPlan(
   if (synthesis.text_type !== 'ssml') return planSpeech({ ...base, language: language ?? 'en-US' });
   const [lang, compiled] = await Promise.all([
     language ?? languageOf(db, synthesis.voice_id),
-    lexicon !== undefined
-      ? lexicon
-      : PronunciationEntry.lexiconOf(db, synthesis.pronunciation_dictionary_ids ?? []).then((entries) => (entries.length > 0 ? compileLexicon(entries) : null)),
+    lexicon !== undefined ? lexicon : PronunciationEntry.lexiconOf(db, synthesis.pronunciation_dictionary_ids ?? []).then((entries) => (entries.length > 0 ? compileLexicon(entries) : null)),
   ]);
   return planSpeech({ ...base, language: lang, lexicon: compiled });
 }

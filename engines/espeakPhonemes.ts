@@ -73,7 +73,7 @@ const IPA_TO_ESPEAK: ReadonlyArray<readonly [string, string]> = [
 export function ipaToEspeak(ipa: string): string {
   const text = ipa.normalize('NFC');
   let out = '';
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     if (/\s/.test(text[i])) {
       out += ' ';
       i += 1;
@@ -90,7 +90,10 @@ export function ipaToEspeak(ipa: string): string {
     i += 1;
   }
   // Only the mnemonics' own characters: never a bracket or anything eSpeak would read as markup.
-  return out.replace(/[^A-Za-z0-9@:',# ^]/g, '').replace(/\s+/g, ' ').trim();
+  return out
+    .replace(/[^A-Za-z0-9@:',# ^]/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 /** The text eSpeak reads: escaped text, with each pronunciation's stretch replaced by its phonemes in `[[…]]`. */

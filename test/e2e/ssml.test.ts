@@ -61,7 +61,8 @@ describe.each([['/api/v1'], ['/api']])('SSML in the %s family', (family) => {
   it.each([['en-us-joe'], ['en-us-slt']])(
     'speaks a document with %s: breaks are silence, unknown tags are read and warned about, timestamps point into the document',
     async (voice) => {
-      const text = '<speak><p><s>It costs <say-as interpret-as="cardinal">12</say-as> dollars.</s> <break time="1500ms"/> <s><prosody rate="slow">Call <say-as interpret-as="telephone">555 0100</say-as></prosody> <foo>now</foo>.</s></p></speak>';
+      const text =
+        '<speak><p><s>It costs <say-as interpret-as="cardinal">12</say-as> dollars.</s> <break time="1500ms"/> <s><prosody rate="slow">Call <say-as interpret-as="telephone">555 0100</say-as></prosody> <foo>now</foo>.</s></p></speak>';
       const withBreak = await render({ text, voice_id: voice });
       expect(withBreak.accepted.warnings).toEqual([expect.stringMatching(/unknown element <foo> read as its text at line 1, column \d+/)]);
       // Credits: the characters sent, markup included.

@@ -42,7 +42,11 @@ export function openAiRoutes(deps: ApiDeps): Route[] {
         holdStreamPlace(ctx, deps, account, body);
         const { row, warnings } = await submitSpeech(deps, account, body);
         // An SSML document's warnings (unknown elements read as their text, …), JSON with non-ASCII escaped: the body is audio.
-        if (warnings.length > 0) ctx.set('X-Synthesis-Warnings', JSON.stringify(warnings).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
+        if (warnings.length > 0)
+          ctx.set(
+            'X-Synthesis-Warnings',
+            JSON.stringify(warnings).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`),
+          );
         await streamSpeech(ctx, deps, row, body);
       },
     }),

@@ -114,7 +114,6 @@ export function joinSentences(emotion: Emotion, speed: number, pauseSeconds: num
   };
 }
 
-
 export const CONTENT_TYPES: Readonly<Record<ResponseFormat, string>> = {
   mp3: 'audio/mpeg',
   opus: 'audio/ogg; codecs=opus',
