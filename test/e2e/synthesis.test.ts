@@ -20,7 +20,7 @@ describe.each([
     const accepted = await req('POST', '/tts/synthesize/', { text: `  ${SENTENCE}  `, voice_id: 'en-us-slt' });
     expect(accepted.status).toBe(202);
     const id = accepted.body[idKey];
-    expect(accepted.body).toEqual({ [idKey]: id, status: 'queued', created_at: expect.any(String), characters: SENTENCE.length, status_url: statusPath(id) });
+    expect(accepted.body).toEqual({ [idKey]: id, status: 'queued', created_at: expect.any(String), characters: SENTENCE.length, status_url: statusPath(id), warnings: [] });
     expect(accepted.headers.get('location')).toBe(statusPath(id));
 
     const done = await waitForSynthesis(api.url, statusPath(id), owner.access);

@@ -542,7 +542,8 @@ describe.each([
       });
     }, 120_000);
 
-    it('lists newest first; each entry is the status object plus text, voice_id, speed, pitch, emotion, project_id', async () => {
+    it('lists newest first; each entry is the status object plus text, voice_id, speed, pitch, emotion, project_id and how the text was read', async () => {
+      const read = { text_type: 'text', text_normalization: 'auto', pronunciation_dictionary_ids: [] };
       const page = await list('');
       expect(page.status).toBe(200);
       expect(page.body).toMatchObject({ count: 3, next: null, previous: null });
@@ -556,9 +557,10 @@ describe.each([
         pitch: -2,
         emotion: 'calm',
         project_id: projectId,
+        ...read,
       });
       expect(secondEntry).toMatchObject({ status: 'completed', output_format: 'flac', audio_url: audioPath(second.id), credits_charged: 17 });
-      expect(firstEntry).toEqual({ ...first.done, text: 'The first entry.', voice_id: VOICE, speed: 1, pitch: 0, emotion: 'neutral', project_id: null });
+      expect(firstEntry).toEqual({ ...first.done, text: 'The first entry.', voice_id: VOICE, speed: 1, pitch: 0, emotion: 'neutral', project_id: null, ...read });
       expect(failed).toEqual({
         [idKey]: failedId,
         status: 'failed',
@@ -578,6 +580,7 @@ describe.each([
         pitch: 0,
         emotion: 'neutral',
         project_id: null,
+        ...read,
       });
     });
 
