@@ -33,7 +33,7 @@ describe.each([['/api/v1'], ['/api']])('SSML in the %s family', (family) => {
     const accepted = await submit(body);
     expect(accepted.status).toBe(202);
     const id = idOf(accepted.body);
-    const done = await waitForSynthesis(api.url, statusPath(id), owner.access, 180_000);
+    const done = await waitForSynthesis(api.url, statusPath(id), owner.access, 400_000);
     expect(done.status).toBe('completed');
     const audio = await fetchAndMeasure(api.url, `/api/v1/tts/history/${id}/audio/`, owner.access);
     const timestamps = await call(api.url, 'GET', `/api/v1/tts/history/${id}/timestamps/`, undefined, owner.access);
@@ -68,9 +68,9 @@ describe.each([['/api/v1'], ['/api']])('SSML in the %s family', (family) => {
       // Credits: the characters sent, markup included.
       expect(withBreak.done).toMatchObject({ characters: Array.from(text).length, credits_charged: Array.from(text).length });
       const withoutBreak = await render({ text: text.replace('<break time="1500ms"/>', ''), voice_id: voice });
-      // The break adds its 1.5 s (less the sentence pause it replaces, 0.3 s).
-      expect(withBreak.seconds - withoutBreak.seconds).toBeGreaterThan(1.0);
-      expect(withBreak.seconds - withoutBreak.seconds).toBeLessThan(1.6);
+      // The break adds its 1.5 s, less the sentence pause it replaces (0.3 s) and the render-to-render spread of the speech.
+      expect(withBreak.seconds - withoutBreak.seconds).toBeGreaterThan(0.8);
+      expect(withBreak.seconds - withoutBreak.seconds).toBeLessThan(1.8);
       const chars = Array.from(text);
       if (withBreak.words.length > 0) {
         for (const word of withBreak.words) expect(chars.slice(word.char_start, word.char_end).join('')).toBe(word.word);
@@ -84,7 +84,7 @@ describe.each([['/api/v1'], ['/api']])('SSML in the %s family', (family) => {
       const entry = await call(api.url, 'GET', `${family}/tts/history/${withBreak.id}/`, undefined, owner.access);
       expect(entry.body).toMatchObject({ text, text_type: 'ssml', text_normalization: 'auto', pronunciation_dictionary_ids: [] });
     },
-    300_000,
+    900_000,
   );
 
   it.each([['en-us-slt'], ['en-us-joe']])(
@@ -102,7 +102,7 @@ describe.each([['/api/v1'], ['/api']])('SSML in the %s family', (family) => {
       // The escaped tag is text (its "10s" read by the normalizer), not a break.
       expect(preview.body.spoken).toMatch(/<break time="[^"]+"\/>/);
     },
-    240_000,
+    900_000,
   );
 
   it('previews a document through the normalize endpoint: the spoken text, spans into the document and the warnings', async () => {
