@@ -1,7 +1,5 @@
 import type { Client } from '@temporalio/client';
 import type { Db } from '../db/knex';
-import type { SynthesisRow } from '../db/models/Synthesis';
-import type { VoiceRow } from '../db/models/Voice';
 import type { EngineRegistry } from '../engines/registry';
 import type { Config } from '../lib/config';
 import type { Mailer } from '../lib/mail';
@@ -26,13 +24,6 @@ export interface ActivityDeps {
   temporal: Client;
   /** The speech engines this worker may use (non-free ones only when enabled). */
   engines: EngineRegistry;
-  /** The public JSON of the resources webhook events carry: the API's presenters (api/webhookPayloads.ts). */
-  present: ResourcePresenters;
-}
-
-export interface ResourcePresenters {
-  synthesis(row: SynthesisRow): object;
-  voice(row: VoiceRow): object;
 }
 
 export function createActivities(deps: ActivityDeps) {

@@ -8,7 +8,7 @@ import { Voice } from '../db/models/Voice';
 import { WebhookDelivery } from '../db/models/WebhookDelivery';
 import { WebhookEndpoint } from '../db/models/WebhookEndpoint';
 import { markAccountDeleted } from '../db/privacy';
-import { stableEventId } from '../lib/webhooks';
+import { stableEventId } from '../synthesis/webhooks';
 import {
   captureWorkflowId,
   consentRevocationWorkflowId,
@@ -19,7 +19,8 @@ import {
   voiceCloningWorkflowId,
   voiceDeletionWorkflowId,
 } from '../synthesis/contracts';
-import { audioKey, chunkPrefix } from './synthesis';
+import { deleteEnded } from '../synthesis/lifecycle';
+import { accountAudioPrefix, chunkPrefix, removeSynthesisObjects } from '../synthesis/objects';
 import { withHeartbeat } from './work';
 
 /** gRPC's NOT_FOUND: the execution went between describe and delete (another round, or retention). */
@@ -94,7 +95,7 @@ export function createPrivacyActivities({ db, storage, temporal, config }: Activ
       return withHeartbeat(async () => {
         let removed = 0;
         const syntheses = await Synthesis.query(db).modify('ownedBy', { id: accountId }).select('id');
-        for (const prefix of [`syntheses/${accountId}/`, `samples/${accountId}/`, ...syntheses.map((row) => chunkPrefix(row.id))]) {
+        for (const prefix of [accountAudioPrefix(accountId), `samples/${accountId}/`, ...syntheses.map((row) => chunkPrefix(row.id))]) {
           removed += (await storage.list(prefix)).length;
           await storage.removePrefix(prefix);
         }
@@ -178,12 +179,11 @@ export function createPrivacyActivities({ db, storage, temporal, config }: Activ
         const due = await Synthesis.pastRetention(db, asOf, config.HISTORY_RETENTION_DAYS ?? null, limit);
         for (const synthesis of due) {
           // Objects first: if this attempt dies now, the row is still there to find again.
-          await storage.removePrefix(chunkPrefix(synthesis.id));
-          await storage.remove(audioKey(synthesis.account_id, synthesis.id, synthesis.output_format));
+          await removeSynthesisObjects(storage, synthesis);
           // The webhook deliveries that announced its end carry its text: they go with it.
           const events = (['synthesis.completed', 'synthesis.failed', 'synthesis.canceled'] as const).map((type) => stableEventId(type, synthesis.id));
           await WebhookDelivery.query(db).whereIn('event_id', events).delete();
-          await Synthesis.query(db).modify('ended').delete().where({ id: synthesis.id });
+          await deleteEnded(db, synthesis.id);
         }
         return { deleted: due.length, more: due.length === limit };
       });

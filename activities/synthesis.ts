@@ -7,10 +7,12 @@ import type { Knex } from 'knex';
 import type { ActivityDeps } from '.';
 import { classifyFailures, inTempDir, unlessCanceled, withHeartbeat } from './work';
 import { type Emotion, finishAudio, type OutputFormat, renderChunk, type Voicing } from '../audio';
-import { advanceProgress, type CompletedAudio, recordCompletion } from '../db/synthesisProgress';
 import { Account } from '../db/models/Account';
 import { SubscriptionPlan } from '../db/models/SubscriptionPlan';
 import { Synthesis, type SynthesisRow } from '../db/models/Synthesis';
+import { advanceProgress, type CompletedAudio, recordAudioRemoved, recordCompletion, recordDeleted, recordEnded, recordStarted } from '../synthesis/lifecycle';
+import { audioKey, chunkKey, chunkPrefix, removeSynthesisObjects, timestampsKey } from '../synthesis/objects';
+import { creditsFor } from '../synthesis/cost';
 import { compileLexicon } from '../text/lexicon';
 import { PronunciationEntry } from '../db/models/PronunciationEntry';
 import { asPremadeVoice, Voice } from '../db/models/Voice';
@@ -19,18 +21,13 @@ import { cloneFinishOptions } from '../audio/cloning';
 import type { StoredVoiceProfile } from './cloning';
 import { slotFreedSignal, synthesisWorkflowId } from '../synthesis/contracts';
 import type { UnchargedEnd } from '../synthesis/status';
-import { notifyProgress } from '../lib/progress';
 import { createWebhookAnnouncer } from './webhooks';
 import { CHUNK_CHARS, loadSpeechPlan, type PlannedChunk, type SpeechPlan } from './speechPlan';
 import { splitText } from '../engines/text';
-import { loadChunkWords, storeChunkWords, storeTimestamps, timestampsKey } from './timestamps';
+import { loadChunkWords, storeChunkWords, storeTimestamps } from '../synthesis/timestamps';
 import type { TimedWord } from '../audio/timestamps';
 
 export { CHUNK_CHARS } from './speechPlan';
-
-export const chunkPrefix = (synthesisId: string) => `work/syntheses/${synthesisId}/`;
-export const chunkKey = (synthesisId: string, index: number) => `${chunkPrefix(synthesisId)}chunk-${String(index).padStart(4, '0')}.wav`;
-export const audioKey = (accountId: string, synthesisId: string, format: string) => `syntheses/${accountId}/${synthesisId}.${format}`;
 
 export interface SynthesisSlot {
   started: boolean;
@@ -53,7 +50,7 @@ export async function takeSynthesisSlot(trx: Knex.Transaction, synthesisId: stri
   const plan = await SubscriptionPlan.query(trx).findById(account.subscription_tier).select('max_concurrent_syntheses').throwIfNotFound();
   const [{ count }] = await Synthesis.query(trx).where({ account_id: synthesis.account_id, status: 'processing' }).count({ count: '*' }).castTo<{ count: string }[]>();
   if (Number(count) >= plan.max_concurrent_syntheses) return { started: false, chunkCount };
-  await Synthesis.query(trx).patch({ status: 'processing', started_at: trx.fn.now(), updated_at: trx.fn.now() }).where({ id: synthesisId });
+  await recordStarted(trx, synthesisId);
   return { started: true, chunkCount };
 }
 
@@ -134,11 +131,9 @@ export function createSynthesisActivities(deps: ActivityDeps) {
    * less than asking Temporal on every poll). Chunks start in index order, so
    * chunk i done means about i+1 done; the value only grows, a retry changes
    * nothing, and the encode step keeps a share so that only completion is 1.
+   * One round trip: the update, then the notification (sent at commit, so after the row changed).
    */
-  const reportProgress = async (synthesisId: string, progress: number) => {
-    // One round trip: the update, then the notification (sent at commit, so after the row changed).
-    await advanceProgress(db, synthesisId, progress);
-  };
+  const reportProgress = (synthesisId: string, progress: number) => advanceProgress(db, synthesisId, progress);
 
   /** The oldest queued synthesis of the account learns that a slot is free (its workflow also polls). */
   const wakeNextQueued = async (accountId: string) => {
@@ -156,7 +151,7 @@ export function createSynthesisActivities(deps: ActivityDeps) {
      * account: the synthesis becomes `processing`. Returns how many chunks to render.
      */
     async acquireSynthesisSlot({ synthesisId }: { synthesisId: string }): Promise<SynthesisSlot> {
-      return db.transaction((trx) => takeSynthesisSlot(trx, synthesisId)).finally(() => notifyProgress(db, synthesisId));
+      return db.transaction((trx) => takeSynthesisSlot(trx, synthesisId));
     },
 
     /** Renders one chunk of the text and stores it under a key derived from (synthesis, index), so a retry overwrites. */
@@ -174,7 +169,7 @@ export function createSynthesisActivities(deps: ActivityDeps) {
             // Side by side, one storage round trip on a streamed sentence's way to the listener: only the finish
             // reads the words, and it runs after this step has returned (so after both are stored).
             const audio = await readFile(outPath);
-            await settledBoth(storeChunkWords(storage, chunkPrefix(synthesisId), index, words), storage.put(chunkKey(synthesisId, index), audio, 'audio/wav'));
+            await settledBoth(storeChunkWords(storage, synthesisId, index, words), storage.put(chunkKey(synthesisId, index), audio, 'audio/wav'));
             return { seconds: durationSeconds };
           }),
         );
@@ -195,7 +190,7 @@ export function createSynthesisActivities(deps: ActivityDeps) {
             const chunks = Array.from({ length: chunkCount }, (_, index) => path.join(dir, `chunk-${index}.wav`));
             await Promise.all(chunks.map(async (chunk, index) => pipeline(await storage.get(chunkKey(synthesisId, index)), createWriteStream(chunk))));
             // The chunks stay until the synthesis is recorded: a retry of this step still finds them.
-            return finishAndStore(job, chunks, dir, signal, await loadChunkWords(storage, chunkPrefix(synthesisId), chunkCount));
+            return finishAndStore(job, chunks, dir, signal, await loadChunkWords(storage, synthesisId, chunkCount));
           }),
         );
       });
@@ -225,7 +220,7 @@ export function createSynthesisActivities(deps: ActivityDeps) {
     async recordSynthesisCompleted(input: { synthesisId: string } & CompletedAudio): Promise<void> {
       const synthesis = await loadSynthesis(input.synthesisId);
       // The capture recorded it already (workflows/synthesis.ts, CAPTURE_COMPLETES); before that patch, this step does.
-      if (synthesis.status !== 'completed') await recordCompletion(db, input.synthesisId, input);
+      if (synthesis.status !== 'completed') await recordCompletion(db, input.synthesisId, input, creditsFor(synthesis));
       await wakeNextQueued(synthesis.account_id);
       // Idempotent (stable event ids): a retry of this step announces nothing twice.
       await webhooks.synthesisEnded(input.synthesisId);
@@ -238,27 +233,20 @@ export function createSynthesisActivities(deps: ActivityDeps) {
     /** A deleted synthesis (it has ended): hidden from history, its audio and any chunk gone from storage. */
     async removeSynthesis({ synthesisId }: { synthesisId: string }): Promise<void> {
       const synthesis = await loadSynthesis(synthesisId);
-      await Synthesis.query(db).modify('live').patch({ deleted_at: db.fn.now(), updated_at: db.fn.now() }).where({ id: synthesisId });
-      await storage.removePrefix(chunkPrefix(synthesisId));
-      await storage.remove(audioKey(synthesis.account_id, synthesisId, synthesis.output_format));
-      await storage.remove(timestampsKey(synthesis.account_id, synthesisId));
-      await Synthesis.query(db).patch({ audio_key: null }).where({ id: synthesisId });
+      await recordDeleted(db, synthesisId);
+      await removeSynthesisObjects(storage, synthesis);
+      await recordAudioRemoved(db, synthesisId);
     },
 
     /** Ends a synthesis as failed or canceled, and removes every object it made. */
-    async recordSynthesisEnded(input: { synthesisId: string; status: UnchargedEnd; error: { code: string; message: string } | null; chunkCount: number }): Promise<void> {
+    async recordSynthesisEnded(input: { synthesisId: string; status: UnchargedEnd; error: SynthesisRow['error'] }): Promise<void> {
       const synthesis = await loadSynthesis(input.synthesisId);
-      await Synthesis.query(db)
-        .where({ id: input.synthesisId })
-        .patch({ status: input.status, error: input.error, audio_key: null, credits_charged: 0, completed_at: db.fn.now(), updated_at: db.fn.now() });
-      await notifyProgress(db, input.synthesisId);
+      await recordEnded(db, input.synthesisId, input.status, input.error);
       await wakeNextQueued(synthesis.account_id);
       await webhooks.synthesisEnded(input.synthesisId);
-      // Last: the client sees the outcome at once, and a storage outage only delays the cleanup (this step retries).
-      await storage.removePrefix(chunkPrefix(input.synthesisId));
-      await storage.remove(audioKey(synthesis.account_id, input.synthesisId, synthesis.output_format));
       jobs.forget(input.synthesisId);
-      await storage.remove(timestampsKey(synthesis.account_id, input.synthesisId));
+      // Last: the client sees the outcome at once, and a storage outage only delays the cleanup (this step retries).
+      await removeSynthesisObjects(storage, synthesis);
     },
   };
 }

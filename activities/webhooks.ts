@@ -6,8 +6,9 @@ import { Voice } from '../db/models/Voice';
 import { WebhookDelivery } from '../db/models/WebhookDelivery';
 import { WebhookEndpoint } from '../db/models/WebhookEndpoint';
 import { postToTarget, TargetRefused } from '../lib/webhookTarget';
-import { announceWebhookEvent, signatureHeader, stableEventId, standardSignatureHeader } from '../lib/webhooks';
+import { announceWebhookEvent, signatureHeader, stableEventId, standardSignatureHeader } from '../synthesis/webhooks';
 import type { WebhookAttemptOutcome } from '../synthesis/contracts';
+import { presentHistoryEntry, presentVoice } from '../synthesis/resources';
 
 /** Each attempt's request gives up after this long; the workflow then retries with backoff. */
 const WEBHOOK_REQUEST_TIMEOUT_MS = 10_000;
@@ -17,15 +18,15 @@ const ATTEMPT_LEASE_SECONDS = 30;
 /** A credits.low event goes out when the available balance falls below this share of the plan's monthly credits. */
 const CREDITS_LOW_SHARE = 0.1;
 
-/** Events announced by the activities that record a job's end: each data is the resource as the API's versioned family presents it. */
+/** Events announced by the activities that record a job's end: each data is the resource as the API's versioned family presents it (synthesis/resources.ts). */
 export function createWebhookAnnouncer(deps: ActivityDeps) {
   const { db } = deps;
   return {
     async synthesisEnded(synthesisId: string): Promise<void> {
       const row = await Synthesis.query(db).findById(synthesisId);
-      if (!row || !['completed', 'failed', 'canceled'].includes(row.status)) return;
-      const type = `synthesis.${row.status}` as 'synthesis.completed' | 'synthesis.failed' | 'synthesis.canceled';
-      await announceWebhookEvent(deps, { id: stableEventId(type, synthesisId), type, accountId: row.account_id, data: deps.present.synthesis(row) });
+      if (!row || row.status === 'queued' || row.status === 'processing') return;
+      const type = `synthesis.${row.status}` as const;
+      await announceWebhookEvent(deps, { id: stableEventId(type, synthesisId), type, accountId: row.account_id, data: presentHistoryEntry(row, 'v1') });
       if (row.status === 'completed') await this.creditsCaptured(row.account_id, synthesisId, row.credits_charged);
     },
 
@@ -51,7 +52,7 @@ export function createWebhookAnnouncer(deps: ActivityDeps) {
       const voice = await Voice.query(db).modify('live').findById(voiceId);
       if (!voice || !['ready', 'failed'].includes(voice.status)) return;
       const type = voice.status === 'ready' ? 'voice.ready' : 'voice.failed';
-      await announceWebhookEvent(deps, { id: stableEventId(type, voiceId), type, accountId: voice.account_id as string, data: deps.present.voice(voice) });
+      await announceWebhookEvent(deps, { id: stableEventId(type, voiceId), type, accountId: voice.account_id as string, data: presentVoice(voice) });
     },
   };
 }

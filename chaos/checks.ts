@@ -1,5 +1,5 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { timestampsKey } from '../activities/timestamps';
+import { timestampsKey } from '../synthesis/objects';
 import { createStorage } from '../lib/storage';
 import { creditsFor } from '../synthesis/cost';
 import type { IsolatedStack } from '../scripts/isolatedStack';

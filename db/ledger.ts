@@ -64,17 +64,18 @@ export type SettleOutcome = 'captured' | 'released' | 'settled' | 'unreserved';
  * Settles a reservation once: capture charges it (it leaves
  * `credits_reserved`), release returns it to the balance. After either, both
  * do nothing (`settled`); with no reservation, nothing happens (`unreserved`).
+ * `amount` is the reservation's (0 without one): what a capture charges.
  */
-export async function settle(trx: Knex.Transaction, accountId: string, reference: string, step: 'capture' | 'release'): Promise<SettleOutcome> {
+export async function settle(trx: Knex.Transaction, accountId: string, reference: string, step: 'capture' | 'release'): Promise<{ outcome: SettleOutcome; amount: number }> {
   await lockAccount(trx, accountId);
   const rows: { kind: LedgerKind; amount: string }[] = await trx('credit_ledger')
     .where({ account_id: accountId, reference })
     .whereIn('kind', ['reserve', 'capture', 'release'])
     .select('kind', 'amount');
   const reservation = rows.find((row) => row.kind === 'reserve');
-  if (!reservation) return 'unreserved';
-  if (rows.some((row) => row.kind !== 'reserve')) return 'settled';
+  if (!reservation) return { outcome: 'unreserved', amount: 0 };
   const amount = Number(reservation.amount);
+  if (rows.some((row) => row.kind !== 'reserve')) return { outcome: 'settled', amount };
   await trx('credit_ledger').insert({ account_id: accountId, kind: step, reference, amount });
   await trx('accounts')
     .where({ id: accountId })
@@ -83,5 +84,5 @@ export async function settle(trx: Knex.Transaction, accountId: string, reference
       ...(step === 'release' && { credit_balance: trx.raw('credit_balance + ?', [amount]) }),
       updated_at: trx.fn.now(),
     });
-  return step === 'capture' ? 'captured' : 'released';
+  return { outcome: step === 'capture' ? 'captured' : 'released', amount };
 }

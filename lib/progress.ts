@@ -1,5 +1,4 @@
 import { Client } from 'pg';
-import type { Db } from '../db/knex';
 import type { Config } from './config';
 import type { Logger } from './logger';
 
@@ -7,8 +6,9 @@ import type { Logger } from './logger';
  * How the API learns, while a synthesis runs, that it moved on (a chunk
  * stored, a status changed) without asking Temporal or polling hard:
  * activities `NOTIFY synthesis_progress, '<synthesis id>'` after each step
- * has been written (the object in storage, the row in PostgreSQL), and each
- * API process keeps one connection that `LISTEN`s and wakes the requests
+ * has been written (the object in storage, the row in PostgreSQL; the row's
+ * writes and their notifications are synthesis/lifecycle.ts), and each API
+ * process keeps one connection that `LISTEN`s and wakes the requests
  * waiting on that id. A notification only says "look again": the truth stays
  * in the row and in storage, so a lost notification (a reconnect) costs at
  * most one fallback interval, never a wrong answer.
@@ -21,11 +21,6 @@ export const PROGRESS_CHANNEL = 'synthesis_progress';
  * per-process caches (api/auth/cache.ts) drop what they keep of that account.
  */
 export const AUTH_CHANNEL = 'auth_changed';
-
-/** Announces that a synthesis moved on. Best effort: a failure never fails the step it follows. */
-export async function notifyProgress(db: Db, synthesisId: string): Promise<void> {
-  await db.raw('select pg_notify(?, ?)', [PROGRESS_CHANNEL, synthesisId]).catch(() => undefined);
-}
 
 /** A watch on one synthesis: created before the first read, so no notification after it is missed. */
 interface ProgressWatch {

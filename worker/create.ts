@@ -2,15 +2,14 @@ import { type ActivityInterceptorsFactory, NativeConnection, Worker } from '@tem
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { createActivities, type ActivityDeps } from '../activities';
-import { webhookPayloads } from '../api/webhookPayloads';
 import type { Config } from '../lib/config';
 import { cpuTaskQueue, webhookTaskQueue } from '../lib/temporal';
 import { WORKFLOWS_PATH } from './bundle';
 
 export interface WorkerOptions {
   config: Config;
-  /** The activities' resources; the webhook payloads' presenters are the API's own. */
-  deps: Omit<ActivityDeps, 'present'>;
+  /** The activities' resources. */
+  deps: ActivityDeps;
   connection: NativeConnection;
   /** A prebuilt bundle (npm run build writes dist/workflow-bundle.js); without it the worker bundles at start. */
   workflowBundlePath?: string;
@@ -27,7 +26,7 @@ export interface WorkerOptions {
  */
 export async function createWorkers({ config, deps, connection, workflowBundlePath, activityInterceptors = [] }: WorkerOptions): Promise<Worker[]> {
   const workflows = workflowBundlePath && existsSync(workflowBundlePath) ? { workflowBundle: { codePath: workflowBundlePath } } : { workflowsPath: WORKFLOWS_PATH };
-  const activities = createActivities({ ...deps, present: webhookPayloads });
+  const activities = createActivities(deps);
   const common = { connection, namespace: config.TEMPORAL_NAMESPACE, activities, interceptors: { activity: activityInterceptors } };
   return Promise.all([
     Worker.create({

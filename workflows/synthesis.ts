@@ -69,7 +69,7 @@ function failureOf(error: unknown): { code: string; message: string } {
  * API or the client, this workflow settles it.
  */
 export async function synthesis({ request, cpuTaskQueue }: SynthesisInput): Promise<SynthesisResult> {
-  const { synthesisId, accountId, characters } = request;
+  const { synthesisId, accountId } = request;
   const engines = proxyActivities<Activities>({
     taskQueue: cpuTaskQueue,
     startToCloseTimeout: '10 minutes',
@@ -148,7 +148,7 @@ export async function synthesis({ request, cpuTaskQueue }: SynthesisInput): Prom
     const audio = chunkCount === 1 && !request.streaming ? await engines.renderShortSynthesis({ synthesisId }) : await renderInChunks();
     // Once the audio exists, completing is not interrupted: a cancel now cannot leave it charged but canceled.
     await CancellationScope.nonCancellable(async () => {
-      const capture = { accountId, reference: synthesisId, amount: characters, ...(patched(CAPTURE_COMPLETES) && { completes: audio }) };
+      const capture = { accountId, reference: synthesisId, ...(patched(CAPTURE_COMPLETES) && { completes: audio }) };
       await executeChild<typeof creditCapture>(CREDIT_CAPTURE_WORKFLOW_TYPE, { workflowId: captureWorkflowId(synthesisId), args: [capture] });
       // The rest of the record (webhooks, the next queued synthesis, chunk cleanup), and the completion itself for
       // histories from before the capture recorded it.
@@ -160,7 +160,7 @@ export async function synthesis({ request, cpuTaskQueue }: SynthesisInput): Prom
     const canceled = isCancellation(error);
     await CancellationScope.nonCancellable(async () => {
       await bookkeeping.releaseCredits({ accountId, reference: synthesisId });
-      await bookkeeping.recordSynthesisEnded({ synthesisId, status: canceled ? 'canceled' : 'failed', error: canceled ? null : failureOf(error), chunkCount });
+      await bookkeeping.recordSynthesisEnded({ synthesisId, status: canceled ? 'canceled' : 'failed', error: canceled ? null : failureOf(error) });
     });
     result = canceled ? 'canceled' : 'failed';
     report({ status: result });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ensureRetentionSchedule } from '../../lib/retentionSchedule';
-import { stableEventId } from '../../lib/webhooks';
+import { stableEventId } from '../../synthesis/webhooks';
 import { call } from '../helpers/accounts';
 import { until } from '../helpers/cloningInput';
 import { createAccount, type TestAccount } from '../helpers/factories';

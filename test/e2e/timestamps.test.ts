@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { decodeAudio } from '../../audio/analysis';
-import { timestampsKey } from '../../activities/timestamps';
+import { timestampsKey } from '../../synthesis/objects';
 import { call } from '../helpers/accounts';
 import { createAccount, type TestAccount } from '../helpers/factories';
 import { createTestDeps, type RunningApi, startApi, startTestWorker } from '../helpers/stack';

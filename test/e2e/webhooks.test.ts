@@ -1,5 +1,4 @@
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
-import { webhookPayloads } from '../../api/webhookPayloads';
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -238,7 +237,6 @@ describe('webhooks', () => {
         temporal: deps.temporal,
         mailer: createMailer(settings, deps.logger),
         engines: sharedEngines({ enableNonFree: false, modelsDir: settings.MODELS_DIR }),
-        present: webhookPayloads,
       });
     const activities = activitiesWith(config);
     const permissive = activitiesWith({ ...config, WEBHOOK_ALLOW_PRIVATE_TARGETS: true });

@@ -73,8 +73,8 @@ describe('credit ledger steps', () => {
     const wanted = request(id, 300);
     await reserveSynthesis(wanted);
     const reference = wanted.synthesisId;
-    expect(await captureCredits({ accountId: id, reference, amount: 300 })).toEqual({ outcome: 'captured' });
-    expect(await captureCredits({ accountId: id, reference, amount: 300 })).toEqual({ outcome: 'settled' });
+    expect(await captureCredits({ accountId: id, reference })).toEqual({ outcome: 'captured' });
+    expect(await captureCredits({ accountId: id, reference })).toEqual({ outcome: 'settled' });
     expect(await releaseCredits({ accountId: id, reference })).toEqual({ outcome: 'settled' });
     expect(await balances(id)).toEqual({ available: 700, reserved: 0 });
     expect((await ledger(id)).map((row) => row.kind)).toEqual(['reserve', 'capture']);
@@ -91,9 +91,9 @@ describe('credit ledger steps', () => {
     try {
       listener.on('notification', (message: { channel: string; payload: string }) => void (message.channel === 'synthesis_progress' && heard.push(message.payload)));
       await listener.query('LISTEN synthesis_progress');
-      expect(await captureCredits({ accountId: id, reference, amount: 120, completes })).toEqual({ outcome: 'captured' });
+      expect(await captureCredits({ accountId: id, reference, completes })).toEqual({ outcome: 'captured' });
       // A retry after a lost answer: nothing charged twice, the same values recorded.
-      expect(await captureCredits({ accountId: id, reference, amount: 120, completes })).toEqual({ outcome: 'settled' });
+      expect(await captureCredits({ accountId: id, reference, completes })).toEqual({ outcome: 'settled' });
       await new Promise((resolve) => setTimeout(resolve, 200));
       await listener.query('UNLISTEN synthesis_progress');
     } finally {
@@ -114,7 +114,7 @@ describe('credit ledger steps', () => {
     await reserveSynthesis(wanted);
     // A duration the column refuses (not a number) fails the completion's statement after the settle's.
     const completes = { audioKey: 'k', bytes: 1, durationSeconds: 'soon' as unknown as number };
-    await expect(captureCredits({ accountId: id, reference: wanted.synthesisId, amount: 50, completes })).rejects.toThrow();
+    await expect(captureCredits({ accountId: id, reference: wanted.synthesisId, completes })).rejects.toThrow();
     expect(await balances(id)).toEqual({ available: 950, reserved: 50 });
     expect(await deps.db('syntheses').where({ id: wanted.synthesisId }).first('status')).toEqual({ status: 'processing' });
   });
@@ -125,7 +125,7 @@ describe('credit ledger steps', () => {
     await reserveSynthesis(wanted);
     expect(await releaseCredits({ accountId: id, reference: wanted.synthesisId })).toEqual({ outcome: 'released' });
     expect(await releaseCredits({ accountId: id, reference: wanted.synthesisId })).toEqual({ outcome: 'settled' });
-    expect(await captureCredits({ accountId: id, reference: wanted.synthesisId, amount: 200 })).toEqual({ outcome: 'settled' });
+    expect(await captureCredits({ accountId: id, reference: wanted.synthesisId })).toEqual({ outcome: 'settled' });
     expect(await releaseCredits({ accountId: id, reference: randomUUID() })).toEqual({ outcome: 'unreserved' });
     expect(await balances(id)).toEqual({ available: 500, reserved: 0 });
   });
@@ -157,7 +157,7 @@ describe('credit ledger steps', () => {
         deps.temporal.workflow.execute<typeof creditCapture>(CREDIT_CAPTURE_WORKFLOW_TYPE, {
           workflowId: captureWorkflowId(reference),
           taskQueue: worker.taskQueue,
-          args: [{ accountId: id, reference, amount: 10 }],
+          args: [{ accountId: id, reference }],
         });
       expect(await run()).toEqual({ outcome: 'captured' });
       expect((await deps.temporal.workflow.getHandle(`credits:capture:${reference}`).describe()).status.name).toBe('COMPLETED');

@@ -3,7 +3,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { audioKey, chunkPrefix } from '../../activities/synthesis';
+import { audioKey, chunkPrefix } from '../../synthesis/objects';
 import { freePorts, type Managed, startMinio } from '../../scripts/stack';
 import { reserveUpdate, synthesisWorkflowId, type SynthesisInput } from '../../synthesis/contracts';
 import { synthesis } from '../../workflows/synthesis';

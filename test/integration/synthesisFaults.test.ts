@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { audioKey, chunkKey } from '../../activities/synthesis';
+import { audioKey, chunkKey } from '../../synthesis/objects';
 import { call } from '../helpers/http';
 import { createAccount, type TestAccount } from '../helpers/factories';
 import { createObjectLister } from '../helpers/objects';

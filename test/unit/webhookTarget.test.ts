@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { checkTargetUrl, isInternalAddress, TargetRefused } from '../../lib/webhookTarget';
-import { signatureHeader, signPayload, stableEventId } from '../../lib/webhooks';
+import { signatureHeader, signPayload, stableEventId } from '../../synthesis/webhooks';
 
 describe('webhook target addresses', () => {
   it.each([

@@ -2,7 +2,7 @@ import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { PassThrough, type Readable, type Writable } from 'node:stream';
-import { chunkKey } from '../../../activities/synthesis';
+import { chunkKey } from '../../../synthesis/objects';
 import { rawPcmInput, REPRODUCIBLE_OUTPUT } from '../../../audio/ffmpeg';
 import { pauseSamples } from '../../../audio/finish';
 import { normalizeLoudness } from '../../../audio/loudness';

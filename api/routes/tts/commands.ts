@@ -9,6 +9,7 @@ import { awaitBriefly, cpuTaskQueue } from '../../../lib/temporal';
 import { reserveUpdate, synthesisDeletionWorkflowId, synthesisWorkflowId, type SynthesisInput, type SynthesisRequest } from '../../../synthesis/contracts';
 import type { SynthesisStatus } from '../../../synthesis/status';
 import { creditsFor } from '../../../synthesis/cost';
+import { recordDeleted } from '../../../synthesis/lifecycle';
 import { synthesis } from '../../../workflows/synthesis';
 import { synthesisDeletion } from '../../../workflows/deletion';
 import type { ApiDeps } from '../../deps';
@@ -184,7 +185,7 @@ export async function deleteSynthesis(deps: ApiDeps, account: Account, id: strin
     args: [id],
     workflowIdConflictPolicy: 'USE_EXISTING',
   });
-  await Synthesis.query(db).modify('live').patch({ deleted_at: db.fn.now(), updated_at: db.fn.now() }).where({ id });
+  await recordDeleted(db, id);
   // Before the answer: this process's status cache forgets it at once (the others hear the trigger's NOTIFY).
   statusCacheOf(deps).forget(id);
   await awaitBriefly(temporal, removal);

@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import { z } from 'zod';
-import { readJsonObject, type StoredTimestamps, timestampsKey } from '../../../activities/timestamps';
+import { timestampsKey } from '../../../synthesis/objects';
+import { readJsonObject, type StoredTimestamps } from '../../../synthesis/timestamps';
 import type { SynthesisRow } from '../../../db/models/Synthesis';
 import type { TimedWord } from '../../../audio/timestamps';
 import type { Storage } from '../../../lib/storage';

@@ -5,7 +5,7 @@ import type { Db } from '../../../db/knex';
 import { WebhookEndpoint } from '../../../db/models/WebhookEndpoint';
 import type { Config } from '../../../lib/config';
 import { checkTargetUrl, TargetRefused } from '../../../lib/webhookTarget';
-import { newWebhookSecret } from '../../../lib/webhooks';
+import { newWebhookSecret } from '../../../synthesis/webhooks';
 import { notFound, planLimitReached, validationError } from '../../errors';
 
 /** How long a rotated-out secret keeps signing deliveries, beside the new one. */

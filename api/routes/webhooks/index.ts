@@ -5,7 +5,7 @@ import { conflict } from '../../errors';
 import { problemResponses } from '../../openapi';
 import { offsetOf, presentPage } from '../../pagination';
 import { defineRoute, type Family, type Route } from '../../route';
-import { announceWebhookEvent } from '../../../lib/webhooks';
+import { announceWebhookEvent } from '../../../synthesis/webhooks';
 import { enforceRateLimit } from '../../auth/rateLimit';
 import { createEndpoint, deleteEndpoint, endpointsOf, findEndpoint, rotateSecret, updateEndpoint } from './commands';
 import { presentDelivery, presentEndpoint, presentWithSecret } from './presenter';

@@ -3,6 +3,7 @@ import { pauseSamples, OUTPUT_SAMPLE_RATE, type Voicing } from '../audio/finish'
 import { deliveredWords, type TimedWord } from '../audio/timestamps';
 import { readWavInfo } from '../audio/wav';
 import type { Storage } from '../lib/storage';
+import { chunkWordsKey } from './objects';
 
 /**
  * Word timestamps beside a synthesis's audio. Each rendered chunk's words
@@ -11,9 +12,6 @@ import type { Storage } from '../lib/storage';
  * time and stores one JSON object next to the audio, which every path that
  * removes the audio removes too.
  */
-
-const chunkWordsKey = (chunkPrefix: string, index: number) => `${chunkPrefix}chunk-${String(index).padStart(4, '0')}.words.json`;
-export const timestampsKey = (accountId: string, synthesisId: string) => `syntheses/${accountId}/${synthesisId}.timestamps.json`;
 
 /** What the timestamps endpoint serves. */
 export interface StoredTimestamps {
@@ -32,13 +30,13 @@ export async function readJsonObject<T>(storage: Storage, key: string): Promise<
 }
 
 /** Keeps one chunk's words (nothing when its engine gave no timing). */
-export async function storeChunkWords(storage: Storage, chunkPrefix: string, index: number, words: TimedWord[] | undefined): Promise<void> {
-  if (words) await storage.put(chunkWordsKey(chunkPrefix, index), Buffer.from(JSON.stringify(words)), 'application/json');
+export async function storeChunkWords(storage: Storage, synthesisId: string, index: number, words: TimedWord[] | undefined): Promise<void> {
+  if (words) await storage.put(chunkWordsKey(synthesisId, index), Buffer.from(JSON.stringify(words)), 'application/json');
 }
 
 /** Every chunk's words, or undefined for a chunk without (its engine gives no timing). */
-export async function loadChunkWords(storage: Storage, chunkPrefix: string, count: number): Promise<Array<TimedWord[] | undefined>> {
-  return Promise.all(Array.from({ length: count }, async (_, index) => (await readJsonObject<TimedWord[]>(storage, chunkWordsKey(chunkPrefix, index))) ?? undefined));
+export async function loadChunkWords(storage: Storage, synthesisId: string, count: number): Promise<Array<TimedWord[] | undefined>> {
+  return Promise.all(Array.from({ length: count }, async (_, index) => (await readJsonObject<TimedWord[]>(storage, chunkWordsKey(synthesisId, index))) ?? undefined));
 }
 
 /**

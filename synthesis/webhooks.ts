@@ -4,10 +4,10 @@ import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto';
 import type { Db } from '../db/knex';
 import { WebhookDelivery } from '../db/models/WebhookDelivery';
 import { WebhookEndpoint } from '../db/models/WebhookEndpoint';
-import { webhookDelivery } from '../workflows/webhookDelivery';
-import { webhookDeliveryWorkflowId, type WebhookEventType } from '../synthesis/contracts';
-import type { Config } from './config';
-import { webhookTaskQueue } from './temporal';
+import type { webhookDelivery } from '../workflows/webhookDelivery';
+import { webhookDeliveryWorkflowId, type WebhookEventType } from './contracts';
+import type { Config } from '../lib/config';
+import { webhookTaskQueue } from '../lib/temporal';
 
 /**
  * Webhook events: made by the activities that record a job's end (and by the
@@ -73,7 +73,8 @@ export async function announceWebhookEvent({ db, temporal, config }: AnnounceDep
     const deliveryId = await WebhookDelivery.record(db, { id: randomUUID(), endpoint_id: endpoint.id, event_id: event.id, event_type: event.type, body });
     deliveryIds.push(deliveryId);
     await temporal.workflow
-      .start(webhookDelivery, {
+      // By its type's name (workflows/index.ts exports it so): this module sits below the workflow files.
+      .start<typeof webhookDelivery>('webhookDelivery', {
         workflowId: webhookDeliveryWorkflowId(event.id, endpoint.id),
         taskQueue: config.TEMPORAL_TASK_QUEUE,
         // A finished delivery is not repeated when the same event is announced again.
