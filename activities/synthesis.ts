@@ -10,7 +10,7 @@ import { type Emotion, finishAudio, type OutputFormat, renderChunk, type Voicing
 import { Account } from '../db/models/Account';
 import { SubscriptionPlan } from '../db/models/SubscriptionPlan';
 import { Synthesis, type SynthesisRow } from '../db/models/Synthesis';
-import { advanceProgress, type CompletedAudio, recordAudioRemoved, recordCompletion, recordDeleted, recordEnded, recordStarted } from '../synthesis/lifecycle';
+import { advanceProgress, type CompletedAudio, recordAudioRemoved, recordCompletion, recordDeleted, recordEnded, recordStarted, notifyWatchers } from '../synthesis/lifecycle';
 import { audioKey, chunkKey, chunkPrefix, removeSynthesisObjects, timestampsKey } from '../synthesis/objects';
 import { creditsFor } from '../synthesis/cost';
 import { compileLexicon } from '../text/lexicon';
@@ -151,7 +151,7 @@ export function createSynthesisActivities(deps: ActivityDeps) {
      * account: the synthesis becomes `processing`. Returns how many chunks to render.
      */
     async acquireSynthesisSlot({ synthesisId }: { synthesisId: string }): Promise<SynthesisSlot> {
-      return db.transaction((trx) => takeSynthesisSlot(trx, synthesisId));
+      return db.transaction((trx) => takeSynthesisSlot(trx, synthesisId)).finally(() => notifyWatchers(db, synthesisId));
     },
 
     /** Renders one chunk of the text and stores it under a key derived from (synthesis, index), so a retry overwrites. */

@@ -87,6 +87,6 @@ export function parseJsonBody(text: string): unknown {
 declare module 'koa' {
   interface Request {
     /** The parsed JSON body (jsonBody), or undefined for other requests. */
-    body?: any;
+    body?: unknown;
   }
 }

@@ -130,9 +130,11 @@ const STATUS_HEADERS: Record<string, Record<string, ReturnType<typeof header>>> 
  * place: response headers, audio as binary, and the unversioned family
  * marked as an alias of the versioned one.
  */
-function polish(document: any, aliases: Map<string, string>): any {
-  for (const [path, item] of Object.entries<any>(document.paths ?? {})) {
-    for (const [method, operation] of Object.entries<any>(item)) {
+function polish(document: OpenApiDocument, aliases: Map<string, string>): OpenApiDocument {
+  for (const [path, item] of Object.entries(document.paths ?? {})) {
+    for (const method of HTTP_METHODS) {
+      const operation = item[method];
+      if (!operation) continue;
       const alias = aliases.get(`${method} ${path}`);
       if (alias) {
         operation.tags = [ALIAS_TAG];
@@ -143,8 +145,13 @@ function polish(document: any, aliases: Map<string, string>): any {
       // The OpenAI paths (/v1/...) alias their /api/v1/ twins the same way.
       const canonical = alias ?? path;
       const example = REQUEST_EXAMPLES[`${method} ${canonical}`];
-      for (const media of Object.values<any>(operation.requestBody?.content ?? {})) if (example) media.example = example;
-      for (const [status, response] of Object.entries<any>(operation.responses ?? {})) {
+      const body = operation.requestBody;
+      if (example && body && !isReference(body)) for (const media of Object.values(body.content)) if (!isReference(media)) media.example = example;
+      const responses = operation.responses ?? {};
+      // (The library types a status's response as any: named here.)
+      const byStatus: [string, ResponseOrReference][] = Object.entries(responses);
+      for (const [status, response] of byStatus) {
+        if (isReference(response)) continue;
         response.headers = {
           'X-Request-Id': REQUEST_ID,
           ...STATUS_HEADERS[status],
@@ -152,8 +159,10 @@ function polish(document: any, aliases: Map<string, string>): any {
           ...response.headers,
         };
         // A partial answer carries the same media types as the full one.
-        if (status === '206' && !response.content) response.content = structuredClone(operation.responses['200']?.content);
-        for (const [type, media] of Object.entries<any>(response.content ?? {})) {
+        const full: ResponseOrReference | undefined = responses['200'];
+        if (status === '206' && !response.content && full && !isReference(full)) response.content = structuredClone(full.content);
+        for (const [type, media] of Object.entries(response.content ?? {})) {
+          if (isReference(media)) continue;
           if (type.startsWith('audio/') && !media.schema) media.schema = { type: 'string', format: 'binary' };
           if (type === 'text/event-stream' && !media.schema) media.schema = { type: 'string', description: 'Server-Sent Events' };
         }
@@ -162,6 +171,13 @@ function polish(document: any, aliases: Map<string, string>): any {
   }
   return document;
 }
+
+type OpenApiDocument = ReturnType<typeof createDocument>;
+type Operation = NonNullable<NonNullable<OpenApiDocument['paths']>[string]['get']>;
+type ResponseOrReference = NonNullable<NonNullable<Operation['responses']>['default']>;
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+/** A `$ref` in place of an object: the generator makes them for shared schemas only, so polish skips them. */
+const isReference = <T extends object>(value: T): value is Extract<T, { $ref: string }> => '$ref' in value;
 
 /** What holds for every operation, shown at the top of the docs page. */
 const INFO_DESCRIPTION = [
@@ -228,7 +244,7 @@ export function buildOpenApiDocument(routes: Route[], publicUrl: string, version
     paths,
   });
   // Redoc's sidebar: the resources first, the aliases apart (Swagger UI ignores this and lists the tags in order).
-  (document as any)['x-tagGroups'] = [
+  document['x-tagGroups'] = [
     { name: 'API', tags: TAGS.filter((tag) => tag.name !== ALIAS_TAG).map((tag) => tag.name) },
     { name: 'Aliases', tags: [ALIAS_TAG] },
   ];

@@ -42,9 +42,19 @@ export async function recordRequest(trx: Knex.Transaction, request: SynthesisReq
     .ignore();
 }
 
-/** A queued synthesis took one of its plan's slots: it is processing. */
+/**
+ * A queued synthesis took one of its plan's slots: it is processing. In the
+ * transaction that takes the slot (with the reservation, the first time),
+ * without a notification: NOTIFY would make concurrent commits wait on one
+ * another; a slot taken later is announced by notifyWatchers after its commit.
+ */
 export async function recordStarted(trx: Knex.Transaction, synthesisId: string): Promise<void> {
-  await patchAndNotify(trx, synthesisId, { status: 'processing', started_at: trx.fn.now(), updated_at: trx.fn.now() });
+  await Synthesis.query(trx).patch({ status: 'processing', started_at: trx.fn.now(), updated_at: trx.fn.now() }).where({ id: synthesisId });
+}
+
+/** Tells a synthesis's watchers to look again. Best effort: a failure never fails the step it follows. */
+export async function notifyWatchers(db: Knex, synthesisId: string): Promise<void> {
+  await db.raw('select pg_notify(?, ?)', [PROGRESS_CHANNEL, synthesisId]).catch(() => undefined);
 }
 
 /**

@@ -4,6 +4,7 @@ import type { ActivityInterceptorsFactory } from '@temporalio/worker';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Activities } from '../activities';
 import type { Db } from '../db/knex';
 import { Synthesis } from '../db/models/Synthesis';
 
@@ -19,10 +20,14 @@ export interface WorkerMetrics {
   interceptor: ActivityInterceptorsFactory;
 }
 
+/** An activity's input and result as it declares them (the interceptor sees them untyped). */
+type InputOf<A extends keyof Activities> = Parameters<Activities[A]>[0];
+type ResultOf<A extends keyof Activities> = Awaited<ReturnType<Activities[A]>>;
+
 /** Activities whose result carries the seconds of audio they rendered. */
-const RENDERS: Record<string, (result: any) => number | undefined> = {
-  renderShortSynthesis: (result) => result?.durationSeconds,
-  renderSynthesisChunk: (result) => result?.seconds,
+const RENDERS: Partial<Record<string, (result: unknown) => number | undefined>> = {
+  renderShortSynthesis: (result) => (result as ResultOf<'renderShortSynthesis'> | undefined)?.durationSeconds,
+  renderSynthesisChunk: (result) => (result as ResultOf<'renderSynthesisChunk'> | undefined)?.seconds,
 };
 
 export function createWorkerMetrics(db: Db): WorkerMetrics {
@@ -74,20 +79,24 @@ export function createWorkerMetrics(db: Db): WorkerMetrics {
   }
 
   /** Counts how jobs ended, and logs one line per synthesis and clone (the worker's log says what it did). */
-  function recordEnd(ctx: Context, activity: string, args: any[]) {
-    const input = args[0] ?? {};
+  function recordEnd(ctx: Context, activity: string, args: unknown[]) {
     if (activity === 'recordSynthesisCompleted') {
+      const input = args[0] as InputOf<'recordSynthesisCompleted'> | undefined;
       synthesesEnded.inc({ status: 'completed' });
-      ctx.log.info('synthesis completed', { synthesisId: input.synthesisId, audioSeconds: input.durationSeconds, bytes: input.bytes });
-    } else if (activity === 'recordSynthesisEnded' && typeof input.status === 'string') {
+      ctx.log.info('synthesis completed', { synthesisId: input?.synthesisId, audioSeconds: input?.durationSeconds, bytes: input?.bytes });
+    } else if (activity === 'recordSynthesisEnded') {
+      const input = args[0] as InputOf<'recordSynthesisEnded'> | undefined;
+      if (!input) return;
       synthesesEnded.inc({ status: input.status });
       ctx.log.info(`synthesis ${input.status}`, { synthesisId: input.synthesisId, error: input.error?.code });
     } else if (activity === 'recordVoiceReady') {
+      const input = args[0] as InputOf<'recordVoiceReady'> | undefined;
       clonesEnded.inc({ status: 'ready' });
-      ctx.log.info('voice clone ready', { voiceId: input.voiceId });
+      ctx.log.info('voice clone ready', { voiceId: input?.voiceId });
     } else if (activity === 'recordVoiceFailed') {
+      const input = args[0] as InputOf<'recordVoiceFailed'> | undefined;
       clonesEnded.inc({ status: 'failed' });
-      ctx.log.info('voice clone failed', { voiceId: input.voiceId, error: input.error?.code });
+      ctx.log.info('voice clone failed', { voiceId: input?.voiceId, error: input?.error?.code });
     }
   }
 
@@ -101,7 +110,7 @@ export function createWorkerMetrics(db: Db): WorkerMetrics {
         try {
           const result = await next(input);
           outcome = 'ok';
-          recordEnd(ctx, activity, input.args as any[]);
+          recordEnd(ctx, activity, input.args);
           const audioSeconds = RENDERS[activity]?.(result);
           if (audioSeconds && audioSeconds > 0) {
             const wallSeconds = (performance.now() - started) / 1000;
