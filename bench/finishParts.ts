@@ -8,7 +8,7 @@ import { normalizeLoudnessInParallel } from '../audio/parallelLoudness';
 import { ffmpeg, fileUrl } from '../audio/ffmpeg';
 import { findPremadeVoice } from '../engines/catalog';
 import { createEngines } from '../engines/registry';
-import { CHUNK_CHARS } from '../activities/speechPlan';
+import { CHUNK_CHARS } from '../activities/synthesis';
 import { LONG_TEXT } from './goals';
 
 /**

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { CHUNK_CHARS } from '../activities/speechPlan';
+import { CHUNK_CHARS } from '../activities/synthesis';
 import { splitText } from '../engines/text';
 import { PIPER_MAX_CALL_CHARS } from '../engines/piper';
 import { findPiperModels } from '../engines/piper/models';
