@@ -1,7 +1,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import path from 'node:path';
 import { migrate } from '../../db/migrate';
-import { dropDatabase, recreateDatabase } from '../../scripts/stack';
+import { dropDatabase, freePort, type Managed, recreateDatabase, startTemporal } from '../../scripts/stack';
 import { ensureVoicePreviews } from '../../worker/voicePreviews';
 import { call } from '../helpers/accounts';
 import { createAccount, type TestAccount } from '../helpers/factories';
@@ -11,9 +11,11 @@ import { launchBrowser, screenshotDir, seriousViolations } from './browser';
 /**
  * The voice library in a browser at a desktop and a phone size: every
  * premade voice a card with a preview that plays, its quality, its language
- * by name; search and filters; "Use in playground". It runs on a database of
- * its own, where every preview is rendered first (the shared test database
- * keeps some voices without one, which other tests rely on).
+ * by name; search and filters; "Use in playground". It runs on a database and
+ * a Temporal server of its own, where every preview is rendered first: the
+ * shared test database keeps some voices without one, and a preview's workflow
+ * id is the same in every database, so on the shared server these renders
+ * would turn away voicePreviews.test's (or it theirs), depending on the order.
  */
 const VIEWPORTS = [
   { name: 'desktop', width: 1280, height: 800 },
@@ -30,6 +32,7 @@ interface CatalogVoice {
 }
 
 let databaseUrl: string;
+let temporal: Managed | undefined;
 let deps: ReturnType<typeof createTestDeps>;
 let api: RunningApi;
 let worker: Awaited<ReturnType<typeof startTestWorker>>;
@@ -42,8 +45,9 @@ beforeAll(async () => {
   const url = new URL(process.env.DATABASE_URL!);
   url.pathname = `${url.pathname}_voice_library`;
   databaseUrl = url.toString();
-  await recreateDatabase(databaseUrl);
-  deps = createTestDeps({ DATABASE_URL: databaseUrl });
+  const temporalPort = await freePort();
+  [temporal] = await Promise.all([startTemporal({ port: temporalPort, uiPort: 0, headless: true, logDir: path.join(process.env.DATA_DIR!, 'logs', 'voice-library') }), recreateDatabase(databaseUrl)]);
+  deps = createTestDeps({ DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: `127.0.0.1:${temporalPort}` });
   await migrate(deps.db, deps.config);
   [api, worker, browser, shots, account] = await Promise.all([startApi(deps), startTestWorker(deps), launchBrowser(), screenshotDir('voice-library'), createAccount(deps)]);
   const started = await ensureVoicePreviews(deps.temporal, deps.db, deps.config);
@@ -60,6 +64,7 @@ afterAll(async () => {
   await api?.close();
   await worker?.shutdown();
   await deps?.close();
+  await temporal?.stop();
   if (databaseUrl) await dropDatabase(databaseUrl);
 });
 
