@@ -6,7 +6,17 @@
 // docs/architecture.md#layout says what each folder holds.
 
 /** Top to bottom; folders on one line are siblings and import nothing of each other. */
-const LAYERS = [['cli'], ['api', 'worker'], ['activities'], ['workflows'], ['synthesis'], ['db'], ['audio'], ['engines', 'text'], ['lib']];
+const LAYERS = [
+  ['cli'],
+  ['api', 'worker'],
+  ['activities'],
+  ['workflows'],
+  ['synthesis'],
+  ['db'],
+  ['audio'],
+  ['engines', 'text'],
+  ['lib'],
+];
 
 const TOP = `(${LAYERS.flat().join('|')})`;
 const folders = (names) => `^(${names.join('|')})/`;
@@ -39,11 +49,14 @@ module.exports = {
         'Workflow code runs in the deterministic sandbox and is bundled: it imports only other workflow files, the pure files of synthesis/ (contracts, cost, status) and @temporalio/workflow (types of anything else: `import type`).',
       severity: 'error',
       from: { path: '^workflows/' },
-      to: { pathNot: '^(workflows/|synthesis/(contracts|cost|status)\\.ts$|node_modules/@temporalio/(workflow|common)/)' },
+      to: {
+        pathNot: '^(workflows/|synthesis/(contracts|cost|status)\\.ts$|node_modules/@temporalio/(workflow|common)/)',
+      },
     },
     {
       name: 'no-cycle-between-top-level-folders',
-      comment: 'Two top-level folders import each other (through any files): move what both need to the lower one, or pass it in.',
+      comment:
+        'Two top-level folders import each other (through any files): move what both need to the lower one, or pass it in.',
       severity: 'error',
       scope: 'folder',
       from: { path: `^${TOP}$` },

@@ -36,7 +36,8 @@ const nodeBuiltins = [
 
 // Models are bound to no pool (db/knex.ts): a query names its own.
 const modelQueryNamesItsPool = {
-  selector: "CallExpression[arguments.length=0][callee.type='MemberExpression'][callee.property.name='query'][callee.object.name=/^[A-Z]/]",
+  selector:
+    "CallExpression[arguments.length=0][callee.type='MemberExpression'][callee.property.name='query'][callee.object.name=/^[A-Z]/]",
   message: 'Pass the knex instance or transaction: Model.query(db).',
 };
 
@@ -53,20 +54,33 @@ export default tseslint.config(
     linterOptions: { reportUnusedDisableDirectives: 'error' },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true },
+      ],
       '@typescript-eslint/no-require-imports': 'error',
       'no-restricted-syntax': ['error', modelQueryNamesItsPool],
     },
   },
   {
     // The application reaches its tables through the data layer (db/models, db/*.ts), never by name.
-    files: ['api/**/*.ts', 'activities/**/*.ts', 'synthesis/**/*.ts', 'cli/**/*.ts', 'lib/**/*.ts', 'worker/**/*.ts', 'engines/**/*.ts', 'audio/**/*.ts'],
+    files: [
+      'api/**/*.ts',
+      'activities/**/*.ts',
+      'synthesis/**/*.ts',
+      'cli/**/*.ts',
+      'lib/**/*.ts',
+      'worker/**/*.ts',
+      'engines/**/*.ts',
+      'audio/**/*.ts',
+    ],
     rules: {
       'no-restricted-syntax': [
         'error',
         modelQueryNamesItsPool,
         {
-          selector: "CallExpression[callee.type='Identifier'][callee.name=/^(db|trx|knex)$/][arguments.0.type='Literal']",
+          selector:
+            "CallExpression[callee.type='Identifier'][callee.name=/^(db|trx|knex)$/][arguments.0.type='Literal']",
           message: "Query tables through the data layer (db/models or a db/*.ts module), not db('table').",
         },
       ],
@@ -85,8 +99,16 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
-          patterns: [{ group: ['node:*'], message: 'Workflow code is deterministic: no Node built-ins (put it in an activity).' }],
-          paths: nodeBuiltins.map((name) => ({ name, message: 'Workflow code is deterministic: no Node built-ins (put it in an activity).' })),
+          patterns: [
+            {
+              group: ['node:*'],
+              message: 'Workflow code is deterministic: no Node built-ins (put it in an activity).',
+            },
+          ],
+          paths: nodeBuiltins.map((name) => ({
+            name,
+            message: 'Workflow code is deterministic: no Node built-ins (put it in an activity).',
+          })),
         },
       ],
     },

@@ -54,7 +54,13 @@ export function createCloningActivities(deps: ActivityDeps) {
           const normalized = path.join(dir, 'normalized.wav');
           await pipeline(await storage.get(keys.normalized), createWriteStream(normalized));
           const sample = await analyseSpeaker(normalized, signal);
-          const { tried: _tried, ...profile } = await buildVoiceProfile({ sample, language: voice.language, engines, modelsDir: config.MODELS_DIR, signal });
+          const { tried: _tried, ...profile } = await buildVoiceProfile({
+            sample,
+            language: voice.language,
+            engines,
+            modelsDir: config.MODELS_DIR,
+            signal,
+          });
           return { ...profile, f0MedianHz: sample.f0MedianHz };
         }),
       );
@@ -76,15 +82,26 @@ export function createCloningActivities(deps: ActivityDeps) {
           gender,
           engine: base?.engine ?? null,
           quality: base?.quality ?? null,
-          licence: base?.licence ? `Acoustic match of the uploaded sample on ${profile.baseVoiceId}: ${base.licence}` : null,
+          licence: base?.licence
+            ? `Acoustic match of the uploaded sample on ${profile.baseVoiceId}: ${base.licence}`
+            : null,
           error: null,
           updated_at: db.fn.now(),
         });
       await webhooks.voiceEnded(voiceId);
     },
 
-    async recordVoiceFailed({ voiceId, error }: { voiceId: string; error: { code: string; message: string } }): Promise<void> {
-      await Voice.query(db).where({ id: voiceId }).whereNot({ status: 'revoked' }).patch({ status: 'failed', error, updated_at: db.fn.now() });
+    async recordVoiceFailed({
+      voiceId,
+      error,
+    }: {
+      voiceId: string;
+      error: { code: string; message: string };
+    }): Promise<void> {
+      await Voice.query(db)
+        .where({ id: voiceId })
+        .whereNot({ status: 'revoked' })
+        .patch({ status: 'failed', error, updated_at: db.fn.now() });
       await webhooks.voiceEnded(voiceId);
     },
 

@@ -27,9 +27,12 @@ export function createCreditActivities({ db }: ActivityDeps) {
      * synthesis row exist together or not at all. Idempotent on the synthesis
      * id: a retry after a commit whose answer was lost finds both.
      */
-    async reserveSynthesis(request: SynthesisRequest): Promise<{ outcome: 'insufficient' } | ({ outcome: 'reserved' } & SynthesisSlot)> {
+    async reserveSynthesis(
+      request: SynthesisRequest,
+    ): Promise<{ outcome: 'insufficient' } | ({ outcome: 'reserved' } & SynthesisSlot)> {
       return db.transaction(async (trx) => {
-        if (!(await reserve(trx, request.accountId, request.synthesisId, creditsFor(request)))) return { outcome: 'insufficient' as const };
+        if (!(await reserve(trx, request.accountId, request.synthesisId, creditsFor(request))))
+          return { outcome: 'insufficient' as const };
         await recordRequest(trx, request);
         // One transaction fewer before the 202: the slot, when the plan has one free, comes with the reservation.
         return { outcome: 'reserved' as const, ...(await takeSynthesisSlot(trx, request.synthesisId)) };
@@ -48,7 +51,13 @@ export function createCreditActivities({ db }: ActivityDeps) {
       };
     },
 
-    async releaseCredits({ accountId, reference }: { accountId: string; reference: string }): Promise<{ outcome: SettleOutcome }> {
+    async releaseCredits({
+      accountId,
+      reference,
+    }: {
+      accountId: string;
+      reference: string;
+    }): Promise<{ outcome: SettleOutcome }> {
       return { outcome: (await db.transaction((trx) => settle(trx, accountId, reference, 'release'))).outcome };
     },
   };

@@ -33,16 +33,38 @@ export function createPreviewActivities({ db, storage, engines }: ActivityDeps) 
     /** Renders a premade voice's sample sentence to MP3, stores it and records its key on the voice (a retry overwrites). */
     async renderVoicePreview({ voiceId, version }: { voiceId: string; version: string }): Promise<string> {
       const row = await Voice.query(db).findOne({ id: voiceId, category: 'premade' });
-      if (!row?.engine) throw ApplicationFailure.nonRetryable(`voice ${voiceId} is not a premade voice`, 'VoiceUnavailable');
-      if (previewVersion(row) !== version) throw ApplicationFailure.nonRetryable(`voice ${voiceId} changed since preview ${version} was asked for`, 'PreviewOutdated');
+      if (!row?.engine)
+        throw ApplicationFailure.nonRetryable(`voice ${voiceId} is not a premade voice`, 'VoiceUnavailable');
+      if (previewVersion(row) !== version)
+        throw ApplicationFailure.nonRetryable(
+          `voice ${voiceId} changed since preview ${version} was asked for`,
+          'PreviewOutdated',
+        );
       const voice = asPremadeVoice(row);
       const key = previewKey(voiceId, version);
       await withHeartbeat((signal) =>
         inTempDir(async (dir) => {
           const chunk = path.join(dir, 'chunk.wav');
           const outPath = path.join(dir, 'preview.mp3');
-          await renderChunk({ voice, text: sampleSentence(voice.language), speed: 1, pitch: 0, emotion: 'neutral', outPath: chunk, engines, signal });
-          await finishAudio({ chunks: [chunk], speed: 1, pitch: 0, emotion: 'neutral', format: 'mp3', outPath, signal });
+          await renderChunk({
+            voice,
+            text: sampleSentence(voice.language),
+            speed: 1,
+            pitch: 0,
+            emotion: 'neutral',
+            outPath: chunk,
+            engines,
+            signal,
+          });
+          await finishAudio({
+            chunks: [chunk],
+            speed: 1,
+            pitch: 0,
+            emotion: 'neutral',
+            format: 'mp3',
+            outPath,
+            signal,
+          });
           await storage.put(key, await readFile(outPath), 'audio/mpeg');
         }),
       );

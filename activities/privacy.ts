@@ -35,8 +35,14 @@ export function createPrivacyActivities({ db, storage, temporal, config }: Activ
   /** Workflows of the account still running: its queued or processing syntheses and clones. */
   const runningJobs = async (accountId: string) => {
     const syntheses = await Synthesis.query(db).modify('ownedBy', { id: accountId }).modify('running').select('id');
-    const voices = await Voice.query(db).modify('ownedBy', { id: accountId }).where({ status: 'processing' }).select('id');
-    return [...syntheses.map((row) => synthesisWorkflowId(row.id)), ...voices.map((row) => voiceCloningWorkflowId(row.id))];
+    const voices = await Voice.query(db)
+      .modify('ownedBy', { id: accountId })
+      .where({ status: 'processing' })
+      .select('id');
+    return [
+      ...syntheses.map((row) => synthesisWorkflowId(row.id)),
+      ...voices.map((row) => voiceCloningWorkflowId(row.id)),
+    ];
   };
 
   /** Asks a workflow to cancel; one that has ended (or never existed) needs nothing. */
@@ -64,7 +70,10 @@ export function createPrivacyActivities({ db, storage, temporal, config }: Activ
      * cancellations that follow announce nothing to anyone.
      */
     async beginAccountDeletion({ accountId }: AccountDeletionInput): Promise<boolean> {
-      if (!(await markAccountDeleted(db, accountId, { erasedSignupRetentionDays: config.ERASED_SIGNUP_RETENTION_DAYS }))) return false;
+      if (
+        !(await markAccountDeleted(db, accountId, { erasedSignupRetentionDays: config.ERASED_SIGNUP_RETENTION_DAYS }))
+      )
+        return false;
       await WebhookEndpoint.query(db).modify('ownedBy', { id: accountId }).delete();
       return true;
     },
@@ -95,7 +104,11 @@ export function createPrivacyActivities({ db, storage, temporal, config }: Activ
       return withHeartbeat(async () => {
         let removed = 0;
         const syntheses = await Synthesis.query(db).modify('ownedBy', { id: accountId }).select('id');
-        for (const prefix of [accountAudioPrefix(accountId), `samples/${accountId}/`, ...syntheses.map((row) => chunkPrefix(row.id))]) {
+        for (const prefix of [
+          accountAudioPrefix(accountId),
+          `samples/${accountId}/`,
+          ...syntheses.map((row) => chunkPrefix(row.id)),
+        ]) {
           removed += (await storage.list(prefix)).length;
           await storage.removePrefix(prefix);
         }
@@ -117,24 +130,38 @@ export function createPrivacyActivities({ db, storage, temporal, config }: Activ
       return withHeartbeat(async () => {
         const ids = new Set([signupWorkflowId(accountId)]);
         for (const { id } of await Synthesis.query(db).modify('ownedBy', { id: accountId }).select('id')) {
-          for (const workflowId of [synthesisWorkflowId(id), captureWorkflowId(id), synthesisDeletionWorkflowId(id)]) ids.add(workflowId);
+          for (const workflowId of [synthesisWorkflowId(id), captureWorkflowId(id), synthesisDeletionWorkflowId(id)])
+            ids.add(workflowId);
         }
         for (const { id } of await Voice.query(db).modify('ownedBy', { id: accountId }).select('id')) {
-          for (const workflowId of [voiceCloningWorkflowId(id), voiceDeletionWorkflowId(id), consentRevocationWorkflowId(id)]) ids.add(workflowId);
+          for (const workflowId of [
+            voiceCloningWorkflowId(id),
+            voiceDeletionWorkflowId(id),
+            consentRevocationWorkflowId(id),
+          ])
+            ids.add(workflowId);
         }
         // An account id is a UUID: nothing in it can change the query.
         if (/^[0-9a-f-]{36}$/i.test(accountId)) {
-          for await (const execution of temporal.workflow.list({ query: `Account = '${accountId}'` })) ids.add(execution.workflowId);
+          for await (const execution of temporal.workflow.list({ query: `Account = '${accountId}'` }))
+            ids.add(execution.workflowId);
         }
         let deleted = 0;
         for (const workflowId of ids) {
           try {
             const { status, runId } = await temporal.workflow.getHandle(workflowId).describe();
             if (status.name === 'RUNNING') continue;
-            await temporal.workflowService.deleteWorkflowExecution({ namespace: config.TEMPORAL_NAMESPACE, workflowExecution: { workflowId, runId } });
+            await temporal.workflowService.deleteWorkflowExecution({
+              namespace: config.TEMPORAL_NAMESPACE,
+              workflowExecution: { workflowId, runId },
+            });
             deleted += 1;
           } catch (error) {
-            if (!(error instanceof WorkflowNotFoundError) && !(isGrpcServiceError(error) && error.code === GRPC_NOT_FOUND)) throw error;
+            if (
+              !(error instanceof WorkflowNotFoundError) &&
+              !(isGrpcServiceError(error) && error.code === GRPC_NOT_FOUND)
+            )
+              throw error;
           }
         }
         return deleted;
@@ -174,14 +201,22 @@ export function createPrivacyActivities({ db, storage, temporal, config }: Activ
      * credits stay as they were. The webhook deliveries announcing its end
      * (they carry its text) are deleted with it.
      */
-    async expireHistory({ asOf, limit = 200 }: { asOf: string; limit?: number }): Promise<{ deleted: number; more: boolean }> {
+    async expireHistory({
+      asOf,
+      limit = 200,
+    }: {
+      asOf: string;
+      limit?: number;
+    }): Promise<{ deleted: number; more: boolean }> {
       return withHeartbeat(async () => {
         const due = await Synthesis.pastRetention(db, asOf, config.HISTORY_RETENTION_DAYS ?? null, limit);
         for (const synthesis of due) {
           // Objects first: if this attempt dies now, the row is still there to find again.
           await removeSynthesisObjects(storage, synthesis);
           // The webhook deliveries that announced its end carry its text: they go with it.
-          const events = (['synthesis.completed', 'synthesis.failed', 'synthesis.canceled'] as const).map((type) => stableEventId(type, synthesis.id));
+          const events = (['synthesis.completed', 'synthesis.failed', 'synthesis.canceled'] as const).map((type) =>
+            stableEventId(type, synthesis.id),
+          );
           await WebhookDelivery.query(db).whereIn('event_id', events).delete();
           await deleteEnded(db, synthesis.id);
         }

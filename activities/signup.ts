@@ -23,7 +23,10 @@ export function createSignupActivities({ db, mailer, config }: ActivityDeps) {
       const token = randomSecret(32);
       const tokenId = randomUUID();
       await db.transaction(async (trx) => {
-        await EmailVerificationToken.query(trx).where({ account_id: accountId }).modify('pending').patch({ superseded_at: trx.fn.now() });
+        await EmailVerificationToken.query(trx)
+          .where({ account_id: accountId })
+          .modify('pending')
+          .patch({ superseded_at: trx.fn.now() });
         await EmailVerificationToken.query(trx).insert({
           id: tokenId,
           account_id: accountId,
@@ -59,7 +62,9 @@ export function createSignupActivities({ db, mailer, config }: ActivityDeps) {
      */
     async verifyAccount({ accountId, tokenId }: { accountId: string; tokenId: string }): Promise<{ granted: number }> {
       return db.transaction(async (trx) => {
-        const token = await EmailVerificationToken.query(trx).findOne({ id: tokenId, account_id: accountId }).forUpdate();
+        const token = await EmailVerificationToken.query(trx)
+          .findOne({ id: tokenId, account_id: accountId })
+          .forUpdate();
         if (!token) throw ApplicationFailure.nonRetryable('unknown token', INVALID_TOKEN);
         if (token.used_at) {
           const account = await Account.query(trx).findById(accountId).select('email_verified_at');
@@ -69,12 +74,16 @@ export function createSignupActivities({ db, mailer, config }: ActivityDeps) {
           throw ApplicationFailure.nonRetryable('used, replaced or expired token', INVALID_TOKEN);
         }
         await EmailVerificationToken.query(trx).patch({ used_at: trx.fn.now() }).where({ id: tokenId });
-        await Account.query(trx).patch({ email_verified_at: trx.fn.now(), updated_at: trx.fn.now() }).where({ id: accountId });
+        await Account.query(trx)
+          .patch({ email_verified_at: trx.fn.now(), updated_at: trx.fn.now() })
+          .where({ id: accountId });
         // An address whose erased account already took the free credits is verified without them.
         const { email } = await Account.query(trx).findById(accountId).select('email').throwIfNotFound();
         if (await signupGrantTakenBefore(trx, email, config.ERASED_SIGNUP_RETENTION_DAYS)) return { granted: 0 };
         const plan = await SubscriptionPlan.query(trx).findById('free').select('monthly_credits').throwIfNotFound();
-        const granted = (await applyGrant(trx, accountId, plan.monthly_credits, SIGNUP_GRANT_REFERENCE)) ? plan.monthly_credits : 0;
+        const granted = (await applyGrant(trx, accountId, plan.monthly_credits, SIGNUP_GRANT_REFERENCE))
+          ? plan.monthly_credits
+          : 0;
         return { granted };
       });
     },

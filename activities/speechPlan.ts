@@ -52,8 +52,13 @@ const SAYS_SOMETHING = /[\p{L}\p{N}]/u;
 /** The chunks of a text. Throws SsmlError for an invalid SSML document (the API checked it at submit). */
 export function planSpeech(input: SpeechPlanInput): SpeechPlan {
   const split = input.streaming ? splitSentences : splitText;
-  if (input.textType !== 'ssml') return { chunks: split(input.text, CHUNK_CHARS).map((text) => ({ text })), warnings: [], pauseSeconds: null };
-  const parsed = parseSsml(input.text, { language: input.language, normalize: input.normalize, lexicon: input.lexicon ?? null });
+  if (input.textType !== 'ssml')
+    return { chunks: split(input.text, CHUNK_CHARS).map((text) => ({ text })), warnings: [], pauseSeconds: null };
+  const parsed = parseSsml(input.text, {
+    language: input.language,
+    normalize: input.normalize,
+    lexicon: input.lexicon ?? null,
+  });
   const chunks: PlannedChunk[] = [];
   // Silence asked for since the last chunk (breaks, sentence and paragraph edges), milliseconds.
   let pauseMs = 0;
@@ -76,7 +81,9 @@ export function planSpeech(input: SpeechPlanInput): SpeechPlan {
         text: piece,
         read: {
           words: located.filter((word) => word.index >= start && word.index < end).map(({ word }) => word),
-          pronunciations: segment.pronunciations.filter((p) => p.start >= start && p.end <= end).map((p) => ({ ipa: p.ipa, start: p.start - start, end: p.end - start })),
+          pronunciations: segment.pronunciations
+            .filter((p) => p.start >= start && p.end <= end)
+            .map((p) => ({ ipa: p.ipa, start: p.start - start, end: p.end - start })),
           prosody: segment.prosody,
           // A segment cut in pieces pauses between them as plain text does between chunks; across segments, what the document asked.
           pauseBeforeSeconds: index === 0 ? pauseMs / 1000 : null,
@@ -107,15 +114,27 @@ async function languageOf(db: Knex, voiceId: string): Promise<string> {
  */
 export async function loadSpeechPlan(
   db: Knex,
-  synthesis: Pick<SynthesisRow, 'text' | 'streaming' | 'text_type' | 'voice_id' | 'text_normalization' | 'pronunciation_dictionary_ids'>,
+  synthesis: Pick<
+    SynthesisRow,
+    'text' | 'streaming' | 'text_type' | 'voice_id' | 'text_normalization' | 'pronunciation_dictionary_ids'
+  >,
   lexicon?: CompiledLexicon | null,
   language?: string,
 ): Promise<SpeechPlan> {
-  const base = { text: synthesis.text, textType: synthesis.text_type, streaming: synthesis.streaming, normalize: synthesis.text_normalization !== 'off' };
+  const base = {
+    text: synthesis.text,
+    textType: synthesis.text_type,
+    streaming: synthesis.streaming,
+    normalize: synthesis.text_normalization !== 'off',
+  };
   if (synthesis.text_type !== 'ssml') return planSpeech({ ...base, language: language ?? 'en-US' });
   const [lang, compiled] = await Promise.all([
     language ?? languageOf(db, synthesis.voice_id),
-    lexicon !== undefined ? lexicon : PronunciationEntry.lexiconOf(db, synthesis.pronunciation_dictionary_ids ?? []).then((entries) => (entries.length > 0 ? compileLexicon(entries) : null)),
+    lexicon !== undefined
+      ? lexicon
+      : PronunciationEntry.lexiconOf(db, synthesis.pronunciation_dictionary_ids ?? []).then((entries) =>
+          entries.length > 0 ? compileLexicon(entries) : null,
+        ),
   ]);
   return planSpeech({ ...base, language: lang, lexicon: compiled });
 }

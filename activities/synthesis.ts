@@ -10,7 +10,16 @@ import { type Emotion, finishAudio, type OutputFormat, renderChunk, type Voicing
 import { Account } from '../db/models/Account';
 import { SubscriptionPlan } from '../db/models/SubscriptionPlan';
 import { Synthesis, type SynthesisRow } from '../db/models/Synthesis';
-import { advanceProgress, type CompletedAudio, recordAudioRemoved, recordCompletion, recordDeleted, recordEnded, recordStarted, notifyWatchers } from '../synthesis/lifecycle';
+import {
+  advanceProgress,
+  type CompletedAudio,
+  recordAudioRemoved,
+  recordCompletion,
+  recordDeleted,
+  recordEnded,
+  recordStarted,
+  notifyWatchers,
+} from '../synthesis/lifecycle';
 import { audioKey, chunkKey, chunkPrefix, removeSynthesisObjects, timestampsKey } from '../synthesis/objects';
 import { creditsFor } from '../synthesis/cost';
 import { compileLexicon } from '../text/lexicon';
@@ -45,10 +54,21 @@ export async function takeSynthesisSlot(trx: Knex.Transaction, synthesisId: stri
   if (!synthesis) throw ApplicationFailure.nonRetryable(`synthesis ${synthesisId} does not exist`, 'SynthesisMissing');
   const chunkCount = (await loadSpeechPlan(trx, synthesis)).chunks.length;
   if (synthesis.status === 'processing') return { started: true, chunkCount };
-  if (synthesis.status !== 'queued') throw ApplicationFailure.nonRetryable(`synthesis is ${synthesis.status}`, 'SynthesisNotQueued');
-  const account = await Account.query(trx).findById(synthesis.account_id).forUpdate().select('subscription_tier').throwIfNotFound();
-  const plan = await SubscriptionPlan.query(trx).findById(account.subscription_tier).select('max_concurrent_syntheses').throwIfNotFound();
-  const [{ count }] = await Synthesis.query(trx).where({ account_id: synthesis.account_id, status: 'processing' }).count({ count: '*' }).castTo<{ count: string }[]>();
+  if (synthesis.status !== 'queued')
+    throw ApplicationFailure.nonRetryable(`synthesis is ${synthesis.status}`, 'SynthesisNotQueued');
+  const account = await Account.query(trx)
+    .findById(synthesis.account_id)
+    .forUpdate()
+    .select('subscription_tier')
+    .throwIfNotFound();
+  const plan = await SubscriptionPlan.query(trx)
+    .findById(account.subscription_tier)
+    .select('max_concurrent_syntheses')
+    .throwIfNotFound();
+  const [{ count }] = await Synthesis.query(trx)
+    .where({ account_id: synthesis.account_id, status: 'processing' })
+    .count({ count: '*' })
+    .castTo<{ count: string }[]>();
   if (Number(count) >= plan.max_concurrent_syntheses) return { started: false, chunkCount };
   await recordStarted(trx, synthesisId);
   return { started: true, chunkCount };
@@ -77,7 +97,8 @@ export function createSynthesisActivities(deps: ActivityDeps) {
   const loadVoice = async (voiceId: string): Promise<{ base: PremadeVoice; profile: StoredVoiceProfile | null }> => {
     const voice = await Voice.query(db).findById(voiceId);
     // Revoked consent stops a clone at once, even for a job accepted before (it fails; nothing is charged).
-    if (voice?.status === 'revoked') throw ApplicationFailure.nonRetryable(`voice ${voiceId} consent revoked`, 'VoiceUnavailable');
+    if (voice?.status === 'revoked')
+      throw ApplicationFailure.nonRetryable(`voice ${voiceId} consent revoked`, 'VoiceUnavailable');
     const profile: StoredVoiceProfile | null = voice?.category === 'cloned' ? voice.profile : null;
     const base = profile ? await Voice.query(db).findById(profile.baseVoiceId) : voice;
     if (!base?.engine) throw ApplicationFailure.nonRetryable(`voice ${voiceId} cannot be rendered`, 'VoiceUnavailable');
@@ -89,14 +110,24 @@ export function createSynthesisActivities(deps: ActivityDeps) {
 
   /** What the request asks of the voice; a cloned voice adds its rate, pitch and EQ toward the sample. */
   const voicingOf = (synthesis: SynthesisRow, profile: StoredVoiceProfile | null): Voicing => {
-    const clone = profile ? cloneFinishOptions(profile, synthesis.speed) : { speed: synthesis.speed, profile: undefined };
-    return { speed: clone.speed, pitch: synthesis.pitch, emotion: synthesis.emotion as Emotion, profile: clone.profile };
+    const clone = profile
+      ? cloneFinishOptions(profile, synthesis.speed)
+      : { speed: synthesis.speed, profile: undefined };
+    return {
+      speed: clone.speed,
+      pitch: synthesis.pitch,
+      emotion: synthesis.emotion as Emotion,
+      profile: clone.profile,
+    };
   };
 
   /** A synthesis with what every render and finish step of it needs: its row, the voice that renders it, and the voicing. */
   const loadJob = async (synthesisId: string) => {
     const synthesis = await loadSynthesis(synthesisId);
-    const [{ base: voice, profile }, entries] = await Promise.all([loadVoice(synthesis.voice_id), PronunciationEntry.lexiconOf(db, synthesis.pronunciation_dictionary_ids ?? [])]);
+    const [{ base: voice, profile }, entries] = await Promise.all([
+      loadVoice(synthesis.voice_id),
+      PronunciationEntry.lexiconOf(db, synthesis.pronunciation_dictionary_ids ?? []),
+    ]);
     // Compiled once per job, not per chunk (~38 ms a chunk at 10,000 entries).
     const lexicon = entries.length > 0 ? compileLexicon(entries) : null;
     const plan: SpeechPlan = await loadSpeechPlan(db, synthesis, lexicon, voice.language);
@@ -107,22 +138,53 @@ export function createSynthesisActivities(deps: ActivityDeps) {
   const jobs = createJobCache(loadJob, (job) => job.voice.id === job.synthesis.voice_id);
 
   /** Renders one chunk of a synthesis's text with its voice and voicing. */
-  const render = ({ synthesis, voice, voicing, lexicon }: Job, { text, read }: PlannedChunk, outPath: string, signal: AbortSignal) =>
-    renderChunk({ voice, text, ...(read && { read }), ...voicing, textNormalization: synthesis.text_normalization, lexicon, outPath, engines, signal });
+  const render = (
+    { synthesis, voice, voicing, lexicon }: Job,
+    { text, read }: PlannedChunk,
+    outPath: string,
+    signal: AbortSignal,
+  ) =>
+    renderChunk({
+      voice,
+      text,
+      ...(read && { read }),
+      ...voicing,
+      textNormalization: synthesis.text_normalization,
+      lexicon,
+      outPath,
+      engines,
+      signal,
+    });
 
   /** Joins rendered chunks, normalizes and encodes them, and stores the audio under its final key (and its word timestamps beside it). */
-  const finishAndStore = async ({ synthesis, voicing, plan }: Job, chunks: string[], dir: string, signal: AbortSignal, words: Array<TimedWord[] | undefined>): Promise<FinishedAudio> => {
+  const finishAndStore = async (
+    { synthesis, voicing, plan }: Job,
+    chunks: string[],
+    dir: string,
+    signal: AbortSignal,
+    words: Array<TimedWord[] | undefined>,
+  ): Promise<FinishedAudio> => {
     const outPath = path.join(dir, `out.${synthesis.output_format}`);
     // SSML chunks carry their own silence (breaks, sentences, paragraphs): no pause is added between them.
     const pause = plan.pauseSeconds === null ? {} : { pauseSeconds: plan.pauseSeconds };
-    const result = await finishAudio({ chunks, ...voicing, ...pause, format: synthesis.output_format as OutputFormat, outPath, signal });
+    const result = await finishAudio({
+      chunks,
+      ...voicing,
+      ...pause,
+      format: synthesis.output_format as OutputFormat,
+      outPath,
+      signal,
+    });
     unlessCanceled(signal);
     const key = audioKey(synthesis.account_id, synthesis.id, synthesis.output_format);
     const chunkTexts = plan.chunks.map((chunk) => (chunk.read ? null : chunk.text));
     const timing = { text: synthesis.text, chunkTexts, chunkPaths: chunks, words, voicing, ...pause };
     const audio = await readFile(outPath);
     // Side by side: both are read only once the synthesis is recorded, after this step has returned.
-    await settledBoth(storage.put(key, audio, result.contentType), storeTimestamps(storage, timestampsKey(synthesis.account_id, synthesis.id), timing));
+    await settledBoth(
+      storage.put(key, audio, result.contentType),
+      storeTimestamps(storage, timestampsKey(synthesis.account_id, synthesis.id), timing),
+    );
     return { audioKey: key, bytes: result.bytes, durationSeconds: result.durationSeconds };
   };
 
@@ -137,7 +199,11 @@ export function createSynthesisActivities(deps: ActivityDeps) {
 
   /** The oldest queued synthesis of the account learns that a slot is free (its workflow also polls). */
   const wakeNextQueued = async (accountId: string) => {
-    const next = await Synthesis.query(db).where({ account_id: accountId, status: 'queued' }).orderBy('created_at').select('id').first();
+    const next = await Synthesis.query(db)
+      .where({ account_id: accountId, status: 'queued' })
+      .orderBy('created_at')
+      .select('id')
+      .first();
     if (next)
       await temporal.workflow
         .getHandle(synthesisWorkflowId(next.id))
@@ -151,11 +217,19 @@ export function createSynthesisActivities(deps: ActivityDeps) {
      * account: the synthesis becomes `processing`. Returns how many chunks to render.
      */
     async acquireSynthesisSlot({ synthesisId }: { synthesisId: string }): Promise<SynthesisSlot> {
-      return db.transaction((trx) => takeSynthesisSlot(trx, synthesisId)).finally(() => notifyWatchers(db, synthesisId));
+      return db
+        .transaction((trx) => takeSynthesisSlot(trx, synthesisId))
+        .finally(() => notifyWatchers(db, synthesisId));
     },
 
     /** Renders one chunk of the text and stores it under a key derived from (synthesis, index), so a retry overwrites. */
-    async renderSynthesisChunk({ synthesisId, index }: { synthesisId: string; index: number }): Promise<{ seconds: number }> {
+    async renderSynthesisChunk({
+      synthesisId,
+      index,
+    }: {
+      synthesisId: string;
+      index: number;
+    }): Promise<{ seconds: number }> {
       return classified(async () => {
         const job = await jobs.get(synthesisId);
         const chunks = job.plan.chunks;
@@ -169,7 +243,10 @@ export function createSynthesisActivities(deps: ActivityDeps) {
             // Side by side, one storage round trip on a streamed sentence's way to the listener: only the finish
             // reads the words, and it runs after this step has returned (so after both are stored).
             const audio = await readFile(outPath);
-            await settledBoth(storeChunkWords(storage, synthesisId, index, words), storage.put(chunkKey(synthesisId, index), audio, 'audio/wav'));
+            await settledBoth(
+              storeChunkWords(storage, synthesisId, index, words),
+              storage.put(chunkKey(synthesisId, index), audio, 'audio/wav'),
+            );
             return { seconds: durationSeconds };
           }),
         );
@@ -180,7 +257,13 @@ export function createSynthesisActivities(deps: ActivityDeps) {
     },
 
     /** Joins the chunks, normalizes and encodes them, and stores the result. */
-    async finishSynthesis({ synthesisId, chunkCount }: { synthesisId: string; chunkCount: number }): Promise<FinishedAudio> {
+    async finishSynthesis({
+      synthesisId,
+      chunkCount,
+    }: {
+      synthesisId: string;
+      chunkCount: number;
+    }): Promise<FinishedAudio> {
       return classified(async () => {
         const job = await loadJob(synthesisId);
         return withHeartbeat((signal) =>
@@ -188,7 +271,11 @@ export function createSynthesisActivities(deps: ActivityDeps) {
             // Fetched side by side: this step runs alone after the renders, so its wall time is the synthesis's.
             // To files, not memory: the longest texts make hundreds of megabytes of chunks.
             const chunks = Array.from({ length: chunkCount }, (_, index) => path.join(dir, `chunk-${index}.wav`));
-            await Promise.all(chunks.map(async (chunk, index) => pipeline(await storage.get(chunkKey(synthesisId, index)), createWriteStream(chunk))));
+            await Promise.all(
+              chunks.map(async (chunk, index) =>
+                pipeline(await storage.get(chunkKey(synthesisId, index)), createWriteStream(chunk)),
+              ),
+            );
             // The chunks stay until the synthesis is recorded: a retry of this step still finds them.
             return finishAndStore(job, chunks, dir, signal, await loadChunkWords(storage, synthesisId, chunkCount));
           }),
@@ -205,7 +292,8 @@ export function createSynthesisActivities(deps: ActivityDeps) {
       return classified(async () => {
         const job = await loadJob(synthesisId);
         const [chunk, ...rest] = job.plan.chunks;
-        if (chunk === undefined || rest.length > 0) throw ApplicationFailure.nonRetryable('not a one-chunk text', 'ChunkMissing');
+        if (chunk === undefined || rest.length > 0)
+          throw ApplicationFailure.nonRetryable('not a one-chunk text', 'ChunkMissing');
         return withHeartbeat((signal) =>
           inTempDir(async (dir) => {
             const chunkPath = path.join(dir, 'chunk.wav');
@@ -239,7 +327,11 @@ export function createSynthesisActivities(deps: ActivityDeps) {
     },
 
     /** Ends a synthesis as failed or canceled, and removes every object it made. */
-    async recordSynthesisEnded(input: { synthesisId: string; status: UnchargedEnd; error: SynthesisRow['error'] }): Promise<void> {
+    async recordSynthesisEnded(input: {
+      synthesisId: string;
+      status: UnchargedEnd;
+      error: SynthesisRow['error'];
+    }): Promise<void> {
       const synthesis = await loadSynthesis(input.synthesisId);
       await recordEnded(db, input.synthesisId, input.status, input.error);
       await wakeNextQueued(synthesis.account_id);
@@ -257,7 +349,9 @@ export function createSynthesisActivities(deps: ActivityDeps) {
  * write still in flight, which would leave its object behind.
  */
 async function settledBoth(a: Promise<unknown>, b: Promise<unknown>): Promise<void> {
-  const failed = (await Promise.allSettled([a, b])).find((result): result is PromiseRejectedResult => result.status === 'rejected');
+  const failed = (await Promise.allSettled([a, b])).find(
+    (result): result is PromiseRejectedResult => result.status === 'rejected',
+  );
   if (failed) throw failed.reason;
 }
 
@@ -265,7 +359,8 @@ async function settledBoth(a: Promise<unknown>, b: Promise<unknown>): Promise<vo
  * Whether the synthesis may have gone through stored chunks (the workflow renders a one-chunk text not streamed
  * in one step): an SSML document's count needs its voice and dictionaries, so its prefix is always listed.
  */
-const storedChunks = (synthesis: SynthesisRow) => synthesis.streaming || synthesis.text_type === 'ssml' || splitText(synthesis.text, CHUNK_CHARS).length > 1;
+const storedChunks = (synthesis: SynthesisRow) =>
+  synthesis.streaming || synthesis.text_type === 'ssml' || splitText(synthesis.text, CHUNK_CHARS).length > 1;
 
 /** Jobs kept while they render here: what a render reads of one with a premade voice never changes (text, voice, voicing). */
 const JOBS_KEPT = 64;

@@ -26,7 +26,12 @@ export function createWebhookAnnouncer(deps: ActivityDeps) {
       const row = await Synthesis.query(db).findById(synthesisId);
       if (!row || row.status === 'queued' || row.status === 'processing') return;
       const type = `synthesis.${row.status}` as const;
-      await announceWebhookEvent(deps, { id: stableEventId(type, synthesisId), type, accountId: row.account_id, data: presentHistoryEntry(row, 'v1') });
+      await announceWebhookEvent(deps, {
+        id: stableEventId(type, synthesisId),
+        type,
+        accountId: row.account_id,
+        data: presentHistoryEntry(row, 'v1'),
+      });
       if (row.status === 'completed') await this.creditsCaptured(row.account_id, synthesisId, row.credits_charged);
     },
 
@@ -44,7 +49,12 @@ export function createWebhookAnnouncer(deps: ActivityDeps) {
         id: stableEventId('credits.low', synthesisId),
         type: 'credits.low',
         accountId,
-        data: { credit_balance: balance, credits_reserved: Number(account.credits_reserved), monthly_credits: Number(account.monthly_credits), threshold },
+        data: {
+          credit_balance: balance,
+          credits_reserved: Number(account.credits_reserved),
+          monthly_credits: Number(account.monthly_credits),
+          threshold,
+        },
       });
     },
 
@@ -52,14 +62,20 @@ export function createWebhookAnnouncer(deps: ActivityDeps) {
       const voice = await Voice.query(db).modify('live').findById(voiceId);
       if (!voice || !['ready', 'failed'].includes(voice.status)) return;
       const type = voice.status === 'ready' ? 'voice.ready' : 'voice.failed';
-      await announceWebhookEvent(deps, { id: stableEventId(type, voiceId), type, accountId: voice.account_id as string, data: presentVoice(voice) });
+      await announceWebhookEvent(deps, {
+        id: stableEventId(type, voiceId),
+        type,
+        accountId: voice.account_id as string,
+        data: presentVoice(voice),
+      });
     },
   };
 }
 
 export function createWebhookActivities({ db, config }: ActivityDeps) {
   const policy = { allowHttp: config.WEBHOOK_ALLOW_HTTP, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS };
-  const record = (deliveryId: string, changes: Parameters<typeof WebhookDelivery.note>[2]) => WebhookDelivery.note(db, deliveryId, changes);
+  const record = (deliveryId: string, changes: Parameters<typeof WebhookDelivery.note>[2]) =>
+    WebhookDelivery.note(db, deliveryId, changes);
 
   return {
     /**
@@ -80,7 +96,11 @@ export function createWebhookActivities({ db, config }: ActivityDeps) {
       }
       const timestamp = Math.floor(Date.now() / 1000);
       const secrets = [delivery.secret];
-      if (delivery.previous_secret && delivery.previous_secret_expires_at && delivery.previous_secret_expires_at.getTime() > Date.now()) {
+      if (
+        delivery.previous_secret &&
+        delivery.previous_secret_expires_at &&
+        delivery.previous_secret_expires_at.getTime() > Date.now()
+      ) {
         secrets.push(delivery.previous_secret);
       }
       const headers = {
@@ -95,16 +115,26 @@ export function createWebhookActivities({ db, config }: ActivityDeps) {
       // One attempt in flight per endpoint: a hanging receiver holds one slot of the webhook queue, not one per event.
       if (!(await WebhookEndpoint.takeAttemptLease(db, delivery.endpoint_id, ATTEMPT_LEASE_SECONDS))) {
         // Not an attempt (nothing is counted or recorded): try again shortly, jittered so waiting deliveries do not collide.
-        throw ApplicationFailure.create({ message: 'Another delivery to this endpoint is in flight.', type: 'EndpointBusy', nextRetryDelay: 1000 + Math.floor(Math.random() * 2000) });
+        throw ApplicationFailure.create({
+          message: 'Another delivery to this endpoint is in flight.',
+          type: 'EndpointBusy',
+          nextRetryDelay: 1000 + Math.floor(Math.random() * 2000),
+        });
       }
       try {
         await WebhookDelivery.query(db).increment('attempts', 1).where({ id: deliveryId });
         let status: number;
         try {
-          ({ status } = await postToTarget(delivery.url, delivery.body, headers, { policy, timeoutMs: WEBHOOK_REQUEST_TIMEOUT_MS }));
+          ({ status } = await postToTarget(delivery.url, delivery.body, headers, {
+            policy,
+            timeoutMs: WEBHOOK_REQUEST_TIMEOUT_MS,
+          }));
         } catch (error) {
           if (error instanceof TargetRefused) {
-            await record(deliveryId, { status: 'failed', last_error: `target_refused: ${error.message}`.slice(0, 200) });
+            await record(deliveryId, {
+              status: 'failed',
+              last_error: `target_refused: ${error.message}`.slice(0, 200),
+            });
             return 'refused';
           }
           // Duck-typed: a socket's error may come from another realm (jest's), where instanceof Error is false.
@@ -113,15 +143,25 @@ export function createWebhookActivities({ db, config }: ActivityDeps) {
           // The account sees only timeout or unreachable: refused, reset, no route and certificate errors told apart would map
           // the receiver's network for it (a port scan through our workers). The operator's Temporal UI keeps the detail.
           await record(deliveryId, { last_error: timedOut ? 'timeout' : 'unreachable', last_response_code: null });
-          throw ApplicationFailure.retryable(`The webhook request failed: ${timedOut ? 'timeout' : (code ?? name ?? 'error')}`, 'WebhookUnreachable');
+          throw ApplicationFailure.retryable(
+            `The webhook request failed: ${timedOut ? 'timeout' : (code ?? name ?? 'error')}`,
+            'WebhookUnreachable',
+          );
         }
         if (status >= 200 && status < 300) {
-          await record(deliveryId, { status: 'delivered', last_response_code: status, last_error: null, delivered_at: db.fn.now() });
+          await record(deliveryId, {
+            status: 'delivered',
+            last_response_code: status,
+            last_error: null,
+            delivered_at: db.fn.now(),
+          });
           return 'delivered';
         }
         if (status === 410) {
           await record(deliveryId, { status: 'failed', last_response_code: status, last_error: 'gone' });
-          await WebhookEndpoint.query(db).patch({ enabled: false, disabled_reason: 'gone', updated_at: db.fn.now() }).where({ id: delivery.endpoint_id });
+          await WebhookEndpoint.query(db)
+            .patch({ enabled: false, disabled_reason: 'gone', updated_at: db.fn.now() })
+            .where({ id: delivery.endpoint_id });
           return 'gone';
         }
         await record(deliveryId, { last_response_code: status, last_error: null });
@@ -133,7 +173,9 @@ export function createWebhookActivities({ db, config }: ActivityDeps) {
 
     /** The 24 h of retries ran out. */
     async recordWebhookDeliveryFailed({ deliveryId }: { deliveryId: string }): Promise<void> {
-      await WebhookDelivery.query(db).patch({ status: 'failed', updated_at: db.fn.now() }).where({ id: deliveryId, status: 'pending' });
+      await WebhookDelivery.query(db)
+        .patch({ status: 'failed', updated_at: db.fn.now() })
+        .where({ id: deliveryId, status: 'pending' });
     },
   };
 }

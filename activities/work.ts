@@ -60,7 +60,10 @@ export async function classifyFailures<T>(retryWindowMs: number, work: () => Pro
     const dependency = unavailableDependency(error);
     if (dependency) {
       if (Date.now() - scheduledTimestampMs < retryWindowMs) throw error;
-      throw ApplicationFailure.nonRetryable(message, dependency === 'object storage' ? 'StorageUnavailable' : 'DependencyUnavailable');
+      throw ApplicationFailure.nonRetryable(
+        message,
+        dependency === 'object storage' ? 'StorageUnavailable' : 'DependencyUnavailable',
+      );
     }
     if (attempt < ENGINE_ATTEMPTS) throw error;
     throw ApplicationFailure.nonRetryable(message, 'EngineFailed');

@@ -65,11 +65,15 @@ export function buildApp(deps: ApiDeps, resources: Route[]): ApiApp {
   const mount = ({ route, family, path }: { route: Route; family: Family; path: string }) =>
     router[route.method](routerPath(path), async (ctx: Koa.Context) => {
       // auth -> validate -> handler (which authorizes, runs one command and presents)
-      const account = route.auth ? await authenticate(ctx, deps, { cachedAccount: route.cachedAccount }) : (undefined as unknown as Account);
+      const account = route.auth
+        ? await authenticate(ctx, deps, { cachedAccount: route.cachedAccount })
+        : (undefined as unknown as Account);
       const input = readInput(ctx, route);
       await route.handler(ctx, { account, ...input }, family);
     });
-  const mounts = routes.flatMap((route) => (Object.entries(route.paths) as [Family, string][]).map(([family, path]) => ({ route, family, path })));
+  const mounts = routes.flatMap((route) =>
+    (Object.entries(route.paths) as [Family, string][]).map(([family, path]) => ({ route, family, path })),
+  );
   const isStatic = (path: string) => !path.includes('{');
 
   // Static paths first, each closed by a guard that answers its other methods (405 with its own

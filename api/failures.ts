@@ -1,7 +1,16 @@
 import { ServiceError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { unavailableDependency } from '../lib/unavailable';
-import { ApiError, internalError, invalidJson, notFound, payloadTooLarge, serviceUnavailable, unsupportedMediaType, validationError } from './errors';
+import {
+  ApiError,
+  internalError,
+  invalidJson,
+  notFound,
+  payloadTooLarge,
+  serviceUnavailable,
+  unsupportedMediaType,
+  validationError,
+} from './errors';
 
 /**
  * The one place that maps what libraries throw (body parser, knex/pg,
@@ -34,7 +43,10 @@ const PG_UNIQUE_VIOLATION = '23505';
  */
 export function violatedUniqueConstraint(error: unknown): string | null {
   const seen = new Set<unknown>();
-  for (let current = error as { code?: unknown; constraint?: unknown; nativeError?: unknown; cause?: unknown } | undefined; current && typeof current === 'object' && !seen.has(current);) {
+  for (
+    let current = error as { code?: unknown; constraint?: unknown; nativeError?: unknown; cause?: unknown } | undefined;
+    current && typeof current === 'object' && !seen.has(current);
+  ) {
     seen.add(current);
     if (current.code === PG_UNIQUE_VIOLATION && typeof current.constraint === 'string') return current.constraint;
     current = (current.nativeError ?? current.cause) as typeof current;
@@ -47,7 +59,11 @@ const GRPC_UNAVAILABLE = new Set([4, 14]);
 
 function dependencyDown(error: LibraryError & { message?: string }): string | null {
   if (error instanceof ServiceError || error instanceof WorkflowUpdateRPCTimeoutOrCancelledError) return 'temporal';
-  if (typeof (error as { code?: unknown }).code === 'number' && GRPC_UNAVAILABLE.has((error as unknown as { code: number }).code)) return 'temporal';
+  if (
+    typeof (error as { code?: unknown }).code === 'number' &&
+    GRPC_UNAVAILABLE.has((error as unknown as { code: number }).code)
+  )
+    return 'temporal';
   return unavailableDependency(error);
 }
 
@@ -63,11 +79,15 @@ export function toApiError(thrown: unknown): { error: ApiError; unexpected: bool
   if (thrown instanceof SyntaxError && error.message === 'Object contains forbidden prototype property') {
     return { error: validationError({ ['__proto__']: ['Unknown field.'] }), unexpected: false };
   }
-  if (error.type === 'entity.parse.failed' || (error.status === 400 && (error.expose || thrown instanceof SyntaxError))) {
+  if (
+    error.type === 'entity.parse.failed' ||
+    (error.status === 400 && (error.expose || thrown instanceof SyntaxError))
+  ) {
     return { error: invalidJson(), unexpected: false };
   }
   // An object removed between the lookup of its row and the read (a DELETE racing a GET) is gone: 404.
-  if (error.name === 'S3Error' && (error.code === 'NoSuchKey' || error.code === 'NotFound')) return { error: notFound(), unexpected: false };
+  if (error.name === 'S3Error' && (error.code === 'NoSuchKey' || error.code === 'NotFound'))
+    return { error: notFound(), unexpected: false };
   const dependency = dependencyDown(error);
   if (dependency) return { error: serviceUnavailable(dependency), unexpected: true };
   return { error: internalError(), unexpected: true };

@@ -66,12 +66,23 @@ type Claim = { kind: 'run'; synthesisId: string } | { kind: 'replay'; response: 
 async function claim(db: Db, account: Account, key: string, requestHash: Buffer): Promise<Claim> {
   return db.transaction(async (trx) => {
     const lockedUntil = trx.raw(LOCK_END);
-    const claimed = await IdempotencyKey.claimFree(trx, { account_id: account.id, key, request_hash: requestHash, synthesis_id: randomUUID(), status: 'in_progress', locked_until: lockedUntil });
+    const claimed = await IdempotencyKey.claimFree(trx, {
+      account_id: account.id,
+      key,
+      request_hash: requestHash,
+      synthesis_id: randomUUID(),
+      status: 'in_progress',
+      locked_until: lockedUntil,
+    });
     if (claimed) return { kind: 'run', synthesisId: claimed };
 
     const existing = (await IdempotencyKey.of(trx, account.id, key)
       .forUpdate()
-      .select('*', trx.raw('locked_until > now() as held'), trx.raw(`created_at < now() - interval '${WINDOW_MS} milliseconds' as expired`))
+      .select(
+        '*',
+        trx.raw('locked_until > now() as held'),
+        trx.raw(`created_at < now() - interval '${WINDOW_MS} milliseconds' as expired`),
+      )
       .first()
       .throwIfNotFound()) as IdempotencyKey & { held: boolean; expired: boolean };
     if (existing.expired) {
@@ -92,7 +103,14 @@ async function claim(db: Db, account: Account, key: string, requestHash: Buffer)
     if (!Buffer.from(existing.request_hash).equals(requestHash)) throw idempotencyKeyReused();
     if (existing.status === 'completed') {
       // A completed key always has its response (written in one update with the status).
-      return { kind: 'replay', response: { status: existing.response_status as number, body: existing.response_body, location: existing.response_location } };
+      return {
+        kind: 'replay',
+        response: {
+          status: existing.response_status as number,
+          body: existing.response_body,
+          location: existing.response_location,
+        },
+      };
     }
     if (existing.held) throw idempotencyKeyInUse();
     // Abandoned: carry on with the same synthesis id, so nothing is started or charged twice.
@@ -129,6 +147,11 @@ export async function idempotent(
     }
     throw error;
   }
-  await IdempotencyKey.of(db, account.id, key).patch({ status: 'completed', response_status: response.status, response_body: JSON.stringify(response.body), response_location: response.location });
+  await IdempotencyKey.of(db, account.id, key).patch({
+    status: 'completed',
+    response_status: response.status,
+    response_body: JSON.stringify(response.body),
+    response_location: response.location,
+  });
   return { ...response, replayed: false };
 }

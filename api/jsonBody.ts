@@ -47,7 +47,8 @@ export function checkJsonBounds(text: string, maxDepth = MAX_JSON_DEPTH, maxMemb
 }
 
 const tooDeep = () => invalidJson(`The JSON body nests deeper than ${MAX_JSON_DEPTH} levels.`);
-const tooManyMembers = () => validationError({ non_field_errors: [`The JSON body has more than ${MAX_JSON_MEMBERS} members.`] });
+const tooManyMembers = () =>
+  validationError({ non_field_errors: [`The JSON body has more than ${MAX_JSON_MEMBERS} members.`] });
 
 /**
  * The API's JSON body parser (for POST, PUT and PATCH with a JSON content
@@ -76,7 +77,8 @@ export function parseJsonBody(text: string): unknown {
   const bounds = checkJsonBounds(text);
   if (bounds === 'too_deep') throw tooDeep();
   if (bounds === 'too_many_members') throw tooManyMembers();
-  if (!/^[\x20\x09\x0a\x0d]*[[{]/.test(text)) throw Object.assign(new SyntaxError('only objects and arrays'), { status: 400 });
+  if (!/^[\x20\x09\x0a\x0d]*[[{]/.test(text))
+    throw Object.assign(new SyntaxError('only objects and arrays'), { status: 400 });
   try {
     return bourne.parse(text, { protoAction: 'error' });
   } catch (error) {

@@ -23,13 +23,19 @@ export type ConnectionLimits = Pick<Config, 'HTTP_REQUEST_TIMEOUT_SECONDS' | 'HT
  */
 export function createApiServer(app: Koa, limits: ConnectionLimits): Server {
   const requestTimeout = limits.HTTP_REQUEST_TIMEOUT_SECONDS * 1000;
-  const server = createServer({ requestTimeout, headersTimeout: requestTimeout, keepAliveTimeout: 65_000, connectionsCheckingInterval: 1_000 }, app.callback());
+  const server = createServer(
+    { requestTimeout, headersTimeout: requestTimeout, keepAliveTimeout: 65_000, connectionsCheckingInterval: 1_000 },
+    app.callback(),
+  );
   server.maxConnections = limits.HTTP_MAX_CONNECTIONS;
   return server;
 }
 
 /** Serves an app on an ephemeral loopback port (tests and benchmarks speak real HTTP to it). */
-export async function serve(app: Koa, limits: ConnectionLimits = { HTTP_REQUEST_TIMEOUT_SECONDS: 30, HTTP_MAX_CONNECTIONS: 1024 }): Promise<{ url: string; close(): Promise<void> }> {
+export async function serve(
+  app: Koa,
+  limits: ConnectionLimits = { HTTP_REQUEST_TIMEOUT_SECONDS: 30, HTTP_MAX_CONNECTIONS: 1024 },
+): Promise<{ url: string; close(): Promise<void> }> {
   const server = createApiServer(app, limits).listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;

@@ -24,11 +24,16 @@ async function main() {
   // Metrics on a port of their own, loopback by default: they are not for the API's clients. Not fatal when taken
   // (a second API process on the host): serving requests matters more than being scraped.
   const metricsServer = config.API_METRICS_PORT
-    ? await serveMetrics(app.metricsRegistry, { host: config.API_METRICS_HOST, port: config.API_METRICS_PORT }).catch((error: NodeJS.ErrnoException) => {
-        if (error.code !== 'EADDRINUSE') throw error;
-        logger.warn({ port: config.API_METRICS_PORT }, 'API metrics port in use (another API on this host?): this process serves no metrics; set API_METRICS_PORT per process');
-        return undefined;
-      })
+    ? await serveMetrics(app.metricsRegistry, { host: config.API_METRICS_HOST, port: config.API_METRICS_PORT }).catch(
+        (error: NodeJS.ErrnoException) => {
+          if (error.code !== 'EADDRINUSE') throw error;
+          logger.warn(
+            { port: config.API_METRICS_PORT },
+            'API metrics port in use (another API on this host?): this process serves no metrics; set API_METRICS_PORT per process',
+          );
+          return undefined;
+        },
+      )
     : undefined;
   if (metricsServer) logger.info({ url: metricsServer.url }, 'api metrics');
 

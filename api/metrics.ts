@@ -39,9 +39,31 @@ function cached<T>(read: () => Promise<T>, ttlMs = AGGREGATE_TTL_MS): () => Prom
 }
 
 export function createApiMetrics(db: Db): ApiMetrics {
-  const synthesesByStatus = cached(async () => await Synthesis.query(db).select('status').count({ count: '*' }).groupBy('status').castTo<{ status: string; count: string }[]>());
-  const ledgerByKind = cached(async () => await CreditLedgerEntry.query(db).select('kind').sum('amount as sum').groupBy('kind').castTo<{ kind: string; sum: string }[]>());
-  const clonesByStatus = cached(async () => await Voice.query(db).where({ category: 'cloned' }).select('status').count({ count: '*' }).groupBy('status').castTo<{ status: string; count: string }[]>());
+  const synthesesByStatus = cached(
+    async () =>
+      await Synthesis.query(db)
+        .select('status')
+        .count({ count: '*' })
+        .groupBy('status')
+        .castTo<{ status: string; count: string }[]>(),
+  );
+  const ledgerByKind = cached(
+    async () =>
+      await CreditLedgerEntry.query(db)
+        .select('kind')
+        .sum('amount as sum')
+        .groupBy('kind')
+        .castTo<{ kind: string; sum: string }[]>(),
+  );
+  const clonesByStatus = cached(
+    async () =>
+      await Voice.query(db)
+        .where({ category: 'cloned' })
+        .select('status')
+        .count({ count: '*' })
+        .groupBy('status')
+        .castTo<{ status: string; count: string }[]>(),
+  );
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
 

@@ -12,8 +12,13 @@ const Problem = z
     status: z.number().int().meta({ description: 'The HTTP status code', example: 400 }),
     code: z.string().meta({ description: 'A stable machine-readable code to branch on, e.g. `validation_error`' }),
     detail: z.string().meta({ description: 'What went wrong with this request, in words' }),
-    errors: z.record(z.string(), z.array(z.string())).optional().meta({ description: 'Field problems: each field name (or `non_field_errors`) with its messages' }),
-    request_id: z.string().meta({ description: 'The request id (also the X-Request-Id header); quote it when reporting a problem' }),
+    errors: z
+      .record(z.string(), z.array(z.string()))
+      .optional()
+      .meta({ description: 'Field problems: each field name (or `non_field_errors`) with its messages' }),
+    request_id: z
+      .string()
+      .meta({ description: 'The request id (also the X-Request-Id header); quote it when reporting a problem' }),
   })
   .meta({ id: 'Problem' });
 
@@ -34,22 +39,44 @@ const PROBLEM_DESCRIPTIONS: Record<number, string> = {
 };
 
 export function problemResponses(...statuses: number[]) {
-  return Object.fromEntries(statuses.map((status) => [status, { description: PROBLEM_DESCRIPTIONS[status], content: { 'application/problem+json': { schema: Problem } } }]));
+  return Object.fromEntries(
+    statuses.map((status) => [
+      status,
+      { description: PROBLEM_DESCRIPTIONS[status], content: { 'application/problem+json': { schema: Problem } } },
+    ]),
+  );
 }
 
 /** Tags in the order the docs page shows them, each with what it groups. */
 const TAGS = [
-  { name: 'Auth', description: 'Register, verify the email, log in, refresh and revoke tokens; the profile with balance and usage.' },
+  {
+    name: 'Auth',
+    description: 'Register, verify the email, log in, refresh and revoke tokens; the profile with balance and usage.',
+  },
   { name: 'API keys', description: 'Long-lived `vk_…` keys for servers and scripts; shown once, stored as a SHA-256.' },
-  { name: 'Text to speech', description: 'Submit a synthesis (202 + status URL), poll it, download the audio, list and delete history.' },
-  { name: 'Voices', description: 'The premade catalog and your cloned voices (acoustic matching of a base voice to a sample).' },
+  {
+    name: 'Text to speech',
+    description: 'Submit a synthesis (202 + status URL), poll it, download the audio, list and delete history.',
+  },
+  {
+    name: 'Voices',
+    description: 'The premade catalog and your cloned voices (acoustic matching of a base voice to a sample).',
+  },
   { name: 'Projects', description: 'Group syntheses; names are unique per account.' },
-  { name: 'Pronunciation dictionaries', description: 'Words said your way (an alias or IPA), per account or per project; imported and exported as W3C PLS.' },
+  {
+    name: 'Pronunciation dictionaries',
+    description: 'Words said your way (an alias or IPA), per account or per project; imported and exported as W3C PLS.',
+  },
   { name: 'Plans', description: 'Subscription plans, cheapest first.' },
-  { name: 'Webhooks', description: 'Endpoints told when a job ends (signed with HMAC-SHA256, retried for 24 h); their secrets and deliveries.' },
+  {
+    name: 'Webhooks',
+    description:
+      'Endpoints told when a job ends (signed with HMAC-SHA256, retried for 24 h); their secrets and deliveries.',
+  },
   {
     name: 'OpenAI-compatible',
-    description: "OpenAI's speech API (`/v1/audio/speech`, streamed sentence by sentence), models and voices, with OpenAI's error shape: point an OpenAI client's base URL here.",
+    description:
+      "OpenAI's speech API (`/v1/audio/speech`, streamed sentence by sentence), models and voices, with OpenAI's error shape: point an OpenAI client's base URL here.",
   },
   { name: 'Operations', description: 'Index, health, readiness, metrics and these docs.' },
   {
@@ -61,11 +88,16 @@ const TAGS = [
 const ALIAS_TAG = 'Unversioned aliases';
 
 const header = (description: string, schema: Record<string, unknown> = { type: 'string' }) => ({ description, schema });
-const REQUEST_ID = header('The request id (yours if it matched `[A-Za-z0-9._~:-]{1,128}`, else a new one); problem bodies repeat it as `request_id`.');
+const REQUEST_ID = header(
+  'The request id (yours if it matched `[A-Za-z0-9._~:-]{1,128}`, else a new one); problem bodies repeat it as `request_id`.',
+);
 const RETRY_AFTER = header('Seconds to wait before retrying.', { type: 'integer', minimum: 0 });
 const AUDIO_HEADERS = {
   'Content-Length': header('Size of the audio in bytes.', { type: 'integer', minimum: 0 }),
-  'Accept-Ranges': header('`bytes`: send `Range: bytes=<first>-<last>` for a part (206).', { type: 'string', enum: ['bytes'] }),
+  'Accept-Ranges': header('`bytes`: send `Range: bytes=<first>-<last>` for a part (206).', {
+    type: 'string',
+    enum: ['bytes'],
+  }),
   'Content-Disposition': header('`inline; filename="<id>.<format>"`.'),
   'Cache-Control': header('`private, max-age=3600`: the audio of a synthesis never changes.'),
 };
@@ -73,7 +105,10 @@ const AUDIO_HEADERS = {
 const ROUTE_HEADERS: Record<string, Record<string, ReturnType<typeof header>>> = {
   'post /api/v1/tts/synthesize/ 202': {
     Location: header('The status URL of the synthesis, in the caller’s family.'),
-    'Idempotent-Replayed': header('`true` when this answer replays the first request with the same Idempotency-Key.', { type: 'string', enum: ['true'] }),
+    'Idempotent-Replayed': header('`true` when this answer replays the first request with the same Idempotency-Key.', {
+      type: 'string',
+      enum: ['true'],
+    }),
   },
   'post /api/v1/voices/upload/ 202': { Location: header('The voice’s URL, in the caller’s family.') },
   'post /api/v1/projects/ 201': { Location: header('The project’s URL, in the caller’s family.') },
@@ -85,7 +120,12 @@ const ROUTE_HEADERS: Record<string, Record<string, ReturnType<typeof header>>> =
     'Content-Range': header('`bytes <first>-<last>/<size>`: the part sent, in bytes.'),
     'Content-Length': header('Bytes in this part.', { type: 'integer', minimum: 0 }),
   },
-  'post /api/v1/audio/speech/ 200': { 'X-Synthesis-Id': header('The history entry this speech is recorded as (its id under /api/v1/tts/history/).', { type: 'string', format: 'uuid' }) },
+  'post /api/v1/audio/speech/ 200': {
+    'X-Synthesis-Id': header('The history entry this speech is recorded as (its id under /api/v1/tts/history/).', {
+      type: 'string',
+      format: 'uuid',
+    }),
+  },
 };
 /** Request bodies that work as they stand when tried from the docs page (by the v1 or only path). */
 const REQUEST_EXAMPLES: Record<string, unknown> = {
@@ -96,11 +136,22 @@ const REQUEST_EXAMPLES: Record<string, unknown> = {
   'post /api/v1/auth/session/': { email: 'ada@example.com', password: 'a long passphrase' },
   'post /api/v1/auth/resend-verification/': { email: 'ada@example.com' },
   'post /api/v1/auth/api-keys/': { name: 'build server' },
-  'post /api/v1/tts/synthesize/': { text: 'Hello from OpenVox.', voice_id: 'en-us-joe', speed: 1, pitch: 0, emotion: 'neutral', output_format: 'mp3' },
+  'post /api/v1/tts/synthesize/': {
+    text: 'Hello from OpenVox.',
+    voice_id: 'en-us-joe',
+    speed: 1,
+    pitch: 0,
+    emotion: 'neutral',
+    output_format: 'mp3',
+  },
   'post /api/v1/tts/normalize/': { text: 'Dr. Smith paid $1,250.50 on 3/4/2026.', voice_id: 'en-us-joe' },
   'post /api/v1/projects/': { name: 'Audiobook', description: 'Chapters of the first book' },
   'patch /api/v1/projects/{id}/': { description: 'Chapters 1-3 of the first book' },
-  'post /api/v1/pronunciation-dictionaries/': { name: 'Product names', language: 'en-US', entries: [{ grapheme: 'OpenVox', alias: 'open voice box' }] },
+  'post /api/v1/pronunciation-dictionaries/': {
+    name: 'Product names',
+    language: 'en-US',
+    entries: [{ grapheme: 'OpenVox', alias: 'open voice box' }],
+  },
   'patch /api/v1/pronunciation-dictionaries/{id}/': { name: 'Brand names' },
   'post /api/v1/pronunciation-dictionaries/{id}/entries/': { grapheme: 'Nguyen', phoneme: 'ŋwiən', alphabet: 'ipa' },
   'post /api/v1/pronunciation-dictionaries/{id}/import/': {
@@ -111,14 +162,33 @@ const REQUEST_EXAMPLES: Record<string, unknown> = {
   'post /api/v1/auth/refresh/': { refresh: 'paste-the-refresh-token-from-login' },
   'post /api/v1/auth/logout/': { refresh: 'paste-the-refresh-token-from-login' },
   // The sample is a file part (chosen in the form; curl: -F file=@sample.wav); the other fields as they would be sent.
-  'post /api/v1/voices/upload/': { file: 'sample.wav', name: 'My narrator voice', description: 'Read in a quiet room', language: 'en-US', consent: 'true' },
-  'post /api/v1/audio/speech/': { model: 'tts-1', input: 'Hello from OpenVox.', voice: 'alloy', response_format: 'mp3' },
-  'post /api/v1/webhooks/': { url: 'https://example.com/openvox/webhooks', events: ['synthesis.completed', 'synthesis.failed'], description: 'Build server' },
+  'post /api/v1/voices/upload/': {
+    file: 'sample.wav',
+    name: 'My narrator voice',
+    description: 'Read in a quiet room',
+    language: 'en-US',
+    consent: 'true',
+  },
+  'post /api/v1/audio/speech/': {
+    model: 'tts-1',
+    input: 'Hello from OpenVox.',
+    voice: 'alloy',
+    response_format: 'mp3',
+  },
+  'post /api/v1/webhooks/': {
+    url: 'https://example.com/openvox/webhooks',
+    events: ['synthesis.completed', 'synthesis.failed'],
+    description: 'Build server',
+  },
   'patch /api/v1/webhooks/{id}/': { enabled: false },
 };
 
 const STATUS_HEADERS: Record<string, Record<string, ReturnType<typeof header>>> = {
-  '401': { 'WWW-Authenticate': header('`Bearer`, with `error="invalid_token"` when the token is malformed, revoked or expired.') },
+  '401': {
+    'WWW-Authenticate': header(
+      '`Bearer`, with `error="invalid_token"` when the token is malformed, revoked or expired.',
+    ),
+  },
   '405': { Allow: header('The methods this path answers.') },
   '416': { 'Content-Range': header('`bytes */<size>`: the size of the audio.') },
   '429': { 'Retry-After': RETRY_AFTER },
@@ -146,7 +216,8 @@ function polish(document: OpenApiDocument, aliases: Map<string, string>): OpenAp
       const canonical = alias ?? path;
       const example = REQUEST_EXAMPLES[`${method} ${canonical}`];
       const body = operation.requestBody;
-      if (example && body && !isReference(body)) for (const media of Object.values(body.content)) if (!isReference(media)) media.example = example;
+      if (example && body && !isReference(body))
+        for (const media of Object.values(body.content)) if (!isReference(media)) media.example = example;
       const responses = operation.responses ?? {};
       // (The library types a status's response as any: named here.)
       const byStatus: [string, ResponseOrReference][] = Object.entries(responses);
@@ -160,11 +231,13 @@ function polish(document: OpenApiDocument, aliases: Map<string, string>): OpenAp
         };
         // A partial answer carries the same media types as the full one.
         const full: ResponseOrReference | undefined = responses['200'];
-        if (status === '206' && !response.content && full && !isReference(full)) response.content = structuredClone(full.content);
+        if (status === '206' && !response.content && full && !isReference(full))
+          response.content = structuredClone(full.content);
         for (const [type, media] of Object.entries(response.content ?? {})) {
           if (isReference(media)) continue;
           if (type.startsWith('audio/') && !media.schema) media.schema = { type: 'string', format: 'binary' };
-          if (type === 'text/event-stream' && !media.schema) media.schema = { type: 'string', description: 'Server-Sent Events' };
+          if (type === 'text/event-stream' && !media.schema)
+            media.schema = { type: 'string', description: 'Server-Sent Events' };
         }
       }
     }

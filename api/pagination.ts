@@ -3,7 +3,12 @@ import { z } from 'zod';
 
 /** `?page=&page_size=` as API.md defines them; anything else is a 400. */
 export const PageQuery = z.object({
-  page: z.coerce.number({ error: 'Must be an integer.' }).int('Must be an integer.').min(1, 'Must be at least 1.').default(1).meta({ description: 'The page to return, counted from 1' }),
+  page: z.coerce
+    .number({ error: 'Must be an integer.' })
+    .int('Must be an integer.')
+    .min(1, 'Must be at least 1.')
+    .default(1)
+    .meta({ description: 'The page to return, counted from 1' }),
   page_size: z.coerce
     .number({ error: 'Must be an integer.' })
     .int('Must be an integer.')

@@ -50,7 +50,11 @@ export interface RouteSpec<P extends AnyObject, Q extends AnyObject, B extends A
 export type Route = RouteSpec<AnyObject, AnyObject, AnyObject>;
 
 /** Keeps the schema types of one route checked against its handler. */
-export function defineRoute<P extends AnyObject = z.ZodObject<{}>, Q extends AnyObject = z.ZodObject<{}>, B extends AnyObject = z.ZodObject<{}>>(spec: RouteSpec<P, Q, B>): Route {
+export function defineRoute<
+  P extends AnyObject = z.ZodObject<{}>,
+  Q extends AnyObject = z.ZodObject<{}>,
+  B extends AnyObject = z.ZodObject<{}>,
+>(spec: RouteSpec<P, Q, B>): Route {
   return spec as unknown as Route;
 }
 
@@ -128,7 +132,8 @@ function nulFields(value: unknown): FieldErrors {
     if (typeof current === 'string') {
       if (current.includes('\u0000')) list.add(fieldName(path), NUL);
     } else if (Array.isArray(current)) {
-      for (let index = current.length - 1; index >= 0; index--) stack.push({ value: current[index], path: [...path, index] });
+      for (let index = current.length - 1; index >= 0; index--)
+        stack.push({ value: current[index], path: [...path, index] });
     } else if (current && typeof current === 'object') {
       const entries = Object.entries(current);
       for (let index = entries.length - 1; index >= 0; index--) {

@@ -12,7 +12,12 @@ import { serviceUnavailable } from './errors';
  */
 const WEB_DIR = path.join(ROOT, 'dist', 'web');
 const ASSET = /^\/app\/assets\/([A-Za-z0-9_-]+\.(js|css|svg|png))$/;
-const TYPES: Record<string, string> = { js: 'text/javascript; charset=utf-8', css: 'text/css; charset=utf-8', svg: 'image/svg+xml', png: 'image/png' };
+const TYPES: Record<string, string> = {
+  js: 'text/javascript; charset=utf-8',
+  css: 'text/css; charset=utf-8',
+  svg: 'image/svg+xml',
+  png: 'image/png',
+};
 /** The site's icon, for every page (the app's, the API docs'); browsers that ask /favicon.ico unprompted get it too. */
 const FAVICON = /^\/favicon\.(svg|ico)$/;
 const VERIFY_LINK = /^\/api(\/v1)?\/auth\/verify-email\/?$/;
@@ -24,7 +29,10 @@ const VERIFY_LINK = /^\/api(\/v1)?\/auth\/verify-email\/?$/;
  * plugins, no <base>, forms only to us, never framed. A page widens
  * `script-src` or `style-src` only where it must (the API docs page).
  */
-export function contentSecurityPolicy({ scriptSrc = "'self'", styleSrc = "'self'" }: { scriptSrc?: string; styleSrc?: string } = {}): string {
+export function contentSecurityPolicy({
+  scriptSrc = "'self'",
+  styleSrc = "'self'",
+}: { scriptSrc?: string; styleSrc?: string } = {}): string {
   return [
     "default-src 'self'",
     `script-src ${scriptSrc}`,

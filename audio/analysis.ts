@@ -150,7 +150,11 @@ export interface YinOptions {
  * function, cumulative mean normalization, absolute threshold, parabolic
  * interpolation. null marks an unvoiced or silent frame.
  */
-export function yinPitchTrack(samples: Float32Array, sampleRate: number, options: YinOptions = {}): Array<number | null> {
+export function yinPitchTrack(
+  samples: Float32Array,
+  sampleRate: number,
+  options: YinOptions = {},
+): Array<number | null> {
   const minHz = options.minHz ?? 40;
   const maxHz = options.maxHz ?? 600;
   const threshold = options.threshold ?? 0.15;
@@ -231,7 +235,17 @@ export async function probeFormat(file: string, signal?: AbortSignal): Promise<F
   try {
     ({ stdout } = await run(
       'ffprobe',
-      ['-v', 'error', '-select_streams', 'a:0', '-show_entries', 'format=format_name:stream=codec_name,sample_rate,channels', '-of', 'json', `file:${path.resolve(file)}`],
+      [
+        '-v',
+        'error',
+        '-select_streams',
+        'a:0',
+        '-show_entries',
+        'format=format_name:stream=codec_name,sample_rate,channels',
+        '-of',
+        'json',
+        `file:${path.resolve(file)}`,
+      ],
       { signal, timeoutMs: 30_000 },
     ));
   } catch {

@@ -6,9 +6,19 @@ import { run, type RunOptions, type RunResult } from '../lib/process';
  * ffmpeg with the flags every call here wants. Each start costs ~0.1-0.2 s,
  * so callers chain their filters into one call.
  */
-export function ffmpeg(args: readonly string[], signal?: AbortSignal, input?: RunOptions['input'], output?: Writable): Promise<RunResult> {
+export function ffmpeg(
+  args: readonly string[],
+  signal?: AbortSignal,
+  input?: RunOptions['input'],
+  output?: Writable,
+): Promise<RunResult> {
   // -nostdin keeps ffmpeg from reading commands on stdin; an `input` is read as pipe:0 regardless.
-  return run('ffmpeg', ['-nostdin', '-hide_banner', '-nostats', '-v', 'error', '-y', ...args], { signal, timeoutMs: 600_000, input, output });
+  return run('ffmpeg', ['-nostdin', '-hide_banner', '-nostats', '-v', 'error', '-y', ...args], {
+    signal,
+    timeoutMs: 600_000,
+    input,
+    output,
+  });
 }
 
 /** A local path as an ffmpeg URL: `file:` keeps a name with a colon from being read as a protocol. */
@@ -22,4 +32,11 @@ export function rawPcmInput(sampleRate: number): string[] {
 }
 
 /** Output options that make the same input give the same bytes: no metadata, no encoder tag or random stream serial. */
-export const REPRODUCIBLE_OUTPUT: readonly string[] = ['-map_metadata', '-1', '-fflags', '+bitexact', '-flags:a', '+bitexact'];
+export const REPRODUCIBLE_OUTPUT: readonly string[] = [
+  '-map_metadata',
+  '-1',
+  '-fflags',
+  '+bitexact',
+  '-flags:a',
+  '+bitexact',
+];

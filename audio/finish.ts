@@ -88,7 +88,8 @@ export type Voicing = Pick<FinishAudioInput, 'speed' | 'pitch' | 'emotion' | 'pr
 export function voicingFilters(input: Voicing, extraTempo = 1): string[] {
   const preset = EMOTION_PRESETS[input.emotion];
   const semitones = input.pitch + preset.semitones + (input.profile?.semitones ?? 0);
-  if (!Number.isFinite(semitones) || Math.abs(semitones) > 36) throw new RangeError(`pitch shift out of range: ${semitones}`);
+  if (!Number.isFinite(semitones) || Math.abs(semitones) > 36)
+    throw new RangeError(`pitch shift out of range: ${semitones}`);
   if (!(input.speed > 0) || !(extraTempo > 0)) throw new RangeError(`speed out of range: ${input.speed}`);
   const filters: string[] = [];
   const tempoFactor = input.speed * extraTempo;
@@ -96,7 +97,10 @@ export function voicingFilters(input: Voicing, extraTempo = 1): string[] {
   const shift = Math.abs(semitones) > 1e-6;
   if (tempo || shift) {
     // pitchq=quality: the default quality cuts everything above ~6.4 kHz with formants preserved.
-    const options = [tempo && `tempo=${num(tempoFactor, 6)}`, shift && `pitch=${num(2 ** (semitones / 12), 6)}:pitchq=quality:formant=preserved`];
+    const options = [
+      tempo && `tempo=${num(tempoFactor, 6)}`,
+      shift && `pitch=${num(2 ** (semitones / 12), 6)}:pitchq=quality:formant=preserved`,
+    ];
     filters.push(`rubberband=${options.filter(Boolean).join(':')}`);
   }
   if (preset.brightnessDb !== 0) filters.push(`treble=g=${num(preset.brightnessDb, 1)}:f=3000`);
@@ -128,11 +132,18 @@ export async function finishAudio(input: FinishAudioInput): Promise<FinishAudioR
   const pieces: Int16Array[] = [];
   for (const [index, chunk] of chunks.entries()) {
     const { samples, sampleRate } = await readWavSamples(chunk);
-    if (sampleRate !== OUTPUT_SAMPLE_RATE) throw new RangeError(`chunk ${index}: chunks must be ${OUTPUT_SAMPLE_RATE} Hz (renderChunk writes them so)`);
+    if (sampleRate !== OUTPUT_SAMPLE_RATE)
+      throw new RangeError(`chunk ${index}: chunks must be ${OUTPUT_SAMPLE_RATE} Hz (renderChunk writes them so)`);
     if (index > 0) pieces.push(pause);
     pieces.push(samples);
   }
-  const scaled = await normalizeLoudnessInParallel(pieces, OUTPUT_SAMPLE_RATE, preset.loudnessLufs, TRUE_PEAK_CEILING_DB[format], signal);
+  const scaled = await normalizeLoudnessInParallel(
+    pieces,
+    OUTPUT_SAMPLE_RATE,
+    preset.loudnessLufs,
+    TRUE_PEAK_CEILING_DB[format],
+    signal,
+  );
   const sampleCount = scaled.reduce((sum, piece) => sum + piece.length, 0);
 
   if (format === 'wav') {
@@ -153,7 +164,9 @@ export async function finishAudio(input: FinishAudioInput): Promise<FinishAudioR
 
 /** The pause between two chunks, in samples: the chunks carry the emotion's rate and the speed, and the pauses scale the same way. */
 export function pauseSamples(input: Pick<FinishAudioInput, 'pauseSeconds' | 'speed' | 'emotion'>): number {
-  return Math.round(((input.pauseSeconds ?? 0.35) / (EMOTION_PRESETS[input.emotion].rate * input.speed)) * OUTPUT_SAMPLE_RATE);
+  return Math.round(
+    ((input.pauseSeconds ?? 0.35) / (EMOTION_PRESETS[input.emotion].rate * input.speed)) * OUTPUT_SAMPLE_RATE,
+  );
 }
 
 /**
@@ -165,7 +178,12 @@ export function pauseSamples(input: Pick<FinishAudioInput, 'pauseSeconds' | 'spe
  * start-ups and work overlap; the file's bytes are those of a plain encode.
  * In dBTP; frame logs stay at verbose level.
  */
-async function encodeAndMeasure(pcm: readonly Int16Array[], format: OutputFormat, outPath: string, signal?: AbortSignal): Promise<number> {
+async function encodeAndMeasure(
+  pcm: readonly Int16Array[],
+  format: OutputFormat,
+  outPath: string,
+  signal?: AbortSignal,
+): Promise<number> {
   // The tee muxer reads '[', '|' and '\\' in its output names; ours are temporary paths this code chose.
   if (/[[\]|\\]/.test(outPath)) throw new RangeError(`finishAudio: unusable output path ${outPath}`);
   // Either process failing stops the other: a meter gone would leave the encoder blocked on a full pipe.
@@ -196,7 +214,13 @@ async function encodeAndMeasure(pcm: readonly Int16Array[], format: OutputFormat
         encoded,
       ),
     ),
-    settle(ffmpeg(['-v', 'info', '-f', format, '-i', 'pipe:0', '-af', 'ebur128=peak=true:framelog=verbose', '-f', 'null', '-'], both, encoded)),
+    settle(
+      ffmpeg(
+        ['-v', 'info', '-f', format, '-i', 'pipe:0', '-af', 'ebur128=peak=true:framelog=verbose', '-f', 'null', '-'],
+        both,
+        encoded,
+      ),
+    ),
   ]);
   const match = /True peak:\s*\n\s*Peak:\s*(-?inf|-?[\d.]+) dBFS/.exec(stderr);
   if (!match) throw new Error('ffmpeg ebur128 printed no true peak');
@@ -208,11 +232,17 @@ async function encodeAndMeasure(pcm: readonly Int16Array[], format: OutputFormat
  * the true peak over the limit, the whole signal is attenuated by the excess
  * (plus a margin) and encoded again. Usually one encode, measured as it is written.
  */
-async function encodeWithinLimit(pcm: Int16Array[], format: OutputFormat, outPath: string, signal?: AbortSignal): Promise<void> {
+async function encodeWithinLimit(
+  pcm: Int16Array[],
+  format: OutputFormat,
+  outPath: string,
+  signal?: AbortSignal,
+): Promise<void> {
   let attenuationDb = 0;
   for (let attempt = 1; ; attempt++) {
     const gain = 10 ** (-attenuationDb / 20);
-    const pieces = attenuationDb === 0 ? pcm : pcm.map((piece) => Int16Array.from(piece, (sample) => Math.round(sample * gain)));
+    const pieces =
+      attenuationDb === 0 ? pcm : pcm.map((piece) => Int16Array.from(piece, (sample) => Math.round(sample * gain)));
     const peak = await encodeAndMeasure(pieces, format, outPath, signal);
     const target = TRUE_PEAK_LIMIT_DB - ENCODED_MARGIN_DB;
     if (peak <= TRUE_PEAK_LIMIT_DB - ENCODED_MARGIN_DB / 2 || attempt === MAX_ENCODE_ATTEMPTS) return;

@@ -17,10 +17,16 @@ const STREAMINFO = 8;
 
 /** The encoded bytes with STREAMINFO's total sample count and MD5 filled in (a copy; throws when it is not a FLAC stream). */
 export function completeFlacStreamInfo(flac: Buffer, totalSamples: number, md5: Buffer): Buffer {
-  if (flac.length < STREAMINFO + 34 || flac.toString('latin1', 0, 4) !== 'fLaC' || (flac[4] & 0x7f) !== 0 || flac.readUIntBE(5, 3) !== 34) {
+  if (
+    flac.length < STREAMINFO + 34 ||
+    flac.toString('latin1', 0, 4) !== 'fLaC' ||
+    (flac[4] & 0x7f) !== 0 ||
+    flac.readUIntBE(5, 3) !== 34
+  ) {
     throw new RangeError('not a FLAC stream starting with STREAMINFO');
   }
-  if (!Number.isInteger(totalSamples) || totalSamples < 0 || totalSamples >= 2 ** 36) throw new RangeError(`total samples out of range: ${totalSamples}`);
+  if (!Number.isInteger(totalSamples) || totalSamples < 0 || totalSamples >= 2 ** 36)
+    throw new RangeError(`total samples out of range: ${totalSamples}`);
   if (md5.length !== 16) throw new RangeError('an MD5 is 16 bytes');
   const out = Buffer.from(flac);
   // Bytes 13-17 of STREAMINFO: bits-per-sample's last bit and the 36-bit count's top 4 in byte 13, the rest after.

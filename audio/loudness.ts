@@ -122,7 +122,12 @@ export const KEEP_TRUE_PEAKS_UP_TO = 3_000_000;
  * away, so the gain is corrected from a new measurement, up to twice, and
  * never by more than 6 dB. Silence stays as it is.
  */
-export function normalizeLoudness(pieces: readonly Int16Array[], sampleRate: number, targetLufs: number, ceilingDb: number): Int16Array[] {
+export function normalizeLoudness(
+  pieces: readonly Int16Array[],
+  sampleRate: number,
+  targetLufs: number,
+  ceilingDb: number,
+): Int16Array[] {
   const measured = loudnessOf(pieces, sampleRate);
   if (measured <= -70) return [...pieces];
   const initialDb = targetLufs - measured;
@@ -130,7 +135,9 @@ export function normalizeLoudness(pieces: readonly Int16Array[], sampleRate: num
   const truePeaks = keptTruePeaks(pieces);
   // A correction pass writes over the pass it corrects: only its measurement was needed.
   const scaleAll = (gainDb: number, previous?: readonly GainedPiece[]) =>
-    pieces.map((piece, index) => applyGain(piece, 10 ** (gainDb / 20), ceilingDb, sampleRate, truePeaks[index], previous?.[index].samples));
+    pieces.map((piece, index) =>
+      applyGain(piece, 10 ** (gainDb / 20), ceilingDb, sampleRate, truePeaks[index], previous?.[index].samples),
+    );
   let out = scaleAll(initialDb);
   for (let pass = 0, gainDb = initialDb; pass < 2; pass++) {
     const next = correctedGainDb(out, sampleRate, targetLufs, gainDb, initialDb);
@@ -154,7 +161,13 @@ export type GainedPiece = ReturnType<typeof applyGain>;
  * dB, or undefined when the pass is good enough. Also the parallel
  * normalizer's (audio/parallelLoudness.ts), so both take the same steps.
  */
-export function correctedGainDb(out: readonly GainedPiece[], sampleRate: number, targetLufs: number, gainDb: number, initialDb: number): number | undefined {
+export function correctedGainDb(
+  out: readonly GainedPiece[],
+  sampleRate: number,
+  targetLufs: number,
+  gainDb: number,
+  initialDb: number,
+): number | undefined {
   // A plain gain lands on the target exactly. Limiting lowers it by about the share of energy it
   // took away; only a loss above 0.2 dB is worth a new measurement and a corrected gain.
   const before = out.reduce((sum, piece) => sum + piece.energyBefore, 0);
@@ -227,7 +240,16 @@ export function applyGain(
  * of windows that contain the sample, so the envelope never lets a sample
  * pass the ceiling, and it ramps instead of stepping.
  */
-function limitStretch(samples: Int16Array, out: Int16Array, start: number, end: number, gain: number, ceiling: number, w: number, truePeaks?: Float64Array): number {
+function limitStretch(
+  samples: Int16Array,
+  out: Int16Array,
+  start: number,
+  end: number,
+  gain: number,
+  ceiling: number,
+  w: number,
+  truePeaks?: Float64Array,
+): number {
   const length = end - start;
   const allowed = new Float32Array(length);
   const truePeakAt = truePeakScanner(samples, truePeaks);

@@ -1,7 +1,15 @@
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { applyGain, correctedGainDb, type GainedPiece, KEEP_TRUE_PEAKS_UP_TO, keptTruePeaks, loudnessOf, normalizeLoudness } from './loudness';
+import {
+  applyGain,
+  correctedGainDb,
+  type GainedPiece,
+  KEEP_TRUE_PEAKS_UP_TO,
+  keptTruePeaks,
+  loudnessOf,
+  normalizeLoudness,
+} from './loudness';
 
 /**
  * normalizeLoudness over the machine's cores: the limiter (most of a long
@@ -32,10 +40,19 @@ export function shares(lengths: readonly number[], parts: number): number[][] {
 /** The thread's code: compiled JavaScript in production, TypeScript through tsx in the tests. */
 function startThread(workerData: unknown): Worker {
   const typescript = __filename.endsWith('.ts');
-  return new Worker(path.join(__dirname, `gainThread.${typescript ? 'ts' : 'js'}`), { workerData, execArgv: typescript ? ['--require', 'tsx/cjs'] : [] });
+  return new Worker(path.join(__dirname, `gainThread.${typescript ? 'ts' : 'js'}`), {
+    workerData,
+    execArgv: typescript ? ['--require', 'tsx/cjs'] : [],
+  });
 }
 
-export async function normalizeLoudnessInParallel(pieces: readonly Int16Array[], sampleRate: number, targetLufs: number, ceilingDb: number, signal?: AbortSignal): Promise<Int16Array[]> {
+export async function normalizeLoudnessInParallel(
+  pieces: readonly Int16Array[],
+  sampleRate: number,
+  targetLufs: number,
+  ceilingDb: number,
+  signal?: AbortSignal,
+): Promise<Int16Array[]> {
   const total = pieces.reduce((sum, piece) => sum + piece.length, 0);
   const threads = Math.min(MAX_THREADS, availableParallelism(), pieces.length);
   if (total < PARALLEL_FROM_SAMPLES || threads < 2) return normalizeLoudness(pieces, sampleRate, targetLufs, ceilingDb);
@@ -49,7 +66,10 @@ export async function normalizeLoudnessInParallel(pieces: readonly Int16Array[],
     threads,
   );
   const ownPeaks = keep ? keptTruePeaks(own.map((index) => pieces[index])) : [];
-  const workers = theirs.map((indices) => ({ indices, thread: startThread({ pieces: indices.map((index) => pieces[index]), ceilingDb, sampleRate, keep }) }));
+  const workers = theirs.map((indices) => ({
+    indices,
+    thread: startThread({ pieces: indices.map((index) => pieces[index]), ceilingDb, sampleRate, keep }),
+  }));
   const stop = () => workers.forEach(({ thread }) => void thread.terminate());
   signal?.addEventListener('abort', stop, { once: true });
   try {

@@ -18,7 +18,13 @@ export interface SpeechSpan {
  * `silenceremove` (RMS over 20 ms windows against `thresholdDb` dBFS).
  * A signal that never passes the threshold is kept whole.
  */
-export function speechBounds(samples: Int16Array, sampleRate: number, thresholdDb: number, keepStart: number, keepEnd: number): { start: number; end: number } {
+export function speechBounds(
+  samples: Int16Array,
+  sampleRate: number,
+  thresholdDb: number,
+  keepStart: number,
+  keepEnd: number,
+): { start: number; end: number } {
   const n = samples.length;
   const window = Math.max(1, Math.round(0.02 * sampleRate));
   const threshold = (32768 * 10 ** (thresholdDb / 20)) ** 2 * window;

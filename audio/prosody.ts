@@ -78,7 +78,8 @@ export function planEmotionRate(capabilities: EngineCapabilities, emotion: Emoti
   const range = capabilities.rate;
   const engineRate = range ? Math.min(range.max, Math.max(range.min, total)) : 1;
   const tempo = total / engineRate;
-  const measure = Boolean(range) && !capabilities.exactRate && Math.abs(speed - 1) > 1e-6 && Math.abs(engineRate - 1) > 1e-6;
+  const measure =
+    Boolean(range) && !capabilities.exactRate && Math.abs(speed - 1) > 1e-6 && Math.abs(engineRate - 1) > 1e-6;
   return { engineRate, tempo: Math.abs(tempo - 1) < 1e-6 ? 1 : tempo, measure };
 }
 
@@ -91,7 +92,13 @@ const RESIDUAL_TOLERANCE = 0.015;
  * speech durations the engine actually produced. Within RESIDUAL_TOLERANCE
  * of the plan's own tempo it keeps the plan (no stretch for a 1 % error).
  */
-export function residualTempo(plan: { engineRate: number; tempo: number }, seconds: number, reference: { tempo: number }, referenceSeconds: number, speed: number): number {
+export function residualTempo(
+  plan: { engineRate: number; tempo: number },
+  seconds: number,
+  reference: { tempo: number },
+  referenceSeconds: number,
+  speed: number,
+): number {
   if (!(seconds > 0 && referenceSeconds > 0)) return plan.tempo;
   // Target length after the stretch: (referenceSeconds / reference.tempo) / speed.
   const tempo = (seconds * speed * reference.tempo) / referenceSeconds;
@@ -101,7 +108,10 @@ export function residualTempo(plan: { engineRate: number; tempo: number }, secon
 /** Checks the request ranges of API.md; throws a RangeError naming the field. */
 export function assertProsody(request: { speed: number; pitch: number; emotion: string }): void {
   const { speed, pitch, emotion } = request;
-  if (!(speed >= SPEED_RANGE.min && speed <= SPEED_RANGE.max)) throw new RangeError('speed: must be between 0.5 and 2.0');
-  if (!(pitch >= PITCH_RANGE.min && pitch <= PITCH_RANGE.max)) throw new RangeError('pitch: must be between -12 and 12');
-  if (!(EMOTIONS as readonly string[]).includes(emotion)) throw new RangeError(`emotion: must be one of ${EMOTIONS.join(', ')}`);
+  if (!(speed >= SPEED_RANGE.min && speed <= SPEED_RANGE.max))
+    throw new RangeError('speed: must be between 0.5 and 2.0');
+  if (!(pitch >= PITCH_RANGE.min && pitch <= PITCH_RANGE.max))
+    throw new RangeError('pitch: must be between -12 and 12');
+  if (!(EMOTIONS as readonly string[]).includes(emotion))
+    throw new RangeError(`emotion: must be one of ${EMOTIONS.join(', ')}`);
 }

@@ -80,7 +80,8 @@ export interface RenderChunkResult {
 const SILENCE_DB = -55;
 const KEEP_START = 0.03;
 const KEEP_END = 0.08;
-const TRIM = (keep: number) => `silenceremove=start_periods=1:start_threshold=${SILENCE_DB}dB:start_silence=${keep.toFixed(4)}`;
+const TRIM = (keep: number) =>
+  `silenceremove=start_periods=1:start_threshold=${SILENCE_DB}dB:start_silence=${keep.toFixed(4)}`;
 
 /** Seconds of speech in an engine's WAV between the first and last loud window (0 when it is not 16-bit PCM). */
 async function speechSeconds(file: string): Promise<number> {
@@ -98,7 +99,12 @@ async function speechSeconds(file: string): Promise<number> {
  * resampled in process. Returns where the speech was found in the engine's
  * samples (the word timing reuses it); null (nothing written) for any other format.
  */
-async function trimAndResample(raw: string, outPath: string, keepStart: number, keepEnd: number): Promise<SpeechSpan | null> {
+async function trimAndResample(
+  raw: string,
+  outPath: string,
+  keepStart: number,
+  keepEnd: number,
+): Promise<SpeechSpan | null> {
   let wav: { samples: Int16Array; sampleRate: number };
   try {
     wav = await readWavSamples(raw);
@@ -129,7 +135,11 @@ export async function renderChunk(input: RenderChunkInput): Promise<RenderChunkR
   const text = normalizeForSpeech(input.text);
   // What the engine reads: the text, or its written forms as words (word timestamps still point into the text).
   const normalize = (input.textNormalization ?? 'off') !== 'off';
-  const spoken = input.lexicon ? applyLexicon(text, input.lexicon, { language: voice.language, normalize }) : normalize ? normalizeText(text, { language: voice.language }) : null;
+  const spoken = input.lexicon
+    ? applyLexicon(text, input.lexicon, { language: voice.language, normalize })
+    : normalize
+      ? normalizeText(text, { language: voice.language })
+      : null;
   const engineText = spoken && spoken.spoken !== text ? spoken.spoken : text;
   const reading = engineText !== text ? spokenReading(spoken!.words) : undefined;
   const pronunciations = engineText !== text && spoken && 'pronunciations' in spoken ? spoken.pronunciations : [];
@@ -138,7 +148,9 @@ export async function renderChunk(input: RenderChunkInput): Promise<RenderChunkR
     await writeSilenceWav(input.outPath, 0.1);
     return { durationSeconds: 0.1, words: [] };
   }
-  return renderEngine(input, voicing, engineText, pronunciations, (timing, trim, seconds) => chunkWordTimes(input.text, text, timing.words, trim, seconds, reading));
+  return renderEngine(input, voicing, engineText, pronunciations, (timing, trim, seconds) =>
+    chunkWordTimes(input.text, text, timing.words, trim, seconds, reading),
+  );
 }
 
 /**
@@ -173,11 +185,17 @@ async function renderRead(input: RenderChunkInput, read: ReadText): Promise<Rend
   if (read.prosody.volume !== 1 || pauseBefore > 0 || read.pauseAfterSeconds > 0) {
     const { samples } = await readWavSamples(input.outPath);
     const gain = read.prosody.volume;
-    const scaled = gain === 1 ? samples : Int16Array.from(samples, (sample) => Math.max(-32768, Math.min(32767, Math.round(sample * gain))));
+    const scaled =
+      gain === 1
+        ? samples
+        : Int16Array.from(samples, (sample) => Math.max(-32768, Math.min(32767, Math.round(sample * gain))));
     const before = new Int16Array(Math.round(pauseBefore * CHUNK_SAMPLE_RATE));
     const after = new Int16Array(Math.round(read.pauseAfterSeconds * CHUNK_SAMPLE_RATE));
     const length = before.length + scaled.length + after.length;
-    await writeFile(input.outPath, Buffer.concat([wavHeader(length, CHUNK_SAMPLE_RATE), pcmBytes(before), pcmBytes(scaled), pcmBytes(after)]));
+    await writeFile(
+      input.outPath,
+      Buffer.concat([wavHeader(length, CHUNK_SAMPLE_RATE), pcmBytes(before), pcmBytes(scaled), pcmBytes(after)]),
+    );
     durationSeconds = length / CHUNK_SAMPLE_RATE;
   }
   return { durationSeconds, words };
@@ -190,7 +208,12 @@ async function renderRead(input: RenderChunkInput, read: ReadText): Promise<Rend
  * silence before the speech. Offsets index the whole document; `word` is
  * the spoken word until deliveredWords, which has the document, names it.
  */
-export function documentWords(chunkText: string, timed: readonly TimedWord[], readWords: ReadText['words'], shift: number): TimedWord[] {
+export function documentWords(
+  chunkText: string,
+  timed: readonly TimedWord[],
+  readWords: ReadText['words'],
+  shift: number,
+): TimedWord[] {
   // Each read word's place in the chunk's text: the words are its words in order.
   let at = 0;
   const placed = readWords.flatMap((word) => {
@@ -210,14 +233,24 @@ export function documentWords(chunkText: string, timed: readonly TimedWord[], re
       last.end = Math.max(last.end, word.end + shift);
       continue;
     }
-    out.push({ word: word.word, start: word.start + shift, end: word.end + shift, char_start: sourceStart, char_end: sourceEnd });
+    out.push({
+      word: word.word,
+      start: word.start + shift,
+      end: word.end + shift,
+      char_start: sourceStart,
+      char_end: sourceEnd,
+    });
   }
   return out;
 }
 
 type EngineVoicing = { speed: number; pitch: number; emotion: Emotion; profile?: VoiceProfileAdjustment };
 /** Times the engine's words in the trimmed chunk (called while the engine's WAV is still there). */
-type TimeWords = (timing: EngineTiming, trim: Parameters<typeof chunkWordTimes>[3], durationSeconds: number) => Promise<TimedWord[]>;
+type TimeWords = (
+  timing: EngineTiming,
+  trim: Parameters<typeof chunkWordTimes>[3],
+  durationSeconds: number,
+) => Promise<TimedWord[]>;
 
 /** Renders `engineText` with the chunk's engine and voicing into `input.outPath`; words timed by `timeWords` when the engine gives a timing. */
 async function renderEngine(
@@ -247,7 +280,15 @@ async function renderEngine(
     const raw = path.join(dir, 'engine.wav');
     let timing: EngineTiming | void = undefined;
     const synthesize = (rate: number, outPath: string) =>
-      engine.synthesize({ text: engineText, voice: voice.engineVoice, rate, pitch: enginePitch, outPath, signal, ...(pronunciations.length > 0 && { pronunciations }) });
+      engine.synthesize({
+        text: engineText,
+        voice: voice.engineVoice,
+        rate,
+        pitch: enginePitch,
+        outPath,
+        signal,
+        ...(pronunciations.length > 0 && { pronunciations }),
+      });
     let tempo = plan.tempo;
     if (plan.measure) {
       // The engine's rate is close to exact, not exact: render the speed-1 reference as well and stretch by what is left.
@@ -261,16 +302,37 @@ async function renderEngine(
     }
     // The silence kept at each end scales with the rate like the speech does.
     const rate = engineRate * tempo;
-    const shaping = voicingFilters({ ...voicing, speed: 1, pitch: voicing.pitch - enginePitch - (presetSemitones - emotionSemitones) }, tempo);
+    const shaping = voicingFilters(
+      { ...voicing, speed: 1, pitch: voicing.pitch - enginePitch - (presetSemitones - emotionSemitones) },
+      tempo,
+    );
     // Nothing to change but the silence and the rate (most requests): no ffmpeg process.
     const span = shaping.length === 0 ? await trimAndResample(raw, outPath, KEEP_START / rate, KEEP_END / rate) : null;
     if (!span) {
-      await toChunkWav(raw, ['aformat=channel_layouts=mono', TRIM(KEEP_START / rate), 'areverse', TRIM(KEEP_END / rate), 'areverse', ...shaping], outPath, signal);
+      await toChunkWav(
+        raw,
+        [
+          'aformat=channel_layouts=mono',
+          TRIM(KEEP_START / rate),
+          'areverse',
+          TRIM(KEEP_END / rate),
+          'areverse',
+          ...shaping,
+        ],
+        outPath,
+        signal,
+      );
     }
     // Trimmed here, the chunk's length and the speech's place in the engine's WAV are known: not measured again.
     durationSeconds = span?.seconds ?? (await readWavInfo(outPath)).durationSeconds;
     if (timing) {
-      const trim = { path: raw, silenceDb: SILENCE_DB, keepStart: KEEP_START / rate, keepEnd: KEEP_END / rate, span: span ?? undefined };
+      const trim = {
+        path: raw,
+        silenceDb: SILENCE_DB,
+        keepStart: KEEP_START / rate,
+        keepEnd: KEEP_END / rate,
+        span: span ?? undefined,
+      };
       words = await timeWords(timing, trim, durationSeconds);
     }
   });
@@ -281,12 +343,36 @@ async function renderEngine(
  * Gives a chunk rendered plain (neutral, speed 1) a voicing afterwards: the
  * cloning fit compares several adjustments on one rendering.
  */
-export async function applyVoicing(chunkPath: string, voicing: Voicing, outPath: string, signal?: AbortSignal): Promise<void> {
+export async function applyVoicing(
+  chunkPath: string,
+  voicing: Voicing,
+  outPath: string,
+  signal?: AbortSignal,
+): Promise<void> {
   await toChunkWav(chunkPath, voicingFilters(voicing), outPath, signal);
 }
 
 /** One ffmpeg pass: `filters`, then the common chunk format (24 kHz mono 16-bit WAV). */
 async function toChunkWav(input: string, filters: string[], outPath: string, signal?: AbortSignal): Promise<void> {
   const chain = [...filters, `aresample=${CHUNK_SAMPLE_RATE}:resampler=soxr`].join(',');
-  await ffmpeg(['-i', fileUrl(input), '-af', chain, '-ar', String(CHUNK_SAMPLE_RATE), '-ac', '1', '-c:a', 'pcm_s16le', '-map_metadata', '-1', '-f', 'wav', fileUrl(outPath)], signal);
+  await ffmpeg(
+    [
+      '-i',
+      fileUrl(input),
+      '-af',
+      chain,
+      '-ar',
+      String(CHUNK_SAMPLE_RATE),
+      '-ac',
+      '1',
+      '-c:a',
+      'pcm_s16le',
+      '-map_metadata',
+      '-1',
+      '-f',
+      'wav',
+      fileUrl(outPath),
+    ],
+    signal,
+  );
 }

@@ -36,7 +36,11 @@ export interface TimedWord {
 const TOKEN = /[\p{L}\p{M}\p{N}]+(?:['’.,\-][\p{L}\p{M}\p{N}]+)*/gu;
 
 export function textTokens(text: string): TextToken[] {
-  return Array.from(text.matchAll(TOKEN), (match) => ({ word: match[0], start: match.index ?? 0, end: (match.index ?? 0) + match[0].length }));
+  return Array.from(text.matchAll(TOKEN), (match) => ({
+    word: match[0],
+    start: match.index ?? 0,
+    end: (match.index ?? 0) + match[0].length,
+  }));
 }
 
 /** Roughly how much speech a token makes, in letters (a digit says about four). */
@@ -134,7 +138,9 @@ function byToken(words: readonly EngineWord[]): EngineWord[] {
       last.end = word.end;
       last.weight = (last.weight ?? spokenLength(last.text)) + (word.weight ?? spokenLength(word.text));
     } else {
-      out.push(word.token ? { ...word, text: word.token.text, weight: word.weight ?? spokenLength(word.text) } : { ...word });
+      out.push(
+        word.token ? { ...word, text: word.token.text, weight: word.weight ?? spokenLength(word.text) } : { ...word },
+      );
     }
   }
   return out;
@@ -193,7 +199,9 @@ export interface SpokenReading {
 }
 
 /** A reading from the normalizer's words (each with its source span in `text`); a token no word came from weighs as written. */
-export function spokenReading(words: ReadonlyArray<{ word: string; source_start: number; source_end: number }>): SpokenReading {
+export function spokenReading(
+  words: ReadonlyArray<{ word: string; source_start: number; source_end: number }>,
+): SpokenReading {
   return {
     lengthOf(token) {
       let letters = 0;

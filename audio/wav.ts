@@ -53,20 +53,30 @@ export interface WavInfo {
  * its total size: RIFF chunks are walked until `data`.
  */
 function parseWavLayout(head: Buffer, size: number, name: string): WavInfo {
-  if (head.toString('ascii', 0, 4) !== 'RIFF' || head.toString('ascii', 8, 12) !== 'WAVE') throw new Error(`${name}: not a WAV file`);
+  if (head.toString('ascii', 0, 4) !== 'RIFF' || head.toString('ascii', 8, 12) !== 'WAVE')
+    throw new Error(`${name}: not a WAV file`);
   let offset = 12;
   let format: Omit<WavInfo, 'dataBytes' | 'dataOffset' | 'durationSeconds'> | undefined;
   while (offset + 8 <= Math.min(size, head.length)) {
     const id = head.toString('ascii', offset, offset + 4);
     const length = head.readUInt32LE(offset + 4);
     if (id === 'fmt ' && offset + 24 <= head.length) {
-      format = { channels: head.readUInt16LE(offset + 10), sampleRate: head.readUInt32LE(offset + 12), bitsPerSample: head.readUInt16LE(offset + 22) };
+      format = {
+        channels: head.readUInt16LE(offset + 10),
+        sampleRate: head.readUInt32LE(offset + 12),
+        bitsPerSample: head.readUInt16LE(offset + 22),
+      };
     } else if (id === 'data') {
       if (!format) break;
       // Never trust a size past the end of the file.
       const dataBytes = Math.min(length, size - offset - 8);
       const frameBytes = format.channels * (format.bitsPerSample / 8);
-      return { ...format, dataBytes, dataOffset: offset + 8, durationSeconds: Math.floor(dataBytes / frameBytes) / format.sampleRate };
+      return {
+        ...format,
+        dataBytes,
+        dataOffset: offset + 8,
+        durationSeconds: Math.floor(dataBytes / frameBytes) / format.sampleRate,
+      };
     }
     offset += 8 + length + (length % 2);
   }

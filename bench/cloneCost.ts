@@ -2,7 +2,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { intakeSample } from '../audio/cloning/intake';
-import { baseVoiceCandidates, buildVoiceProfile, type BuildVoiceProfileInput, type ClonedVoiceProfile, NEURAL_FLOOR } from '../audio/cloning/profile';
+import {
+  baseVoiceCandidates,
+  buildVoiceProfile,
+  type BuildVoiceProfileInput,
+  type ClonedVoiceProfile,
+  NEURAL_FLOOR,
+} from '../audio/cloning/profile';
 import { similarityScore } from '../audio/cloning/similarity';
 import { analyseSpeaker } from '../audio/cloning/speaker';
 import { findPremadeVoice } from '../engines/catalog';
@@ -21,14 +27,18 @@ import { cpuSeconds, realReferences, speak } from './cloning';
  * fits take turns going first. `engines` needs the Piper voices (MODELS_DIR)
  * for the neural ones to take part.
  */
-export async function cloneCostRows(dir: string, engines: EngineRegistry): Promise<{ rows: string[][]; clones: Map<string, ClonedVoiceProfile> }> {
+export async function cloneCostRows(
+  dir: string,
+  engines: EngineRegistry,
+): Promise<{ rows: string[][]; clones: Map<string, ClonedVoiceProfile> }> {
   const rows: string[][] = [];
   const clones = new Map<string, ClonedVoiceProfile>();
-  const fits: ReadonlyArray<[string, (pool: BuildVoiceProfileInput['candidates']) => Partial<BuildVoiceProfileInput>]> = [
-    ['classic voices only (before)', (pool) => ({ candidates: pool?.filter((voice) => voice.quality !== 'neural') })],
-    [`neural first, classic under ${NEURAL_FLOOR} (service)`, () => ({})],
-    ['every voice competes', () => ({ neuralFloor: Infinity })],
-  ];
+  const fits: ReadonlyArray<[string, (pool: BuildVoiceProfileInput['candidates']) => Partial<BuildVoiceProfileInput>]> =
+    [
+      ['classic voices only (before)', (pool) => ({ candidates: pool?.filter((voice) => voice.quality !== 'neural') })],
+      [`neural first, classic under ${NEURAL_FLOOR} (service)`, () => ({})],
+      ['every voice competes', () => ({ neuralFloor: Infinity })],
+    ];
   const totals = fits.map(() => [0, 0]);
   for (const [index, reference] of (await realReferences(dir)).entries()) {
     const normalized = path.join(dir, `${path.basename(reference.clonePath, '.wav')}-cost.wav`);
@@ -62,12 +72,28 @@ export async function cloneCostRows(dir: string, engines: EngineRegistry): Promi
   for (const [fit, [label]] of fits.entries()) {
     const [wall, cpu] = totals[fit];
     const ratio = (value: number, before: number) => (before > 0 ? ` (${(value / before).toFixed(2)}x)` : '');
-    rows.push(['all', label, `${wall.toFixed(1)} s${ratio(wall, totals[0][0])}`, `${cpu.toFixed(1)} s${ratio(cpu, totals[0][1])}`, '', '', '']);
+    rows.push([
+      'all',
+      label,
+      `${wall.toFixed(1)} s${ratio(wall, totals[0][0])}`,
+      `${cpu.toFixed(1)} s${ratio(cpu, totals[0][1])}`,
+      '',
+      '',
+      '',
+    ]);
   }
   return { rows, clones };
 }
 
-export const CLONE_COST_HEADER = ['reference', 'fit', 'wall', 'CPU', 'clone', 'similarity (stored)', 'similarity to held-out'];
+export const CLONE_COST_HEADER = [
+  'reference',
+  'fit',
+  'wall',
+  'CPU',
+  'clone',
+  'similarity (stored)',
+  'similarity to held-out',
+];
 
 if (require.main === module) {
   (async () => {

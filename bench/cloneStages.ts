@@ -19,7 +19,11 @@ import { melCepstralDistortion, recognize, wordErrors } from './measures';
  * F0 error against them, MCD against the plain base rendering (what the
  * stage costs in sound) and pocketsphinx WER (English only).
  */
-export async function cloneStageRows(dir: string, engines: EngineRegistry, clones?: ReadonlyMap<string, ClonedVoiceProfile>): Promise<string[][]> {
+export async function cloneStageRows(
+  dir: string,
+  engines: EngineRegistry,
+  clones?: ReadonlyMap<string, ClonedVoiceProfile>,
+): Promise<string[][]> {
   const rows: string[][] = [];
   for (const reference of await realReferences(dir)) {
     const normalized = path.join(dir, `${path.basename(reference.clonePath, '.wav')}-intake.wav`);
@@ -27,7 +31,8 @@ export async function cloneStageRows(dir: string, engines: EngineRegistry, clone
     if (!intake.ok) continue;
     const sample = await analyseSpeaker(normalized);
     // The service's clone of this reference when the caller made it already (bench:quality's cost section).
-    const clone = clones?.get(reference.name) ?? (await buildVoiceProfile({ sample, language: reference.language, engines }));
+    const clone =
+      clones?.get(reference.name) ?? (await buildVoiceProfile({ sample, language: reference.language, engines }));
     const heldOut = await analyseSpeaker(reference.heldOutPath);
     const voice = findPremadeVoice(clone.baseVoiceId)!;
     const full = cloneFinishOptions(clone);
@@ -41,7 +46,15 @@ export async function cloneStageRows(dir: string, engines: EngineRegistry, clone
     for (const [stage, speed, profile] of stages) {
       const chunk = path.join(dir, `stage-${rows.length}.wav`);
       const outPath = path.join(dir, `stage-${rows.length}-out.wav`);
-      await renderChunk({ voice, text: reference.heldOutText, speed, emotion: 'neutral', profile, outPath: chunk, engines });
+      await renderChunk({
+        voice,
+        text: reference.heldOutText,
+        speed,
+        emotion: 'neutral',
+        profile,
+        outPath: chunk,
+        engines,
+      });
       await finishAudio({ chunks: [chunk], speed, pitch: 0, emotion: 'neutral', profile, format: 'wav', outPath });
       if (!basePath) basePath = outPath;
       const measured = await analyseSpeaker(outPath);
@@ -49,7 +62,19 @@ export async function cloneStageRows(dir: string, engines: EngineRegistry, clone
       let wer = '-';
       if (reference.language.startsWith('en')) {
         const asr = `${outPath}.16k.wav`;
-        await ffmpeg(['-i', fileUrl(outPath), '-af', 'adelay=300,apad=pad_dur=0.3', '-ar', '16000', '-ac', '1', '-c:a', 'pcm_s16le', fileUrl(asr)]);
+        await ffmpeg([
+          '-i',
+          fileUrl(outPath),
+          '-af',
+          'adelay=300,apad=pad_dur=0.3',
+          '-ar',
+          '16000',
+          '-ac',
+          '1',
+          '-c:a',
+          'pcm_s16le',
+          fileUrl(asr),
+        ]);
         const heard = await recognize(asr);
         if (heard !== null) {
           const errors = wordErrors(reference.heldOutText, heard);

@@ -58,25 +58,44 @@ const ENGINE_CLONE_TEXT =
   "The birch canoe slid on the smooth planks. Glue the sheet to the dark blue background. It's easy to tell the depth of a well. " +
   'These days a chicken leg is a rare dish. Rice is often served in round bowls. The juice of lemons makes fine punch. ' +
   'The box was thrown beside the parked truck. The hogs were fed chopped corn and garbage. Four hours of steady work faced us.';
-const ENGINE_HELD_OUT_TEXT = 'A large size in stockings is hard to sell. The wide road shimmered in the hot sun. Help the woman get back to her feet.';
+const ENGINE_HELD_OUT_TEXT =
+  'A large size in stockings is hard to sell. The wide road shimmered in the hot sun. Help the woman get back to her feet.';
 
 /** Concatenates audio files to one 16 kHz mono WAV (`inputFormat` e.g. `g722` for headerless input). */
 export async function concatAudio(inputs: readonly string[], outPath: string, inputFormat?: string): Promise<void> {
   const args = inputs.flatMap((input) => [...(inputFormat ? ['-f', inputFormat] : []), '-i', fileUrl(input)]);
   const labels = inputs.map((_, i) => `[${i}:a]`).join('');
-  await ffmpeg([...args, '-filter_complex', `${labels}concat=n=${inputs.length}:v=0:a=1,aformat=channel_layouts=mono`, '-ar', '16000', '-c:a', 'pcm_s16le', fileUrl(outPath)]);
+  await ffmpeg([
+    ...args,
+    '-filter_complex',
+    `${labels}concat=n=${inputs.length}:v=0:a=1,aformat=channel_layouts=mono`,
+    '-ar',
+    '16000',
+    '-c:a',
+    'pcm_s16le',
+    fileUrl(outPath),
+  ]);
 }
 
 /** The real-speech references installed on this machine (each needs its Debian package). */
 export async function realReferences(dir: string): Promise<Reference[]> {
   const references: Reference[] = [];
-  const librivox = ['0870', '0890', '0920', '0880', '0930'].map((n) => path.join(LIBRIVOX, `sense_and_sensibility_01_austen_64kb-${n}.wav`));
+  const librivox = ['0870', '0890', '0920', '0880', '0930'].map((n) =>
+    path.join(LIBRIVOX, `sense_and_sensibility_01_austen_64kb-${n}.wav`),
+  );
   if (librivox.every(existsSync)) {
     const clonePath = path.join(dir, 'librivox-clone.wav');
     const heldOutPath = path.join(dir, 'librivox-heldout.wav');
     await concatAudio(librivox.slice(0, 3), clonePath);
     await concatAudio(librivox.slice(3), heldOutPath);
-    references.push({ name: 'LibriVox reader (M, pocketsphinx-testdata)', kind: 'real', language: 'en-US', clonePath, heldOutPath, heldOutText: HELD_OUT_TEXT.en });
+    references.push({
+      name: 'LibriVox reader (M, pocketsphinx-testdata)',
+      kind: 'real',
+      language: 'en-US',
+      clonePath,
+      heldOutPath,
+      heldOutText: HELD_OUT_TEXT.en,
+    });
   }
   const speakers: Array<[string, string, string]> = [
     ['en_US_f_Allison', 'en-US', 'Allison (F, asterisk en)'],
@@ -90,7 +109,14 @@ export async function realReferences(dir: string): Promise<Reference[]> {
     const heldOutPath = path.join(dir, `${folder}-heldout.wav`);
     await concatAudio(CLONE_PROMPTS.map(prompt), clonePath, 'g722');
     await concatAudio(HELD_OUT_PROMPTS.map(prompt), heldOutPath, 'g722');
-    references.push({ name, kind: 'real', language, clonePath, heldOutPath, heldOutText: HELD_OUT_TEXT[language.split('-')[0]] });
+    references.push({
+      name,
+      kind: 'real',
+      language,
+      clonePath,
+      heldOutPath,
+      heldOutText: HELD_OUT_TEXT[language.split('-')[0]],
+    });
   }
   return references;
 }
@@ -131,23 +157,43 @@ async function renderEngineSpeaker(speaker: EngineSpeaker, text: string, outPath
 }
 
 /** Synthetic speakers that are not base voices: engine variants with their vocal-tract scale moved. */
-export async function engineReferences(dir: string, speakers: readonly EngineSpeaker[] = ENGINE_SPEAKERS): Promise<Reference[]> {
+export async function engineReferences(
+  dir: string,
+  speakers: readonly EngineSpeaker[] = ENGINE_SPEAKERS,
+): Promise<Reference[]> {
   return Promise.all(
     speakers.map(async (speaker, i) => {
       const clonePath = path.join(dir, `engine-${i}-clone.wav`);
       const heldOutPath = path.join(dir, `engine-${i}-heldout.wav`);
       await renderEngineSpeaker(speaker, ENGINE_CLONE_TEXT, clonePath);
       await renderEngineSpeaker(speaker, ENGINE_HELD_OUT_TEXT, heldOutPath);
-      return { name: speaker.name, kind: 'engine' as const, language: 'en-US', clonePath, heldOutPath, heldOutText: HELD_OUT_TEXT.en };
+      return {
+        name: speaker.name,
+        kind: 'engine' as const,
+        language: 'en-US',
+        clonePath,
+        heldOutPath,
+        heldOutText: HELD_OUT_TEXT.en,
+      };
     }),
   );
 }
 
 /** Renders `text` with a premade voice, optionally adjusted by a clone, and profiles the result. */
-export async function speak(voice: PremadeVoice, text: string, dir: string, clone: ClonedVoiceProfile | null, engines?: EngineRegistry): Promise<SpeakerProfile> {
+export async function speak(
+  voice: PremadeVoice,
+  text: string,
+  dir: string,
+  clone: ClonedVoiceProfile | null,
+  engines?: EngineRegistry,
+): Promise<SpeakerProfile> {
   const chunkPath = path.join(dir, `${voice.id}-${Math.random().toString(36).slice(2)}.wav`);
   const outPath = `${chunkPath}.out.wav`;
-  const voicing = { pitch: 0, emotion: 'neutral' as const, ...(clone ? cloneFinishOptions(clone) : { speed: 1, profile: undefined }) };
+  const voicing = {
+    pitch: 0,
+    emotion: 'neutral' as const,
+    ...(clone ? cloneFinishOptions(clone) : { speed: 1, profile: undefined }),
+  };
   await renderChunk({ voice, text, ...voicing, outPath: chunkPath, engines });
   await finishAudio({ chunks: [chunkPath], format: 'wav', outPath, ...voicing });
   return analyseSpeaker(outPath);
@@ -185,7 +231,11 @@ export function cpuSeconds(): number {
 }
 
 /** Clones one reference and measures the clone and the default voice on the held-out text. */
-export async function evaluateReference(reference: Reference, dir: string, engines: EngineRegistry): Promise<Evaluation> {
+export async function evaluateReference(
+  reference: Reference,
+  dir: string,
+  engines: EngineRegistry,
+): Promise<Evaluation> {
   const normalized = path.join(dir, `${path.basename(reference.clonePath, '.wav')}-intake.wav`);
   const intake = await intakeSample(reference.clonePath, normalized);
   if (!intake.ok) throw new Error(`${reference.name}: intake rejected it (${intake.code}: ${intake.message})`);
@@ -197,13 +247,27 @@ export async function evaluateReference(reference: Reference, dir: string, engin
   const buildCpuSeconds = cpuSeconds() - cpuBefore;
   const voices = await availableVoices({ engines });
   const primary = reference.language.split('-')[0];
-  const defaultVoice = primary === 'en' ? findPremadeVoice('en-us-slt')! : voices.find((voice) => voice.language.split('-')[0] === primary)!;
+  const defaultVoice =
+    primary === 'en'
+      ? findPremadeVoice('en-us-slt')!
+      : voices.find((voice) => voice.language.split('-')[0] === primary)!;
   const [heldOut, cloned, plain] = await Promise.all([
     analyseSpeaker(reference.heldOutPath),
     speak(findPremadeVoice(clone.baseVoiceId)!, reference.heldOutText, dir, clone, engines),
     speak(defaultVoice, reference.heldOutText, dir, null, engines),
   ]);
-  return { reference, clone, defaultVoiceId: defaultVoice.id, cloneSeconds: intake.seconds, buildSeconds, buildCpuSeconds, sample, heldOut, cloned, plain };
+  return {
+    reference,
+    clone,
+    defaultVoiceId: defaultVoice.id,
+    cloneSeconds: intake.seconds,
+    buildSeconds,
+    buildCpuSeconds,
+    sample,
+    heldOut,
+    cloned,
+    plain,
+  };
 }
 
 const pct = (value: number) => `${(value * 100).toFixed(0)} %`;
@@ -213,7 +277,10 @@ function row(evaluation: Evaluation): string[] {
   const toClone = profileDistances(heldOut, cloned);
   const toPlain = profileDistances(heldOut, plain);
   const f0Error = heldOut.f0MedianHz && cloned.f0MedianHz ? Math.abs(cloned.f0MedianHz / heldOut.f0MedianHz - 1) : NaN;
-  const rateError = heldOut.syllablesPerSecond && cloned.syllablesPerSecond ? Math.abs(cloned.syllablesPerSecond / heldOut.syllablesPerSecond - 1) : NaN;
+  const rateError =
+    heldOut.syllablesPerSecond && cloned.syllablesPerSecond
+      ? Math.abs(cloned.syllablesPerSecond / heldOut.syllablesPerSecond - 1)
+      : NaN;
   return [
     `${reference.name} [${reference.kind}]`,
     `${evaluation.cloneSeconds.toFixed(0)} s`,
@@ -255,12 +322,17 @@ export function formatTable(evaluations: readonly Evaluation[]): string {
 
 async function main(): Promise<void> {
   // With the Piper voices (MODELS_DIR), as the worker has them: clones start from the neural voices of the language.
-  const engines = createEngines({ enableNonFree: process.env.ENABLE_NONFREE_ENGINES === 'true', modelsDir: process.env.MODELS_DIR ?? defaultModelsDir() });
+  const engines = createEngines({
+    enableNonFree: process.env.ENABLE_NONFREE_ENGINES === 'true',
+    modelsDir: process.env.MODELS_DIR ?? defaultModelsDir(),
+  });
   const dir = await mkdtemp(path.join(os.tmpdir(), 'openvox-bench-cloning-'));
   try {
     const references = [...(await realReferences(dir)), ...(await engineReferences(dir))];
     if (!references.some((reference) => reference.kind === 'real')) {
-      console.warn('No real speech installed (apt-get install asterisk-core-sounds-en-g722 asterisk-core-sounds-fr-g722 asterisk-core-sounds-it-g722 pocketsphinx-testdata): engine references only.');
+      console.warn(
+        'No real speech installed (apt-get install asterisk-core-sounds-en-g722 asterisk-core-sounds-fr-g722 asterisk-core-sounds-it-g722 pocketsphinx-testdata): engine references only.',
+      );
     }
     const evaluations: Evaluation[] = [];
     for (const reference of references) {

@@ -62,8 +62,19 @@ async function main() {
         const heard = await recognize(await toRecognizerWav(outPath, file()));
         const wer = wordErrors(TEXTS.join(' '), heard ?? '');
         const tilted = file();
-        await ffmpeg(['-i', fileUrl(neutralPath), '-af', `treble=g=${preset.brightnessDb}:f=3000`, '-c:a', 'pcm_s16le', fileUrl(tilted)]);
-        const [mcd, mcdTilt] = await Promise.all([melCepstralDistortion(neutralPath, outPath), melCepstralDistortion(tilted, outPath)]);
+        await ffmpeg([
+          '-i',
+          fileUrl(neutralPath),
+          '-af',
+          `treble=g=${preset.brightnessDb}:f=3000`,
+          '-c:a',
+          'pcm_s16le',
+          fileUrl(tilted),
+        ]);
+        const [mcd, mcdTilt] = await Promise.all([
+          melCepstralDistortion(neutralPath, outPath),
+          melCepstralDistortion(tilted, outPath),
+        ]);
         console.log(
           `${emotion} ${JSON.stringify(preset)}: WER ${wer.errors}/${wer.words} (${(wer.errors / Math.max(1, neutralWer.errors)).toFixed(2)}x), ` +
             `rate ${(100 * (measured.seconds / neutral.seconds - 1)).toFixed(1)} %, F0 ${(12 * Math.log2((measured.f0Hz ?? NaN) / (neutral.f0Hz ?? NaN))).toFixed(2)} st, ` +

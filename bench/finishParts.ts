@@ -49,20 +49,53 @@ async function main() {
   const have = new Set(await readdir(dir));
   if (chunks.some((chunk) => !have.has(path.basename(chunk)))) {
     const voice = findPremadeVoice(VOICE)!;
-    const engines = createEngines({ modelsDir: process.env.MODELS_DIR ?? path.join(homedir(), '.cache/openvox/models') });
-    for (const [index, text] of texts.entries()) await timed(`render chunk ${index}`, () => renderChunk({ voice, text, emotion: 'neutral', outPath: chunks[index], engines }));
+    const engines = createEngines({
+      modelsDir: process.env.MODELS_DIR ?? path.join(homedir(), '.cache/openvox/models'),
+    });
+    for (const [index, text] of texts.entries())
+      await timed(`render chunk ${index}`, () =>
+        renderChunk({ voice, text, emotion: 'neutral', outPath: chunks[index], engines }),
+      );
   }
   process.stdout.write(`${chunks.length} chunks, ${cpus().length} cpus\n`);
-  const pieces = await timed('read chunks', () => Promise.all(chunks.map(async (chunk) => (await readWavSamples(chunk)).samples)));
+  const pieces = await timed('read chunks', () =>
+    Promise.all(chunks.map(async (chunk) => (await readWavSamples(chunk)).samples)),
+  );
   await timed('normalizeLoudness (one thread)', () => normalizeLoudness(pieces, 24000, -16, -1.5));
   await timed('normalizeLoudnessInParallel', () => normalizeLoudnessInParallel(pieces, 24000, -16, -1.5));
   for (const format of ['wav', 'mp3'] as const) {
     const outPath = path.join(dir, `out.${format}`);
-    await timed(`finishAudio ${format}`, () => finishAudio({ chunks, speed: 1, pitch: 0, emotion: 'neutral', format, outPath }));
+    await timed(`finishAudio ${format}`, () =>
+      finishAudio({ chunks, speed: 1, pitch: 0, emotion: 'neutral', format, outPath }),
+    );
     process.stdout.write(`  ${(await stat(outPath)).size} bytes\n`);
   }
-  await timed('ffmpeg wav -> mp3', () => ffmpeg(['-i', fileUrl(path.join(dir, 'out.wav')), '-c:a', 'libmp3lame', '-b:a', '64k', '-f', 'mp3', fileUrl(path.join(dir, 'x.mp3'))]));
-  await timed('ffmpeg ebur128 true peak of mp3', () => ffmpeg(['-v', 'info', '-i', fileUrl(path.join(dir, 'out.mp3')), '-af', 'ebur128=peak=true:framelog=verbose', '-f', 'null', '-']));
+  await timed('ffmpeg wav -> mp3', () =>
+    ffmpeg([
+      '-i',
+      fileUrl(path.join(dir, 'out.wav')),
+      '-c:a',
+      'libmp3lame',
+      '-b:a',
+      '64k',
+      '-f',
+      'mp3',
+      fileUrl(path.join(dir, 'x.mp3')),
+    ]),
+  );
+  await timed('ffmpeg ebur128 true peak of mp3', () =>
+    ffmpeg([
+      '-v',
+      'info',
+      '-i',
+      fileUrl(path.join(dir, 'out.mp3')),
+      '-af',
+      'ebur128=peak=true:framelog=verbose',
+      '-f',
+      'null',
+      '-',
+    ]),
+  );
 }
 main().catch((error) => {
   console.error(error);

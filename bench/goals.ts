@@ -21,10 +21,12 @@ import { cpuDelta, cpuSnapshot, type ProcessGroup } from './processes';
 
 export type Row = [figure: string, value: string, baseline: string, ratio: string, target: string];
 const fmt = (value: number, digits = 1) => value.toFixed(digits);
-const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(p * values.length))];
+const percentile = (values: number[], p: number) =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(p * values.length))];
 export const median = (values: number[]) => percentile(values, 0.5);
 
-export const ONE_SENTENCE = 'The morning train left on time, and every passenger found a seat by the window before the first stop.';
+export const ONE_SENTENCE =
+  'The morning train left on time, and every passenger found a seat by the window before the first stop.';
 const FIRST_SENTENCE = 'The morning train left on time.';
 const STREAMED = `${FIRST_SENTENCE} Every passenger found a seat by the window before the first stop. The conductor walked through the cars and smiled at the children. Outside, the fields went by in long green stripes.`;
 
@@ -47,14 +49,28 @@ export function stackGroups(stack: IsolatedStack): ProcessGroup[] {
   const workerPids = () => new Set(stack.workers().map((child) => child.pid));
   const database = stack.config.DATABASE_URL.replace(/.*\//, '');
   return [
-    { name: 'engine', match: (stat) => (stat.comm === 'festival' || stat.cmdline.includes(path.join('piper', 'host'))) && workerPids().has(ppidOf(stat.pid)) },
+    {
+      name: 'engine',
+      match: (stat) =>
+        (stat.comm === 'festival' || stat.cmdline.includes(path.join('piper', 'host'))) &&
+        workerPids().has(ppidOf(stat.pid)),
+    },
     { name: 'api', match: (stat) => stat.pid === stack.api()?.pid },
     // Piper's kept espeak-ng (engines/piper/espeakProcess.ts) counts where the process per clause it replaced did.
     { name: 'encoder+spawned', match: (stat) => stat.comm === 'espeak-ng' && workerPids().has(ppidOf(stat.pid)) },
     { name: 'worker', match: (stat) => workerPids().has(stat.pid), childrenName: 'encoder+spawned' },
-    { name: 'temporal', match: (stat) => stat.comm === 'temporal' && stat.cmdline.includes(`--port ${stack.ports.temporal} `) },
-    { name: 'postgres', match: (stat) => stat.cmdline.startsWith('postgres:') && stat.cmdline.includes(` ${database} `) },
-    { name: 'minio', match: (stat) => stat.comm === 'minio' && stat.cmdline.includes(`127.0.0.1:${stack.ports.minio} `) },
+    {
+      name: 'temporal',
+      match: (stat) => stat.comm === 'temporal' && stat.cmdline.includes(`--port ${stack.ports.temporal} `),
+    },
+    {
+      name: 'postgres',
+      match: (stat) => stat.cmdline.startsWith('postgres:') && stat.cmdline.includes(` ${database} `),
+    },
+    {
+      name: 'minio',
+      match: (stat) => stat.comm === 'minio' && stat.cmdline.includes(`127.0.0.1:${stack.ports.minio} `),
+    },
   ];
 }
 const TAX = ['api', 'worker', 'temporal', 'postgres', 'minio'];
@@ -85,14 +101,20 @@ export async function followEvents(response: Response, until: (event: string, da
 
 /** Statements PostgreSQL ran for this stack's database so far (each autocommit statement is a transaction). */
 async function transactions(stack: IsolatedStack): Promise<number> {
-  const row = await stack.db.raw('select xact_commit + xact_rollback as count from pg_stat_database where datname = current_database()');
+  const row = await stack.db.raw(
+    'select xact_commit + xact_rollback as count from pg_stat_database where datname = current_database()',
+  );
   return Number(row.rows[0].count);
 }
 
 /** History events of a synthesis's workflows: the synthesis and its credit capture. */
 async function historyEvents(stack: IsolatedStack, id: string): Promise<string> {
-  const count = async (workflowId: string) => ((await stack.temporal.workflow.getHandle(workflowId).fetchHistory()).events ?? []).length;
-  const [synthesis, capture] = await Promise.all([count(`synthesis:${id}`), count(`credits:capture:${id}`).catch(() => 0)]);
+  const count = async (workflowId: string) =>
+    ((await stack.temporal.workflow.getHandle(workflowId).fetchHistory()).events ?? []).length;
+  const [synthesis, capture] = await Promise.all([
+    count(`synthesis:${id}`),
+    count(`credits:capture:${id}`).catch(() => 0),
+  ]);
   return `${synthesis} + ${capture}`;
 }
 
@@ -109,13 +131,17 @@ export function goalClients(stack: IsolatedStack) {
     if (response.status !== 202) throw new Error(`submit answered ${response.status}: ${await response.text()}`);
     const accepted = (await response.json()) as { id: string; status_url: string };
     let audioSeconds = 0;
-    await followEvents(await fetch(`${stack.apiUrl}${accepted.status_url}`, { headers: { ...auth, Accept: 'text/event-stream' } }), (event, data) => {
-      if (event !== 'status') throw new Error(`status stream: ${event} ${data}`);
-      const status = JSON.parse(data) as { status: string; duration_seconds: number };
-      if (status.status === 'failed' || status.status === 'canceled') throw new Error(`synthesis ${accepted.id} ${status.status}`);
-      audioSeconds = status.duration_seconds;
-      return status.status === 'completed';
-    });
+    await followEvents(
+      await fetch(`${stack.apiUrl}${accepted.status_url}`, { headers: { ...auth, Accept: 'text/event-stream' } }),
+      (event, data) => {
+        if (event !== 'status') throw new Error(`status stream: ${event} ${data}`);
+        const status = JSON.parse(data) as { status: string; duration_seconds: number };
+        if (status.status === 'failed' || status.status === 'canceled')
+          throw new Error(`synthesis ${accepted.id} ${status.status}`);
+        audioSeconds = status.duration_seconds;
+        return status.status === 'completed';
+      },
+    );
     return { id: accepted.id, ms: performance.now() - started, audioSeconds };
   };
   /** POST /v1/audio/speech (streamed mp3): when the first audio byte came, and when the last. */
@@ -140,7 +166,13 @@ export function goalClients(stack: IsolatedStack) {
 }
 
 /** The engine alone, warm, in this process (Festival's kept interpreter, Piper's kept host): ms per render of `text`. */
-export async function rawEngine(stack: IsolatedStack, voiceId: string, text: string, runs: number, dir: string): Promise<number[]> {
+export async function rawEngine(
+  stack: IsolatedStack,
+  voiceId: string,
+  text: string,
+  runs: number,
+  dir: string,
+): Promise<number[]> {
   const voice = findPremadeVoice(voiceId)!;
   const engines = createEngines({ modelsDir: stack.config.MODELS_DIR });
   const engine = engines.get(voice.engine as EngineName)!;
@@ -207,7 +239,12 @@ export async function measureGoals(context: GoalContext): Promise<void> {
       fmt(tax / per('engine'), 2),
       '<= 0.5',
     ]);
-    taxRows.push([voiceId, ...['engine', 'encoder+spawned', ...TAX].map((name) => fmt(per(name), 0)), fmt(perSynthesisTransactions, 1), events]);
+    taxRows.push([
+      voiceId,
+      ...['engine', 'encoder+spawned', ...TAX].map((name) => fmt(per(name), 0)),
+      fmt(perSynthesisTransactions, 1),
+      events,
+    ]);
   }
   sections.push(
     `CPU ms per synthesis (${ONE_SENTENCE.length} chars, 4 SSE clients), this stack's processes only:\n\n${table(['voice', 'engine', 'encoder+spawned', ...TAX, 'PostgreSQL statements', 'history events (synthesis + capture)'], taxRows)}`,
@@ -218,7 +255,8 @@ export async function measureGoals(context: GoalContext): Promise<void> {
   for (const voiceId of ['en-us-slt', 'en-us-joe']) {
     const raw = await rawEngine(stack, voiceId, ONE_SENTENCE, 10 * N, dir);
     const e2e: number[] = [];
-    for (let i = 0; i < 10 * N; i++) e2e.push((await synthesizeSse(accounts[i % accounts.length], ONE_SENTENCE, voiceId)).ms);
+    for (let i = 0; i < 10 * N; i++)
+      e2e.push((await synthesizeSse(accounts[i % accounts.length], ONE_SENTENCE, voiceId)).ms);
     rows.push([
       `light-load overhead p50: submit→completed (SSE) minus raw engine, ${voiceId}`,
       `${fmt(median(e2e) - median(raw), 0)} ms`,
@@ -231,7 +269,8 @@ export async function measureGoals(context: GoalContext): Promise<void> {
   // 3. Time to first audio on POST /v1/audio/speech (mp3, streamed), against the raw engine's first sentence.
   const rawFirst = median(await rawEngine(stack, 'en-us-slt', FIRST_SENTENCE, 10 * N, dir));
   const light: number[] = [];
-  for (let i = 0; i < 10 * N; i++) light.push((await speech(accounts[i % accounts.length], STREAMED, 'en-us-slt')).firstMs);
+  for (let i = 0; i < 10 * N; i++)
+    light.push((await speech(accounts[i % accounts.length], STREAMED, 'en-us-slt')).firstMs);
   rows.push([
     'time to first audio p50, /v1/audio/speech mp3, 1 client (en-us-slt)',
     `${fmt(median(light), 0)} ms`,
@@ -252,11 +291,26 @@ export async function measureGoals(context: GoalContext): Promise<void> {
   );
   clearInterval(sampler);
   const firsts = loaded.map((result) => result.firstMs);
-  rows.push(['time to first audio p50 / p95, 8 streaming clients', `${fmt(median(firsts), 0)} / ${fmt(percentile(firsts, 0.95), 0)} ms`, `${fmt(rawFirst, 0)} ms raw engine`, '-', 'report']);
-  rows.push(['API RSS under 8 streaming clients (sampled every 100 ms)', `${fmt(peakApi, 0)} MiB`, '-', '-', '<= 250 MiB']);
+  rows.push([
+    'time to first audio p50 / p95, 8 streaming clients',
+    `${fmt(median(firsts), 0)} / ${fmt(percentile(firsts, 0.95), 0)} ms`,
+    `${fmt(rawFirst, 0)} ms raw engine`,
+    '-',
+    'report',
+  ]);
+  rows.push([
+    'API RSS under 8 streaming clients (sampled every 100 ms)',
+    `${fmt(peakApi, 0)} MiB`,
+    '-',
+    '-',
+    '<= 250 MiB',
+  ]);
 }
 
-export const LONG_TEXT = Array.from({ length: 90 }, (_, i) => `Sentence number ${i + 1} tells a little more of the story, slowly.`)
+export const LONG_TEXT = Array.from(
+  { length: 90 },
+  (_, i) => `Sentence number ${i + 1} tells a little more of the story, slowly.`,
+)
   .join(' ')
   .slice(0, 5000);
 
@@ -292,7 +346,9 @@ export async function measureLongText(context: GoalContext): Promise<void> {
     scaling.push([voiceId, fmt(one.ms / 1000), fmt(two.ms / 1000), fmt(one.ms / two.ms, 2)]);
     process.stdout.write(`| long text, 1 vs 2 worker processes | ${scaling.at(-1)!.join(' | ')} |\n`);
   }
-  sections.push(`Long text (${LONG_TEXT.length} chars) with 1 and 2 worker processes on this machine (the same cores):\n\n${table(['voice', '1 worker s', '2 workers s', 'speed-up'], scaling)}`);
+  sections.push(
+    `Long text (${LONG_TEXT.length} chars) with 1 and 2 worker processes on this machine (the same cores):\n\n${table(['voice', '1 worker s', '2 workers s', 'speed-up'], scaling)}`,
+  );
 }
 
 /**
@@ -305,13 +361,25 @@ export async function measureStatusReads(context: GoalContext): Promise<void> {
   const { synthesizeSse } = goalClients(stack);
   const done = await synthesizeSse(accounts[0], ONE_SENTENCE, 'en-us-slt');
   const bare = await serve(new Koa().use((ctx) => void (ctx.body = { id: done.id, status: 'completed', progress: 1 })));
-  const load = async (url: string, headers: Record<string, string> = {}) => (await autocannon({ url, connections: 10, duration: 5, headers })).requests.average;
+  const load = async (url: string, headers: Record<string, string> = {}) =>
+    (await autocannon({ url, connections: 10, duration: 5, headers })).requests.average;
   const status = `${stack.apiUrl}/api/v1/tts/history/${done.id}/status/`;
   await load(status, { Authorization: `Bearer ${accounts[0].token}` }); // warm
   const bareRps = await load(bare.url);
   const jwtRps = await load(status, { Authorization: `Bearer ${accounts[0].token}` });
   await bare.close();
-  rows.push(['status reads of a completed synthesis (JWT), 10 connections', `${fmt(jwtRps, 0)} req/s`, `${fmt(bareRps, 0)} req/s bare Koa`, fmt(jwtRps / bareRps, 2), '>= 0.3']);
+  rows.push([
+    'status reads of a completed synthesis (JWT), 10 connections',
+    `${fmt(jwtRps, 0)} req/s`,
+    `${fmt(bareRps, 0)} req/s bare Koa`,
+    fmt(jwtRps / bareRps, 2),
+    '>= 0.3',
+  ]);
 }
 
-export const table = (header: string[], rows: string[][]) => [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n') + '\n';
+export const table = (header: string[], rows: string[][]) =>
+  [
+    `| ${header.join(' | ')} |`,
+    `|${header.map(() => '---').join('|')}|`,
+    ...rows.map((row) => `| ${row.join(' | ')} |`),
+  ].join('\n') + '\n';

@@ -22,7 +22,10 @@ import { createAccount, createSynthesis } from '../test/helpers/factories';
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 
-async function load(url: string, headers: Record<string, string> = {}): Promise<{ rps: number; p50: number; p99: number; errors: number }> {
+async function load(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{ rps: number; p50: number; p99: number; errors: number }> {
   await autocannon({ url, headers, connections: CONNECTIONS, duration: 1 }); // warm-up
   const result = await autocannon({ url, headers, connections: CONNECTIONS, duration: DURATION_S });
   return {
@@ -56,21 +59,34 @@ async function main() {
     completed_at: new Date(),
   });
   const apiKey = `${API_KEY_PREFIX}${randomUUID().replace(/-/g, '')}`;
-  await deps.db('api_keys').insert({ id: randomUUID(), account_id: accountId, name: 'bench', prefix: apiKey.slice(0, 10), key_hash: sha256(apiKey) });
+  await deps.db('api_keys').insert({
+    id: randomUUID(),
+    account_id: accountId,
+    name: 'bench',
+    prefix: apiKey.slice(0, 10),
+    key_hash: sha256(apiKey),
+  });
   const statusUrl = `${api.url}/api/v1/tts/history/${synthesisId}/status/`;
   try {
     const rows: [string, Awaited<ReturnType<typeof load>>][] = [
       ['bare Koa JSON handler (baseline)', await load(`${baseline.url}/`)],
       ['GET /healthz (full middleware chain)', await load(`${api.url}/healthz`)],
       ['GET /api/v1/subscription-plans/ (PostgreSQL)', await load(`${api.url}/api/v1/subscription-plans/`)],
-      ['GET status of a completed synthesis (JWT)', await load(statusUrl, { Authorization: `Bearer ${account.access}` })],
+      [
+        'GET status of a completed synthesis (JWT)',
+        await load(statusUrl, { Authorization: `Bearer ${account.access}` }),
+      ],
       ['GET status of a completed synthesis (API key)', await load(statusUrl, { Authorization: `Bearer ${apiKey}` })],
     ];
     const base = rows[0][1].rps;
     process.stdout.write(`\n${CONNECTIONS} connections, ${DURATION_S} s each, node ${process.version}\n\n`);
-    process.stdout.write('| endpoint | req/s | ratio to baseline | p50 ms | p99 ms | errors |\n|---|---|---|---|---|---|\n');
+    process.stdout.write(
+      '| endpoint | req/s | ratio to baseline | p50 ms | p99 ms | errors |\n|---|---|---|---|---|---|\n',
+    );
     for (const [name, r] of rows) {
-      process.stdout.write(`| ${name} | ${r.rps.toFixed(0)} | ${(r.rps / base).toFixed(2)} | ${r.p50} | ${r.p99} | ${r.errors} |\n`);
+      process.stdout.write(
+        `| ${name} | ${r.rps.toFixed(0)} | ${(r.rps / base).toFixed(2)} | ${r.p50} | ${r.p99} | ${r.errors} |\n`,
+      );
     }
   } finally {
     await Promise.all([baseline.close(), api.close()]);

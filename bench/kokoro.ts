@@ -69,7 +69,9 @@ async function main() {
   await symlink(path.join(shared, KOKORO_MODEL), path.join(modelsDir, KOKORO_DIR, KOKORO_MODEL));
   await copyFile(path.join(shared, 'vocab.json'), path.join(modelsDir, KOKORO_DIR, 'vocab.json'));
   await copyFile(stylePath, path.join(modelsDir, KOKORO_DIR, 'voices', 'af_bench.npy'));
-  const vocab = (JSON.parse(await readFile(path.join(shared, 'vocab.json'), 'utf8')) as { vocab: Record<string, number> }).vocab;
+  const vocab = (
+    JSON.parse(await readFile(path.join(shared, 'vocab.json'), 'utf8')) as { vocab: Record<string, number> }
+  ).vocab;
   // One thread each side: the comparison is of CPU per audio second, not of how many cores each grabs.
   const engine = createKokoroEngine({ modelsDir, loneThreads: 1, maxHosts: 1 });
   try {
@@ -97,7 +99,12 @@ async function main() {
     }
     // kokoro-onnx on the same phonemes, and on its own phonemes of the text.
     const npz = path.join(dir, 'style.npz');
-    await run(PYTHON, ['-c', `import numpy as np, sys; np.savez(sys.argv[1], af_bench=np.load(sys.argv[2]))`, npz, stylePath]);
+    await run(PYTHON, [
+      '-c',
+      `import numpy as np, sys; np.savez(sys.argv[1], af_bench=np.load(sys.argv[2]))`,
+      npz,
+      stylePath,
+    ]);
     const reference = async (label: string, requests: Array<{ text: string; phonemes: string | null }>) => {
       const out = path.join(dir, label);
       await mkdir(out);
@@ -107,7 +114,9 @@ async function main() {
         env: { ...process.env, OMP_NUM_THREADS: '1' },
         maxBuffer: 1 << 24,
       });
-      return (JSON.parse(stdout.trim().split('\n').at(-1)!) as Array<{ cpu: number; wall: number; seconds: number }>).map((row, index) => ({ ...row, wav: path.join(out, `${index}.wav`) }));
+      return (
+        JSON.parse(stdout.trim().split('\n').at(-1)!) as Array<{ cpu: number; wall: number; seconds: number }>
+      ).map((row, index) => ({ ...row, wav: path.join(out, `${index}.wav`) }));
     };
     const samePhonemes = await reference(
       'same',
@@ -120,7 +129,19 @@ async function main() {
 
     const heard = async (wav: string) => {
       const input = `${wav}.16k.wav`;
-      await ffmpeg(['-i', fileUrl(wav), '-af', 'adelay=300,apad=pad_dur=0.3', '-ar', '16000', '-ac', '1', '-c:a', 'pcm_s16le', fileUrl(input)]);
+      await ffmpeg([
+        '-i',
+        fileUrl(wav),
+        '-af',
+        'adelay=300,apad=pad_dur=0.3',
+        '-ar',
+        '16000',
+        '-ac',
+        '1',
+        '-c:a',
+        'pcm_s16le',
+        fileUrl(input),
+      ]);
       return (await recognize(input)) ?? '';
     };
     const rows: string[][] = [];
@@ -135,7 +156,8 @@ async function main() {
       let hypothesis = '';
       for (const row of results) hypothesis += ` ${await heard(row.wav)}`;
       const { errors, words } = wordErrors(sentences.join(' '), hypothesis);
-      if (label === 'openvox kokoro engine') Object.assign(base, { cpu: cpu / seconds, seconds, first: results[0].wall });
+      if (label === 'openvox kokoro engine')
+        Object.assign(base, { cpu: cpu / seconds, seconds, first: results[0].wall });
       rows.push([
         label,
         (cpu / seconds).toFixed(3),
@@ -148,8 +170,19 @@ async function main() {
       ]);
       console.log(rows.at(-1)!.join(' | '));
     }
-    const header = ['rendering', 'CPU s per audio s', 'vs ours', 'first sentence', 'vs ours', 'audio', 'vs ours', 'WER (pocketsphinx)'];
-    console.log(`\n${sentences.length} sentences, one thread each side, load average ${os.loadavg()[0].toFixed(1)} on ${os.availableParallelism()} cores\n`);
+    const header = [
+      'rendering',
+      'CPU s per audio s',
+      'vs ours',
+      'first sentence',
+      'vs ours',
+      'audio',
+      'vs ours',
+      'WER (pocketsphinx)',
+    ];
+    console.log(
+      `\n${sentences.length} sentences, one thread each side, load average ${os.loadavg()[0].toFixed(1)} on ${os.availableParallelism()} cores\n`,
+    );
     console.log(`| ${header.join(' | ')} |\n|${header.map(() => '---').join('|')}|`);
     for (const row of rows) console.log(`| ${row.join(' | ')} |`);
     console.log(`\nphonemes (ours, fed to both): ${phonemes[0]}`);

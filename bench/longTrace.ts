@@ -11,8 +11,12 @@ import { goalClients, LONG_TEXT, ONE_SENTENCE, rawEngine } from './goals';
  */
 const VOICE = process.env.LONG_VOICE ?? 'en-us-slt';
 
-type Event = { eventId?: unknown; eventTime?: { seconds?: unknown; nanos?: number | null } | null } & Record<string, any>;
-const eventMs = (event: Event) => Number(event.eventTime?.seconds ?? 0) * 1000 + Math.round((event.eventTime?.nanos ?? 0) / 1e6);
+type Event = { eventId?: unknown; eventTime?: { seconds?: unknown; nanos?: number | null } | null } & Record<
+  string,
+  any
+>;
+const eventMs = (event: Event) =>
+  Number(event.eventTime?.seconds ?? 0) * 1000 + Math.round((event.eventTime?.nanos ?? 0) / 1e6);
 
 async function main() {
   process.env.WORKER_METRICS_PORT ??= '0';
@@ -26,22 +30,35 @@ async function main() {
     const run = await synthesizeSse(account, LONG_TEXT, VOICE);
     // The goal's baseline in the same run: one serial engine run over the same text.
     const [raw] = await rawEngine(stack, VOICE, LONG_TEXT, 1, stack.dataDir);
-    process.stdout.write(`client: ${run.ms.toFixed(0)} ms; raw engine, serial: ${raw.toFixed(0)} ms (${(raw / run.ms).toFixed(2)} x)\n`);
+    process.stdout.write(
+      `client: ${run.ms.toFixed(0)} ms; raw engine, serial: ${raw.toFixed(0)} ms (${(raw / run.ms).toFixed(2)} x)\n`,
+    );
     const id = (run as unknown as { id?: string }).id;
     const list = stack.temporal.workflow.list({ query: `WorkflowType = 'synthesis'` });
     let newest: { workflowId: string; startTime: Date } | undefined;
     for await (const info of list) if (!newest || info.startTime > newest.startTime) newest = info;
-    const events = ((await stack.temporal.workflow.getHandle(id ? `synthesis:${id}` : newest!.workflowId).fetchHistory()).events ?? []) as Event[];
+    const events = ((
+      await stack.temporal.workflow.getHandle(id ? `synthesis:${id}` : newest!.workflowId).fetchHistory()
+    ).events ?? []) as Event[];
     const t0 = eventMs(events[0]);
-    const byScheduled = new Map<string, { name: string; input: string; scheduled: number; started?: number; completed?: number }>();
+    const byScheduled = new Map<
+      string,
+      { name: string; input: string; scheduled: number; started?: number; completed?: number }
+    >();
     for (const event of events) {
       const scheduled = event.activityTaskScheduledEventAttributes;
-      if (scheduled) byScheduled.set(String(event.eventId), { name: scheduled.activityType?.name, input: '', scheduled: eventMs(event) - t0 });
+      if (scheduled)
+        byScheduled.set(String(event.eventId), {
+          name: scheduled.activityType?.name,
+          input: '',
+          scheduled: eventMs(event) - t0,
+        });
       const started = event.activityTaskStartedEventAttributes;
       if (started) byScheduled.get(String(started.scheduledEventId))!.started = eventMs(event) - t0;
       const completed = event.activityTaskCompletedEventAttributes;
       if (completed) byScheduled.get(String(completed.scheduledEventId))!.completed = eventMs(event) - t0;
-      if (event.workflowExecutionCompletedEventAttributes) process.stdout.write(`workflow completed at ${eventMs(event) - t0} ms\n`);
+      if (event.workflowExecutionCompletedEventAttributes)
+        process.stdout.write(`workflow completed at ${eventMs(event) - t0} ms\n`);
     }
     for (const a of byScheduled.values())
       process.stdout.write(

@@ -23,7 +23,9 @@ const run = promisify(execFile);
 
 /** Mel-cepstral distortion in dB between two recordings after DTW alignment of their speech frames. */
 export async function melCepstralDistortion(referencePath: string, testPath: string): Promise<number> {
-  const [a, b] = await Promise.all([referencePath, testPath].map(async (file) => mfccFrames((await decodeAudio(file)).samples, 16_000)));
+  const [a, b] = await Promise.all(
+    [referencePath, testPath].map(async (file) => mfccFrames((await decodeAudio(file)).samples, 16_000)),
+  );
   return mcdFrames(a, b);
 }
 
@@ -66,7 +68,9 @@ export function mcdFrames(a: Float64Array[], b: Float64Array[]): number {
 /** What pocketsphinx hears in a 16 kHz mono 16-bit WAV (null when pocketsphinx is not installed). */
 export async function recognize(wavPath: string): Promise<string | null> {
   try {
-    const { stdout } = await run('pocketsphinx_continuous', ['-infile', wavPath, '-logfn', '/dev/null'], { maxBuffer: 1 << 20 });
+    const { stdout } = await run('pocketsphinx_continuous', ['-infile', wavPath, '-logfn', '/dev/null'], {
+      maxBuffer: 1 << 20,
+    });
     return stdout.replace(/\s+/g, ' ').trim();
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
@@ -88,14 +92,22 @@ export function wordErrors(reference: string, hypothesis: string): { errors: num
   let previous = Array.from({ length: h.length + 1 }, (_, j) => j);
   for (let i = 1; i <= r.length; i++) {
     const row = [i];
-    for (let j = 1; j <= h.length; j++) row[j] = Math.min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (r[i - 1] === h[j - 1] ? 0 : 1));
+    for (let j = 1; j <= h.length; j++)
+      row[j] = Math.min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (r[i - 1] === h[j - 1] ? 0 : 1));
     previous = row;
   }
   return { errors: previous[h.length], words: r.length };
 }
 
-export async function durationAndF0(file: string): Promise<{ seconds: number; f0Hz: number | null; f0RangeSt: number | null; lufs: number }> {
+export async function durationAndF0(
+  file: string,
+): Promise<{ seconds: number; f0Hz: number | null; f0RangeSt: number | null; lufs: number }> {
   const analysis = await analyseAudio(file);
   const range = analysis.f0RangeSemitones;
-  return { seconds: analysis.durationSeconds, f0Hz: analysis.f0MedianHz, f0RangeSt: range, lufs: analysis.integratedLufs };
+  return {
+    seconds: analysis.durationSeconds,
+    f0Hz: analysis.f0MedianHz,
+    f0RangeSt: range,
+    lufs: analysis.integratedLufs,
+  };
 }

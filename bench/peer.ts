@@ -42,15 +42,23 @@ const VOICE = 'en-us-joe';
 const PIPER_VERSION = '1.8.0';
 const CLIENTS = 4;
 const PARAGRAPHS = 12;
-const VENV = process.env.PEER_VENV ?? path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'openvox', 'peer-venv');
+const VENV =
+  process.env.PEER_VENV ??
+  path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'openvox', 'peer-venv');
 
 const SENTENCE = EVERYDAY_SENTENCES[0];
 /** Six sentences each, a different paragraph per request (the first of each as long as the others). */
-const paragraph = (index: number) => Array.from({ length: 6 }, (_, k) => TRAIN_SENTENCES[(index + k) % TRAIN_SENTENCES.length]).join(' ');
+const paragraph = (index: number) =>
+  Array.from({ length: 6 }, (_, k) => TRAIN_SENTENCES[(index + k) % TRAIN_SENTENCES.length]).join(' ');
 
 const fmt = (value: number, digits = 0) => value.toFixed(digits);
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-const table = (header: string[], rows: string[][]) => [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n') + '\n';
+const table = (header: string[], rows: string[][]) =>
+  [
+    `| ${header.join(' | ')} |`,
+    `|${header.map(() => '---').join('|')}|`,
+    ...rows.map((row) => `| ${row.join(' | ')} |`),
+  ].join('\n') + '\n';
 
 /** The venv with piper-tts, made once; a marker file says it is complete. */
 function ensureVenv(): string {
@@ -62,13 +70,17 @@ function ensureVenv(): string {
   mkdirSync(path.dirname(VENV), { recursive: true });
   execFileSync('python3', ['-m', 'venv', VENV], { stdio: 'inherit' });
   // The HTTP server needs Flask, which piper-tts lists as an extra only.
-  execFileSync(python, ['-m', 'pip', 'install', '--quiet', `piper-tts==${PIPER_VERSION}`, 'flask'], { stdio: 'inherit' });
+  execFileSync(python, ['-m', 'pip', 'install', '--quiet', `piper-tts==${PIPER_VERSION}`, 'flask'], {
+    stdio: 'inherit',
+  });
   writeFileSync(marker, '');
   return python;
 }
 
 /** Reads a response to its end: when the first non-empty body chunk and the last came. */
-async function timed(request: () => Promise<Response>): Promise<{ firstByteMs: number; totalMs: number; bytes: number; response: Response }> {
+async function timed(
+  request: () => Promise<Response>,
+): Promise<{ firstByteMs: number; totalMs: number; bytes: number; response: Response }> {
   const started = performance.now();
   const response = await request();
   if (!response.ok) throw new Error(`answered ${response.status}: ${await response.text()}`);
@@ -106,10 +118,27 @@ async function main() {
     const peerDir = path.join(stack.dataDir, 'peer');
     mkdirSync(peerDir, { recursive: true });
     const peerLog = openSync(path.join(stack.logDir, 'peer.log'), 'a');
-    peer = spawn(python, ['-m', 'piper.http_server', '-m', modelPath, '--host', '127.0.0.1', '--port', String(peerPort), '--data-dir', peerDir, '--download-dir', peerDir], {
-      cwd: peerDir,
-      stdio: ['ignore', peerLog, peerLog],
-    });
+    peer = spawn(
+      python,
+      [
+        '-m',
+        'piper.http_server',
+        '-m',
+        modelPath,
+        '--host',
+        '127.0.0.1',
+        '--port',
+        String(peerPort),
+        '--data-dir',
+        peerDir,
+        '--download-dir',
+        peerDir,
+      ],
+      {
+        cwd: peerDir,
+        stdio: ['ignore', peerLog, peerLog],
+      },
+    );
     const peerUrl = `http://127.0.0.1:${peerPort}`;
     await waitFor('Piper server', async () => (await fetch(`${peerUrl}/info`)).ok, 120_000, peer);
 
@@ -127,10 +156,21 @@ async function main() {
     const oursSettled = async (account: StackAccount, input: string) => {
       const result = await ours(account, input);
       const id = result.response.headers.get('x-synthesis-id')!;
-      await waitFor('completion', async () => (await stack.db('syntheses').where({ id }).first('status')).status !== 'processing', 60_000);
+      await waitFor(
+        'completion',
+        async () => (await stack.db('syntheses').where({ id }).first('status')).status !== 'processing',
+        60_000,
+      );
       return result;
     };
-    const theirs = (input: string) => timed(() => fetch(`${peerUrl}/synthesize`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ text: input }) }));
+    const theirs = (input: string) =>
+      timed(() =>
+        fetch(`${peerUrl}/synthesize`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({ text: input }),
+        }),
+      );
 
     // Warm-up: model sessions loaded, encoders and pools started on both sides.
     for (let i = 0; i < 3; i++) {
@@ -182,8 +222,20 @@ async function main() {
         }
       }
       const peerP50 = median(peerFull);
-      rows.push(['6-sentence paragraph, 1 client: our first byte / peer full (p50)', `${fmt(median(first))} ms`, `${fmt(peerP50)} ms`, `${fmt(median(first) / peerP50, 2)}×`, '≤ 0.25×']);
-      rows.push(['6-sentence paragraph, 1 client: full audio (p50)', `${fmt(median(full))} ms`, `${fmt(peerP50)} ms`, `${fmt(median(full) / peerP50, 2)}×`, '']);
+      rows.push([
+        '6-sentence paragraph, 1 client: our first byte / peer full (p50)',
+        `${fmt(median(first))} ms`,
+        `${fmt(peerP50)} ms`,
+        `${fmt(median(first) / peerP50, 2)}×`,
+        '≤ 0.25×',
+      ]);
+      rows.push([
+        '6-sentence paragraph, 1 client: full audio (p50)',
+        `${fmt(median(full))} ms`,
+        `${fmt(peerP50)} ms`,
+        `${fmt(median(full) / peerP50, 2)}×`,
+        '',
+      ]);
     }
 
     if (!ONLY || ONLY === 'throughput') {
@@ -197,13 +249,21 @@ async function main() {
         const started = performance.now();
         await Promise.all(
           accounts.map(async (account) => {
-            for (let text = queue.shift(); text !== undefined; text = queue.shift()) await (side === 'ours' ? ours(account, text) : theirs(text));
+            for (let text = queue.shift(); text !== undefined; text = queue.shift())
+              await (side === 'ours' ? ours(account, text) : theirs(text));
           }),
         );
         const seconds = (performance.now() - started) / 1000;
         // Ours ends once every stored file is finished, so that the next round starts on a quiet service.
-        if (side === 'ours') await waitFor('completion', async () => Number((await stack.db('syntheses').where({ status: 'processing' }).count({ n: '*' }))[0].n) === 0, 120_000);
-        for (const [name, seconds] of cpuDelta(before, cpuSnapshot(groups))) cpu[side].set(name, (cpu[side].get(name) ?? 0) + seconds);
+        if (side === 'ours')
+          await waitFor(
+            'completion',
+            async () =>
+              Number((await stack.db('syntheses').where({ status: 'processing' }).count({ n: '*' }))[0].n) === 0,
+            120_000,
+          );
+        for (const [name, seconds] of cpuDelta(before, cpuSnapshot(groups)))
+          cpu[side].set(name, (cpu[side].get(name) ?? 0) + seconds);
         return (PARAGRAPHS * N) / seconds;
       };
       // ABBA: drift in the machine's load hits both sides alike.
@@ -221,7 +281,8 @@ async function main() {
       // Two rounds each side.
       const perParagraph = (seconds = 0) => `${fmt((seconds * 1000) / (2 * PARAGRAPHS * N))} ms`;
       const names = [...new Set([...cpu.ours.keys()].filter((name) => name !== 'peer'))];
-      const total = (side: Map<string, number>, only?: string[]) => [...side].filter(([name]) => !only || only.includes(name)).reduce((sum, [, seconds]) => sum + seconds, 0);
+      const total = (side: Map<string, number>, only?: string[]) =>
+        [...side].filter(([name]) => !only || only.includes(name)).reduce((sum, [, seconds]) => sum + seconds, 0);
       for (const name of names) cpuRows.push([name, perParagraph(cpu.ours.get(name))]);
       cpuRows.push(['all of ours', perParagraph(total(cpu.ours, names))]);
       cpuRows.push([`the peer (Piper's server, same run)`, perParagraph(cpu.peer.get('peer'))]);
@@ -256,9 +317,12 @@ async function main() {
     if (peer) await stopChild(peer).catch(() => undefined);
     await stack.close();
   }
-  process.stdout.write(`\nOpenVox neural path against Piper's own server — ${new Date().toISOString()}, node ${process.version}, BENCH_N=${N}, ${MODEL}, load ${os.loadavg()[0].toFixed(1)}\n\n`);
+  process.stdout.write(
+    `\nOpenVox neural path against Piper's own server — ${new Date().toISOString()}, node ${process.version}, BENCH_N=${N}, ${MODEL}, load ${os.loadavg()[0].toFixed(1)}\n\n`,
+  );
   process.stdout.write(table(['figure', 'OpenVox', `Piper ${PIPER_VERSION} server (same run)`, 'ratio', 'goal'], rows));
-  if (cpuRows.length > 0) process.stdout.write(`\nCPU per paragraph in the throughput rounds:\n\n${table(['process', 'CPU'], cpuRows)}`);
+  if (cpuRows.length > 0)
+    process.stdout.write(`\nCPU per paragraph in the throughput rounds:\n\n${table(['process', 'CPU'], cpuRows)}`);
   process.stdout.write(profiles.join(''));
 }
 

@@ -23,7 +23,8 @@ import { defaultModelsDir } from '../lib/config';
  */
 
 const TEXTS: Record<string, string> = {
-  'sentence (100 chars)': 'The quick brown fox jumps over the lazy dog, and then it runs back home again to rest a while.',
+  'sentence (100 chars)':
+    'The quick brown fox jumps over the lazy dog, and then it runs back home again to rest a while.',
   'chunk (400 chars)':
     'Speech synthesis turns written words into sound for every listener. A neural voice learns its timing and tone from hours of recordings, ' +
     'so it pauses where a reader would pause and rises at the end of a question. Does it always get it right? Not quite: numbers like 1,234 ' +
@@ -56,14 +57,20 @@ interface Row {
 
 async function phonemeIds(model: PiperModel, text: string): Promise<number[][]> {
   const sentences: number[][] = [];
-  for (const piece of splitText(text, PIPER_MAX_CALL_CHARS)) sentences.push(...(await textToPhonemeIds(piece, { espeakVoice: model.espeakVoice, map: model.phonemeIdMap })));
+  for (const piece of splitText(text, PIPER_MAX_CALL_CHARS))
+    sentences.push(...(await textToPhonemeIds(piece, { espeakVoice: model.espeakVoice, map: model.phonemeIdMap })));
   return sentences;
 }
 
 async function raw(model: PiperModel, rows: Row[]): Promise<{ loadSeconds: number }> {
   const ort = await import('onnxruntime-node');
   const loadStarted = performance.now();
-  const session = await ort.InferenceSession.create(model.modelPath, { intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: 'sequential', graphOptimizationLevel: 'all' });
+  const session = await ort.InferenceSession.create(model.modelPath, {
+    intraOpNumThreads: 1,
+    interOpNumThreads: 1,
+    executionMode: 'sequential',
+    graphOptimizationLevel: 'all',
+  });
   const loadSeconds = (performance.now() - loadStarted) / 1000;
   for (const [name, text] of Object.entries(TEXTS)) {
     const sentences = await phonemeIds(model, text);
@@ -76,20 +83,36 @@ async function raw(model: PiperModel, rows: Row[]): Promise<{ loadSeconds: numbe
         const results = await session.run({
           input: new ort.Tensor('int64', BigInt64Array.from(ids, BigInt), [1, ids.length]),
           input_lengths: new ort.Tensor('int64', BigInt64Array.from([BigInt(ids.length)]), [1]),
-          scales: new ort.Tensor('float32', Float32Array.from([model.noiseScale, model.lengthScale, model.noiseW]), [3]),
+          scales: new ort.Tensor(
+            'float32',
+            Float32Array.from([model.noiseScale, model.lengthScale, model.noiseW]),
+            [3],
+          ),
         });
         samples += results[session.outputNames[0]].size;
         if (!first) first = performance.now() - started;
       }
       const wall = (performance.now() - started) / 1000;
-      rows.push({ path: 'raw ORT', text: name, audio: samples / model.sampleRate, wall, cpu: cpuSeconds('self').own - cpuBefore, first: first / 1000, rss: rssMiB('self').rss });
+      rows.push({
+        path: 'raw ORT',
+        text: name,
+        audio: samples / model.sampleRate,
+        wall,
+        cpu: cpuSeconds('self').own - cpuBefore,
+        first: first / 1000,
+        rss: rssMiB('self').rss,
+      });
     }
   }
   await session.release();
   return { loadSeconds };
 }
 
-async function engine(model: PiperModel, rows: Row[], dir: string): Promise<{ coldFirst: number; hostRss: number; hostPeak: number }> {
+async function engine(
+  model: PiperModel,
+  rows: Row[],
+  dir: string,
+): Promise<{ coldFirst: number; hostRss: number; hostPeak: number }> {
   const pool = new PiperPool();
   let coldFirst = 0;
   let hostRss = 0;
@@ -106,7 +129,13 @@ async function engine(model: PiperModel, rows: Row[], dir: string): Promise<{ co
         let hostCpu = 0;
         const result = await pool.with(model.modelPath, async (host) => {
           const before = cpuSeconds(host.pid!).own;
-          const reply = await host.synthesize({ sentences, scales: [model.noiseScale, model.lengthScale, model.noiseW], sampleRate: model.sampleRate, outPath, pauseSamples: 0 });
+          const reply = await host.synthesize({
+            sentences,
+            scales: [model.noiseScale, model.lengthScale, model.noiseW],
+            sampleRate: model.sampleRate,
+            outPath,
+            pauseSamples: 0,
+          });
           hostCpu = cpuSeconds(host.pid!).own - before;
           ({ rss: hostRss, peak: hostPeak } = rssMiB(host.pid!));
           return reply;
@@ -118,7 +147,15 @@ async function engine(model: PiperModel, rows: Row[], dir: string): Promise<{ co
         // The first sentence's audio exists once the phonemes are made and the host ran that sentence.
         const first = (phonemized + result.firstMs) / 1000;
         if (index === 1) coldFirst = wall;
-        rows.push({ path: index === 1 ? 'engine (cold)' : 'engine', text: name, audio: result.samples / model.sampleRate, wall, cpu, first, rss: hostRss });
+        rows.push({
+          path: index === 1 ? 'engine (cold)' : 'engine',
+          text: name,
+          audio: result.samples / model.sampleRate,
+          wall,
+          cpu,
+          first,
+          rss: hostRss,
+        });
       }
     }
   } finally {
@@ -129,7 +166,9 @@ async function engine(model: PiperModel, rows: Row[], dir: string): Promise<{ co
 
 async function main() {
   const name = process.argv[2] ?? 'en_US-joe-medium';
-  const model = (await findPiperModels(process.env.MODELS_DIR ?? defaultModelsDir())).find((candidate) => candidate.name === name);
+  const model = (await findPiperModels(process.env.MODELS_DIR ?? defaultModelsDir())).find(
+    (candidate) => candidate.name === name,
+  );
   if (!model) throw new Error(`${name} is not in MODELS_DIR (scripts/install.sh puts en_US-joe-medium there)`);
   const dir = await mkdtemp(path.join(os.tmpdir(), 'openvox-bench-piper-'));
   const rows: Row[] = [];
@@ -137,8 +176,12 @@ async function main() {
     const { coldFirst, hostRss, hostPeak } = await engine(model, rows, dir);
     const rssBeforeRaw = rssMiB('self').rss;
     const { loadSeconds } = await raw(model, rows);
-    console.log(`voice ${model.name}, ${os.cpus().length} cores, ${RUNS} runs per text; noise on (the service's settings)`);
-    console.log('path           text                   audio s  wall s   RTF(x)  CPU s/audio s  first audio s  RSS MiB');
+    console.log(
+      `voice ${model.name}, ${os.cpus().length} cores, ${RUNS} runs per text; noise on (the service's settings)`,
+    );
+    console.log(
+      'path           text                   audio s  wall s   RTF(x)  CPU s/audio s  first audio s  RSS MiB',
+    );
     for (const row of rows) {
       console.log(
         `${row.path.padEnd(14)} ${row.text.padEnd(22)} ${row.audio.toFixed(2).padStart(7)} ${row.wall.toFixed(3).padStart(7)} ${(row.audio / row.wall).toFixed(1).padStart(8)} ${(row.cpu / row.audio).toFixed(3).padStart(14)} ${row.first.toFixed(3).padStart(14)} ${row.rss.toFixed(0).padStart(8)}`,
@@ -149,7 +192,9 @@ async function main() {
       const audio = chosen.reduce((sum, row) => sum + row.audio, 0);
       const wall = chosen.reduce((sum, row) => sum + row.wall, 0);
       const cpu = chosen.reduce((sum, row) => sum + row.cpu, 0);
-      console.log(`${label.padEnd(8)} RTF ${(audio / wall).toFixed(1)}x real time (wall/audio ${(wall / audio).toFixed(3)}), CPU ${(cpu / audio).toFixed(3)} s per audio s`);
+      console.log(
+        `${label.padEnd(8)} RTF ${(audio / wall).toFixed(1)}x real time (wall/audio ${(wall / audio).toFixed(3)}), CPU ${(cpu / audio).toFixed(3)} s per audio s`,
+      );
     };
     console.log('warm totals:');
     summary('engine', (row) => row.path === 'engine');
@@ -157,7 +202,9 @@ async function main() {
     console.log(
       `engine host process RSS ${hostRss.toFixed(0)} MiB (peak ${hostPeak.toFixed(0)} MiB); raw in-process session added ${(rows.at(-1)!.rss - rssBeforeRaw).toFixed(0)} MiB to this process`,
     );
-    console.log(`cold start (new host process, session load, first request): ${coldFirst.toFixed(2)} s; raw session load ${loadSeconds.toFixed(2)} s`);
+    console.log(
+      `cold start (new host process, session load, first request): ${coldFirst.toFixed(2)} s; raw session load ${loadSeconds.toFixed(2)} s`,
+    );
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

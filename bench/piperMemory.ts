@@ -32,20 +32,29 @@ const cpu = (pid: number) => {
     .map(Number);
   return (utime + stime) / TICKS;
 };
-const rssMiB = (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+const rssMiB = (pid: number) =>
+  Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 
 async function main() {
   const models = await findPiperModels(defaultModelsDir());
-  const model = models.find((candidate) => candidate.name === (process.env.PROBE_VOICE ?? 'en_US-joe-medium')) ?? models[0];
+  const model =
+    models.find((candidate) => candidate.name === (process.env.PROBE_VOICE ?? 'en_US-joe-medium')) ?? models[0];
   const calls: number[][][] = [];
   for (const chunk of splitText(process.env.PROBE_TEXT ?? longText(CHARS), CHUNK_CHARS)) {
-    for (const piece of splitText(chunk, PIPER_MAX_CALL_CHARS)) calls.push(await textToPhonemeIds(piece, { espeakVoice: model.espeakVoice, map: model.phonemeIdMap }));
+    for (const piece of splitText(chunk, PIPER_MAX_CALL_CHARS))
+      calls.push(await textToPhonemeIds(piece, { espeakVoice: model.espeakVoice, map: model.phonemeIdMap }));
   }
   const longest = Math.max(...calls.flat().map((ids) => ids.length));
   const dir = await mkdtemp(path.join(os.tmpdir(), 'piper-memory-'));
   const host = new PiperProcess(model.modelPath);
   try {
-    await host.synthesize({ sentences: [[1, 2, 3, 4]], scales: [model.noiseScale, model.lengthScale, model.noiseW], sampleRate: model.sampleRate, outPath: path.join(dir, 'w.wav'), pauseSamples: 0 });
+    await host.synthesize({
+      sentences: [[1, 2, 3, 4]],
+      scales: [model.noiseScale, model.lengthScale, model.noiseW],
+      sampleRate: model.sampleRate,
+      outPath: path.join(dir, 'w.wav'),
+      pauseSamples: 0,
+    });
     const pid = host.pid!;
     const loaded = rssMiB(pid);
     let peak = 0;
@@ -55,7 +64,13 @@ async function main() {
     let samples = 0;
     const after: number[] = [];
     for (const sentences of calls) {
-      const result = await host.synthesize({ sentences, scales: [model.noiseScale, model.lengthScale, model.noiseW], sampleRate: model.sampleRate, outPath: path.join(dir, 'w.wav'), pauseSamples: 0 });
+      const result = await host.synthesize({
+        sentences,
+        scales: [model.noiseScale, model.lengthScale, model.noiseW],
+        sampleRate: model.sampleRate,
+        outPath: path.join(dir, 'w.wav'),
+        pauseSamples: 0,
+      });
       samples += result.samples;
       after.push(result.rss / 2 ** 20);
     }

@@ -24,21 +24,38 @@ const SENTENCES = [
   'OpenVox renders neural speech offline; no network is needed at run time.',
   'She sells sea shells by the sea shore, while the waves keep rolling in.',
 ];
-const SCALES = [0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1, 1.1, 1.2, 1.3, 1.4, 1.5, 1.6, 1.7, 1.8, 1.9, 2, 2.2, 2.4, 2.6];
-const RATES = [0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1, 1.05, 1.1, 1.15, 1.2, 1.25, 1.3, 1.4, 1.5, 1.6];
+const SCALES = [
+  0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1, 1.1, 1.2, 1.3, 1.4, 1.5, 1.6, 1.7, 1.8, 1.9, 2, 2.2,
+  2.4, 2.6,
+];
+const RATES = [
+  0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1, 1.05, 1.1, 1.15, 1.2, 1.25, 1.3, 1.4, 1.5, 1.6,
+];
 
 async function main() {
   const name = process.argv[2] ?? 'en_US-joe-medium';
-  const model = (await findPiperModels(process.env.MODELS_DIR ?? defaultModelsDir())).find((candidate) => candidate.name === name);
+  const model = (await findPiperModels(process.env.MODELS_DIR ?? defaultModelsDir())).find(
+    (candidate) => candidate.name === name,
+  );
   if (!model) throw new Error(`${name} not in MODELS_DIR`);
   const pool = new PiperPool();
   const dir = await mkdtemp(path.join(os.tmpdir(), 'openvox-speed-'));
-  const ids = await Promise.all(SENTENCES.map((text) => textToPhonemeIds(text, { espeakVoice: model.espeakVoice, map: model.phonemeIdMap })));
+  const ids = await Promise.all(
+    SENTENCES.map((text) => textToPhonemeIds(text, { espeakVoice: model.espeakVoice, map: model.phonemeIdMap })),
+  );
   const duration = async (lengthScale: number) => {
     let seconds = 0;
     for (const [index, sentences] of ids.entries()) {
       const outPath = path.join(dir, `${index}.wav`);
-      await pool.with(model.modelPath, (host) => host.synthesize({ sentences, scales: [0, lengthScale * model.lengthScale, 0], sampleRate: model.sampleRate, outPath, pauseSamples: 0 }));
+      await pool.with(model.modelPath, (host) =>
+        host.synthesize({
+          sentences,
+          scales: [0, lengthScale * model.lengthScale, 0],
+          sampleRate: model.sampleRate,
+          outPath,
+          pauseSamples: 0,
+        }),
+      );
       const { samples, sampleRate } = await readWavSamples(outPath);
       const { start, end } = speechBounds(samples, sampleRate, -55, 0, 0);
       seconds += (end - start) / sampleRate;

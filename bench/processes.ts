@@ -28,7 +28,13 @@ function readStat(pid: number): ProcStat | null {
     // Fields 14-17 of proc(5) (utime stime cutime cstime) are 11-14 here.
     const [utime, stime, cutime, cstime] = fields.slice(11, 15).map(Number);
     const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
-    return { pid, comm, cmdline, own: (utime + stime) / TICKS_PER_SECOND, children: (cutime + cstime) / TICKS_PER_SECOND };
+    return {
+      pid,
+      comm,
+      cmdline,
+      own: (utime + stime) / TICKS_PER_SECOND,
+      children: (cutime + cstime) / TICKS_PER_SECOND,
+    };
   } catch {
     return null;
   }
@@ -121,7 +127,11 @@ function owner(url: string, functionName: string): string {
  * file or node: module) and by function, as shares of the busy (not idle) sampled time.
  * `lastSeconds` keeps only the samples of the profile's last seconds (a measured phase, without the start-up).
  */
-export function summarizeProfile(file: string, top = 12, lastSeconds = Infinity): { byOwner: [string, number][]; byFunction: [string, number][]; seconds: number } {
+export function summarizeProfile(
+  file: string,
+  top = 12,
+  lastSeconds = Infinity,
+): { byOwner: [string, number][]; byFunction: [string, number][]; seconds: number } {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
   const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
   const selfMicros = new Map<number, number>();

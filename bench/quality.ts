@@ -50,7 +50,9 @@ const similarityBefore = (a: SpeakerProfile, b: SpeakerProfile) => {
   const d = profileDistances(a, b);
   return Math.exp(-((0.35 * d.f0Semitones) / 4 + (0.5 * d.ltasDb) / 6 + (0.15 * d.rateLog2) / 0.5));
 };
-const section = (name: string) => !['--speed', '--pitch', '--emotion'].some((flag) => process.argv.includes(flag)) || process.argv.includes(`--${name}`);
+const section = (name: string) =>
+  !['--speed', '--pitch', '--emotion'].some((flag) => process.argv.includes(flag)) ||
+  process.argv.includes(`--${name}`);
 
 type Method = 'service' | 'engine' | 'rubberband' | 'rubberband short' | 'ffmpeg';
 interface Condition {
@@ -65,7 +67,10 @@ interface Condition {
 async function main() {
   const ids = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
   // With the Piper voices (MODELS_DIR): clones start from the neural voices when there are any.
-  const engines = createEngines({ enableNonFree: process.env.ENABLE_NONFREE_ENGINES === 'true', modelsDir: process.env.MODELS_DIR ?? defaultModelsDir() });
+  const engines = createEngines({
+    enableNonFree: process.env.ENABLE_NONFREE_ENGINES === 'true',
+    modelsDir: process.env.MODELS_DIR ?? defaultModelsDir(),
+  });
   const dir = await mkdtemp(path.join(os.tmpdir(), 'openvox-bench-quality-'));
   let counter = 0;
   const file = (ext = 'wav') => path.join(dir, `${++counter}.${ext}`);
@@ -80,7 +85,14 @@ async function main() {
       }
       const finish = async (chunks: string[], condition: Condition) => {
         const outPath = file();
-        await finishAudio({ chunks, speed: condition.speed, pitch: condition.pitch, emotion: condition.emotion, format: 'wav', outPath });
+        await finishAudio({
+          chunks,
+          speed: condition.speed,
+          pitch: condition.pitch,
+          emotion: condition.emotion,
+          format: 'wav',
+          outPath,
+        });
         return outPath;
       };
       // The neutral chunks: the raw engine, trimmed and resampled (no DSP).
@@ -101,7 +113,16 @@ async function main() {
           const chunks = await Promise.all(
             TEXTS.map(async (text) => {
               const outPath = file();
-              await renderChunk({ voice, text, speed, pitch, emotion, outPath, engines, profile: condition.extraSemitones ? { semitones: condition.extraSemitones } : undefined });
+              await renderChunk({
+                voice,
+                text,
+                speed,
+                pitch,
+                emotion,
+                outPath,
+                engines,
+                profile: condition.extraSemitones ? { semitones: condition.extraSemitones } : undefined,
+              });
               return outPath;
             }),
           );
@@ -110,13 +131,22 @@ async function main() {
         if (method === 'engine') {
           const pitchRange = enginePitchRange(engine.capabilities, voice.engineVoice);
           if (pitch !== 0 && !(pitchRange && pitch >= pitchRange.min && pitch <= pitchRange.max)) return null;
-          if (speed !== 1 && !(engine.capabilities.rate && speed >= engine.capabilities.rate.min && speed <= engine.capabilities.rate.max)) return null;
+          if (
+            speed !== 1 &&
+            !(
+              engine.capabilities.rate &&
+              speed >= engine.capabilities.rate.min &&
+              speed <= engine.capabilities.rate.max
+            )
+          )
+            return null;
           const chunks = await Promise.all(
             TEXTS.map(async (text) => {
               const raw = file();
               const outPath = file();
               await engine.synthesize({ text, voice: voice.engineVoice, rate: speed, pitch, outPath: raw });
-              const keep = (seconds: number) => `silenceremove=start_periods=1:start_threshold=-55dB:start_silence=${(seconds / speed).toFixed(4)}`;
+              const keep = (seconds: number) =>
+                `silenceremove=start_periods=1:start_threshold=-55dB:start_silence=${(seconds / speed).toFixed(4)}`;
               await ffmpeg([
                 '-i',
                 fileUrl(raw),
@@ -145,7 +175,17 @@ async function main() {
         const chunks = await Promise.all(
           neutralChunks.map(async (chunk) => {
             const outPath = file();
-            await ffmpeg(['-i', fileUrl(chunk), '-af', `${filter},aresample=24000:resampler=soxr`, '-ac', '1', '-c:a', 'pcm_s16le', fileUrl(outPath)]);
+            await ffmpeg([
+              '-i',
+              fileUrl(chunk),
+              '-af',
+              `${filter},aresample=24000:resampler=soxr`,
+              '-ac',
+              '1',
+              '-c:a',
+              'pcm_s16le',
+              fileUrl(outPath),
+            ]);
             return outPath;
           }),
         );
@@ -156,19 +196,32 @@ async function main() {
       const measure = async (method: Method, condition: Condition) => {
         const outPath = await render(method, condition);
         if (!outPath) return;
-        const [measured, mcd, heard] = await Promise.all([durationAndF0(outPath), melCepstralDistortion(neutralPath, outPath), toRecognizerWav(outPath, file()).then(recognize)]);
+        const [measured, mcd, heard] = await Promise.all([
+          durationAndF0(outPath),
+          melCepstralDistortion(neutralPath, outPath),
+          toRecognizerWav(outPath, file()).then(recognize),
+        ]);
         // Quality cost: MCD against the neutral rendering through the preset's own treble shelf (an intended linear
         // filter that costs nothing), so what remains is what the rest of the processing did to the spectral envelope.
         const tilt = EMOTION_PRESETS[condition.emotion].brightnessDb;
         let mcdQuality = mcd;
         if (tilt !== 0) {
           const tilted = file();
-          await ffmpeg(['-i', fileUrl(neutralPath), '-af', `treble=g=${tilt}:f=3000`, '-c:a', 'pcm_s16le', fileUrl(tilted)]);
+          await ffmpeg([
+            '-i',
+            fileUrl(neutralPath),
+            '-af',
+            `treble=g=${tilt}:f=3000`,
+            '-c:a',
+            'pcm_s16le',
+            fileUrl(tilted),
+          ]);
           mcdQuality = await melCepstralDistortion(tilted, outPath);
         }
         const wer = heard === null ? null : wordErrors(TEXTS.join(' '), heard);
         const durationError = (measured.seconds * condition.speed) / neutral.seconds - 1;
-        const f0Error = measured.f0Hz && neutral.f0Hz ? 12 * Math.log2(measured.f0Hz / neutral.f0Hz) - condition.pitch : NaN;
+        const f0Error =
+          measured.f0Hz && neutral.f0Hz ? 12 * Math.log2(measured.f0Hz / neutral.f0Hz) - condition.pitch : NaN;
         rows.push([
           condition.label,
           method,
@@ -176,7 +229,9 @@ async function main() {
           mcdQuality.toFixed(2),
           wer ? `${((100 * wer.errors) / wer.words).toFixed(1)} %` : 'n/a',
           `${(100 * durationError).toFixed(1)} %`,
-          condition.emotion === 'neutral' ? `${f0Error.toFixed(2)} st` : `${(12 * Math.log2((measured.f0Hz ?? NaN) / (neutral.f0Hz ?? NaN))).toFixed(2)} st`,
+          condition.emotion === 'neutral'
+            ? `${f0Error.toFixed(2)} st`
+            : `${(12 * Math.log2((measured.f0Hz ?? NaN) / (neutral.f0Hz ?? NaN))).toFixed(2)} st`,
           measured.f0RangeSt?.toFixed(1) ?? '-',
           `${(measured.lufs - neutral.lufs).toFixed(1)} LU`,
         ]);
@@ -186,11 +241,17 @@ async function main() {
       await measure('service', neutralCondition);
       if (section('speed'))
         for (const speed of SPEEDS)
-          for (const method of ['service', 'engine', 'rubberband', 'ffmpeg'] as const) await measure(method, { label: `speed ${speed}`, speed, pitch: 0, emotion: 'neutral' });
+          for (const method of ['service', 'engine', 'rubberband', 'ffmpeg'] as const)
+            await measure(method, { label: `speed ${speed}`, speed, pitch: 0, emotion: 'neutral' });
       if (section('pitch'))
         for (const pitch of PITCHES)
           for (const method of ['service', 'engine', 'rubberband', 'rubberband short', 'ffmpeg'] as const)
-            await measure(method, { label: `pitch ${pitch > 0 ? '+' : ''}${pitch}`, speed: 1, pitch, emotion: 'neutral' });
+            await measure(method, {
+              label: `pitch ${pitch > 0 ? '+' : ''}${pitch}`,
+              speed: 1,
+              pitch,
+              emotion: 'neutral',
+            });
       if (section('emotion')) {
         for (const emotion of EMOTIONS.filter((name): name is Exclude<Emotion, 'neutral'> => name !== 'neutral')) {
           await measure('service', { label: emotion, speed: 1, pitch: 0, emotion });
@@ -200,20 +261,48 @@ async function main() {
           const current = { ...EMOTION_PRESETS[emotion] };
           Object.assign(EMOTION_PRESETS[emotion], PRESETS_BEFORE[emotion], { semitones: 0 });
           try {
-            await measure('service (before)' as Method, { label: emotion, speed: 1, pitch: 0, emotion, extraSemitones: PRESETS_BEFORE[emotion].semitones });
+            await measure('service (before)' as Method, {
+              label: emotion,
+              speed: 1,
+              pitch: 0,
+              emotion,
+              extraSemitones: PRESETS_BEFORE[emotion].semitones,
+            });
           } finally {
             Object.assign(EMOTION_PRESETS[emotion], current);
           }
         }
       }
       process.stderr.write('\n');
-      console.log(`\n${id} (${voice.engine} ${voice.engineVoice}), ${TEXTS.length} sentences; neutral: ${neutral.seconds.toFixed(2)} s, F0 ${neutral.f0Hz?.toFixed(0)} Hz\n`);
-      console.log(table(['request', 'method', 'MCD dB', 'MCD tilt-comp dB', 'WER', 'duration err', 'F0 err (emotion: shift)', 'F0 range st', 'loudness'], rows));
+      console.log(
+        `\n${id} (${voice.engine} ${voice.engineVoice}), ${TEXTS.length} sentences; neutral: ${neutral.seconds.toFixed(2)} s, F0 ${neutral.f0Hz?.toFixed(0)} Hz\n`,
+      );
+      console.log(
+        table(
+          [
+            'request',
+            'method',
+            'MCD dB',
+            'MCD tilt-comp dB',
+            'WER',
+            'duration err',
+            'F0 err (emotion: shift)',
+            'F0 range st',
+            'loudness',
+          ],
+          rows,
+        ),
+      );
     }
-    if (!process.argv.includes('--no-speakers')) console.log(`\nbefore (F0/LTAS/rate): ${await speakerTable(dir, similarityBefore)}\nafter: ${await speakerTable(dir)}`);
+    if (!process.argv.includes('--no-speakers'))
+      console.log(
+        `\nbefore (F0/LTAS/rate): ${await speakerTable(dir, similarityBefore)}\nafter: ${await speakerTable(dir)}`,
+      );
     if (!process.argv.includes('--no-clones')) {
       const cost = await cloneCostRows(dir, engines);
-      console.log(`\nclone cost and base voice: classic voices only (before), neural first (the service), every voice competing; same run\n`);
+      console.log(
+        `\nclone cost and base voice: classic voices only (before), neural first (the service), every voice competing; same run\n`,
+      );
       console.log(table(CLONE_COST_HEADER, cost.rows));
       const rows = await cloneStageRows(dir, engines, cost.clones);
       console.log(`\nclones, stage by stage (held-out text; MCD against the plain base voice)\n`);
@@ -233,7 +322,19 @@ async function main() {
 }
 
 export async function toRecognizerWav(input: string, outPath: string): Promise<string> {
-  await ffmpeg(['-i', fileUrl(input), '-af', 'adelay=300,apad=pad_dur=0.3', '-ar', '16000', '-ac', '1', '-c:a', 'pcm_s16le', fileUrl(outPath)]);
+  await ffmpeg([
+    '-i',
+    fileUrl(input),
+    '-af',
+    'adelay=300,apad=pad_dur=0.3',
+    '-ar',
+    '16000',
+    '-ac',
+    '1',
+    '-c:a',
+    'pcm_s16le',
+    fileUrl(outPath),
+  ]);
   return outPath;
 }
 

@@ -123,10 +123,19 @@ export async function measureWorkerMemory(
   await stack.startWorkers(1, { extraEnv: { VOICE_PREVIEWS: 'false', WORKER_METRICS_PORT: String(metricsPort) } });
   const worker = stack.workers()[0];
   if (!worker?.pid) throw new Error('no worker process');
-  const workerPid = tree(worker.pid).find((pid) => pid !== worker.pid && /worker\/main\.js/.test(cmdline(pid))) ?? worker.pid;
+  const workerPid =
+    tree(worker.pid).find((pid) => pid !== worker.pid && /worker\/main\.js/.test(cmdline(pid))) ?? worker.pid;
   await new Promise((resolve) => setTimeout(resolve, 3_000));
   const idleWorker = kib(workerPid, 'VmRSS');
-  const result = { peakTree: 0, peakTreePss: 0, atPeak: { worker: 0, hosts: [] as number[], other: 0 }, peakHostEach: 0, peakHosts: 0, peakHeapUsed: 0, peakExternal: 0 };
+  const result = {
+    peakTree: 0,
+    peakTreePss: 0,
+    atPeak: { worker: 0, hosts: [] as number[], other: 0 },
+    peakHostEach: 0,
+    peakHosts: 0,
+    peakHeapUsed: 0,
+    peakExternal: 0,
+  };
   let sampling = false;
   const sample = () => {
     const pids = tree(workerPid);
@@ -167,22 +176,32 @@ export async function measureWorkerMemory(
     const all = Promise.all(
       accounts.slice(0, n).map(async (account) => {
         const headers = { 'Content-Type': 'application/json', Authorization: `Bearer ${account.token}` };
-        const response = await fetch(`${stack.apiUrl}/api/v1/tts/synthesize/`, { method: 'POST', headers, body: JSON.stringify({ text: body, voice_id: 'en-us-joe' }) });
+        const response = await fetch(`${stack.apiUrl}/api/v1/tts/synthesize/`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ text: body, voice_id: 'en-us-joe' }),
+        });
         if (response.status !== 202) throw new Error(`submit answered ${response.status}: ${await response.text()}`);
         const { id, status_url } = (await response.json()) as { id: string; status_url: string };
         ids.push(id);
         for (;;) {
-          const status = (await (await fetch(`${stack.apiUrl}${status_url}`, { headers })).json()) as { status: string };
+          const status = (await (await fetch(`${stack.apiUrl}${status_url}`, { headers })).json()) as {
+            status: string;
+          };
           if (status.status === 'completed') {
             completed += 1;
             return;
           }
-          if (status.status !== 'queued' && status.status !== 'processing') throw new Error(`synthesis ${status.status}`);
+          if (status.status !== 'queued' && status.status !== 'processing')
+            throw new Error(`synthesis ${status.status}`);
           await new Promise((resolve) => setTimeout(resolve, 1000));
         }
       }),
     );
-    const limit = limitSeconds > 0 ? new Promise<void>((resolve) => setTimeout(resolve, limitSeconds * 1000)) : new Promise<void>(() => {});
+    const limit =
+      limitSeconds > 0
+        ? new Promise<void>((resolve) => setTimeout(resolve, limitSeconds * 1000))
+        : new Promise<void>(() => {});
     await Promise.race([all, limit]);
   } finally {
     clearInterval(sampler);
@@ -208,13 +227,43 @@ export function workerMemoryRows(memory: WorkerMemory): [string, string, string,
   const { idleWorker: idle } = memory;
   const load = `${memory.syntheses} x ${memory.chars} chars en-us-joe`;
   return [
-    [`worker + its processes (Piper hosts, espeak-ng, ffmpeg), peak summed RSS, ${load}`, mib(memory.peakTree), `${mib(idle)} idle worker`, (memory.peakTree / idle).toFixed(2)],
-    ['… at that peak: worker, Piper hosts, the rest', `${mib(memory.atPeak.worker)}; ${memory.atPeak.hosts.map(mib).join(' + ') || 'none'}; ${mib(memory.atPeak.other)}`, '', ''],
-    ['same, summed PSS (shared code pages counted once)', mib(memory.peakTreePss), `${mib(idle)} idle worker`, (memory.peakTreePss / idle).toFixed(2)],
-    [`worker process peak RSS (VmHWM)`, mib(memory.peakWorker), `${mib(idle)} idle worker`, (memory.peakWorker / idle).toFixed(2)],
-    ['… its V8 heap used / external memory, peaks', `${mib(memory.peakHeapUsed / 1024)} / ${mib(memory.peakExternal / 1024)}`, '', ''],
+    [
+      `worker + its processes (Piper hosts, espeak-ng, ffmpeg), peak summed RSS, ${load}`,
+      mib(memory.peakTree),
+      `${mib(idle)} idle worker`,
+      (memory.peakTree / idle).toFixed(2),
+    ],
+    [
+      '… at that peak: worker, Piper hosts, the rest',
+      `${mib(memory.atPeak.worker)}; ${memory.atPeak.hosts.map(mib).join(' + ') || 'none'}; ${mib(memory.atPeak.other)}`,
+      '',
+      '',
+    ],
+    [
+      'same, summed PSS (shared code pages counted once)',
+      mib(memory.peakTreePss),
+      `${mib(idle)} idle worker`,
+      (memory.peakTreePss / idle).toFixed(2),
+    ],
+    [
+      `worker process peak RSS (VmHWM)`,
+      mib(memory.peakWorker),
+      `${mib(idle)} idle worker`,
+      (memory.peakWorker / idle).toFixed(2),
+    ],
+    [
+      '… its V8 heap used / external memory, peaks',
+      `${mib(memory.peakHeapUsed / 1024)} / ${mib(memory.peakExternal / 1024)}`,
+      '',
+      '',
+    ],
     ["Piper hosts at once, peak; one host's peak RSS", `${memory.peakHosts}; ${mib(memory.peakHostEach)}`, '', ''],
-    ['syntheses completed; mean progress; wall time', `${memory.completed} of ${memory.syntheses}; ${memory.meanProgress.toFixed(2)}; ${memory.seconds.toFixed(0)} s`, '', ''],
+    [
+      'syntheses completed; mean progress; wall time',
+      `${memory.completed} of ${memory.syntheses}; ${memory.meanProgress.toFixed(2)}; ${memory.seconds.toFixed(0)} s`,
+      '',
+      '',
+    ],
   ];
 }
 
@@ -226,22 +275,41 @@ export function workerMemoryRows(memory: WorkerMemory): [string, string, string,
 export async function measureMemoryGoal(context: GoalContext): Promise<void> {
   const { stack, accounts } = context;
   const n = Math.min(20, accounts.length);
-  const memory = await measureWorkerMemory(stack, accounts, { n, chars: 5000, limitSeconds: Number(process.env.BENCH_RSS_SECONDS ?? 0) });
+  const memory = await measureWorkerMemory(stack, accounts, {
+    n,
+    chars: 5000,
+    limitSeconds: Number(process.env.BENCH_RSS_SECONDS ?? 0),
+  });
   await stack.startWorkers(1);
   for (const [index, [figure, value, baseline, ratio]] of workerMemoryRows(memory).entries()) {
-    const row: [string, string, string, string, string] = [figure, value, baseline, ratio, index === 0 ? '<= 1 GB (954 MiB)' : ''];
+    const row: [string, string, string, string, string] = [
+      figure,
+      value,
+      baseline,
+      ratio,
+      index === 0 ? '<= 1 GB (954 MiB)' : '',
+    ];
     process.stdout.write(`| ${row.join(' | ')} |\n`);
     context.rows.push(row);
   }
 }
 
 async function main() {
-  const stack = await startIsolatedStack({ name: `rss_${process.pid}`, childOutput: 'log', removeDataOnClose: true, env: { VOICE_PREVIEWS: 'false', WORKER_METRICS_PORT: '0' } });
+  const stack = await startIsolatedStack({
+    name: `rss_${process.pid}`,
+    childOutput: 'log',
+    removeDataOnClose: true,
+    env: { VOICE_PREVIEWS: 'false', WORKER_METRICS_PORT: '0' },
+  });
   try {
     await stack.startApi();
     const n = Number(process.env.BENCH_RSS_N ?? 20);
     const accounts = await stack.createAccounts(n, { credits: 1_000_000 });
-    const memory = await measureWorkerMemory(stack, accounts, { n, chars: Number(process.env.BENCH_RSS_CHARS ?? 5000), limitSeconds: Number(process.env.BENCH_RSS_SECONDS ?? 0) });
+    const memory = await measureWorkerMemory(stack, accounts, {
+      n,
+      chars: Number(process.env.BENCH_RSS_CHARS ?? 5000),
+      limitSeconds: Number(process.env.BENCH_RSS_SECONDS ?? 0),
+    });
     console.log(`| figure | value | baseline (same run) | ratio |\n|---|---|---|---|`);
     for (const row of workerMemoryRows(memory)) console.log(`| ${row.join(' | ')} |`);
   } finally {

@@ -42,31 +42,47 @@ const GOALS_ONLY = Boolean(process.env.BENCH_GOALS_ONLY);
 const VOICE = 'en-us-slt';
 /** A fast engine (espeak-ng, ~20 ms a sentence): what the orchestration allows when the engine costs little. */
 const FAST_VOICE = 'en-us-espeak-f';
-const TEXT_100 = 'The morning train left on time, and every passenger found a seat by the window before the first stop.';
+const TEXT_100 =
+  'The morning train left on time, and every passenger found a seat by the window before the first stop.';
 const PATIENT_POLL_MS = 250;
 /** Clients submitting and polling at once in the throughput phases. */
 const CLIENTS = 12;
 
 type Row = [figure: string, value: string, baseline: string, ratio: string, target: string];
 const fmt = (value: number, digits = 1) => value.toFixed(digits);
-const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(p * values.length))];
+const percentile = (values: number[], p: number) =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(p * values.length))];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const table = (header: string[], rows: string[][]) => [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n') + '\n';
+const table = (header: string[], rows: string[][]) =>
+  [
+    `| ${header.join(' | ')} |`,
+    `|${header.map(() => '---').join('|')}|`,
+    ...rows.map((row) => `| ${row.join(' | ')} |`),
+  ].join('\n') + '\n';
 
 type HistoryEvent = NonNullable<Awaited<ReturnType<WorkflowHandle['fetchHistory']>>['events']>[number];
 
 /** When a workflow history event happened, in epoch milliseconds (the client's clock is on the same machine). */
-const eventMs = (event: HistoryEvent) => Number(event.eventTime?.seconds ?? 0) * 1000 + Math.round((event.eventTime?.nanos ?? 0) / 1e6);
+const eventMs = (event: HistoryEvent) =>
+  Number(event.eventTime?.seconds ?? 0) * 1000 + Math.round((event.eventTime?.nanos ?? 0) / 1e6);
 
 /** The stack's processes, named for CPU accounting; the worker's exited children are the engines and ffmpeg. */
 function processGroups(ports: { temporal: number; minio: number }): ProcessGroup[] {
   return [
     { name: 'api', match: (stat) => stat.cmdline.includes(path.join('dist', 'api', 'main.js')) },
     // The benchmark's own worker (the orchestration baselines) counts as a worker too.
-    { name: 'worker', match: (stat) => stat.cmdline.includes(path.join('dist', 'worker', 'main.js')) || stat.cmdline.includes(BENCH_WORKER_SCRIPT), childrenName: 'engines+ffmpeg' },
+    {
+      name: 'worker',
+      match: (stat) =>
+        stat.cmdline.includes(path.join('dist', 'worker', 'main.js')) || stat.cmdline.includes(BENCH_WORKER_SCRIPT),
+      childrenName: 'engines+ffmpeg',
+    },
     // The worker's kept Festival interpreters count while they live; when one exits its time moves into the worker's children.
     { name: 'engines+ffmpeg', match: (stat) => stat.comm === 'festival' && stat.cmdline.includes('--pipe') },
-    { name: 'temporal', match: (stat) => stat.comm === 'temporal' && stat.cmdline.includes(`--port ${ports.temporal} `) },
+    {
+      name: 'temporal',
+      match: (stat) => stat.comm === 'temporal' && stat.cmdline.includes(`--port ${ports.temporal} `),
+    },
     { name: 'postgres', match: (stat) => stat.comm === 'postgres' || stat.cmdline.startsWith('postgres:') },
     { name: 'minio', match: (stat) => stat.comm === 'minio' && stat.cmdline.includes(`127.0.0.1:${ports.minio} `) },
     { name: 'bench client', match: (stat) => stat.pid === process.pid },
@@ -94,7 +110,8 @@ async function main() {
   const notePeakRss = () => {
     const api = stack.api();
     if (api?.pid) peakRss.api = Math.max(peakRss.api, peakRssMiB(api.pid));
-    for (const worker of stack.workers()) if (worker.pid) peakRss.worker = Math.max(peakRss.worker, peakRssMiB(worker.pid));
+    for (const worker of stack.workers())
+      if (worker.pid) peakRss.worker = Math.max(peakRss.worker, peakRssMiB(worker.pid));
   };
 
   const measured = async <T>(work: () => Promise<T>): Promise<Measured<T>> => {
@@ -134,9 +151,20 @@ async function main() {
       const accepted = (await response.json()) as { id: string; status_url: string };
       const answeredAt = Date.now();
       for (;;) {
-        const status = (await (await fetch(`${apiUrl}${accepted.status_url}`, { headers: { Authorization: `Bearer ${account.token}` } })).json()) as { status: string; duration_seconds: number };
-        if (status.status === 'completed') return { id: accepted.id, ms: performance.now() - started, audioSeconds: status.duration_seconds, submittedAt, answeredAt, seenAt: Date.now() };
-        if (status.status !== 'queued' && status.status !== 'processing') throw new Error(`synthesis ${accepted.id} ${status.status}`);
+        const status = (await (
+          await fetch(`${apiUrl}${accepted.status_url}`, { headers: { Authorization: `Bearer ${account.token}` } })
+        ).json()) as { status: string; duration_seconds: number };
+        if (status.status === 'completed')
+          return {
+            id: accepted.id,
+            ms: performance.now() - started,
+            audioSeconds: status.duration_seconds,
+            submittedAt,
+            answeredAt,
+            seenAt: Date.now(),
+          };
+        if (status.status !== 'queued' && status.status !== 'processing')
+          throw new Error(`synthesis ${accepted.id} ${status.status}`);
         await sleep(pollMs);
       }
     };
@@ -144,7 +172,8 @@ async function main() {
       const phase = await measured(() => mapLimit(Array.from({ length: count }), CLIENTS, run));
       return { ...phase, rate: count / phase.seconds };
     };
-    const syntheses = (count: number, pollMs = POLL_MS, voiceId = VOICE) => throughput(count, () => synthesize(TEXT_100, undefined, pollMs, voiceId));
+    const syntheses = (count: number, pollMs = POLL_MS, voiceId = VOICE) =>
+      throughput(count, () => synthesize(TEXT_100, undefined, pollMs, voiceId));
     /**
      * Where each synthesis's wall time went under load, from its workflow
      * history and the client's clock: mean and p95 per stage, in ms.
@@ -177,7 +206,8 @@ async function main() {
         [...stages].map(([stage, values]) => [stage, fmt(mean(values), 0), fmt(percentile(values, 0.95), 0)]),
       );
     };
-    const cpuPerItem = (cpu: Map<string, number>, count: number) => GROUP_ORDER.map((name) => fmt(((cpu.get(name) ?? 0) * 1000) / count, 0));
+    const cpuPerItem = (cpu: Map<string, number>, count: number) =>
+      GROUP_ORDER.map((name) => fmt(((cpu.get(name) ?? 0) * 1000) / count, 0));
 
     // Warm-up: engines, caches, JIT.
     await mapLimit(accounts.slice(0, 4), 4, (account) => synthesize(TEXT_100, account));
@@ -196,10 +226,19 @@ async function main() {
       // 1. Orchestration limit, on the benchmark's own worker (its workflows are not in the service's bundle).
       const benchWorker = await startBenchWorker(stack.env, temporal);
       const benchQueue = benchTaskQueue(config);
-      const trivial = () => throughput(60 * N, () => temporal.workflow.execute('benchNoop', { taskQueue: benchQueue, workflowId: `bench-noop-${randomUUID()}` }));
+      const trivial = () =>
+        throughput(60 * N, () =>
+          temporal.workflow.execute('benchNoop', { taskQueue: benchQueue, workflowId: `bench-noop-${randomUUID()}` }),
+        );
       const firstNoop = await trivial();
       const chunks = splitText(TEXT_100, 400).length;
-      const shape = await throughput(60 * N, () => temporal.workflow.execute('benchSynthesisShape', { taskQueue: benchQueue, workflowId: `bench-shape-${randomUUID()}`, args: [chunks] }));
+      const shape = await throughput(60 * N, () =>
+        temporal.workflow.execute('benchSynthesisShape', {
+          taskQueue: benchQueue,
+          workflowId: `bench-shape-${randomUUID()}`,
+          args: [chunks],
+        }),
+      );
       const e2eCount = 36 * N;
       const e2e = await syntheses(e2eCount);
       // The same load from clients that poll every 250 ms: the service's capacity rather than the status endpoint's.
@@ -210,8 +249,20 @@ async function main() {
       const secondNoop = await trivial();
       await benchWorker.stop();
       const noop = firstNoop.rate >= secondNoop.rate ? firstNoop : secondNoop;
-      rows.push(['orchestration: trivial workflow (1 no-op activity)', `${fmt(noop.rate)} wf/s`, `runs: ${fmt(firstNoop.rate)}, ${fmt(secondNoop.rate)}`, '-', '']);
-      rows.push(['orchestration: synthesis graph, no-op activities', `${fmt(shape.rate)} wf/s`, `${fmt(noop.rate)} wf/s`, fmt(shape.rate / noop.rate, 2), '']);
+      rows.push([
+        'orchestration: trivial workflow (1 no-op activity)',
+        `${fmt(noop.rate)} wf/s`,
+        `runs: ${fmt(firstNoop.rate)}, ${fmt(secondNoop.rate)}`,
+        '-',
+        '',
+      ]);
+      rows.push([
+        'orchestration: synthesis graph, no-op activities',
+        `${fmt(shape.rate)} wf/s`,
+        `${fmt(noop.rate)} wf/s`,
+        fmt(shape.rate / noop.rate, 2),
+        '',
+      ]);
       rows.push([
         `syntheses end to end via HTTP (100 chars, wav, ${CLIENTS} clients polling every ${POLL_MS} ms)`,
         `${fmt(e2e.rate, 2)} /s`,
@@ -219,7 +270,13 @@ async function main() {
         fmt(e2e.rate / noop.rate, 3),
         '>= 0.6',
       ]);
-      rows.push([`same, clients polling every ${PATIENT_POLL_MS} ms`, `${fmt(patient.rate, 2)} /s`, `${fmt(noop.rate)} wf/s`, fmt(patient.rate / noop.rate, 3), '>= 0.6']);
+      rows.push([
+        `same, clients polling every ${PATIENT_POLL_MS} ms`,
+        `${fmt(patient.rate, 2)} /s`,
+        `${fmt(noop.rate)} wf/s`,
+        fmt(patient.rate / noop.rate, 3),
+        '>= 0.6',
+      ]);
       rows.push([
         `same, ${PATIENT_POLL_MS} ms polls, fast engine (${FAST_VOICE}): the orchestration's own limit`,
         `${fmt(fast.rate, 2)} /s`,
@@ -233,22 +290,52 @@ async function main() {
             ['phase', 'items/s', ...GROUP_ORDER, 'machine busy'],
             [
               ['trivial workflow', fmt(noop.rate), ...cpuPerItem(noop.cpu, 60 * N), busy(noop.cpu, noop.seconds)],
-              ['synthesis graph, no-op', fmt(shape.rate), ...cpuPerItem(shape.cpu, 60 * N), busy(shape.cpu, shape.seconds)],
-              [`synthesis end to end, polls every ${POLL_MS} ms`, fmt(e2e.rate, 2), ...cpuPerItem(e2e.cpu, e2eCount), busy(e2e.cpu, e2e.seconds)],
-              [`synthesis end to end, polls every ${PATIENT_POLL_MS} ms`, fmt(patient.rate, 2), ...cpuPerItem(patient.cpu, e2eCount), busy(patient.cpu, patient.seconds)],
-              [`same, ${FAST_VOICE}`, fmt(fast.rate, 2), ...cpuPerItem(fast.cpu, e2eCount), busy(fast.cpu, fast.seconds)],
+              [
+                'synthesis graph, no-op',
+                fmt(shape.rate),
+                ...cpuPerItem(shape.cpu, 60 * N),
+                busy(shape.cpu, shape.seconds),
+              ],
+              [
+                `synthesis end to end, polls every ${POLL_MS} ms`,
+                fmt(e2e.rate, 2),
+                ...cpuPerItem(e2e.cpu, e2eCount),
+                busy(e2e.cpu, e2e.seconds),
+              ],
+              [
+                `synthesis end to end, polls every ${PATIENT_POLL_MS} ms`,
+                fmt(patient.rate, 2),
+                ...cpuPerItem(patient.cpu, e2eCount),
+                busy(patient.cpu, patient.seconds),
+              ],
+              [
+                `same, ${FAST_VOICE}`,
+                fmt(fast.rate, 2),
+                ...cpuPerItem(fast.cpu, e2eCount),
+                busy(fast.cpu, fast.seconds),
+              ],
             ],
           ),
       );
 
-      sections.push(`Where a synthesis's time goes under load (${CLIENTS} clients polling every ${PATIENT_POLL_MS} ms, ${fmt(patient.rate, 2)}/s):\n\n${await latencyBreakdown(patient.result)}`);
+      sections.push(
+        `Where a synthesis's time goes under load (${CLIENTS} clients polling every ${PATIENT_POLL_MS} ms, ${fmt(patient.rate, 2)}/s):\n\n${await latencyBreakdown(patient.result)}`,
+      );
 
       // Workflow history sizes: every event is a round trip's worth of server work.
       const one = await synthesize(TEXT_100);
-      const historyEvents = async (workflowId: string) => ((await temporal.workflow.getHandle(workflowId).fetchHistory()).events ?? []).length;
+      const historyEvents = async (workflowId: string) =>
+        ((await temporal.workflow.getHandle(workflowId).fetchHistory()).events ?? []).length;
       // Every workflow a synthesis has ever had (older versions ran reserve and release as workflows of their own).
-      const candidates = [`synthesis:${one.id}`, `credits:reserve:${one.id}`, `credits:capture:${one.id}`, `credits:release:${one.id}`];
-      const found = (await Promise.all(candidates.map(async (id) => [id, await historyEvents(id).catch(() => 0)] as const))).filter(([, events]) => events > 0);
+      const candidates = [
+        `synthesis:${one.id}`,
+        `credits:reserve:${one.id}`,
+        `credits:capture:${one.id}`,
+        `credits:release:${one.id}`,
+      ];
+      const found = (
+        await Promise.all(candidates.map(async (id) => [id, await historyEvents(id).catch(() => 0)] as const))
+      ).filter(([, events]) => events > 0);
       const executions = found.length;
       const events = found.reduce((sum, [, count]) => sum + count, 0);
       rows.push([
@@ -293,7 +380,15 @@ async function main() {
       // Let the burst drain before the next phase measures anything.
       await waitFor(
         'the burst to drain',
-        async () => Number((await db('syntheses').whereIn('id', burstIds).whereIn('status', ['queued', 'processing']).count<{ count: string }[]>({ count: '*' }))[0].count) === 0,
+        async () =>
+          Number(
+            (
+              await db('syntheses')
+                .whereIn('id', burstIds)
+                .whereIn('status', ['queued', 'processing'])
+                .count<{ count: string }[]>({ count: '*' })
+            )[0].count,
+          ) === 0,
         600_000,
       );
 
@@ -324,8 +419,14 @@ async function main() {
                 .catch(() => ({ events: [] }))
             ).events ?? [];
           for (const event of events) {
-            const kind = Object.keys(event).find((key) => key.endsWith('EventAttributes') && (event as Record<string, unknown>)[key]) ?? 'event';
-            marks.push([eventMs(event) - submittedAt, `${workflowId.split(':').slice(0, -1).join(':')}: ${kind.replace(/EventAttributes$/, '')}`]);
+            const kind =
+              Object.keys(event).find(
+                (key) => key.endsWith('EventAttributes') && (event as Record<string, unknown>)[key],
+              ) ?? 'event';
+            marks.push([
+              eventMs(event) - submittedAt,
+              `${workflowId.split(':').slice(0, -1).join(':')}: ${kind.replace(/EventAttributes$/, '')}`,
+            ]);
           }
         }
         return table(
@@ -341,18 +442,28 @@ async function main() {
         lastLight = await synthesize(TEXT_100);
         e2eTimes.push(lastLight.ms);
       }
-      sections.push(`Timeline of one synthesis at light load (ms after the client sent it):\n\n${await timeline(lastLight!)}`);
+      sections.push(
+        `Timeline of one synthesis at light load (ms after the client sent it):\n\n${await timeline(lastLight!)}`,
+      );
       /** Each activity of a synthesis workflow: when it was scheduled, started (a worker took it) and completed. */
       const activitySpans = async ({ id, submittedAt, seenAt }: NonNullable<typeof lastLight>) => {
         const events = (await temporal.workflow.getHandle(`synthesis:${id}`).fetchHistory()).events ?? [];
         const at = (event: HistoryEvent) => eventMs(event) - submittedAt;
         const spans = new Map<string, { name: string; times: number[] }>();
         for (const event of events) {
-          if (event.activityTaskScheduledEventAttributes) spans.set(String(event.eventId), { name: event.activityTaskScheduledEventAttributes.activityType?.name ?? '?', times: [at(event)] });
+          if (event.activityTaskScheduledEventAttributes)
+            spans.set(String(event.eventId), {
+              name: event.activityTaskScheduledEventAttributes.activityType?.name ?? '?',
+              times: [at(event)],
+            });
           const done = event.activityTaskStartedEventAttributes ?? event.activityTaskCompletedEventAttributes;
           if (done) spans.get(String(done.scheduledEventId))?.times.push(at(event));
         }
-        const rows = [...spans.values()].map(({ name, times }) => [name, ...times.map(String), String((times[2] ?? NaN) - (times[1] ?? NaN))]);
+        const rows = [...spans.values()].map(({ name, times }) => [
+          name,
+          ...times.map(String),
+          String((times[2] ?? NaN) - (times[1] ?? NaN)),
+        ]);
         rows.push(['client: status completed seen', '', '', String(seenAt - submittedAt), '']);
         return table(['activity', 'scheduled', 'started', 'completed', 'ran ms'], rows);
       };
@@ -375,25 +486,48 @@ async function main() {
       ]);
 
       // 3. Long text: parallel chunks against one serial CLI run over the same text.
-      const longText = Array.from({ length: 90 }, (_, i) => `Sentence number ${i + 1} tells a little more of the story, slowly.`)
+      const longText = Array.from(
+        { length: 90 },
+        (_, i) => `Sentence number ${i + 1} tells a little more of the story, slowly.`,
+      )
         .join(' ')
         .slice(0, 5000);
       const rawLongStarted = performance.now();
       const rawLongPath = path.join(dataDir, 'raw-long.wav');
       await text2wave(longText, rawLongPath);
-      const rawLongRtf = (await readWavInfo(rawLongPath)).durationSeconds / ((performance.now() - rawLongStarted) / 1000);
+      const rawLongRtf =
+        (await readWavInfo(rawLongPath)).durationSeconds / ((performance.now() - rawLongStarted) / 1000);
       const long = await synthesize(longText);
       const longRtf = long.audioSeconds / (long.ms / 1000);
-      sections.push(`Activities of the long-text synthesis (ms after the client sent it; scheduled → started → completed):\n\n${await activitySpans(long)}`);
-      rows.push([`long text (${longText.length} chars, ${VOICE}): audio s per wall s`, fmt(longRtf, 2), `${fmt(rawLongRtf, 2)} raw serial`, fmt(longRtf / rawLongRtf, 2), '>= 1.6']);
+      sections.push(
+        `Activities of the long-text synthesis (ms after the client sent it; scheduled → started → completed):\n\n${await activitySpans(long)}`,
+      );
+      rows.push([
+        `long text (${longText.length} chars, ${VOICE}): audio s per wall s`,
+        fmt(longRtf, 2),
+        `${fmt(rawLongRtf, 2)} raw serial`,
+        fmt(longRtf / rawLongRtf, 2),
+        '>= 1.6',
+      ]);
 
       // 4. API: authenticated status polls of a completed synthesis against a bare Koa JSON handler.
-      const bare = await serve(new Koa().use((ctx) => void (ctx.body = { id: long.id, status: 'completed', progress: 1 })));
-      const load = async (url: string, headers: Record<string, string> = {}) => (await autocannon({ url, connections: 10, duration: 5, headers })).requests.average;
+      const bare = await serve(
+        new Koa().use((ctx) => void (ctx.body = { id: long.id, status: 'completed', progress: 1 })),
+      );
+      const load = async (url: string, headers: Record<string, string> = {}) =>
+        (await autocannon({ url, connections: 10, duration: 5, headers })).requests.average;
       const bareRps = await load(bare.url);
-      const pollRps = await load(`${apiUrl}/api/v1/tts/history/${long.id}/status/`, { Authorization: `Bearer ${accounts[0].token}` });
+      const pollRps = await load(`${apiUrl}/api/v1/tts/history/${long.id}/status/`, {
+        Authorization: `Bearer ${accounts[0].token}`,
+      });
       await bare.close();
-      rows.push(['API: status polls (completed, JWT)', `${fmt(pollRps, 0)} req/s`, `${fmt(bareRps, 0)} req/s bare Koa`, fmt(pollRps / bareRps, 2), '>= 0.3']);
+      rows.push([
+        'API: status polls (completed, JWT)',
+        `${fmt(pollRps, 0)} req/s`,
+        `${fmt(bareRps, 0)} req/s bare Koa`,
+        fmt(pollRps / bareRps, 2),
+        '>= 0.3',
+      ]);
 
       // 5. Memory during 1-4.
       notePeakRss();
@@ -417,7 +551,14 @@ async function main() {
         await synthesize(TEXT_100); // warm the new processes
         const run = await syntheses(scaleCount, PATIENT_POLL_MS);
         single ??= run.rate;
-        scaling.push([String(count), String(concurrency), fmt(run.rate, 2), fmt(run.rate / single, 2), ...cpuPerItem(run.cpu, scaleCount), busy(run.cpu, run.seconds)]);
+        scaling.push([
+          String(count),
+          String(concurrency),
+          fmt(run.rate, 2),
+          fmt(run.rate / single, 2),
+          ...cpuPerItem(run.cpu, scaleCount),
+          busy(run.cpu, run.seconds),
+        ]);
       }
       if (SCALING)
         sections.push(
@@ -458,7 +599,9 @@ async function main() {
     await stack.close();
   }
 
-  process.stdout.write(`\nOpenVox service benchmark — ${new Date().toISOString()}, node ${process.version}, BENCH_N=${N}\n\n`);
+  process.stdout.write(
+    `\nOpenVox service benchmark — ${new Date().toISOString()}, node ${process.version}, BENCH_N=${N}\n\n`,
+  );
   process.stdout.write(table(['figure', 'value', 'baseline (same run)', 'ratio', 'target'], rows));
   for (const section of sections) process.stdout.write(`\n${section}`);
 }

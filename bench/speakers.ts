@@ -34,12 +34,15 @@ export async function speakerSegments(dir: string): Promise<Array<{ speaker: str
     // Longer prompts first (vm-*, conf-*): sorted names, top-level only.
     const prompts = (await readdir(root)).filter((name) => /^(vm|conf|queue|pbx|privacy)-.*\.g722$/.test(name)).sort();
     for (let s = 0; s < SEGMENTS; s++) {
-      const chosen = prompts.slice(s * PROMPTS_PER_SEGMENT, (s + 1) * PROMPTS_PER_SEGMENT).map((name) => path.join(root, name));
+      const chosen = prompts
+        .slice(s * PROMPTS_PER_SEGMENT, (s + 1) * PROMPTS_PER_SEGMENT)
+        .map((name) => path.join(root, name));
       if (chosen.length === PROMPTS_PER_SEGMENT) await add(folder, chosen, 'g722');
     }
   }
   if (existsSync(LIBRIVOX)) {
-    for (const file of (await readdir(LIBRIVOX)).filter((name) => name.endsWith('.wav'))) await add('librivox', [path.join(LIBRIVOX, file)]);
+    for (const file of (await readdir(LIBRIVOX)).filter((name) => name.endsWith('.wav')))
+      await add('librivox', [path.join(LIBRIVOX, file)]);
   }
   return out;
 }
@@ -51,14 +54,20 @@ export function rocAuc(same: readonly number[], different: readonly number[]): n
   return wins / (same.length * different.length);
 }
 
-export async function speakerTable(dir: string, score: (a: SpeakerProfile, b: SpeakerProfile) => number = similarityScore): Promise<string> {
+export async function speakerTable(
+  dir: string,
+  score: (a: SpeakerProfile, b: SpeakerProfile) => number = similarityScore,
+): Promise<string> {
   const segments = await speakerSegments(dir);
-  if (new Set(segments.map((s) => s.speaker)).size < 2) return 'speaker AUC: needs asterisk-core-sounds-*-g722 / pocketsphinx-testdata installed';
+  if (new Set(segments.map((s) => s.speaker)).size < 2)
+    return 'speaker AUC: needs asterisk-core-sounds-*-g722 / pocketsphinx-testdata installed';
   const same: number[] = [];
   const different: number[] = [];
   for (let i = 0; i < segments.length; i++) {
     for (let j = i + 1; j < segments.length; j++) {
-      (segments[i].speaker === segments[j].speaker ? same : different).push(score(segments[i].profile, segments[j].profile));
+      (segments[i].speaker === segments[j].speaker ? same : different).push(
+        score(segments[i].profile, segments[j].profile),
+      );
     }
   }
   const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;

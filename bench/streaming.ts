@@ -15,7 +15,17 @@ import { sharedEngines } from '../engines/registry';
 import { mapLimit } from '../lib/concurrency';
 import { loadConfig, ROOT } from '../lib/config';
 import { cpuTaskQueue } from '../lib/temporal';
-import { dropDatabase, ensurePostgres, freePort, type Managed, recreateDatabase, startMinio, startTemporal, stopChild, waitFor } from '../scripts/stack';
+import {
+  dropDatabase,
+  ensurePostgres,
+  freePort,
+  type Managed,
+  recreateDatabase,
+  startMinio,
+  startTemporal,
+  stopChild,
+  waitFor,
+} from '../scripts/stack';
 import { TRAIN_SENTENCES } from './texts';
 
 /**
@@ -36,13 +46,24 @@ const VOICE = ENGINE_VOICE;
 const TEXT = TRAIN_SENTENCES.join(' ');
 
 const fmt = (value: number, digits = 0) => value.toFixed(digits);
-const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(p * values.length))];
-const table = (header: string[], rows: string[][]) => [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n') + '\n';
+const percentile = (values: number[], p: number) =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(p * values.length))];
+const table = (header: string[], rows: string[][]) =>
+  [
+    `| ${header.join(' | ')} |`,
+    `|${header.map(() => '---').join('|')}|`,
+    ...rows.map((row) => `| ${row.join(' | ')} |`),
+  ].join('\n') + '\n';
 
 async function main() {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'openvox-bench-streaming-'));
   const logDir = path.join(dataDir, 'logs');
-  const [temporalPort, minioPort, minioConsole, apiPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
+  const [temporalPort, minioPort, minioConsole, apiPort] = [
+    await freePort(),
+    await freePort(),
+    await freePort(),
+    await freePort(),
+  ];
   const devUrl = loadConfig().DATABASE_URL;
   const benchUrl = devUrl.replace(/\/([^/]+)$/, '/$1_bench_streaming');
   const env: Record<string, string> = {
@@ -62,7 +83,10 @@ async function main() {
   const services: Managed[] = [];
   const children: ChildProcess[] = [];
   const startNode = (name: 'api' | 'worker') => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'dist', name, 'main.js')], { env, stdio: ['ignore', 'inherit', 'inherit'] });
+    const child = spawn(process.execPath, [path.join(ROOT, 'dist', name, 'main.js')], {
+      env,
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
     children.push(child);
     return child;
   };
@@ -71,17 +95,34 @@ async function main() {
     services.push(await ensurePostgres(devUrl));
     await recreateDatabase(benchUrl);
     services.push(await startTemporal({ port: temporalPort, uiPort: 0, headless: true, logDir }));
-    services.push(await startMinio({ port: minioPort, consolePort: minioConsole, dataDir: path.join(dataDir, 'minio'), accessKey: 'bench', secretKey: 'bench-secret', logDir }));
+    services.push(
+      await startMinio({
+        port: minioPort,
+        consolePort: minioConsole,
+        dataDir: path.join(dataDir, 'minio'),
+        accessKey: 'bench',
+        secretKey: 'bench-secret',
+        logDir,
+      }),
+    );
     const db = createDb(config);
     await migrate(db, config);
     const temporal = new Client({ connection: await Connection.connect({ address: config.TEMPORAL_ADDRESS }) });
     const worker = startNode('worker');
     const identity = `${worker.pid}@${hostname()}`;
     const polling = async (queue: string, type: number) =>
-      (await temporal.workflowService.describeTaskQueue({ namespace: config.TEMPORAL_NAMESPACE, taskQueue: { name: queue }, taskQueueType: type })).pollers?.some(
-        (poller) => poller.identity === identity,
-      ) ?? false;
-    await waitFor('worker', async () => (await polling(config.TEMPORAL_TASK_QUEUE, 1)) && (await polling(cpuTaskQueue(config), 2)), 120_000);
+      (
+        await temporal.workflowService.describeTaskQueue({
+          namespace: config.TEMPORAL_NAMESPACE,
+          taskQueue: { name: queue },
+          taskQueueType: type,
+        })
+      ).pollers?.some((poller) => poller.identity === identity) ?? false;
+    await waitFor(
+      'worker',
+      async () => (await polling(config.TEMPORAL_TASK_QUEUE, 1)) && (await polling(cpuTaskQueue(config), 2)),
+      120_000,
+    );
     startNode('api');
     const apiUrl = `http://127.0.0.1:${apiPort}`;
     await waitFor('API', async () => (await fetch(`${apiUrl}/readyz`)).ok, 120_000);
@@ -91,7 +132,13 @@ async function main() {
     const accounts = await Promise.all(
       Array.from({ length: CLIENTS }, async (_, index) => {
         const id = randomUUID();
-        await db('accounts').insert({ id, email: `bench-${index}-${id}@example.com`, password_hash: passwordHash, email_verified_at: new Date(), credit_balance: 10_000_000 });
+        await db('accounts').insert({
+          id,
+          email: `bench-${index}-${id}@example.com`,
+          password_hash: passwordHash,
+          email_verified_at: new Date(),
+          credit_balance: 10_000_000,
+        });
         return tokens.issueAccess(id);
       }),
     );
@@ -114,7 +161,11 @@ async function main() {
       }
       const totalMs = performance.now() - started;
       const id = response.headers.get('x-synthesis-id')!;
-      await waitFor('completion', async () => (await db('syntheses').where({ id }).first('status')).status !== 'processing', 60_000);
+      await waitFor(
+        'completion',
+        async () => (await db('syntheses').where({ id }).first('status')).status !== 'processing',
+        60_000,
+      );
       const { duration_seconds: audioSeconds } = await db('syntheses').where({ id }).first('duration_seconds');
       return { firstByteMs, totalMs, audioSeconds: Number(audioSeconds) };
     };
@@ -129,7 +180,13 @@ async function main() {
     const engineMs: number[] = [];
     const renderFirst = async () => {
       const started = performance.now();
-      await renderChunk({ voice: findPremadeVoice(ENGINE_VOICE)!, text: firstSentence, emotion: 'neutral', outPath: path.join(dataDir, 'first.wav'), engines });
+      await renderChunk({
+        voice: findPremadeVoice(ENGINE_VOICE)!,
+        text: firstSentence,
+        emotion: 'neutral',
+        outPath: path.join(dataDir, 'first.wav'),
+        engines,
+      });
       return performance.now() - started;
     };
     await renderFirst();
@@ -148,7 +205,12 @@ async function main() {
       `engine, first sentence alone: ${fmt(engineP50)} / ${fmt(percentile(engineMs, 0.95))} ms`,
       `${fmt(percentile(firstBytes, 0.5) / engineP50, 1)}×`,
     ]);
-    rows.push(['whole 12-sentence stream, light load (p50)', `${fmt(percentile(totals, 0.5))} ms`, `first byte at ${fmt((percentile(firstBytes, 0.5) / percentile(totals, 0.5)) * 100)} % of it`, '']);
+    rows.push([
+      'whole 12-sentence stream, light load (p50)',
+      `${fmt(percentile(totals, 0.5))} ms`,
+      `first byte at ${fmt((percentile(firstBytes, 0.5) / percentile(totals, 0.5)) * 100)} % of it`,
+      '',
+    ]);
 
     // 8 clients streaming at once, each from its own account (the free plan's concurrency limit is per account).
     const perClient = 2 * N;
@@ -161,7 +223,12 @@ async function main() {
     const wallSeconds = (performance.now() - started) / 1000;
     const audioSeconds = loaded.reduce((sum, run) => sum + run.audioSeconds, 0);
     const loadedFirst = loaded.map((run) => run.firstByteMs);
-    rows.push([`throughput, ${CLIENTS} clients (${loaded.length} streams)`, `${fmt(audioSeconds / wallSeconds, 1)} audio-s per s`, `${fmt(loaded.length / wallSeconds, 2)} streams/s`, '']);
+    rows.push([
+      `throughput, ${CLIENTS} clients (${loaded.length} streams)`,
+      `${fmt(audioSeconds / wallSeconds, 1)} audio-s per s`,
+      `${fmt(loaded.length / wallSeconds, 2)} streams/s`,
+      '',
+    ]);
     rows.push([
       `first audio byte, ${CLIENTS} clients (p50 / p95)`,
       `${fmt(percentile(loadedFirst, 0.5))} / ${fmt(percentile(loadedFirst, 0.95))} ms`,
@@ -183,7 +250,9 @@ async function main() {
     for (const service of services.reverse()) await service.stop().catch(() => undefined);
     await dropDatabase(benchUrl).catch(() => undefined);
   }
-  process.stdout.write(`\nOpenVox streaming benchmark — ${new Date().toISOString()}, node ${process.version}, BENCH_N=${N}, voice ${VOICE}\n\n`);
+  process.stdout.write(
+    `\nOpenVox streaming benchmark — ${new Date().toISOString()}, node ${process.version}, BENCH_N=${N}, voice ${VOICE}\n\n`,
+  );
   process.stdout.write(table(['figure', 'value', 'baseline (same run)', 'ratio'], rows));
 }
 

@@ -25,7 +25,8 @@ const FIRST_SENTENCE = 'The morning train left on time.';
 const STREAMED = `${FIRST_SENTENCE} Every passenger found a seat by the window before the first stop. The conductor walked through the cars and smiled at the children.`;
 
 type Event = { eventTime?: { seconds?: unknown; nanos?: number | null } | null } & Record<string, unknown>;
-const eventMs = (event: Event) => Number(event.eventTime?.seconds ?? 0) * 1000 + Math.round((event.eventTime?.nanos ?? 0) / 1e6);
+const eventMs = (event: Event) =>
+  Number(event.eventTime?.seconds ?? 0) * 1000 + Math.round((event.eventTime?.nanos ?? 0) / 1e6);
 
 async function main() {
   process.env.WORKER_METRICS_PORT ??= '0';
@@ -60,7 +61,8 @@ async function main() {
         if (value.length && Number.isNaN(firstByte)) firstByte = Date.now();
       }
       const id = response.headers.get('x-synthesis-id')!;
-      const events = ((await stack.temporal.workflow.getHandle(`synthesis:${id}`).fetchHistory()).events ?? []) as Event[];
+      const events = ((await stack.temporal.workflow.getHandle(`synthesis:${id}`).fetchHistory()).events ??
+        []) as Event[];
       const at = (key: string, nth = 0) => {
         const found = events.filter((event) => event[key]);
         return found[nth] ? eventMs(found[nth]) - posted : NaN;
@@ -81,11 +83,25 @@ async function main() {
     }
     say(
       `\nStreamed request timeline, ms after the client's POST (${VOICE}, mp3):\n\n` +
-        table(['run', 'wf started', '1st task started', '1st task done', 'chunk 0 scheduled', 'chunk 0 started', 'chunk 0 done', 'headers', 'first byte'], rows),
+        table(
+          [
+            'run',
+            'wf started',
+            '1st task started',
+            '1st task done',
+            'chunk 0 scheduled',
+            'chunk 0 started',
+            'chunk 0 done',
+            'headers',
+            'first byte',
+          ],
+          rows,
+        ),
     );
 
     // 2. CPU profiles over a 4-client run.
-    if (process.env.TRACE_PROFILE === '0') return void writeFileSync(path.join(stack.dataDir, 'trace.md'), out.join('\n'));
+    if (process.env.TRACE_PROFILE === '0')
+      return void writeFileSync(path.join(stack.dataDir, 'trace.md'), out.join('\n'));
     await stack.startWorkers(1, { profileAs: 'worker' });
     await stack.startApi({ profileAs: 'api' });
     await mapLimit(accounts.slice(0, 4), 4, (account) => synthesizeSse(account, ONE_SENTENCE, VOICE)); // warm
@@ -98,7 +114,9 @@ async function main() {
       (account) => synthesizeSse(account, ONE_SENTENCE, VOICE),
     );
     const cpu = cpuDelta(before, cpuSnapshot(groups));
-    say(`\nCPU ms per synthesis (${COUNT}, ${VOICE}, 4 clients): ${[...cpu].map(([name, s]) => `${name} ${((s * 1000) / COUNT).toFixed(0)}`).join(', ')}`);
+    say(
+      `\nCPU ms per synthesis (${COUNT}, ${VOICE}, 4 clients): ${[...cpu].map(([name, s]) => `${name} ${((s * 1000) / COUNT).toFixed(0)}`).join(', ')}`,
+    );
     await stack.stopWorkers();
     await stack.stopApi();
     // The profiles end at the processes' exit: keep the measured window, not the start-up.
@@ -108,7 +126,8 @@ async function main() {
       for (const file of existsSync(dir) ? readdirSync(dir) : []) {
         const summary = summarizeProfile(path.join(dir, file), 30, windowSeconds);
         say(`\n${name} profile ${file}: ${summary.seconds.toFixed(1)} s busy\n`);
-        const perSynthesis = (share: number) => `${(share * 100).toFixed(1)} % | ${((share * summary.seconds * 1000) / COUNT).toFixed(1)}`;
+        const perSynthesis = (share: number) =>
+          `${(share * 100).toFixed(1)} % | ${((share * summary.seconds * 1000) / COUNT).toFixed(1)}`;
         say(
           table(
             ['owner', 'share', 'ms per synthesis'],

@@ -16,9 +16,16 @@ import { followEvents, median, ONE_SENTENCE, rawEngine, table } from './goals';
  */
 
 type Event = { eventTime?: { seconds?: unknown; nanos?: number | null } | null } & Record<string, unknown>;
-const eventMs = (event: Event) => Number(event.eventTime?.seconds ?? 0) * 1000 + Math.round((event.eventTime?.nanos ?? 0) / 1e6);
+const eventMs = (event: Event) =>
+  Number(event.eventTime?.seconds ?? 0) * 1000 + Math.round((event.eventTime?.nanos ?? 0) / 1e6);
 
-export async function sseTimelines(stack: IsolatedStack, accounts: StackAccount[], voiceId: string, runs: number, say: (text: string) => void): Promise<void> {
+export async function sseTimelines(
+  stack: IsolatedStack,
+  accounts: StackAccount[],
+  voiceId: string,
+  runs: number,
+  say: (text: string) => void,
+): Promise<void> {
   const raw = await rawEngine(stack, voiceId, ONE_SENTENCE, 5, stack.dataDir);
   say(`raw engine, one sentence (${voiceId}): ${raw.map((ms) => ms.toFixed(0)).join(', ')} ms`);
   const header = [
@@ -49,15 +56,22 @@ export async function sseTimelines(stack: IsolatedStack, accounts: StackAccount[
     const accepted = (await response.json()) as { id: string; status_url: string };
     const acceptedAt = Date.now();
     const seen = new Map<string, number>();
-    await followEvents(await fetch(`${stack.apiUrl}${accepted.status_url}`, { headers: { ...auth, Accept: 'text/event-stream' } }), (_event, data) => {
-      const { status } = JSON.parse(data) as { status: string };
-      seen.set(status, Date.now());
-      return ['completed', 'failed', 'canceled'].includes(status);
-    });
+    await followEvents(
+      await fetch(`${stack.apiUrl}${accepted.status_url}`, { headers: { ...auth, Accept: 'text/event-stream' } }),
+      (_event, data) => {
+        const { status } = JSON.parse(data) as { status: string };
+        seen.set(status, Date.now());
+        return ['completed', 'failed', 'canceled'].includes(status);
+      },
+    );
     // The record step may end after the client heard of the completion: the histories once both workflows have.
     await stack.temporal.workflow.getHandle(`synthesis:${accepted.id}`).result();
-    const history = async (workflowId: string) => ((await stack.temporal.workflow.getHandle(workflowId).fetchHistory()).events ?? []) as Event[];
-    const [parent, capture] = await Promise.all([history(`synthesis:${accepted.id}`), history(`credits:capture:${accepted.id}`)]);
+    const history = async (workflowId: string) =>
+      ((await stack.temporal.workflow.getHandle(workflowId).fetchHistory()).events ?? []) as Event[];
+    const [parent, capture] = await Promise.all([
+      history(`synthesis:${accepted.id}`),
+      history(`credits:capture:${accepted.id}`),
+    ]);
     const at = (events: Event[], key: string, nth = 0) => {
       const found = events.filter((event) => event[key]);
       const event = nth < 0 ? found.at(nth) : found[nth];
@@ -105,8 +119,20 @@ export async function sseTimelines(stack: IsolatedStack, accounts: StackAccount[
     }
     return median(times);
   };
-  const rendered = await time(() => renderChunk({ voice, text: ONE_SENTENCE, emotion: 'neutral', outPath: chunk, engines }));
-  const finish = (format: 'wav' | 'mp3') => time(() => finishAudio({ chunks: [chunk], speed: 1, pitch: 0, emotion: 'neutral', format, outPath: path.join(stack.dataDir, `trace-out.${format}`) }));
+  const rendered = await time(() =>
+    renderChunk({ voice, text: ONE_SENTENCE, emotion: 'neutral', outPath: chunk, engines }),
+  );
+  const finish = (format: 'wav' | 'mp3') =>
+    time(() =>
+      finishAudio({
+        chunks: [chunk],
+        speed: 1,
+        pitch: 0,
+        emotion: 'neutral',
+        format,
+        outPath: path.join(stack.dataDir, `trace-out.${format}`),
+      }),
+    );
   const [wav, mp3] = [await finish('wav'), await finish('mp3')];
   say(
     `\nThe render activity's body in process (p50 of 5, warm): raw engine ${median(raw).toFixed(0)} ms; renderChunk ${rendered.toFixed(0)} ms` +

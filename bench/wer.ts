@@ -32,7 +32,19 @@ async function main() {
   const file = (ext = 'wav') => path.join(dir, `${++counter}.${ext}`);
   const heard = async (wav: string) => {
     const input = file();
-    await ffmpeg(['-i', fileUrl(wav), '-af', 'adelay=300,apad=pad_dur=0.3', '-ar', '16000', '-ac', '1', '-c:a', 'pcm_s16le', fileUrl(input)]);
+    await ffmpeg([
+      '-i',
+      fileUrl(wav),
+      '-af',
+      'adelay=300,apad=pad_dur=0.3',
+      '-ar',
+      '16000',
+      '-ac',
+      '1',
+      '-c:a',
+      'pcm_s16le',
+      fileUrl(input),
+    ]);
     return recognize(input);
   };
   const rows: string[][] = [];
@@ -73,7 +85,13 @@ async function main() {
         const hypothesis = await hear();
         if (hypothesis === null) throw new Error('pocketsphinx_continuous is not installed');
         const { errors, words } = wordErrors(TEXTS.join(' '), hypothesis);
-        rows.push([id, `${voice.engine} (${voice.quality ?? 'classic'})`, method, `${((100 * errors) / words).toFixed(1)} %`, `${errors}/${words}`]);
+        rows.push([
+          id,
+          `${voice.engine} (${voice.quality ?? 'classic'})`,
+          method,
+          `${((100 * errors) / words).toFixed(1)} %`,
+          `${errors}/${words}`,
+        ]);
         console.log(rows.at(-1)!.join(' | '));
       }
     }

@@ -59,7 +59,8 @@ interface LedgerRecord {
 /** Workflow ids running now; `synthesis:`, `credits:` and any other the service started. */
 export async function runningWorkflows(stack: Observed): Promise<Set<string>> {
   const ids = new Set<string>();
-  for await (const execution of stack.temporal.workflow.list({ query: 'ExecutionStatus="Running"' })) ids.add(execution.workflowId);
+  for await (const execution of stack.temporal.workflow.list({ query: 'ExecutionStatus="Running"' }))
+    ids.add(execution.workflowId);
   return ids;
 }
 
@@ -80,12 +81,23 @@ async function workflowRunning(stack: Observed, workflowId: string): Promise<boo
  * every round (the suite restarts crashed processes there, as a supervisor would).
  * Returns how long it took, or null when the bound ran out.
  */
-export async function waitQuiescent(stack: Observed, accountIds: string[], before: Set<string>, timeoutMs: number, tick: () => Promise<void>, longLived?: RegExp): Promise<number | null> {
+export async function waitQuiescent(
+  stack: Observed,
+  accountIds: string[],
+  before: Set<string>,
+  timeoutMs: number,
+  tick: () => Promise<void>,
+  longLived?: RegExp,
+): Promise<number | null> {
   const started = Date.now();
   while (Date.now() - started < timeoutMs) {
     await tick();
     try {
-      const [{ open }] = await stack.db('syntheses').whereIn('account_id', accountIds).whereIn('status', ['queued', 'processing']).count<{ open: string }[]>({ open: '*' });
+      const [{ open }] = await stack
+        .db('syntheses')
+        .whereIn('account_id', accountIds)
+        .whereIn('status', ['queued', 'processing'])
+        .count<{ open: string }[]>({ open: '*' });
       if (Number(open) === 0) {
         const running = [...(await runningWorkflows(stack))].filter((id) => !before.has(id) && !longLived?.test(id));
         if (running.length === 0) return Date.now() - started;
@@ -120,12 +132,31 @@ export async function checkInvariants(stack: Observed, scope: Scope, findings: F
   const { db } = stack;
   const syntheses: SynthesisRecord[] = await db('syntheses')
     .whereIn('account_id', scope.accountIds)
-    .select('id', 'account_id', 'status', 'characters', 'credits_charged', 'audio_key', 'output_format', 'deleted_at', 'error');
-  const ledger: LedgerRecord[] = await db('credit_ledger').whereIn('account_id', scope.accountIds).select('account_id', 'kind', 'reference', 'amount');
-  const accounts: { id: string; credit_balance: string; credits_reserved: string }[] = await db('accounts').whereIn('id', scope.accountIds).select('id', 'credit_balance', 'credits_reserved');
+    .select(
+      'id',
+      'account_id',
+      'status',
+      'characters',
+      'credits_charged',
+      'audio_key',
+      'output_format',
+      'deleted_at',
+      'error',
+    );
+  const ledger: LedgerRecord[] = await db('credit_ledger')
+    .whereIn('account_id', scope.accountIds)
+    .select('account_id', 'kind', 'reference', 'amount');
+  const accounts: { id: string; credit_balance: string; credits_reserved: string }[] = await db('accounts')
+    .whereIn('id', scope.accountIds)
+    .select('id', 'credit_balance', 'credits_reserved');
   const byId = new Map(syntheses.map((row) => [row.id, row]));
   const steps = new Map<string, LedgerRecord[]>();
-  for (const row of ledger) if (row.kind !== 'grant') steps.set(`${row.account_id}/${row.reference}`, [...(steps.get(`${row.account_id}/${row.reference}`) ?? []), row]);
+  for (const row of ledger)
+    if (row.kind !== 'grant')
+      steps.set(`${row.account_id}/${row.reference}`, [
+        ...(steps.get(`${row.account_id}/${row.reference}`) ?? []),
+        row,
+      ]);
   const stepsOf = (accountId: string, reference: string) => steps.get(`${accountId}/${reference}`) ?? [];
   const count = (rows: LedgerRecord[], kind: LedgerRecord['kind']) => rows.filter((row) => row.kind === kind).length;
   const tally: Tally = { completed: 0, failed: 0, canceled: 0, failureCodes: new Map() };
@@ -133,9 +164,19 @@ export async function checkInvariants(stack: Observed, scope: Scope, findings: F
   // 1. Every accepted job ended: completed and charged once, or failed/canceled with its credits released.
   for (const id of scope.accepted) {
     const row = byId.get(id);
-    expect(findings, row !== undefined, 'accepted job has no synthesis', () => `accepted job ${id}: no synthesis row (202 answered for a synthesis that does not exist)`);
+    expect(
+      findings,
+      row !== undefined,
+      'accepted job has no synthesis',
+      () => `accepted job ${id}: no synthesis row (202 answered for a synthesis that does not exist)`,
+    );
     if (!row) continue;
-    expect(findings, ENDED.has(row.status), 'accepted job never ended', () => `accepted job ${id}: still ${row.status} after the quiescence wait`);
+    expect(
+      findings,
+      ENDED.has(row.status),
+      'accepted job never ended',
+      () => `accepted job ${id}: still ${row.status} after the quiescence wait`,
+    );
     const rows = stepsOf(row.account_id, id);
     if (row.status === 'completed') {
       tally.completed += 1;
@@ -143,7 +184,8 @@ export async function checkInvariants(stack: Observed, scope: Scope, findings: F
         findings,
         count(rows, 'capture') === 1 && count(rows, 'release') === 0,
         'completed job not captured exactly once',
-        () => `accepted job ${id}: completed but ledger has ${count(rows, 'capture')} capture / ${count(rows, 'release')} release`,
+        () =>
+          `accepted job ${id}: completed but ledger has ${count(rows, 'capture')} capture / ${count(rows, 'release')} release`,
       );
       expect(
         findings,
@@ -161,9 +203,15 @@ export async function checkInvariants(stack: Observed, scope: Scope, findings: F
         findings,
         count(rows, 'release') === 1 && count(rows, 'capture') === 0,
         'failed/canceled job not released exactly once',
-        () => `accepted job ${id}: ${row.status} but ledger has ${count(rows, 'release')} release / ${count(rows, 'capture')} capture`,
+        () =>
+          `accepted job ${id}: ${row.status} but ledger has ${count(rows, 'release')} release / ${count(rows, 'capture')} capture`,
       );
-      expect(findings, Number(row.credits_charged) === 0, 'failed/canceled job charged', () => `accepted job ${id}: ${row.status} with credits_charged ${row.credits_charged}`);
+      expect(
+        findings,
+        Number(row.credits_charged) === 0,
+        'failed/canceled job charged',
+        () => `accepted job ${id}: ${row.status} with credits_charged ${row.credits_charged}`,
+      );
     }
   }
 
@@ -184,17 +232,38 @@ export async function checkInvariants(stack: Observed, scope: Scope, findings: F
     const reserves = count(rows, 'reserve');
     const captures = count(rows, 'capture');
     const releases = count(rows, 'release');
-    expect(findings, captures <= 1, 'double charge', () => `reference ${reference}: ${captures} captures (double charge)`);
-    expect(findings, !(captures > 0 && releases > 0), 'captured and released', () => `reference ${reference}: both captured and released`);
-    expect(findings, reserves === 1 || captures + releases === 0, 'settlement without reservation', () => `reference ${reference}: ${captures + releases} settlements without a reservation`);
+    expect(
+      findings,
+      captures <= 1,
+      'double charge',
+      () => `reference ${reference}: ${captures} captures (double charge)`,
+    );
+    expect(
+      findings,
+      !(captures > 0 && releases > 0),
+      'captured and released',
+      () => `reference ${reference}: both captured and released`,
+    );
+    expect(
+      findings,
+      reserves === 1 || captures + releases === 0,
+      'settlement without reservation',
+      () => `reference ${reference}: ${captures + releases} settlements without a reservation`,
+    );
     const amounts = new Set(rows.map((row) => row.amount));
-    expect(findings, amounts.size === 1, 'ledger amounts differ', () => `reference ${reference}: ledger amounts differ (${[...amounts].join(', ')})`);
+    expect(
+      findings,
+      amounts.size === 1,
+      'ledger amounts differ',
+      () => `reference ${reference}: ledger amounts differ (${[...amounts].join(', ')})`,
+    );
     if (reserves === 1) {
       expect(
         findings,
         byId.has(reference),
         'reservation for no synthesis',
-        () => `reference ${reference}: reservation of ${rows[0].amount} credits for a synthesis that does not exist (account ${accountId})`,
+        () =>
+          `reference ${reference}: reservation of ${rows[0].amount} credits for a synthesis that does not exist (account ${accountId})`,
       );
       if (captures + releases === 0) {
         const live = await workflowRunning(stack, `synthesis:${reference}`);
@@ -202,7 +271,8 @@ export async function checkInvariants(stack: Observed, scope: Scope, findings: F
           findings,
           live,
           'reservation held with no live workflow',
-          () => `reference ${reference}: ${rows[0].amount} credits reserved, never captured or released, and no running workflow synthesis:${reference}`,
+          () =>
+            `reference ${reference}: ${rows[0].amount} credits reserved, never captured or released, and no running workflow synthesis:${reference}`,
         );
         if (live) findings.notes.push(`reference ${reference}: reservation still held by its running workflow`);
       }
@@ -212,7 +282,8 @@ export async function checkInvariants(stack: Observed, scope: Scope, findings: F
   // 4. Per account: balance + reserved + captured == granted, nothing negative, reserved == open reservations.
   for (const account of accounts) {
     const rows = ledger.filter((row) => row.account_id === account.id);
-    const sum = (kind: LedgerRecord['kind']) => rows.filter((row) => row.kind === kind).reduce((total, row) => total + Number(row.amount), 0);
+    const sum = (kind: LedgerRecord['kind']) =>
+      rows.filter((row) => row.kind === kind).reduce((total, row) => total + Number(row.amount), 0);
     const balance = Number(account.credit_balance);
     const reserved = Number(account.credits_reserved);
     const [granted, captured] = [sum('grant'), sum('capture')];
@@ -220,28 +291,45 @@ export async function checkInvariants(stack: Observed, scope: Scope, findings: F
       findings,
       balance + reserved + captured === granted,
       'balance + reserved + captured ≠ granted',
-      () => `account ${account.id}: balance ${balance} + reserved ${reserved} + captured ${captured} = ${balance + reserved + captured} ≠ granted ${granted}`,
+      () =>
+        `account ${account.id}: balance ${balance} + reserved ${reserved} + captured ${captured} = ${balance + reserved + captured} ≠ granted ${granted}`,
     );
-    expect(findings, balance >= 0 && reserved >= 0, 'negative balance', () => `account ${account.id}: negative balance ${balance} or reserved ${reserved}`);
+    expect(
+      findings,
+      balance >= 0 && reserved >= 0,
+      'negative balance',
+      () => `account ${account.id}: negative balance ${balance} or reserved ${reserved}`,
+    );
     const open = sum('reserve') - captured - sum('release');
-    expect(findings, reserved === open, 'credits_reserved ≠ open reservations', () => `account ${account.id}: credits_reserved ${reserved} but open reservations in the ledger total ${open}`);
+    expect(
+      findings,
+      reserved === open,
+      'credits_reserved ≠ open reservations',
+      () => `account ${account.id}: credits_reserved ${reserved} but open reservations in the ledger total ${open}`,
+    );
   }
 
   // 5. MinIO: no orphan object, no lost audio.
   const storage = createStorage(stack.config);
   const ownKeys = new Set<string>();
-  for (const accountId of scope.accountIds) for (const key of await storage.list(`syntheses/${accountId}/`)) ownKeys.add(key);
+  for (const accountId of scope.accountIds)
+    for (const key of await storage.list(`syntheses/${accountId}/`)) ownKeys.add(key);
   for (const key of ownKeys) {
     // Its audio, and the word timestamps beside it (engines that give timing): `<id>.<format>`, `<id>.timestamps.json`.
     const id = /^syntheses\/[^/]+\/([^/.]+)\.[a-z0-9.]+$/.exec(key)?.[1];
     const row = id ? byId.get(id) : undefined;
-    const owned = !!row && row.status === 'completed' && !row.deleted_at && (row.audio_key === key || timestampsKey(row.account_id, row.id) === key);
+    const owned =
+      !!row &&
+      row.status === 'completed' &&
+      !row.deleted_at &&
+      (row.audio_key === key || timestampsKey(row.account_id, row.id) === key);
     if (!owned && scope.reportedKeys.has(key)) continue;
     expect(
       findings,
       owned,
       'orphan audio object',
-      () => `orphan object ${key}: ${row ? `synthesis is ${row.status}${row.deleted_at ? ', deleted' : ''}, audio_key ${row.audio_key ?? 'null'}` : 'no such synthesis'}`,
+      () =>
+        `orphan object ${key}: ${row ? `synthesis is ${row.status}${row.deleted_at ? ', deleted' : ''}, audio_key ${row.audio_key ?? 'null'}` : 'no such synthesis'}`,
     );
     if (!owned) scope.reportedKeys.add(key);
   }
@@ -251,7 +339,8 @@ export async function checkInvariants(stack: Observed, scope: Scope, findings: F
       findings,
       !!row.audio_key && ownKeys.has(row.audio_key),
       'lost audio',
-      () => `synthesis ${row.id}: completed and not deleted, but its audio ${row.audio_key ?? '(no key)'} is not in storage`,
+      () =>
+        `synthesis ${row.id}: completed and not deleted, but its audio ${row.audio_key ?? '(no key)'} is not in storage`,
     );
   }
   // Chunk objects of every synthesis (chunks are keyed by synthesis id only): none may outlive its synthesis.
@@ -264,7 +353,13 @@ export async function checkInvariants(stack: Observed, scope: Scope, findings: F
     const row = byId.get(id) ?? (await db('syntheses').where({ id }).first('id', 'status'));
     const open = row && !ENDED.has(row.status);
     if (!open && keys.every((key) => scope.reportedKeys.has(key))) continue;
-    expect(findings, !!open, 'orphan chunk objects', () => `orphan chunk objects work/syntheses/${id}/ (${keys.length}): synthesis ${row ? `is ${row.status}` : 'does not exist'}`);
+    expect(
+      findings,
+      !!open,
+      'orphan chunk objects',
+      () =>
+        `orphan chunk objects work/syntheses/${id}/ (${keys.length}): synthesis ${row ? `is ${row.status}` : 'does not exist'}`,
+    );
     if (!open) for (const key of keys) scope.reportedKeys.add(key);
   }
   return tally;

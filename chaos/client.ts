@@ -26,11 +26,22 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** One request's own limit: above the API's 15 s step deadline, below a stuck forever. */
 const REQUEST_TIMEOUT_MS = 30_000;
 
-async function send(apiUrl: string, method: string, path: string, token: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
+async function send(
+  apiUrl: string,
+  method: string,
+  path: string,
+  token: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Answer> {
   try {
     const response = await fetch(`${apiUrl}${path}`, {
       method,
-      headers: { Authorization: `Bearer ${token}`, ...(body !== undefined && { 'Content-Type': 'application/json' }), ...headers },
+      headers: {
+        Authorization: `Bearer ${token}`,
+        ...(body !== undefined && { 'Content-Type': 'application/json' }),
+        ...headers,
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
       signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
     });
@@ -41,7 +52,12 @@ async function send(apiUrl: string, method: string, path: string, token: string,
     } catch {
       // Not JSON (a proxy page, a cut-off body): the status says enough.
     }
-    return { status: response.status, code: parsed.code, id: parsed.id, replayed: response.headers.get('idempotent-replayed') === 'true' };
+    return {
+      status: response.status,
+      code: parsed.code,
+      id: parsed.id,
+      replayed: response.headers.get('idempotent-replayed') === 'true',
+    };
   } catch {
     return { status: 0, replayed: false };
   }
@@ -50,9 +66,14 @@ async function send(apiUrl: string, method: string, path: string, token: string,
 export const submit = (apiUrl: string, account: StackAccount, body: SynthesizeBody, key?: string) =>
   send(apiUrl, 'POST', '/api/v1/tts/synthesize/', account.token, body, key ? { 'Idempotency-Key': key } : {});
 
-export const deleteSynthesis = (apiUrl: string, account: StackAccount, id: string) => send(apiUrl, 'DELETE', `/api/v1/tts/history/${id}/`, account.token);
+export const deleteSynthesis = (apiUrl: string, account: StackAccount, id: string) =>
+  send(apiUrl, 'DELETE', `/api/v1/tts/history/${id}/`, account.token);
 
-const retryable = (answer: Answer) => answer.status === 0 || answer.status >= 500 || answer.status === 429 || (answer.status === 409 && answer.code === 'idempotency_key_in_use');
+const retryable = (answer: Answer) =>
+  answer.status === 0 ||
+  answer.status >= 500 ||
+  answer.status === 429 ||
+  (answer.status === 409 && answer.code === 'idempotency_key_in_use');
 
 export interface Outcome {
   account: StackAccount;
@@ -73,20 +94,29 @@ export interface RetryBound {
 }
 
 /** Repeats `attempt` while its answer is retryable, with capped backoff and jitter. */
-export async function untilAnswered(attempt: () => Promise<Answer>, bound: RetryBound): Promise<{ final: Answer; attempts: Answer[]; exhausted: boolean }> {
+export async function untilAnswered(
+  attempt: () => Promise<Answer>,
+  bound: RetryBound,
+): Promise<{ final: Answer; attempts: Answer[]; exhausted: boolean }> {
   const attempts: Answer[] = [];
   const deadline = Date.now() + bound.deadlineMs;
   for (let delay = 200; ; delay = Math.min(delay * 1.5, 2_000)) {
     const answer = await attempt();
     attempts.push(answer);
     if (!retryable(answer)) return { final: answer, attempts, exhausted: false };
-    if (attempts.length >= bound.maxAttempts || Date.now() + delay > deadline) return { final: answer, attempts, exhausted: true };
+    if (attempts.length >= bound.maxAttempts || Date.now() + delay > deadline)
+      return { final: answer, attempts, exhausted: true };
     await sleep(delay * (0.75 + Math.random() * 0.5));
   }
 }
 
 /** Submits with a fresh Idempotency-Key and retries with that key and body until answered. */
-export async function submitWithKey(apiUrl: string, account: StackAccount, body: SynthesizeBody, bound: RetryBound): Promise<Outcome> {
+export async function submitWithKey(
+  apiUrl: string,
+  account: StackAccount,
+  body: SynthesizeBody,
+  bound: RetryBound,
+): Promise<Outcome> {
   const key = `chaos-${randomUUID()}`;
   const startedAt = Date.now();
   const result = await untilAnswered(() => submit(apiUrl, account, body, key), bound);
@@ -97,7 +127,8 @@ export async function submitWithKey(apiUrl: string, account: StackAccount, body:
 export function tally(answers: Answer[]): Map<string, number> {
   const counts = new Map<string, number>();
   for (const answer of answers) {
-    const label = answer.status === 0 ? 'no answer' : answer.code ? `${answer.status} ${answer.code}` : String(answer.status);
+    const label =
+      answer.status === 0 ? 'no answer' : answer.code ? `${answer.status} ${answer.code}` : String(answer.status);
     counts.set(label, (counts.get(label) ?? 0) + 1);
   }
   return counts;

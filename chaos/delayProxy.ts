@@ -41,4 +41,6 @@ const server = createServer((client) => {
   relay(client, upstream, false);
   relay(upstream, client, true);
 });
-server.listen(Number(listenPort), listenHost, () => process.stdout.write(`relay ${listenHost}:${listenPort} -> ${targetHost}:${targetPort} ready\n`));
+server.listen(Number(listenPort), listenHost, () =>
+  process.stdout.write(`relay ${listenHost}:${listenPort} -> ${targetHost}:${targetPort} ready\n`),
+);

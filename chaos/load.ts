@@ -40,10 +40,20 @@ export interface Client {
 
 const REQUEST_MS = 30_000;
 
-async function call(client: Client, method: string, pathname: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: any; headers: Headers }> {
+async function call(
+  client: Client,
+  method: string,
+  pathname: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; json: any; headers: Headers }> {
   const response = await fetch(`${client.baseUrl()}${pathname}`, {
     method,
-    headers: { Authorization: `Bearer ${client.token}`, ...(body !== undefined && !(body instanceof FormData) && { 'Content-Type': 'application/json' }), ...headers },
+    headers: {
+      Authorization: `Bearer ${client.token}`,
+      ...(body !== undefined && !(body instanceof FormData) && { 'Content-Type': 'application/json' }),
+      ...headers,
+    },
     body: body === undefined ? undefined : body instanceof FormData ? body : JSON.stringify(body),
     signal: AbortSignal.timeout(client.timeoutMs ?? REQUEST_MS),
   });
@@ -58,7 +68,14 @@ async function call(client: Client, method: string, pathname: string, body?: unk
 }
 
 /** Retries no answer, 5xx, 429 and 409 idempotency_key_in_use (what a careful client does), bounded in time. */
-async function callRetrying(client: Client, method: string, pathname: string, body: unknown, headers: Record<string, string>, deadlineMs: number) {
+async function callRetrying(
+  client: Client,
+  method: string,
+  pathname: string,
+  body: unknown,
+  headers: Record<string, string>,
+  deadlineMs: number,
+) {
   const deadline = Date.now() + deadlineMs;
   for (let delay = 250; ; delay = Math.min(delay * 1.5, 2_000)) {
     let answer: Awaited<ReturnType<typeof call>> | null = null;
@@ -67,15 +84,26 @@ async function callRetrying(client: Client, method: string, pathname: string, bo
     } catch {
       answer = null;
     }
-    const retry = !answer || answer.status >= 500 || answer.status === 429 || (answer.status === 409 && answer.json?.code === 'idempotency_key_in_use');
+    const retry =
+      !answer ||
+      answer.status >= 500 ||
+      answer.status === 429 ||
+      (answer.status === 409 && answer.json?.code === 'idempotency_key_in_use');
     if (!retry || Date.now() + delay > deadline) return { answer, retries: 0 };
     await sleep(delay * (0.75 + Math.random() * 0.5));
   }
 }
 
 /** Reads a status stream until an ended status or the stream closes; the last status seen. */
-async function followEvents(client: Client, id: string, signal: AbortSignal): Promise<{ status?: string; code?: string }> {
-  const response = await fetch(`${client.baseUrl()}/api/v1/tts/history/${id}/status/`, { headers: { Authorization: `Bearer ${client.token}`, Accept: 'text/event-stream' }, signal });
+async function followEvents(
+  client: Client,
+  id: string,
+  signal: AbortSignal,
+): Promise<{ status?: string; code?: string }> {
+  const response = await fetch(`${client.baseUrl()}/api/v1/tts/history/${id}/status/`, {
+    headers: { Authorization: `Bearer ${client.token}`, Accept: 'text/event-stream' },
+    signal,
+  });
   if (response.status !== 200 || !response.body) {
     await response.body?.cancel().catch(() => undefined);
     throw new Error(`sse http ${response.status}`);
@@ -115,9 +143,21 @@ export interface SynthesisOptions {
 }
 
 /** Submits with an Idempotency-Key (retried with it), follows to the end, downloads the audio when completed. */
-export async function synthesis(client: Client, options: SynthesisOptions, onAccepted?: (id: string) => void): Promise<Op> {
+export async function synthesis(
+  client: Client,
+  options: SynthesisOptions,
+  onAccepted?: (id: string) => void,
+): Promise<Op> {
   const started = Date.now();
-  const done = (ok: boolean, error?: string, id?: string, note?: string): Op => ({ kind: 'synthesis', ok, ms: Date.now() - started, endedAt: Date.now(), error, id, note });
+  const done = (ok: boolean, error?: string, id?: string, note?: string): Op => ({
+    kind: 'synthesis',
+    ok,
+    ms: Date.now() - started,
+    endedAt: Date.now(),
+    error,
+    id,
+    note,
+  });
   const { answer } = await callRetrying(
     client,
     'POST',
@@ -138,8 +178,22 @@ export async function synthesis(client: Client, options: SynthesisOptions, onAcc
  * a speech client whose stream was cut after its X-Synthesis-Id arrived
  * gets the rest: from history, through whichever API answers).
  */
-export async function followToEnd(client: Client, id: string, options: Pick<SynthesisOptions, 'sse' | 'timeoutMs'>, started = Date.now(), kind = 'synthesis'): Promise<Op> {
-  const done = (ok: boolean, error?: string, id?: string, note?: string): Op => ({ kind, ok, ms: Date.now() - started, endedAt: Date.now(), error, id, note });
+export async function followToEnd(
+  client: Client,
+  id: string,
+  options: Pick<SynthesisOptions, 'sse' | 'timeoutMs'>,
+  started = Date.now(),
+  kind = 'synthesis',
+): Promise<Op> {
+  const done = (ok: boolean, error?: string, id?: string, note?: string): Op => ({
+    kind,
+    ok,
+    ms: Date.now() - started,
+    endedAt: Date.now(),
+    error,
+    id,
+    note,
+  });
   const deadline = started + options.timeoutMs;
   let final: { status?: string; code?: string } = {};
   let reconnects = 0;
@@ -166,7 +220,14 @@ export async function followToEnd(client: Client, id: string, options: Pick<Synt
   const note = reconnects ? `sse reopened ${reconnects}×` : undefined;
   if (!final.status || !ENDED.has(final.status)) return done(false, 'timeout', id, note);
   if (final.status !== 'completed') return done(false, `${final.status}:${final.code ?? ''}`, id, note);
-  const { answer: audio } = await callRetrying(client, 'GET', `/api/v1/tts/history/${id}/audio/`, undefined, {}, 60_000);
+  const { answer: audio } = await callRetrying(
+    client,
+    'GET',
+    `/api/v1/tts/history/${id}/audio/`,
+    undefined,
+    {},
+    60_000,
+  );
   if (!audio || audio.status !== 200) return done(false, `audio: http ${audio?.status ?? 'no answer'}`, id, note);
   return done(true, undefined, id, note);
 }
@@ -174,12 +235,26 @@ export async function followToEnd(client: Client, id: string, options: Pick<Synt
 /** POST /v1/audio/speech read to its end; `firstByteMs` in the note. Not retried: a cut stream is an error the client sees. */
 export async function speech(client: Client, input: string, voice: string, format: string, sse: boolean): Promise<Op> {
   const started = Date.now();
-  const done = (ok: boolean, error?: string, id?: string, note?: string): Op => ({ kind: 'speech', ok, ms: Date.now() - started, endedAt: Date.now(), error, id, note });
+  const done = (ok: boolean, error?: string, id?: string, note?: string): Op => ({
+    kind: 'speech',
+    ok,
+    ms: Date.now() - started,
+    endedAt: Date.now(),
+    error,
+    id,
+    note,
+  });
   try {
     const response = await fetch(`${client.baseUrl()}/v1/audio/speech`, {
       method: 'POST',
       headers: { Authorization: `Bearer ${client.token}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ model: 'tts-1', input, voice, response_format: format, ...(sse && { stream_format: 'sse' }) }),
+      body: JSON.stringify({
+        model: 'tts-1',
+        input,
+        voice,
+        response_format: format,
+        ...(sse && { stream_format: 'sse' }),
+      }),
       signal: AbortSignal.timeout(180_000),
     });
     const id = response.headers.get('x-synthesis-id') ?? undefined;
@@ -207,7 +282,13 @@ export async function historyPage(client: Client, page: number): Promise<Op> {
   const started = Date.now();
   try {
     const answer = await call(client, 'GET', `/api/v1/tts/history/?page=${page}&page_size=20`);
-    return { kind: 'history', ok: answer.status === 200, ms: Date.now() - started, endedAt: Date.now(), error: answer.status === 200 ? undefined : `http ${answer.status}` };
+    return {
+      kind: 'history',
+      ok: answer.status === 200,
+      ms: Date.now() - started,
+      endedAt: Date.now(),
+      error: answer.status === 200 ? undefined : `http ${answer.status}`,
+    };
   } catch {
     return { kind: 'history', ok: false, ms: Date.now() - started, endedAt: Date.now(), error: 'no answer' };
   }
@@ -218,7 +299,8 @@ export async function makeCloneSample(): Promise<Buffer> {
   const dir = await mkdtemp(path.join(tmpdir(), 'openvox-soak-sample-'));
   try {
     const file = path.join(dir, 'sample.wav');
-    const text = 'This is my voice. I am reading a few sentences so that the service can learn how I sound. The weather was fine, and we walked along the river until the evening came.';
+    const text =
+      'This is my voice. I am reading a few sentences so that the service can learn how I sound. The weather was fine, and we walked along the river until the evening came.';
     await run('espeak-ng', ['-v', 'en-us+m3', '-w', file, text]);
     return await readFile(file);
   } finally {
@@ -229,7 +311,14 @@ export async function makeCloneSample(): Promise<Buffer> {
 /** Uploads a clone, waits until it is ready, synthesizes once with it (followed by polling), deletes the voice. */
 export async function cloneCycle(client: Client, sample: Buffer, text: string, timeoutMs: number): Promise<Op[]> {
   const started = Date.now();
-  const op = (ok: boolean, error?: string, id?: string): Op => ({ kind: 'clone', ok, ms: Date.now() - started, endedAt: Date.now(), error, id });
+  const op = (ok: boolean, error?: string, id?: string): Op => ({
+    kind: 'clone',
+    ok,
+    ms: Date.now() - started,
+    endedAt: Date.now(),
+    error,
+    id,
+  });
   const form = new FormData();
   form.append('name', `Soak ${randomUUID().slice(0, 8)}`);
   form.append('consent', 'true');
@@ -255,14 +344,25 @@ export async function cloneCycle(client: Client, sample: Buffer, text: string, t
   const ops: Op[] = [op(status === 'ready', status === 'ready' ? undefined : `voice ${status}`, id)];
   if (status === 'ready') ops.push(await synthesis(client, { text, voice: id, format: 'mp3', sse: false, timeoutMs }));
   const { answer: removed } = await callRetrying(client, 'DELETE', `/api/v1/voices/${id}/`, undefined, {}, 60_000);
-  if (removed?.status !== 204) ops.push({ kind: 'clone', ok: false, ms: 0, endedAt: Date.now(), error: `delete voice: http ${removed?.status ?? 'no answer'}` });
+  if (removed?.status !== 204)
+    ops.push({
+      kind: 'clone',
+      ok: false,
+      ms: 0,
+      endedAt: Date.now(),
+      error: `delete voice: http ${removed?.status ?? 'no answer'}`,
+    });
   return ops;
 }
 
 /** Registers a webhook endpoint for every synthesis and voice event; returns its secret. */
 export async function registerWebhook(client: Client, url: string): Promise<string> {
-  const answer = await call(client, 'POST', '/api/v1/webhooks/', { url, events: ['synthesis.completed', 'synthesis.failed', 'synthesis.canceled', 'voice.ready', 'voice.failed'] });
-  if (answer.status !== 201) throw new Error(`webhook registration: http ${answer.status} ${JSON.stringify(answer.json)}`);
+  const answer = await call(client, 'POST', '/api/v1/webhooks/', {
+    url,
+    events: ['synthesis.completed', 'synthesis.failed', 'synthesis.canceled', 'voice.ready', 'voice.failed'],
+  });
+  if (answer.status !== 201)
+    throw new Error(`webhook registration: http ${answer.status} ${JSON.stringify(answer.json)}`);
   return answer.json.secret as string;
 }
 
@@ -271,5 +371,11 @@ export async function deleteAccount(client: Client, password: string): Promise<O
   const started = Date.now();
   const { answer } = await callRetrying(client, 'DELETE', '/api/v1/auth/profile/', { password }, {}, 60_000);
   const ok = answer?.status === 202;
-  return { kind: 'account deletion', ok, ms: Date.now() - started, endedAt: Date.now(), error: ok ? undefined : `http ${answer?.status ?? 'no answer'}` };
+  return {
+    kind: 'account deletion',
+    ok,
+    ms: Date.now() - started,
+    endedAt: Date.now(),
+    error: ok ? undefined : `http ${answer?.status ?? 'no answer'}`,
+  };
 }

@@ -41,7 +41,9 @@ const log = (message: string) => process.stderr.write(`[chaos ${new Date().toISO
 async function supervise(stack: IsolatedStack, notes: string[]): Promise<void> {
   const worker = stack.workers().find((child) => child.exitCode !== null || child.signalCode !== null);
   if (worker || stack.workers().length === 0) {
-    notes.push(`worker ${worker ? `exited (${worker.exitCode ?? worker.signalCode})` : 'missing'}; restarted by the suite`);
+    notes.push(
+      `worker ${worker ? `exited (${worker.exitCode ?? worker.signalCode})` : 'missing'}; restarted by the suite`,
+    );
     await stack.startWorkers(1).catch((error) => notes.push(`worker restart failed: ${error}`));
   }
   const api = stack.api();
@@ -54,7 +56,12 @@ async function supervise(stack: IsolatedStack, notes: string[]): Promise<void> {
 async function main() {
   const started = Date.now();
   log('starting the isolated stack (PostgreSQL database, Temporal on a sqlite file, MinIO, api, worker)');
-  const stack = await startIsolatedStack({ name: `chaos_${process.pid}`, persistentTemporal: true, childOutput: 'log', removeDataOnClose: true });
+  const stack = await startIsolatedStack({
+    name: `chaos_${process.pid}`,
+    persistentTemporal: true,
+    childOutput: 'log',
+    removeDataOnClose: true,
+  });
   const rows: Row[] = [];
   const reportedKeys = new Set<string>();
   let interrupted = false;
@@ -80,7 +87,10 @@ async function main() {
         run = await scenario.run({ stack, findings, log });
       } catch (error) {
         // A scenario that could not run is a failed gate, and the next ones still run.
-        findings.violations.push({ check: 'scenario aborted', detail: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+        findings.violations.push({
+          check: 'scenario aborted',
+          detail: error instanceof Error ? (error.stack ?? error.message) : String(error),
+        });
         rows.push({
           name,
           accepted: 0,
@@ -97,12 +107,30 @@ async function main() {
         continue;
       }
       const accountIds = run.accounts.map((account) => account.id);
-      const quietAfter = await waitQuiescent(stack, accountIds, before, QUIESCE_MS, () => supervise(stack, findings.notes), LONG_LIVED);
-      expect(findings, quietAfter !== null, 'not quiescent', () => `not quiescent within ${QUIESCE_MS / 1000} s (syntheses still open or workflows still running)`);
+      const quietAfter = await waitQuiescent(
+        stack,
+        accountIds,
+        before,
+        QUIESCE_MS,
+        () => supervise(stack, findings.notes),
+        LONG_LIVED,
+      );
+      expect(
+        findings,
+        quietAfter !== null,
+        'not quiescent',
+        () => `not quiescent within ${QUIESCE_MS / 1000} s (syntheses still open or workflows still running)`,
+      );
       if (quietAfter !== null) findings.notes.push(`quiescent ${(quietAfter / 1000).toFixed(1)} s after the load`);
       const tally = await checkInvariants(stack, { accountIds, accepted: run.accepted, reportedKeys }, findings);
       const unavailable = run.answers.filter((answer) => answer.status === 503).length;
-      if (run.no503) expect(findings, unavailable === 0, '503 from a healthy stack', () => `${unavailable} × 503 from a healthy stack`);
+      if (run.no503)
+        expect(
+          findings,
+          unavailable === 0,
+          '503 from a healthy stack',
+          () => `${unavailable} × 503 from a healthy stack`,
+        );
       if (run.expectAllCompleted) {
         const notCompleted = run.accepted.size - tally.completed;
         expect(
@@ -115,7 +143,12 @@ async function main() {
       }
       if (run.failureCode) {
         for (const [code, count] of tally.failureCodes) {
-          expect(findings, code === run.failureCode, 'failure blamed on the wrong cause', () => `${count} jobs failed with error code ${code} during a fault that should read ${run.failureCode}`);
+          expect(
+            findings,
+            code === run.failureCode,
+            'failure blamed on the wrong cause',
+            () => `${count} jobs failed with error code ${code} during a fault that should read ${run.failureCode}`,
+          );
         }
       }
       rows.push({
@@ -137,11 +170,15 @@ async function main() {
   }
 
   const out = (text: string) => process.stdout.write(text);
-  out(`\nOpenVox chaos suite — ${new Date().toISOString()}, node ${process.version}, ${((Date.now() - started) / 1000).toFixed(0)} s in all\n\n`);
+  out(
+    `\nOpenVox chaos suite — ${new Date().toISOString()}, node ${process.version}, ${((Date.now() - started) / 1000).toFixed(0)} s in all\n\n`,
+  );
   out('| scenario | accepted jobs | completed | failed | canceled | 503s | checks | violations | wall time |\n');
   out('|---|---|---|---|---|---|---|---|---|\n');
   for (const row of rows) {
-    out(`| ${row.name} | ${row.accepted} | ${row.completed} | ${row.failed} | ${row.canceled} | ${row.unavailable} | ${row.checks} | ${row.violations.length} | ${row.seconds.toFixed(0)} s |\n`);
+    out(
+      `| ${row.name} | ${row.accepted} | ${row.completed} | ${row.failed} | ${row.canceled} | ${row.unavailable} | ${row.checks} | ${row.violations.length} | ${row.seconds.toFixed(0)} s |\n`,
+    );
   }
   for (const row of rows) {
     if (!row.violations.length && !row.notes.length) continue;

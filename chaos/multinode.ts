@@ -10,7 +10,15 @@ import { type Config, loadConfig, ROOT } from '../lib/config';
 import { cpuTaskQueue } from '../lib/temporal';
 import { createStackAccounts, type StackAccount } from '../scripts/isolatedStack';
 import { SEARCH_ATTRIBUTES, TEMPORAL_DYNAMIC_CONFIG, waitFor } from '../scripts/stack';
-import { checkInvariants, expect, type Findings, newFindings, type Observed, runningWorkflows, waitQuiescent } from './checks';
+import {
+  checkInvariants,
+  expect,
+  type Findings,
+  newFindings,
+  type Observed,
+  runningWorkflows,
+  waitQuiescent,
+} from './checks';
 import { type Client, followToEnd, type Op, registerWebhook, speech, synthesis } from './load';
 import { createTopology, sh, type NodeNs, type Topology } from './netns';
 import { startReceiver, type Receiver } from './receiver';
@@ -29,7 +37,9 @@ import { startReceiver, type Receiver } from './receiver';
  */
 
 const ONLY = (process.env.MULTINODE_ONLY ?? '').split(',').filter(Boolean).map(Number);
-const BIN_DIR = process.env.OPENVOX_BIN_DIR ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(homedir(), '.cache'), 'openvox', 'bin');
+const BIN_DIR =
+  process.env.OPENVOX_BIN_DIR ??
+  path.join(process.env.XDG_CACHE_HOME ?? path.join(homedir(), '.cache'), 'openvox', 'bin');
 const PG_BIN = process.env.PG_BIN ?? '/usr/lib/postgresql/15/bin';
 const FAKETIME_LIB = process.env.FAKETIME_LIB ?? '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
 const API_PORT = 3000;
@@ -39,7 +49,8 @@ const PG_RELAY_PORT = 6432;
 const SKEW_SECONDS = 90;
 const QUIESCE_MS = 300_000;
 
-const log = (message: string) => process.stderr.write(`[multinode ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
+const log = (message: string) =>
+  process.stderr.write(`[multinode ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Piper (neural), Festival, Flite, eSpeak NG: the fast classic engines twice as often, so a 2-core machine drains the load within minutes. */
@@ -51,12 +62,19 @@ const SENTENCES = [
   'She wrote the numbers down twice, because the first list had gone missing in the storm.',
   'A small dog waited at the corner of the market until the baker opened his door.',
 ];
-const textOf = (sentences: number, offset: number) => Array.from({ length: sentences }, (_, i) => SENTENCES[(offset + i) % SENTENCES.length]).join(' ');
+const textOf = (sentences: number, offset: number) =>
+  Array.from({ length: sentences }, (_, i) => SENTENCES[(offset + i) % SENTENCES.length]).join(' ');
 
 function preconditions(): void {
   const missing: string[] = [];
   if (process.getuid?.() !== 0) missing.push('root (network namespaces, veth links, a PostgreSQL cluster of its own)');
-  for (const binary of [path.join(BIN_DIR, 'temporal'), path.join(BIN_DIR, 'minio'), path.join(PG_BIN, 'initdb'), path.join(PG_BIN, 'postgres')]) if (!existsSync(binary)) missing.push(binary);
+  for (const binary of [
+    path.join(BIN_DIR, 'temporal'),
+    path.join(BIN_DIR, 'minio'),
+    path.join(PG_BIN, 'initdb'),
+    path.join(PG_BIN, 'postgres'),
+  ])
+    if (!existsSync(binary)) missing.push(binary);
   if (!existsSync(FAKETIME_LIB)) missing.push(`${FAKETIME_LIB} (Debian package faketime: apt-get install faketime)`);
   if (missing.length) throw new Error(`the multi-node harness needs: ${missing.join('; ')}`);
 }
@@ -84,7 +102,10 @@ interface Harness {
   jwtSecret: string;
 }
 
-async function startDataNamespace(topology: Topology, dataDir: string): Promise<{ databaseUrl: string; relay: ChildProcess; minioKeys: { access: string; secret: string } }> {
+async function startDataNamespace(
+  topology: Topology,
+  dataDir: string,
+): Promise<{ databaseUrl: string; relay: ChildProcess; minioKeys: { access: string; secret: string } }> {
   const { ns, address } = topology.data;
   // PostgreSQL: a cluster of its own, owned by the postgres user, listening only inside the data namespace.
   const pgDir = path.join(dataDir, 'pg');
@@ -92,7 +113,21 @@ async function startDataNamespace(topology: Topology, dataDir: string): Promise<
   chmodSync(dataDir, 0o755);
   await sh('chown', ['postgres:postgres', pgDir]);
   const password = randomBytes(18).toString('base64url');
-  await sh('runuser', ['-u', 'postgres', '--', path.join(PG_BIN, 'initdb'), '-D', pgDir, '-U', 'postgres', '--auth-local=trust', '--auth-host=scram-sha-256', '-E', 'UTF8', '--no-sync']);
+  await sh('runuser', [
+    '-u',
+    'postgres',
+    '--',
+    path.join(PG_BIN, 'initdb'),
+    '-D',
+    pgDir,
+    '-U',
+    'postgres',
+    '--auth-local=trust',
+    '--auth-host=scram-sha-256',
+    '-E',
+    'UTF8',
+    '--no-sync',
+  ]);
   appendFileSync(path.join(pgDir, 'pg_hba.conf'), `host all all ${topology.subnet}.0/24 scram-sha-256\n`);
   topology.spawnIn(ns, 'postgres', 'runuser', [
     '-u',
@@ -112,28 +147,85 @@ async function startDataNamespace(topology: Topology, dataDir: string): Promise<
     '-c',
     'fsync=off',
   ]);
-  const psql = (sql: string) => sh('ip', ['netns', 'exec', ns, 'runuser', '-u', 'postgres', '--', path.join(PG_BIN, 'psql'), '-h', pgDir, '-p', String(PG_PORT), '-v', 'ON_ERROR_STOP=1', '-tAc', sql]);
+  const psql = (sql: string) =>
+    sh('ip', [
+      'netns',
+      'exec',
+      ns,
+      'runuser',
+      '-u',
+      'postgres',
+      '--',
+      path.join(PG_BIN, 'psql'),
+      '-h',
+      pgDir,
+      '-p',
+      String(PG_PORT),
+      '-v',
+      'ON_ERROR_STOP=1',
+      '-tAc',
+      sql,
+    ]);
   await waitFor('PostgreSQL in the data namespace', async () => (await psql('select 1')) === '1', 60_000);
   await psql(`create role openvox login createdb password '${password}'`);
   await psql('create database openvox owner openvox');
-  const relay = topology.spawnIn(ns, 'pg-relay', process.execPath, [path.join(ROOT, 'dist', 'chaos', 'delayProxy.js'), address, String(PG_RELAY_PORT), '127.0.0.1', String(PG_PORT), '200']);
+  const relay = topology.spawnIn(ns, 'pg-relay', process.execPath, [
+    path.join(ROOT, 'dist', 'chaos', 'delayProxy.js'),
+    address,
+    String(PG_RELAY_PORT),
+    '127.0.0.1',
+    String(PG_PORT),
+    '200',
+  ]);
 
   // Temporal on a sqlite file, as the chaos suite runs it, listening on the data namespace's address.
   // Its internal services dial 127.0.0.1, so it listens on every address of the namespace (lo and the bridge only).
-  const temporalArgs = ['server', 'start-dev', '--ip', '0.0.0.0', '--port', '7233', '--headless', '--log-level', 'warn', '--db-filename', path.join(dataDir, 'temporal.sqlite')];
+  const temporalArgs = [
+    'server',
+    'start-dev',
+    '--ip',
+    '0.0.0.0',
+    '--port',
+    '7233',
+    '--headless',
+    '--log-level',
+    'warn',
+    '--db-filename',
+    path.join(dataDir, 'temporal.sqlite'),
+  ];
   temporalArgs.push('--sqlite-pragma', 'journal_mode=WAL', '--sqlite-pragma', 'synchronous=OFF');
-  for (const [name, type] of Object.entries(SEARCH_ATTRIBUTES)) temporalArgs.push('--search-attribute', `${name}=${type}`);
-  for (const [key, value] of Object.entries(TEMPORAL_DYNAMIC_CONFIG)) temporalArgs.push('--dynamic-config-value', `${key}=${value}`);
+  for (const [name, type] of Object.entries(SEARCH_ATTRIBUTES))
+    temporalArgs.push('--search-attribute', `${name}=${type}`);
+  for (const [key, value] of Object.entries(TEMPORAL_DYNAMIC_CONFIG))
+    temporalArgs.push('--dynamic-config-value', `${key}=${value}`);
   topology.spawnIn(ns, 'temporal', path.join(BIN_DIR, 'temporal'), temporalArgs);
 
   const minioKeys = { access: 'multinode', secret: randomBytes(18).toString('base64url') };
-  topology.spawnIn(ns, 'minio', path.join(BIN_DIR, 'minio'), ['server', path.join(dataDir, 'minio'), '--quiet', '--address', `${address}:9000`, '--console-address', `${address}:9001`], {
-    MINIO_ROOT_USER: minioKeys.access,
-    MINIO_ROOT_PASSWORD: minioKeys.secret,
-    MINIO_BROWSER_REDIRECT: 'off',
-    MINIO_UPDATE: 'off',
-  });
-  await waitFor('MinIO in the data namespace', async () => (await fetch(`http://${address}:9000/minio/health/ready`)).ok, 60_000);
+  topology.spawnIn(
+    ns,
+    'minio',
+    path.join(BIN_DIR, 'minio'),
+    [
+      'server',
+      path.join(dataDir, 'minio'),
+      '--quiet',
+      '--address',
+      `${address}:9000`,
+      '--console-address',
+      `${address}:9001`,
+    ],
+    {
+      MINIO_ROOT_USER: minioKeys.access,
+      MINIO_ROOT_PASSWORD: minioKeys.secret,
+      MINIO_BROWSER_REDIRECT: 'off',
+      MINIO_UPDATE: 'off',
+    },
+  );
+  await waitFor(
+    'MinIO in the data namespace',
+    async () => (await fetch(`http://${address}:9000/minio/health/ready`)).ok,
+    60_000,
+  );
   return { databaseUrl: `postgres://openvox:${password}@${address}:${PG_PORT}/openvox`, relay, minioKeys };
 }
 
@@ -142,20 +234,46 @@ async function startNode(harness: Harness, node: NodeNs, { skewed = false } = {}
     ...harness.nodeEnv,
     HOST: node.address,
     DATA_DIR: path.join(harness.dataDir, node.name),
-    ...(skewed && { LD_PRELOAD: FAKETIME_LIB, FAKETIME: `+${SKEW_SECONDS}s`, FAKETIME_DONT_FAKE_MONOTONIC: '1', FAKETIME_NO_CACHE: '1' }),
+    ...(skewed && {
+      LD_PRELOAD: FAKETIME_LIB,
+      FAKETIME: `+${SKEW_SECONDS}s`,
+      FAKETIME_DONT_FAKE_MONOTONIC: '1',
+      FAKETIME_NO_CACHE: '1',
+    }),
   };
-  const spawnNode = (role: 'api' | 'worker') => harness.topology.spawnIn(node.ns, `${node.name}-${role}`, process.execPath, [path.join(ROOT, 'dist', role, 'main.js')], env);
+  const spawnNode = (role: 'api' | 'worker') =>
+    harness.topology.spawnIn(
+      node.ns,
+      `${node.name}-${role}`,
+      process.execPath,
+      [path.join(ROOT, 'dist', role, 'main.js')],
+      env,
+    );
   const processes: NodeProcesses = { skewed, worker: spawnNode('worker'), api: spawnNode('api') };
   harness.nodes.set(node.name, processes);
   const url = `http://${node.address}:${API_PORT}`;
-  await waitFor(`${node.name} API`, async () => (await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(2_000) })).ok, 180_000, processes.api);
+  await waitFor(
+    `${node.name} API`,
+    async () => (await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(2_000) })).ok,
+    180_000,
+    processes.api,
+  );
   const identity = `${processes.worker!.pid}@${hostname()}`;
   const config = harness.observed.config;
   const polling = async (queue: string, type: number) => {
-    const { pollers } = await harness.temporal.workflowService.describeTaskQueue({ namespace: config.TEMPORAL_NAMESPACE, taskQueue: { name: queue }, taskQueueType: type });
+    const { pollers } = await harness.temporal.workflowService.describeTaskQueue({
+      namespace: config.TEMPORAL_NAMESPACE,
+      taskQueue: { name: queue },
+      taskQueueType: type,
+    });
     return !!pollers?.some((poller) => poller.identity === identity);
   };
-  await waitFor(`${node.name} worker`, async () => (await polling(config.TEMPORAL_TASK_QUEUE, 1)) && (await polling(cpuTaskQueue(config), 2)), 180_000, processes.worker);
+  await waitFor(
+    `${node.name} worker`,
+    async () => (await polling(config.TEMPORAL_TASK_QUEUE, 1)) && (await polling(cpuTaskQueue(config), 2)),
+    180_000,
+    processes.worker,
+  );
 }
 
 /** Stops a node's API and worker gracefully (SIGTERM, then SIGKILL after 30 s). */
@@ -199,7 +317,11 @@ function roundRobin(urls: string[]): () => string {
  */
 async function runLoad(harness: Harness, accounts: StackAccount[], durationMs: number): Promise<LoadResult> {
   const result: LoadResult = { ops: [], accepted: new Set(), resumed: 0, restarted: 0, retryReasons: new Map() };
-  const clients: Client[] = accounts.map((account) => ({ token: account.token, baseUrl: roundRobin(harness.apiUrls), timeoutMs: 15_000 }));
+  const clients: Client[] = accounts.map((account) => ({
+    token: account.token,
+    baseUrl: roundRobin(harness.apiUrls),
+    timeoutMs: 15_000,
+  }));
   const jobs: Promise<void>[] = [];
   const endAt = Date.now() + durationMs;
   let n = 0;
@@ -209,8 +331,16 @@ async function runLoad(harness: Harness, accounts: StackAccount[], durationMs: n
       const index = n++;
       const client = clients[index % clients.length];
       jobs.push(
-        synthesis(client, { text: textOf(1 + (index % 2), index), voice: VOICES[index % VOICES.length], format: FORMATS[index % FORMATS.length], sse: index % 2 === 0, timeoutMs: 400_000 }, (id) =>
-          result.accepted.add(id),
+        synthesis(
+          client,
+          {
+            text: textOf(1 + (index % 2), index),
+            voice: VOICES[index % VOICES.length],
+            format: FORMATS[index % FORMATS.length],
+            sse: index % 2 === 0,
+            timeoutMs: 400_000,
+          },
+          (id) => result.accepted.add(id),
         ).then((op) => {
           result.ops.push(op);
         }),
@@ -227,13 +357,21 @@ async function runLoad(harness: Harness, accounts: StackAccount[], durationMs: n
           // A careful client: asks again (the next request goes to the next API) for up to 150 s, backing off to 5 s.
           const giveUpAt = Date.now() + 150_000;
           for (let attempt = 0; attempt < 40 && Date.now() < giveUpAt; attempt++) {
-            const op = await speech(client, textOf(2, index), index % 2 ? 'en-us-joe' : 'alloy', index % 3 ? 'mp3' : 'wav', index % 4 === 0);
+            const op = await speech(
+              client,
+              textOf(2, index),
+              index % 2 ? 'en-us-joe' : 'alloy',
+              index % 3 ? 'mp3' : 'wav',
+              index % 4 === 0,
+            );
             if (op.id) result.accepted.add(op.id);
             if (op.ok) return void result.ops.push(op);
             if (op.id) {
               // Cut after its synthesis id: the rest comes from history through another API.
               result.resumed += 1;
-              return void result.ops.push(await followToEnd(client, op.id, { sse: true, timeoutMs: 400_000 }, Date.now() - op.ms, 'speech'));
+              return void result.ops.push(
+                await followToEnd(client, op.id, { sse: true, timeoutMs: 400_000 }, Date.now() - op.ms, 'speech'),
+              );
             }
             result.restarted += 1;
             result.retryReasons.set(op.error ?? '?', (result.retryReasons.get(op.error ?? '?') ?? 0) + 1);
@@ -302,16 +440,33 @@ const faults: Fault[] = [
     async inject({ harness, findings }) {
       await sleep(20_000);
       const { ns } = harness.topology.data;
-      const rule = ['-p', 'tcp', '--sport', String(PG_RELAY_PORT), '-m', 'statistic', '--mode', 'random', '--probability', '0.01', '-j', 'DROP'];
+      const rule = [
+        '-p',
+        'tcp',
+        '--sport',
+        String(PG_RELAY_PORT),
+        '-m',
+        'statistic',
+        '--mode',
+        'random',
+        '--probability',
+        '0.01',
+        '-j',
+        'DROP',
+      ];
       harness.relay!.kill('SIGUSR1');
       await sh('ip', ['netns', 'exec', ns, 'iptables', '-A', 'OUTPUT', ...rule]);
       log('PostgreSQL link slowed');
       await sleep(60_000);
-      const counters = await sh('ip', ['netns', 'exec', ns, 'iptables', '-L', 'OUTPUT', '-v', '-n', '-x']).catch(() => '');
+      const counters = await sh('ip', ['netns', 'exec', ns, 'iptables', '-L', 'OUTPUT', '-v', '-n', '-x']).catch(
+        () => '',
+      );
       await sh('ip', ['netns', 'exec', ns, 'iptables', '-D', 'OUTPUT', ...rule]);
       harness.relay!.kill('SIGUSR2');
       const dropped = /^\s*(\d+)\s+\d+\s+DROP/m.exec(counters)?.[1] ?? '?';
-      findings.notes.push(`200 ms on every reply by the relay, 1 % loss by iptables statistic in the data namespace (${dropped} packets dropped); this kernel has no sch_netem`);
+      findings.notes.push(
+        `200 ms on every reply by the relay, 1 % loss by iptables statistic in the data namespace (${dropped} packets dropped); this kernel has no sch_netem`,
+      );
       log('PostgreSQL link back to normal');
     },
   },
@@ -323,24 +478,58 @@ const faults: Fault[] = [
       await stopNode(harness, node2);
       await startNode(harness, node2, { skewed: true });
       log(`node2 restarted ${SKEW_SECONDS} s ahead`);
-      const [account] = await createStackAccounts(harness.db, harness.observed.config, harness.jwtSecret, 'multinode-clock', 1, { credits: 100_000, plan: 'pro' });
+      const [account] = await createStackAccounts(
+        harness.db,
+        harness.observed.config,
+        harness.jwtSecret,
+        'multinode-clock',
+        1,
+        { credits: 100_000, plan: 'pro' },
+      );
       const email = (await harness.db('accounts').where({ id: account.id }).first('email')).email as string;
       const [url1, url2] = harness.apiUrls;
       const post = (url: string, pathname: string, body: unknown, headers: Record<string, string> = {}) =>
-        fetch(`${url}${pathname}`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body), signal: AbortSignal.timeout(30_000) });
+        fetch(`${url}${pathname}`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', ...headers },
+          body: JSON.stringify(body),
+          signal: AbortSignal.timeout(30_000),
+        });
       // A token pair issued by the node whose clock is ahead, used on the other one; refreshed there.
       const login = await post(url2, '/api/v1/auth/login/', { email, password: 'multinode-clock password' });
-      expect(findings, login.status === 200, 'login on the skewed node failed', () => `login on node2: ${login.status}`);
+      expect(
+        findings,
+        login.status === 200,
+        'login on the skewed node failed',
+        () => `login on node2: ${login.status}`,
+      );
       const tokens = (await login.json()) as { access: string; refresh: string };
-      const profile = await fetch(`${url1}/api/v1/auth/profile/`, { headers: { Authorization: `Bearer ${tokens.access}` } });
-      expect(findings, profile.status === 200, 'token from the skewed node refused elsewhere', () => `node2's access token on node1: ${profile.status}`);
+      const profile = await fetch(`${url1}/api/v1/auth/profile/`, {
+        headers: { Authorization: `Bearer ${tokens.access}` },
+      });
+      expect(
+        findings,
+        profile.status === 200,
+        'token from the skewed node refused elsewhere',
+        () => `node2's access token on node1: ${profile.status}`,
+      );
       const refreshed = await post(url1, '/api/v1/auth/refresh/', { refresh: tokens.refresh });
-      expect(findings, refreshed.status === 200, 'refresh from the skewed node refused elsewhere', () => `node2's refresh token on node1: ${refreshed.status}`);
+      expect(
+        findings,
+        refreshed.status === 200,
+        'refresh from the skewed node refused elsewhere',
+        () => `node2's refresh token on node1: ${refreshed.status}`,
+      );
       // The other way round: a token of node1 on node2.
       const login1 = await post(url1, '/api/v1/auth/login/', { email, password: 'multinode-clock password' });
       const access1 = ((await login1.json()) as { access: string }).access;
       const profile2 = await fetch(`${url2}/api/v1/auth/profile/`, { headers: { Authorization: `Bearer ${access1}` } });
-      expect(findings, profile2.status === 200, 'token refused by the skewed node', () => `node1's access token on node2: ${profile2.status}`);
+      expect(
+        findings,
+        profile2.status === 200,
+        'token refused by the skewed node',
+        () => `node1's access token on node2: ${profile2.status}`,
+      );
       // One Idempotency-Key submitted to both nodes at once, then retried on each: one synthesis, every 202 the same.
       const key = `multinode-${randomUUID()}`;
       const body = { text: textOf(1, 3), voice_id: 'en-us-espeak-f' };
@@ -358,12 +547,30 @@ const faults: Fault[] = [
         if (answers.every((answer) => answer.status === 202)) break;
         await sleep(500);
       }
-      expect(findings, ids.size === 1, 'one key, several syntheses across nodes', () => `one Idempotency-Key on both nodes gave ${ids.size} syntheses (${[...ids].join(', ')})`);
+      expect(
+        findings,
+        ids.size === 1,
+        'one key, several syntheses across nodes',
+        () => `one Idempotency-Key on both nodes gave ${ids.size} syntheses (${[...ids].join(', ')})`,
+      );
       const settled = statuses.slice(-2).every((status) => status === 202);
-      expect(findings, settled, 'key not settled across nodes', () => `both nodes did not answer 202 for one key within 60 s (statuses ${statuses.join(',')})`);
-      findings.notes.push(`one key on both nodes: ${statuses.length} answers (${statuses.join(',')}) settled in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-      const [row] = await harness.db('idempotency_keys').where({ key }).select('locked_until', harness.db.raw('now() as db_now'));
-      if (row) findings.notes.push(`that key's locked_until is ${((new Date(row.locked_until).getTime() - new Date(row.db_now).getTime()) / 1000).toFixed(1)} s after the database's now()`);
+      expect(
+        findings,
+        settled,
+        'key not settled across nodes',
+        () => `both nodes did not answer 202 for one key within 60 s (statuses ${statuses.join(',')})`,
+      );
+      findings.notes.push(
+        `one key on both nodes: ${statuses.length} answers (${statuses.join(',')}) settled in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+      );
+      const [row] = await harness
+        .db('idempotency_keys')
+        .where({ key })
+        .select('locked_until', harness.db.raw('now() as db_now'));
+      if (row)
+        findings.notes.push(
+          `that key's locked_until is ${((new Date(row.locked_until).getTime() - new Date(row.db_now).getTime()) / 1000).toFixed(1)} s after the database's now()`,
+        );
       // Wait out the load on both clocks, then put node2 back on the right time.
       await sleep(60_000);
       await stopNode(harness, node2);
@@ -398,7 +605,8 @@ async function main(): Promise<number> {
   const topology = await createTopology(2, logDir);
   const seenPids = new Set<number>();
   const remember = async () => {
-    for (const ns of [topology.data.ns, ...topology.nodes.map((node) => node.ns)]) for (const pid of await topology.pidsIn(ns)) seenPids.add(pid);
+    for (const ns of [topology.data.ns, ...topology.nodes.map((node) => node.ns)])
+      for (const pid of await topology.pidsIn(ns)) seenPids.add(pid);
   };
   let harness: Harness | undefined;
   let interrupted = false;
@@ -434,7 +642,12 @@ async function main(): Promise<number> {
       WEBHOOK_ALLOW_HTTP: 'true',
       WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
     };
-    const config: Config = loadConfig({ ...process.env, ...nodeEnv, DATABASE_URL: data.databaseUrl, DATA_DIR: path.join(dataDir, 'harness') });
+    const config: Config = loadConfig({
+      ...process.env,
+      ...nodeEnv,
+      DATABASE_URL: data.databaseUrl,
+      DATA_DIR: path.join(dataDir, 'harness'),
+    });
     const db = createDb(config);
     await migrate(db, config);
     let temporal: TemporalClient | undefined;
@@ -478,16 +691,28 @@ async function main(): Promise<number> {
       const faultStarted = Date.now();
       const findings = newFindings();
       const before = await runningWorkflows(harness.observed);
-      const accounts = await createStackAccounts(db, config, jwtSecret, `multinode-${index + 1}`, 6, { credits: 10_000_000, plan: 'pro' });
+      const accounts = await createStackAccounts(db, config, jwtSecret, `multinode-${index + 1}`, 6, {
+        credits: 10_000_000,
+        plan: 'pro',
+      });
       for (const [position, account] of accounts.entries()) {
         const endpoint = `f${index + 1}-${position}`;
-        receiver.secretFor(endpoint, await registerWebhook({ token: account.token, baseUrl: () => harness!.apiUrls[0] }, `${receiver.url}/${endpoint}`));
+        receiver.secretFor(
+          endpoint,
+          await registerWebhook(
+            { token: account.token, baseUrl: () => harness!.apiUrls[0] },
+            `${receiver.url}/${endpoint}`,
+          ),
+        );
       }
       let load: LoadResult;
       try {
         [load] = await Promise.all([runLoad(harness, accounts, fault.loadMs), fault.inject({ harness, findings })]);
       } catch (error) {
-        findings.violations.push({ check: 'fault aborted', detail: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+        findings.violations.push({
+          check: 'fault aborted',
+          detail: error instanceof Error ? (error.stack ?? error.message) : String(error),
+        });
         load = { ops: [], accepted: new Set(), resumed: 0, restarted: 0, retryReasons: new Map() };
       }
       await remember();
@@ -495,7 +720,11 @@ async function main(): Promise<number> {
       const quiet = await waitQuiescent(harness.observed, accountIds, before, QUIESCE_MS, async () => undefined);
       expect(findings, quiet !== null, 'not quiescent', () => `not quiescent within ${QUIESCE_MS / 1000} s`);
       if (quiet !== null) findings.notes.push(`quiescent ${(quiet / 1000).toFixed(1)} s after the load`);
-      const tally = await checkInvariants(harness.observed, { accountIds, accepted: load.accepted, reportedKeys: new Set() }, findings);
+      const tally = await checkInvariants(
+        harness.observed,
+        { accountIds, accepted: load.accepted, reportedKeys: new Set() },
+        findings,
+      );
       const notCompleted = load.accepted.size - tally.completed;
       expect(
         findings,
@@ -504,18 +733,34 @@ async function main(): Promise<number> {
         () =>
           `${notCompleted} of ${load.accepted.size} accepted jobs did not complete (${[...tally.failureCodes].map(([code, n]) => `${n} × ${code}`).join(', ') || 'none failed'}; canceled ${tally.canceled})`,
       );
-      for (const op of load.ops.filter((candidate) => !candidate.ok)) expect(findings, false, 'client could not finish', () => `${op.kind} ${op.id ?? ''}: ${op.error}`);
+      for (const op of load.ops.filter((candidate) => !candidate.ok))
+        expect(findings, false, 'client could not finish', () => `${op.kind} ${op.id ?? ''}: ${op.error}`);
       // Webhooks: every completed synthesis announced (deliveries retried past the fault).
       const deadline = Date.now() + 120_000;
-      const completed: string[] = await db('syntheses').whereIn('account_id', accountIds).where({ status: 'completed' }).pluck('id');
+      const completed: string[] = await db('syntheses')
+        .whereIn('account_id', accountIds)
+        .where({ status: 'completed' })
+        .pluck('id');
       let missing = completed;
       while (missing.length && Date.now() < deadline) {
-        const announced = new Set([...receiver.events.values()].filter((event) => event.type === 'synthesis.completed').map((event) => event.resourceId));
+        const announced = new Set(
+          [...receiver.events.values()]
+            .filter((event) => event.type === 'synthesis.completed')
+            .map((event) => event.resourceId),
+        );
         missing = completed.filter((id) => !announced.has(id));
         if (missing.length) await sleep(2_000);
       }
-      expect(findings, missing.length === 0, 'completed synthesis not announced', () => `${missing.length} of ${completed.length} completed syntheses never reached the webhook receiver`);
-      if (load.retryReasons.size) findings.notes.push(`speech requests asked again: ${[...load.retryReasons].map(([reason, n]) => `${n} × ${reason}`).join(', ')}`);
+      expect(
+        findings,
+        missing.length === 0,
+        'completed synthesis not announced',
+        () => `${missing.length} of ${completed.length} completed syntheses never reached the webhook receiver`,
+      );
+      if (load.retryReasons.size)
+        findings.notes.push(
+          `speech requests asked again: ${[...load.retryReasons].map(([reason, n]) => `${n} × ${reason}`).join(', ')}`,
+        );
       await fault.after?.({ harness, findings }, accounts);
       rows.push({
         name,
@@ -568,8 +813,12 @@ async function main(): Promise<number> {
   rmSync(path.join(dataDir, 'pg'), { recursive: true, force: true });
 
   const out = (text: string) => process.stdout.write(text);
-  out(`\nOpenVox multi-node harness — ${new Date().toISOString()}, node ${process.version}, ${((Date.now() - started) / 1000).toFixed(0)} s in all, 2 nodes\n\n`);
-  out('| fault | accepted | completed | failed | canceled | client ops (errors) | speech resumed from history / asked again | SSE reopened | checks | violations | wall time |\n');
+  out(
+    `\nOpenVox multi-node harness — ${new Date().toISOString()}, node ${process.version}, ${((Date.now() - started) / 1000).toFixed(0)} s in all, 2 nodes\n\n`,
+  );
+  out(
+    '| fault | accepted | completed | failed | canceled | client ops (errors) | speech resumed from history / asked again | SSE reopened | checks | violations | wall time |\n',
+  );
   out('|---|---|---|---|---|---|---|---|---|---|---|\n');
   for (const row of rows) {
     const errors = row.ops.filter((op) => !op.ok).length;
@@ -581,7 +830,8 @@ async function main(): Promise<number> {
   for (const row of rows) {
     if (!row.findings.violations.length && !row.findings.notes.length) continue;
     out(`\n${row.name}\n`);
-    for (const violation of row.findings.violations.slice(0, 10)) out(`  VIOLATION ${violation.check}: ${violation.detail}\n`);
+    for (const violation of row.findings.violations.slice(0, 10))
+      out(`  VIOLATION ${violation.check}: ${violation.detail}\n`);
     if (row.findings.violations.length > 10) out(`  … and ${row.findings.violations.length - 10} more\n`);
     for (const note of row.findings.notes) out(`  note: ${note}\n`);
   }

@@ -62,12 +62,17 @@ export async function createTopology(nodeCount: number, logDir: string): Promise
   // A /24 of its own per run, inside 10.213.0.0/16: two harnesses at once do not collide.
   const subnet = `10.213.${id % 250}`;
   const dataNs = `${prefix}-data`;
-  const nodes: NodeNs[] = Array.from({ length: nodeCount }, (_, index) => ({ name: `node${index + 1}`, ns: `${prefix}-n${index + 1}`, address: `${subnet}.${11 + index}` }));
+  const nodes: NodeNs[] = Array.from({ length: nodeCount }, (_, index) => ({
+    name: `node${index + 1}`,
+    ns: `${prefix}-n${index + 1}`,
+    address: `${subnet}.${11 + index}`,
+  }));
   const hostLink = `${prefix}h`;
   const namespaces = [dataNs, ...nodes.map((node) => node.ns)];
   const ipIn = (ns: string, ...args: string[]) => sh('ip', ['-n', ns, ...args]);
 
-  const pidsIn = async (ns: string) => (await sh('ip', ['netns', 'pids', ns]).catch(() => '')).split('\n').filter(Boolean).map(Number);
+  const pidsIn = async (ns: string) =>
+    (await sh('ip', ['netns', 'pids', ns]).catch(() => '')).split('\n').filter(Boolean).map(Number);
 
   const topology: Topology = {
     prefix,
@@ -77,7 +82,11 @@ export async function createTopology(nodeCount: number, logDir: string): Promise
     hostAddress: `${subnet}.254`,
     spawnIn(ns, logName, command, args, env = {}) {
       const log = openSync(path.join(logDir, `${logName}.log`), 'a');
-      return spawn('ip', ['netns', 'exec', ns, command, ...args], { stdio: ['ignore', log, log], env: { ...process.env, ...env }, detached: true });
+      return spawn('ip', ['netns', 'exec', ns, command, ...args], {
+        stdio: ['ignore', log, log],
+        env: { ...process.env, ...env },
+        detached: true,
+      });
     },
     pidsIn,
     async killAllIn(ns) {
@@ -99,7 +108,8 @@ export async function createTopology(nodeCount: number, logDir: string): Promise
       // Graceful first (PostgreSQL, MinIO and Temporal flush), then whatever is left is killed.
       for (const ns of namespaces) for (const pid of await pidsIn(ns)) if (alive(pid)) process.kill(pid, 'SIGTERM');
       const deadline = Date.now() + 15_000;
-      while (Date.now() < deadline && (await Promise.all(namespaces.map(pidsIn))).some((pids) => pids.length)) await sleep(200);
+      while (Date.now() < deadline && (await Promise.all(namespaces.map(pidsIn))).some((pids) => pids.length))
+        await sleep(200);
       for (const ns of namespaces) await topology.killAllIn(ns);
       for (const ns of namespaces) await sh('ip', ['netns', 'del', ns]).catch(() => undefined);
       // The host end goes with its peer in the data namespace; deleted here in case the namespace never got it.
@@ -140,7 +150,8 @@ export async function createTopology(nodeCount: number, logDir: string): Promise
         await sh('ip', ['link', 'set', inside, 'up']);
       }
     };
-    for (const [index, node] of nodes.entries()) await attach(`${prefix}b${index + 1}`, `${prefix}n${index + 1}`, node.ns, 'eth0', node.address);
+    for (const [index, node] of nodes.entries())
+      await attach(`${prefix}b${index + 1}`, `${prefix}n${index + 1}`, node.ns, 'eth0', node.address);
     await attach(`${prefix}bh`, hostLink, null, hostLink, topology.hostAddress);
   } catch (error) {
     await topology.teardown();

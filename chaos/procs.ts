@@ -71,7 +71,12 @@ export interface GroupSample {
 
 export function sumGroup(members: ProcInfo[]): GroupSample {
   return members.reduce<GroupSample>(
-    (sum, info) => ({ count: sum.count + 1, rssMiB: sum.rssMiB + info.rssMiB, anonMiB: sum.anonMiB + info.anonMiB, fds: sum.fds + (Number.isFinite(info.fds) ? info.fds : 0) }),
+    (sum, info) => ({
+      count: sum.count + 1,
+      rssMiB: sum.rssMiB + info.rssMiB,
+      anonMiB: sum.anonMiB + info.anonMiB,
+      fds: sum.fds + (Number.isFinite(info.fds) ? info.fds : 0),
+    }),
     { count: 0, rssMiB: 0, anonMiB: 0, fds: 0 },
   );
 }

@@ -46,8 +46,18 @@ export async function startReceiver(host = '127.0.0.1'): Promise<Receiver> {
       const verifier = secrets.get((request.url ?? '/').slice(1));
       try {
         if (!verifier) throw new Error('unknown endpoint');
-        const payload = verifier.verify(body, request.headers as Record<string, string>) as { id: string; type: string; data?: { id?: string } };
-        if (!receiver.events.has(payload.id)) receiver.events.set(payload.id, { eventId: payload.id, type: payload.type, resourceId: payload.data?.id ?? '', receivedAt: Date.now() });
+        const payload = verifier.verify(body, request.headers as Record<string, string>) as {
+          id: string;
+          type: string;
+          data?: { id?: string };
+        };
+        if (!receiver.events.has(payload.id))
+          receiver.events.set(payload.id, {
+            eventId: payload.id,
+            type: payload.type,
+            resourceId: payload.data?.id ?? '',
+            receivedAt: Date.now(),
+          });
         response.writeHead(204).end();
       } catch {
         receiver.badSignatures += 1;

@@ -1,6 +1,17 @@
 import { mapLimit } from '../lib/concurrency';
 import type { IsolatedStack, StackAccount } from '../scripts/isolatedStack';
-import { type Answer, deleteSynthesis, formatTally, type Outcome, type RetryBound, submit, submitWithKey, tally, untilAnswered, type SynthesizeBody } from './client';
+import {
+  type Answer,
+  deleteSynthesis,
+  formatTally,
+  type Outcome,
+  type RetryBound,
+  submit,
+  submitWithKey,
+  tally,
+  untilAnswered,
+  type SynthesizeBody,
+} from './client';
 import { expect, type Findings } from './checks';
 
 /**
@@ -63,7 +74,8 @@ const BOUND: RetryBound = { maxAttempts: 400, deadlineMs: 150_000 };
 
 function acceptedIds(outcomes: Outcome[]): Set<string> {
   const ids = new Set<string>();
-  for (const outcome of outcomes) for (const answer of outcome.attempts) if (answer.status === 202 && answer.id) ids.add(answer.id);
+  for (const outcome of outcomes)
+    for (const answer of outcome.attempts) if (answer.status === 202 && answer.id) ids.add(answer.id);
   return ids;
 }
 
@@ -78,17 +90,41 @@ function expectKeyedAccepted(findings: Findings, outcomes: Outcome[]): void {
       () =>
         `key ${outcome.key}: ${outcome.exhausted ? 'never answered within the bound' : 'settled on'} ${outcome.final.status} ${outcome.final.code ?? ''} after ${outcome.attempts.length} attempts (${formatTally(tally(outcome.attempts))})`,
     );
-    expect(findings, ids.size <= 1, 'key answered with several syntheses', () => `key ${outcome.key}: 202s name ${ids.size} different syntheses (${[...ids].join(', ')})`);
+    expect(
+      findings,
+      ids.size <= 1,
+      'key answered with several syntheses',
+      () => `key ${outcome.key}: 202s name ${ids.size} different syntheses (${[...ids].join(', ')})`,
+    );
   }
 }
 
 /** Syntheses and reservations per key: a retried key must not make a second one. */
-async function expectOnePerKey(stack: IsolatedStack, findings: Findings, accounts: StackAccount[], outcomes: Outcome[]): Promise<void> {
+async function expectOnePerKey(
+  stack: IsolatedStack,
+  findings: Findings,
+  accounts: StackAccount[],
+  outcomes: Outcome[],
+): Promise<void> {
   const ids = accounts.map((account) => account.id);
   const [{ rows }] = await stack.db('syntheses').whereIn('account_id', ids).count<{ rows: string }[]>({ rows: '*' });
-  const [{ reserves }] = await stack.db('credit_ledger').whereIn('account_id', ids).where({ kind: 'reserve' }).count<{ reserves: string }[]>({ reserves: '*' });
-  expect(findings, Number(rows) <= outcomes.length, 'more syntheses than keys', () => `${outcomes.length} keys made ${rows} syntheses (a retry with the same key got a new synthesis)`);
-  expect(findings, Number(reserves) <= outcomes.length, 'more reservations than keys', () => `${outcomes.length} keys made ${reserves} reservations`);
+  const [{ reserves }] = await stack
+    .db('credit_ledger')
+    .whereIn('account_id', ids)
+    .where({ kind: 'reserve' })
+    .count<{ reserves: string }[]>({ reserves: '*' });
+  expect(
+    findings,
+    Number(rows) <= outcomes.length,
+    'more syntheses than keys',
+    () => `${outcomes.length} keys made ${rows} syntheses (a retry with the same key got a new synthesis)`,
+  );
+  expect(
+    findings,
+    Number(reserves) <= outcomes.length,
+    'more reservations than keys',
+    () => `${outcomes.length} keys made ${reserves} reservations`,
+  );
 }
 
 const inFlight = async (stack: IsolatedStack, accounts: StackAccount[]) => {
@@ -104,7 +140,12 @@ const inFlight = async (stack: IsolatedStack, accounts: StackAccount[]) => {
 };
 
 /** Submits every job with its own key, at most `concurrency` at a time; `during` runs the fault alongside. */
-async function keyedLoad(context: ScenarioContext, jobs: { account: StackAccount; body: SynthesizeBody }[], concurrency: number, during: (progress: () => number) => Promise<void>) {
+async function keyedLoad(
+  context: ScenarioContext,
+  jobs: { account: StackAccount; body: SynthesizeBody }[],
+  concurrency: number,
+  during: (progress: () => number) => Promise<void>,
+) {
   let settled = 0;
   const load = mapLimit(jobs, concurrency, async ({ account, body }) => {
     const outcome = await submitWithKey(context.stack.apiUrl, account, body, BOUND);
@@ -149,7 +190,12 @@ export const scenarios: Scenario[] = [
         await sleep(3_000);
         await stack.startWorkers(1);
       });
-      expect(findings, atKill >= 50, '[setup] fewer than 50 in flight at the kill', () => `[setup] only ${atKill} syntheses in flight when the worker was killed (want ≥ 50)`);
+      expect(
+        findings,
+        atKill >= 50,
+        '[setup] fewer than 50 in flight at the kill',
+        () => `[setup] only ${atKill} syntheses in flight when the worker was killed (want ≥ 50)`,
+      );
       findings.notes.push(`${atKill} in flight at the kill`);
       expectKeyedAccepted(findings, outcomes);
       await expectOnePerKey(stack, findings, accounts, outcomes);
@@ -171,7 +217,9 @@ export const scenarios: Scenario[] = [
           backAt = Date.now();
         }
       });
-      const inUse = outcomes.flatMap((outcome) => outcome.attempts).filter((answer) => answer.code === 'idempotency_key_in_use').length;
+      const inUse = outcomes
+        .flatMap((outcome) => outcome.attempts)
+        .filter((answer) => answer.code === 'idempotency_key_in_use').length;
       findings.notes.push(`${inUse} × 409 idempotency_key_in_use answered to retries`);
       // A claim held by a request that died must be taken over within seconds.
       for (const outcome of outcomes.filter((candidate) => candidate.attempts.length > 1)) {
@@ -180,7 +228,8 @@ export const scenarios: Scenario[] = [
           findings,
           waited <= 15,
           'key locked > 15 s after the API was back',
-          () => `key ${outcome.key}: answered ${waited.toFixed(1)} s after the API was back (${formatTally(tally(outcome.attempts))})`,
+          () =>
+            `key ${outcome.key}: answered ${waited.toFixed(1)} s after the API was back (${formatTally(tally(outcome.attempts))})`,
         );
       }
       expectKeyedAccepted(findings, outcomes);
@@ -213,7 +262,9 @@ export const scenarios: Scenario[] = [
       const { stack, findings } = context;
       const accounts = await stack.createAccounts(5, { credits: 100_000 });
       // Two finished syntheses to delete while storage is down: their audio must still go.
-      const doomed = await mapLimit(accounts.slice(0, 2), 2, (account) => submitWithKey(stack.apiUrl, account, { text: textOf(SHORT), voice_id: FAST_VOICE }, BOUND));
+      const doomed = await mapLimit(accounts.slice(0, 2), 2, (account) =>
+        submitWithKey(stack.apiUrl, account, { text: textOf(SHORT), voice_id: FAST_VOICE }, BOUND),
+      );
       const doomedIds = [...acceptedIds(doomed)];
       const deadline = Date.now() + 60_000;
       while (Date.now() < deadline) {
@@ -228,7 +279,15 @@ export const scenarios: Scenario[] = [
       context.log('minio stopped');
       const outcomes = await keyedLoad(context, mix(accounts, 10, FAST_VOICE, 3), 10, async () => {
         deletes = await Promise.all(
-          doomed.map(async (outcome) => (await untilAnswered(() => deleteSynthesis(stack.apiUrl, outcome.account, outcome.final.id!), { maxAttempts: 100, deadlineMs: 25_000 })).attempts),
+          doomed.map(
+            async (outcome) =>
+              (
+                await untilAnswered(() => deleteSynthesis(stack.apiUrl, outcome.account, outcome.final.id!), {
+                  maxAttempts: 100,
+                  deadlineMs: 25_000,
+                })
+              ).attempts,
+          ),
         );
         await sleep(Math.max(0, 30_000 - (Date.now() - stoppedAt)));
         await stack.startMinio();
@@ -241,7 +300,8 @@ export const scenarios: Scenario[] = [
           findings,
           last.status === 204 || last.status === 202,
           'DELETE during the outage not accepted',
-          () => `DELETE ${doomed[index].final.id} during the outage settled on ${last.status} ${last.code ?? ''} (${formatTally(tally(attempts))})`,
+          () =>
+            `DELETE ${doomed[index].final.id} during the outage settled on ${last.status} ${last.code ?? ''} (${formatTally(tally(attempts))})`,
         );
       }
       expectKeyedAccepted(findings, outcomes);
@@ -275,7 +335,9 @@ export const scenarios: Scenario[] = [
     async run(context) {
       const { stack, findings } = context;
       const accounts = await stack.createAccounts(50, { credits: SHORT });
-      const submits = accounts.flatMap((account, index) => [0, 1].map((copy) => ({ account, body: { text: textOf(SHORT, index + copy), voice_id: FAST_VOICE } })));
+      const submits = accounts.flatMap((account, index) =>
+        [0, 1].map((copy) => ({ account, body: { text: textOf(SHORT, index + copy), voice_id: FAST_VOICE } })),
+      );
       const answers = await Promise.all(submits.map(({ account, body }) => submit(stack.apiUrl, account, body)));
       findings.notes.push(`answers: ${formatTally(tally(answers))}`);
       const accepted = answers.filter((answer) => answer.status === 202);
@@ -283,14 +345,31 @@ export const scenarios: Scenario[] = [
         findings,
         answers.every((answer) => answer.status === 202 || answer.status === 402),
         'answers other than 202/402',
-        () => `answers other than 202/402: ${formatTally(tally(answers.filter((answer) => answer.status !== 202 && answer.status !== 402)))}`,
+        () =>
+          `answers other than 202/402: ${formatTally(tally(answers.filter((answer) => answer.status !== 202 && answer.status !== 402)))}`,
       );
-      expect(findings, accepted.length === 50, 'accepted ≠ credits for 50', () => `${accepted.length} submits accepted, want exactly 50 (one per account's credits)`);
+      expect(
+        findings,
+        accepted.length === 50,
+        'accepted ≠ credits for 50',
+        () => `${accepted.length} submits accepted, want exactly 50 (one per account's credits)`,
+      );
       for (const [index, account] of accounts.entries()) {
         const mine = answers.slice(index * 2, index * 2 + 2).filter((answer) => answer.status === 202).length;
-        expect(findings, mine <= 1, 'account accepted beyond its credits', () => `account ${account.id}: ${mine} submits accepted with credits for one`);
+        expect(
+          findings,
+          mine <= 1,
+          'account accepted beyond its credits',
+          () => `account ${account.id}: ${mine} submits accepted with credits for one`,
+        );
       }
-      return { accounts, answers, accepted: new Set(accepted.map((answer) => answer.id!)), expectAllCompleted: true, no503: true };
+      return {
+        accounts,
+        answers,
+        accepted: new Set(accepted.map((answer) => answer.id!)),
+        expectAllCompleted: true,
+        no503: true,
+      };
     },
   },
   {
@@ -299,20 +378,44 @@ export const scenarios: Scenario[] = [
       const { stack, findings } = context;
       const [account] = await stack.createAccounts(1, { credits: 10_000 });
       const body = { text: textOf(SHORT), voice_id: FAST_VOICE };
-      const answers = await Promise.all(Array.from({ length: 50 }, () => submit(stack.apiUrl, account, body, 'chaos-one-key')));
+      const answers = await Promise.all(
+        Array.from({ length: 50 }, () => submit(stack.apiUrl, account, body, 'chaos-one-key')),
+      );
       findings.notes.push(`answers: ${formatTally(tally(answers))}`);
       const accepted = new Set(answers.filter((answer) => answer.status === 202).map((answer) => answer.id!));
       expect(
         findings,
         answers.every((answer) => answer.status === 202 || answer.status === 409),
         'answers other than 202/409',
-        () => `answers other than 202/409: ${formatTally(tally(answers.filter((answer) => answer.status !== 202 && answer.status !== 409)))}`,
+        () =>
+          `answers other than 202/409: ${formatTally(tally(answers.filter((answer) => answer.status !== 202 && answer.status !== 409)))}`,
       );
-      expect(findings, accepted.size === 1, 'one key, several syntheses', () => `the 202s name ${accepted.size} syntheses, want exactly 1`);
-      const [{ rows }] = await stack.db('syntheses').where({ account_id: account.id }).count<{ rows: string }[]>({ rows: '*' });
-      const [{ reserves }] = await stack.db('credit_ledger').where({ account_id: account.id, kind: 'reserve' }).count<{ reserves: string }[]>({ reserves: '*' });
-      expect(findings, Number(rows) === 1, 'one key, several synthesis rows', () => `one key made ${rows} syntheses, want 1`);
-      expect(findings, Number(reserves) === 1, 'one key, several reservations', () => `one key made ${reserves} reservations, want 1`);
+      expect(
+        findings,
+        accepted.size === 1,
+        'one key, several syntheses',
+        () => `the 202s name ${accepted.size} syntheses, want exactly 1`,
+      );
+      const [{ rows }] = await stack
+        .db('syntheses')
+        .where({ account_id: account.id })
+        .count<{ rows: string }[]>({ rows: '*' });
+      const [{ reserves }] = await stack
+        .db('credit_ledger')
+        .where({ account_id: account.id, kind: 'reserve' })
+        .count<{ reserves: string }[]>({ reserves: '*' });
+      expect(
+        findings,
+        Number(rows) === 1,
+        'one key, several synthesis rows',
+        () => `one key made ${rows} syntheses, want 1`,
+      );
+      expect(
+        findings,
+        Number(reserves) === 1,
+        'one key, several reservations',
+        () => `one key made ${reserves} reservations, want 1`,
+      );
       return { accounts: [account], answers, accepted, expectAllCompleted: true, no503: true };
     },
   },

@@ -6,7 +6,17 @@ import { percentile as percentileOrNull } from '../audio/analysis';
 import { createStorage } from '../lib/storage';
 import { startIsolatedStack, type IsolatedStack, type StackAccount } from '../scripts/isolatedStack';
 import { checkInvariants, expect, newFindings, runningWorkflows, waitQuiescent, type Findings } from './checks';
-import { type Client, cloneCycle, deleteAccount, historyPage, makeCloneSample, type Op, registerWebhook, speech, synthesis } from './load';
+import {
+  type Client,
+  cloneCycle,
+  deleteAccount,
+  historyPage,
+  makeCloneSample,
+  type Op,
+  registerWebhook,
+  speech,
+  synthesis,
+} from './load';
 import { allProcs, classifyWorkerChild, descendants, type GroupSample, type ProcInfo, sumGroup } from './procs';
 import { startReceiver, type Receiver } from './receiver';
 import { linearTrend, type Point, type Tolerance, verdictOf } from './trend';
@@ -51,7 +61,8 @@ const SENTENCES = [
   'She wrote the numbers down twice, because the first list had gone missing in the storm.',
   'A small dog waited at the corner of the market until the baker opened his door.',
 ];
-const textOf = (sentences: number, offset: number) => Array.from({ length: sentences }, (_, i) => SENTENCES[(offset + i) % SENTENCES.length]).join(' ');
+const textOf = (sentences: number, offset: number) =>
+  Array.from({ length: sentences }, (_, i) => SENTENCES[(offset + i) % SENTENCES.length]).join(' ');
 
 /** How often each kind of operation starts (ms), and how many may run at once. */
 const CADENCE = {
@@ -100,9 +111,15 @@ function processSeries(stack: IsolatedStack): ProcessSeries {
   const apiPid = stack.api()?.pid;
   const workerPids = stack.workers().map((worker) => worker.pid!);
   const workerChildren = workerPids.flatMap((pid) => descendants(pid, procs));
-  const of = (kind: ReturnType<typeof classifyWorkerChild>) => workerChildren.filter((info) => classifyWorkerChild(info) === kind);
-  const temporal = procs.filter((info) => /\btemporal\b.*server start-dev/.test(info.cmdline) && info.cmdline.includes(`--port ${stack.ports.temporal} `));
-  const minio = procs.filter((info) => /\bminio server\b/.test(info.cmdline) && info.cmdline.includes(`127.0.0.1:${stack.ports.minio} `));
+  const of = (kind: ReturnType<typeof classifyWorkerChild>) =>
+    workerChildren.filter((info) => classifyWorkerChild(info) === kind);
+  const temporal = procs.filter(
+    (info) =>
+      /\btemporal\b.*server start-dev/.test(info.cmdline) && info.cmdline.includes(`--port ${stack.ports.temporal} `),
+  );
+  const minio = procs.filter(
+    (info) => /\bminio server\b/.test(info.cmdline) && info.cmdline.includes(`127.0.0.1:${stack.ports.minio} `),
+  );
   return {
     api: sumGroup(own(apiPid)),
     apiChildren: apiPid ? sumGroup(descendants(apiPid, procs)) : EMPTY,
@@ -116,8 +133,13 @@ function processSeries(stack: IsolatedStack): ProcessSeries {
   };
 }
 
-async function postgresBackends(stack: IsolatedStack, procs: ProcInfo[]): Promise<{ count: number; group: GroupSample }> {
-  const { rows } = (await stack.db.raw('select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()')) as { rows: { pid: number }[] };
+async function postgresBackends(
+  stack: IsolatedStack,
+  procs: ProcInfo[],
+): Promise<{ count: number; group: GroupSample }> {
+  const { rows } = (await stack.db.raw(
+    'select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
+  )) as { rows: { pid: number }[] };
   const pids = new Set(rows.map((row) => row.pid));
   return { count: pids.size, group: sumGroup(procs.filter((info) => pids.has(info.pid))) };
 }
@@ -136,10 +158,16 @@ function summarizeOps(ops: Op[]): Pick<Sample, 'ops' | 'errors' | 'errorKinds'> 
   const summary: Sample['ops'] = {};
   for (const [kind, list] of byKind) {
     const ok = list.filter((op) => op.ok).map((op) => op.ms);
-    summary[kind] = { n: list.length, errors: list.length - ok.length, p50: percentile(ok, 0.5), p99: percentile(ok, 0.99) };
+    summary[kind] = {
+      n: list.length,
+      errors: list.length - ok.length,
+      p50: percentile(ok, 0.5),
+      p99: percentile(ok, 0.99),
+    };
   }
   const errorKinds: Record<string, number> = {};
-  for (const op of ops) if (!op.ok) errorKinds[`${op.kind}: ${op.error}`] = (errorKinds[`${op.kind}: ${op.error}`] ?? 0) + 1;
+  for (const op of ops)
+    if (!op.ok) errorKinds[`${op.kind}: ${op.error}`] = (errorKinds[`${op.kind}: ${op.error}`] ?? 0) + 1;
   return { ops: summary, errors: ops.filter((op) => !op.ok).length, errorKinds };
 }
 
@@ -159,12 +187,39 @@ const LATENCY: Tolerance = { relative: 0.1, absolute: 50 };
 
 function seriesSpecs(samples: Sample[]): SeriesSpec[] {
   const specs: SeriesSpec[] = [];
-  const groups: (keyof ProcessSeries)[] = ['api', 'apiChildren', 'worker', 'piper', 'festival', 'workerOther', 'temporal', 'minio', 'postgres'];
+  const groups: (keyof ProcessSeries)[] = [
+    'api',
+    'apiChildren',
+    'worker',
+    'piper',
+    'festival',
+    'workerOther',
+    'temporal',
+    'minio',
+    'postgres',
+  ];
   for (const group of groups) {
     specs.push({ name: `${group} RSS`, unit: 'MiB', value: (s) => s.processes[group].rssMiB, tolerance: MEMORY });
-    if (group === 'postgres') specs.push({ name: `${group} RssAnon`, unit: 'MiB', value: (s) => s.processes[group].anonMiB, tolerance: MEMORY });
-    specs.push({ name: `${group} open fds`, unit: 'fds', value: (s) => s.processes[group].fds, tolerance: DESCRIPTORS });
-    if (!['api', 'worker', 'minio'].includes(group)) specs.push({ name: `${group} processes`, unit: 'procs', value: (s) => s.processes[group].count, tolerance: COUNT });
+    if (group === 'postgres')
+      specs.push({
+        name: `${group} RssAnon`,
+        unit: 'MiB',
+        value: (s) => s.processes[group].anonMiB,
+        tolerance: MEMORY,
+      });
+    specs.push({
+      name: `${group} open fds`,
+      unit: 'fds',
+      value: (s) => s.processes[group].fds,
+      tolerance: DESCRIPTORS,
+    });
+    if (!['api', 'worker', 'minio'].includes(group))
+      specs.push({
+        name: `${group} processes`,
+        unit: 'procs',
+        value: (s) => s.processes[group].count,
+        tolerance: COUNT,
+      });
   }
   specs.push({ name: 'PostgreSQL connections', unit: 'conns', value: (s) => s.pgConnections, tolerance: COUNT });
   specs.push({ name: 'Temporal open workflows', unit: 'wfs', value: (s) => s.openWorkflows, tolerance: COUNT });
@@ -174,7 +229,12 @@ function seriesSpecs(samples: Sample[]): SeriesSpec[] {
     specs.push({ name: `${kind} p99`, unit: 'ms', value: (s) => s.ops[kind]?.p99 ?? NaN, tolerance: LATENCY });
   }
   specs.push({ name: 'errors per minute', unit: 'errors', value: (s) => s.errors, tolerance: COUNT });
-  specs.push({ name: 'load average (1 min)', unit: '', value: (s) => s.load[0], tolerance: { relative: 0.1, absolute: 0.5 } });
+  specs.push({
+    name: 'load average (1 min)',
+    unit: '',
+    value: (s) => s.load[0],
+    tolerance: { relative: 0.1, absolute: 0.5 },
+  });
   return specs;
 }
 
@@ -185,11 +245,15 @@ const fixed = (value: number, digits = 1) => (Number.isFinite(value) ? value.toF
 /** The verdict table (markdown) of the samples after the warm-up; returns it and the series that grow. */
 export function verdictTable(samples: Sample[], warmupMinutes: number): { table: string; growing: string[] } {
   const kept = samples.filter((sample) => sample.minute >= warmupMinutes);
-  const rows = ['| series | mean | slope per hour | 95 % interval | R² | verdict | second half: slope, 95 % interval |', '|---|---|---|---|---|---|---|'];
+  const rows = [
+    '| series | mean | slope per hour | 95 % interval | R² | verdict | second half: slope, 95 % interval |',
+    '|---|---|---|---|---|---|---|',
+  ];
   const growing: string[] = [];
   const secondHalf = kept.slice(Math.floor(kept.length / 2));
   for (const spec of seriesSpecs(kept)) {
-    const pointsOf = (list: Sample[]): Point[] => list.map((sample) => ({ hours: sample.hours, value: spec.value(sample) }));
+    const pointsOf = (list: Sample[]): Point[] =>
+      list.map((sample) => ({ hours: sample.hours, value: spec.value(sample) }));
     const trend = linearTrend(pointsOf(kept));
     const verdict = verdictOf(trend, spec.tolerance);
     // A cache that fills and then stays is steep in the first half only; a leak keeps its slope.
@@ -234,7 +298,12 @@ async function soak(): Promise<number> {
     persistentTemporal: true,
     childOutput: 'log',
     removeDataOnClose: true,
-    env: { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', API_METRICS_PORT: '0', WORKER_METRICS_PORT: '0' },
+    env: {
+      WEBHOOK_ALLOW_HTTP: 'true',
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+      API_METRICS_PORT: '0',
+      WORKER_METRICS_PORT: '0',
+    },
   });
   const samplesFile = args.samples ?? path.join(stack.logDir, 'soak-samples.jsonl');
   writeFileSync(samplesFile, '');
@@ -250,7 +319,11 @@ async function soak(): Promise<number> {
     receiver = hooks;
     const before = await runningWorkflows(stack);
     const accounts = await stack.createAccounts(4, { credits: 50_000_000, plan: 'pro' });
-    const clients: (Client & { account: StackAccount })[] = accounts.map((account) => ({ account, token: account.token, baseUrl: () => stack.apiUrl }));
+    const clients: (Client & { account: StackAccount })[] = accounts.map((account) => ({
+      account,
+      token: account.token,
+      baseUrl: () => stack.apiUrl,
+    }));
     for (const [index, client] of clients.entries()) {
       const name = `main-${index}`;
       receiver.secretFor(name, await registerWebhook(client, `${receiver.url}/${name}`));
@@ -274,7 +347,15 @@ async function soak(): Promise<number> {
             const count = n++;
             const job = work(count)
               .then((done) => ops.push(...done))
-              .catch((error) => ops.push({ kind, ok: false, ms: 0, endedAt: Date.now(), error: `threw: ${error instanceof Error ? error.message : String(error)}` }))
+              .catch((error) =>
+                ops.push({
+                  kind,
+                  ok: false,
+                  ms: 0,
+                  endedAt: Date.now(),
+                  error: `threw: ${error instanceof Error ? error.message : String(error)}`,
+                }),
+              )
               .finally(() => {
                 inFlight[kind] -= 1;
                 running.delete(job);
@@ -293,7 +374,13 @@ async function soak(): Promise<number> {
         return [
           await synthesis(
             client,
-            { text: textOf(1 + (n % 3), n), voice: VOICES[n % VOICES.length], format: FORMATS[Math.floor(n / VOICES.length) % FORMATS.length], sse: n % 2 === 0, timeoutMs: 300_000 },
+            {
+              text: textOf(1 + (n % 3), n),
+              voice: VOICES[n % VOICES.length],
+              format: FORMATS[Math.floor(n / VOICES.length) % FORMATS.length],
+              sse: n % 2 === 0,
+              timeoutMs: 300_000,
+            },
             (id) => accepted.add(id),
           ),
         ];
@@ -315,9 +402,21 @@ async function soak(): Promise<number> {
         const client: Client = { token: account.token, baseUrl: () => stack.apiUrl };
         const name = `doomed-${n}`;
         receiver!.secretFor(name, await registerWebhook(client, `${receiver!.url}/${name}`));
-        const first = await synthesis(client, { text: textOf(1, n), voice: 'en-us-joe', format: 'mp3', sse: true, timeoutMs: 120_000 });
+        const first = await synthesis(client, {
+          text: textOf(1, n),
+          voice: 'en-us-joe',
+          format: 'mp3',
+          sse: true,
+          timeoutMs: 120_000,
+        });
         // A second one still running when the account goes: the erasure cancels it.
-        void synthesis(client, { text: textOf(3, n), voice: 'en-us-slt', format: 'wav', sse: false, timeoutMs: 20_000 });
+        void synthesis(client, {
+          text: textOf(3, n),
+          voice: 'en-us-slt',
+          format: 'wav',
+          sse: false,
+          timeoutMs: 20_000,
+        });
         await sleep(1_500);
         const deletion = await deleteAccount(client, password);
         const erasedFrom = Date.now();
@@ -327,7 +426,17 @@ async function soak(): Promise<number> {
           gone = !(await stack.db('accounts').where({ id: account.id }).first('id'));
         }
         deleted.push(account);
-        return [first, deletion, { kind: 'erasure', ok: gone, ms: Date.now() - erasedFrom, endedAt: Date.now(), error: gone ? undefined : 'account still there after 180 s' }];
+        return [
+          first,
+          deletion,
+          {
+            kind: 'erasure',
+            ok: gone,
+            ms: Date.now() - erasedFrom,
+            endedAt: Date.now(),
+            error: gone ? undefined : 'account still there after 180 s',
+          },
+        ];
       }),
     ];
 
@@ -368,37 +477,80 @@ async function soak(): Promise<number> {
     const accountIds = accounts.map((account) => account.id);
     const quiet = await waitQuiescent(stack, accountIds, before, 300_000, async () => undefined);
     expect(findings, quiet !== null, 'not quiescent', () => 'not quiescent within 300 s after the load');
-    const tally = await checkInvariants(stack, { accountIds, accepted: new Set([...accepted].filter(Boolean)), reportedKeys: new Set() }, findings);
+    const tally = await checkInvariants(
+      stack,
+      { accountIds, accepted: new Set([...accepted].filter(Boolean)), reportedKeys: new Set() },
+      findings,
+    );
     findings.notes.push(
       `${accepted.size} accepted syntheses of the remaining accounts and the erased ones: ${tally.completed} completed, ${tally.failed} failed, ${tally.canceled} canceled in the remaining accounts`,
     );
     const storage = createStorage(stack.config);
     for (const account of deleted) {
       const rows = await stack.db('syntheses').where({ account_id: account.id }).count<{ n: string }[]>({ n: '*' });
-      expect(findings, Number(rows[0].n) === 0, 'erased account left syntheses', () => `account ${account.id}: ${rows[0].n} syntheses after erasure`);
+      expect(
+        findings,
+        Number(rows[0].n) === 0,
+        'erased account left syntheses',
+        () => `account ${account.id}: ${rows[0].n} syntheses after erasure`,
+      );
       const objects = await storage.list(`syntheses/${account.id}/`);
-      expect(findings, objects.length === 0, 'erased account left objects', () => `account ${account.id}: ${objects.length} objects after erasure`);
-      const reserved = await stack.db('credit_ledger').where({ account_id: account.id }).count<{ n: string }[]>({ n: '*' });
-      expect(findings, Number(reserved[0].n) === 0, 'erased account left ledger rows with its id', () => `account ${account.id}: ${reserved[0].n} ledger rows still name it`);
+      expect(
+        findings,
+        objects.length === 0,
+        'erased account left objects',
+        () => `account ${account.id}: ${objects.length} objects after erasure`,
+      );
+      const reserved = await stack
+        .db('credit_ledger')
+        .where({ account_id: account.id })
+        .count<{ n: string }[]>({ n: '*' });
+      expect(
+        findings,
+        Number(reserved[0].n) === 0,
+        'erased account left ledger rows with its id',
+        () => `account ${account.id}: ${reserved[0].n} ledger rows still name it`,
+      );
     }
     // Webhooks: every completed synthesis of the remaining accounts announced once at the receiver, signatures valid.
     const deliveriesDeadline = Date.now() + 180_000;
     let pending = Infinity;
     while (pending > 0 && Date.now() < deliveriesDeadline) {
-      pending = Number((await stack.db('webhook_deliveries').where({ status: 'pending' }).count<{ n: string }[]>({ n: '*' }))[0].n);
+      pending = Number(
+        (await stack.db('webhook_deliveries').where({ status: 'pending' }).count<{ n: string }[]>({ n: '*' }))[0].n,
+      );
       if (pending > 0) await sleep(2_000);
     }
-    expect(findings, pending === 0, 'webhook deliveries still pending', () => `${pending} deliveries still pending 180 s after the load`);
-    const completed = await stack.db('syntheses').whereIn('account_id', accountIds).where({ status: 'completed' }).pluck('id');
-    const announced = new Set([...hooks.events.values()].filter((event) => event.type === 'synthesis.completed').map((event) => event.resourceId));
+    expect(
+      findings,
+      pending === 0,
+      'webhook deliveries still pending',
+      () => `${pending} deliveries still pending 180 s after the load`,
+    );
+    const completed = await stack
+      .db('syntheses')
+      .whereIn('account_id', accountIds)
+      .where({ status: 'completed' })
+      .pluck('id');
+    const announced = new Set(
+      [...hooks.events.values()]
+        .filter((event) => event.type === 'synthesis.completed')
+        .map((event) => event.resourceId),
+    );
     const missing = completed.filter((id: string) => !announced.has(id));
     expect(
       findings,
       missing.length === 0,
       'completed synthesis not announced',
-      () => `${missing.length} of ${completed.length} completed syntheses never reached the receiver (e.g. ${missing.slice(0, 3).join(', ')})`,
+      () =>
+        `${missing.length} of ${completed.length} completed syntheses never reached the receiver (e.g. ${missing.slice(0, 3).join(', ')})`,
     );
-    expect(findings, hooks.badSignatures === 0, 'webhook signature did not verify', () => `${hooks.badSignatures} deliveries failed verification`);
+    expect(
+      findings,
+      hooks.badSignatures === 0,
+      'webhook signature did not verify',
+      () => `${hooks.badSignatures} deliveries failed verification`,
+    );
     findings.notes.push(
       `webhooks: ${hooks.events.size} events (${hooks.requests} requests) received; ${completed.length} completed syntheses in the remaining accounts, ${deleted.length} accounts erased`,
     );
@@ -414,16 +566,20 @@ async function soak(): Promise<number> {
   out.push('| operation | count | errors | p50 ms | p99 ms |', '|---|---|---|---|---|');
   for (const [kind, list] of [...opsByKind].sort()) {
     const ok = list.filter((op) => op.ok).map((op) => op.ms);
-    out.push(`| ${kind} | ${list.length} | ${list.length - ok.length} | ${fixed(percentile(ok, 0.5), 0)} | ${fixed(percentile(ok, 0.99), 0)} |`);
+    out.push(
+      `| ${kind} | ${list.length} | ${list.length - ok.length} | ${fixed(percentile(ok, 0.5), 0)} | ${fixed(percentile(ok, 0.99), 0)} |`,
+    );
   }
   const errorKinds = new Map<string, number>();
-  for (const op of ops) if (!op.ok) errorKinds.set(`${op.kind}: ${op.error}`, (errorKinds.get(`${op.kind}: ${op.error}`) ?? 0) + 1);
+  for (const op of ops)
+    if (!op.ok) errorKinds.set(`${op.kind}: ${op.error}`, (errorKinds.get(`${op.kind}: ${op.error}`) ?? 0) + 1);
   if (errorKinds.size) out.push('', `Errors: ${[...errorKinds].map(([kind, n]) => `${n} × ${kind}`).join('; ')}`);
   const reopened = ops.filter((op) => op.note?.startsWith('sse reopened')).length;
   out.push('', `SSE followers whose stream had to be reopened: ${reopened}.`, '');
   out.push(analyse(samplesFile, WARMUP_MINUTES), '');
   out.push(`Invariants: ${findings.checks} checks, ${findings.violations.length} violations.`);
-  for (const violation of findings.violations.slice(0, 20)) out.push(`- VIOLATION ${violation.check}: ${violation.detail}`);
+  for (const violation of findings.violations.slice(0, 20))
+    out.push(`- VIOLATION ${violation.check}: ${violation.detail}`);
   for (const note of findings.notes) out.push(`- note: ${note}`);
   const report = `${out.join('\n')}\n`;
   process.stdout.write(report);

@@ -45,7 +45,14 @@ export function linearTrend(points: Point[]): Trend | null {
   const sse = Math.max(0, syy - slope * sxy);
   const standardError = Math.sqrt(sse / (n - 2) / sxx);
   const t = quantile(0.975, n - 2);
-  return { n, mean, slope, low: slope - t * standardError, high: slope + t * standardError, r2: syy === 0 ? 1 : 1 - sse / syy };
+  return {
+    n,
+    mean,
+    slope,
+    low: slope - t * standardError,
+    high: slope + t * standardError,
+    r2: syy === 0 ? 1 : 1 - sse / syy,
+  };
 }
 
 export type Verdict = 'flat' | 'grows' | 'shrinks' | 'too few points';
@@ -67,7 +74,8 @@ export const DEFAULT_TOLERANCE: Tolerance = { relative: 0.05, absolute: 0 };
  */
 export function verdictOf(trend: Trend | null, tolerance: Tolerance = DEFAULT_TOLERANCE): Verdict {
   if (!trend) return 'too few points';
-  const large = Math.abs(trend.slope) > tolerance.absolute && Math.abs(trend.slope) > tolerance.relative * Math.abs(trend.mean);
+  const large =
+    Math.abs(trend.slope) > tolerance.absolute && Math.abs(trend.slope) > tolerance.relative * Math.abs(trend.mean);
   if (trend.low > 0 && large) return 'grows';
   if (trend.high < 0 && large) return 'shrinks';
   return 'flat';

@@ -1,6 +1,15 @@
 import type { Command } from 'commander';
 import os from 'node:os';
-import { ApiError, configPath, DEFAULT_URL, clientSettings, OpenVoxClient, readConfig, type StoredConfig, writeConfig } from './client';
+import {
+  ApiError,
+  configPath,
+  DEFAULT_URL,
+  clientSettings,
+  OpenVoxClient,
+  readConfig,
+  type StoredConfig,
+  writeConfig,
+} from './client';
 
 /**
  * The user's account from the command line: `openvox login` makes an API key
@@ -43,10 +52,14 @@ export function addAccountCommands(program: Command, io: AccountIo, print: Print
   const file = () => configPath(io.env);
 
   /** A value from a flag, else the environment, else a prompt on the terminal; a script without either is told which to give. */
-  async function ask(question: string, { secret, given, envName, flag }: { secret: boolean; given?: string; envName: string; flag: string }): Promise<string> {
+  async function ask(
+    question: string,
+    { secret, given, envName, flag }: { secret: boolean; given?: string; envName: string; flag: string },
+  ): Promise<string> {
     const value = given ?? io.env[envName];
     if (value) return value;
-    if (!io.prompt) throw new Error(`no ${question.toLowerCase()}: not on a terminal, so give ${flag} or set ${envName}`);
+    if (!io.prompt)
+      throw new Error(`no ${question.toLowerCase()}: not on a terminal, so give ${flag} or set ${envName}`);
     const answer = (await io.prompt(`${question}: `, { secret })).trim();
     if (!answer) throw new Error(`no ${question.toLowerCase()} given`);
     return answer;
@@ -54,16 +67,26 @@ export function addAccountCommands(program: Command, io: AccountIo, print: Print
 
   program
     .command('login')
-    .description('Log in and keep an API key for this machine in ~/.config/openvox/config.json (mode 0600); user commands use it unless OPENVOX_API_KEY is set (user command)')
+    .description(
+      'Log in and keep an API key for this machine in ~/.config/openvox/config.json (mode 0600); user commands use it unless OPENVOX_API_KEY is set (user command)',
+    )
     .option('--url <url>', 'the API (default: OPENVOX_URL, else the stored URL, else http://localhost:3000)')
     .option('--email <email>', 'your email (default: OPENVOX_EMAIL, else asked)')
-    .option('--password-stdin', 'read the password from standard input (default: OPENVOX_PASSWORD, else asked without echo)')
+    .option(
+      '--password-stdin',
+      'read the password from standard input (default: OPENVOX_PASSWORD, else asked without echo)',
+    )
     .option('--key-name <name>', 'the new API key’s name (default: "openvox CLI on <host>")')
     .action(async (options, command: Command) => {
       const path = file();
       const stored = readConfig(path);
       const url = (options.url || io.env.OPENVOX_URL || stored.url || DEFAULT_URL).replace(/\/+$/, '');
-      const email = await ask('Email', { secret: false, given: options.email, envName: 'OPENVOX_EMAIL', flag: '--email' });
+      const email = await ask('Email', {
+        secret: false,
+        given: options.email,
+        envName: 'OPENVOX_EMAIL',
+        flag: '--email',
+      });
       let password: string | undefined;
       if (options.passwordStdin) {
         if (!io.readStdin) throw new Error('--password-stdin: standard input cannot be read here');
@@ -76,24 +99,45 @@ export function addAccountCommands(program: Command, io: AccountIo, print: Print
       const session = await api.json('POST', '/api/v1/auth/login/', { json: { email, password } });
       let created: ApiKey & { key: string };
       try {
-        created = await api.json('POST', '/api/v1/auth/api-keys/', { json: { name: options.keyName || machineKeyName() }, token: session.access });
+        created = await api.json('POST', '/api/v1/auth/api-keys/', {
+          json: { name: options.keyName || machineKeyName() },
+          token: session.access,
+        });
       } finally {
         // The key is what stays; the login's own session ends here.
-        await api.request('POST', '/api/v1/auth/logout/', { json: { refresh: session.refresh }, token: session.access }).catch(() => undefined);
+        await api
+          .request('POST', '/api/v1/auth/logout/', { json: { refresh: session.refresh }, token: session.access })
+          .catch(() => undefined);
       }
       const previous = stored.api_key && (stored.url ?? DEFAULT_URL).replace(/\/+$/, '') === url ? stored : undefined;
       await writeConfig(path, { ...stored, url, api_key: created.key, api_key_id: created.id, email });
       // A second login replaces the key it made before rather than leaving it working unseen.
       let replaced = false;
       if (previous?.api_key_id && previous.api_key !== created.key) {
-        replaced = await api.request('DELETE', `/api/v1/auth/api-keys/${previous.api_key_id}/`, { token: previous.api_key }).then(
-          () => true,
-          () => false,
-        );
+        replaced = await api
+          .request('DELETE', `/api/v1/auth/api-keys/${previous.api_key_id}/`, { token: previous.api_key })
+          .then(
+            () => true,
+            () => false,
+          );
       }
-      const overridden = io.env.OPENVOX_API_KEY ? ' (OPENVOX_API_KEY is set and wins over it: unset it to use this key)' : '';
-      print(command, { url, email, config: path, api_key: { id: created.id, name: created.name, prefix: created.prefix }, replaced_key_id: replaced ? previous?.api_key_id : null }, () =>
-        [`logged in to ${url} as ${email}: API key "${created.name}" (${created.prefix}…) stored in ${path}${overridden}`, ...(replaced ? ['revoked the key of the previous login'] : [])].join('\n'),
+      const overridden = io.env.OPENVOX_API_KEY
+        ? ' (OPENVOX_API_KEY is set and wins over it: unset it to use this key)'
+        : '';
+      print(
+        command,
+        {
+          url,
+          email,
+          config: path,
+          api_key: { id: created.id, name: created.name, prefix: created.prefix },
+          replaced_key_id: replaced ? previous?.api_key_id : null,
+        },
+        () =>
+          [
+            `logged in to ${url} as ${email}: API key "${created.name}" (${created.prefix}…) stored in ${path}${overridden}`,
+            ...(replaced ? ['revoked the key of the previous login'] : []),
+          ].join('\n'),
       );
     });
 
@@ -118,7 +162,8 @@ export function addAccountCommands(program: Command, io: AccountIo, print: Print
         }
       } catch (error) {
         // Already revoked (from the dashboard, say): nothing left to revoke. Anything else: say so, and keep the key.
-        if (!(error instanceof ApiError && (error.status === 401 || error.status === 404))) throw new Error(`could not revoke the stored key, kept in ${path}: ${(error as Error).message}`);
+        if (!(error instanceof ApiError && (error.status === 401 || error.status === 404)))
+          throw new Error(`could not revoke the stored key, kept in ${path}: ${(error as Error).message}`);
         note = ' (it no longer worked)';
       }
       const rest: StoredConfig = { ...stored };
@@ -129,7 +174,8 @@ export function addAccountCommands(program: Command, io: AccountIo, print: Print
       print(
         command,
         { config: path, revoked, removed: true },
-        () => `${revoked ? `revoked the API key of ${stored.email ?? 'this login'}` : `removed the API key of ${stored.email ?? 'this login'}${note}`} from ${path}`,
+        () =>
+          `${revoked ? `revoked the API key of ${stored.email ?? 'this login'}` : `removed the API key of ${stored.email ?? 'this login'}${note}`} from ${path}`,
       );
     });
 
@@ -161,11 +207,14 @@ export function addAccountCommands(program: Command, io: AccountIo, print: Print
     });
   keys
     .command('create')
-    .description('Create an API key; it is printed once (stdout has the key alone, for scripts: KEY=$(openvox keys create ci))')
+    .description(
+      'Create an API key; it is printed once (stdout has the key alone, for scripts: KEY=$(openvox keys create ci))',
+    )
     .argument('<name>', 'what it is for, 1-100 characters')
     .action(async (name: string, _options, command: Command) => {
       const created = await client().json('POST', '/api/v1/auth/api-keys/', { json: { name } });
-      if (!(command.optsWithGlobals().json as boolean)) io.err(`created API key "${created.name}" (${created.id}); it is shown this once:\n`);
+      if (!(command.optsWithGlobals().json as boolean))
+        io.err(`created API key "${created.name}" (${created.id}); it is shown this once:\n`);
       print(command, created, () => created.key);
     });
   keys
@@ -175,8 +224,11 @@ export function addAccountCommands(program: Command, io: AccountIo, print: Print
     .action(async (wanted: string, _options, command: Command) => {
       const api = client();
       const prefix = wanted.replace(/…$/, '');
-      const matches = (await allKeys(api)).filter((key) => key.id === wanted || (prefix.length >= 6 && key.prefix.startsWith(prefix)));
-      if (matches.length === 0) throw new ApiError(404, 'not_found', `no API key ${wanted} (openvox keys list shows yours)`);
+      const matches = (await allKeys(api)).filter(
+        (key) => key.id === wanted || (prefix.length >= 6 && key.prefix.startsWith(prefix)),
+      );
+      if (matches.length === 0)
+        throw new ApiError(404, 'not_found', `no API key ${wanted} (openvox keys list shows yours)`);
       if (matches.length > 1) throw new Error(`${wanted} names ${matches.length} keys: give the id`);
       const [key] = matches;
       await api.request('DELETE', `/api/v1/auth/api-keys/${key.id}/`);
@@ -190,6 +242,10 @@ export function addAccountCommands(program: Command, io: AccountIo, print: Print
         delete rest.email;
         await writeConfig(path, rest);
       }
-      print(command, { ...key, revoked: true, removed_from_config: wasLogin }, () => `revoked ${key.id} "${key.name}"${wasLogin ? `; it was this machine’s login, removed from ${path}` : ''}`);
+      print(
+        command,
+        { ...key, revoked: true, removed_from_config: wasLogin },
+        () => `revoked ${key.id} "${key.name}"${wasLogin ? `; it was this machine’s login, removed from ${path}` : ''}`,
+      );
     });
 }

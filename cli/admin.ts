@@ -70,10 +70,17 @@ function summarize(row: Account): AccountSummary {
 
 /** Marks verified, ends outstanding tokens and grants the free credits, exactly as a verification link does (the grant's reference is the same). */
 async function markVerified(trx: Knex.Transaction, accountId: string): Promise<number> {
-  await EmailVerificationToken.query(trx).where({ account_id: accountId }).modify('pending').patch({ superseded_at: trx.fn.now() });
-  await Account.query(trx).patch({ email_verified_at: trx.fn.now(), updated_at: trx.fn.now() }).where({ id: accountId });
+  await EmailVerificationToken.query(trx)
+    .where({ account_id: accountId })
+    .modify('pending')
+    .patch({ superseded_at: trx.fn.now() });
+  await Account.query(trx)
+    .patch({ email_verified_at: trx.fn.now(), updated_at: trx.fn.now() })
+    .where({ id: accountId });
   const plan = await SubscriptionPlan.query(trx).findById('free').select('monthly_credits').throwIfNotFound();
-  return (await applyGrant(trx, accountId, Number(plan.monthly_credits), SIGNUP_GRANT_REFERENCE)) ? Number(plan.monthly_credits) : 0;
+  return (await applyGrant(trx, accountId, Number(plan.monthly_credits), SIGNUP_GRANT_REFERENCE))
+    ? Number(plan.monthly_credits)
+    : 0;
 }
 
 export interface CreateUserProps {
@@ -85,7 +92,10 @@ export interface CreateUserProps {
 }
 
 /** A new account. Verified: credited at once. Otherwise the signup workflow mails the link, as registration does. */
-export async function createUser(deps: AdminDeps, props: CreateUserProps): Promise<AccountSummary & { password?: string; credits_granted: number }> {
+export async function createUser(
+  deps: AdminDeps,
+  props: CreateUserProps,
+): Promise<AccountSummary & { password?: string; credits_granted: number }> {
   const email = normalizeEmail(props.email);
   if (!/^[^@\s]+@[^@\s]+$/.test(email)) throw new AdminError(`not an email address: ${props.email}`);
   const generated = props.password === undefined ? randomSecret(15) : undefined;
@@ -96,8 +106,15 @@ export async function createUser(deps: AdminDeps, props: CreateUserProps): Promi
   const passwordHash = await hashPassword(password);
   let granted = 0;
   await deps.db.transaction(async (trx) => {
-    if (await Account.query(trx).findOne({ email }).select('id')) throw new AdminError(`an account with email ${email} exists`);
-    await Account.query(trx).insert({ id, email, name: props.name ?? '', password_hash: passwordHash, subscription_tier: props.plan ?? 'free' });
+    if (await Account.query(trx).findOne({ email }).select('id'))
+      throw new AdminError(`an account with email ${email} exists`);
+    await Account.query(trx).insert({
+      id,
+      email,
+      name: props.name ?? '',
+      password_hash: passwordHash,
+      subscription_tier: props.plan ?? 'free',
+    });
     if (props.verified) granted = await markVerified(trx, id);
     await recordAdminAction(trx, {
       operator: deps.operator,
@@ -118,16 +135,27 @@ export async function createUser(deps: AdminDeps, props: CreateUserProps): Promi
   return { ...summarize(row), ...(generated ? { password: generated } : {}), credits_granted: granted };
 }
 
-export async function verifyUser(deps: AdminDeps, email: string): Promise<AccountSummary & { credits_granted: number }> {
+export async function verifyUser(
+  deps: AdminDeps,
+  email: string,
+): Promise<AccountSummary & { credits_granted: number }> {
   const account = await accountByEmail(deps.db, email);
   const granted = account.email_verified_at
     ? 0
     : await deps.db.transaction(async (trx) => {
         const credits = await markVerified(trx, account.id);
-        await recordAdminAction(trx, { operator: deps.operator, command: 'user verify', accountId: account.id, details: { credits_granted: credits } });
+        await recordAdminAction(trx, {
+          operator: deps.operator,
+          command: 'user verify',
+          accountId: account.id,
+          details: { credits_granted: credits },
+        });
         return credits;
       });
-  return { ...summarize(await Account.query(deps.db).findById(account.id).throwIfNotFound()), credits_granted: granted };
+  return {
+    ...summarize(await Account.query(deps.db).findById(account.id).throwIfNotFound()),
+    credits_granted: granted,
+  };
 }
 
 export interface GrantProps {
@@ -139,17 +167,32 @@ export interface GrantProps {
 }
 
 /** One `grant` row in the ledger and the balance, in one transaction (db/ledger.ts); a repeated reference changes nothing. */
-export async function grantCredits(deps: AdminDeps, props: GrantProps): Promise<AccountSummary & { applied: boolean; reference: string; amount: number }> {
-  if (!Number.isSafeInteger(props.amount) || props.amount <= 0) throw new AdminError(`the amount must be a positive whole number of credits, not ${props.amount}`);
+export async function grantCredits(
+  deps: AdminDeps,
+  props: GrantProps,
+): Promise<AccountSummary & { applied: boolean; reference: string; amount: number }> {
+  if (!Number.isSafeInteger(props.amount) || props.amount <= 0)
+    throw new AdminError(`the amount must be a positive whole number of credits, not ${props.amount}`);
   if (!props.reason.trim()) throw new AdminError('--reason must say why');
   const account = await accountByEmail(deps.db, props.email);
   const reference = `admin:${(props.reference ?? props.reason).trim()}`;
   const applied = await deps.db.transaction(async (trx) => {
     const done = await applyGrant(trx, account.id, props.amount, reference);
-    if (done) await recordAdminAction(trx, { operator: deps.operator, command: 'credits grant', accountId: account.id, details: { amount: props.amount, reference } });
+    if (done)
+      await recordAdminAction(trx, {
+        operator: deps.operator,
+        command: 'credits grant',
+        accountId: account.id,
+        details: { amount: props.amount, reference },
+      });
     return done;
   });
-  return { ...summarize(await Account.query(deps.db).findById(account.id).throwIfNotFound()), applied, reference, amount: props.amount };
+  return {
+    ...summarize(await Account.query(deps.db).findById(account.id).throwIfNotFound()),
+    applied,
+    reference,
+    amount: props.amount,
+  };
 }
 
 async function planExists(db: Db, plan: string): Promise<void> {
@@ -166,17 +209,32 @@ export async function setPlan(deps: AdminDeps, email: string, plan: string): Pro
   const account = await accountByEmail(deps.db, email);
   await deps.db.transaction(async (trx) => {
     await Account.query(trx).patch({ subscription_tier: plan, updated_at: trx.fn.now() }).where({ id: account.id });
-    await recordAdminAction(trx, { operator: deps.operator, command: 'plan set', accountId: account.id, details: { from: account.subscription_tier, to: plan } });
+    await recordAdminAction(trx, {
+      operator: deps.operator,
+      command: 'plan set',
+      accountId: account.id,
+      details: { from: account.subscription_tier, to: plan },
+    });
   });
   return summarize(await Account.query(deps.db).findById(account.id).throwIfNotFound());
 }
 
 export type UserWithUsage = AccountSummary & {
-  usage: { period_start: string; syntheses: number; syntheses_failed: number; credits_used: number; audio_seconds: number; cloned_voices: number };
+  usage: {
+    period_start: string;
+    syntheses: number;
+    syntheses_failed: number;
+    credits_used: number;
+    audio_seconds: number;
+    cloned_voices: number;
+  };
 };
 
 /** Every account, newest first, with this month's usage (the profile's calendar-month period). */
-export async function listUsers(deps: AdminDeps, { limit = 100, email }: { limit?: number; email?: string } = {}): Promise<UserWithUsage[]> {
+export async function listUsers(
+  deps: AdminDeps,
+  { limit = 100, email }: { limit?: number; email?: string } = {},
+): Promise<UserWithUsage[]> {
   const { db } = deps;
   const { start, end } = currentPeriod();
   const rows = await accountsWithUsage(db, { start, end, limit, ...(email && { email: normalizeEmail(email) }) });

@@ -37,7 +37,9 @@ export interface StoredConfig {
 
 /** `OPENVOX_CONFIG`, else `$XDG_CONFIG_HOME/openvox/config.json` (`~/.config/...`). */
 export function configPath(env: NodeJS.ProcessEnv): string {
-  return env.OPENVOX_CONFIG || path.join(env.XDG_CONFIG_HOME || path.join(homedir(), '.config'), 'openvox', 'config.json');
+  return (
+    env.OPENVOX_CONFIG || path.join(env.XDG_CONFIG_HOME || path.join(homedir(), '.config'), 'openvox', 'config.json')
+  );
 }
 
 export function readConfig(file: string): StoredConfig {
@@ -71,12 +73,17 @@ export function clientSettings(env: NodeJS.ProcessEnv, file = configPath(env)): 
   const stored = readConfig(file);
   const url = (env.OPENVOX_URL || stored.url || DEFAULT_URL).replace(/\/+$/, '');
   const apiKey = env.OPENVOX_API_KEY || stored.api_key;
-  if (!apiKey) throw new Error(`no API key: run openvox login, or set OPENVOX_API_KEY, or put {"api_key": "vk_..."} into ${file}`);
+  if (!apiKey)
+    throw new Error(`no API key: run openvox login, or set OPENVOX_API_KEY, or put {"api_key": "vk_..."} into ${file}`);
   return { url, apiKey };
 }
 
 /** The API's problem as one line: its detail first (what to fix), then status and code. */
-function problemMessage(status: number, problem: { code?: string; detail?: string; title?: string; request_id?: string }, statusText: string): string {
+function problemMessage(
+  status: number,
+  problem: { code?: string; detail?: string; title?: string; request_id?: string },
+  statusText: string,
+): string {
   const reason = problem.detail ?? problem.title ?? statusText;
   const requestId = status >= 500 && problem.request_id ? `, request ${problem.request_id}` : '';
   return `${reason} (${status}${problem.code ? ` ${problem.code}` : ''}${requestId})`;
@@ -89,7 +96,11 @@ export class OpenVoxClient {
     return this.settings.url;
   }
 
-  async request(method: string, apiPath: string, init: { json?: unknown; body?: RequestInit['body']; headers?: Record<string, string>; token?: string } = {}): Promise<Response> {
+  async request(
+    method: string,
+    apiPath: string,
+    init: { json?: unknown; body?: RequestInit['body']; headers?: Record<string, string>; token?: string } = {},
+  ): Promise<Response> {
     const token = init.token ?? this.settings.apiKey;
     const headers: Record<string, string> = { ...(token && { Authorization: `Bearer ${token}` }), ...init.headers };
     let body = init.body;
@@ -102,11 +113,23 @@ export class OpenVoxClient {
       response = await fetch(`${this.settings.url}${apiPath}`, { method, headers, body });
     } catch (error) {
       const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-      throw new Error(`cannot reach ${this.settings.url}: ${cause?.code ?? cause?.message ?? (error as Error).message} (is the API running? OPENVOX_URL or openvox login --url says where)`);
+      throw new Error(
+        `cannot reach ${this.settings.url}: ${cause?.code ?? cause?.message ?? (error as Error).message} (is the API running? OPENVOX_URL or openvox login --url says where)`,
+      );
     }
     if (response.status >= 400) {
-      const problem = (await response.json().catch(() => ({}))) as { code?: string; detail?: string; title?: string; errors?: Record<string, string[]> };
-      throw new ApiError(response.status, problem.code ?? 'http_error', problemMessage(response.status, problem, response.statusText), problem.errors);
+      const problem = (await response.json().catch(() => ({}))) as {
+        code?: string;
+        detail?: string;
+        title?: string;
+        errors?: Record<string, string[]>;
+      };
+      throw new ApiError(
+        response.status,
+        problem.code ?? 'http_error',
+        problemMessage(response.status, problem, response.statusText),
+        problem.errors,
+      );
     }
     return response;
   }
@@ -122,7 +145,11 @@ export class OpenVoxClient {
       try {
         return await this.json('POST', '/api/v1/tts/synthesize/', { json: body, headers: { 'Idempotency-Key': key } });
       } catch (error) {
-        const retryable = !(error instanceof ApiError) || error.status >= 500 || error.code === 'idempotency_key_in_use' || error.status === 429;
+        const retryable =
+          !(error instanceof ApiError) ||
+          error.status >= 500 ||
+          error.code === 'idempotency_key_in_use' ||
+          error.status === 429;
         if (!retryable || attempt >= attempts) throw error;
         await new Promise((resolve) => setTimeout(resolve, 1000 * attempt));
       }

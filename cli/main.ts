@@ -9,7 +9,10 @@ void runCli(process.argv.slice(2), {
   env: process.env,
   tty: Boolean(process.stderr.isTTY),
   // Prompts only on a terminal (on stderr, so stdout stays the command's output); a script gives flags or the environment.
-  ...(process.stdin.isTTY && { prompt: (question, { secret }) => read({ prompt: question, silent: secret, replace: secret ? '*' : undefined, output: process.stderr }) }),
+  ...(process.stdin.isTTY && {
+    prompt: (question, { secret }) =>
+      read({ prompt: question, silent: secret, replace: secret ? '*' : undefined, output: process.stderr }),
+  }),
   readStdin: () => text(process.stdin),
 }).then((code) => {
   process.exitCode = code;

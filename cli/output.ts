@@ -29,7 +29,10 @@ export interface Progress {
 }
 
 /** Progress on stderr; `now` is the clock (a test's, to check the interval without waiting). */
-export function createProgress(io: { err(text: string): void; tty: boolean }, { quiet = false, now = Date.now }: { quiet?: boolean; now?: () => number } = {}): Progress {
+export function createProgress(
+  io: { err(text: string): void; tty: boolean },
+  { quiet = false, now = Date.now }: { quiet?: boolean; now?: () => number } = {},
+): Progress {
   let lastAt: number | null = null;
   let lastPrinted: string | null = null;
   let drawn = false;

@@ -40,7 +40,10 @@ function formatOf(output: string | undefined, command: Command): string {
   const extension = output ? path.extname(output).slice(1).toLowerCase() : '';
   if (!extension) return 'wav';
   if ((OUTPUT_FORMATS as readonly string[]).includes(extension)) return extension;
-  return command.error(`error: cannot tell an audio format from .${extension}: name the file .${OUTPUT_FORMATS.join(', .')}, or give --format`, { exitCode: 2 });
+  return command.error(
+    `error: cannot tell an audio format from .${extension}: name the file .${OUTPUT_FORMATS.join(', .')}, or give --format`,
+    { exitCode: 2 },
+  );
 }
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -60,7 +63,9 @@ function operatorName(env: NodeJS.ProcessEnv): string {
 /** `openvox`: the operator's admin commands (PostgreSQL and Temporal directly) and the user's commands (the HTTP API). */
 function buildProgram(io: Io): Command {
   const program = new Command('openvox')
-    .description('OpenVox from the command line: admin commands for the operator (PostgreSQL, Temporal), user commands over the HTTP API')
+    .description(
+      'OpenVox from the command line: admin commands for the operator (PostgreSQL, Temporal), user commands over the HTTP API',
+    )
     .version(version)
     .option('--json', 'print JSON instead of text')
     .showHelpAfterError('(add --help for usage)')
@@ -68,7 +73,8 @@ function buildProgram(io: Io): Command {
     .configureOutput({ writeOut: io.out, writeErr: io.err });
 
   const json = (command: Command): boolean => Boolean(command.optsWithGlobals().json);
-  const print = (command: Command, value: unknown, text: () => string) => io.out(`${json(command) ? JSON.stringify(value, null, 2) : text()}\n`);
+  const print = (command: Command, value: unknown, text: () => string) =>
+    io.out(`${json(command) ? JSON.stringify(value, null, 2) : text()}\n`);
 
   /** Admin commands read DATABASE_URL, TEMPORAL_ADDRESS, … like the service (lib/config.ts). */
   async function withAdmin<T>(run: (deps: AdminDeps) => Promise<T>): Promise<T> {
@@ -96,7 +102,9 @@ function buildProgram(io: Io): Command {
   const user = program.command('user').description('Admin: one account (PostgreSQL directly)');
   user
     .command('create')
-    .description('Create an account; with --verified it is verified and credited at once, otherwise the verification mail goes out')
+    .description(
+      'Create an account; with --verified it is verified and credited at once, otherwise the verification mail goes out',
+    )
     .argument('<email>')
     .option('--password <password>', 'its password (8-128 characters); a random one is made and printed when omitted')
     .option('--name <name>', 'display name', '')
@@ -120,7 +128,8 @@ function buildProgram(io: Io): Command {
       print(
         command,
         verified,
-        () => `${verified.email} verified${verified.credits_granted ? `, ${verified.credits_granted} credits granted` : ' (already; nothing granted)'}; balance ${verified.credit_balance}`,
+        () =>
+          `${verified.email} verified${verified.credits_granted ? `, ${verified.credits_granted} credits granted` : ' (already; nothing granted)'}; balance ${verified.credit_balance}`,
       );
     });
 
@@ -159,7 +168,9 @@ function buildProgram(io: Io): Command {
     .description('Admin: credits')
     .command('grant')
     .usage('<email> <credits> --reason <text> [options]')
-    .description('Grant credits: one ledger grant row and the balance in one transaction; the same reference applies once')
+    .description(
+      'Grant credits: one ledger grant row and the balance in one transaction; the same reference applies once',
+    )
     .argument('<email>')
     .argument('<credits>', 'how many credits', integer)
     .requiredOption('--reason <text>', 'required: why (kept in the ledger reference)')
@@ -190,32 +201,61 @@ function buildProgram(io: Io): Command {
     .description('Admin: what operators did with these commands, newest first (who, when, which account, what)')
     .option('--limit <n>', 'at most this many (1-1000)', integer, 50)
     .action(async (options, command: Command) => {
-      const actions = await withAdmin((deps) => recentAdminActions(deps.db, Math.min(Math.max(options.limit, 1), 1000)));
+      const actions = await withAdmin((deps) =>
+        recentAdminActions(deps.db, Math.min(Math.max(options.limit, 1), 1000)),
+      );
       print(command, actions, () =>
-        actions.map((action) => [new Date(action.at).toISOString(), action.operator, action.command, action.account_id ?? '(erased)', JSON.stringify(action.details)].join('\t')).join('\n'),
+        actions
+          .map((action) =>
+            [
+              new Date(action.at).toISOString(),
+              action.operator,
+              action.command,
+              action.account_id ?? '(erased)',
+              JSON.stringify(action.details),
+            ].join('\t'),
+          )
+          .join('\n'),
       );
     });
 
   // ------------------------------------------------------------- user
   program
     .command('say')
-    .description('Synthesize text (an argument or --file) and save the audio (user command: the key of openvox login, or OPENVOX_URL and OPENVOX_API_KEY)')
+    .description(
+      'Synthesize text (an argument or --file) and save the audio (user command: the key of openvox login, or OPENVOX_URL and OPENVOX_API_KEY)',
+    )
     .argument('[text]', 'the text; or use --file')
     .option('-f, --file <path>', 'read the text from a file')
-    .option('-o, --output <path>', 'where to write the audio, its format from the extension: .wav, .mp3, .ogg or .flac (default: openvox-<id>.<format> here)')
-    .option('-v, --voice <id>', 'voice id (default: the first English voice of the catalog, neural where one is installed)')
-    .addOption(new Option('--format <format>', 'the audio format, whatever the output’s extension (default: from the extension, else wav)').choices(OUTPUT_FORMATS))
+    .option(
+      '-o, --output <path>',
+      'where to write the audio, its format from the extension: .wav, .mp3, .ogg or .flac (default: openvox-<id>.<format> here)',
+    )
+    .option(
+      '-v, --voice <id>',
+      'voice id (default: the first English voice of the catalog, neural where one is installed)',
+    )
+    .addOption(
+      new Option(
+        '--format <format>',
+        'the audio format, whatever the output’s extension (default: from the extension, else wav)',
+      ).choices(OUTPUT_FORMATS),
+    )
     .option('--speed <factor>', '0.5-2.0', number)
     .option('--pitch <semitones>', '-12 to +12', number)
     .option('--emotion <emotion>', 'neutral, happy, sad, angry, calm, excited')
     .option('--project <id>', 'project id')
     .action(async (textArgument: string | undefined, options, command: Command) => {
-      if ((textArgument === undefined) === (options.file === undefined)) command.error('error: give the text as an argument or with --file, not both', { exitCode: 2 });
+      if ((textArgument === undefined) === (options.file === undefined))
+        command.error('error: give the text as an argument or with --file, not both', { exitCode: 2 });
       const format: string = options.format ?? formatOf(options.output, command);
       const text = textArgument ?? (await readFile(options.file, 'utf8'));
       const api = client();
       // The catalog lists neural voices first: the server's best English voice.
-      const voiceId: string = options.voice ?? (await api.json('GET', '/api/v1/voices/?language=en&category=premade&page_size=1')).results[0]?.id ?? 'en-us-slt';
+      const voiceId: string =
+        options.voice ??
+        (await api.json('GET', '/api/v1/voices/?language=en&category=premade&page_size=1')).results[0]?.id ??
+        'en-us-slt';
       const submitted = await api.submit({
         text,
         voice_id: voiceId,
@@ -227,7 +267,8 @@ function buildProgram(io: Io): Command {
       });
       const started = Date.now();
       const progress = createProgress(io, { quiet: json(command) });
-      const line = (state: { status: string; progress?: number }) => progressLine(state.status, state.progress ?? 0, (Date.now() - started) / 1000);
+      const line = (state: { status: string; progress?: number }) =>
+        progressLine(state.status, state.progress ?? 0, (Date.now() - started) / 1000);
       let status: any;
       for (;;) {
         status = await api.json('GET', `/api/v1/tts/history/${submitted.id}/status/`);
@@ -237,11 +278,25 @@ function buildProgram(io: Io): Command {
       }
       progress.end(line(status));
       if (status.status !== 'completed')
-        throw new ApiError(0, status.error?.code ?? status.status, `synthesis ${submitted.id} ${status.status}${status.error ? `: ${status.error.message} (${status.error.code})` : ''}`);
-      const audio = Buffer.from(await (await api.request('GET', `/api/v1/tts/history/${submitted.id}/audio/`)).arrayBuffer());
+        throw new ApiError(
+          0,
+          status.error?.code ?? status.status,
+          `synthesis ${submitted.id} ${status.status}${status.error ? `: ${status.error.message} (${status.error.code})` : ''}`,
+        );
+      const audio = Buffer.from(
+        await (await api.request('GET', `/api/v1/tts/history/${submitted.id}/audio/`)).arrayBuffer(),
+      );
       const output = options.output ?? `openvox-${submitted.id}.${format}`;
       await writeFile(output, audio);
-      const result = { id: submitted.id, output, voice_id: voiceId, bytes: audio.length, duration_seconds: status.duration_seconds, credits_charged: status.credits_charged, format };
+      const result = {
+        id: submitted.id,
+        output,
+        voice_id: voiceId,
+        bytes: audio.length,
+        duration_seconds: status.duration_seconds,
+        credits_charged: status.credits_charged,
+        format,
+      };
       print(
         command,
         result,
@@ -251,7 +306,11 @@ function buildProgram(io: Io): Command {
     });
 
   // `openvox voices [options]` stays the user's list (its default subcommand); the operator's Piper commands sit beside it.
-  const voices = program.command('voices').description('Voices: the ones you can use (list, the default), and the operator’s Piper voices (available, install, remove)');
+  const voices = program
+    .command('voices')
+    .description(
+      'Voices: the ones you can use (list, the default), and the operator’s Piper voices (available, install, remove)',
+    );
   addPiperVoiceCommands(voices, io, print);
   voices
     .command('list', { isDefault: true })
@@ -264,7 +323,13 @@ function buildProgram(io: Io): Command {
       if (options.language) query.set('language', options.language);
       if (options.category) query.set('category', options.category);
       const page = await client().json('GET', `/api/v1/voices/?${query}`);
-      print(command, page.results, () => page.results.map((voice: any) => [voice.id, voice.language, voice.gender, voice.category, voice.status, voice.name].join('\t')).join('\n'));
+      print(command, page.results, () =>
+        page.results
+          .map((voice: any) =>
+            [voice.id, voice.language, voice.gender, voice.category, voice.status, voice.name].join('\t'),
+          )
+          .join('\n'),
+      );
     });
 
   program
@@ -279,7 +344,14 @@ function buildProgram(io: Io): Command {
       print(command, page.results, () =>
         page.results
           .map((entry: any) =>
-            [entry.id, entry.created_at, entry.status, entry.voice_id, `${entry.characters} chars`, JSON.stringify(entry.text.length > 40 ? `${entry.text.slice(0, 40)}…` : entry.text)].join('\t'),
+            [
+              entry.id,
+              entry.created_at,
+              entry.status,
+              entry.voice_id,
+              `${entry.characters} chars`,
+              JSON.stringify(entry.text.length > 40 ? `${entry.text.slice(0, 40)}…` : entry.text),
+            ].join('\t'),
           )
           .join('\n'),
       );
@@ -303,7 +375,10 @@ function buildProgram(io: Io): Command {
           `${profile.email} (plan ${profile.subscription_tier})`,
           `credits: ${profile.credit_balance} available, ${profile.credits_reserved} reserved${profile.billing_period ? `; next refill ${profile.billing_period.end.slice(0, 10)}` : ''}`,
           `this period (${profile.usage.period_start.slice(0, 10)} to ${profile.usage.period_end.slice(0, 10)}): ${profile.usage.syntheses} syntheses, ${profile.usage.syntheses_failed} failed, ${profile.usage.credits_used} credits, ${formatDuration(profile.usage.audio_seconds)} of audio, ${profile.usage.cloned_voices}/${profile.usage.cloned_voices_limit} cloned voices`,
-          ...profile.usage.daily.map((day: any) => `  ${day.date}: ${day.syntheses} syntheses, ${day.credits_used} credits, ${formatDuration(day.audio_seconds)} of audio`),
+          ...profile.usage.daily.map(
+            (day: any) =>
+              `  ${day.date}: ${day.syntheses} syntheses, ${day.credits_used} credits, ${formatDuration(day.audio_seconds)} of audio`,
+          ),
         ].join('\n'),
       );
     });
@@ -336,8 +411,18 @@ function buildProgram(io: Io): Command {
         voice = await api.json('GET', `/api/v1/voices/${voice.id}/`);
       }
       progress.end(line());
-      if (voice.status === 'failed') throw new ApiError(0, voice.error?.code ?? 'failed', `voice ${voice.id} failed: ${voice.error?.message} (${voice.error?.code})`);
-      print(command, voice, () => `${voice.id}\t${voice.status}${voice.similarity !== null ? `\tsimilarity ${voice.similarity}` : ''}\t${voice.name}`);
+      if (voice.status === 'failed')
+        throw new ApiError(
+          0,
+          voice.error?.code ?? 'failed',
+          `voice ${voice.id} failed: ${voice.error?.message} (${voice.error?.code})`,
+        );
+      print(
+        command,
+        voice,
+        () =>
+          `${voice.id}\t${voice.status}${voice.similarity !== null ? `\tsimilarity ${voice.similarity}` : ''}\t${voice.name}`,
+      );
     });
 
   addAccountCommands(program, io, print);
@@ -352,9 +437,19 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
     return 0;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
-    const message = error instanceof AdminError || error instanceof ApiError || error instanceof Error ? error.message : String(error);
+    const message =
+      error instanceof AdminError || error instanceof ApiError || error instanceof Error
+        ? error.message
+        : String(error);
     if (argv.includes('--json')) {
-      const api = error instanceof ApiError ? { code: error.code, ...(error.status && { status: error.status }), ...(error.errors && { errors: error.errors }) } : { code: 'error' };
+      const api =
+        error instanceof ApiError
+          ? {
+              code: error.code,
+              ...(error.status && { status: error.status }),
+              ...(error.errors && { errors: error.errors }),
+            }
+          : { code: 'error' };
       io.out(`${JSON.stringify({ error: { ...api, message } })}\n`);
     }
     io.err(`openvox: ${message}\n`);

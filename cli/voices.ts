@@ -1,6 +1,12 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { installKokoroVoice, type KokoroInstallResult, removeKokoroVoice } from '../engines/kokoro/install';
-import { type InstallProgress, type InstallResult, installVoice, isInstalled, removeVoice } from '../engines/piper/install';
+import {
+  type InstallProgress,
+  type InstallResult,
+  installVoice,
+  isInstalled,
+  removeVoice,
+} from '../engines/piper/install';
 import { recommendedKeys } from '../engines/piper/recommendedVoices';
 import { fetchVoiceIndex, listVoices, QUALITIES, voiceSize } from '../engines/piper/voiceIndex';
 import { loadConfig } from '../lib/config';
@@ -24,7 +30,8 @@ type Print = (command: Command, value: unknown, text: () => string) => void;
 const megabytes = (bytes: number) => (bytes / 1e6).toFixed(1);
 
 const quality = (value: string) => {
-  if (!QUALITIES.includes(value as (typeof QUALITIES)[number])) throw new InvalidArgumentError(`One of ${QUALITIES.join(', ')}.`);
+  if (!QUALITIES.includes(value as (typeof QUALITIES)[number]))
+    throw new InvalidArgumentError(`One of ${QUALITIES.join(', ')}.`);
   return value;
 };
 
@@ -32,14 +39,22 @@ const quality = (value: string) => {
  * A redrawn bar on a terminal; elsewhere a line saying what is downloading,
  * then a bar line every LOG_INTERVAL_MS at most (a log has no use for more).
  */
-function progressReporter(io: VoiceCommandIo, quiet: boolean): { report(progress: InstallProgress): void; end(): void } {
+function progressReporter(
+  io: VoiceCommandIo,
+  quiet: boolean,
+): { report(progress: InstallProgress): void; end(): void } {
   const started = Date.now();
   let lastLine: number | null = null;
   let drawn = false;
   return {
     report({ key, done, total }) {
       if (quiet) return;
-      const line = () => progressLine(`${key} ${megabytes(done)}/${megabytes(total)} MB`, total > 0 ? done / total : 1, (Date.now() - started) / 1000);
+      const line = () =>
+        progressLine(
+          `${key} ${megabytes(done)}/${megabytes(total)} MB`,
+          total > 0 ? done / total : 1,
+          (Date.now() - started) / 1000,
+        );
       if (io.tty) {
         io.err(`\r${line()}`);
         drawn = true;
@@ -62,7 +77,12 @@ export function addPiperVoiceCommands(voices: Command, io: VoiceCommandIo, print
   const json = (command: Command): boolean => Boolean(command.optsWithGlobals().json);
   const settings = () => {
     const config = loadConfig(io.env);
-    return { modelsDir: config.MODELS_DIR, baseUrl: config.PIPER_VOICES_URL, kokoroUrl: config.KOKORO_VOICES_URL, kokoroSha256: config.KOKORO_VOICES_SHA256 };
+    return {
+      modelsDir: config.MODELS_DIR,
+      baseUrl: config.PIPER_VOICES_URL,
+      kokoroUrl: config.KOKORO_VOICES_URL,
+      kokoroSha256: config.KOKORO_VOICES_SHA256,
+    };
   };
   /** `kokoro:<voice>` names a Kokoro voice style (KOKORO_VOICES_URL); any other key a Piper voice. */
   const kokoroName = (key: string) => (key.startsWith('kokoro:') ? key.slice('kokoro:'.length) : null);
@@ -90,7 +110,13 @@ export function addPiperVoiceCommands(voices: Command, io: VoiceCommandIo, print
           ? `no voice matches in ${baseUrl}`
           : rows
               .map((row) =>
-                [`${row.installed ? '*' : ' '} ${row.key}`, row.language, row.quality, `${row.speakers} speaker${row.speakers === 1 ? '' : 's'}`, `${megabytes(row.size_bytes)} MB`].join('\t'),
+                [
+                  `${row.installed ? '*' : ' '} ${row.key}`,
+                  row.language,
+                  row.quality,
+                  `${row.speakers} speaker${row.speakers === 1 ? '' : 's'}`,
+                  `${megabytes(row.size_bytes)} MB`,
+                ].join('\t'),
               )
               .join('\n'),
       );
@@ -98,16 +124,24 @@ export function addPiperVoiceCommands(voices: Command, io: VoiceCommandIo, print
 
   voices
     .command('install')
-    .description('Operator: download Piper voices from PIPER_VOICES_URL into MODELS_DIR, verified by size and MD5; kokoro:<voice> a Kokoro voice style from KOKORO_VOICES_URL')
+    .description(
+      'Operator: download Piper voices from PIPER_VOICES_URL into MODELS_DIR, verified by size and MD5; kokoro:<voice> a Kokoro voice style from KOKORO_VOICES_URL',
+    )
     .argument('[keys...]', 'voice keys, e.g. de_DE-thorsten-medium or kokoro:af_heart')
     .option('--recommended', 'the recommended voice of each language (docs/voices.md)')
     .option('--language <tag>', 'with --recommended: only this language’s, e.g. de')
-    .option('--speakers <names>', "one multi-speaker model's speakers the catalog offers, comma-separated (names of its speaker_id_map), e.g. p225,p226")
+    .option(
+      '--speakers <names>',
+      "one multi-speaker model's speakers the catalog offers, comma-separated (names of its speaker_id_map), e.g. p225,p226",
+    )
     .action(async (keys: string[], options, command: Command) => {
       // command.error prints the usage error and exits 2, like commander's own.
-      if (keys.length > 0 === Boolean(options.recommended)) command.error('error: name voice keys or give --recommended, not both', { exitCode: 2 });
-      if (options.language && !options.recommended) command.error('error: --language goes with --recommended (name the keys otherwise)', { exitCode: 2 });
-      if (options.speakers !== undefined && keys.length !== 1) command.error('error: --speakers goes with one voice key', { exitCode: 2 });
+      if (keys.length > 0 === Boolean(options.recommended))
+        command.error('error: name voice keys or give --recommended, not both', { exitCode: 2 });
+      if (options.language && !options.recommended)
+        command.error('error: --language goes with --recommended (name the keys otherwise)', { exitCode: 2 });
+      if (options.speakers !== undefined && keys.length !== 1)
+        command.error('error: --speakers goes with one voice key', { exitCode: 2 });
       const speakers = options.speakers === undefined ? undefined : String(options.speakers).split(',');
       const { modelsDir, baseUrl, kokoroUrl, kokoroSha256 } = settings();
       const results: Array<InstallResult | KokoroInstallResult> = [];
@@ -156,15 +190,22 @@ export function addPiperVoiceCommands(voices: Command, io: VoiceCommandIo, print
 
   voices
     .command('remove')
-    .description('Operator: delete Piper voices from MODELS_DIR (the model first, so the service stops offering it at once)')
+    .description(
+      'Operator: delete Piper voices from MODELS_DIR (the model first, so the service stops offering it at once)',
+    )
     .argument('<keys...>', 'voice keys, e.g. de_DE-thorsten-medium')
     .action(async (keys: string[], _options, command: Command) => {
       const { modelsDir } = settings();
       const results: Array<{ key: string; removed: string[] }> = [];
       for (const key of keys) {
         const name = kokoroName(key);
-        results.push({ key, removed: name === null ? await removeVoice(key, modelsDir) : await removeKokoroVoice(name, modelsDir) });
+        results.push({
+          key,
+          removed: name === null ? await removeVoice(key, modelsDir) : await removeKokoroVoice(name, modelsDir),
+        });
       }
-      print(command, results, () => results.map((result) => `removed ${result.key} from ${modelsDir}: ${result.removed.join(', ')}`).join('\n'));
+      print(command, results, () =>
+        results.map((result) => `removed ${result.key} from ${modelsDir}: ${result.removed.join(', ')}`).join('\n'),
+      );
     });
 }

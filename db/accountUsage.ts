@@ -16,7 +16,10 @@ export type AccountWithUsage = Account & {
  * with the syntheses that ended in [start, end) and the clones that count
  * toward its plan, in one statement (two grouped subqueries joined to accounts).
  */
-export function accountsWithUsage(db: Knex, { start, end, limit, email }: { start: Date; end: Date; limit: number; email?: string }): Promise<AccountWithUsage[]> {
+export function accountsWithUsage(
+  db: Knex,
+  { start, end, limit, email }: { start: Date; end: Date; limit: number; email?: string },
+): Promise<AccountWithUsage[]> {
   const syntheses = db('syntheses')
     .where('completed_at', '>=', start)
     .andWhere('completed_at', '<', end)

@@ -9,7 +9,12 @@ export interface AdminAction {
 }
 
 export async function recordAdminAction(trx: Knex, action: AdminAction): Promise<void> {
-  await trx('admin_actions').insert({ operator: action.operator, command: action.command, account_id: action.accountId, details: JSON.stringify(action.details) });
+  await trx('admin_actions').insert({
+    operator: action.operator,
+    command: action.command,
+    account_id: action.accountId,
+    details: JSON.stringify(action.details),
+  });
 }
 
 export interface AdminActionRow {
@@ -23,5 +28,8 @@ export interface AdminActionRow {
 
 /** The newest first. */
 export async function recentAdminActions(db: Knex, limit: number): Promise<AdminActionRow[]> {
-  return db('admin_actions').orderBy('id', 'desc').limit(limit).select('id', 'at', 'operator', 'command', 'account_id', 'details');
+  return db('admin_actions')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .select('id', 'at', 'operator', 'command', 'account_id', 'details');
 }

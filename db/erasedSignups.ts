@@ -17,8 +17,15 @@ async function emailHmac(trx: Knex, email: string): Promise<Buffer> {
 }
 
 /** At erasure (before the ledger is anonymized): remembers the address when its account took the grant, and forgets entries past their time. */
-export async function rememberErasedSignup(trx: Knex.Transaction, accountId: string, email: string, retentionDays: number): Promise<void> {
-  const granted = await trx('credit_ledger').where({ account_id: accountId, kind: 'grant', reference: SIGNUP_GRANT_REFERENCE }).first('id');
+export async function rememberErasedSignup(
+  trx: Knex.Transaction,
+  accountId: string,
+  email: string,
+  retentionDays: number,
+): Promise<void> {
+  const granted = await trx('credit_ledger')
+    .where({ account_id: accountId, kind: 'grant', reference: SIGNUP_GRANT_REFERENCE })
+    .first('id');
   if (granted) {
     await trx('erased_signup_grants')
       .insert({ email_hmac: await emailHmac(trx, email) })
@@ -31,7 +38,11 @@ export async function rememberErasedSignup(trx: Knex.Transaction, accountId: str
 }
 
 /** Whether an account of this address took the signup grant and was erased within the retention. */
-export async function signupGrantTakenBefore(trx: Knex.Transaction, email: string, retentionDays: number): Promise<boolean> {
+export async function signupGrantTakenBefore(
+  trx: Knex.Transaction,
+  email: string,
+  retentionDays: number,
+): Promise<boolean> {
   const row = await trx('erased_signup_grants')
     .where({ email_hmac: await emailHmac(trx, email) })
     .andWhere('erased_at', '>=', trx.raw(`now() - make_interval(days => ?)`, [retentionDays]))

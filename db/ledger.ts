@@ -10,11 +10,21 @@ type LedgerKind = 'grant' | 'reserve' | 'capture' | 'release';
  * locks the account row first).
  */
 
-const lockAccount = (trx: Knex.Transaction, accountId: string) => trx('accounts').where({ id: accountId }).forUpdate().first('id');
+const lockAccount = (trx: Knex.Transaction, accountId: string) =>
+  trx('accounts').where({ id: accountId }).forUpdate().first('id');
 
 /** Adds credits (verification's free credits, refills): returns false when the row already existed. */
-export async function applyGrant(trx: Knex.Transaction, accountId: string, amount: number, reference: string): Promise<boolean> {
-  const inserted = await trx('credit_ledger').insert({ account_id: accountId, kind: 'grant', reference, amount }).onConflict(['account_id', 'kind', 'reference']).ignore().returning('id');
+export async function applyGrant(
+  trx: Knex.Transaction,
+  accountId: string,
+  amount: number,
+  reference: string,
+): Promise<boolean> {
+  const inserted = await trx('credit_ledger')
+    .insert({ account_id: accountId, kind: 'grant', reference, amount })
+    .onConflict(['account_id', 'kind', 'reference'])
+    .ignore()
+    .returning('id');
   if (inserted.length === 0) return false;
   await trx('accounts')
     .where({ id: accountId })
@@ -27,7 +37,12 @@ export async function applyGrant(trx: Knex.Transaction, accountId: string, amoun
  * balance covers it (concurrent reservations cannot overdraw). A reference
  * reserved before stays reserved (`true`), whatever the balance is now.
  */
-export async function reserve(trx: Knex.Transaction, accountId: string, reference: string, amount: number): Promise<boolean> {
+export async function reserve(
+  trx: Knex.Transaction,
+  accountId: string,
+  reference: string,
+  amount: number,
+): Promise<boolean> {
   await lockAccount(trx, accountId);
   const existing = await trx('credit_ledger').where({ account_id: accountId, kind: 'reserve', reference }).first('id');
   if (existing) return true;
@@ -66,7 +81,12 @@ export type SettleOutcome = 'captured' | 'released' | 'settled' | 'unreserved';
  * do nothing (`settled`); with no reservation, nothing happens (`unreserved`).
  * `amount` is the reservation's (0 without one): what a capture charges.
  */
-export async function settle(trx: Knex.Transaction, accountId: string, reference: string, step: 'capture' | 'release'): Promise<{ outcome: SettleOutcome; amount: number }> {
+export async function settle(
+  trx: Knex.Transaction,
+  accountId: string,
+  reference: string,
+  step: 'capture' | 'release',
+): Promise<{ outcome: SettleOutcome; amount: number }> {
   await lockAccount(trx, accountId);
   const rows: { kind: LedgerKind; amount: string }[] = await trx('credit_ledger')
     .where({ account_id: accountId, reference })

@@ -13,7 +13,11 @@ const erasedEmail = (accountId: string) => `deleted-${accountId}@deleted.invalid
  * answering, the deletion workflow again as its first step. Returns false
  * when the account no longer exists (already erased).
  */
-export async function markAccountDeleted(db: Knex, accountId: string, { erasedSignupRetentionDays }: { erasedSignupRetentionDays: number }): Promise<boolean> {
+export async function markAccountDeleted(
+  db: Knex,
+  accountId: string,
+  { erasedSignupRetentionDays }: { erasedSignupRetentionDays: number },
+): Promise<boolean> {
   return db.transaction(async (trx) => {
     const account = await trx('accounts').where({ id: accountId }).forUpdate().first('email', 'deleted_at');
     if (!account) return false;
@@ -23,13 +27,22 @@ export async function markAccountDeleted(db: Knex, accountId: string, { erasedSi
       await trx('accounts')
         .where({ id: accountId })
         // An empty hash never verifies: logins fail like a wrong password.
-        .update({ deleted_at: trx.fn.now(), email: erasedEmail(accountId), name: '', password_hash: '', updated_at: trx.fn.now() });
+        .update({
+          deleted_at: trx.fn.now(),
+          email: erasedEmail(accountId),
+          name: '',
+          password_hash: '',
+          updated_at: trx.fn.now(),
+        });
       await trx('rate_limit_counters')
         .whereIn('key', [`login:email:${account.email}`, `resend:email:${account.email}`])
         .delete();
     }
     await trx('api_keys').where({ account_id: accountId }).delete();
-    await trx('refresh_token_families').where({ account_id: accountId }).whereNull('revoked_at').update({ revoked_at: trx.fn.now() });
+    await trx('refresh_token_families')
+      .where({ account_id: accountId })
+      .whereNull('revoked_at')
+      .update({ revoked_at: trx.fn.now() });
     await trx('email_verification_tokens').where({ account_id: accountId }).delete();
     return true;
   });

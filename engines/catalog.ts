@@ -58,7 +58,10 @@ export function findPremadeVoice(id: string): PremadeVoice | undefined {
  */
 const languageRank = (language: string) => (language === 'en-US' ? 0 : language.startsWith('en') ? 1 : 2);
 const modelOf = (voice: PremadeVoice) => voice.engineVoice.split('#')[0];
-const byLanguageThenName = (a: PremadeVoice, b: PremadeVoice) => languageRank(a.language) - languageRank(b.language) || a.language.localeCompare(b.language) || modelOf(a).localeCompare(modelOf(b));
+const byLanguageThenName = (a: PremadeVoice, b: PremadeVoice) =>
+  languageRank(a.language) - languageRank(b.language) ||
+  a.language.localeCompare(b.language) ||
+  modelOf(a).localeCompare(modelOf(b));
 
 /** Quality tiers, best first: the served catalog's order. */
 const TIERS: readonly QualityTier[] = ['high', 'neural', 'classic'];
@@ -75,13 +78,18 @@ export async function premadeVoices(modelsDir?: string): Promise<PremadeVoice[]>
   if (modelsDir) {
     for (const description of ENGINES) {
       if (!description.discoverVoices) continue;
-      const engineVoices = new Set(PREMADE_VOICES.filter((entry) => entry.engine === description.name).map((entry) => entry.engineVoice));
+      const engineVoices = new Set(
+        PREMADE_VOICES.filter((entry) => entry.engine === description.name).map((entry) => entry.engineVoice),
+      );
       const found = await description.discoverVoices(modelsDir, { ids, engineVoices });
       discovered.set(description.tier, [...(discovered.get(description.tier) ?? []), ...found]);
     }
   }
   const tierOf = (engine: EngineName) => describedEngine(engine).tier;
-  return TIERS.flatMap((tier) => [...PREMADE_VOICES.filter((entry) => tierOf(entry.engine) === tier), ...(discovered.get(tier) ?? []).sort(byLanguageThenName)]);
+  return TIERS.flatMap((tier) => [
+    ...PREMADE_VOICES.filter((entry) => tierOf(entry.engine) === tier),
+    ...(discovered.get(tier) ?? []).sort(byLanguageThenName),
+  ]);
 }
 
 /**
@@ -89,7 +97,9 @@ export async function premadeVoices(modelsDir?: string): Promise<PremadeVoice[]>
  * (non-free ones only with `enableNonFree`), installed, and has the voice.
  * Catalog order is kept; the operator's voices in `modelsDir` are included.
  */
-export async function availableVoices(options: EngineOptions & { engines?: EngineRegistry } = {}): Promise<PremadeVoice[]> {
+export async function availableVoices(
+  options: EngineOptions & { engines?: EngineRegistry } = {},
+): Promise<PremadeVoice[]> {
   const engines = options.engines ?? sharedEngines(options);
   const catalog = await premadeVoices(options.modelsDir);
   const usable = await Promise.all(

@@ -90,7 +90,25 @@ export function createEspeakEngine(): Engine {
         await writeFile(textFile, espeakInput(text, pronunciations), 'utf8');
         try {
           // -b 1: the file is UTF-8. -z: no pause after the last sentence (the pipeline adds its own).
-          await run('espeak-ng', ['-b', '1', '-z', '-v', voice, '-s', String(wpm), '-p', String(espeakPitchArgument(voice, pitch)), '-w', path.resolve(outPath), '-f', textFile], { signal });
+          await run(
+            'espeak-ng',
+            [
+              '-b',
+              '1',
+              '-z',
+              '-v',
+              voice,
+              '-s',
+              String(wpm),
+              '-p',
+              String(espeakPitchArgument(voice, pitch)),
+              '-w',
+              path.resolve(outPath),
+              '-f',
+              textFile,
+            ],
+            { signal },
+          );
         } catch (error) {
           throw new EngineError('espeak-ng', (error as Error).message);
         }

@@ -97,8 +97,13 @@ export function ipaToEspeak(ipa: string): string {
 }
 
 /** The text eSpeak reads: escaped text, with each pronunciation's stretch replaced by its phonemes in `[[…]]`. */
-export function espeakInput(text: string, pronunciations: ReadonlyArray<{ ipa: string; start: number; end: number }> = []): string {
-  const sorted = [...pronunciations].filter((p) => p.start >= 0 && p.end <= text.length && p.start < p.end).sort((a, b) => a.start - b.start);
+export function espeakInput(
+  text: string,
+  pronunciations: ReadonlyArray<{ ipa: string; start: number; end: number }> = [],
+): string {
+  const sorted = [...pronunciations]
+    .filter((p) => p.start >= 0 && p.end <= text.length && p.start < p.end)
+    .sort((a, b) => a.start - b.start);
   let out = '';
   let cursor = 0;
   for (const p of sorted) {

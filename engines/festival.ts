@@ -68,10 +68,14 @@ const VOICE_TEXT: Record<string, VoiceText> = {
  */
 export function festivalText(text: string, voice: string, strict = false): string {
   const spec = VOICE_TEXT[voice] ?? ENGLISH;
-  let out = transliterate(voice === 'msu_ru_nsh_clunits' ? text.replace(/ё/g, 'е').replace(/Ё/g, 'Е') : text, spec.letters);
+  let out = transliterate(
+    voice === 'msu_ru_nsh_clunits' ? text.replace(/ё/g, 'е').replace(/Ё/g, 'Е') : text,
+    spec.letters,
+  );
   if (spec.latin === false) out = out.replace(/[A-Za-z]/g, ' ');
   if (!spec.symbols || strict) out = out.replace(/[^\p{L}\p{M}\p{N}\s.,!?;:'-]/gu, ' ');
-  if (spec.innerPunctuation === false || strict) out = out.replace(/(?<=[\p{L}\p{M}\p{N}])[.,:;'-](?=[\p{L}\p{N}])/gu, ' ');
+  if (spec.innerPunctuation === false || strict)
+    out = out.replace(/(?<=[\p{L}\p{M}\p{N}])[.,:;'-](?=[\p{L}\p{N}])/gu, ' ');
   if (strict) out = out.replace(/[^\p{L}\p{M}\p{N}\s.,]/gu, ' ');
   return out
     .replace(/([.,!?;:])[\s.,!?;:'-]*/g, '$1 ')
@@ -131,7 +135,8 @@ export function createFestivalEngine(): Engine {
     },
     async synthesize({ text, voice, rate = 1, outPath, signal }) {
       // The voice name becomes part of a Scheme expression: only plain identifiers pass.
-      if (!/^[A-Za-z0-9_]+$/.test(voice)) throw new EngineError('festival', `invalid voice name ${JSON.stringify(voice)}`);
+      if (!/^[A-Za-z0-9_]+$/.test(voice))
+        throw new EngineError('festival', `invalid voice name ${JSON.stringify(voice)}`);
       if (!(rate > 0 && Number.isFinite(rate))) throw new EngineError('festival', `invalid rate ${rate}`);
       const out = path.resolve(outPath);
       const charset = (VOICE_TEXT[voice] ?? ENGLISH).charset;
@@ -142,17 +147,28 @@ export function createFestivalEngine(): Engine {
         let failure = '';
         for (const strict of [false, true]) {
           const prepared = festivalText(text, voice, strict);
-          if (!/[\p{L}\p{N}]/u.test(prepared)) throw new EngineError('festival', `nothing in the text that ${voice} can pronounce`);
+          if (!/[\p{L}\p{N}]/u.test(prepared))
+            throw new EngineError('festival', `nothing in the text that ${voice} can pronounce`);
           await writeFile(textFile, encodeText(prepared, charset));
           await rm(out, { force: true });
           try {
             // Duration_Stretch for the diphone and unit voices, hts_engine's own speed factor for the HTS ones.
             const stderr = await pool.with(voice, signal, (festival) =>
-              festival.synthesize({ textFile, outPath: out, wordsPath, stretch: 1 / rate, rate: voice.endsWith('_hts') ? htsRate(rate) : rate }, { signal }),
+              festival.synthesize(
+                {
+                  textFile,
+                  outPath: out,
+                  wordsPath,
+                  stretch: 1 / rate,
+                  rate: voice.endsWith('_hts') ? htsRate(rate) : rate,
+                },
+                { signal },
+              ),
             );
             // Festival reports a failed utterance on stderr and goes on.
             const error = /SIOD ERROR|no rule matches|could not open|not found/i.test(stderr);
-            if (!error && (await fileSize(out)) > 44) return { words: festivalWords(await readFile(wordsPath, 'latin1').catch(() => '')) };
+            if (!error && (await fileSize(out)) > 44)
+              return { words: festivalWords(await readFile(wordsPath, 'latin1').catch(() => '')) };
             failure = `${voice} produced no audio (${describeFailure(stderr)})`;
           } catch (error) {
             if (signal?.aborted) throw new EngineError('festival', 'aborted');
@@ -179,7 +195,12 @@ export function festivalWords(file: string): EngineWord[] {
     if (!match) continue;
     const [offset, rate, token, start, end] = match.slice(1, 6).map(Number);
     if (!(rate > 0) || !Number.isFinite(start) || !Number.isFinite(end)) continue;
-    words.push({ text: match[6], start: offset / rate + start, end: offset / rate + end, token: { index: token, text: match[7] } });
+    words.push({
+      text: match[6],
+      start: offset / rate + start,
+      end: offset / rate + end,
+      token: { index: token, text: match[7] },
+    });
   }
   return words;
 }
@@ -217,6 +238,7 @@ export const festivalEngine = describeEngine({
   license: 'free',
   wordTiming: true,
   tier: 'classic',
-  licence: "Festival and the Debian festvox voices: free licences (MIT/BSD-style; see each festvox package's copyright file).",
+  licence:
+    "Festival and the Debian festvox voices: free licences (MIT/BSD-style; see each festvox package's copyright file).",
   create: () => createFestivalEngine(),
 });

@@ -103,13 +103,18 @@ class FestivalInterpreter {
     this.child.stderr.setEncoding('utf8');
     this.child.stderr.on('data', (chunk: string) => this.onStderr(chunk));
     this.child.stdin.on('error', () => {});
-    this.child.on('error', (error: NodeJS.ErrnoException) => this.exited(error.code === 'ENOENT' ? 'festival is not installed' : error.message));
+    this.child.on('error', (error: NodeJS.ErrnoException) =>
+      this.exited(error.code === 'ENOENT' ? 'festival is not installed' : error.message),
+    );
     this.child.on('close', (code, signal) => this.exited(signal ? `killed by ${signal}` : `exited with code ${code}`));
     this.child.stdin.write(SETUP);
   }
 
   /** Evaluates Scheme forms and resolves with what Festival wrote to stderr meanwhile (its errors). */
-  eval(forms: string, { signal, timeoutMs = DEFAULT_TIMEOUT_MS }: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<string> {
+  eval(
+    forms: string,
+    { signal, timeoutMs = DEFAULT_TIMEOUT_MS }: { signal?: AbortSignal; timeoutMs?: number } = {},
+  ): Promise<string> {
     if (!this.alive) return Promise.reject(new FestivalExit('festival is not running'));
     if (signal?.aborted) return Promise.reject(new EngineError('festival', 'aborted'));
     const marker = `${DONE} ${++this.sequence}\n`;
@@ -149,8 +154,14 @@ class FestivalInterpreter {
    * Renders a text file to a WAV; `wordsPath` receives one line per spoken
    * word: `<utterance offset in samples> <sample rate> <token number> <start s> <end s> <word>\t<token>`.
    */
-  synthesize(input: { textFile: string; outPath: string; wordsPath: string; stretch: number; rate: number }, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<string> {
-    return this.eval(`(openvox_synth ${quote(input.textFile)} ${quote(input.outPath)} ${quote(input.wordsPath)} ${input.stretch.toFixed(4)} ${input.rate.toFixed(4)})`, options);
+  synthesize(
+    input: { textFile: string; outPath: string; wordsPath: string; stretch: number; rate: number },
+    options: { signal?: AbortSignal; timeoutMs?: number } = {},
+  ): Promise<string> {
+    return this.eval(
+      `(openvox_synth ${quote(input.textFile)} ${quote(input.outPath)} ${quote(input.wordsPath)} ${input.stretch.toFixed(4)} ${input.rate.toFixed(4)})`,
+      options,
+    );
   }
 
   /** Idle interpreters must not keep a process (a test run, a stopping worker) alive. */
@@ -188,7 +199,11 @@ export class FestivalPool {
   private readonly idle: FestivalInterpreter[] = [];
 
   /** Runs `work` on an idle interpreter of `voice`, or on a new one. */
-  async with<T>(voice: string, signal: AbortSignal | undefined, work: (festival: FestivalInterpreter) => Promise<T>): Promise<T> {
+  async with<T>(
+    voice: string,
+    signal: AbortSignal | undefined,
+    work: (festival: FestivalInterpreter) => Promise<T>,
+  ): Promise<T> {
     const warm = this.idle.filter((candidate) => candidate.alive && candidate.voice === voice).pop();
     if (warm) this.idle.splice(this.idle.indexOf(warm), 1);
     const festival = warm ?? new FestivalInterpreter();
@@ -197,7 +212,8 @@ export class FestivalPool {
     try {
       if (festival.voice !== voice) {
         const stderr = await festival.loadVoice(voice, { signal });
-        if (/SIOD ERROR|unbound variable|could not open|not found/i.test(stderr)) throw new EngineError('festival', `${voice} produced no audio (voice not installed)`);
+        if (/SIOD ERROR|unbound variable|could not open|not found/i.test(stderr))
+          throw new EngineError('festival', `${voice} produced no audio (voice not installed)`);
         festival.voice = voice;
       }
       return await work(festival);

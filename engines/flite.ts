@@ -32,14 +32,20 @@ export function createFliteEngine(): Engine {
     name: fliteEngine.name,
     license: fliteEngine.license,
     // duration_stretch is exact: rate r gives 1/r of the duration within 1 % (slt, 0.5-2x, three sentences).
-    capabilities: { rate: { min: 0.4, max: 2.5 }, exactRate: true, pitch: { ...PITCH_RANGE, voices: Object.keys(F0_TARGET_HZ) } },
+    capabilities: {
+      rate: { min: 0.4, max: 2.5 },
+      exactRate: true,
+      pitch: { ...PITCH_RANGE, voices: Object.keys(F0_TARGET_HZ) },
+    },
     async available() {
       return (await which('flite')) !== null;
     },
     async voices() {
       if (!(await this.available())) return [];
       // "Voices available: kal awb_time kal16 awb rms slt"
-      voiceList ??= run('flite', ['-lv']).then(({ stdout }) => stdout.toString('utf8').replace(/^.*?:/s, '').trim().split(/\s+/).filter(Boolean));
+      voiceList ??= run('flite', ['-lv']).then(({ stdout }) =>
+        stdout.toString('utf8').replace(/^.*?:/s, '').trim().split(/\s+/).filter(Boolean),
+      );
       return voiceList;
     },
     async hasVoice(voice) {
@@ -52,7 +58,17 @@ export function createFliteEngine(): Engine {
         const textFile = path.join(dir, 'input.txt');
         // Flite's lexicon is English: accents are stripped rather than read as bytes.
         await writeFile(textFile, encodeText(text, 'ascii'));
-        const args = ['-voice', voice, '--setf', `duration_stretch=${(1 / rate).toFixed(4)}`, ...flitePitchArguments(voice, pitch), '-f', textFile, '-o', path.resolve(outPath)];
+        const args = [
+          '-voice',
+          voice,
+          '--setf',
+          `duration_stretch=${(1 / rate).toFixed(4)}`,
+          ...flitePitchArguments(voice, pitch),
+          '-f',
+          textFile,
+          '-o',
+          path.resolve(outPath),
+        ];
         try {
           await run('flite', args, { signal });
         } catch (error) {

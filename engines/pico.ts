@@ -28,7 +28,11 @@ export function createPicoEngine(): Engine {
     async voices() {
       if (!(await this.available())) return [];
       voiceList ??= readdir(LANG_DIR)
-        .then((files) => files.map((file) => /^([a-z]{2}-[A-Z]{2})_\w+_sg\.bin$/.exec(file)?.[1]).filter((lang): lang is string => Boolean(lang)))
+        .then((files) =>
+          files
+            .map((file) => /^([a-z]{2}-[A-Z]{2})_\w+_sg\.bin$/.exec(file)?.[1])
+            .filter((lang): lang is string => Boolean(lang)),
+        )
         .catch(() => []);
       return voiceList;
     },
@@ -36,7 +40,8 @@ export function createPicoEngine(): Engine {
       return (await this.voices()).includes(voice);
     },
     async synthesize({ text, voice, outPath, signal }) {
-      if (!/^[a-z]{2}-[A-Z]{2}$/.test(voice)) throw new EngineError('pico', `invalid voice name ${JSON.stringify(voice)}`);
+      if (!/^[a-z]{2}-[A-Z]{2}$/.test(voice))
+        throw new EngineError('pico', `invalid voice name ${JSON.stringify(voice)}`);
       const out = path.resolve(outPath);
       // pico2wave insists on a name ending in .wav; write one in a private directory.
       await withTempDir(async (dir) => {

@@ -12,12 +12,24 @@ import { type Engine, EngineError } from './types';
  * its description, engines/types.ts `EngineDescription`). The catalog reads
  * their licence, quality tier and voice discovery from here.
  */
-export const ENGINES = [espeakEngine, fliteEngine, festivalEngine, piperEngine, kokoroEngine, picoEngine, rhvoiceEngine] as const;
+export const ENGINES = [
+  espeakEngine,
+  fliteEngine,
+  festivalEngine,
+  piperEngine,
+  kokoroEngine,
+  picoEngine,
+  rhvoiceEngine,
+] as const;
 
 export type EngineName = (typeof ENGINES)[number]['name'];
 
 /** The engines that report when each word is spoken: only their voices' syntheses have word timestamps. */
-export const WORD_TIMING_ENGINES: ReadonlySet<string> = new Set(ENGINES.filter((description) => 'wordTiming' in description && description.wordTiming).map((description) => description.name));
+export const WORD_TIMING_ENGINES: ReadonlySet<string> = new Set(
+  ENGINES.filter((description) => 'wordTiming' in description && description.wordTiming).map(
+    (description) => description.name,
+  ),
+);
 
 export interface EngineOptions {
   /**

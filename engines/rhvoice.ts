@@ -36,13 +36,16 @@ export function createRhvoiceEngine(): Engine {
       return (await this.voices()).includes(voice.toLowerCase());
     },
     async synthesize({ text, voice, rate = 1, outPath, signal }) {
-      if (!/^[A-Za-z0-9_-]+$/.test(voice)) throw new EngineError('rhvoice', `invalid voice name ${JSON.stringify(voice)}`);
+      if (!/^[A-Za-z0-9_-]+$/.test(voice))
+        throw new EngineError('rhvoice', `invalid voice name ${JSON.stringify(voice)}`);
       const out = path.resolve(outPath);
       await withTempDir(async (dir) => {
         const textFile = path.join(dir, 'input.txt');
         await writeFile(textFile, text, 'utf8');
         try {
-          await run('RHVoice-test', ['-p', voice, '-r', String(Math.round(rate * 100)), '-i', textFile, '-o', out], { signal });
+          await run('RHVoice-test', ['-p', voice, '-r', String(Math.round(rate * 100)), '-i', textFile, '-o', out], {
+            signal,
+          });
         } catch (error) {
           throw new EngineError('rhvoice', (error as Error).message);
         }
@@ -56,6 +59,7 @@ export const rhvoiceEngine = describeEngine({
   name: 'rhvoice',
   license: 'non-free',
   tier: 'classic',
-  licence: 'RHVoice engine LGPL-2.1; the English CMU Arctic voices offered here are LGPL. Debian files RHVoice under non-free.',
+  licence:
+    'RHVoice engine LGPL-2.1; the English CMU Arctic voices offered here are LGPL. Debian files RHVoice under non-free.',
   create: () => createRhvoiceEngine(),
 });

@@ -56,7 +56,8 @@ export function splitText(text: string, maxChars: number): string[] {
  */
 export function splitSentences(text: string, maxChars: number): string[] {
   const chunks: string[] = [];
-  for (const { segment } of sentenceSegmenter.segment(text)) if (segment.trim()) chunks.push(...splitText(segment, maxChars));
+  for (const { segment } of sentenceSegmenter.segment(text))
+    if (segment.trim()) chunks.push(...splitText(segment, maxChars));
   return chunks;
 }
 
@@ -161,7 +162,8 @@ export function escapeForPico(text: string): string {
 export type Charset = 'ascii' | 'latin1' | 'latin2' | 'utf8';
 
 // ISO-8859-2 code points 0xA0-0xFF (Czech, Slovak, Polish, Hungarian, ...).
-const LATIN2_HIGH = '\u00a0Ą˘Ł¤ĽŚ§¨ŠŞŤŹ\u00adŽŻ°ą˛ł´ľśˇ¸šşťź˝žżŔÁÂĂÄĹĆÇČÉĘËĚÍÎĎĐŃŇÓÔŐÖ×ŘŮÚŰÜÝŢßŕáâăäĺćçčéęëěíîďđńňóôőö÷řůúűüýţ˙';
+const LATIN2_HIGH =
+  '\u00a0Ą˘Ł¤ĽŚ§¨ŠŞŤŹ\u00adŽŻ°ą˛ł´ľśˇ¸šşťź˝žżŔÁÂĂÄĹĆÇČÉĘËĚÍÎĎĐŃŇÓÔŐÖ×ŘŮÚŰÜÝŢßŕáâăäĺćçčéęëěíîďđńňóôőö÷řůúűüýţ˙';
 const LATIN2 = new Map(Array.from(LATIN2_HIGH, (char, index) => [char, 0xa0 + index] as const));
 
 // Typography with a plain equivalent every 8-bit voice can say.

@@ -42,13 +42,18 @@ export interface EngineDescription<Name extends string = string> {
    * engines whose voices are files rather than a package. `known`: ids and engine
    * voice names the catalog already has (skip those; add the ids you take).
    */
-  discoverVoices?(modelsDir: string, known: { ids: Set<string>; engineVoices: ReadonlySet<string> }): Promise<PremadeVoice[]>;
+  discoverVoices?(
+    modelsDir: string,
+    known: { ids: Set<string>; engineVoices: ReadonlySet<string> },
+  ): Promise<PremadeVoice[]>;
   /** The engine for these options, or null when they do not enable it (e.g. no MODELS_DIR). */
   create(options: EngineOptions): Engine | null;
 }
 
 /** Keeps a description's name a literal type (the registry derives `EngineName` from them). */
-export function describeEngine<const Name extends string>(description: EngineDescription<Name>): EngineDescription<Name> {
+export function describeEngine<const Name extends string>(
+  description: EngineDescription<Name>,
+): EngineDescription<Name> {
   return description;
 }
 

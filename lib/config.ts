@@ -122,7 +122,9 @@ const EnvSchema = z.object({
    * Where `openvox voices install kokoro:<voice>` reads Kokoro voice styles: an `.npz` of every voice
    * (kokoro-onnx's `voices-v1.0.bin`), or a directory URL (ending in `/`) of `<voice>.npy` files.
    */
-  KOKORO_VOICES_URL: url.default('https://github.com/thewh1teagle/kokoro-onnx/releases/download/model-files-v1.0/voices-v1.0.bin'),
+  KOKORO_VOICES_URL: url.default(
+    'https://github.com/thewh1teagle/kokoro-onnx/releases/download/model-files-v1.0/voices-v1.0.bin',
+  ),
   /** The SHA-256 the file at KOKORO_VOICES_URL must have (an `.npz`; a directory's files are checked by shape only), or empty. */
   KOKORO_VOICES_SHA256: z
     .string()

@@ -9,7 +9,10 @@ import type { Registry } from 'prom-client';
  * `GET /metrics` only. `sdkUrl`: the worker appends the Temporal SDK's own
  * metrics (its exporter listens on a loopback port of its own).
  */
-export async function serveMetrics(registry: Registry, { host, port, sdkUrl }: { host: string; port: number; sdkUrl?: string }): Promise<{ server: Server; url: string }> {
+export async function serveMetrics(
+  registry: Registry,
+  { host, port, sdkUrl }: { host: string; port: number; sdkUrl?: string },
+): Promise<{ server: Server; url: string }> {
   const server = createServer((request, response) => {
     if (request.method !== 'GET' || request.url?.split('?')[0] !== '/metrics') {
       response.writeHead(404).end('not found\n');

@@ -63,7 +63,8 @@ export function run(command: string, args: readonly string[], options: RunOption
     // A program that exits before reading all its input raises EPIPE here; its exit code tells the story.
     child.stdin.on('error', () => {});
     child.on('error', (error: NodeJS.ErrnoException) => {
-      const reason = error.code === 'ENOENT' ? 'not installed' : error.name === 'AbortError' ? 'aborted' : error.message;
+      const reason =
+        error.code === 'ENOENT' ? 'not installed' : error.name === 'AbortError' ? 'aborted' : error.message;
       reject(new ProcessError(command, null, stderr, `${command}: ${reason}`));
     });
     child.on('close', (code, signal) => {

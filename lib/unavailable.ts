@@ -6,7 +6,15 @@ import { StorageUnavailableError } from './storage';
  * 503; activities wait them out with retries.
  */
 
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE', 'EAI_AGAIN']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  'EPIPE',
+  'EAI_AGAIN',
+]);
 // PostgreSQL: admin shutdown, crash shutdown, cannot connect now, too many connections.
 const PG_UNAVAILABLE = new Set(['57P01', '57P02', '57P03', '53300']);
 

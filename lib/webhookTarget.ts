@@ -81,7 +81,8 @@ function embeddedIPv4(address: string): string | null {
   const groups = ipv6Groups(address);
   const quad = (high: number, low: number) => [high >> 8, high & 0xff, low >> 8, low & 0xff].join('.');
   if (groups.slice(0, 5).every((group) => group === 0) && groups[5] === 0xffff) return quad(groups[6], groups[7]);
-  if (groups[0] === 0x64 && groups[1] === 0xff9b && groups.slice(2, 6).every((group) => group === 0)) return quad(groups[6], groups[7]);
+  if (groups[0] === 0x64 && groups[1] === 0xff9b && groups.slice(2, 6).every((group) => group === 0))
+    return quad(groups[6], groups[7]);
   if (groups[0] === 0x2002) return quad(groups[1], groups[2]);
   return null;
 }
@@ -130,8 +131,12 @@ export function checkTargetUrl(raw: string, policy: TargetPolicy): URL {
   }
   if (url.username || url.password) throw new TargetRefused('Must not contain credentials.');
   const host = hostOf(url);
-  if (isIP(host) && isMetadataAddress(host)) throw new TargetRefused('Must not point to a link-local or cloud metadata address.');
-  if (!policy.allowPrivate && (host === 'localhost' || host.endsWith('.localhost') || (isIP(host) && isInternalAddress(host)))) {
+  if (isIP(host) && isMetadataAddress(host))
+    throw new TargetRefused('Must not point to a link-local or cloud metadata address.');
+  if (
+    !policy.allowPrivate &&
+    (host === 'localhost' || host.endsWith('.localhost') || (isIP(host) && isInternalAddress(host)))
+  ) {
     throw new TargetRefused('Must not point to a loopback, private, link-local or metadata address.');
   }
   return url;
@@ -145,7 +150,8 @@ async function resolveTarget(url: URL, policy: TargetPolicy): Promise<{ address:
   const literal = isIP(host);
   const addresses = literal ? [{ address: host, family: literal }] : await lookup(host, { all: true, verbatim: true });
   if (addresses.length === 0) throw new TargetRefused('The host has no address.');
-  if (addresses.some(({ address }) => isMetadataAddress(address))) throw new TargetRefused('The host resolves to a link-local or cloud metadata address.');
+  if (addresses.some(({ address }) => isMetadataAddress(address)))
+    throw new TargetRefused('The host resolves to a link-local or cloud metadata address.');
   if (!policy.allowPrivate) {
     const internal = addresses.find(({ address }) => isInternalAddress(address));
     if (internal) throw new TargetRefused('The host resolves to a loopback, private, link-local or metadata address.');
@@ -163,12 +169,18 @@ export interface PostResult {
  * the response body is read (at most 64 KiB) and dropped. A 3xx is an answer
  * like any other: its Location is never followed.
  */
-export async function postToTarget(rawUrl: string, body: string, headers: Record<string, string>, { policy, timeoutMs }: { policy: TargetPolicy; timeoutMs: number }): Promise<PostResult> {
+export async function postToTarget(
+  rawUrl: string,
+  body: string,
+  headers: Record<string, string>,
+  { policy, timeoutMs }: { policy: TargetPolicy; timeoutMs: number },
+): Promise<PostResult> {
   const url = checkTargetUrl(rawUrl, policy);
   const target = await resolveTarget(url, policy);
   // The socket connects to the address checked above, whatever DNS says now.
   const pinned: LookupFunction = (_hostname, options, callback) => {
-    if (options.all) (callback as unknown as (error: null, addresses: { address: string; family: number }[]) => void)(null, [target]);
+    if (options.all)
+      (callback as unknown as (error: null, addresses: { address: string; family: number }[]) => void)(null, [target]);
     else callback(null, target.address, target.family);
   };
   const client = url.protocol === 'https:' ? https : http;
@@ -179,7 +191,12 @@ export async function postToTarget(rawUrl: string, body: string, headers: Record
         method: 'POST',
         lookup: pinned,
         agent: false,
-        headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body).toString(), 'User-Agent': 'OpenVox-Webhooks/1', ...headers },
+        headers: {
+          'Content-Type': 'application/json',
+          'Content-Length': Buffer.byteLength(body).toString(),
+          'User-Agent': 'OpenVox-Webhooks/1',
+          ...headers,
+        },
         signal: AbortSignal.timeout(timeoutMs),
       },
       (response) => {

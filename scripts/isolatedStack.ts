@@ -11,7 +11,19 @@ import { applyGrant } from '../db/ledger';
 import { migrate } from '../db/migrate';
 import { type Config, loadConfig, ROOT } from '../lib/config';
 import { cpuTaskQueue } from '../lib/temporal';
-import { dropDatabase, ensurePostgres, freePorts, type Managed, type MinioOptions, recreateDatabase, startMinio, startTemporal, stopChild, type TemporalOptions, waitFor } from './stack';
+import {
+  dropDatabase,
+  ensurePostgres,
+  freePorts,
+  type Managed,
+  type MinioOptions,
+  recreateDatabase,
+  startMinio,
+  startTemporal,
+  stopChild,
+  type TemporalOptions,
+  waitFor,
+} from './stack';
 
 /**
  * A whole OpenVox stack of its own for the benchmark and the chaos suite: its
@@ -94,7 +106,10 @@ const groupAlive = (pgid: number) => {
 async function killGroup(child: ChildProcess): Promise<void> {
   const pgid = child.pid;
   if (!pgid) return;
-  const exited = child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const exited =
+    child.exitCode !== null || child.signalCode !== null
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => child.once('exit', () => resolve()));
   if (groupAlive(pgid)) process.kill(-pgid, 'SIGKILL');
   await exited;
   await waitFor(`process group ${pgid} gone`, async () => !groupAlive(pgid), 10_000);
@@ -119,7 +134,13 @@ export async function createStackAccounts(
     Array.from({ length: count }, async (_, index) => {
       const id = randomUUID();
       await db.transaction(async (trx) => {
-        await trx('accounts').insert({ id, email: `${name}-${index}-${id}@example.com`, password_hash: passwordHash, email_verified_at: new Date(), subscription_tier: plan });
+        await trx('accounts').insert({
+          id,
+          email: `${name}-${index}-${id}@example.com`,
+          password_hash: passwordHash,
+          email_verified_at: new Date(),
+          subscription_tier: plan,
+        });
         await applyGrant(trx, id, credits, `${name}-grant`);
       });
       return { id, token: await tokens.issueAccess(id) };
@@ -190,14 +211,16 @@ export async function startIsolatedStack(options: IsolatedStackOptions): Promise
   };
 
   const close = async () => {
-    for (const child of [...workerChildren, ...(apiChild ? [apiChild] : [])]) await stopChild(child).catch(() => undefined);
+    for (const child of [...workerChildren, ...(apiChild ? [apiChild] : [])])
+      await stopChild(child).catch(() => undefined);
     await temporal?.connection.close().catch(() => undefined);
     await db?.destroy().catch(() => undefined);
     for (const service of [minio, temporalServer]) await service?.stop().catch(() => undefined);
     await dropDatabase(databaseUrl).catch(() => undefined);
     await postgres?.stop().catch(() => undefined);
     if (options.removeDataOnClose) {
-      for (const name of readdirSync(dataDir)) if (name !== 'logs') rmSync(path.join(dataDir, name), { recursive: true, force: true });
+      for (const name of readdirSync(dataDir))
+        if (name !== 'logs') rmSync(path.join(dataDir, name), { recursive: true, force: true });
     }
   };
 
@@ -208,7 +231,10 @@ export async function startIsolatedStack(options: IsolatedStackOptions): Promise
     minio = await startMinio(minioOptions);
     db = createDb(config);
     await migrate(db, config);
-    temporal = new Client({ connection: await Connection.connect({ address: config.TEMPORAL_ADDRESS }), namespace: config.TEMPORAL_NAMESPACE });
+    temporal = new Client({
+      connection: await Connection.connect({ address: config.TEMPORAL_ADDRESS }),
+      namespace: config.TEMPORAL_NAMESPACE,
+    });
   } catch (error) {
     await close();
     throw error;
@@ -249,7 +275,11 @@ export async function startIsolatedStack(options: IsolatedStackOptions): Promise
       workerChildren = Array.from({ length: count }, () => startNode('worker', { ...start, extraEnv }));
       const identities = workerChildren.map((worker) => `${worker.pid}@${hostname()}`);
       const polling = async (queue: string, type: number) => {
-        const { pollers } = await client.workflowService.describeTaskQueue({ namespace: config.TEMPORAL_NAMESPACE, taskQueue: { name: queue }, taskQueueType: type });
+        const { pollers } = await client.workflowService.describeTaskQueue({
+          namespace: config.TEMPORAL_NAMESPACE,
+          taskQueue: { name: queue },
+          taskQueueType: type,
+        });
         return identities.every((identity) => pollers?.some((poller) => poller.identity === identity));
       };
       // Task queue types: 1 = workflow, 2 = activity.
@@ -287,7 +317,8 @@ export async function startIsolatedStack(options: IsolatedStackOptions): Promise
       minio = await startMinio(minioOptions);
     },
 
-    createAccounts: (count, account) => createStackAccounts(database, config, env.JWT_SECRET, options.name, count, account),
+    createAccounts: (count, account) =>
+      createStackAccounts(database, config, env.JWT_SECRET, options.name, count, account),
 
     close,
   };

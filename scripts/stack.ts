@@ -13,7 +13,9 @@ import { Client } from 'pg';
  */
 
 const exec = promisify(execFile);
-const BIN_DIR = process.env.OPENVOX_BIN_DIR ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(homedir(), '.cache'), 'openvox', 'bin');
+const BIN_DIR =
+  process.env.OPENVOX_BIN_DIR ??
+  path.join(process.env.XDG_CACHE_HOME ?? path.join(homedir(), '.cache'), 'openvox', 'bin');
 
 /** Search attributes the workflows set; registered at server start (compose registers them too). */
 export const SEARCH_ATTRIBUTES = { Account: 'Keyword', VoiceId: 'Keyword', Characters: 'Int' } as const;
@@ -88,7 +90,12 @@ export function portOpen(port: number, host = '127.0.0.1', timeoutMs = 500): Pro
   });
 }
 
-export async function waitFor(what: string, probe: () => Promise<boolean>, timeoutMs: number, child?: ChildProcess): Promise<void> {
+export async function waitFor(
+  what: string,
+  probe: () => Promise<boolean>,
+  timeoutMs: number,
+  child?: ChildProcess,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child && child.exitCode !== null) throw new Error(`${what} exited with code ${child.exitCode}; see its log`);
@@ -98,7 +105,13 @@ export async function waitFor(what: string, probe: () => Promise<boolean>, timeo
   throw new Error(`${what} did not become ready within ${timeoutMs / 1000} s`);
 }
 
-function spawnLogged(name: string, command: string, args: string[], logDir: string, env: NodeJS.ProcessEnv = {}): ChildProcess {
+function spawnLogged(
+  name: string,
+  command: string,
+  args: string[],
+  logDir: string,
+  env: NodeJS.ProcessEnv = {},
+): ChildProcess {
   mkdirSync(logDir, { recursive: true });
   const log = openSync(path.join(logDir, `${name}.log`), 'a');
   return spawn(command, args, { stdio: ['ignore', log, log], env: { ...process.env, ...env } });
@@ -160,14 +173,23 @@ export async function startTemporal(options: TemporalOptions): Promise<Managed> 
     args.push('--sqlite-pragma', 'journal_mode=WAL', '--sqlite-pragma', 'synchronous=OFF');
   }
   for (const [name, type] of Object.entries(SEARCH_ATTRIBUTES)) args.push('--search-attribute', `${name}=${type}`);
-  for (const [key, value] of Object.entries(TEMPORAL_DYNAMIC_CONFIG)) args.push('--dynamic-config-value', `${key}=${value}`);
+  for (const [key, value] of Object.entries(TEMPORAL_DYNAMIC_CONFIG))
+    args.push('--dynamic-config-value', `${key}=${value}`);
   const child = spawnLogged('temporal', binary('temporal'), args, options.logDir);
   await waitFor('Temporal', () => portOpen(options.port), 60_000, child);
   // The frontend accepts connections a moment before the default namespace answers.
   await waitFor(
     'Temporal namespace',
     async () => {
-      await exec(binary('temporal'), ['operator', 'namespace', 'describe', '--namespace', 'default', '--address', `127.0.0.1:${options.port}`]);
+      await exec(binary('temporal'), [
+        'operator',
+        'namespace',
+        'describe',
+        '--namespace',
+        'default',
+        '--address',
+        `127.0.0.1:${options.port}`,
+      ]);
       return true;
     },
     30_000,
@@ -194,7 +216,15 @@ export async function startMinio(options: MinioOptions): Promise<Managed> {
     return managed('minio', null);
   }
   mkdirSync(options.dataDir, { recursive: true });
-  const args = ['server', options.dataDir, '--quiet', '--address', `127.0.0.1:${options.port}`, '--console-address', `127.0.0.1:${options.consolePort}`];
+  const args = [
+    'server',
+    options.dataDir,
+    '--quiet',
+    '--address',
+    `127.0.0.1:${options.port}`,
+    '--console-address',
+    `127.0.0.1:${options.consolePort}`,
+  ];
   const child = spawnLogged('minio', binary('minio'), args, options.logDir, {
     MINIO_ROOT_USER: options.accessKey,
     MINIO_ROOT_PASSWORD: options.secretKey,
@@ -223,7 +253,18 @@ const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
 const quoteLiteral = (value: string) => `'${value.replace(/'/g, "''")}'`;
 
 async function psqlAsPostgres(sql: string, port: string): Promise<string> {
-  const { stdout } = await exec('runuser', ['-u', 'postgres', '--', 'psql', '-p', port, '-v', 'ON_ERROR_STOP=1', '-tAc', sql]);
+  const { stdout } = await exec('runuser', [
+    '-u',
+    'postgres',
+    '--',
+    'psql',
+    '-p',
+    port,
+    '-v',
+    'ON_ERROR_STOP=1',
+    '-tAc',
+    sql,
+  ]);
   return stdout.trim();
 }
 
@@ -237,9 +278,12 @@ export async function ensurePostgres(databaseUrl: string): Promise<Managed> {
   if (await canConnect(databaseUrl)) return managed('postgresql', null);
   const url = new URL(databaseUrl);
   const local = ['127.0.0.1', 'localhost', '::1', '[::1]'].includes(url.hostname);
-  if (!local) throw new Error(`cannot connect to the database at ${url.hostname}:${url.port || 5432}; check DATABASE_URL`);
+  if (!local)
+    throw new Error(`cannot connect to the database at ${url.hostname}:${url.port || 5432}; check DATABASE_URL`);
   if (process.getuid?.() !== 0) {
-    throw new Error('the local PostgreSQL is not reachable with DATABASE_URL, and managing it needs root (run as root, or point DATABASE_URL at a database you own)');
+    throw new Error(
+      'the local PostgreSQL is not reachable with DATABASE_URL, and managing it needs root (run as root, or point DATABASE_URL at a database you own)',
+    );
   }
   const port = url.port || '5432';
   const { stdout } = await exec('pg_lsclusters', ['--no-header']);
@@ -304,7 +348,9 @@ export function dropDatabase(url: string): Promise<void> {
 /** Test databases left by runs that died (`<name>_test_<pid>` whose process is gone). */
 export function dropStaleTestDatabases(url: string): Promise<void> {
   return asAdmin(url, async (client) => {
-    const { rows } = await client.query<{ datname: string }>(`select datname from pg_database where datname ~ '_test_[0-9]+$'`);
+    const { rows } = await client.query<{ datname: string }>(
+      `select datname from pg_database where datname ~ '_test_[0-9]+$'`,
+    );
     for (const { datname } of rows) {
       const pid = Number(/_test_(\d+)$/.exec(datname)?.[1]);
       let alive = true;

@@ -76,8 +76,11 @@ async function main() {
     // On a terminal the JSON log lines are made readable (LOG_FORMAT=json keeps them raw, as in production).
     const pretty = process.stdout.isTTY && process.env.LOG_FORMAT !== 'json';
     for (const name of ['worker', 'api']) {
-      const child = spawn(process.execPath, [path.join(ROOT, 'dist', name, 'main.js')], { stdio: ['ignore', pretty ? 'pipe' : 'inherit', 'inherit'] });
-      if (pretty) child.stdout!.pipe(PinoPretty({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }));
+      const child = spawn(process.execPath, [path.join(ROOT, 'dist', name, 'main.js')], {
+        stdio: ['ignore', pretty ? 'pipe' : 'inherit', 'inherit'],
+      });
+      if (pretty)
+        child.stdout!.pipe(PinoPretty({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }));
       child.once('exit', (code, signal) => {
         if (!stopping) {
           log(`${name} exited (${signal ?? code}); stopping everything`);
@@ -93,7 +96,9 @@ async function main() {
     return;
   }
 
-  const minioConsole = isLocal(config.minio.endPoint) ? `http://127.0.0.1:${MINIO_CONSOLE_PORT}` : '(external S3 store)';
+  const minioConsole = isLocal(config.minio.endPoint)
+    ? `http://127.0.0.1:${MINIO_CONSOLE_PORT}`
+    : '(external S3 store)';
   log(`ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   process.stdout.write(
     [
@@ -103,7 +108,9 @@ async function main() {
       `  API docs       ${config.PUBLIC_URL}/api/docs/`,
       `  Readiness      ${config.PUBLIC_URL}/readyz`,
       `  Metrics        ${config.PUBLIC_URL}/metrics${config.WORKER_METRICS_PORT ? `, worker http://${config.WORKER_METRICS_HOST}:${config.WORKER_METRICS_PORT}/metrics` : ''}`,
-      ...(config.SMTP_URL ? [] : [`  Mail           ${config.MAIL_DIR}/*.eml (the worker also logs verification links)`]),
+      ...(config.SMTP_URL
+        ? []
+        : [`  Mail           ${config.MAIL_DIR}/*.eml (the worker also logs verification links)`]),
       `  Temporal UI    http://127.0.0.1:${TEMPORAL_UI_PORT}`,
       `  MinIO console  ${minioConsole}  (user ${config.MINIO_ACCESS_KEY})`,
       `  Logs           api and worker below; services in ${logDir}`,

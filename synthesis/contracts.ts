@@ -87,10 +87,19 @@ export const progressQuery = defineQuery<SynthesisProgress>('progress');
  * outage from text the engine could not render.
  */
 export const FAILURE_CODES = {
-  StorageUnavailable: { code: 'storage_unavailable', message: 'Object storage was unavailable for too long; nothing was charged.' },
-  EngineFailed: { code: 'engine_failed', message: 'The speech engine could not render this text; nothing was charged.' },
+  StorageUnavailable: {
+    code: 'storage_unavailable',
+    message: 'Object storage was unavailable for too long; nothing was charged.',
+  },
+  EngineFailed: {
+    code: 'engine_failed',
+    message: 'The speech engine could not render this text; nothing was charged.',
+  },
 } as const;
-export const UNKNOWN_FAILURE = { code: 'synthesis_failed', message: 'The synthesis failed; nothing was charged.' } as const;
+export const UNKNOWN_FAILURE = {
+  code: 'synthesis_failed',
+  message: 'The synthesis failed; nothing was charged.',
+} as const;
 export type FailureType = keyof typeof FAILURE_CODES;
 // ------------------------------------------------------------------ signup
 
@@ -114,11 +123,19 @@ export interface SignupVerificationInput {
 
 // ------------------------------------------------------------------ webhooks
 
-export const WEBHOOK_EVENTS = ['synthesis.completed', 'synthesis.failed', 'synthesis.canceled', 'voice.ready', 'voice.failed', 'credits.low'] as const;
+export const WEBHOOK_EVENTS = [
+  'synthesis.completed',
+  'synthesis.failed',
+  'synthesis.canceled',
+  'voice.ready',
+  'voice.failed',
+  'credits.low',
+] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENTS)[number] | 'ping';
 
 /** One delivery of one event to one endpoint; the event id is stable, so the id dedupes a repeated announcement. */
-export const webhookDeliveryWorkflowId = (eventId: string, endpointId: string) => `webhook-delivery:${eventId}:${endpointId}`;
+export const webhookDeliveryWorkflowId = (eventId: string, endpointId: string) =>
+  `webhook-delivery:${eventId}:${endpointId}`;
 
 /** The delivery row's id only: the body lives in PostgreSQL, and the signing secret never leaves it except in the activity. */
 export interface WebhookDeliveryInput {

@@ -10,7 +10,8 @@ import type { SynthesisRequest } from './contracts';
 export const CREDITS_PER_CHARACTER = 1;
 
 /** The credits a checked request costs: `characters` are code points of the trimmed, NFC text. */
-export const creditsFor = (request: Pick<SynthesisRequest, 'characters'>): number => request.characters * CREDITS_PER_CHARACTER;
+export const creditsFor = (request: Pick<SynthesisRequest, 'characters'>): number =>
+  request.characters * CREDITS_PER_CHARACTER;
 
 /** The rule in words, for the API's descriptions: "1 credit per character". */
 export const COST_RULE = `${CREDITS_PER_CHARACTER} credit${CREDITS_PER_CHARACTER === 1 ? '' : 's'} per character`;

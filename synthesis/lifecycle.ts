@@ -20,7 +20,9 @@ import type { UnchargedEnd } from './status';
  * checked it unlinks, as deleting a project unlinks its syntheses.
  */
 export async function recordRequest(trx: Knex.Transaction, request: SynthesisRequest): Promise<void> {
-  const project = request.projectId ? await Project.query(trx).modify('ownedBy', { id: request.accountId }).findById(request.projectId).select('id') : null;
+  const project = request.projectId
+    ? await Project.query(trx).modify('ownedBy', { id: request.accountId }).findById(request.projectId).select('id')
+    : null;
   await Synthesis.query(trx)
     .insert({
       id: request.synthesisId,
@@ -35,7 +37,9 @@ export async function recordRequest(trx: Knex.Transaction, request: SynthesisReq
       output_format: request.outputFormat,
       streaming: request.streaming ?? false,
       text_normalization: request.textNormalization ?? 'auto',
-      pronunciation_dictionary_ids: request.pronunciationDictionaryIds?.length ? request.pronunciationDictionaryIds : null,
+      pronunciation_dictionary_ids: request.pronunciationDictionaryIds?.length
+        ? request.pronunciationDictionaryIds
+        : null,
       text_type: request.textType ?? 'text',
     })
     .onConflict('id')
@@ -49,7 +53,9 @@ export async function recordRequest(trx: Knex.Transaction, request: SynthesisReq
  * another; a slot taken later is announced by notifyWatchers after its commit.
  */
 export async function recordStarted(trx: Knex.Transaction, synthesisId: string): Promise<void> {
-  await Synthesis.query(trx).patch({ status: 'processing', started_at: trx.fn.now(), updated_at: trx.fn.now() }).where({ id: synthesisId });
+  await Synthesis.query(trx)
+    .patch({ status: 'processing', started_at: trx.fn.now(), updated_at: trx.fn.now() })
+    .where({ id: synthesisId });
 }
 
 /** Tells a synthesis's watchers to look again. Best effort: a failure never fails the step it follows. */
@@ -62,7 +68,12 @@ export async function notifyWatchers(db: Knex, synthesisId: string): Promise<voi
  * chunk changes nothing) and notifies its watchers, in one round trip.
  */
 export async function advanceProgress(db: Knex, synthesisId: string, progress: number): Promise<void> {
-  await patchAndNotify(db, synthesisId, { progress: db.raw('greatest(progress, ?)', [Math.round(progress * 1000) / 1000]) }, { status: 'processing' });
+  await patchAndNotify(
+    db,
+    synthesisId,
+    { progress: db.raw('greatest(progress, ?)', [Math.round(progress * 1000) / 1000]) },
+    { status: 'processing' },
+  );
 }
 
 /** What a completed synthesis records of its audio. */
@@ -78,7 +89,12 @@ export interface CompletedAudio {
  * transaction when `db` is one: the credit capture records it in the
  * transaction that charges it (activities/credits.ts).
  */
-export async function recordCompletion(db: Knex, synthesisId: string, audio: CompletedAudio, creditsCharged: number): Promise<void> {
+export async function recordCompletion(
+  db: Knex,
+  synthesisId: string,
+  audio: CompletedAudio,
+  creditsCharged: number,
+): Promise<void> {
   await patchAndNotify(db, synthesisId, {
     status: 'completed',
     progress: 1,
@@ -92,13 +108,28 @@ export async function recordCompletion(db: Knex, synthesisId: string, audio: Com
 }
 
 /** Records a synthesis as failed or canceled: no audio, nothing charged. */
-export async function recordEnded(db: Knex, synthesisId: string, status: UnchargedEnd, error: SynthesisRow['error']): Promise<void> {
-  await patchAndNotify(db, synthesisId, { status, error, audio_key: null, credits_charged: 0, completed_at: db.fn.now(), updated_at: db.fn.now() });
+export async function recordEnded(
+  db: Knex,
+  synthesisId: string,
+  status: UnchargedEnd,
+  error: SynthesisRow['error'],
+): Promise<void> {
+  await patchAndNotify(db, synthesisId, {
+    status,
+    error,
+    audio_key: null,
+    credits_charged: 0,
+    completed_at: db.fn.now(),
+    updated_at: db.fn.now(),
+  });
 }
 
 /** Hides an entry from its owner's history (the row stays for usage figures and the ledger). */
 export async function recordDeleted(db: Knex, synthesisId: string): Promise<void> {
-  await Synthesis.query(db).modify('live').patch({ deleted_at: db.fn.now(), updated_at: db.fn.now() }).where({ id: synthesisId });
+  await Synthesis.query(db)
+    .modify('live')
+    .patch({ deleted_at: db.fn.now(), updated_at: db.fn.now() })
+    .where({ id: synthesisId });
 }
 
 /** A deleted synthesis's audio is gone from storage. */
@@ -112,7 +143,12 @@ export async function deleteEnded(db: Knex, synthesisId: string): Promise<void> 
 }
 
 /** Patches a synthesis's row and notifies its watchers in one statement: the notification goes out at commit, after the row changed. */
-async function patchAndNotify(db: Knex, synthesisId: string, patch: PartialModelObject<Synthesis>, where: Partial<SynthesisRow> = {}): Promise<void> {
+async function patchAndNotify(
+  db: Knex,
+  synthesisId: string,
+  patch: PartialModelObject<Synthesis>,
+  where: Partial<SynthesisRow> = {},
+): Promise<void> {
   await db.raw(`with patched as (?) select pg_notify(?, ?)`, [
     Synthesis.query(db)
       .where({ ...where, id: synthesisId })

@@ -78,6 +78,9 @@ export const presentVoice = (voice: VoiceRow, family: Family = 'v1') => ({
   word_timestamps: voice.engine !== null && WORD_TIMING_ENGINES.has(voice.engine),
   licence: voice.licence ?? null,
   // Public and shared by every account (a premade voice's sample), so served without a token.
-  preview_url: voice.category === 'premade' && voice.preview_key ? `${family === 'v1' ? '/api/v1' : '/api'}/voices/${voice.id}/preview/` : null,
+  preview_url:
+    voice.category === 'premade' && voice.preview_key
+      ? `${family === 'v1' ? '/api/v1' : '/api'}/voices/${voice.id}/preview/`
+      : null,
   created_at: voice.created_at.toISOString(),
 });

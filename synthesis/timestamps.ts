@@ -30,13 +30,28 @@ export async function readJsonObject<T>(storage: Storage, key: string): Promise<
 }
 
 /** Keeps one chunk's words (nothing when its engine gave no timing). */
-export async function storeChunkWords(storage: Storage, synthesisId: string, index: number, words: TimedWord[] | undefined): Promise<void> {
-  if (words) await storage.put(chunkWordsKey(synthesisId, index), Buffer.from(JSON.stringify(words)), 'application/json');
+export async function storeChunkWords(
+  storage: Storage,
+  synthesisId: string,
+  index: number,
+  words: TimedWord[] | undefined,
+): Promise<void> {
+  if (words)
+    await storage.put(chunkWordsKey(synthesisId, index), Buffer.from(JSON.stringify(words)), 'application/json');
 }
 
 /** Every chunk's words, or undefined for a chunk without (its engine gives no timing). */
-export async function loadChunkWords(storage: Storage, synthesisId: string, count: number): Promise<Array<TimedWord[] | undefined>> {
-  return Promise.all(Array.from({ length: count }, async (_, index) => (await readJsonObject<TimedWord[]>(storage, chunkWordsKey(synthesisId, index))) ?? undefined));
+export async function loadChunkWords(
+  storage: Storage,
+  synthesisId: string,
+  count: number,
+): Promise<Array<TimedWord[] | undefined>> {
+  return Promise.all(
+    Array.from(
+      { length: count },
+      async (_, index) => (await readJsonObject<TimedWord[]>(storage, chunkWordsKey(synthesisId, index))) ?? undefined,
+    ),
+  );
 }
 
 /**

@@ -25,10 +25,12 @@ import { webhookTaskQueue } from '../lib/temporal';
 export const newWebhookSecret = () => `whsec_${randomBytes(24).toString('base64')}`;
 
 /** Hex HMAC-SHA256 of `<timestamp>.<body>`, keyed with the whole secret string (UTF-8). */
-export const signPayload = (secret: string, timestamp: number, body: string) => createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex');
+export const signPayload = (secret: string, timestamp: number, body: string) =>
+  createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex');
 
 /** `v1=<hex>` per secret, the newest first: during a rotation's 24 h both the new and the old secret sign. */
-export const signatureHeader = (secrets: string[], timestamp: number, body: string) => secrets.map((secret) => `v1=${signPayload(secret, timestamp, body)}`).join(',');
+export const signatureHeader = (secrets: string[], timestamp: number, body: string) =>
+  secrets.map((secret) => `v1=${signPayload(secret, timestamp, body)}`).join(',');
 
 /**
  * The Standard Webhooks signature (standardwebhooks.com): base64 HMAC-SHA256
@@ -41,10 +43,12 @@ export const standardSignature = (secret: string, id: string, timestamp: number,
     .digest('base64');
 
 /** `webhook-signature`: `v1,<base64>` per secret, space-separated, the newest first. */
-export const standardSignatureHeader = (secrets: string[], id: string, timestamp: number, body: string) => secrets.map((secret) => `v1,${standardSignature(secret, id, timestamp, body)}`).join(' ');
+export const standardSignatureHeader = (secrets: string[], id: string, timestamp: number, body: string) =>
+  secrets.map((secret) => `v1,${standardSignature(secret, id, timestamp, body)}`).join(' ');
 
 /** The same event (type, resource) always gets the same id, so a retried announcement is recognised. */
-export const stableEventId = (type: WebhookEventType, resourceId: string) => `evt_${createHash('sha256').update(`${type}:${resourceId}`).digest('hex').slice(0, 32)}`;
+export const stableEventId = (type: WebhookEventType, resourceId: string) =>
+  `evt_${createHash('sha256').update(`${type}:${resourceId}`).digest('hex').slice(0, 32)}`;
 
 export interface WebhookEvent {
   id: string;
@@ -65,12 +69,27 @@ export interface AnnounceDeps {
  * derived from both, so a retried activity starts nothing twice.
  * `endpointId` limits it to one endpoint (the test ping).
  */
-export async function announceWebhookEvent({ db, temporal, config }: AnnounceDeps, event: WebhookEvent, endpointId?: string): Promise<string[]> {
+export async function announceWebhookEvent(
+  { db, temporal, config }: AnnounceDeps,
+  event: WebhookEvent,
+  endpointId?: string,
+): Promise<string[]> {
   const endpoints = await WebhookEndpoint.receiving(db, event.accountId, event.type, endpointId);
   const deliveryIds: string[] = [];
   for (const endpoint of endpoints) {
-    const body = JSON.stringify({ id: event.id, type: event.type, created: new Date().toISOString(), data: event.data });
-    const deliveryId = await WebhookDelivery.record(db, { id: randomUUID(), endpoint_id: endpoint.id, event_id: event.id, event_type: event.type, body });
+    const body = JSON.stringify({
+      id: event.id,
+      type: event.type,
+      created: new Date().toISOString(),
+      data: event.data,
+    });
+    const deliveryId = await WebhookDelivery.record(db, {
+      id: randomUUID(),
+      endpoint_id: endpoint.id,
+      event_id: event.id,
+      event_type: event.type,
+      body,
+    });
     deliveryIds.push(deliveryId);
     await temporal.workflow
       // By its type's name (workflows/index.ts exports it so): this module sits below the workflow files.
@@ -79,7 +98,13 @@ export async function announceWebhookEvent({ db, temporal, config }: AnnounceDep
         taskQueue: config.TEMPORAL_TASK_QUEUE,
         // A finished delivery is not repeated when the same event is announced again.
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        args: [{ deliveryId, retryInitialSeconds: config.WEBHOOK_RETRY_INITIAL_SECONDS, webhookTaskQueue: webhookTaskQueue(config) }],
+        args: [
+          {
+            deliveryId,
+            retryInitialSeconds: config.WEBHOOK_RETRY_INITIAL_SECONDS,
+            webhookTaskQueue: webhookTaskQueue(config),
+          },
+        ],
       })
       .catch((error) => {
         if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;

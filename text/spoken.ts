@@ -127,7 +127,11 @@ export function normalized(piece: Mapped, language: string, before = '', after =
     const rightSource = firstSuffix ? firstSuffix.start : text.length;
     right = rightSpoken - (rightSource - to);
     // What lies between the context's words and the piece's must have been copied as written.
-    const clean = !straddles && left <= right && result.spoken.slice(leftSpoken, left) === text.slice(leftSource, from) && result.spoken.slice(right, rightSpoken) === text.slice(to, rightSource);
+    const clean =
+      !straddles &&
+      left <= right &&
+      result.spoken.slice(leftSpoken, left) === text.slice(leftSource, from) &&
+      result.spoken.slice(right, rightSpoken) === text.slice(to, rightSource);
     if (!clean) return normalized(piece, language);
   }
   const spoken = result.spoken.slice(left, right);
@@ -197,11 +201,18 @@ export function finish(piece: Mapped): { spoken: string; words: SpokenWord[]; pr
 /** Units [from, to) of `piece`. */
 export function slice(piece: Mapped, from: number, to: number): Mapped {
   const marks = piece.marks.slice(from, to);
-  return { text: piece.text.slice(from, to), starts: piece.starts.slice(from, to), ends: piece.ends.slice(from, to), marks, ipa: piece.ipa };
+  return {
+    text: piece.text.slice(from, to),
+    starts: piece.starts.slice(from, to),
+    ends: piece.ends.slice(from, to),
+    marks,
+    ipa: piece.ipa,
+  };
 }
 
 /** The source span units [from, to) come from (null when none carries one). */
-export const sourceOf = (piece: Mapped, from: number, to: number): { start: number; end: number } | null => spanOf(piece, from, to);
+export const sourceOf = (piece: Mapped, from: number, to: number): { start: number; end: number } | null =>
+  spanOf(piece, from, to);
 
 /** All pieces in order, as `concat` would join them pairwise (with `separate`), in one pass. */
 export function join(pieces: readonly Mapped[], separate = false): Mapped {

@@ -63,7 +63,11 @@ export function decode(source: string, start: number, end: number): DecodedText 
     if (source[i] === '&') {
       const semi = source.indexOf(';', i);
       const name = source.slice(i + 1, semi);
-      const value = name.startsWith('#x') ? String.fromCodePoint(parseInt(name.slice(2), 16)) : name.startsWith('#') ? String.fromCodePoint(parseInt(name.slice(1), 10)) : NAMED[name];
+      const value = name.startsWith('#x')
+        ? String.fromCodePoint(parseInt(name.slice(2), 16))
+        : name.startsWith('#')
+          ? String.fromCodePoint(parseInt(name.slice(1), 10))
+          : NAMED[name];
       for (let k = 0; k < value.length; k++) {
         starts.push(i);
         ends.push(semi + 1);
@@ -120,7 +124,12 @@ export function parseXml(source: string, handlers: Handlers, options: ParseOptio
   let cursor = 0;
   const open: Array<{ name: string; start: number }> = [];
 
-  parser.on('doctype', () => fail('DTDs (<!DOCTYPE …>) and entity declarations are not accepted', input.lastIndexOf('<!DOCTYPE', parser.position)));
+  parser.on('doctype', () =>
+    fail(
+      'DTDs (<!DOCTYPE …>) and entity declarations are not accepted',
+      input.lastIndexOf('<!DOCTYPE', parser.position),
+    ),
+  );
   parser.on('text', () => {
     const end = input.indexOf('<', cursor);
     const stop = end === -1 ? input.length : end;
@@ -132,7 +141,13 @@ export function parseXml(source: string, handlers: Handlers, options: ParseOptio
     // Text that saxes reports before the tag has moved the cursor; anything else between is markup we skip (comments, PIs).
     cursor = parser.position;
     open.push({ name: tag.name, start });
-    handlers.open({ name: tag.name, attributes: { ...(tag.attributes as Record<string, string>) }, start: start - shift, end: parser.position - shift, selfClosing: tag.isSelfClosing });
+    handlers.open({
+      name: tag.name,
+      attributes: { ...(tag.attributes as Record<string, string>) },
+      start: start - shift,
+      end: parser.position - shift,
+      selfClosing: tag.isSelfClosing,
+    });
   });
   parser.on('closetag', (tag: SaxesTag) => {
     const top = open.pop();
@@ -145,7 +160,10 @@ export function parseXml(source: string, handlers: Handlers, options: ParseOptio
     if (top && written !== top.name && start - shift >= source.length) fail(`<${top.name}> is never closed`, top.start);
     if (top && written !== top.name) {
       const opened = lineColumn(source, top.start - shift);
-      fail(`</${written}> does not close <${top.name}> (opened at line ${opened.line}, column ${opened.column})`, start);
+      fail(
+        `</${written}> does not close <${top.name}> (opened at line ${opened.line}, column ${opened.column})`,
+        start,
+      );
     }
     cursor = parser.position;
     handlers.close(tag.name, start - shift, parser.position - shift);
@@ -173,9 +191,15 @@ export function parseXml(source: string, handlers: Handlers, options: ParseOptio
     }
     if (/entity|character reference/i.test(message)) {
       const amp = input.lastIndexOf('&', position - 1);
-      fail(/undefined entity/.test(message) ? 'unknown entity (only &amp; &lt; &gt; &quot; &apos; and &#…; are accepted)' : message, amp === -1 ? position - 1 : amp);
+      fail(
+        /undefined entity/.test(message)
+          ? 'unknown entity (only &amp; &lt; &gt; &quot; &apos; and &#…; are accepted)'
+          : message,
+        amp === -1 ? position - 1 : amp,
+      );
     }
-    if (/doctype/i.test(message)) fail('DTDs (<!DOCTYPE …>) and entity declarations are not accepted', input.lastIndexOf('<!', position - 1));
+    if (/doctype/i.test(message))
+      fail('DTDs (<!DOCTYPE …>) and entity declarations are not accepted', input.lastIndexOf('<!', position - 1));
     if (/outside of root/.test(message)) fail('text outside the root element', position - 1);
     fail(`not well-formed XML: ${message}`, position - 1);
   });

@@ -24,10 +24,24 @@ export interface WorkerOptions {
  * (or SYNTHESIS_CONCURRENCY), and one on the webhook queue, whose attempts
  * wait on other people's servers (WEBHOOK_CONCURRENCY at once).
  */
-export async function createWorkers({ config, deps, connection, workflowBundlePath, activityInterceptors = [] }: WorkerOptions): Promise<Worker[]> {
-  const workflows = workflowBundlePath && existsSync(workflowBundlePath) ? { workflowBundle: { codePath: workflowBundlePath } } : { workflowsPath: WORKFLOWS_PATH };
+export async function createWorkers({
+  config,
+  deps,
+  connection,
+  workflowBundlePath,
+  activityInterceptors = [],
+}: WorkerOptions): Promise<Worker[]> {
+  const workflows =
+    workflowBundlePath && existsSync(workflowBundlePath)
+      ? { workflowBundle: { codePath: workflowBundlePath } }
+      : { workflowsPath: WORKFLOWS_PATH };
   const activities = createActivities(deps);
-  const common = { connection, namespace: config.TEMPORAL_NAMESPACE, activities, interceptors: { activity: activityInterceptors } };
+  const common = {
+    connection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    activities,
+    interceptors: { activity: activityInterceptors },
+  };
   return Promise.all([
     Worker.create({
       ...common,

@@ -29,13 +29,18 @@ async function main() {
   // A second worker process on the same host finds the port taken: it works on without its own endpoint
   // (rendering matters more than being scraped) and says so; give each process its own WORKER_METRICS_PORT.
   const metricsServer = config.WORKER_METRICS_PORT
-    ? await serveMetrics(metrics.registry, { host: config.WORKER_METRICS_HOST, port: config.WORKER_METRICS_PORT, sdkUrl: `http://127.0.0.1:${sdkMetricsPort}/metrics` }).catch(
-        (error: NodeJS.ErrnoException) => {
-          if (error.code !== 'EADDRINUSE') throw error;
-          logger.warn({ port: config.WORKER_METRICS_PORT }, 'worker metrics port in use (another worker on this host?): this worker serves no metrics; set WORKER_METRICS_PORT per process');
-          return undefined;
-        },
-      )
+    ? await serveMetrics(metrics.registry, {
+        host: config.WORKER_METRICS_HOST,
+        port: config.WORKER_METRICS_PORT,
+        sdkUrl: `http://127.0.0.1:${sdkMetricsPort}/metrics`,
+      }).catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== 'EADDRINUSE') throw error;
+        logger.warn(
+          { port: config.WORKER_METRICS_PORT },
+          'worker metrics port in use (another worker on this host?): this worker serves no metrics; set WORKER_METRICS_PORT per process',
+        );
+        return undefined;
+      })
     : undefined;
   if (metricsServer) logger.info({ url: metricsServer.url }, 'worker metrics');
   const storage = createStorage(config);
@@ -44,7 +49,11 @@ async function main() {
 
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
   const temporal = createTemporalClient(config);
-  const engines = createEngines({ enableNonFree: config.ENABLE_NONFREE_ENGINES, modelsDir: config.MODELS_DIR, maxHosts: config.SYNTHESIS_CONCURRENCY });
+  const engines = createEngines({
+    enableNonFree: config.ENABLE_NONFREE_ENGINES,
+    modelsDir: config.MODELS_DIR,
+    maxHosts: config.SYNTHESIS_CONCURRENCY,
+  });
   const workers = await createWorkers({
     config,
     deps: { config, db, storage, temporal, mailer: createMailer(config, logger), engines },
@@ -54,8 +63,12 @@ async function main() {
   });
   // Every worker makes sure it exists; the first one creates it, a paused one stays paused. Not
   // fatal: the next worker start tries again, and refills only wait (a late run refills what is due).
-  await ensureBillingSchedule(temporal, config).catch((error) => logger.warn({ err: error }, 'billing schedule not ensured'));
-  await ensureRetentionSchedule(temporal, config).catch((error) => logger.warn({ err: error }, 'retention schedule not ensured'));
+  await ensureBillingSchedule(temporal, config).catch((error) =>
+    logger.warn({ err: error }, 'billing schedule not ensured'),
+  );
+  await ensureRetentionSchedule(temporal, config).catch((error) =>
+    logger.warn({ err: error }, 'retention schedule not ensured'),
+  );
   // In the background: the workers below render them; a failure only leaves previews for the next start.
   if (config.VOICE_PREVIEWS) {
     ensureVoicePreviews(temporal, db, config)

@@ -83,7 +83,11 @@ export function createWorkerMetrics(db: Db): WorkerMetrics {
     if (activity === 'recordSynthesisCompleted') {
       const input = args[0] as InputOf<'recordSynthesisCompleted'> | undefined;
       synthesesEnded.inc({ status: 'completed' });
-      ctx.log.info('synthesis completed', { synthesisId: input?.synthesisId, audioSeconds: input?.durationSeconds, bytes: input?.bytes });
+      ctx.log.info('synthesis completed', {
+        synthesisId: input?.synthesisId,
+        audioSeconds: input?.durationSeconds,
+        bytes: input?.bytes,
+      });
     } else if (activity === 'recordSynthesisEnded') {
       const input = args[0] as InputOf<'recordSynthesisEnded'> | undefined;
       if (!input) return;
@@ -115,10 +119,17 @@ export function createWorkerMetrics(db: Db): WorkerMetrics {
           if (audioSeconds && audioSeconds > 0) {
             const wallSeconds = (performance.now() - started) / 1000;
             // A metric must never fail the activity it measures.
-            const engine = await engineOf((input.args[0] as { synthesisId: string }).synthesisId).catch(() => 'unknown');
+            const engine = await engineOf((input.args[0] as { synthesisId: string }).synthesisId).catch(
+              () => 'unknown',
+            );
             realtimeFactor.observe({ engine }, audioSeconds / wallSeconds);
             renderedSeconds.inc({ engine }, audioSeconds);
-            ctx.log.info('rendered', { engine, audioSeconds, wallSeconds: Math.round(wallSeconds * 1000) / 1000, realtimeFactor: Math.round((audioSeconds / wallSeconds) * 10) / 10 });
+            ctx.log.info('rendered', {
+              engine,
+              audioSeconds,
+              wallSeconds: Math.round(wallSeconds * 1000) / 1000,
+              realtimeFactor: Math.round((audioSeconds / wallSeconds) * 10) / 10,
+            });
           }
           return result;
         } finally {

@@ -40,7 +40,9 @@ export interface ModelsWatch {
 
 const MODEL_FILE = /\.(onnx|onnx\.json|voice\.json)$/;
 /** Engines that keep their voices in a folder of their own: Kokoro's styles (engines/kokoro). */
-const VOICE_FOLDERS: ReadonlyArray<{ folder: string; file: RegExp }> = [{ folder: path.join('kokoro', 'voices'), file: /\.npy$/ }];
+const VOICE_FOLDERS: ReadonlyArray<{ folder: string; file: RegExp }> = [
+  { folder: path.join('kokoro', 'voices'), file: /\.npy$/ },
+];
 
 /** Names, sizes and modification times of the files that make a voice: what a rescan compares. */
 async function signature(dir: string): Promise<string> {
@@ -68,9 +70,13 @@ async function signature(dir: string): Promise<string> {
   return parts.join('\n');
 }
 
-const availableIds = async (db: Db) => new Set((await Voice.query(db).modify('catalog').select('id')).map((row) => row.id));
+const availableIds = async (db: Db) =>
+  new Set((await Voice.query(db).modify('catalog').select('id')).map((row) => row.id));
 
-export async function watchModels(deps: ModelsWatchDeps, { pollMs = 30_000, settleMs = 1_000 } = {}): Promise<ModelsWatch> {
+export async function watchModels(
+  deps: ModelsWatchDeps,
+  { pollMs = 30_000, settleMs = 1_000 } = {},
+): Promise<ModelsWatch> {
   const dir = deps.config.MODELS_DIR;
   let seen = await signature(dir);
   let running: Promise<void> = Promise.resolve();
@@ -83,16 +89,29 @@ export async function watchModels(deps: ModelsWatchDeps, { pollMs = 30_000, sett
     seen = now;
     const before = await availableIds(deps.db);
     for (const engine of deps.engines.values()) engine.refresh?.();
-    await seedVoices(deps.db, { enableNonFree: deps.config.ENABLE_NONFREE_ENGINES, modelsDir: dir, engines: deps.engines });
+    await seedVoices(deps.db, {
+      enableNonFree: deps.config.ENABLE_NONFREE_ENGINES,
+      modelsDir: dir,
+      engines: deps.engines,
+    });
     const after = await availableIds(deps.db);
     const added = [...after].filter((id) => !before.has(id));
     const removed = [...before].filter((id) => !after.has(id));
-    if (added.length || removed.length) deps.logger.info({ added, removed, modelsDir: dir }, 'voices changed in MODELS_DIR');
-    if (added.length && deps.config.VOICE_PREVIEWS) await ensureVoicePreviews(deps.temporal, deps.db, deps.config, added);
+    if (added.length || removed.length)
+      deps.logger.info({ added, removed, modelsDir: dir }, 'voices changed in MODELS_DIR');
+    if (added.length && deps.config.VOICE_PREVIEWS)
+      await ensureVoicePreviews(deps.temporal, deps.db, deps.config, added);
   };
   // One rescan at a time; a change during one is looked at after it.
   const schedule = () => {
-    running = running.then(rescan).catch((error) => deps.logger.warn({ err: error, modelsDir: dir }, 'rescan of MODELS_DIR failed; the next change or poll tries again'));
+    running = running
+      .then(rescan)
+      .catch((error) =>
+        deps.logger.warn(
+          { err: error, modelsDir: dir },
+          'rescan of MODELS_DIR failed; the next change or poll tries again',
+        ),
+      );
     return running;
   };
 
@@ -106,7 +125,9 @@ export async function watchModels(deps: ModelsWatchDeps, { pollMs = 30_000, sett
         void schedule();
       }, settleMs);
     });
-    watcher.on('error', (error) => deps.logger.warn({ err: error, modelsDir: dir }, 'watching MODELS_DIR failed; polling only'));
+    watcher.on('error', (error) =>
+      deps.logger.warn({ err: error, modelsDir: dir }, 'watching MODELS_DIR failed; polling only'),
+    );
   } catch (error) {
     deps.logger.warn({ err: error, modelsDir: dir }, 'cannot watch MODELS_DIR; polling only');
   }

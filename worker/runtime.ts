@@ -15,10 +15,13 @@ const LEVELS: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = 
  * before any connection.
  */
 export function installRuntime(logger: Logger, { metricsBindAddress }: { metricsBindAddress?: string } = {}): void {
-  const log = (level: LogLevel, message: string, meta?: LogMetadata) => logger[LEVELS[level]]({ ...meta, sdk: true }, message);
+  const log = (level: LogLevel, message: string, meta?: LogMetadata) =>
+    logger[LEVELS[level]]({ ...meta, sdk: true }, message);
   Runtime.install({
     shutdownSignals: ['SIGINT', 'SIGTERM'],
-    ...(metricsBindAddress && { telemetryOptions: { metrics: { prometheus: { bindAddress: metricsBindAddress, countersTotalSuffix: true } } } }),
+    ...(metricsBindAddress && {
+      telemetryOptions: { metrics: { prometheus: { bindAddress: metricsBindAddress, countersTotalSuffix: true } } },
+    }),
     logger: {
       log,
       trace: (message, meta) => log('TRACE', message, meta),

@@ -12,7 +12,12 @@ import { voicePreviewWorkflowId } from '../synthesis/contracts';
  * workflow id names the voice and version, a running one is left alone and a
  * completed one is never run again. Returns the ids of the workflows started.
  */
-export async function ensureVoicePreviews(temporal: Client, db: Db, config: Config, voiceIds?: readonly string[]): Promise<string[]> {
+export async function ensureVoicePreviews(
+  temporal: Client,
+  db: Db,
+  config: Config,
+  voiceIds?: readonly string[],
+): Promise<string[]> {
   const query = Voice.query(db).modify('catalog').orderBy('sort_order');
   if (voiceIds) query.whereIn('id', voiceIds);
   const started: string[] = [];

@@ -3,11 +3,13 @@ import type { Activities } from '../activities';
 import type { AccountDeletionInput, AccountDeletionResult } from '../synthesis/contracts';
 
 /** Database and storage steps: retried until PostgreSQL and storage answer, so an outage delays the erasure and never stops it. */
-const { beginAccountDeletion, removeAccountObjects, eraseAccountHistories, eraseAccount } = proxyActivities<Activities>({
-  startToCloseTimeout: '5 minutes',
-  heartbeatTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
-});
+const { beginAccountDeletion, removeAccountObjects, eraseAccountHistories, eraseAccount } = proxyActivities<Activities>(
+  {
+    startToCloseTimeout: '5 minutes',
+    heartbeatTimeout: '30 seconds',
+    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+  },
+);
 /** Waits for canceled jobs to end (a render stops within seconds); a killed worker's attempt is retried within seconds. */
 const { cancelAccountJobs } = proxyActivities<Activities>({
   startToCloseTimeout: '15 minutes',
@@ -29,13 +31,19 @@ const { cancelAccountJobs } = proxyActivities<Activities>({
 const ERASE_HISTORIES = 'erase-workflow-histories';
 
 export async function accountDeletion({ accountId }: AccountDeletionInput): Promise<AccountDeletionResult> {
-  const result: AccountDeletionResult = { canceledJobs: 0, removedObjects: 0, anonymizedLedgerRows: 0, keptConsentRecords: 0 };
+  const result: AccountDeletionResult = {
+    canceledJobs: 0,
+    removedObjects: 0,
+    anonymizedLedgerRows: 0,
+    keptConsentRecords: 0,
+  };
   await beginAccountDeletion({ accountId });
   for (;;) {
     result.canceledJobs += await cancelAccountJobs({ accountId });
     result.removedObjects += await removeAccountObjects({ accountId });
     // Temporal keeps a synthesis's text in its history: those go before the rows that name them.
-    if (patched(ERASE_HISTORIES)) result.deletedHistories = (result.deletedHistories ?? 0) + (await eraseAccountHistories({ accountId }));
+    if (patched(ERASE_HISTORIES))
+      result.deletedHistories = (result.deletedHistories ?? 0) + (await eraseAccountHistories({ accountId }));
     const erased = await eraseAccount({ accountId });
     if (erased) return { ...result, ...erased };
     await sleep('1 second');

@@ -1,6 +1,12 @@
 import { allHandlersFinished, ApplicationFailure, condition, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import { INVALID_TOKEN, resendSignal, type SignupState, type SignupVerificationInput, verifyUpdate } from '../synthesis/contracts';
+import {
+  INVALID_TOKEN,
+  resendSignal,
+  type SignupState,
+  type SignupVerificationInput,
+  verifyUpdate,
+} from '../synthesis/contracts';
 
 const { sendVerificationEmail, verifyAccount } = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',

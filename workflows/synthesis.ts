@@ -54,7 +54,8 @@ const bookkeeping = proxyLocalActivities<Activities>({
 /** The failure a synthesis records: what failed, from the activity's failure type. */
 function failureOf(error: unknown): { code: string; message: string } {
   const cause = error instanceof ActivityFailure ? error.cause : error;
-  if (cause instanceof ApplicationFailure && cause.type && cause.type in FAILURE_CODES) return FAILURE_CODES[cause.type as FailureType];
+  if (cause instanceof ApplicationFailure && cause.type && cause.type in FAILURE_CODES)
+    return FAILURE_CODES[cause.type as FailureType];
   return UNKNOWN_FAILURE;
 }
 
@@ -128,7 +129,9 @@ export async function synthesis({ request, cpuTaskQueue }: SynthesisInput): Prom
       report({ progress: Math.round((rendered / (chunkCount + 1)) * 1000) / 1000 });
     }
     // Every lane settles before going on, so after a failure or cancel no render is still writing.
-    const lanes = await Promise.allSettled(Array.from({ length: Math.min(PARALLEL_CHUNKS, pending.length) }, renderNext));
+    const lanes = await Promise.allSettled(
+      Array.from({ length: Math.min(PARALLEL_CHUNKS, pending.length) }, renderNext),
+    );
     const failed = lanes.find((lane): lane is PromiseRejectedResult => lane.status === 'rejected');
     if (failed) throw failed.reason;
     return engines.finishSynthesis({ synthesisId, chunkCount });
@@ -145,11 +148,17 @@ export async function synthesis({ request, cpuTaskQueue }: SynthesisInput): Prom
     }
     report({ status: 'processing' });
     // A streamed text always goes through stored chunks, even one: the streaming API reads them as they land.
-    const audio = chunkCount === 1 && !request.streaming ? await engines.renderShortSynthesis({ synthesisId }) : await renderInChunks();
+    const audio =
+      chunkCount === 1 && !request.streaming
+        ? await engines.renderShortSynthesis({ synthesisId })
+        : await renderInChunks();
     // Once the audio exists, completing is not interrupted: a cancel now cannot leave it charged but canceled.
     await CancellationScope.nonCancellable(async () => {
       const capture = { accountId, reference: synthesisId, ...(patched(CAPTURE_COMPLETES) && { completes: audio }) };
-      await executeChild<typeof creditCapture>(CREDIT_CAPTURE_WORKFLOW_TYPE, { workflowId: captureWorkflowId(synthesisId), args: [capture] });
+      await executeChild<typeof creditCapture>(CREDIT_CAPTURE_WORKFLOW_TYPE, {
+        workflowId: captureWorkflowId(synthesisId),
+        args: [capture],
+      });
       // The rest of the record (webhooks, the next queued synthesis, chunk cleanup), and the completion itself for
       // histories from before the capture recorded it.
       await bookkeeping.recordSynthesisCompleted({ synthesisId, ...audio });
@@ -160,7 +169,11 @@ export async function synthesis({ request, cpuTaskQueue }: SynthesisInput): Prom
     const canceled = isCancellation(error);
     await CancellationScope.nonCancellable(async () => {
       await bookkeeping.releaseCredits({ accountId, reference: synthesisId });
-      await bookkeeping.recordSynthesisEnded({ synthesisId, status: canceled ? 'canceled' : 'failed', error: canceled ? null : failureOf(error) });
+      await bookkeeping.recordSynthesisEnded({
+        synthesisId,
+        status: canceled ? 'canceled' : 'failed',
+        error: canceled ? null : failureOf(error),
+      });
     });
     result = canceled ? 'canceled' : 'failed';
     report({ status: result });

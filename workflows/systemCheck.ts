@@ -14,6 +14,9 @@ export interface SystemCheckResult {
 /** `system-check:<uuid>`: proves worker, PostgreSQL and MinIO work together; start it from the Temporal UI or CLI. */
 export async function systemCheck(): Promise<SystemCheckResult> {
   const { workflowId } = workflowInfo();
-  const [database, storage] = await Promise.all([probeDatabase(), probeStorage(`system-checks/${workflowId.replace(/[^A-Za-z0-9-]/g, '-')}.txt`)]);
+  const [database, storage] = await Promise.all([
+    probeDatabase(),
+    probeStorage(`system-checks/${workflowId.replace(/[^A-Za-z0-9-]/g, '-')}.txt`),
+  ]);
   return { database, storage };
 }

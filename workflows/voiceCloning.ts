@@ -45,7 +45,10 @@ export async function voiceCloning({ voiceId, cpuTaskQueue }: VoiceCloningInput)
       await CancellationScope.nonCancellable(() => bookkeeping.removeVoiceObjects({ voiceId }));
       throw error;
     }
-    await bookkeeping.recordVoiceFailed({ voiceId, error: { code: 'cloning_failed', message: 'The sample could not be turned into a voice.' } });
+    await bookkeeping.recordVoiceFailed({
+      voiceId,
+      error: { code: 'cloning_failed', message: 'The sample could not be turned into a voice.' },
+    });
     return 'failed';
   }
 }

@@ -6,7 +6,15 @@ import type { Activities } from '../activities';
  * once (lib/voicePreviews.ts starts it at worker start). A few attempts: a
  * voice whose engine cannot render here keeps no preview (`preview_url` null).
  */
-export async function voicePreview({ voiceId, version, cpuTaskQueue }: { voiceId: string; version: string; cpuTaskQueue: string }): Promise<string> {
+export async function voicePreview({
+  voiceId,
+  version,
+  cpuTaskQueue,
+}: {
+  voiceId: string;
+  version: string;
+  cpuTaskQueue: string;
+}): Promise<string> {
   const { renderVoicePreview } = proxyActivities<Activities>({
     taskQueue: cpuTaskQueue,
     startToCloseTimeout: '2 minutes',

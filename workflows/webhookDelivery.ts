@@ -14,7 +14,11 @@ const bookkeeping = proxyLocalActivities<Activities>({
  * activity execution (10 s request timeout); a 410 disables the endpoint and a
  * refused target ends it at once; anything else is retried by Temporal.
  */
-export async function webhookDelivery({ deliveryId, retryInitialSeconds, webhookTaskQueue }: WebhookDeliveryInput): Promise<WebhookDeliveryResult> {
+export async function webhookDelivery({
+  deliveryId,
+  retryInitialSeconds,
+  webhookTaskQueue,
+}: WebhookDeliveryInput): Promise<WebhookDeliveryResult> {
   const attempt = proxyActivities<Activities>({
     // Bounded slots of their own (WEBHOOK_CONCURRENCY), apart from mails and bookkeeping.
     taskQueue: webhookTaskQueue,

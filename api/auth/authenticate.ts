@@ -46,7 +46,9 @@ export async function authenticate(ctx: Context, deps: ApiDeps, options: Authent
         const key = await ApiKey.query(db)
           .findOne({ key_hash: sha256(credential) })
           .select('id', 'account_id', 'last_used_at');
-        return key ? { accountId: key.account_id, keyId: key.id, lastUsedAt: key.last_used_at?.getTime() ?? 0, until } : null;
+        return key
+          ? { accountId: key.account_id, keyId: key.id, lastUsedAt: key.last_used_at?.getTime() ?? 0, until }
+          : null;
       })) ?? undefined;
     if (!identity) throw authenticationFailed('Unknown or deleted API key.');
   }
@@ -58,6 +60,7 @@ export async function authenticate(ctx: Context, deps: ApiDeps, options: Authent
 
   const read = async () => Account.query(db).findById(identity.accountId);
   const account = options.cachedAccount ? await cache.account(identity.accountId, read) : await read();
-  if (!account || isDeleted(account)) throw isKey ? authenticationFailed('Unknown or deleted API key.') : tokenInvalid();
+  if (!account || isDeleted(account))
+    throw isKey ? authenticationFailed('Unknown or deleted API key.') : tokenInvalid();
   return account;
 }

@@ -57,7 +57,8 @@ function createAuthCache(progress: ProgressListener, ttlMs: number): AuthCache {
   const forgetAccount = (accountId: string) => {
     generation += 1;
     accounts.delete(accountId);
-    for (const [credential, identity] of identities) if (identity.accountId === accountId) identities.delete(credential);
+    for (const [credential, identity] of identities)
+      if (identity.accountId === accountId) identities.delete(credential);
   };
   progress.subscribe({
     notified(channel, payload) {

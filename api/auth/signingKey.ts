@@ -10,7 +10,8 @@ import { randomSecret } from '../../lib/secrets';
  */
 export function loadSigningKey(config: Pick<Config, 'JWT_SECRET' | 'NODE_ENV' | 'DATA_DIR'>): Uint8Array {
   if (config.JWT_SECRET) return new TextEncoder().encode(config.JWT_SECRET);
-  if (config.NODE_ENV === 'production') throw new ConfigError('invalid configuration:\n  JWT_SECRET: required in production');
+  if (config.NODE_ENV === 'production')
+    throw new ConfigError('invalid configuration:\n  JWT_SECRET: required in production');
   const file = path.join(config.DATA_DIR, 'jwt-secret');
   if (!existsSync(file)) {
     mkdirSync(config.DATA_DIR, { recursive: true });

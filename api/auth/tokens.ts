@@ -28,7 +28,10 @@ export interface TokenService {
   verifyRefresh(token: string): Promise<{ accountId: string; jti: string; familyId: string }>;
 }
 
-export function createTokenService(config: Pick<Config, 'ACCESS_TOKEN_TTL' | 'REFRESH_TOKEN_TTL'>, key: Uint8Array): TokenService {
+export function createTokenService(
+  config: Pick<Config, 'ACCESS_TOKEN_TTL' | 'REFRESH_TOKEN_TTL'>,
+  key: Uint8Array,
+): TokenService {
   const sign = (type: TokenType, accountId: string, ttl: number, extra: Record<string, string> = {}) => {
     const jti = randomUUID();
     const token = new SignJWT({ token_type: type, ...extra })
@@ -45,8 +48,13 @@ export function createTokenService(config: Pick<Config, 'ACCESS_TOKEN_TTL' | 'RE
 
   const verify = async (type: TokenType, token: string) => {
     try {
-      const { payload } = await jwtVerify(token, key, { algorithms: [ALGORITHM], issuer: ISSUER, audience: AUDIENCE[type] });
-      if (payload.token_type !== type || typeof payload.sub !== 'string' || typeof payload.jti !== 'string') throw tokenInvalid();
+      const { payload } = await jwtVerify(token, key, {
+        algorithms: [ALGORITHM],
+        issuer: ISSUER,
+        audience: AUDIENCE[type],
+      });
+      if (payload.token_type !== type || typeof payload.sub !== 'string' || typeof payload.jti !== 'string')
+        throw tokenInvalid();
       return payload;
     } catch (error) {
       if (error instanceof errors.JWTExpired) throw tokenExpired();

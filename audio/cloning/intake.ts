@@ -61,7 +61,12 @@ interface IntakeRejected {
 
 export type IntakeResult = IntakeAccepted | IntakeRejected;
 
-const reject = (code: IntakeErrorCode, message: string, seconds?: number): IntakeRejected => ({ ok: false, code, message, ...(seconds === undefined ? {} : { seconds }) });
+const reject = (code: IntakeErrorCode, message: string, seconds?: number): IntakeRejected => ({
+  ok: false,
+  code,
+  message,
+  ...(seconds === undefined ? {} : { seconds }),
+});
 
 /** A sample this steady in pitch is a tone or a hum, not speech (speech varies by 2-4 semitones). */
 const MIN_F0_STD_SEMITONES = 0.5;
@@ -71,13 +76,21 @@ const MIN_F0_STD_SEMITONES = 0.5;
  * maxSeconds + 1 s of it) and checks it. Infrastructure failures (ffmpeg
  * missing, abort) throw; everything about the file itself is a result.
  */
-export async function intakeSample(inputPath: string, outWavPath: string, options: IntakeOptions = {}): Promise<IntakeResult> {
+export async function intakeSample(
+  inputPath: string,
+  outWavPath: string,
+  options: IntakeOptions = {},
+): Promise<IntakeResult> {
   const maxSeconds = options.maxSeconds ?? 300;
   const minSeconds = options.minSeconds ?? 3;
   const minVoicedSeconds = options.minVoicedSeconds ?? 1;
 
   const format = await sniffAudioFile(inputPath);
-  if (!format) return reject('audio_unreadable', 'The file is not WAV, MP3, OGG (Vorbis or Opus), FLAC or M4A (AAC or ALAC) audio.');
+  if (!format)
+    return reject(
+      'audio_unreadable',
+      'The file is not WAV, MP3, OGG (Vorbis or Opus), FLAC or M4A (AAC or ALAC) audio.',
+    );
 
   // Strict first: -xerror stops at the first damaged packet. A file cut short (an interrupted recording or copy) fails
   // that way too, at its end; then a lenient decode that gets no further than ~0.5 s past the strict one is a truncation,
@@ -86,12 +99,18 @@ export async function intakeSample(inputPath: string, outWavPath: string, option
   if (!(await decode(inputPath, format, outWavPath, maxSeconds, true, options.signal))) {
     const strictSamples = (await readPcm16Wav(outWavPath).catch(() => null))?.samples.length ?? 0;
     if (!(await decode(inputPath, format, outWavPath, maxSeconds, false, options.signal))) {
-      return reject('audio_unreadable', `The ${format.toUpperCase()} file could not be decoded (damaged or not the audio it claims to be).`);
+      return reject(
+        'audio_unreadable',
+        `The ${format.toUpperCase()} file could not be decoded (damaged or not the audio it claims to be).`,
+      );
     }
     const lenientSamples = (await readPcm16Wav(outWavPath))?.samples.length ?? 0;
     if (lenientSamples - strictSamples > 0.5 * ANALYSIS_RATE) {
       const at = (strictSamples / ANALYSIS_RATE).toFixed(1);
-      return reject('audio_unreadable', `The ${format.toUpperCase()} file is damaged: decoding fails ${at} s into the audio.`);
+      return reject(
+        'audio_unreadable',
+        `The ${format.toUpperCase()} file is damaged: decoding fails ${at} s into the audio.`,
+      );
     }
     truncated = true;
   }
@@ -100,12 +119,26 @@ export async function intakeSample(inputPath: string, outWavPath: string, option
   const samples = decoded?.samples ?? new Float32Array(0);
   const seconds = samples.length / ANALYSIS_RATE;
   if (samples.length === 0) return reject('audio_unreadable', 'The file holds no decodable audio.', 0);
-  if (seconds > maxSeconds) return reject('audio_too_long', `The sample is longer than ${maxSeconds} s; upload at most ${maxSeconds} s of audio.`, seconds);
-  if (seconds < minSeconds) return reject('audio_too_short', `The sample is ${seconds.toFixed(1)} s long; at least ${minSeconds} s of audio is needed.`, seconds);
+  if (seconds > maxSeconds)
+    return reject(
+      'audio_too_long',
+      `The sample is longer than ${maxSeconds} s; upload at most ${maxSeconds} s of audio.`,
+      seconds,
+    );
+  if (seconds < minSeconds)
+    return reject(
+      'audio_too_short',
+      `The sample is ${seconds.toFixed(1)} s long; at least ${minSeconds} s of audio is needed.`,
+      seconds,
+    );
 
   const speech = detectSpeech(samples, ANALYSIS_RATE);
   if (speech.voicedSeconds < minVoicedSeconds) {
-    return reject('no_speech_detected', `Found ${speech.voicedSeconds.toFixed(1)} s of voiced speech; at least ${minVoicedSeconds} s is needed.`, seconds);
+    return reject(
+      'no_speech_detected',
+      `Found ${speech.voicedSeconds.toFixed(1)} s of voiced speech; at least ${minVoicedSeconds} s is needed.`,
+      seconds,
+    );
   }
   if ((speech.f0StdSemitones ?? 0) < MIN_F0_STD_SEMITONES) {
     return reject('no_speech_detected', 'The sample is a steady tone, not speech.', seconds);
@@ -127,7 +160,14 @@ export async function intakeSample(inputPath: string, outWavPath: string, option
 }
 
 /** One ffmpeg decode to 16 kHz mono s16le WAV; false when ffmpeg failed on the file. */
-async function decode(inputPath: string, format: SampleFormat, outWavPath: string, maxSeconds: number, strict: boolean, signal?: AbortSignal): Promise<boolean> {
+async function decode(
+  inputPath: string,
+  format: SampleFormat,
+  outWavPath: string,
+  maxSeconds: number,
+  strict: boolean,
+  signal?: AbortSignal,
+): Promise<boolean> {
   try {
     await run(
       'ffmpeg',

@@ -112,7 +112,15 @@ const LOW_VOICE_HZ = 165;
  * worker renders (the neural Piper voices, the operator's included, and the
  * classic ones) of the clone's language, in catalog order.
  */
-export async function baseVoiceCandidates({ engines, modelsDir, language }: { engines?: EngineRegistry; modelsDir?: string; language: string }): Promise<PremadeVoice[]> {
+export async function baseVoiceCandidates({
+  engines,
+  modelsDir,
+  language,
+}: {
+  engines?: EngineRegistry;
+  modelsDir?: string;
+  language: string;
+}): Promise<PremadeVoice[]> {
   return sameLanguage(await availableVoices({ engines, modelsDir }), language);
 }
 
@@ -120,18 +128,23 @@ const isNeural = (voice: PremadeVoice) => voice.quality === 'neural';
 
 export async function buildVoiceProfile(input: BuildVoiceProfileInput): Promise<ClonedVoiceProfile> {
   const { language, engines } = input;
-  const render: RenderFunction = input.render ?? ((chunk) => renderChunk({ ...chunk, engines: chunk.engines ?? engines }));
-  const pool = input.candidates ? sameLanguage(input.candidates, language) : await baseVoiceCandidates({ engines, modelsDir: input.modelsDir, language });
+  const render: RenderFunction =
+    input.render ?? ((chunk) => renderChunk({ ...chunk, engines: chunk.engines ?? engines }));
+  const pool = input.candidates
+    ? sameLanguage(input.candidates, language)
+    : await baseVoiceCandidates({ engines, modelsDir: input.modelsDir, language });
   if (pool.length === 0) throw new Error(`no base voice available for ${language}`);
   const neural = pool.filter(isNeural);
   const classic = pool.filter((voice) => !isNeural(voice));
   const floor = input.neuralFloor ?? NEURAL_FLOOR;
 
   return withTempDir(async (dir) => {
-    const fit = (voices: PremadeVoice[], tier: 'neural' | 'classic') => fitTier({ ...input, render, voices, tier, dir });
+    const fit = (voices: PremadeVoice[], tier: 'neural' | 'classic') =>
+      fitTier({ ...input, render, voices, tier, dir });
     // Neural voices first: the most natural base; a classic voice only when none renders or the best neural fit is too far.
     let results = neural.length > 0 ? await fit(neural, 'neural') : [];
-    if (results.length === 0 || merit(results[0]) / 2 < floor) results = [...results, ...(classic.length > 0 ? await fit(classic, 'classic') : [])];
+    if (results.length === 0 || merit(results[0]) / 2 < floor)
+      results = [...results, ...(classic.length > 0 ? await fit(classic, 'classic') : [])];
     if (results.length === 0) throw new Error(`no base voice for ${language} could be adjusted toward the sample`);
     results.sort((a, b) => merit(b) - merit(a));
     const best = results[0];
@@ -141,7 +154,13 @@ export async function buildVoiceProfile(input: BuildVoiceProfileInput): Promise<
       eq: best.eq,
       rate: best.rate,
       similarity: best.similarity,
-      tried: results.map(({ voice, similarity, fitSimilarity, semitones, rate }) => ({ voiceId: voice.id, similarity, fitSimilarity, semitones, rate })),
+      tried: results.map(({ voice, similarity, fitSimilarity, semitones, rate }) => ({
+        voiceId: voice.id,
+        similarity,
+        fitSimilarity,
+        semitones,
+        rate,
+      })),
     };
   });
 }
@@ -160,7 +179,14 @@ interface Scored extends Adjustment {
  * closest by similarity of their plain calibration rendering (speakers of one model differ in more than F0);
  * classic ones are ranked by catalog gender for rendering, then by F0 distance.
  */
-async function fitTier(input: BuildVoiceProfileInput & { render: RenderFunction; voices: PremadeVoice[]; tier: 'neural' | 'classic'; dir: string }): Promise<Scored[]> {
+async function fitTier(
+  input: BuildVoiceProfileInput & {
+    render: RenderFunction;
+    voices: PremadeVoice[];
+    tier: 'neural' | 'classic';
+    dir: string;
+  },
+): Promise<Scored[]> {
   const { sample, language, signal, render, voices, tier } = input;
   const maxCandidates = input.maxCandidates ?? 4;
   const stagedCandidates = input.stagedCandidates ?? STAGED_CANDIDATES;
@@ -171,31 +197,48 @@ async function fitTier(input: BuildVoiceProfileInput & { render: RenderFunction;
 
   // Gender from the catalog narrows the pool before rendering; the measured plain rendering picks the finalists.
   const wantMale = sampleF0 !== null && sampleF0 < LOW_VOICE_HZ;
-  const ranked = [...voices].sort((a, b) => Number((b.gender === 'male') === wantMale) - Number((a.gender === 'male') === wantMale));
-  const rendered = await mapLimit(ranked.slice(0, tier === 'neural' ? MAX_NEURAL_RENDERS : maxCandidates + 2), 2, async (voice, index) => {
-    const fitChunk = file(`${index}-fit.wav`);
-    try {
-      await render({ voice, text: fitText, emotion: 'neutral', outPath: fitChunk, signal });
-      return { voice, index, fitChunk, plain: await analyseSpeaker(fitChunk, signal) };
-    } catch (error) {
-      if (signal?.aborted) throw error;
-      return null; // a broken engine or voice: try the others
-    }
-  });
-  const usable = rendered.filter((entry): entry is NonNullable<typeof entry> => entry !== null && entry.plain.f0MedianHz !== null);
+  const ranked = [...voices].sort(
+    (a, b) => Number((b.gender === 'male') === wantMale) - Number((a.gender === 'male') === wantMale),
+  );
+  const rendered = await mapLimit(
+    ranked.slice(0, tier === 'neural' ? MAX_NEURAL_RENDERS : maxCandidates + 2),
+    2,
+    async (voice, index) => {
+      const fitChunk = file(`${index}-fit.wav`);
+      try {
+        await render({ voice, text: fitText, emotion: 'neutral', outPath: fitChunk, signal });
+        return { voice, index, fitChunk, plain: await analyseSpeaker(fitChunk, signal) };
+      } catch (error) {
+        if (signal?.aborted) throw error;
+        return null; // a broken engine or voice: try the others
+      }
+    },
+  );
+  const usable = rendered.filter(
+    (entry): entry is NonNullable<typeof entry> => entry !== null && entry.plain.f0MedianHz !== null,
+  );
   const f0Distance = (f0: number | null) => (sampleF0 && f0 ? Math.abs(semitonesBetween(sampleF0, f0)) : 0);
   if (tier === 'neural') usable.sort((a, b) => similarityScore(sample, b.plain) - similarityScore(sample, a.plain));
   else usable.sort((a, b) => f0Distance(a.plain.f0MedianHz) - f0Distance(b.plain.f0MedianHz));
 
   // A stage's score: the adjusted calibration text and the adjusted test sentence, finished like a synthesis.
-  const scoreStage = async ({ voice, index, fitChunk, testChunk }: Finalist, stage: number, candidate: Adjustment): Promise<Scored> => {
+  const scoreStage = async (
+    { voice, index, fitChunk, testChunk }: Finalist,
+    stage: number,
+    candidate: Adjustment,
+  ): Promise<Scored> => {
     const fitStageOut = file(`${index}-fit-${stage}.wav`);
     const testOut = file(`${index}-test-${stage}.wav`);
     await finish(fitChunk, candidate, fitStageOut, signal);
     await finish(testChunk, candidate, testOut, signal);
     // The stored similarity: the test sentence, which the fit never saw.
     const [fitProfile, tested] = [await analyseSpeaker(fitStageOut, signal), await analyseSpeaker(testOut, signal)];
-    return { voice, ...candidate, fitSimilarity: similarityScore(sample, fitProfile), similarity: similarityScore(sample, tested) };
+    return {
+      voice,
+      ...candidate,
+      fitSimilarity: similarityScore(sample, fitProfile),
+      similarity: similarityScore(sample, tested),
+    };
   };
 
   // One cheap score per finalist: the full adjustment (one finished stage) or the plain voice (its renderings as they are), whichever is closer.
@@ -211,14 +254,17 @@ async function fitTier(input: BuildVoiceProfileInput & { render: RenderFunction;
       await render({ voice, text: testText, emotion: 'neutral', outPath: testChunk, signal });
       const finalist: Finalist = { voice, index, fitChunk, testChunk };
       const full = await scoreStage(finalist, 0, refined);
-      const plainMerit = similarityScore(sample, plain) + similarityScore(sample, await analyseSpeaker(testChunk, signal));
+      const plainMerit =
+        similarityScore(sample, plain) + similarityScore(sample, await analyseSpeaker(testChunk, signal));
       return { finalist, refined, best: full, cheapMerit: Math.max(merit(full), plainMerit) };
     } catch (error) {
       if (signal?.aborted) throw error;
       return null;
     }
   });
-  const leading = single.filter((entry): entry is NonNullable<typeof entry> => entry !== null).sort((a, b) => b.cheapMerit - a.cheapMerit);
+  const leading = single
+    .filter((entry): entry is NonNullable<typeof entry> => entry !== null)
+    .sort((a, b) => b.cheapMerit - a.cheapMerit);
   // Each stage must earn its place, for the leading base voices only (every stage costs two finished renderings and
   // two analyses): an EQ or a tempo that measures further from the sample than the voice without it costs sound for
   // nothing (Allison: slt plain 0.61 on held-out speech, slt with pitch, EQ and tempo 0.40).
@@ -243,8 +289,18 @@ async function fitTier(input: BuildVoiceProfileInput & { render: RenderFunction;
 }
 
 /** A plain rendering with an adjustment applied, finished like a synthesis with that clone would be. */
-async function finish(chunkPath: string, adjustment: Adjustment, outPath: string, signal?: AbortSignal): Promise<unknown> {
-  const voicing = { speed: adjustment.rate, pitch: 0, emotion: 'neutral' as const, profile: { semitones: adjustment.semitones, eq: adjustment.eq } };
+async function finish(
+  chunkPath: string,
+  adjustment: Adjustment,
+  outPath: string,
+  signal?: AbortSignal,
+): Promise<unknown> {
+  const voicing = {
+    speed: adjustment.rate,
+    pitch: 0,
+    emotion: 'neutral' as const,
+    profile: { semitones: adjustment.semitones, eq: adjustment.eq },
+  };
   const voiced = `${outPath}.voiced.wav`;
   await applyVoicing(chunkPath, voicing, voiced, signal);
   return finishAudio({ chunks: [voiced], ...voicing, format: 'wav', outPath, signal });
@@ -261,13 +317,22 @@ type Adjustment = { semitones: number; eq: ClonedVoiceProfile['eq']; rate: numbe
 
 /** The EQ plus the residual difference measured after applying it, within the same caps. */
 export function refineEq(eq: ClonedVoiceProfile['eq'], residual: ClonedVoiceProfile['eq']): ClonedVoiceProfile['eq'] {
-  return eq.map(({ hz, gainDb }, i) => ({ hz, gainDb: Number(clamp(gainDb + (residual[i]?.gainDb ?? 0), EQ_MAX_CUT_DB, EQ_MAX_BOOST_DB).toFixed(2)) }));
+  return eq.map(({ hz, gainDb }, i) => ({
+    hz,
+    gainDb: Number(clamp(gainDb + (residual[i]?.gainDb ?? 0), EQ_MAX_CUT_DB, EQ_MAX_BOOST_DB).toFixed(2)),
+  }));
 }
 
 /** Pitch shift, EQ curve and tempo that move a base rendering's profile toward the sample's. */
 function adjustmentToward(sample: SpeakerProfile, base: SpeakerProfile): Adjustment {
-  const semitones = sample.f0MedianHz && base.f0MedianHz ? clamp(semitonesBetween(base.f0MedianHz, sample.f0MedianHz), -MAX_SEMITONES, MAX_SEMITONES) : 0;
-  const rate = sample.syllablesPerSecond && base.syllablesPerSecond ? clamp(sample.syllablesPerSecond / base.syllablesPerSecond, RATE_RANGE.min, RATE_RANGE.max) : 1;
+  const semitones =
+    sample.f0MedianHz && base.f0MedianHz
+      ? clamp(semitonesBetween(base.f0MedianHz, sample.f0MedianHz), -MAX_SEMITONES, MAX_SEMITONES)
+      : 0;
+  const rate =
+    sample.syllablesPerSecond && base.syllablesPerSecond
+      ? clamp(sample.syllablesPerSecond / base.syllablesPerSecond, RATE_RANGE.min, RATE_RANGE.max)
+      : 1;
   return { semitones: Number(semitones.toFixed(2)), eq: eqCurve(sample, base), rate: Number(rate.toFixed(3)) };
 }
 
@@ -283,11 +348,17 @@ export function eqCurve(target: SpeakerProfile, current: SpeakerProfile): Array<
     1,
   );
   const reference = median(difference);
-  return target.ltas.hz.map((hz, i) => ({ hz, gainDb: Number(clamp(difference[i] - reference, EQ_MAX_CUT_DB, EQ_MAX_BOOST_DB).toFixed(2)) }));
+  return target.ltas.hz.map((hz, i) => ({
+    hz,
+    gainDb: Number(clamp(difference[i] - reference, EQ_MAX_CUT_DB, EQ_MAX_BOOST_DB).toFixed(2)),
+  }));
 }
 
 /** finishAudio's speed and profile for a synthesis with a cloned voice (the clone's rate times the request's speed, within 0.5-2). */
-export function cloneFinishOptions(clone: Pick<ClonedVoiceProfile, 'semitones' | 'eq' | 'rate'>, requestSpeed = 1): { speed: number; profile: VoiceProfileAdjustment } {
+export function cloneFinishOptions(
+  clone: Pick<ClonedVoiceProfile, 'semitones' | 'eq' | 'rate'>,
+  requestSpeed = 1,
+): { speed: number; profile: VoiceProfileAdjustment } {
   return {
     speed: clamp(requestSpeed * clone.rate, SPEED_RANGE.min, SPEED_RANGE.max),
     profile: { semitones: clone.semitones, eq: clone.eq },

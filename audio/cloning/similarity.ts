@@ -34,16 +34,27 @@ export interface ProfileDistances {
  * the weights of the three terms (they sum to 1).
  */
 const SIMILARITY_SCALES = { f0Semitones: 4, ltasDb: 6, rateLog2: 0.5, mfccFine: 2, formantSpacingLog2: 0.1 } as const;
-const SIMILARITY_WEIGHTS = { f0Semitones: 0.2, ltasDb: 0.4, rateLog2: 0.1, mfccFine: 0.15, formantSpacingLog2: 0.15 } as const;
+const SIMILARITY_WEIGHTS = {
+  f0Semitones: 0.2,
+  ltasDb: 0.4,
+  rateLog2: 0.1,
+  mfccFine: 0.15,
+  formantSpacingLog2: 0.15,
+} as const;
 
 export function profileDistances(a: SpeakerProfile, b: SpeakerProfile): ProfileDistances {
   const f0Semitones = a.f0MedianHz && b.f0MedianHz ? Math.abs(12 * Math.log2(a.f0MedianHz / b.f0MedianHz)) : 12;
   const differences = a.ltas.db.map((db, i) => db - (b.ltas.db[i] ?? db));
   const offset = differences.reduce((sum, d) => sum + d, 0) / Math.max(1, differences.length);
-  const ltasDb = Math.sqrt(differences.reduce((sum, d) => sum + (d - offset) ** 2, 0) / Math.max(1, differences.length));
-  const rateLog2 = a.syllablesPerSecond && b.syllablesPerSecond ? Math.abs(Math.log2(a.syllablesPerSecond / b.syllablesPerSecond)) : 0;
-  const mfccDistance = (from: number) => Math.sqrt(a.mfcc.slice(from).reduce((sum, c, i) => sum + (c - (b.mfcc[from + i] ?? c)) ** 2, 0));
-  const formantSpacingLog2 = a.formantSpacingHz && b.formantSpacingHz ? Math.abs(Math.log2(a.formantSpacingHz / b.formantSpacingHz)) : 0;
+  const ltasDb = Math.sqrt(
+    differences.reduce((sum, d) => sum + (d - offset) ** 2, 0) / Math.max(1, differences.length),
+  );
+  const rateLog2 =
+    a.syllablesPerSecond && b.syllablesPerSecond ? Math.abs(Math.log2(a.syllablesPerSecond / b.syllablesPerSecond)) : 0;
+  const mfccDistance = (from: number) =>
+    Math.sqrt(a.mfcc.slice(from).reduce((sum, c, i) => sum + (c - (b.mfcc[from + i] ?? c)) ** 2, 0));
+  const formantSpacingLog2 =
+    a.formantSpacingHz && b.formantSpacingHz ? Math.abs(Math.log2(a.formantSpacingHz / b.formantSpacingHz)) : 0;
   return { f0Semitones, ltasDb, rateLog2, mfcc: mfccDistance(0), mfccFine: mfccDistance(4), formantSpacingLog2 };
 }
 

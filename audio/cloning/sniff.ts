@@ -24,7 +24,8 @@ export const DEMUXERS: Readonly<Record<SampleFormat, string>> = {
 // ISO BMFF brands of audio-only and general MP4 files (M4A from iTunes/ffmpeg is `M4A `, others write `mp42`/`isom`).
 const MP4_BRANDS = new Set(['M4A ', 'M4B ', 'mp42', 'mp41', 'isom', 'iso2', 'iso4', 'iso5', 'iso6', 'dash']);
 
-const ascii = (bytes: Buffer, start: number, end: number): string => (bytes.length >= end ? bytes.toString('latin1', start, end) : '');
+const ascii = (bytes: Buffer, start: number, end: number): string =>
+  bytes.length >= end ? bytes.toString('latin1', start, end) : '';
 
 /**
  * 'wav' | 'mp3' | 'ogg' | 'flac' | 'm4a' by magic bytes, or null for
@@ -40,7 +41,11 @@ export function sniffAudioFormat(firstBytes: Buffer): SampleFormat | null {
   if (ascii(firstBytes, 0, 3) === 'ID3') {
     // An ID3v2 tag: 10-byte header, syncsafe size. FLAC files sometimes carry one too.
     if (firstBytes.length < 10) return null;
-    const size = ((firstBytes[6] & 0x7f) << 21) | ((firstBytes[7] & 0x7f) << 14) | ((firstBytes[8] & 0x7f) << 7) | (firstBytes[9] & 0x7f);
+    const size =
+      ((firstBytes[6] & 0x7f) << 21) |
+      ((firstBytes[7] & 0x7f) << 14) |
+      ((firstBytes[8] & 0x7f) << 7) |
+      (firstBytes[9] & 0x7f);
     const after = 10 + size + (firstBytes[5] & 0x10 ? 10 : 0);
     if (ascii(firstBytes, after, after + 4) === 'fLaC') return 'flac';
     return 'mp3';

@@ -43,13 +43,19 @@ const LTAS_LOW_HZ = 80;
 const LTAS_HIGH_HZ = 7500;
 
 /** Band edges of the LTAS, log-spaced (about a third of an octave each). */
-const LTAS_EDGES_HZ: readonly number[] = Array.from({ length: LTAS_BANDS + 1 }, (_, i) => LTAS_LOW_HZ * (LTAS_HIGH_HZ / LTAS_LOW_HZ) ** (i / LTAS_BANDS));
-export const LTAS_CENTERS_HZ: readonly number[] = LTAS_EDGES_HZ.slice(0, -1).map((low, i) => Math.sqrt(low * LTAS_EDGES_HZ[i + 1]));
+const LTAS_EDGES_HZ: readonly number[] = Array.from(
+  { length: LTAS_BANDS + 1 },
+  (_, i) => LTAS_LOW_HZ * (LTAS_HIGH_HZ / LTAS_LOW_HZ) ** (i / LTAS_BANDS),
+);
+export const LTAS_CENTERS_HZ: readonly number[] = LTAS_EDGES_HZ.slice(0, -1).map((low, i) =>
+  Math.sqrt(low * LTAS_EDGES_HZ[i + 1]),
+);
 
 /** Profiles an audio file at 16 kHz: mono 16-bit WAVs (intake's, renderings) are read directly, anything else is decoded by ffmpeg. */
 export async function analyseSpeaker(wavPath: string, signal?: AbortSignal): Promise<SpeakerProfile> {
   const direct = await readPcm16Wav(wavPath);
-  if (direct && direct.channels === 1 && direct.sampleRate >= 16_000) return analyseSpeakerSamples(resample(direct.samples, direct.sampleRate, ANALYSIS_RATE), ANALYSIS_RATE);
+  if (direct && direct.channels === 1 && direct.sampleRate >= 16_000)
+    return analyseSpeakerSamples(resample(direct.samples, direct.sampleRate, ANALYSIS_RATE), ANALYSIS_RATE);
   const decoded = await decodeAudio(wavPath, { signal });
   return analyseSpeakerSamples(decoded.samples, decoded.sampleRate);
 }
@@ -126,7 +132,9 @@ function spectralFeatures(samples: Float32Array, sampleRate: number, speech: Spe
     }
   }
 
-  const bandDb = LTAS_EDGES_HZ.slice(0, -1).map((low, i) => toDb(bandDensity(ltasPower, binHz, low, LTAS_EDGES_HZ[i + 1]) / Math.max(1, speechFrames)));
+  const bandDb = LTAS_EDGES_HZ.slice(0, -1).map((low, i) =>
+    toDb(bandDensity(ltasPower, binHz, low, LTAS_EDGES_HZ[i + 1]) / Math.max(1, speechFrames)),
+  );
   const reference = median(bandDb);
   return {
     ltasDb: bandDb.map((db) => db - reference),
@@ -150,16 +158,25 @@ function bandDensity(power: Float64Array, binHz: number, low: number, high: numb
 }
 
 /** Triangular mel filters as sparse [bin, weight] lists. */
-export function melFilterbank(count: number, lowHz: number, highHz: number, binHz: number, bins: number): Array<Array<[number, number]>> {
+export function melFilterbank(
+  count: number,
+  lowHz: number,
+  highHz: number,
+  binHz: number,
+  bins: number,
+): Array<Array<[number, number]>> {
   const toMel = (hz: number) => 2595 * Math.log10(1 + hz / 700);
   const toHz = (mel: number) => 700 * (10 ** (mel / 2595) - 1);
-  const points = Array.from({ length: count + 2 }, (_, i) => toHz(toMel(lowHz) + ((toMel(highHz) - toMel(lowHz)) * i) / (count + 1)));
+  const points = Array.from({ length: count + 2 }, (_, i) =>
+    toHz(toMel(lowHz) + ((toMel(highHz) - toMel(lowHz)) * i) / (count + 1)),
+  );
   return Array.from({ length: count }, (_, m) => {
     const [left, centre, right] = [points[m], points[m + 1], points[m + 2]];
     const weights: Array<[number, number]> = [];
     for (let k = 0; k < bins; k++) {
       const hz = k * binHz;
-      const weight = hz <= left || hz >= right ? 0 : hz <= centre ? (hz - left) / (centre - left) : (right - hz) / (right - centre);
+      const weight =
+        hz <= left || hz >= right ? 0 : hz <= centre ? (hz - left) / (centre - left) : (right - hz) / (right - centre);
       if (weight > 0) weights.push([k, weight]);
     }
     return weights;
@@ -195,7 +212,8 @@ function speakingRate(samples: Float32Array, sampleRate: number, speech: SpeechA
   };
   const peaks: number[] = [];
   for (let i = 1; i + 1 < envelope.length; i++) {
-    if (speech.active[i] !== 1 || envelope[i] < envelope[i - 1] || envelope[i] <= envelope[i + 1] || !voicedNear(i)) continue;
+    if (speech.active[i] !== 1 || envelope[i] < envelope[i - 1] || envelope[i] <= envelope[i + 1] || !voicedNear(i))
+      continue;
     const last = peaks.at(-1);
     if (last === undefined) {
       peaks.push(i);
@@ -241,7 +259,11 @@ const LPC_ORDER = 10;
  * pre-emphasis), peaks of the LPC envelope, medians over voiced frames;
  * and the formant spacing ΔF that best fits Fi = (2i-1)·ΔF/2.
  */
-function estimateFormants(samples: Float32Array, sampleRate: number, speech: SpeechActivity): { formantsHz: number[]; spacingHz: number } | null {
+function estimateFormants(
+  samples: Float32Array,
+  sampleRate: number,
+  speech: SpeechActivity,
+): { formantsHz: number[]; spacingHz: number } | null {
   if (sampleRate < 16_000) return null;
   const signal = decimateByTwo(samples);
   const rate = sampleRate / 2;
@@ -278,7 +300,8 @@ function estimateFormants(samples: Float32Array, sampleRate: number, speech: Spe
   if (tracks[0].length < 10) return null;
   const formantsHz = tracks.map(median);
   const weights = [0.5, 1.5, 2.5];
-  const spacingHz = formantsHz.reduce((sum, hz, i) => sum + hz * weights[i], 0) / weights.reduce((sum, w) => sum + w * w, 0);
+  const spacingHz =
+    formantsHz.reduce((sum, hz, i) => sum + hz * weights[i], 0) / weights.reduce((sum, w) => sum + w * w, 0);
   return { formantsHz, spacingHz };
 }
 

@@ -98,10 +98,22 @@ export function detectSpeech(samples: Float32Array, sampleRate: number): SpeechA
 }
 
 /** YIN F0 per 10 ms (or `hopSeconds`) frame between 50 and 500 Hz, at half the sample rate when that is still >= 8 kHz. */
-export function pitchTrack(samples: Float32Array, sampleRate: number, silenceDb: number, threshold = 0.15, hopSeconds = FRAME_SECONDS): Array<number | null> {
+export function pitchTrack(
+  samples: Float32Array,
+  sampleRate: number,
+  silenceDb: number,
+  threshold = 0.15,
+  hopSeconds = FRAME_SECONDS,
+): Array<number | null> {
   const half = sampleRate >= 16_000;
   const input = half ? decimateByTwo(samples) : samples;
-  return yinPitchTrack(input, half ? sampleRate / 2 : sampleRate, { minHz: 50, maxHz: 500, silenceDb, threshold, hopSeconds });
+  return yinPitchTrack(input, half ? sampleRate / 2 : sampleRate, {
+    minHz: 50,
+    maxHz: 500,
+    silenceDb,
+    threshold,
+    hopSeconds,
+  });
 }
 
 /**
@@ -109,9 +121,12 @@ export function pitchTrack(samples: Float32Array, sampleRate: number, silenceDb:
  * file is not one (then decode it with ffmpeg). Used for the WAVs intake
  * writes itself, which saves a process start.
  */
-export async function readPcm16Wav(file: string): Promise<{ samples: Float32Array; sampleRate: number; channels: number } | null> {
+export async function readPcm16Wav(
+  file: string,
+): Promise<{ samples: Float32Array; sampleRate: number; channels: number } | null> {
   const bytes = await readFile(file);
-  if (bytes.length < 12 || bytes.toString('latin1', 0, 4) !== 'RIFF' || bytes.toString('latin1', 8, 12) !== 'WAVE') return null;
+  if (bytes.length < 12 || bytes.toString('latin1', 0, 4) !== 'RIFF' || bytes.toString('latin1', 8, 12) !== 'WAVE')
+    return null;
   let offset = 12;
   let format: { tag: number; channels: number; sampleRate: number; bits: number } | undefined;
   while (offset + 8 <= bytes.length) {
@@ -119,7 +134,12 @@ export async function readPcm16Wav(file: string): Promise<{ samples: Float32Arra
     const length = bytes.readUInt32LE(offset + 4);
     const body = offset + 8;
     if (id === 'fmt ' && body + 16 <= bytes.length) {
-      format = { tag: bytes.readUInt16LE(body), channels: bytes.readUInt16LE(body + 2), sampleRate: bytes.readUInt32LE(body + 4), bits: bytes.readUInt16LE(body + 14) };
+      format = {
+        tag: bytes.readUInt16LE(body),
+        channels: bytes.readUInt16LE(body + 2),
+        sampleRate: bytes.readUInt32LE(body + 4),
+        bits: bytes.readUInt16LE(body + 14),
+      };
     } else if (id === 'data') {
       if (!format || format.tag !== 1 || format.bits !== 16 || format.channels < 1) return null;
       const end = Math.min(bytes.length, body + length);

@@ -44,7 +44,10 @@ async function main(): Promise<void> {
 }
 
 /** Starts the benchmark worker as a child process with `env` and resolves once it polls its queue (workflows and activities). */
-export async function startBenchWorker(env: Record<string, string>, client: Client): Promise<{ child: ChildProcess; stop(): Promise<void> }> {
+export async function startBenchWorker(
+  env: Record<string, string>,
+  client: Client,
+): Promise<{ child: ChildProcess; stop(): Promise<void> }> {
   const config = loadConfig(env);
   const child = spawn(process.execPath, [BENCH_WORKER_SCRIPT], { env, stdio: ['ignore', 'inherit', 'inherit'] });
   // A benchmark that fails half-way leaves no worker behind.
@@ -52,7 +55,11 @@ export async function startBenchWorker(env: Record<string, string>, client: Clie
   const identity = `${child.pid}@${hostname()}`;
   // Task queue types: 1 = workflow, 2 = activity.
   const polled = async (type: number) => {
-    const { pollers } = await client.workflowService.describeTaskQueue({ namespace: config.TEMPORAL_NAMESPACE, taskQueue: { name: benchTaskQueue(config) }, taskQueueType: type });
+    const { pollers } = await client.workflowService.describeTaskQueue({
+      namespace: config.TEMPORAL_NAMESPACE,
+      taskQueue: { name: benchTaskQueue(config) },
+      taskQueueType: type,
+    });
     return Boolean(pollers?.some((poller) => poller.identity === identity));
   };
   await waitFor('the benchmark worker', async () => (await polled(1)) && (await polled(2)), 120_000, child);

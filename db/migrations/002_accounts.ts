@@ -17,7 +17,9 @@ export async function up(knex: Knex): Promise<void> {
     table.bigInteger('credits_reserved').notNullable().defaultTo(0);
     table.timestamps(true, true);
   });
-  await knex.raw(`ALTER TABLE accounts ADD CONSTRAINT accounts_credits_check CHECK (credit_balance >= 0 AND credits_reserved >= 0)`);
+  await knex.raw(
+    `ALTER TABLE accounts ADD CONSTRAINT accounts_credits_check CHECK (credit_balance >= 0 AND credits_reserved >= 0)`,
+  );
 
   await knex.schema.createTable('credit_ledger', (table) => {
     table.bigIncrements('id');
@@ -28,7 +30,9 @@ export async function up(knex: Knex): Promise<void> {
     table.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
     table.unique(['account_id', 'kind', 'reference']);
   });
-  await knex.raw(`ALTER TABLE credit_ledger ADD CONSTRAINT credit_ledger_kind_check CHECK (kind IN ('grant', 'reserve', 'capture', 'release'))`);
+  await knex.raw(
+    `ALTER TABLE credit_ledger ADD CONSTRAINT credit_ledger_kind_check CHECK (kind IN ('grant', 'reserve', 'capture', 'release'))`,
+  );
 
   await knex.schema.createTable('email_verification_tokens', (table) => {
     table.uuid('id').primary();
@@ -80,7 +84,15 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
-  for (const name of ['rate_limit_counters', 'api_keys', 'refresh_tokens', 'refresh_token_families', 'email_verification_tokens', 'credit_ledger', 'accounts']) {
+  for (const name of [
+    'rate_limit_counters',
+    'api_keys',
+    'refresh_tokens',
+    'refresh_token_families',
+    'email_verification_tokens',
+    'credit_ledger',
+    'accounts',
+  ]) {
     await knex.schema.dropTable(name);
   }
 }

@@ -26,7 +26,9 @@ export async function up(knex: Knex): Promise<void> {
     table.index(['account_id', 'created_at']);
   });
   await knex.raw(`ALTER TABLE voices ADD CONSTRAINT voices_category_check CHECK (category IN ('premade', 'cloned'))`);
-  await knex.raw(`ALTER TABLE voices ADD CONSTRAINT voices_status_check CHECK (status IN ('processing', 'ready', 'failed'))`);
+  await knex.raw(
+    `ALTER TABLE voices ADD CONSTRAINT voices_status_check CHECK (status IN ('processing', 'ready', 'failed'))`,
+  );
 
   await knex.schema.createTable('syntheses', (table) => {
     table.uuid('id').primary();
@@ -57,7 +59,9 @@ export async function up(knex: Knex): Promise<void> {
     table.index(['account_id', 'status']);
     table.index(['project_id']);
   });
-  await knex.raw(`ALTER TABLE syntheses ADD CONSTRAINT syntheses_status_check CHECK (status IN ('queued', 'processing', 'completed', 'failed', 'canceled'))`);
+  await knex.raw(
+    `ALTER TABLE syntheses ADD CONSTRAINT syntheses_status_check CHECK (status IN ('queued', 'processing', 'completed', 'failed', 'canceled'))`,
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {

@@ -21,7 +21,9 @@ export async function up(knex: Knex): Promise<void> {
     table.primary(['account_id', 'key']);
     table.index(['created_at']);
   });
-  await knex.raw(`ALTER TABLE idempotency_keys ADD CONSTRAINT idempotency_keys_status_check CHECK (status IN ('in_progress', 'completed'))`);
+  await knex.raw(
+    `ALTER TABLE idempotency_keys ADD CONSTRAINT idempotency_keys_status_check CHECK (status IN ('in_progress', 'completed'))`,
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {

@@ -19,7 +19,9 @@ export async function up(knex: Knex): Promise<void> {
     table.timestamp('deleted_at', { useTz: true });
     table.integer('history_retention_days');
   });
-  await knex.raw('ALTER TABLE accounts ADD CONSTRAINT accounts_history_retention_days_check CHECK (history_retention_days BETWEEN 1 AND 3650)');
+  await knex.raw(
+    'ALTER TABLE accounts ADD CONSTRAINT accounts_history_retention_days_check CHECK (history_retention_days BETWEEN 1 AND 3650)',
+  );
 
   await knex.schema.alterTable('credit_ledger', (table) => {
     table.dropForeign(['account_id']);
@@ -31,7 +33,9 @@ export async function up(knex: Knex): Promise<void> {
   });
 
   await knex.raw('ALTER TABLE voices DROP CONSTRAINT voices_status_check');
-  await knex.raw(`ALTER TABLE voices ADD CONSTRAINT voices_status_check CHECK (status IN ('processing', 'ready', 'failed', 'revoked'))`);
+  await knex.raw(
+    `ALTER TABLE voices ADD CONSTRAINT voices_status_check CHECK (status IN ('processing', 'ready', 'failed', 'revoked'))`,
+  );
   // Retention looks for old entries across all accounts, and for the deliveries that announced them.
   await knex.schema.alterTable('syntheses', (table) => table.index(['created_at']));
   await knex.schema.alterTable('webhook_deliveries', (table) => table.index(['event_id']));
@@ -41,7 +45,9 @@ export async function down(knex: Knex): Promise<void> {
   await knex.schema.alterTable('webhook_deliveries', (table) => table.dropIndex(['event_id']));
   await knex.schema.alterTable('syntheses', (table) => table.dropIndex(['created_at']));
   await knex.raw('ALTER TABLE voices DROP CONSTRAINT voices_status_check');
-  await knex.raw(`ALTER TABLE voices ADD CONSTRAINT voices_status_check CHECK (status IN ('processing', 'ready', 'failed'))`);
+  await knex.raw(
+    `ALTER TABLE voices ADD CONSTRAINT voices_status_check CHECK (status IN ('processing', 'ready', 'failed'))`,
+  );
   await knex.schema.alterTable('consent_records', (table) => {
     table.dropColumn('revoked_at');
     table.foreign('account_id').references('accounts.id').onDelete('CASCADE');

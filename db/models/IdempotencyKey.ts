@@ -13,9 +13,16 @@ export class IdempotencyKey extends TableModel {
    */
   static async claimFree(
     trx: Knex.Transaction,
-    row: Pick<IdempotencyKey, 'account_id' | 'key' | 'request_hash' | 'synthesis_id' | 'status'> & { locked_until: Date | Knex.Raw },
+    row: Pick<IdempotencyKey, 'account_id' | 'key' | 'request_hash' | 'synthesis_id' | 'status'> & {
+      locked_until: Date | Knex.Raw;
+    },
   ): Promise<string | undefined> {
-    const inserted: Pick<IdempotencyKey, 'synthesis_id'>[] = await this.query(trx).insert(row).onConflict(['account_id', 'key']).ignore().returning('synthesis_id').toKnexQuery();
+    const inserted: Pick<IdempotencyKey, 'synthesis_id'>[] = await this.query(trx)
+      .insert(row)
+      .onConflict(['account_id', 'key'])
+      .ignore()
+      .returning('synthesis_id')
+      .toKnexQuery();
     return inserted[0]?.synthesis_id;
   }
 

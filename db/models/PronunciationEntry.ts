@@ -17,7 +17,10 @@ export class PronunciationEntry extends TableModel {
    * (then oldest first): one query, for a whole synthesis job. Dictionaries
    * deleted since contribute nothing.
    */
-  static async lexiconOf(db: Parameters<typeof PronunciationEntry.query>[0], dictionaryIds: readonly string[]): Promise<LexiconEntry[]> {
+  static async lexiconOf(
+    db: Parameters<typeof PronunciationEntry.query>[0],
+    dictionaryIds: readonly string[],
+  ): Promise<LexiconEntry[]> {
     if (dictionaryIds.length === 0) return [];
     const rows = await PronunciationEntry.query(db)
       .whereIn('dictionary_id', [...dictionaryIds])
@@ -31,7 +34,9 @@ export class PronunciationEntry extends TableModel {
   }
 }
 
-export function toLexiconEntry(row: Pick<PronunciationEntry, 'graphemes' | 'alias' | 'phoneme' | 'case_sensitive'>): LexiconEntry {
+export function toLexiconEntry(
+  row: Pick<PronunciationEntry, 'graphemes' | 'alias' | 'phoneme' | 'case_sensitive'>,
+): LexiconEntry {
   return {
     graphemes: row.graphemes,
     ...(row.alias !== null && { alias: row.alias }),

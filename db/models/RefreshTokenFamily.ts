@@ -18,7 +18,11 @@ export class RefreshTokenFamily extends TableModel {
 
   /** A logout: the family's refresh tokens stop working (a family already revoked stays as it was). */
   static revoke(db: Knex, accountId: string, familyId: string) {
-    return this.query(db).modify('ownedBy', { id: accountId }).modify('active').patch({ revoked_at: db.fn.now() }).where({ 'refresh_token_families.id': familyId });
+    return this.query(db)
+      .modify('ownedBy', { id: accountId })
+      .modify('active')
+      .patch({ revoked_at: db.fn.now() })
+      .where({ 'refresh_token_families.id': familyId });
   }
 
   id!: string;

@@ -44,7 +44,19 @@ export type TextType = 'text' | 'ssml';
 export const RUNNING_STATUSES = ['queued', 'processing'] as const satisfies readonly SynthesisStatus[];
 
 /** The columns a synthesis's status shows (GET .../status/ reads only these, never the text). */
-export const STATUS_COLUMNS = ['id', 'status', 'progress', 'created_at', 'started_at', 'completed_at', 'characters', 'credits_charged', 'output_format', 'duration_seconds', 'error'] as const;
+export const STATUS_COLUMNS = [
+  'id',
+  'status',
+  'progress',
+  'created_at',
+  'started_at',
+  'completed_at',
+  'characters',
+  'credits_charged',
+  'output_format',
+  'duration_seconds',
+  'error',
+] as const;
 
 export type SynthesisStatusRow = Pick<SynthesisRow, (typeof STATUS_COLUMNS)[number]>;
 
@@ -97,7 +109,10 @@ export class Synthesis extends TableModel {
       .join('accounts as a', 'a.id', 's.account_id')
       .whereNull('a.deleted_at')
       .whereIn('s.status', ['completed', 'failed', 'canceled'] satisfies SynthesisStatus[])
-      .whereRaw(`s.created_at < ?::timestamptz - make_interval(days => coalesce(a.history_retention_days, ?::int))`, [asOf, defaultDays])
+      .whereRaw(`s.created_at < ?::timestamptz - make_interval(days => coalesce(a.history_retention_days, ?::int))`, [
+        asOf,
+        defaultDays,
+      ])
       .orderBy('s.created_at')
       .limit(limit)
       .select('s.id', 's.account_id', 's.output_format')

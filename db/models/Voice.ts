@@ -58,7 +58,11 @@ export class Voice extends TableModel {
     },
     /** The voices an account may see and use: every available premade voice and its own clones. */
     visibleTo(query: QueryBuilder<Voice>, account: Owner) {
-      query.modify('live').andWhere((inner) => inner.where({ category: 'premade', available: true }).orWhere({ category: 'cloned', account_id: account.id }));
+      query
+        .modify('live')
+        .andWhere((inner) =>
+          inner.where({ category: 'premade', available: true }).orWhere({ category: 'cloned', account_id: account.id }),
+        );
     },
     /** An account's own clones, deleted or not. */
     ownedBy(query: QueryBuilder<Voice>, account: Owner) {
@@ -71,7 +75,11 @@ export class Voice extends TableModel {
     /** `en` matches en, en-US, en-GB...; `en-us` matches en-US; case-insensitive. No language: no filter. */
     language(query: QueryBuilder<Voice>, language: string | undefined) {
       if (!language) return;
-      query.where((inner) => inner.whereRaw('lower(language) = lower(?)', [language]).orWhereRaw("lower(language) like lower(?) || '-%'", [language]));
+      query.where((inner) =>
+        inner
+          .whereRaw('lower(language) = lower(?)', [language])
+          .orWhereRaw("lower(language) like lower(?) || '-%'", [language]),
+      );
     },
   };
 }

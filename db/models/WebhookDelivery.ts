@@ -11,9 +11,15 @@ export class WebhookDelivery extends TableModel {
   static override tableName = 'webhook_deliveries';
 
   /** The delivery of one event to one endpoint, recorded once (a repeat finds the first row): its id. */
-  static async record(db: Knex, delivery: Pick<WebhookDelivery, 'id' | 'endpoint_id' | 'event_id' | 'event_type' | 'body'>): Promise<string> {
+  static async record(
+    db: Knex,
+    delivery: Pick<WebhookDelivery, 'id' | 'endpoint_id' | 'event_id' | 'event_type' | 'body'>,
+  ): Promise<string> {
     await this.query(db).insert(delivery).onConflict(['endpoint_id', 'event_id']).ignore();
-    const row = await this.query(db).findOne({ endpoint_id: delivery.endpoint_id, event_id: delivery.event_id }).select('id').throwIfNotFound();
+    const row = await this.query(db)
+      .findOne({ endpoint_id: delivery.endpoint_id, event_id: delivery.event_id })
+      .select('id')
+      .throwIfNotFound();
     return row.id;
   }
 
@@ -23,12 +29,29 @@ export class WebhookDelivery extends TableModel {
       .alias('d')
       .join('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
       .findOne('d.id', id)
-      .select('d.id', 'd.event_id', 'd.body', 'd.status', 'd.endpoint_id', 'e.url', 'e.enabled', 'e.secret', 'e.previous_secret', 'e.previous_secret_expires_at')
+      .select(
+        'd.id',
+        'd.event_id',
+        'd.body',
+        'd.status',
+        'd.endpoint_id',
+        'e.url',
+        'e.enabled',
+        'e.secret',
+        'e.previous_secret',
+        'e.previous_secret_expires_at',
+      )
       .castTo<DeliveryAttempt | undefined>();
   }
 
   /** Records an attempt's outcome (and when it happened). */
-  static note(db: Knex, id: string, changes: Partial<Pick<WebhookDelivery, 'status' | 'last_response_code' | 'last_error'>> & { delivered_at?: Knex.Raw }) {
+  static note(
+    db: Knex,
+    id: string,
+    changes: Partial<Pick<WebhookDelivery, 'status' | 'last_response_code' | 'last_error'>> & {
+      delivered_at?: Knex.Raw;
+    },
+  ) {
     return this.query(db)
       .patch({ ...changes, updated_at: db.fn.now() })
       .where({ id });

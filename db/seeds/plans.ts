@@ -4,10 +4,46 @@ const ALL_FORMATS = ['wav', 'mp3', 'ogg', 'flac'];
 
 /** The plan catalog. The code is the source of truth; seeding upserts it. */
 export const PLANS = [
-  { id: 'free', name: 'Free', price_cents: 0, monthly_credits: 35_000, max_text_length: 5_000, max_cloned_voices: 3, max_concurrent_syntheses: 2, requires_card: false },
-  { id: 'starter', name: 'Starter', price_cents: 500, monthly_credits: 120_000, max_text_length: 10_000, max_cloned_voices: 10, max_concurrent_syntheses: 3, requires_card: true },
-  { id: 'creator', name: 'Creator', price_cents: 2_200, monthly_credits: 600_000, max_text_length: 20_000, max_cloned_voices: 30, max_concurrent_syntheses: 5, requires_card: true },
-  { id: 'pro', name: 'Pro', price_cents: 9_900, monthly_credits: 3_000_000, max_text_length: 40_000, max_cloned_voices: 100, max_concurrent_syntheses: 10, requires_card: true },
+  {
+    id: 'free',
+    name: 'Free',
+    price_cents: 0,
+    monthly_credits: 35_000,
+    max_text_length: 5_000,
+    max_cloned_voices: 3,
+    max_concurrent_syntheses: 2,
+    requires_card: false,
+  },
+  {
+    id: 'starter',
+    name: 'Starter',
+    price_cents: 500,
+    monthly_credits: 120_000,
+    max_text_length: 10_000,
+    max_cloned_voices: 10,
+    max_concurrent_syntheses: 3,
+    requires_card: true,
+  },
+  {
+    id: 'creator',
+    name: 'Creator',
+    price_cents: 2_200,
+    monthly_credits: 600_000,
+    max_text_length: 20_000,
+    max_cloned_voices: 30,
+    max_concurrent_syntheses: 5,
+    requires_card: true,
+  },
+  {
+    id: 'pro',
+    name: 'Pro',
+    price_cents: 9_900,
+    monthly_credits: 3_000_000,
+    max_text_length: 40_000,
+    max_cloned_voices: 100,
+    max_concurrent_syntheses: 10,
+    requires_card: true,
+  },
 ].map((plan, index) => ({ ...plan, currency: 'USD', output_formats: ALL_FORMATS, sort_order: index }));
 
 export async function seedPlans(knex: Knex): Promise<void> {

@@ -10,7 +10,10 @@ import type { EngineRegistry } from '../../engines/registry';
  * in the table but is hidden and cannot be used. `engines`: the registry whose
  * probes decide that (default: this process's shared one).
  */
-export async function seedVoices(knex: Knex, { enableNonFree, modelsDir, engines }: { enableNonFree: boolean; modelsDir?: string; engines?: EngineRegistry }): Promise<void> {
+export async function seedVoices(
+  knex: Knex,
+  { enableNonFree, modelsDir, engines }: { enableNonFree: boolean; modelsDir?: string; engines?: EngineRegistry },
+): Promise<void> {
   const renderable = new Set((await availableVoices({ enableNonFree, modelsDir, engines })).map((voice) => voice.id));
   const catalog = await premadeVoices(modelsDir);
   const rows = catalog.map((voice, index) => ({

@@ -10,7 +10,10 @@ import { KOKORO_DIR, kokoroLanguage } from './index';
  * does not speak yet (kokoro/index.ts `KOKORO_LANGUAGES`) are listed too; the engine does not offer
  * them, so they stay hidden (the shipped Japanese styles).
  */
-export async function kokoroCatalogVoices(modelsDir: string, known: { ids: Set<string>; engineVoices: ReadonlySet<string> }): Promise<PremadeVoice[]> {
+export async function kokoroCatalogVoices(
+  modelsDir: string,
+  known: { ids: Set<string>; engineVoices: ReadonlySet<string> },
+): Promise<PremadeVoice[]> {
   const names = (await readdir(path.join(modelsDir, KOKORO_DIR, 'voices')).catch(() => [] as string[]))
     .filter((file) => /^[a-z][fm]_[a-z0-9_]+\.npy$/.test(file))
     .map((file) => file.slice(0, -4))
@@ -35,7 +38,8 @@ export async function kokoroCatalogVoices(modelsDir: string, known: { ids: Set<s
       engineVoice,
       license: 'free',
       quality: 'neural',
-      licence: 'Kokoro-82M (hexgrad, Apache-2.0) and its voice styles; int8 ONNX export by kokoro-onnx (MIT). Runs with ONNX Runtime (MIT); phonemes by eSpeak NG (GPL-3.0-or-later).',
+      licence:
+        'Kokoro-82M (hexgrad, Apache-2.0) and its voice styles; int8 ONNX export by kokoro-onnx (MIT). Runs with ONNX Runtime (MIT); phonemes by eSpeak NG (GPL-3.0-or-later).',
     });
   }
   return voices;

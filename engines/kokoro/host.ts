@@ -52,7 +52,12 @@ function toInt16(audio: Float32Array): Int16Array {
   return out;
 }
 
-async function synthesize(session: Session, ort: typeof import('onnxruntime-node'), request: KokoroHostRequest, durationOutput: string | null): Promise<HostReply> {
+async function synthesize(
+  session: Session,
+  ort: typeof import('onnxruntime-node'),
+  request: KokoroHostRequest,
+  durationOutput: string | null,
+): Promise<HostReply> {
   const started = performance.now();
   let firstMs = 0;
   const pieces: Int16Array[] = [];
@@ -77,7 +82,14 @@ async function synthesize(session: Session, ort: typeof import('onnxruntime-node
   } finally {
     await file.close();
   }
-  return { id: request.id, samples, rss: process.memoryUsage().rss, inferMs: performance.now() - started, firstMs, frames: durationOutput ? frames : undefined };
+  return {
+    id: request.id,
+    samples,
+    rss: process.memoryUsage().rss,
+    inferMs: performance.now() - started,
+    firstMs,
+    frames: durationOutput ? frames : undefined,
+  };
 }
 
 async function main() {
@@ -93,7 +105,9 @@ async function main() {
     extra: { session: { intra_op: { allow_spinning: '0' } } },
   };
   let edited = withNodeOutput(await readFile(modelPath), 'Clip');
-  const session = edited ? await ort.InferenceSession.create(edited.model, options) : await ort.InferenceSession.create(modelPath, options);
+  const session = edited
+    ? await ort.InferenceSession.create(edited.model, options)
+    : await ort.InferenceSession.create(modelPath, options);
   const durationOutput = edited?.output ?? null;
   edited = null;
   (globalThis as { gc?: () => void }).gc?.();

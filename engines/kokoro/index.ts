@@ -70,10 +70,16 @@ interface KokoroFiles {
 async function findFiles(modelsDir: string): Promise<KokoroFiles | null> {
   const dir = path.join(modelsDir, KOKORO_DIR);
   try {
-    const vocab = (JSON.parse(await readFile(path.join(dir, 'vocab.json'), 'utf8')) as { vocab: Record<string, number> }).vocab;
+    const vocab = (
+      JSON.parse(await readFile(path.join(dir, 'vocab.json'), 'utf8')) as { vocab: Record<string, number> }
+    ).vocab;
     await access(path.join(dir, KOKORO_MODEL));
     const names = await readdir(path.join(dir, 'voices')).catch(() => [] as string[]);
-    const voices = new Map(names.filter((name) => /^[a-z]{2}_[a-z0-9_]+\.npy$/.test(name)).map((name) => [name.slice(0, -4), path.join(dir, 'voices', name)]));
+    const voices = new Map(
+      names
+        .filter((name) => /^[a-z]{2}_[a-z0-9_]+\.npy$/.test(name))
+        .map((name) => [name.slice(0, -4), path.join(dir, 'voices', name)]),
+    );
     return { modelPath: path.join(dir, KOKORO_MODEL), vocab, voices };
   } catch {
     return null;
@@ -159,7 +165,8 @@ export function createKokoroEngine(options: KokoroEngineOptions): KokoroEngine {
       const found = await files();
       const file = found?.voices.get(voice);
       const language = kokoroLanguage(voice);
-      if (!found || !file || !language?.enabled) throw new EngineError('kokoro', `voice ${JSON.stringify(voice)} is not installed`);
+      if (!found || !file || !language?.enabled)
+        throw new EngineError('kokoro', `voice ${JSON.stringify(voice)} is not installed`);
       if (!(rate > 0 && Number.isFinite(rate))) throw new EngineError('kokoro', `invalid rate ${rate}`);
       const voiceStyle = await style(file);
       const sentences: Array<{ symbols: string[]; clauses: Array<{ start: number; end: number }>; ids: number[] }> = [];
@@ -217,9 +224,13 @@ export const kokoroEngine = describeEngine({
   license: 'free',
   tier: 'high',
   wordTiming: true,
-  licence: 'Kokoro-82M (hexgrad, Apache-2.0), int8 ONNX export by kokoro-onnx (MIT). Runs with ONNX Runtime (MIT); phonemes by eSpeak NG (GPL-3.0-or-later).',
+  licence:
+    'Kokoro-82M (hexgrad, Apache-2.0), int8 ONNX export by kokoro-onnx (MIT). Runs with ONNX Runtime (MIT); phonemes by eSpeak NG (GPL-3.0-or-later).',
   discoverVoices: kokoroCatalogVoices,
   // At most half the render slots' cores run Kokoro (~10x Piper's CPU per audio second), so Piper and the
   // classic engines keep cores of their own while Kokoro renders queue.
-  create: ({ modelsDir, maxHosts }) => (modelsDir ? createKokoroEngine({ modelsDir, maxHosts: Math.max(1, Math.floor((maxHosts ?? availableParallelism()) / 2)) }) : null),
+  create: ({ modelsDir, maxHosts }) =>
+    modelsDir
+      ? createKokoroEngine({ modelsDir, maxHosts: Math.max(1, Math.floor((maxHosts ?? availableParallelism()) / 2)) })
+      : null,
 });

@@ -32,7 +32,10 @@ const voicesDir = (modelsDir: string) => path.join(modelsDir, KOKORO_DIR, 'voice
 
 function checkName(name: string): { language: string } {
   const language = /^[a-z][fm]_[a-z0-9_]{1,40}$/.test(name) ? kokoroLanguage(name) : null;
-  if (!language) throw new VoiceInstallError(`${JSON.stringify(name)} is not a Kokoro voice name (like af_heart: language letter, f/m, name)`);
+  if (!language)
+    throw new VoiceInstallError(
+      `${JSON.stringify(name)} is not a Kokoro voice name (like af_heart: language letter, f/m, name)`,
+    );
   return language;
 }
 
@@ -41,7 +44,9 @@ async function fetchBytes(url: string, timeoutMs: number): Promise<Uint8Array> {
   try {
     response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
   } catch (error) {
-    throw new VoiceInstallError(`cannot read ${url}: ${(error as Error).message} (set KOKORO_VOICES_URL to a mirror when this machine is offline)`);
+    throw new VoiceInstallError(
+      `cannot read ${url}: ${(error as Error).message} (set KOKORO_VOICES_URL to a mirror when this machine is offline)`,
+    );
   }
   if (!response.ok) throw new VoiceInstallError(`${url}: HTTP ${response.status}`);
   return new Uint8Array(await response.arrayBuffer());
@@ -56,7 +61,9 @@ function verifiedStyle(name: string, bytes: Uint8Array): Uint8Array {
     throw new VoiceInstallError(`${name}: not a Kokoro voice style (${(error as Error).message})`);
   }
   if (style.length !== STYLE_ROWS * STYLE_WIDTH || !style.every(Number.isFinite))
-    throw new VoiceInstallError(`${name}: not a Kokoro voice style (${style.length / STYLE_WIDTH} rows, want ${STYLE_ROWS})`);
+    throw new VoiceInstallError(
+      `${name}: not a Kokoro voice style (${style.length / STYLE_WIDTH} rows, want ${STYLE_ROWS})`,
+    );
   return bytes;
 }
 
@@ -66,7 +73,9 @@ export async function installKokoroVoice(name: string, options: KokoroInstallOpt
   try {
     await access(path.join(options.modelsDir, KOKORO_DIR, KOKORO_MODEL));
   } catch {
-    throw new VoiceInstallError(`the Kokoro model is not in ${path.join(options.modelsDir, KOKORO_DIR)} (scripts/install.sh installs it)`);
+    throw new VoiceInstallError(
+      `the Kokoro model is not in ${path.join(options.modelsDir, KOKORO_DIR)} (scripts/install.sh installs it)`,
+    );
   }
   if (
     await access(target).then(
@@ -82,7 +91,10 @@ export async function installKokoroVoice(name: string, options: KokoroInstallOpt
   } else {
     const archive = await fetchBytes(options.url, timeoutMs);
     const digest = createHash('sha256').update(archive).digest('hex');
-    if (options.sha256 && digest !== options.sha256) throw new VoiceInstallError(`${options.url}: sha256 ${digest}, expected ${options.sha256} (KOKORO_VOICES_SHA256)`);
+    if (options.sha256 && digest !== options.sha256)
+      throw new VoiceInstallError(
+        `${options.url}: sha256 ${digest}, expected ${options.sha256} (KOKORO_VOICES_SHA256)`,
+      );
     let files: Map<string, Uint8Array>;
     try {
       files = readNpz(archive);
@@ -90,7 +102,8 @@ export async function installKokoroVoice(name: string, options: KokoroInstallOpt
       throw new VoiceInstallError(`${options.url}: not an .npz of voice styles (${(error as Error).message})`);
     }
     const found = files.get(name);
-    if (!found) throw new VoiceInstallError(`${options.url} has no voice ${name}: it has ${[...files.keys()].sort().join(', ')}`);
+    if (!found)
+      throw new VoiceInstallError(`${options.url} has no voice ${name}: it has ${[...files.keys()].sort().join(', ')}`);
     style = verifiedStyle(name, found);
   }
   await mkdir(voicesDir(options.modelsDir), { recursive: true });

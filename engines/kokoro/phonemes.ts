@@ -64,7 +64,10 @@ const WORD_END = /^[\s.,;:!?¡¿"—…-]?$/u;
  * Kokoro's symbols for a sentence's espeak-ng phonemes (NFD code points), each with the index of the
  * phoneme it came from (for the word timestamps' clauses). Symbols outside `vocab` are left out.
  */
-export function kokoroSymbols(phonemes: readonly string[], vocab: Readonly<Record<string, number>>): { symbols: string[]; source: number[] } {
+export function kokoroSymbols(
+  phonemes: readonly string[],
+  vocab: Readonly<Record<string, number>>,
+): { symbols: string[]; source: number[] } {
   const text = phonemes.join('');
   // Code unit offset -> phoneme index (phonemes are single code points, some astral-free: one unit each).
   const owner: number[] = [];

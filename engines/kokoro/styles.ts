@@ -18,7 +18,8 @@ export function readNpyStyle(bytes: Uint8Array): Float32Array {
   const headerLength = major === 1 ? buffer.readUInt16LE(8) : buffer.readUInt32LE(8);
   const start = (major === 1 ? 10 : 12) + headerLength;
   const header = buffer.toString('latin1', major === 1 ? 10 : 12, start);
-  if (!/'descr':\s*'<f4'/.test(header) || /'fortran_order':\s*True/.test(header)) throw new Error('not a little-endian float32 C-order array');
+  if (!/'descr':\s*'<f4'/.test(header) || /'fortran_order':\s*True/.test(header))
+    throw new Error('not a little-endian float32 C-order array');
   const shape =
     /'shape':\s*\(([^)]*)\)/
       .exec(header)?.[1]
@@ -27,7 +28,8 @@ export function readNpyStyle(bytes: Uint8Array): Float32Array {
       .filter(Boolean)
       .map(Number) ?? [];
   const count = shape.reduce((a, b) => a * b, 1);
-  if (shape.at(-1) !== STYLE_WIDTH || count % STYLE_WIDTH !== 0 || count / STYLE_WIDTH < 1) throw new Error(`not a style array (shape ${shape.join('×')})`);
+  if (shape.at(-1) !== STYLE_WIDTH || count % STYLE_WIDTH !== 0 || count / STYLE_WIDTH < 1)
+    throw new Error(`not a style array (shape ${shape.join('×')})`);
   if (buffer.length < start + count * 4) throw new Error('truncated .npy file');
   const copy = new Uint8Array(count * 4);
   copy.set(buffer.subarray(start, start + count * 4));

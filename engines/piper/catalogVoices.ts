@@ -66,7 +66,10 @@ function speakerVoices(model: PiperModel, modelId: string, taken: Set<string>): 
  * not one per speaker: a model like libritts_r has 904 of unknown gender,
  * which would bury the catalog. `known.ids` gets the ids taken.
  */
-export async function piperCatalogVoices(modelsDir: string, known: { ids: Set<string>; engineVoices: ReadonlySet<string> }): Promise<PremadeVoice[]> {
+export async function piperCatalogVoices(
+  modelsDir: string,
+  known: { ids: Set<string>; engineVoices: ReadonlySet<string> },
+): Promise<PremadeVoice[]> {
   const taken = known.ids;
   const voices: PremadeVoice[] = [];
   for (const model of await findPiperModels(modelsDir)) {
@@ -85,7 +88,9 @@ export async function piperCatalogVoices(modelsDir: string, known: { ids: Set<st
       name: speaker,
       language: model.language,
       gender: sidecar.gender ?? knownSpeakerGender(model.name) ?? 'unknown',
-      description: sidecar.description ?? `Neural voice ${model.name} (Piper${model.quality ? `, ${model.quality} quality` : ''}), added by this server's operator.`,
+      description:
+        sidecar.description ??
+        `Neural voice ${model.name} (Piper${model.quality ? `, ${model.quality} quality` : ''}), added by this server's operator.`,
       engine: 'piper',
       engineVoice: model.name,
       license: 'free',

@@ -53,12 +53,21 @@ function contentRange(header: string | null): { start: number; total: number | n
  * for what the server sends wrongly, and a plain Error for a broken or
  * refused connection (worth another try).
  */
-async function fetchRest(url: URL, partial: string, expected: IndexFile, idleTimeoutMs: number, onProgress: (done: number) => void): Promise<void> {
+async function fetchRest(
+  url: URL,
+  partial: string,
+  expected: IndexFile,
+  idleTimeoutMs: number,
+  onProgress: (done: number) => void,
+): Promise<void> {
   const have = await sizeOf(partial);
   const controller = new AbortController();
   let idle = setTimeout(() => controller.abort(new Error(`no data for ${idleTimeoutMs / 1000} s`)), idleTimeoutMs);
   try {
-    const response = await fetch(url, { headers: have > 0 ? { Range: `bytes=${have}-` } : {}, signal: controller.signal });
+    const response = await fetch(url, {
+      headers: have > 0 ? { Range: `bytes=${have}-` } : {},
+      signal: controller.signal,
+    });
     if (response.status === 416) {
       // The server has fewer bytes than the partial: start over.
       await rm(partial, { force: true });
@@ -71,7 +80,10 @@ async function fetchRest(url: URL, partial: string, expected: IndexFile, idleTim
     let offset = 0;
     if (response.status === 206) {
       const range = contentRange(response.headers.get('content-range'));
-      if (range?.total != null && range.total !== expected.size_bytes) throw new Corrupt(`${url} is ${range.total} bytes, the index says ${expected.size_bytes}: the mirror serves another file`);
+      if (range?.total != null && range.total !== expected.size_bytes)
+        throw new Corrupt(
+          `${url} is ${range.total} bytes, the index says ${expected.size_bytes}: the mirror serves another file`,
+        );
       if (range?.start !== have) {
         await rm(partial, { force: true });
         throw new Error(`the server resumed at byte ${range?.start ?? '?'} instead of ${have}`);
@@ -80,7 +92,9 @@ async function fetchRest(url: URL, partial: string, expected: IndexFile, idleTim
     }
     const length = response.headers.get('content-length');
     if (length !== null && offset + Number(length) !== expected.size_bytes)
-      throw new Corrupt(`${url} is ${offset + Number(length)} bytes, the index says ${expected.size_bytes}: the mirror serves another file`);
+      throw new Corrupt(
+        `${url} is ${offset + Number(length)} bytes, the index says ${expected.size_bytes}: the mirror serves another file`,
+      );
 
     // A 200 answers a Range request the server ignored: the whole file again, from the start.
     const file = await open(partial, offset === 0 ? 'w' : 'a');
@@ -92,7 +106,8 @@ async function fetchRest(url: URL, partial: string, expected: IndexFile, idleTim
         if (done) break;
         clearTimeout(idle);
         idle = setTimeout(() => controller.abort(new Error(`no data for ${idleTimeoutMs / 1000} s`)), idleTimeoutMs);
-        if (written + value.length > expected.size_bytes) throw new Corrupt(`${url} sent more than the ${expected.size_bytes} bytes the index says`);
+        if (written + value.length > expected.size_bytes)
+          throw new Corrupt(`${url} sent more than the ${expected.size_bytes} bytes the index says`);
         await file.write(value);
         written += value.length;
         onProgress(written);
@@ -101,7 +116,8 @@ async function fetchRest(url: URL, partial: string, expected: IndexFile, idleTim
       await file.close();
       await reader.cancel().catch(() => undefined);
     }
-    if (written < expected.size_bytes) throw new Error(`the connection ended after ${written} of ${expected.size_bytes} bytes`);
+    if (written < expected.size_bytes)
+      throw new Error(`the connection ended after ${written} of ${expected.size_bytes} bytes`);
   } finally {
     clearTimeout(idle);
   }
@@ -111,7 +127,13 @@ async function fetchRest(url: URL, partial: string, expected: IndexFile, idleTim
  * `url` into `partial` (resuming what an earlier run left there), checked
  * against the index's size and MD5. `onProgress` hears the bytes the partial holds.
  */
-export async function downloadVerified(url: URL, partial: string, expected: IndexFile, onProgress: (done: number) => void, options: DownloadOptions = {}): Promise<void> {
+export async function downloadVerified(
+  url: URL,
+  partial: string,
+  expected: IndexFile,
+  onProgress: (done: number) => void,
+  options: DownloadOptions = {},
+): Promise<void> {
   const { attempts = 4, backoffMs = 1000, idleTimeoutMs = 60_000 } = options;
   for (let attempt = 1; ; attempt++) {
     const have = await sizeOf(partial);
@@ -123,7 +145,9 @@ export async function downloadVerified(url: URL, partial: string, expected: Inde
       if (error instanceof Corrupt) await rm(partial, { force: true });
       if (error instanceof VoiceInstallError) throw error;
       if (attempt >= attempts)
-        throw new InterruptedDownload(`downloading ${url} failed ${attempts} times (last: ${(error as Error).message}); ${partial} keeps what arrived: run the command again to resume`);
+        throw new InterruptedDownload(
+          `downloading ${url} failed ${attempts} times (last: ${(error as Error).message}); ${partial} keeps what arrived: run the command again to resume`,
+        );
       await sleep(backoffMs * 2 ** (attempt - 1));
     }
   }
@@ -131,6 +155,8 @@ export async function downloadVerified(url: URL, partial: string, expected: Inde
   const md5 = await md5Of(partial);
   if (md5 !== expected.md5_digest.toLowerCase()) {
     await rm(partial, { force: true });
-    throw new VoiceInstallError(`${url}: MD5 ${md5} differs from the index's ${expected.md5_digest}: the download is corrupt or the mirror serves another file; nothing was installed`);
+    throw new VoiceInstallError(
+      `${url}: MD5 ${md5} differs from the index's ${expected.md5_digest}: the download is corrupt or the mirror serves another file; nothing was installed`,
+    );
   }
 }

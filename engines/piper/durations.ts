@@ -73,8 +73,10 @@ function varint(value: number): number[] {
   return out;
 }
 
-const lengthDelimited = (number: number, payload: Uint8Array): Uint8Array => Uint8Array.from([...varint(number * 8 + 2), ...varint(payload.length), ...payload]);
-const text = (bytes: Uint8Array, field: Field) => Buffer.from(bytes.buffer, bytes.byteOffset + field.dataStart, field.end - field.dataStart).toString('utf8');
+const lengthDelimited = (number: number, payload: Uint8Array): Uint8Array =>
+  Uint8Array.from([...varint(number * 8 + 2), ...varint(payload.length), ...payload]);
+const text = (bytes: Uint8Array, field: Field) =>
+  Buffer.from(bytes.buffer, bytes.byteOffset + field.dataStart, field.end - field.dataStart).toString('utf8');
 
 /**
  * The model with the output of its (only) `Ceil` node added as a graph
@@ -98,7 +100,8 @@ export function withNodeOutput(model: Uint8Array, opType: string): { model: Uint
   for (const node of graphFields.filter((field) => field.number === 1 && field.wire === 2)) {
     const nodeFields = fields(model, node.dataStart, node.end);
     const type = nodeFields.find((field) => field.number === 4);
-    if (type && text(model, type) === opType) found.push(...nodeFields.filter((field) => field.number === 2).map((field) => text(model, field)));
+    if (type && text(model, type) === opType)
+      found.push(...nodeFields.filter((field) => field.number === 2).map((field) => text(model, field)));
   }
   if (found.length !== 1) return null;
   const output = found[0];

@@ -82,7 +82,8 @@ class EspeakProcess {
     if (inputs.some((lines) => lines === null)) throw new KeptEspeakUnavailable('a line too long for one read');
     if (!this.alive) throw new KeptEspeakUnavailable('espeak-ng is not running');
     this.requests += 1;
-    const text = [...(inputs as string[][]).map((lines) => [...lines, MARKER].join('\n')), SENTINEL, MARKER].join('\n') + '\n';
+    const text =
+      [...(inputs as string[][]).map((lines) => [...lines, MARKER].join('\n')), SENTINEL, MARKER].join('\n') + '\n';
     const expected = (await this.sentinel).join('\n');
     const groups = await this.send(text, clauses.length + 1);
     const sentinel = groups.pop()!.join('\n');
@@ -152,7 +153,11 @@ const kept = new Map<string, EspeakProcess>();
  * caller runs a process per clause instead). An abort stops the wait, not the
  * process: its output is still read, so the next request finds it in step.
  */
-export async function keptEspeakIpa(clauses: readonly string[], voice: string, signal?: AbortSignal): Promise<string[][]> {
+export async function keptEspeakIpa(
+  clauses: readonly string[],
+  voice: string,
+  signal?: AbortSignal,
+): Promise<string[][]> {
   signal?.throwIfAborted();
   let host = kept.get(voice);
   if (!host?.alive) {

@@ -76,7 +76,12 @@ function toInt16(audio: Float32Array): Int16Array {
   return out;
 }
 
-async function synthesize(session: Session, ort: typeof import('onnxruntime-node'), request: HostRequest, durationOutput: string | null): Promise<HostReply> {
+async function synthesize(
+  session: Session,
+  ort: typeof import('onnxruntime-node'),
+  request: HostRequest,
+  durationOutput: string | null,
+): Promise<HostReply> {
   const started = performance.now();
   let firstMs = 0;
   const pieces: Int16Array[] = [];
@@ -89,7 +94,8 @@ async function synthesize(session: Session, ort: typeof import('onnxruntime-node
       scales: new ort.Tensor('float32', Float32Array.from(request.scales), [3]),
     };
     // Multi-speaker exports take the speaker as int64 `sid` of shape [1], as piper-tts feeds it.
-    if (session.inputNames.includes('sid')) feeds.sid = new ort.Tensor('int64', BigInt64Array.from([BigInt(request.speakerId ?? 0)]), [1]);
+    if (session.inputNames.includes('sid'))
+      feeds.sid = new ort.Tensor('int64', BigInt64Array.from([BigInt(request.speakerId ?? 0)]), [1]);
     const results = await session.run(feeds);
     const output = results[session.outputNames[0]];
     pieces.push(toInt16(output.data as Float32Array));
@@ -105,7 +111,14 @@ async function synthesize(session: Session, ort: typeof import('onnxruntime-node
   } finally {
     await file.close();
   }
-  return { id: request.id, samples, rss: process.memoryUsage().rss, inferMs: performance.now() - started, firstMs, frames: durationOutput ? frames : undefined };
+  return {
+    id: request.id,
+    samples,
+    rss: process.memoryUsage().rss,
+    inferMs: performance.now() - started,
+    firstMs,
+    frames: durationOutput ? frames : undefined,
+  };
 }
 
 /**
@@ -114,7 +127,11 @@ async function synthesize(session: Session, ort: typeof import('onnxruntime-node
  * session: they are dropped here and collected at once, which takes ~120 MiB
  * off every host's RSS for its whole life (measured: 297 -> 177 MiB loaded).
  */
-async function load(ort: typeof import('onnxruntime-node'), modelPath: string, threads: number): Promise<{ session: Session; durationOutput: string | null }> {
+async function load(
+  ort: typeof import('onnxruntime-node'),
+  modelPath: string,
+  threads: number,
+): Promise<{ session: Session; durationOutput: string | null }> {
   // The pool decides how many cores a host takes (engines/piper/pool.ts): one intra-op thread, or two for a
   // request alone on the machine. The threads do not spin waiting for work: on a busy machine that only took
   // CPU from the other hosts.
@@ -130,7 +147,9 @@ async function load(ort: typeof import('onnxruntime-node'), modelPath: string, t
   };
   // The phoneme durations as a second output (word timestamps); a model without them still speaks.
   const edited = withDurationOutput(await readFile(modelPath));
-  const session = edited ? await ort.InferenceSession.create(edited.model, options) : await ort.InferenceSession.create(modelPath, options);
+  const session = edited
+    ? await ort.InferenceSession.create(edited.model, options)
+    : await ort.InferenceSession.create(modelPath, options);
   return { session, durationOutput: edited?.output ?? null };
 }
 

@@ -49,7 +49,8 @@ function findVoice(models: Map<string, PiperModel>, voice: string): { model: Pip
   if (whole) return Object.keys(whole.speakers).length === 0 ? { model: whole } : null;
   const mark = voice.indexOf('#');
   const model = mark > 0 ? models.get(voice.slice(0, mark)) : undefined;
-  const speakerId = model && Object.hasOwn(model.speakers, voice.slice(mark + 1)) ? model.speakers[voice.slice(mark + 1)] : undefined;
+  const speakerId =
+    model && Object.hasOwn(model.speakers, voice.slice(mark + 1)) ? model.speakers[voice.slice(mark + 1)] : undefined;
   return model && speakerId !== undefined ? { model, speakerId } : null;
 }
 
@@ -96,17 +97,34 @@ export function createPiperEngine(options: PiperEngineOptions): PiperEngine {
         const base = Math.max(cursor, text.indexOf(piece, cursor));
         cursor = base + piece.length;
         // Given pronunciations in the piece, in its offsets.
-        const given = pronunciations.filter((p) => p.start >= base && p.end <= base + piece.length).map((p) => ({ ipa: p.ipa, start: p.start - base, end: p.end - base }));
+        const given = pronunciations
+          .filter((p) => p.start >= base && p.end <= base + piece.length)
+          .map((p) => ({ ipa: p.ipa, start: p.start - base, end: p.end - base }));
         try {
-          const sentences = await textToPhonemes(piece, { espeakVoice: model.espeakVoice, signal, pronunciations: given });
-          phonemes.push(...sentences.map(({ phonemes, clauses }) => ({ phonemes, clauses: clauses.map((clause) => ({ start: base + clause.start, end: base + clause.end })) })));
+          const sentences = await textToPhonemes(piece, {
+            espeakVoice: model.espeakVoice,
+            signal,
+            pronunciations: given,
+          });
+          phonemes.push(
+            ...sentences.map(({ phonemes, clauses }) => ({
+              phonemes,
+              clauses: clauses.map((clause) => ({ start: base + clause.start, end: base + clause.end })),
+            })),
+          );
         } catch (error) {
           throw new EngineError('piper', `phonemes: ${(error as Error).message}`);
         }
       }
-      const speaking = phonemes.map((sentence) => ({ sentence, ids: phonemeIds(sentence.phonemes, model.phonemeIdMap) })).filter(({ ids }) => ids.length > 3);
+      const speaking = phonemes
+        .map((sentence) => ({ sentence, ids: phonemeIds(sentence.phonemes, model.phonemeIdMap) }))
+        .filter(({ ids }) => ids.length > 3);
       if (speaking.length === 0) throw new EngineError('piper', 'nothing in the text to pronounce');
-      const scales: [number, number, number] = [noise ? model.noiseScale : 0, model.lengthScale * lengthScaleForRate(rate), noise ? model.noiseW : 0];
+      const scales: [number, number, number] = [
+        noise ? model.noiseScale : 0,
+        model.lengthScale * lengthScaleForRate(rate),
+        noise ? model.noiseW : 0,
+      ];
       const request = {
         sentences: speaking.map(({ ids }) => ids),
         scales,
@@ -142,7 +160,8 @@ export const piperEngine = describeEngine({
   license: 'free',
   wordTiming: true,
   tier: 'neural',
-  licence: 'Piper voice: see its model card for the licence of its data. Runs with ONNX Runtime (MIT); phonemes by eSpeak NG (GPL-3.0-or-later).',
+  licence:
+    'Piper voice: see its model card for the licence of its data. Runs with ONNX Runtime (MIT); phonemes by eSpeak NG (GPL-3.0-or-later).',
   discoverVoices: piperCatalogVoices,
   create: ({ modelsDir, maxHosts }) => (modelsDir ? createPiperEngine({ modelsDir, maxHosts }) : null),
 });

@@ -64,7 +64,8 @@ const PARTIAL = '.partial';
 
 /** Keys become file names: letters, digits, `_` and `-` only (no path, no dot). */
 function checkKey(key: string): void {
-  if (!/^[\p{L}\p{N}_][\p{L}\p{N}_-]*$/u.test(key)) throw new VoiceInstallError(`${JSON.stringify(key)} is not a Piper voice key (like en_US-joe-medium)`);
+  if (!/^[\p{L}\p{N}_][\p{L}\p{N}_-]*$/u.test(key))
+    throw new VoiceInstallError(`${JSON.stringify(key)} is not a Piper voice key (like en_US-joe-medium)`);
 }
 
 function roleOf(file: string): Role | null {
@@ -80,7 +81,8 @@ function filesOf(voice: IndexVoice): Array<{ role: Role; path: string; size_byte
     .map(([file, facts]) => ({ role: roleOf(file), path: file, ...facts }))
     .filter((file): file is { role: Role; path: string; size_bytes: number; md5_digest: string } => file.role !== null);
   for (const role of ['model', 'config'] as const) {
-    if (files.filter((file) => file.role === role).length !== 1) throw new VoiceInstallError(`${voice.key}: the index lists no single ${SUFFIX[role]} file`);
+    if (files.filter((file) => file.role === role).length !== 1)
+      throw new VoiceInstallError(`${voice.key}: the index lists no single ${SUFFIX[role]} file`);
   }
   return files.sort((a, b) => a.size_bytes - b.size_bytes);
 }
@@ -93,7 +95,8 @@ const RUNTIME = 'Runs with ONNX Runtime (MIT); phonemes by eSpeak NG (GPL-3.0-or
 function licenceOf(key: string, card: string | null, cardUrl: string | null): string {
   const licence = card && /^\s*[*-]\s*Licen[sc]e:\s*(.+?)\s*$/im.exec(card)?.[1];
   const url = card && /^\s*[*-]\s*URL:\s*(\S+)\s*$/im.exec(card)?.[1];
-  if (licence) return `Piper voice ${key}: dataset licence ${licence}${url ? ` (${url})` : ''}, per its model card (${key}${SUFFIX.card}). ${RUNTIME}`;
+  if (licence)
+    return `Piper voice ${key}: dataset licence ${licence}${url ? ` (${url})` : ''}, per its model card (${key}${SUFFIX.card}). ${RUNTIME}`;
   return `Piper voice ${key}: see its model card${cardUrl ? ` (${cardUrl})` : ''} for the dataset's licence. ${RUNTIME}`;
 }
 
@@ -114,7 +117,8 @@ function sidecarOf(voice: IndexVoice, card: string | null, cardUrl: string | nul
 function checkSpeakers(voice: IndexVoice, wanted: string[]): string[] {
   const map = speakerIdMap(voice.num_speakers, voice.speaker_id_map);
   const names = Object.keys(map);
-  if (names.length === 0) throw new VoiceInstallError(`${voice.key} has a single speaker: --speakers is for multi-speaker models`);
+  if (names.length === 0)
+    throw new VoiceInstallError(`${voice.key} has a single speaker: --speakers is for multi-speaker models`);
   const unique = [...new Set(wanted.map((name) => name.trim()).filter(Boolean))];
   if (unique.length === 0) throw new VoiceInstallError(`--speakers names no speaker of ${voice.key}`);
   const unknown = unique.filter((name) => !Object.hasOwn(map, name));
@@ -148,15 +152,25 @@ async function updateSpeakers(sidecarPath: string, speakers: string[]): Promise<
   } catch {
     // None yet (a model copied by hand) or not JSON: a new one with the speakers alone.
   }
-  const before = new Map((Array.isArray(sidecar.speakers) ? (sidecar.speakers as Array<{ speaker?: unknown }>) : []).map((entry) => [entry.speaker, entry]));
+  const before = new Map(
+    (Array.isArray(sidecar.speakers) ? (sidecar.speakers as Array<{ speaker?: unknown }>) : []).map((entry) => [
+      entry.speaker,
+      entry,
+    ]),
+  );
   // A speaker the sidecar already describes (name, gender) keeps its description.
-  await writeSidecar(sidecarPath, { ...sidecar, speakers: speakers.map((speaker) => before.get(speaker) ?? { speaker }) });
+  await writeSidecar(sidecarPath, {
+    ...sidecar,
+    speakers: speakers.map((speaker) => before.get(speaker) ?? { speaker }),
+  });
 }
 
 async function sidecarSpeakerNames(sidecarPath: string): Promise<string[] | undefined> {
   try {
     const sidecar = JSON.parse(await readFile(sidecarPath, 'utf8')) as { speakers?: Array<{ speaker?: unknown }> };
-    return Array.isArray(sidecar.speakers) ? sidecar.speakers.map((entry) => entry?.speaker).filter((name): name is string => typeof name === 'string') : undefined;
+    return Array.isArray(sidecar.speakers)
+      ? sidecar.speakers.map((entry) => entry?.speaker).filter((name): name is string => typeof name === 'string')
+      : undefined;
   } catch {
     return undefined;
   }
@@ -172,7 +186,8 @@ const exists = async (file: string) =>
 export async function installVoice(key: string, options: InstallOptions): Promise<InstallResult> {
   checkKey(key);
   const voice = options.index[key];
-  if (!voice) throw new VoiceInstallError(`${key} is not in the Piper voice index (list them with: openvox voices available)`);
+  if (!voice)
+    throw new VoiceInstallError(`${key} is not in the Piper voice index (list them with: openvox voices available)`);
   const files = filesOf(voice);
   const wantedSpeakers = options.speakers ? checkSpeakers(voice, options.speakers) : undefined;
   const target = (role: Role) => path.join(options.modelsDir, `${key}${SUFFIX[role]}`);
@@ -191,7 +206,13 @@ export async function installVoice(key: string, options: InstallOptions): Promis
   let finished = 0;
   try {
     for (const file of files) {
-      await downloadVerified(new URL(file.path, base), `${target(file.role)}${PARTIAL}`, file, (done) => options.onProgress?.({ key, done: finished + done, total }), options.download);
+      await downloadVerified(
+        new URL(file.path, base),
+        `${target(file.role)}${PARTIAL}`,
+        file,
+        (done) => options.onProgress?.({ key, done: finished + done, total }),
+        options.download,
+      );
       finished += file.size_bytes;
     }
   } catch (error) {
@@ -217,7 +238,9 @@ export async function installVoice(key: string, options: InstallOptions): Promis
 
 async function removePartials(key: string, modelsDir: string): Promise<string[]> {
   const names = (await readdir(modelsDir).catch(() => [] as string[])).filter(
-    (name) => name.endsWith(PARTIAL) && [...Object.values(SUFFIX), SIDECAR].some((suffix) => name === `${key}${suffix}${PARTIAL}`),
+    (name) =>
+      name.endsWith(PARTIAL) &&
+      [...Object.values(SUFFIX), SIDECAR].some((suffix) => name === `${key}${suffix}${PARTIAL}`),
   );
   await Promise.all(names.map((name) => rm(path.join(modelsDir, name), { force: true })));
   return names;

@@ -79,7 +79,10 @@ async function readJson<T>(file: string): Promise<T | null> {
  * its config or index entry; a map that is absent or broken names them by
  * their ids (`"0"`, `"1"`, …), as Piper's `--speaker` takes them.
  */
-export function speakerIdMap(numSpeakers: number | undefined, map: Record<string, number> | undefined): Record<string, number> {
+export function speakerIdMap(
+  numSpeakers: number | undefined,
+  map: Record<string, number> | undefined,
+): Record<string, number> {
   const count = numSpeakers ?? 1;
   if (!Number.isSafeInteger(count) || count <= 1 || count > 100_000) return {};
   const valid = Object.entries(map ?? {}).filter(([, sid]) => Number.isSafeInteger(sid) && sid >= 0 && sid < count);
@@ -90,7 +93,10 @@ export function speakerIdMap(numSpeakers: number | undefined, map: Record<string
 /** The sidecar's `speakers` that are well-formed (anything else is left out). */
 function sidecarSpeakers(value: unknown): SidecarSpeaker[] | undefined {
   if (!Array.isArray(value)) return undefined;
-  return value.filter((entry): entry is SidecarSpeaker => typeof entry === 'object' && entry !== null && typeof (entry as SidecarSpeaker).speaker === 'string');
+  return value.filter(
+    (entry): entry is SidecarSpeaker =>
+      typeof entry === 'object' && entry !== null && typeof (entry as SidecarSpeaker).speaker === 'string',
+  );
 }
 
 /** The voice's config, or null when it is not an espeak-phoneme Piper voice (the only kind this engine runs). */

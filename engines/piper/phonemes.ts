@@ -45,7 +45,10 @@ export function splitClauses(text: string): Clause[] {
   for (const match of text.matchAll(pattern)) {
     const end = match.index ?? 0;
     const run = match[1];
-    clauses.push({ text: text.slice(start, end).trim(), terminator: run.startsWith('..') || run === '…' ? '' : run[0] });
+    clauses.push({
+      text: text.slice(start, end).trim(),
+      terminator: run.startsWith('..') || run === '…' ? '' : run[0],
+    });
     start = end + match[0].length;
   }
   const rest = text.slice(start).trim();
@@ -100,7 +103,8 @@ export function ipaFromSeparated(line: string): string {
       const phonemes = word.split('_');
       const spoken = phonemes.filter((phoneme) => phoneme !== '');
       const silent = phonemes.length > 1 && phonemes.at(-1) === '';
-      const linked = silent && LINKING_VOWEL.test(spoken.at(-1) ?? '') && STARTS_WITH_VOWEL.test(words[index + 1] ?? '');
+      const linked =
+        silent && LINKING_VOWEL.test(spoken.at(-1) ?? '') && STARTS_WITH_VOWEL.test(words[index + 1] ?? '');
       return spoken.join('') + (linked ? 'ʲ' : '');
     })
     .join(' ');
@@ -113,7 +117,11 @@ export function ipaFromSeparated(line: string): string {
  */
 async function espeakIpa(text: string, voice: string, signal?: AbortSignal): Promise<string> {
   if (!/[\p{L}\p{N}]/u.test(text)) return '';
-  const { stdout } = await run('espeak-ng', ['-q', '--ipa=1', '-b', '1', '-v', voice], { input: escapeForEspeak(text), signal, timeoutMs: 30_000 });
+  const { stdout } = await run('espeak-ng', ['-q', '--ipa=1', '-b', '1', '-v', voice], {
+    input: escapeForEspeak(text),
+    signal,
+    timeoutMs: 30_000,
+  });
   return joinIpaLines(stdout.toString('utf8').split('\n'));
 }
 
@@ -143,7 +151,10 @@ async function clausesIpa(clauses: readonly Clause[], voice: string, signal?: Ab
 }
 
 /** Text to one id sequence per sentence (each is one model call). */
-export async function textToPhonemeIds(text: string, options: { espeakVoice: string; map: PhonemeIdMap; signal?: AbortSignal }): Promise<number[][]> {
+export async function textToPhonemeIds(
+  text: string,
+  options: { espeakVoice: string; map: PhonemeIdMap; signal?: AbortSignal },
+): Promise<number[][]> {
   return (await textToPhonemes(text, options)).map(({ phonemes }) => phonemeIds(phonemes, options.map));
 }
 
@@ -169,7 +180,9 @@ type Part = { text: string } | { ipa: string };
  * espeak-ng's own output), the rest is phonemized as before.
  */
 function clauseParts(clause: string, at: number, pronunciations: readonly GivenPronunciation[]): Part[] {
-  const inside = pronunciations.filter((p) => p.start < at + clause.length && p.end > at).sort((a, b) => a.start - b.start);
+  const inside = pronunciations
+    .filter((p) => p.start < at + clause.length && p.end > at)
+    .sort((a, b) => a.start - b.start);
   if (inside.length === 0) return [{ text: clause }];
   const parts: Part[] = [];
   let cursor = 0;
@@ -186,7 +199,10 @@ function clauseParts(clause: string, at: number, pronunciations: readonly GivenP
 }
 
 /** Text to the phonemes of each sentence (phonemeIds makes a model call's ids of one); `pronunciations` are said as their IPA. */
-export async function textToPhonemes(text: string, options: { espeakVoice: string; signal?: AbortSignal; pronunciations?: readonly GivenPronunciation[] }): Promise<SentencePhonemes[]> {
+export async function textToPhonemes(
+  text: string,
+  options: { espeakVoice: string; signal?: AbortSignal; pronunciations?: readonly GivenPronunciation[] },
+): Promise<SentencePhonemes[]> {
   const clauses = splitClauses(text);
   // Each clause's place in the text, and how many phonemes it adds (sentencePhonemes' own count).
   let cursor = 0;
@@ -212,7 +228,9 @@ export async function textToPhonemes(text: string, options: { espeakVoice: strin
         .join(' '),
     );
   }
-  const owners = clauses.flatMap((clause, index) => Array.from({ length: sentencePhonemes([clause], [ipa[index]]).flat().length }, () => ranges[index]));
+  const owners = clauses.flatMap((clause, index) =>
+    Array.from({ length: sentencePhonemes([clause], [ipa[index]]).flat().length }, () => ranges[index]),
+  );
   let next = 0;
   return sentencePhonemes(clauses, ipa).map((phonemes) => ({ phonemes, clauses: phonemes.map(() => owners[next++]) }));
 }

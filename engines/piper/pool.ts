@@ -81,7 +81,8 @@ export class PiperExit extends Error {
 function hostCommand(host: string): { command: string; args: string[] } {
   const script = `${host}${path.extname(__filename)}`;
   // --expose-gc: the host collects the model's bytes once its session is built (engines/piper/host.ts).
-  if (path.extname(__filename) === '.ts') return { command: process.execPath, args: ['--expose-gc', '--require', require.resolve('tsx/cjs'), script] };
+  if (path.extname(__filename) === '.ts')
+    return { command: process.execPath, args: ['--expose-gc', '--require', require.resolve('tsx/cjs'), script] };
   return { command: process.execPath, args: ['--expose-gc', script] };
 }
 
@@ -161,7 +162,13 @@ export class PiperProcess {
     });
     if (reply.error) throw new EngineError(this.host.engine, reply.error);
     this.rss = reply.rss ?? 0;
-    return { samples: reply.samples ?? 0, rss: this.rss, inferMs: reply.inferMs ?? 0, firstMs: reply.firstMs ?? 0, frames: reply.frames };
+    return {
+      samples: reply.samples ?? 0,
+      rss: this.rss,
+      inferMs: reply.inferMs ?? 0,
+      firstMs: reply.firstMs ?? 0,
+      frames: reply.frames,
+    };
   }
 
   /** Idle processes must not keep a process (a test run, a stopping worker) alive. */
@@ -212,7 +219,10 @@ export class PiperPool {
 
   constructor(options: PiperPoolOptions = {}) {
     // An option left undefined keeps its default.
-    this.options = { ...DEFAULTS, ...Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) };
+    this.options = {
+      ...DEFAULTS,
+      ...Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)),
+    };
   }
 
   /** Processes running now, busy and idle (the bench and the tests). */

@@ -37,7 +37,10 @@ const RATE_TO_LENGTH_SCALE: ReadonlyArray<readonly [number, number]> = [
   [1.6, 0.55],
 ];
 
-export const PIPER_RATE_RANGE = { min: RATE_TO_LENGTH_SCALE[0][0], max: RATE_TO_LENGTH_SCALE[RATE_TO_LENGTH_SCALE.length - 1][0] } as const;
+export const PIPER_RATE_RANGE = {
+  min: RATE_TO_LENGTH_SCALE[0][0],
+  max: RATE_TO_LENGTH_SCALE[RATE_TO_LENGTH_SCALE.length - 1][0],
+} as const;
 
 /** The length_scale for a rate factor (clamped to the measured range). */
 export function lengthScaleForRate(rate: number): number {

@@ -16,7 +16,14 @@ export interface IndexFile {
 export interface IndexVoice {
   key: string;
   name: string;
-  language: { code: string; family: string; region: string; name_native?: string; name_english?: string; country_english?: string };
+  language: {
+    code: string;
+    family: string;
+    region: string;
+    name_native?: string;
+    name_english?: string;
+    country_english?: string;
+  };
   quality: Quality;
   num_speakers: number;
   speaker_id_map: Record<string, number>;
@@ -36,17 +43,25 @@ export function baseUrlOf(url: string): URL {
   return new URL(url.endsWith('/') ? url : `${url}/`);
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** An entry the installer can rely on (types checked), or a reason it cannot. */
 function checkEntry(key: string, entry: unknown): IndexVoice | string {
   if (!isObject(entry)) return 'not an object';
   const language = entry.language;
-  if (!isObject(language) || typeof language.code !== 'string' || typeof language.family !== 'string') return 'no language code';
+  if (!isObject(language) || typeof language.code !== 'string' || typeof language.family !== 'string')
+    return 'no language code';
   if (!QUALITIES.includes(entry.quality as Quality)) return `unknown quality ${String(entry.quality)}`;
   if (!isObject(entry.files)) return 'no files';
   for (const [file, facts] of Object.entries(entry.files)) {
-    if (!isObject(facts) || !Number.isSafeInteger(facts.size_bytes) || typeof facts.md5_digest !== 'string' || !/^[0-9a-f]{32}$/i.test(facts.md5_digest)) return `${file}: no size_bytes/md5_digest`;
+    if (
+      !isObject(facts) ||
+      !Number.isSafeInteger(facts.size_bytes) ||
+      typeof facts.md5_digest !== 'string' ||
+      !/^[0-9a-f]{32}$/i.test(facts.md5_digest)
+    )
+      return `${file}: no size_bytes/md5_digest`;
   }
   return {
     key,
@@ -55,7 +70,9 @@ function checkEntry(key: string, entry: unknown): IndexVoice | string {
     quality: entry.quality as Quality,
     num_speakers: Number.isSafeInteger(entry.num_speakers) ? (entry.num_speakers as number) : 1,
     speaker_id_map: isObject(entry.speaker_id_map) ? (entry.speaker_id_map as Record<string, number>) : {},
-    aliases: Array.isArray(entry.aliases) ? entry.aliases.filter((alias): alias is string => typeof alias === 'string') : [],
+    aliases: Array.isArray(entry.aliases)
+      ? entry.aliases.filter((alias): alias is string => typeof alias === 'string')
+      : [],
     files: entry.files as Record<string, IndexFile>,
   };
 }
@@ -67,7 +84,9 @@ export async function fetchVoiceIndex(baseUrl: string, timeoutMs = 60_000): Prom
   try {
     response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
   } catch (error) {
-    throw new VoiceInstallError(`cannot read the Piper voice index ${url}: ${(error as Error).message} (set PIPER_VOICES_URL to a mirror when this machine is offline)`);
+    throw new VoiceInstallError(
+      `cannot read the Piper voice index ${url}: ${(error as Error).message} (set PIPER_VOICES_URL to a mirror when this machine is offline)`,
+    );
   }
   if (!response.ok) throw new VoiceInstallError(`cannot read the Piper voice index ${url}: HTTP ${response.status}`);
   let raw: unknown;
@@ -88,7 +107,9 @@ export async function fetchVoiceIndex(baseUrl: string, timeoutMs = 60_000): Prom
 /** `de`, `de_DE`, `de-DE`, `DE-de` → `{family: 'de', code: 'de_DE'}`; the code is absent for a bare family. */
 function languageFilter(tag: string): { family: string; code?: string } {
   const [family, region] = tag.trim().split(/[-_]/);
-  return region ? { family: family.toLowerCase(), code: `${family.toLowerCase()}_${region.toUpperCase()}` } : { family: family.toLowerCase() };
+  return region
+    ? { family: family.toLowerCase(), code: `${family.toLowerCase()}_${region.toUpperCase()}` }
+    : { family: family.toLowerCase() };
 }
 
 export function matchesLanguage(voice: IndexVoice, tag: string): boolean {
@@ -98,7 +119,8 @@ export function matchesLanguage(voice: IndexVoice, tag: string): boolean {
 
 /** The voices of a language (`de`, `de_DE` or `de-DE`) and quality, sorted by key. */
 export function listVoices(index: VoiceIndex, filter: { language?: string; quality?: string } = {}): IndexVoice[] {
-  if (filter.quality !== undefined && !QUALITIES.includes(filter.quality as Quality)) throw new VoiceInstallError(`unknown quality ${filter.quality}: one of ${QUALITIES.join(', ')}`);
+  if (filter.quality !== undefined && !QUALITIES.includes(filter.quality as Quality))
+    throw new VoiceInstallError(`unknown quality ${filter.quality}: one of ${QUALITIES.join(', ')}`);
   return Object.values(index)
     .filter((voice) => (filter.language ? matchesLanguage(voice, filter.language) : true))
     .filter((voice) => (filter.quality ? voice.quality === filter.quality : true))

@@ -18,11 +18,17 @@ type Document = any;
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 export function launchBrowser(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) throw new Error(`no browser at ${CHROMIUM}: run scripts/install.sh (apt-get install chromium)`);
+  if (!existsSync(CHROMIUM))
+    throw new Error(`no browser at ${CHROMIUM}: run scripts/install.sh (apt-get install chromium)`);
   return chromium.launch({
     executablePath: CHROMIUM,
     // Root in a container has no user namespace for the sandbox; audio plays without a gesture or a sound card.
-    args: ['--no-sandbox', '--autoplay-policy=no-user-gesture-required', '--use-fake-device-for-media-stream', '--mute-audio'],
+    args: [
+      '--no-sandbox',
+      '--autoplay-policy=no-user-gesture-required',
+      '--use-fake-device-for-media-stream',
+      '--mute-audio',
+    ],
   });
 }
 
@@ -58,9 +64,16 @@ export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
   axeSource ??= await readFile(require.resolve('axe-core/axe.min.js'), 'utf8');
   await page.evaluate(axeSource);
   const violations = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(context: Document, options: object): Promise<{ violations: AxeViolation[] }> } }).axe;
+    const axe = (
+      window as unknown as { axe: { run(context: Document, options: object): Promise<{ violations: AxeViolation[] }> } }
+    ).axe;
     const result = await axe.run(document, { resultTypes: ['violations'] });
-    return result.violations.map(({ id, impact, help, nodes }) => ({ id, impact, help, nodes: nodes.map((node) => ({ target: node.target })) }));
+    return result.violations.map(({ id, impact, help, nodes }) => ({
+      id,
+      impact,
+      help,
+      nodes: nodes.map((node) => ({ target: node.target })),
+    }));
   });
   return violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
 }

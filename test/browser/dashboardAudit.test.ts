@@ -45,10 +45,20 @@ describe('dashboard: every page at 1280 and 390 px, light and dark', () => {
 
   beforeAll(async () => {
     deps = createTestDeps();
-    [api, worker, browser, shots] = await Promise.all([startApi(deps), startTestWorker(deps), launchBrowser(), screenshotDir('dashboard-audit')]);
+    [api, worker, browser, shots] = await Promise.all([
+      startApi(deps),
+      startTestWorker(deps),
+      launchBrowser(),
+      screenshotDir('dashboard-audit'),
+    ]);
     account = await createAccount(deps);
     // A clone with a long name: its row must fit a phone too.
-    await createVoice(deps, account, { name: 'My narrator voice for the long audiobook', similarity: 0.87, engine: 'festival', quality: 'classic' });
+    await createVoice(deps, account, {
+      name: 'My narrator voice for the long audiobook',
+      similarity: 0.87,
+      engine: 'festival',
+      quality: 'classic',
+    });
   }, 120_000);
   afterAll(async () => {
     await browser?.close();
@@ -64,7 +74,12 @@ describe('dashboard: every page at 1280 and 390 px, light and dark', () => {
     const problems: string[] = [];
     page.on('console', (message) => message.type() === 'error' && problems.push(`console: ${message.text()}`));
     page.on('pageerror', (error) => problems.push(`error: ${error.message}`));
-    page.on('response', (response) => response.status() >= 400 && problems.push(`${response.status()} ${response.request().method()} ${new URL(response.url()).pathname}`));
+    page.on(
+      'response',
+      (response) =>
+        response.status() >= 400 &&
+        problems.push(`${response.status()} ${response.request().method()} ${new URL(response.url()).pathname}`),
+    );
     return { context, page, problems };
   }
   const widthOf = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth as number);
@@ -135,7 +150,10 @@ describe('dashboard: every page at 1280 and 390 px, light and dark', () => {
           expect(new URL(page.url()).pathname).toBe(href);
           expect({ href, label, violations: await seriousViolations(page) }).toEqual({ href, label, violations: [] });
           expect({ href, label, width: await widthOf(page) }).toEqual({ href, label, width: size.width });
-          await page.screenshot({ path: path.join(shots, `${title.toLowerCase().replace(/ /g, '-')}-${label}.png`), fullPage: true });
+          await page.screenshot({
+            path: path.join(shots, `${title.toLowerCase().replace(/ /g, '-')}-${label}.png`),
+            fullPage: true,
+          });
         }
         // The clone's Delete button is on the screen, not beyond its right edge.
         await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Voices', exact: true }).click();
@@ -164,7 +182,9 @@ describe('dashboard: every page at 1280 and 390 px, light and dark', () => {
   it('shows ready-to-paste snippets with the new key, and the curl one works as pasted', async () => {
     const { context, page, problems } = await openContext(SIZES[1]);
     await logIn(page);
-    expect(await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'API docs' }).getAttribute('href')).toBe('/api/docs/');
+    expect(
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'API docs' }).getAttribute('href'),
+    ).toBe('/api/docs/');
     await page.goto(`${api.url}/app/keys`);
     await page.getByLabel('Key name').fill('snippets');
     await page.getByRole('button', { name: 'Create key' }).click();
@@ -187,7 +207,9 @@ describe('dashboard: every page at 1280 and 390 px, light and dark', () => {
       await promisify(execFile)('bash', ['-c', curl], { cwd: dir, timeout: 120_000 });
       const audio = await readFile(path.join(dir, 'hello.mp3'));
       expect(audio.length).toBeGreaterThan(1000);
-      expect(audio.subarray(0, 3).toString('latin1') === 'ID3' || (audio[0] === 0xff && (audio[1] & 0xe0) === 0xe0)).toBe(true);
+      expect(
+        audio.subarray(0, 3).toString('latin1') === 'ID3' || (audio[0] === 0xff && (audio[1] & 0xe0) === 0xe0),
+      ).toBe(true);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
@@ -213,18 +235,28 @@ describe('dashboard: every page at 1280 and 390 px, light and dark', () => {
     // The name stays so it can be corrected, and the field says it is the problem.
     expect(await page.getByLabel('Project name').inputValue()).toBe('Audiobook chapter 1');
     expect(await page.getByLabel('Project name').getAttribute('aria-invalid')).toBe('true');
-    expect(problems.filter((problem) => !/^409 POST \/api\/v1\/projects\/$|^console: Failed to load resource.*409/.test(problem))).toEqual([]);
+    expect(
+      problems.filter(
+        (problem) => !/^409 POST \/api\/v1\/projects\/$|^console: Failed to load resource.*409/.test(problem),
+      ),
+    ).toEqual([]);
     await context.close();
   });
 
   it('shows the billing period and the next refill as the API gives them, and a chart with axis values', async () => {
     const { context, page, problems } = await openContext(SIZES[0]);
     await logIn(page);
-    const profile = (await (await fetch(`${api.url}/api/v1/auth/profile/`, { headers: { Authorization: `Bearer ${account.access}` } })).json()) as {
+    const profile = (await (
+      await fetch(`${api.url}/api/v1/auth/profile/`, { headers: { Authorization: `Bearer ${account.access}` } })
+    ).json()) as {
       billing_period: { start: string; end: string };
     };
     await page.goto(`${api.url}/app/usage`);
-    const refill = new Date(profile.billing_period.end).toLocaleDateString('en-US', { month: 'short', day: 'numeric', timeZone: 'UTC' });
+    const refill = new Date(profile.billing_period.end).toLocaleDateString('en-US', {
+      month: 'short',
+      day: 'numeric',
+      timeZone: 'UTC',
+    });
     expect(await page.locator('dt:has-text("Next refill") + dd').textContent()).toBe(refill);
     await page.getByText(/^Billing period: /).waitFor();
     // The credit axis has 0 and two more values; the time axis names days.
@@ -239,7 +271,10 @@ describe('dashboard: every page at 1280 and 390 px, light and dark', () => {
   it('asks for word timestamps only for a voice that has them: none for eSpeak, and 200 for Festival', async () => {
     const { context, page, problems } = await openContext(SIZES[0]);
     const asked: string[] = [];
-    page.on('request', (request) => request.url().includes('/timestamps/') && asked.push(new URL(request.url()).pathname));
+    page.on(
+      'request',
+      (request) => request.url().includes('/timestamps/') && asked.push(new URL(request.url()).pathname),
+    );
     for (const voice_id of ['en-us-espeak-m', 'en-us-slt']) {
       const response = await fetch(`${api.url}/api/v1/tts/synthesize/`, {
         method: 'POST',
@@ -248,7 +283,13 @@ describe('dashboard: every page at 1280 and 390 px, light and dark', () => {
       });
       const { id } = (await response.json()) as { id: string };
       for (let status = ''; status !== 'completed'; await new Promise((resolve) => setTimeout(resolve, 200))) {
-        status = ((await (await fetch(`${api.url}/api/v1/tts/history/${id}/status/`, { headers: { Authorization: `Bearer ${account.access}` } })).json()) as { status: string }).status;
+        status = (
+          (await (
+            await fetch(`${api.url}/api/v1/tts/history/${id}/status/`, {
+              headers: { Authorization: `Bearer ${account.access}` },
+            })
+          ).json()) as { status: string }
+        ).status;
         expect(status).not.toBe('failed');
       }
     }
@@ -277,7 +318,11 @@ describe('dashboard: every page at 1280 and 390 px, light and dark', () => {
     const id = new URL(page.url()).searchParams.get('id');
     const entriesOf = async () =>
       (
-        (await (await fetch(`${api.url}/api/v1/pronunciation-dictionaries/${id}/entries/`, { headers: { Authorization: `Bearer ${account.access}` } })).json()) as {
+        (await (
+          await fetch(`${api.url}/api/v1/pronunciation-dictionaries/${id}/entries/`, {
+            headers: { Authorization: `Bearer ${account.access}` },
+          })
+        ).json()) as {
           results: { graphemes: string[]; alias: string | null }[];
         }
       ).results.map((entry) => `${entry.graphemes.join(',')}=${entry.alias}`);
@@ -302,7 +347,10 @@ describe('dashboard: every page at 1280 and 390 px, light and dark', () => {
     await page.getByRole('row', { name: /SQL/ }).waitFor({ state: 'detached' });
     expect(await entriesOf()).toEqual(['OpenVox=open voice box']);
 
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export PLS' }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Export PLS' }).click(),
+    ]);
     expect(download.suggestedFilename()).toBe('Product-names.pls');
     const exported = await readFile((await download.path())!, 'utf8');
     expect(exported).toContain('<grapheme>OpenVox</grapheme>');
@@ -312,19 +360,25 @@ describe('dashboard: every page at 1280 and 390 px, light and dark', () => {
       Buffer.from(
         `<?xml version="1.0" encoding="UTF-8"?>\n<lexicon version="1.0" xmlns="http://www.w3.org/2005/01/pronunciation-lexicon" alphabet="ipa" xml:lang="en-US">\n  <lexeme><grapheme>${grapheme}</grapheme><alias>${alias}</alias></lexeme>\n</lexicon>\n`,
       );
-    await page.getByLabel('PLS file', { exact: true }).setInputFiles({ name: 'tts.pls', mimeType: 'application/pls+xml', buffer: lexicon('TTS', 'text to speech') });
+    await page
+      .getByLabel('PLS file', { exact: true })
+      .setInputFiles({ name: 'tts.pls', mimeType: 'application/pls+xml', buffer: lexicon('TTS', 'text to speech') });
     await page.getByRole('button', { name: 'Import' }).click();
     await page.getByRole('status').getByText('Imported tts.pls: the dictionary has 2 entries.').waitFor();
     await page.getByRole('row', { name: /TTS/ }).waitFor();
     expect(await entriesOf()).toEqual(['OpenVox=open voice box', 'TTS=text to speech']);
     // Replacing with the exported file brings back what was exported.
-    await page.getByLabel('PLS file', { exact: true }).setInputFiles({ name: 'exported.pls', mimeType: 'application/pls+xml', buffer: Buffer.from(exported) });
+    await page
+      .getByLabel('PLS file', { exact: true })
+      .setInputFiles({ name: 'exported.pls', mimeType: 'application/pls+xml', buffer: Buffer.from(exported) });
     await page.getByLabel('Entries already here').selectOption('replace');
     await page.getByRole('button', { name: 'Import' }).click();
     await page.getByRole('status').getByText('Imported exported.pls: the dictionary has 1 entry.').waitFor();
     expect(await entriesOf()).toEqual(['OpenVox=open voice box']);
     // A file that is not PLS is refused with the reason, and changes nothing.
-    await page.getByLabel('PLS file', { exact: true }).setInputFiles({ name: 'notes.pls', mimeType: 'application/pls+xml', buffer: Buffer.from('not a lexicon') });
+    await page
+      .getByLabel('PLS file', { exact: true })
+      .setInputFiles({ name: 'notes.pls', mimeType: 'application/pls+xml', buffer: Buffer.from('not a lexicon') });
     await page.getByRole('button', { name: 'Import' }).click();
     await page.getByRole('alert').getByText(/pls/).waitFor();
     expect(await entriesOf()).toEqual(['OpenVox=open voice box']);
@@ -333,8 +387,21 @@ describe('dashboard: every page at 1280 and 390 px, light and dark', () => {
     await page.getByRole('button', { name: 'Delete Product names' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Delete dictionary' }).click();
     await page.getByText('Dictionary “Product names” deleted.').waitFor();
-    expect((await fetch(`${api.url}/api/v1/pronunciation-dictionaries/${id}/`, { headers: { Authorization: `Bearer ${account.access}` } })).status).toBe(404);
-    expect(problems.filter((problem) => !/^400 POST \/api\/v1\/pronunciation-dictionaries\/[^/]+\/import\/$|^console: Failed to load resource.*400/.test(problem))).toEqual([]);
+    expect(
+      (
+        await fetch(`${api.url}/api/v1/pronunciation-dictionaries/${id}/`, {
+          headers: { Authorization: `Bearer ${account.access}` },
+        })
+      ).status,
+    ).toBe(404);
+    expect(
+      problems.filter(
+        (problem) =>
+          !/^400 POST \/api\/v1\/pronunciation-dictionaries\/[^/]+\/import\/$|^console: Failed to load resource.*400/.test(
+            problem,
+          ),
+      ),
+    ).toEqual([]);
     await context.close();
   }, 180_000);
 });

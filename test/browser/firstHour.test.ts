@@ -39,24 +39,43 @@ describe('dashboard: the first hour in a browser', () => {
   }
   /** An access token for checking the API's side of what the page shows. */
   const accessOf = async (address: string) => {
-    const response = await fetch(`${api.url}/api/v1/auth/login/`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ email: address, password: PASSWORD }) });
+    const response = await fetch(`${api.url}/api/v1/auth/login/`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ email: address, password: PASSWORD }),
+    });
     return ((await response.json()) as { access: string }).access;
   };
-  const goTo = (linkName: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: linkName }).click();
+  const goTo = (linkName: string) =>
+    page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: linkName }).click();
 
   beforeAll(async () => {
     mailDir = await mkdtemp(path.join(tmpdir(), 'openvox-browser-mail-'));
     deps = createTestDeps({ MAIL_DIR: mailDir });
-    [api, worker, browser, shots] = await Promise.all([startApi(deps), startTestWorker(deps), launchBrowser(), screenshotDir('dashboard')]);
+    [api, worker, browser, shots] = await Promise.all([
+      startApi(deps),
+      startTestWorker(deps),
+      launchBrowser(),
+      screenshotDir('dashboard'),
+    ]);
     context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: api.url });
     page = await context.newPage();
     // A CSP refusal or an uncaught error anywhere in the run fails the last test.
     // Failed requests are judged below by URL; every other console error is a problem.
-    page.on('console', (message) => message.type() === 'error' && !message.text().startsWith('Failed to load resource') && problems.push(message.text()));
+    page.on(
+      'console',
+      (message) =>
+        message.type() === 'error' &&
+        !message.text().startsWith('Failed to load resource') &&
+        problems.push(message.text()),
+    );
     page.on('response', (response) => {
       const { pathname } = new URL(response.url());
-      if (response.status() >= 400 && !EXPECTED_FAILURES.some(([status, path]) => status === response.status() && path.test(pathname))) {
+      if (
+        response.status() >= 400 &&
+        !EXPECTED_FAILURES.some(([status, path]) => status === response.status() && path.test(pathname))
+      ) {
         problems.push(`${response.status()} ${response.request().method()} ${pathname}`);
       }
     });
@@ -91,7 +110,11 @@ describe('dashboard: the first hour in a browser', () => {
     await page.getByRole('heading', { name: 'Check your mail' }).waitFor();
 
     let link: string | undefined;
-    for (const deadline = Date.now() + 20_000; !link && Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 200))) {
+    for (
+      const deadline = Date.now() + 20_000;
+      !link && Date.now() < deadline;
+      await new Promise((resolve) => setTimeout(resolve, 200))
+    ) {
       const [mail] = await mailsTo(mailDir, email);
       link = mail && /https?:\/\/\S+\/api\/v1\/auth\/verify-email\/\?token=[A-Za-z0-9_-]+/.exec(mail.body)?.[0];
     }
@@ -129,7 +152,10 @@ describe('dashboard: the first hour in a browser', () => {
     await page.getByRole('button', { name: 'Copy', exact: true }).click();
     await page.getByText('Copied to the clipboard.').waitFor();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(key);
-    const withKey = () => fetch(`${api.url}/api/v1/auth/profile/`, { headers: { Authorization: `Bearer ${key}` } }).then((response) => response.status);
+    const withKey = () =>
+      fetch(`${api.url}/api/v1/auth/profile/`, { headers: { Authorization: `Bearer ${key}` } }).then(
+        (response) => response.status,
+      );
     expect(await withKey()).toBe(200);
     await page.getByRole('button', { name: 'Done' }).click();
     const row = page.getByRole('row', { name: /laptop/ });
@@ -162,7 +188,11 @@ describe('dashboard: the first hour in a browser', () => {
     await page.getByLabel('Voice').selectOption('en-us-slt');
     await page.getByLabel('Format').selectOption('wav');
     // A preview button only where the catalog gives the voice a preview_url.
-    const voices = (await (await fetch(`${api.url}/api/v1/voices/en-us-slt/`, { headers: { Authorization: `Bearer ${await accessOf(email)}` } })).json()) as { preview_url?: string | null };
+    const voices = (await (
+      await fetch(`${api.url}/api/v1/voices/en-us-slt/`, {
+        headers: { Authorization: `Bearer ${await accessOf(email)}` },
+      })
+    ).json()) as { preview_url?: string | null };
     expect(await page.getByRole('button', { name: /Play a preview/ }).count()).toBe(voices.preview_url ? 1 : 0);
     await checkPage('playground-form');
     await page.getByRole('button', { name: 'Synthesize' }).click();
@@ -189,13 +219,20 @@ describe('dashboard: the first hour in a browser', () => {
     await entry.getByRole('button', { name: 'Play', exact: true }).click();
     await entry.getByTestId('audio').waitFor();
     // en-us-slt (Festival) has word timing: the spoken word is marked while it plays.
-    const id = /openvox-([0-9a-f-]{36})\./.exec((await entry.getByRole('link', { name: 'Download WAV' }).getAttribute('download')) ?? '')?.[1];
-    const timestamps = await fetch(`${api.url}/api/v1/tts/history/${id}/timestamps/`, { headers: { Authorization: `Bearer ${await accessOf(email)}` } });
+    const id = /openvox-([0-9a-f-]{36})\./.exec(
+      (await entry.getByRole('link', { name: 'Download WAV' }).getAttribute('download')) ?? '',
+    )?.[1];
+    const timestamps = await fetch(`${api.url}/api/v1/tts/history/${id}/timestamps/`, {
+      headers: { Authorization: `Bearer ${await accessOf(email)}` },
+    });
     expect(timestamps.status).toBe(200);
     await entry.getByTestId('audio').evaluate((element: HTMLAudioElement) => element.play());
     await entry.locator('.transcript .word.current').waitFor();
     await entry.getByTestId('audio').evaluate((element: HTMLAudioElement) => element.pause());
-    const [download] = await Promise.all([page.waitForEvent('download'), entry.getByRole('link', { name: 'Download WAV' }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      entry.getByRole('link', { name: 'Download WAV' }).click(),
+    ]);
     const bytes = await readFile((await download.path())!);
     expect(bytes.subarray(0, 4).toString('latin1')).toBe('RIFF');
     await checkPage('history');
@@ -216,13 +253,17 @@ describe('dashboard: the first hour in a browser', () => {
     await page.getByText('Credits available').waitFor();
     await page.locator('svg.chart').waitFor();
     const available = await page.locator('dt:has-text("Credits available") + dd').textContent();
-    expect(available).toBe(String(35000 - 'Hello from the OpenVox dashboard.'.length).replace(/\B(?=(\d{3})+(?!\d))/g, ' '));
+    expect(available).toBe(
+      String(35000 - 'Hello from the OpenVox dashboard.'.length).replace(/\B(?=(\d{3})+(?!\d))/g, ' '),
+    );
     await checkPage('usage');
   });
 
   it('clones a voice from a WAV with consent, then deletes it after confirmation', async () => {
     await goTo('Voices');
-    await page.getByLabel('Recording', { exact: true }).setInputFiles({ name: 'me.wav', mimeType: 'audio/wav', buffer: await makeSample('wav') });
+    await page
+      .getByLabel('Recording', { exact: true })
+      .setInputFiles({ name: 'me.wav', mimeType: 'audio/wav', buffer: await makeSample('wav') });
     await page.getByLabel('Voice name').fill('My test voice');
     await page.getByRole('button', { name: 'Upload and clone' }).click();
     // The consent box is required: the browser stops the form first, so nothing is uploaded.
@@ -239,7 +280,9 @@ describe('dashboard: the first hour in a browser', () => {
     await page.getByRole('dialog').getByRole('button', { name: 'Delete voice' }).click();
     await page.getByText('“My test voice” deleted').waitFor();
     await page.getByRole('row', { name: /My test voice/ }).waitFor({ state: 'detached' });
-    const mine = await fetch(`${api.url}/api/v1/voices/?category=cloned`, { headers: { Authorization: `Bearer ${await accessOf(email)}` } });
+    const mine = await fetch(`${api.url}/api/v1/voices/?category=cloned`, {
+      headers: { Authorization: `Bearer ${await accessOf(email)}` },
+    });
     expect(((await mine.json()) as { count: number }).count).toBe(0);
   }, 660_000);
 

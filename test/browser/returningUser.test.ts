@@ -34,7 +34,13 @@ beforeAll(async () => {
   deps = createTestDeps();
   mailDir = await mkdtemp(path.join(tmpdir(), 'openvox-browser-devmail-'));
   devDeps = createTestDeps({ NODE_ENV: 'development', SMTP_URL: undefined, MAIL_DIR: mailDir });
-  [api, worker, browser, shots, devApi] = await Promise.all([startApi(deps), startTestWorker(deps), launchBrowser(), screenshotDir('returning-user'), startApi(devDeps)]);
+  [api, worker, browser, shots, devApi] = await Promise.all([
+    startApi(deps),
+    startTestWorker(deps),
+    launchBrowser(),
+    screenshotDir('returning-user'),
+    startApi(devDeps),
+  ]);
 }, 120_000);
 afterAll(async () => {
   await browser?.close();
@@ -70,7 +76,13 @@ describe.each(VIEWPORTS)('the dashboard at $width×$height', (viewport) => {
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: api.url });
     page = await context.newPage();
     page.on('pageerror', (error) => problems.push(error.message));
-    page.on('console', (message) => message.type() === 'error' && !message.text().startsWith('Failed to load resource') && problems.push(message.text()));
+    page.on(
+      'console',
+      (message) =>
+        message.type() === 'error' &&
+        !message.text().startsWith('Failed to load resource') &&
+        problems.push(message.text()),
+    );
   });
   afterAll(() => context?.close());
 
@@ -133,7 +145,9 @@ describe.each(VIEWPORTS)('the dashboard at $width×$height', (viewport) => {
 
   it('keeps a pasted text over the limit whole, turns the counter red and says why Synthesize waits', async () => {
     const plans = await call(api.url, 'GET', '/api/v1/subscription-plans/', undefined, account.access);
-    const limit = (plans.body.results as { id: string; max_text_length: number }[]).find((plan) => plan.id === 'free')!.max_text_length;
+    const limit = (plans.body.results as { id: string; max_text_length: number }[]).find(
+      (plan) => plan.id === 'free',
+    )!.max_text_length;
     const length = 6000;
     expect(limit).toBeLessThan(length);
     const text = 'The quick brown fox jumps over the lazy dog again and again. '.repeat(200).slice(0, length - 1) + '.';
@@ -173,12 +187,18 @@ describe.each(VIEWPORTS)('the dashboard at $width×$height', (viewport) => {
       .repeat(Math.ceil(length / 110))
       .slice(0, length)
       .replace(/\s*\S*$/, '.');
-  const balanceOf = async () => (await call(api.url, 'GET', '/api/v1/auth/profile/', undefined, account.access)).body as { credit_balance: number; credits_reserved: number };
+  const balanceOf = async () =>
+    (await call(api.url, 'GET', '/api/v1/auth/profile/', undefined, account.access)).body as {
+      credit_balance: number;
+      credits_reserved: number;
+    };
 
   it('shows percent and the time left while a long text renders, then brings the result into view and focuses the player', async () => {
     await page.goto(`${api.url}/app/playground?voice=en-us-joe`);
     await heading('Playground');
-    await page.waitForFunction(() => document.querySelector('select option[value="en-us-joe"]')?.parentElement.value === 'en-us-joe');
+    await page.waitForFunction(
+      () => document.querySelector('select option[value="en-us-joe"]')?.parentElement.value === 'en-us-joe',
+    );
     await page.getByLabel('Text').fill(longText(900));
     await page.getByRole('button', { name: 'Synthesize' }).click();
     const result = page.getByRole('region', { name: 'Result' });
@@ -199,13 +219,17 @@ describe.each(VIEWPORTS)('the dashboard at $width×$height', (viewport) => {
     const before = await balanceOf();
     await page.goto(`${api.url}/app/playground?voice=en-us-joe`);
     await heading('Playground');
-    await page.waitForFunction(() => document.querySelector('select option[value="en-us-joe"]')?.parentElement.value === 'en-us-joe');
+    await page.waitForFunction(
+      () => document.querySelector('select option[value="en-us-joe"]')?.parentElement.value === 'en-us-joe',
+    );
     await page.getByLabel('Text').fill(longText(4500));
     await page.getByRole('button', { name: 'Synthesize' }).click();
     const result = page.getByRole('region', { name: 'Result' });
     await result.getByRole('button', { name: 'Cancel' }).click();
     // The answer comes once the cancel has landed in the workflow, which takes a while on a busy machine.
-    await result.getByText('Canceled. Nothing was charged: the reserved credits are available again.').waitFor({ timeout: 120_000 });
+    await result
+      .getByText('Canceled. Nothing was charged: the reserved credits are available again.')
+      .waitFor({ timeout: 120_000 });
     expect(await result.getByRole('progressbar').count()).toBe(0);
     expect(await page.getByRole('button', { name: 'Synthesize' }).isDisabled()).toBe(false);
     const after = await balanceOf();
@@ -252,7 +276,9 @@ describe.each(VIEWPORTS)('the dashboard at $width×$height', (viewport) => {
     await entry.getByRole('link', { name: 'Reuse settings' }).click();
     await heading('Playground');
     await page.waitForFunction((expected) => document.getElementById('text')?.value === expected, fullText);
-    await page.waitForFunction(() => [...document.querySelectorAll('select')].some((element: { value: string }) => element.value === 'en-us-joe'));
+    await page.waitForFunction(() =>
+      [...document.querySelectorAll('select')].some((element: { value: string }) => element.value === 'en-us-joe'),
+    );
     expect(await page.getByLabel('Voice', { exact: true }).inputValue()).toBe('en-us-joe');
     expect(await page.getByLabel('Format').inputValue()).toBe('mp3');
   });

@@ -46,15 +46,35 @@ beforeAll(async () => {
   url.pathname = `${url.pathname}_voice_library`;
   databaseUrl = url.toString();
   const temporalPort = await freePort();
-  [temporal] = await Promise.all([startTemporal({ port: temporalPort, uiPort: 0, headless: true, logDir: path.join(process.env.DATA_DIR!, 'logs', 'voice-library') }), recreateDatabase(databaseUrl)]);
+  [temporal] = await Promise.all([
+    startTemporal({
+      port: temporalPort,
+      uiPort: 0,
+      headless: true,
+      logDir: path.join(process.env.DATA_DIR!, 'logs', 'voice-library'),
+    }),
+    recreateDatabase(databaseUrl),
+  ]);
   deps = createTestDeps({ DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: `127.0.0.1:${temporalPort}` });
   await migrate(deps.db, deps.config);
-  [api, worker, browser, shots, account] = await Promise.all([startApi(deps), startTestWorker(deps), launchBrowser(), screenshotDir('voice-library'), createAccount(deps)]);
+  [api, worker, browser, shots, account] = await Promise.all([
+    startApi(deps),
+    startTestWorker(deps),
+    launchBrowser(),
+    screenshotDir('voice-library'),
+    createAccount(deps),
+  ]);
   const started = await ensureVoicePreviews(deps.temporal, deps.db, deps.config);
   await Promise.all(started.map((workflowId) => deps.temporal.workflow.getHandle(workflowId).result()));
   catalog = [];
   for (let page = 1; ; page++) {
-    const answer = await call(api.url, 'GET', `/api/v1/voices/?category=premade&page_size=100&page=${page}`, undefined, account.access);
+    const answer = await call(
+      api.url,
+      'GET',
+      `/api/v1/voices/?category=premade&page_size=100&page=${page}`,
+      undefined,
+      account.access,
+    );
     catalog.push(...answer.body.results);
     if (!answer.body.next) break;
   }
@@ -91,8 +111,20 @@ describe.each(VIEWPORTS)('the voice library at $width×$height', (viewport) => {
     context = await browser.newContext({ viewport: { width: viewport.width, height: viewport.height } });
     page = await context.newPage();
     page.on('pageerror', (error) => problems.push(error.message));
-    page.on('console', (message) => message.type() === 'error' && !message.text().startsWith('Failed to load resource') && problems.push(message.text()));
-    page.on('response', (response) => response.status() >= 400 && !response.url().endsWith('/auth/session/refresh/') && problems.push(`${response.status()} ${response.url()}`));
+    page.on(
+      'console',
+      (message) =>
+        message.type() === 'error' &&
+        !message.text().startsWith('Failed to load resource') &&
+        problems.push(message.text()),
+    );
+    page.on(
+      'response',
+      (response) =>
+        response.status() >= 400 &&
+        !response.url().endsWith('/auth/session/refresh/') &&
+        problems.push(`${response.status()} ${response.url()}`),
+    );
     await page.goto(`${api.url}/app/login?next=%2Fapp%2Fvoices`);
     await page.getByLabel('Email').fill(account.email);
     await page.getByLabel('Password').fill(account.password);
@@ -128,11 +160,21 @@ describe.each(VIEWPORTS)('the voice library at $width×$height', (viewport) => {
     for (const voice of catalog) {
       const card = cards().filter({ has: page.getByRole('heading', { name: voice.name, exact: true }) });
       const play = card.getByRole('button', { name: `Play a preview of ${voice.name}`, exact: true });
-      const [response] = await Promise.all([page.waitForResponse((answer) => answer.url().endsWith(voice.preview_url!)), play.first().click()]);
-      expect({ voice: voice.id, status: response.status(), type: response.headers()['content-type'] }).toEqual({ voice: voice.id, status: 200, type: 'audio/mpeg' });
+      const [response] = await Promise.all([
+        page.waitForResponse((answer) => answer.url().endsWith(voice.preview_url!)),
+        play.first().click(),
+      ]);
+      expect({ voice: voice.id, status: response.status(), type: response.headers()['content-type'] }).toEqual({
+        voice: voice.id,
+        status: 200,
+        type: 'audio/mpeg',
+      });
       // "playing" only once the audio element has started: the preview decoded and plays.
       const stop = card.getByRole('button', { name: `Stop the preview of ${voice.name}`, exact: true });
-      await page.waitForFunction((id) => document.querySelectorAll('button.preview[data-state="playing"]').length === 1 && id, voice.id);
+      await page.waitForFunction(
+        (id) => document.querySelectorAll('button.preview[data-state="playing"]').length === 1 && id,
+        voice.id,
+      );
       await stop.first().waitFor();
       expect(
         await library()
@@ -191,7 +233,10 @@ describe.each(VIEWPORTS)('the voice library at $width×$height', (viewport) => {
     await card.getByRole('link', { name: `Use in playground: ${voice.name}` }).click();
     await page.getByRole('heading', { level: 1, name: 'Playground' }).waitFor();
     const select = page.getByLabel('Voice', { exact: true });
-    await page.waitForFunction((id) => [...document.querySelectorAll('select')].some((element: { value: string }) => element.value === id), voice.id);
+    await page.waitForFunction(
+      (id) => [...document.querySelectorAll('select')].some((element: { value: string }) => element.value === id),
+      voice.id,
+    );
     expect(await select.inputValue()).toBe(voice.id);
     await page.getByRole('button', { name: `Play a preview of ${voice.name}` }).click();
     await page.getByRole('button', { name: `Stop the preview of ${voice.name}` }).waitFor();

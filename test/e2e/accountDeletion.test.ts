@@ -8,20 +8,32 @@ import { createTestDeps, type RunningApi, startApi, startTestWorker } from '../h
 import { killAllWorkerProcesses, spawnWorkerProcess, waitForWorkerProcessReady } from '../helpers/workerProcess';
 
 type Deps = ReturnType<typeof createTestDeps>;
-const deletionHandle = (deps: Deps, accountId: string) => deps.temporal.workflow.getHandle(`account-deletion:${accountId}`);
+const deletionHandle = (deps: Deps, accountId: string) =>
+  deps.temporal.workflow.getHandle(`account-deletion:${accountId}`);
 
 /** Every object the account could have left: its audio and samples, and the work files of each of its syntheses. */
 async function objectsLeft(deps: Deps, accountId: string, synthesisIds: string[]) {
   const objects = createObjectLister(deps.config);
-  const prefixes = [`syntheses/${accountId}/`, `samples/${accountId}/`, ...synthesisIds.map((id) => `work/syntheses/${id}/`)];
+  const prefixes = [
+    `syntheses/${accountId}/`,
+    `samples/${accountId}/`,
+    ...synthesisIds.map((id) => `work/syntheses/${id}/`),
+  ];
   return (await Promise.all(prefixes.map((prefix) => objects.list(prefix)))).flat();
 }
 
 /** Ledger rows anonymized by a deletion from `firstId` on (this file's deletions run one at a time). */
-const anonymizedSince = (deps: Deps, firstId: string) => deps.db('credit_ledger').whereNull('account_id').where('id', '>=', firstId).orderBy('id').select('id', 'kind', 'amount', 'reference');
+const anonymizedSince = (deps: Deps, firstId: string) =>
+  deps
+    .db('credit_ledger')
+    .whereNull('account_id')
+    .where('id', '>=', firstId)
+    .orderBy('id')
+    .select('id', 'kind', 'amount', 'reference');
 
 /** What PostgreSQL still holds of the account: rows that mention its id, email or the texts it wrote. */
-const traces = (deps: Deps, account: TestAccount, marker: string) => rowsMentioning(deps.db, [account.id, account.email, marker]);
+const traces = (deps: Deps, account: TestAccount, marker: string) =>
+  rowsMentioning(deps.db, [account.id, account.email, marker]);
 
 describe('account deletion', () => {
   const deps = createTestDeps();
@@ -41,9 +53,21 @@ describe('account deletion', () => {
       const missing = await call(api.url, 'DELETE', `${family}/auth/profile/`, {}, owner.access);
       expect(missing.status).toBe(400);
       expect(missing.body).toMatchObject({ code: 'validation_error', errors: { password: expect.any(Array) } });
-      const unknownField = await call(api.url, 'DELETE', `${family}/auth/profile/`, { password: owner.password, now: true }, owner.access);
+      const unknownField = await call(
+        api.url,
+        'DELETE',
+        `${family}/auth/profile/`,
+        { password: owner.password, now: true },
+        owner.access,
+      );
       expect(unknownField.body).toMatchObject({ code: 'validation_error', errors: { now: ['Unknown field.'] } });
-      const wrong = await call(api.url, 'DELETE', `${family}/auth/profile/`, { password: 'not the password' }, owner.access);
+      const wrong = await call(
+        api.url,
+        'DELETE',
+        `${family}/auth/profile/`,
+        { password: 'not the password' },
+        owner.access,
+      );
       expect(wrong.status).toBe(403);
       expect(wrong.body).toMatchObject({ code: 'permission_denied', errors: { password: expect.any(Array) } });
     }
@@ -58,21 +82,38 @@ describe('account deletion', () => {
     const seeded = await seedAccount(api.url, owner, { marker });
     const login = await call(api.url, 'POST', '/api/v1/auth/login/', { email: owner.email, password: owner.password });
     expect(login.status).toBe(200);
-    const before = await deps.db('credit_ledger').where({ account_id: owner.id }).orderBy('id').select('id', 'kind', 'amount', 'created_at');
+    const before = await deps
+      .db('credit_ledger')
+      .where({ account_id: owner.id })
+      .orderBy('id')
+      .select('id', 'kind', 'amount', 'created_at');
     expect(before.map((row) => row.kind)).toEqual(['reserve', 'capture', 'reserve']); // the finished synthesis, then the running one
-    expect((await deps.db('syntheses').where({ id: seeded.runningId }).first('status')).status).toMatch(/queued|processing/);
+    expect((await deps.db('syntheses').where({ id: seeded.runningId }).first('status')).status).toMatch(
+      /queued|processing/,
+    );
     expect(await objectsLeft(deps, owner.id, [])).not.toEqual([]);
 
     const accepted = await call(api.url, 'DELETE', '/api/v1/auth/profile/', { password: owner.password }, owner.access);
     expect(accepted.status).toBe(202);
     // From that moment on, nothing authenticates as the account.
-    expect((await call(api.url, 'GET', '/api/v1/auth/profile/', undefined, owner.access)).body.code).toBe('token_invalid');
-    expect((await call(api.url, 'GET', '/api/v1/auth/profile/', undefined, seeded.apiKey)).body.code).toBe('authentication_failed');
+    expect((await call(api.url, 'GET', '/api/v1/auth/profile/', undefined, owner.access)).body.code).toBe(
+      'token_invalid',
+    );
+    expect((await call(api.url, 'GET', '/api/v1/auth/profile/', undefined, seeded.apiKey)).body.code).toBe(
+      'authentication_failed',
+    );
     expect((await call(api.url, 'POST', '/api/v1/auth/refresh/', { refresh: login.body.refresh })).status).toBe(401);
-    expect((await call(api.url, 'POST', '/api/v1/auth/login/', { email: owner.email, password: owner.password })).status).toBe(401);
+    expect(
+      (await call(api.url, 'POST', '/api/v1/auth/login/', { email: owner.email, password: owner.password })).status,
+    ).toBe(401);
 
     const result = await deletionHandle(deps, owner.id).result();
-    expect(result).toMatchObject({ canceledJobs: expect.any(Number), anonymizedLedgerRows: expect.any(Number), keptConsentRecords: 1, deletedHistories: expect.any(Number) });
+    expect(result).toMatchObject({
+      canceledJobs: expect.any(Number),
+      anonymizedLedgerRows: expect.any(Number),
+      keptConsentRecords: 1,
+      deletedHistories: expect.any(Number),
+    });
     // Temporal no longer holds the account's texts: its syntheses' and their captures' histories are gone.
     expect(result.deletedHistories).toBeGreaterThanOrEqual(3);
     // Temporal deletes asynchronously (its dev server within about 35 s).
@@ -84,7 +125,12 @@ describe('account deletion', () => {
         return error instanceof WorkflowNotFoundError;
       }
     };
-    const texts = [`synthesis:${seeded.finishedId}`, `credits:capture:${seeded.finishedId}`, `synthesis:${seeded.runningId}`, `voice-cloning:${seeded.voiceId}`];
+    const texts = [
+      `synthesis:${seeded.finishedId}`,
+      `credits:capture:${seeded.finishedId}`,
+      `synthesis:${seeded.runningId}`,
+      `voice-cloning:${seeded.voiceId}`,
+    ];
     for (let waited = 0; !(await Promise.all(texts.map(gone))).every(Boolean); waited += 1) {
       if (waited > 120) throw new Error(`still in Temporal: ${texts.join(', ')}`);
       await new Promise((resolve) => setTimeout(resolve, 1000));
@@ -111,7 +157,10 @@ describe('account deletion', () => {
     expect(await deps.db('accounts').where({ id: owner.id }).first()).toBeUndefined();
     expect(await objectsLeft(deps, owner.id, [seeded.finishedId, seeded.runningId])).toEqual([]);
 
-    const again = await call(api.url, 'POST', '/api/v1/auth/register/', { email: owner.email, password: owner.password });
+    const again = await call(api.url, 'POST', '/api/v1/auth/register/', {
+      email: owner.email,
+      password: owner.password,
+    });
     expect(again.status).toBe(201);
     expect(again.body.id).not.toBe(owner.id);
   }, 240_000);
@@ -119,7 +168,10 @@ describe('account deletion', () => {
   it('verifies an erased account’s address again without granting the free credits a second time', async () => {
     const email = uniqueEmail('again');
     const register = async () => {
-      const registered = await call(api.url, 'POST', '/api/v1/auth/register/', { email: email.toUpperCase(), password: PASSWORD });
+      const registered = await call(api.url, 'POST', '/api/v1/auth/register/', {
+        email: email.toUpperCase(),
+        password: PASSWORD,
+      });
       expect(registered.status).toBe(201);
       const count = (await mailsTo(deps.config.MAIL_DIR, email)).length + 1;
       const token = await waitForVerificationToken(deps.config.MAIL_DIR, email, count, 60_000);
@@ -130,7 +182,9 @@ describe('account deletion', () => {
     const first = await register();
     const profile = await call(api.url, 'GET', '/api/v1/auth/profile/', undefined, first.access);
     expect(profile.body.credit_balance).toBe(35_000);
-    expect((await call(api.url, 'DELETE', '/api/v1/auth/profile/', { password: PASSWORD }, first.access)).status).toBe(202);
+    expect((await call(api.url, 'DELETE', '/api/v1/auth/profile/', { password: PASSWORD }, first.access)).status).toBe(
+      202,
+    );
     await deletionHandle(deps, first.id).result();
     // Kept: a keyed hash, never the address.
     expect(JSON.stringify(await deps.db('erased_signup_grants').select('*'))).not.toContain(email);
@@ -146,23 +200,42 @@ describe('account deletion', () => {
     const email = uniqueEmail('erase');
     const registered = await call(api.url, 'POST', '/api/auth/register/', { email, password: PASSWORD, name: 'Grace' });
     expect(registered.status).toBe(201);
-    expect((await call(api.url, 'POST', '/api/auth/verify-email/', { token: await waitForVerificationToken(deps.config.MAIL_DIR, email) })).status).toBe(200);
+    expect(
+      (
+        await call(api.url, 'POST', '/api/auth/verify-email/', {
+          token: await waitForVerificationToken(deps.config.MAIL_DIR, email),
+        })
+      ).status,
+    ).toBe(200);
     const login = await call(api.url, 'POST', '/api/auth/login/', { email, password: PASSWORD });
     const owner: TestAccount = { id: registered.body.id, email, password: PASSWORD, access: login.body.access };
     const grant = await deps.db('credit_ledger').where({ account_id: owner.id }).first('id', 'kind', 'amount');
     expect(grant).toMatchObject({ kind: 'grant', amount: '35000' });
-    expect((await call(api.url, 'DELETE', '/api/auth/profile', { password: owner.password }, owner.access)).status).toBe(202);
+    expect(
+      (await call(api.url, 'DELETE', '/api/auth/profile', { password: owner.password }, owner.access)).status,
+    ).toBe(202);
     await deletionHandle(deps, owner.id).result();
     expect(await traces(deps, owner, 'Grace')).toEqual({});
     // The signup grant survives only as an anonymized ledger row.
-    expect(await deps.db('credit_ledger').where({ id: grant.id }).first()).toMatchObject({ account_id: null, reference: `erased:${grant.id}`, kind: 'grant', amount: '35000' });
+    expect(await deps.db('credit_ledger').where({ id: grant.id }).first()).toMatchObject({
+      account_id: null,
+      reference: `erased:${grant.id}`,
+      kind: 'grant',
+      amount: '35000',
+    });
     const rerun = await deps.temporal.workflow.execute('accountDeletion', {
       workflowId: `account-deletion-rerun:${owner.id}`,
       taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
       args: [{ accountId: owner.id }],
     });
     // Temporal deletes histories asynchronously: a rerun right after may ask again for the signup's.
-    expect(rerun).toEqual({ canceledJobs: 0, removedObjects: 0, anonymizedLedgerRows: 0, keptConsentRecords: 0, deletedHistories: expect.any(Number) });
+    expect(rerun).toEqual({
+      canceledJobs: 0,
+      removedObjects: 0,
+      anonymizedLedgerRows: 0,
+      keptConsentRecords: 0,
+      deletedHistories: expect.any(Number),
+    });
   }, 60_000);
 });
 
@@ -189,8 +262,12 @@ describe('account deletion across a worker restart', () => {
     const first = spawnWorkerProcess(deps.config.TEMPORAL_TASK_QUEUE, WORKER_ENV);
     await waitForWorkerProcessReady(deps.temporal, deps.config, first, started);
     const seeded = await seedAccount(api.url, owner, { marker });
-    const firstLedgerId = (await deps.db('credit_ledger').where({ account_id: owner.id }).min<{ min: string }[]>({ min: 'id' }))[0].min;
-    expect((await call(api.url, 'DELETE', '/api/v1/auth/profile/', { password: owner.password }, owner.access)).status).toBe(202);
+    const firstLedgerId = (
+      await deps.db('credit_ledger').where({ account_id: owner.id }).min<{ min: string }[]>({ min: 'id' })
+    )[0].min;
+    expect(
+      (await call(api.url, 'DELETE', '/api/v1/auth/profile/', { password: owner.password }, owner.access)).status,
+    ).toBe(202);
     const handle = deletionHandle(deps, owner.id);
     // Killed once the workflow has started working (an activity scheduled or running).
     for (const deadline = Date.now() + 60_000; Date.now() < deadline;) {

@@ -7,13 +7,24 @@ describe.each([
   ['/api', 'unversioned'],
 ])('account life in the %s family (%s)', (family) => {
   const { deps, api } = useStack({ worker: true });
-  const req = (method: string, path: string, body?: unknown, token?: string) => call(api.url, method, `${family}${path}`, body, token);
+  const req = (method: string, path: string, body?: unknown, token?: string) =>
+    call(api.url, method, `${family}${path}`, body, token);
 
   it('register → mail → verify via link → 35000 credits once → login → profile → refresh rotation → reuse revokes → logout → API keys', async () => {
     const email = uniqueEmail();
-    const registered = await req('POST', '/auth/register/', { email: `  ${email.toUpperCase()} `, password: PASSWORD, name: 'Ada' });
+    const registered = await req('POST', '/auth/register/', {
+      email: `  ${email.toUpperCase()} `,
+      password: PASSWORD,
+      name: 'Ada',
+    });
     expect(registered.status).toBe(201);
-    expect(registered.body).toEqual({ id: expect.any(String), email, name: 'Ada', email_verified: false, created_at: expect.any(String) });
+    expect(registered.body).toEqual({
+      id: expect.any(String),
+      email,
+      name: 'Ada',
+      email_verified: false,
+      created_at: expect.any(String),
+    });
     expect(new Date(registered.body.created_at).toISOString()).toBe(registered.body.created_at);
 
     expect((await req('POST', '/auth/register/', { email, password: PASSWORD })).body.code).toBe('email_taken');
@@ -37,7 +48,12 @@ describe.each([
 
     const login = await req('POST', '/auth/login/', { email, password: PASSWORD });
     expect(login.status).toBe(200);
-    expect(login.body).toEqual({ access: expect.any(String), refresh: expect.any(String), token_type: 'Bearer', expires_in: 900 });
+    expect(login.body).toEqual({
+      access: expect.any(String),
+      refresh: expect.any(String),
+      token_type: 'Bearer',
+      expires_in: 900,
+    });
 
     const profile = await req('GET', '/auth/profile/', undefined, login.body.access);
     expect(profile.status).toBe(200);
@@ -49,7 +65,15 @@ describe.each([
       subscription_tier: 'free',
       credit_balance: 35000,
       credits_reserved: 0,
-      usage: { credits_used: 0, characters_synthesized: 0, syntheses: 0, syntheses_failed: 0, audio_seconds: 0, cloned_voices: 0, cloned_voices_limit: 3 },
+      usage: {
+        credits_used: 0,
+        characters_synthesized: 0,
+        syntheses: 0,
+        syntheses_failed: 0,
+        audio_seconds: 0,
+        cloned_voices: 0,
+        cloned_voices_limit: 3,
+      },
     });
     const ledger = await deps.db('credit_ledger').where({ account_id: registered.body.id });
     expect(ledger).toHaveLength(1);
@@ -89,7 +113,13 @@ describe.each([
 
     const listed = await req('GET', '/auth/api-keys/', undefined, created.body.key);
     expect(listed.body.count).toBe(1);
-    expect(listed.body.results[0]).toEqual({ id: created.body.id, name: 'ci', prefix: created.body.prefix, created_at: created.body.created_at, last_used_at: expect.any(String) });
+    expect(listed.body.results[0]).toEqual({
+      id: created.body.id,
+      name: 'ci',
+      prefix: created.body.prefix,
+      created_at: created.body.created_at,
+      last_used_at: expect.any(String),
+    });
     expect(listed.body.results[0]).not.toHaveProperty('key');
 
     expect((await req('DELETE', `/auth/api-keys/${created.body.id}/`, undefined, session.access)).status).toBe(204);

@@ -19,7 +19,10 @@ const FAMILIES = [['/api/v1'], ['/api']];
 const { deps, api } = useStack({ worker: true });
 
 /** A request with a hand-made body and headers (for what `call` cannot send). */
-async function send(path: string, init: { method?: string; body?: string; headers?: Record<string, string> } = {}): Promise<Reply> {
+async function send(
+  path: string,
+  init: { method?: string; body?: string; headers?: Record<string, string> } = {},
+): Promise<Reply> {
   const response = await fetch(`${api.url}${path}`, {
     method: init.method ?? 'POST',
     body: init.body,
@@ -54,19 +57,53 @@ async function count(query: Knex.QueryBuilder): Promise<number> {
 async function footprint(accountIds: string[], emails: string[] = []) {
   const { db } = deps;
   const ids = accountIds.length ? accountIds : [randomUUID()];
-  const [accounts, withEmails, ledger, apiKeys, families, revoked, refreshTokens, rotated, verificationTokens, usedTokens] = await Promise.all([
-    db('accounts').whereIn('id', ids).orderBy('id').select('id', 'email', 'name', 'password_hash', 'email_verified_at', 'credit_balance', 'updated_at'),
+  const [
+    accounts,
+    withEmails,
+    ledger,
+    apiKeys,
+    families,
+    revoked,
+    refreshTokens,
+    rotated,
+    verificationTokens,
+    usedTokens,
+  ] = await Promise.all([
+    db('accounts')
+      .whereIn('id', ids)
+      .orderBy('id')
+      .select('id', 'email', 'name', 'password_hash', 'email_verified_at', 'credit_balance', 'updated_at'),
     count(db('accounts').whereIn('email', emails.length ? emails : ['-'])),
     count(db('credit_ledger').whereIn('account_id', ids)),
     count(db('api_keys').whereIn('account_id', ids)),
     count(db('refresh_token_families').whereIn('account_id', ids)),
     count(db('refresh_token_families').whereIn('account_id', ids).whereNotNull('revoked_at')),
-    count(db('refresh_tokens').join('refresh_token_families as f', 'f.id', 'refresh_tokens.family_id').whereIn('f.account_id', ids)),
-    count(db('refresh_tokens').join('refresh_token_families as f', 'f.id', 'refresh_tokens.family_id').whereIn('f.account_id', ids).whereNotNull('rotated_at')),
+    count(
+      db('refresh_tokens')
+        .join('refresh_token_families as f', 'f.id', 'refresh_tokens.family_id')
+        .whereIn('f.account_id', ids),
+    ),
+    count(
+      db('refresh_tokens')
+        .join('refresh_token_families as f', 'f.id', 'refresh_tokens.family_id')
+        .whereIn('f.account_id', ids)
+        .whereNotNull('rotated_at'),
+    ),
     count(db('email_verification_tokens').whereIn('account_id', ids)),
     count(db('email_verification_tokens').whereIn('account_id', ids).whereNotNull('used_at')),
   ]);
-  return { accounts, withEmails, ledger, apiKeys, families, revoked, refreshTokens, rotated, verificationTokens, usedTokens };
+  return {
+    accounts,
+    withEmails,
+    ledger,
+    apiKeys,
+    families,
+    revoked,
+    refreshTokens,
+    rotated,
+    verificationTokens,
+    usedTokens,
+  };
 }
 
 const accountsWithEmail = (email: string) => count(deps.db('accounts').where({ email: email.trim().toLowerCase() }));
@@ -93,10 +130,18 @@ async function verifiedAccount(family: string, label: string): Promise<TestAccou
 }
 
 const TEN_MB = 10 * 1024 * 1024;
-const SQL_INJECTIONS = ["' OR '1'='1", "' OR 1=1 --", "'; DROP TABLE accounts; --", '" OR ""="', "admin'--", "1' UNION SELECT password_hash FROM accounts --"];
+const SQL_INJECTIONS = [
+  "' OR '1'='1",
+  "' OR 1=1 --",
+  "'; DROP TABLE accounts; --",
+  '" OR ""="',
+  "admin'--",
+  "1' UNION SELECT password_hash FROM accounts --",
+];
 
 describe.each(FAMILIES)('bad input to the auth endpoints under %s', (family) => {
-  const req = (method: string, path: string, body?: unknown, token?: string) => call(api.url, method, `${family}${path}`, body, token);
+  const req = (method: string, path: string, body?: unknown, token?: string) =>
+    call(api.url, method, `${family}${path}`, body, token);
   const raw = (path: string, init: Parameters<typeof send>[1] = {}) => send(`${family}${path}`, init);
 
   // A: verified and logged in; B: another verified account with an API key; U: registered, never verified.
@@ -114,7 +159,11 @@ describe.each(FAMILIES)('bad input to the auth endpoints under %s', (family) => 
     const registered = await req('POST', '/auth/register/', { email, password: PASSWORD });
     expect(registered.status).toBe(201);
     // The worker mails (and stores the token) asynchronously: let it settle before any footprint.
-    u = { id: registered.body.id, email, verificationToken: await waitForVerificationToken(deps.config.MAIL_DIR, email) };
+    u = {
+      id: registered.body.id,
+      email,
+      verificationToken: await waitForVerificationToken(deps.config.MAIL_DIR, email),
+    };
     everyone = [a.id, b.id, u.id];
   });
 
@@ -126,47 +175,190 @@ describe.each(FAMILIES)('bad input to the auth endpoints under %s', (family) => 
     const cases: [string, string, string, (email: string) => unknown, Record<string, RegExp>, boolean][] = [
       ['register: empty body', 'POST', '/auth/register/', () => ({}), { email: required, password: required }, false],
       ['register: no password', 'POST', '/auth/register/', (email) => ({ email }), { password: required }, false],
-      ['register: no email', 'POST', '/auth/register/', () => ({ password: PASSWORD, name: 'Ada' }), { email: required }, false],
-      ['register: unknown field', 'POST', '/auth/register/', (email) => ({ email, password: PASSWORD, role: 'admin' }), { role: unknown }, false],
-      ['register: unknown email_verified', 'POST', '/auth/register/', (email) => ({ email, password: PASSWORD, email_verified: true }), { email_verified: unknown }, false],
-      ['register: numeric email', 'POST', '/auth/register/', () => ({ email: 42, password: PASSWORD }), { email: wrongType }, false],
-      ['register: numeric password', 'POST', '/auth/register/', (email) => ({ email, password: 12345678 }), { password: wrongType }, false],
-      ['register: array email', 'POST', '/auth/register/', (email) => ({ email: [email], password: PASSWORD }), { email: wrongType }, false],
-      ['register: numeric name', 'POST', '/auth/register/', (email) => ({ email, password: PASSWORD, name: 7 }), { name: wrongType }, false],
-      ['register: null name', 'POST', '/auth/register/', (email) => ({ email, password: PASSWORD, name: null }), { name: wrongType }, false],
+      [
+        'register: no email',
+        'POST',
+        '/auth/register/',
+        () => ({ password: PASSWORD, name: 'Ada' }),
+        { email: required },
+        false,
+      ],
+      [
+        'register: unknown field',
+        'POST',
+        '/auth/register/',
+        (email) => ({ email, password: PASSWORD, role: 'admin' }),
+        { role: unknown },
+        false,
+      ],
+      [
+        'register: unknown email_verified',
+        'POST',
+        '/auth/register/',
+        (email) => ({ email, password: PASSWORD, email_verified: true }),
+        { email_verified: unknown },
+        false,
+      ],
+      [
+        'register: numeric email',
+        'POST',
+        '/auth/register/',
+        () => ({ email: 42, password: PASSWORD }),
+        { email: wrongType },
+        false,
+      ],
+      [
+        'register: numeric password',
+        'POST',
+        '/auth/register/',
+        (email) => ({ email, password: 12345678 }),
+        { password: wrongType },
+        false,
+      ],
+      [
+        'register: array email',
+        'POST',
+        '/auth/register/',
+        (email) => ({ email: [email], password: PASSWORD }),
+        { email: wrongType },
+        false,
+      ],
+      [
+        'register: numeric name',
+        'POST',
+        '/auth/register/',
+        (email) => ({ email, password: PASSWORD, name: 7 }),
+        { name: wrongType },
+        false,
+      ],
+      [
+        'register: null name',
+        'POST',
+        '/auth/register/',
+        (email) => ({ email, password: PASSWORD, name: null }),
+        { name: wrongType },
+        false,
+      ],
       ['login: empty body', 'POST', '/auth/login/', () => ({}), { email: required, password: required }, false],
       ['login: no password', 'POST', '/auth/login/', (email) => ({ email }), { password: required }, false],
-      ['login: empty password', 'POST', '/auth/login/', (email) => ({ email, password: '' }), { password: required }, false],
-      ['login: unknown field', 'POST', '/auth/login/', (email) => ({ email, password: PASSWORD, remember_me: true }), { remember_me: unknown }, false],
-      ['login: null email', 'POST', '/auth/login/', () => ({ email: null, password: PASSWORD }), { email: wrongType }, false],
-      ['login: boolean password', 'POST', '/auth/login/', (email) => ({ email, password: true }), { password: wrongType }, false],
+      [
+        'login: empty password',
+        'POST',
+        '/auth/login/',
+        (email) => ({ email, password: '' }),
+        { password: required },
+        false,
+      ],
+      [
+        'login: unknown field',
+        'POST',
+        '/auth/login/',
+        (email) => ({ email, password: PASSWORD, remember_me: true }),
+        { remember_me: unknown },
+        false,
+      ],
+      [
+        'login: null email',
+        'POST',
+        '/auth/login/',
+        () => ({ email: null, password: PASSWORD }),
+        { email: wrongType },
+        false,
+      ],
+      [
+        'login: boolean password',
+        'POST',
+        '/auth/login/',
+        (email) => ({ email, password: true }),
+        { password: wrongType },
+        false,
+      ],
       ['refresh: empty body', 'POST', '/auth/refresh/', () => ({}), { refresh: required }, false],
       ['refresh: numeric token', 'POST', '/auth/refresh/', () => ({ refresh: 1 }), { refresh: wrongType }, false],
-      ['refresh: unknown field', 'POST', '/auth/refresh/', () => ({ refresh: 'x', access: 'y' }), { access: unknown }, false],
+      [
+        'refresh: unknown field',
+        'POST',
+        '/auth/refresh/',
+        () => ({ refresh: 'x', access: 'y' }),
+        { access: unknown },
+        false,
+      ],
       ['verify-email: empty body', 'POST', '/auth/verify-email/', () => ({}), { token: required }, false],
-      ['verify-email: numeric token', 'POST', '/auth/verify-email/', () => ({ token: 123456 }), { token: wrongType }, false],
-      ['verify-email: unknown field', 'POST', '/auth/verify-email/', (email) => ({ token: 'abc', email }), { email: unknown }, false],
+      [
+        'verify-email: numeric token',
+        'POST',
+        '/auth/verify-email/',
+        () => ({ token: 123456 }),
+        { token: wrongType },
+        false,
+      ],
+      [
+        'verify-email: unknown field',
+        'POST',
+        '/auth/verify-email/',
+        (email) => ({ token: 'abc', email }),
+        { email: unknown },
+        false,
+      ],
       ['resend-verification: empty body', 'POST', '/auth/resend-verification/', () => ({}), { email: required }, false],
-      ['resend-verification: boolean email', 'POST', '/auth/resend-verification/', () => ({ email: true }), { email: wrongType }, false],
-      ['resend-verification: unknown field', 'POST', '/auth/resend-verification/', (email) => ({ email, name: 'x' }), { name: unknown }, false],
+      [
+        'resend-verification: boolean email',
+        'POST',
+        '/auth/resend-verification/',
+        () => ({ email: true }),
+        { email: wrongType },
+        false,
+      ],
+      [
+        'resend-verification: unknown field',
+        'POST',
+        '/auth/resend-verification/',
+        (email) => ({ email, name: 'x' }),
+        { name: unknown },
+        false,
+      ],
       ['api-keys: empty body', 'POST', '/auth/api-keys/', () => ({}), { name: required }, true],
       ['api-keys: numeric name', 'POST', '/auth/api-keys/', () => ({ name: 5 }), { name: wrongType }, true],
-      ['api-keys: unknown field', 'POST', '/auth/api-keys/', () => ({ name: 'ci', scopes: ['all'] }), { scopes: unknown }, true],
+      [
+        'api-keys: unknown field',
+        'POST',
+        '/auth/api-keys/',
+        () => ({ name: 'ci', scopes: ['all'] }),
+        { scopes: unknown },
+        true,
+      ],
       ['api-keys: empty name', 'POST', '/auth/api-keys/', () => ({ name: '' }), { name: /empty/i }, true],
       ['api-keys: blank name', 'POST', '/auth/api-keys/', () => ({ name: '   ' }), { name: /empty/i }, true],
-      ['api-keys: name of 101 characters', 'POST', '/auth/api-keys/', () => ({ name: 'k'.repeat(101) }), { name: /100/ }, true],
+      [
+        'api-keys: name of 101 characters',
+        'POST',
+        '/auth/api-keys/',
+        () => ({ name: 'k'.repeat(101) }),
+        { name: /100/ },
+        true,
+      ],
       ['logout: empty body', 'POST', '/auth/logout/', () => ({}), { refresh: required }, true],
-      ['logout: unknown field', 'POST', '/auth/logout/', () => ({ refresh: 'x', everywhere: true }), { everywhere: unknown }, true],
+      [
+        'logout: unknown field',
+        'POST',
+        '/auth/logout/',
+        () => ({ refresh: 'x', everywhere: true }),
+        { everywhere: unknown },
+        true,
+      ],
     ];
 
-    it.each(cases)('%s -> 400 validation_error naming the field, nothing changed', async (_, method, path, makeBody, fields, authenticated) => {
-      const email = uniqueEmail('fields');
-      const before = await footprint(everyone, [email]);
-      const reply = await req(method, path, makeBody(email), authenticated ? a.access : undefined);
-      expectFieldErrors(reply, fields);
-      expect(await footprint(everyone, [email])).toEqual(before);
-      expect(before.withEmails).toBe(0);
-    });
+    it.each(cases)(
+      '%s -> 400 validation_error naming the field, nothing changed',
+      async (_, method, path, makeBody, fields, authenticated) => {
+        const email = uniqueEmail('fields');
+        const before = await footprint(everyone, [email]);
+        const reply = await req(method, path, makeBody(email), authenticated ? a.access : undefined);
+        expectFieldErrors(reply, fields);
+        expect(await footprint(everyone, [email])).toEqual(before);
+        expect(before.withEmails).toBe(0);
+      },
+    );
 
     it('GET verify-email without ?token= -> 400 on token', async () => {
       expectFieldErrors(await req('GET', '/auth/verify-email/'), { token: required });
@@ -183,43 +375,62 @@ describe.each(FAMILIES)('bad input to the auth endpoints under %s', (family) => 
       ['/auth/api-keys/', true],
       ['/auth/logout/', true],
     ];
-    const auth = (authenticated: boolean): Record<string, string> => (authenticated ? { Authorization: `Bearer ${a.access}` } : {});
+    const auth = (authenticated: boolean): Record<string, string> =>
+      authenticated ? { Authorization: `Bearer ${a.access}` } : {};
 
     it.each(endpoints)('POST %s with unparseable JSON -> 400 invalid_json', async (path, authenticated) => {
       const before = await footprint(everyone);
-      const reply = await raw(path, { body: '{"email": "ada@example.com", ', headers: { 'Content-Type': 'application/json', ...auth(authenticated) } });
+      const reply = await raw(path, {
+        body: '{"email": "ada@example.com", ',
+        headers: { 'Content-Type': 'application/json', ...auth(authenticated) },
+      });
       expectProblem(reply, 400, 'invalid_json');
       expect(await footprint(everyone)).toEqual(before);
     });
 
-    it.each(endpoints)('POST %s with a JSON body sent as text/plain -> 415 unsupported_media_type', async (path, authenticated) => {
-      const email = uniqueEmail('plain');
-      const before = await footprint(everyone, [email]);
-      const body = JSON.stringify({ email, password: PASSWORD, name: 'x', token: 'x', refresh: 'x' });
-      const reply = await raw(path, { body, headers: { 'Content-Type': 'text/plain', ...auth(authenticated) } });
-      expectProblem(reply, 415, 'unsupported_media_type');
-      expect(await footprint(everyone, [email])).toEqual(before);
-    });
+    it.each(endpoints)(
+      'POST %s with a JSON body sent as text/plain -> 415 unsupported_media_type',
+      async (path, authenticated) => {
+        const email = uniqueEmail('plain');
+        const before = await footprint(everyone, [email]);
+        const body = JSON.stringify({ email, password: PASSWORD, name: 'x', token: 'x', refresh: 'x' });
+        const reply = await raw(path, { body, headers: { 'Content-Type': 'text/plain', ...auth(authenticated) } });
+        expectProblem(reply, 415, 'unsupported_media_type');
+        expect(await footprint(everyone, [email])).toEqual(before);
+      },
+    );
 
-    it.each(endpoints)('POST %s with a JSON array instead of an object -> 400 validation_error', async (path, authenticated) => {
-      const reply = await raw(path, { body: '[{"email": "ada@example.com"}]', headers: { 'Content-Type': 'application/json', ...auth(authenticated) } });
-      expectProblem(reply, 400, 'validation_error');
-    });
+    it.each(endpoints)(
+      'POST %s with a JSON array instead of an object -> 400 validation_error',
+      async (path, authenticated) => {
+        const reply = await raw(path, {
+          body: '[{"email": "ada@example.com"}]',
+          headers: { 'Content-Type': 'application/json', ...auth(authenticated) },
+        });
+        expectProblem(reply, 400, 'validation_error');
+      },
+    );
 
     it.each([
       ['/auth/register/', false],
       ['/auth/login/', false],
       ['/auth/api-keys/', true],
-    ] as [string, boolean][])('POST %s with a 10 MB body -> 413 payload_too_large, nothing created', async (path, authenticated) => {
-      const email = uniqueEmail('huge');
-      const before = await footprint(everyone, [email]);
-      const body = JSON.stringify({ email, password: PASSWORD, name: 'n'.repeat(TEN_MB) });
-      expect(body.length).toBeGreaterThan(TEN_MB);
-      const reply = await raw(path, { body, headers: { 'Content-Type': 'application/json', ...auth(authenticated) } });
-      expectProblem(reply, 413, 'payload_too_large');
-      expect(await footprint(everyone, [email])).toEqual(before);
-      expect(await accountsWithEmail(email)).toBe(0);
-    });
+    ] as [string, boolean][])(
+      'POST %s with a 10 MB body -> 413 payload_too_large, nothing created',
+      async (path, authenticated) => {
+        const email = uniqueEmail('huge');
+        const before = await footprint(everyone, [email]);
+        const body = JSON.stringify({ email, password: PASSWORD, name: 'n'.repeat(TEN_MB) });
+        expect(body.length).toBeGreaterThan(TEN_MB);
+        const reply = await raw(path, {
+          body,
+          headers: { 'Content-Type': 'application/json', ...auth(authenticated) },
+        });
+        expectProblem(reply, 413, 'payload_too_large');
+        expect(await footprint(everyone, [email])).toEqual(before);
+        expect(await accountsWithEmail(email)).toBe(0);
+      },
+    );
   });
 
   describe('email addresses', () => {
@@ -291,7 +502,11 @@ describe.each(FAMILIES)('bad input to the auth endpoints under %s', (family) => 
       expect(registered.status).toBe(201);
       // Unverified: the right password is 403 email_not_verified, a wrong one 401.
       expectProblem(await req('POST', '/auth/login/', { email, password }), 403, 'email_not_verified');
-      expectProblem(await req('POST', '/auth/login/', { email, password: `${password}x` }), 401, 'authentication_failed');
+      expectProblem(
+        await req('POST', '/auth/login/', { email, password: `${password}x` }),
+        401,
+        'authentication_failed',
+      );
     });
   });
 
@@ -309,17 +524,25 @@ describe.each(FAMILIES)('bad input to the auth endpoints under %s', (family) => 
 
     it('a name of 101 characters -> 400 on name', async () => {
       const email = uniqueEmail('name-long');
-      expectFieldErrors(await req('POST', '/auth/register/', { email, password: PASSWORD, name: '語'.repeat(101) }), { name: /100/ });
+      expectFieldErrors(await req('POST', '/auth/register/', { email, password: PASSWORD, name: '語'.repeat(101) }), {
+        name: /100/,
+      });
       expect(await accountsWithEmail(email)).toBe(0);
     });
 
     it('name length counts code points: 100 emoji are accepted, 101 are not', async () => {
       const name = '🎤'.repeat(100);
-      const reply = await req('POST', '/auth/register/', { email: uniqueEmail('name-emoji'), password: PASSWORD, name });
+      const reply = await req('POST', '/auth/register/', {
+        email: uniqueEmail('name-emoji'),
+        password: PASSWORD,
+        name,
+      });
       expect(reply.status).toBe(201);
       expect(reply.body.name).toBe(name);
       const email = uniqueEmail('name-emoji-long');
-      expectFieldErrors(await req('POST', '/auth/register/', { email, password: PASSWORD, name: '🎤'.repeat(101) }), { name: /100/ });
+      expectFieldErrors(await req('POST', '/auth/register/', { email, password: PASSWORD, name: '🎤'.repeat(101) }), {
+        name: /100/,
+      });
       expect(await accountsWithEmail(email)).toBe(0);
     });
   });
@@ -327,11 +550,46 @@ describe.each(FAMILIES)('bad input to the auth endpoints under %s', (family) => 
   describe('NUL characters in string fields', () => {
     const nul = '\u0000';
     const cases: [string, string, string, () => Record<string, unknown>, string, boolean][] = [
-      ['register email', 'POST', '/auth/register/', () => ({ email: `ada${nul}@example.com`, password: PASSWORD }), 'email', false],
-      ['register password', 'POST', '/auth/register/', () => ({ email: uniqueEmail('nul'), password: `pass${nul}word-long` }), 'password', false],
-      ['register name', 'POST', '/auth/register/', () => ({ email: uniqueEmail('nul'), password: PASSWORD, name: `Ada${nul}` }), 'name', false],
-      ['login email', 'POST', '/auth/login/', () => ({ email: `${a.email}${nul}`, password: PASSWORD }), 'email', false],
-      ['login password', 'POST', '/auth/login/', () => ({ email: a.email, password: `${PASSWORD}${nul}` }), 'password', false],
+      [
+        'register email',
+        'POST',
+        '/auth/register/',
+        () => ({ email: `ada${nul}@example.com`, password: PASSWORD }),
+        'email',
+        false,
+      ],
+      [
+        'register password',
+        'POST',
+        '/auth/register/',
+        () => ({ email: uniqueEmail('nul'), password: `pass${nul}word-long` }),
+        'password',
+        false,
+      ],
+      [
+        'register name',
+        'POST',
+        '/auth/register/',
+        () => ({ email: uniqueEmail('nul'), password: PASSWORD, name: `Ada${nul}` }),
+        'name',
+        false,
+      ],
+      [
+        'login email',
+        'POST',
+        '/auth/login/',
+        () => ({ email: `${a.email}${nul}`, password: PASSWORD }),
+        'email',
+        false,
+      ],
+      [
+        'login password',
+        'POST',
+        '/auth/login/',
+        () => ({ email: a.email, password: `${PASSWORD}${nul}` }),
+        'password',
+        false,
+      ],
       ['refresh token', 'POST', '/auth/refresh/', () => ({ refresh: `${a.refresh}${nul}` }), 'refresh', false],
       ['verification token', 'POST', '/auth/verify-email/', () => ({ token: `${nul}abc` }), 'token', false],
       ['resend email', 'POST', '/auth/resend-verification/', () => ({ email: `${u.email}${nul}` }), 'email', false],
@@ -339,14 +597,17 @@ describe.each(FAMILIES)('bad input to the auth endpoints under %s', (family) => 
       ['logout refresh token', 'POST', '/auth/logout/', () => ({ refresh: `${a.refresh}${nul}` }), 'refresh', true],
     ];
 
-    it.each(cases)('a NUL in the %s -> 400 validation_error on that field, nothing changed', async (_, method, path, makeBody, field, authenticated) => {
-      const body = makeBody();
-      // (PostgreSQL cannot even look up a string holding NUL: count the address without it.)
-      const emails = typeof body.email === 'string' ? [body.email.replace(nul, '')] : [];
-      const before = await footprint(everyone, emails);
-      expectFieldErrors(await req(method, path, body, authenticated ? a.access : undefined), { [field]: /NUL/ });
-      expect(await footprint(everyone, emails)).toEqual(before);
-    });
+    it.each(cases)(
+      'a NUL in the %s -> 400 validation_error on that field, nothing changed',
+      async (_, method, path, makeBody, field, authenticated) => {
+        const body = makeBody();
+        // (PostgreSQL cannot even look up a string holding NUL: count the address without it.)
+        const emails = typeof body.email === 'string' ? [body.email.replace(nul, '')] : [];
+        const before = await footprint(everyone, emails);
+        expectFieldErrors(await req(method, path, body, authenticated ? a.access : undefined), { [field]: /NUL/ });
+        expect(await footprint(everyone, emails)).toEqual(before);
+      },
+    );
 
     it('a NUL in the verify-email ?token= -> 400 on token', async () => {
       expectFieldErrors(await req('GET', '/auth/verify-email/?token=abc%00def'), { token: /./ });
@@ -354,7 +615,9 @@ describe.each(FAMILIES)('bad input to the auth endpoints under %s', (family) => 
 
     it('a NUL in a field name -> 400 validation_error', async () => {
       const email = uniqueEmail('nul-key');
-      const reply = await raw('/auth/register/', { body: `{"email": "${email}", "password": "${PASSWORD}", "na\\u0000me": "x"}` });
+      const reply = await raw('/auth/register/', {
+        body: `{"email": "${email}", "password": "${PASSWORD}", "na\\u0000me": "x"}`,
+      });
       expectProblem(reply, 400, 'validation_error');
       expect(await accountsWithEmail(email)).toBe(0);
     });
@@ -363,14 +626,24 @@ describe.each(FAMILIES)('bad input to the auth endpoints under %s', (family) => 
   describe('SQL injection', () => {
     it.each(SQL_INJECTIONS)('%j as email, password or token is rejected without effect', async (injection) => {
       const compact = injection.replace(/\s+/g, '');
-      const before = await footprint(everyone, [injection, injection.toLowerCase(), `${compact}@example.com`.toLowerCase()]);
+      const before = await footprint(everyone, [
+        injection,
+        injection.toLowerCase(),
+        `${compact}@example.com`.toLowerCase(),
+      ]);
 
       expectFieldErrors(await req('POST', '/auth/register/', { email: injection, password: PASSWORD }), { email: /./ });
       expectFieldErrors(await req('POST', '/auth/login/', { email: injection, password: injection }), { email: /./ });
-      expectFieldErrors(await req('POST', '/auth/login/', { email: `${a.email}${injection}`, password: PASSWORD }), { email: /./ });
+      expectFieldErrors(await req('POST', '/auth/login/', { email: `${a.email}${injection}`, password: PASSWORD }), {
+        email: /./,
+      });
       expectFieldErrors(await req('POST', '/auth/resend-verification/', { email: injection }), { email: /./ });
       // A real account's email with an injected password must not log in.
-      expectProblem(await req('POST', '/auth/login/', { email: a.email, password: injection }), 401, 'authentication_failed');
+      expectProblem(
+        await req('POST', '/auth/login/', { email: a.email, password: injection }),
+        401,
+        'authentication_failed',
+      );
       // Shaped like an address: an invalid address or an unknown account, never a match-all.
       const shaped = await req('POST', '/auth/login/', { email: `${compact}@example.com`, password: injection });
       if (shaped.status === 400) expectFieldErrors(shaped, { email: /./ });
@@ -382,7 +655,9 @@ describe.each(FAMILIES)('bad input to the auth endpoints under %s', (family) => 
       expect401(await req('GET', '/auth/profile/', undefined, `vk_${compact}`), 'authentication_failed');
 
       // Nothing created, nothing verified, nothing dropped.
-      expect(await footprint(everyone, [injection, injection.toLowerCase(), `${compact}@example.com`.toLowerCase()])).toEqual(before);
+      expect(
+        await footprint(everyone, [injection, injection.toLowerCase(), `${compact}@example.com`.toLowerCase()]),
+      ).toEqual(before);
       expect(before.withEmails).toBe(0);
       expect((await req('GET', '/auth/profile/', undefined, a.access)).status).toBe(200);
     });
@@ -391,11 +666,36 @@ describe.each(FAMILIES)('bad input to the auth endpoints under %s', (family) => 
   describe('JSON injection', () => {
     const operator = '{"$gt": ""}';
     it.each([
-      ['login with operator objects as email and password', '/auth/login/', () => `{"email": ${operator}, "password": ${operator}}`, ['email', 'password']],
-      ['login with a real email and {"$ne": null} as password', '/auth/login/', () => `{"email": "${a.email}", "password": {"$ne": null}}`, ['password']],
-      ['register with an operator object as email', '/auth/register/', () => `{"email": ${operator}, "password": "${PASSWORD}"}`, ['email']],
-      ['resend-verification with an operator object as email', '/auth/resend-verification/', () => `{"email": ${operator}}`, ['email']],
-      ['verify-email with an operator object as token', '/auth/verify-email/', () => `{"token": {"$ne": null}}`, ['token']],
+      [
+        'login with operator objects as email and password',
+        '/auth/login/',
+        () => `{"email": ${operator}, "password": ${operator}}`,
+        ['email', 'password'],
+      ],
+      [
+        'login with a real email and {"$ne": null} as password',
+        '/auth/login/',
+        () => `{"email": "${a.email}", "password": {"$ne": null}}`,
+        ['password'],
+      ],
+      [
+        'register with an operator object as email',
+        '/auth/register/',
+        () => `{"email": ${operator}, "password": "${PASSWORD}"}`,
+        ['email'],
+      ],
+      [
+        'resend-verification with an operator object as email',
+        '/auth/resend-verification/',
+        () => `{"email": ${operator}}`,
+        ['email'],
+      ],
+      [
+        'verify-email with an operator object as token',
+        '/auth/verify-email/',
+        () => `{"token": {"$ne": null}}`,
+        ['token'],
+      ],
       ['refresh with an operator object as token', '/auth/refresh/', () => `{"refresh": ${operator}}`, ['refresh']],
     ] as [string, string, () => string, string[]][])('%s -> 400 on the field', async (_, path, makeBody, fields) => {
       const before = await footprint(everyone);
@@ -408,14 +708,28 @@ describe.each(FAMILIES)('bad input to the auth endpoints under %s', (family) => 
       [
         'register with a "__proto__" member',
         '/auth/register/',
-        (email) => `{"email": "${email}", "password": "${PASSWORD}", "__proto__": {"email_verified_at": "2020-01-01T00:00:00Z", "subscription_tier": "enterprise"}}`,
+        (email) =>
+          `{"email": "${email}", "password": "${PASSWORD}", "__proto__": {"email_verified_at": "2020-01-01T00:00:00Z", "subscription_tier": "enterprise"}}`,
       ],
-      ['login with the credentials only inside "__proto__"', '/auth/login/', () => `{"__proto__": {"email": "${a.email}", "password": "${PASSWORD}"}}`],
-      ['resend-verification with a "__proto__" member', '/auth/resend-verification/', (email) => `{"email": "${email}", "__proto__": {"polluted": true}}`],
+      [
+        'login with the credentials only inside "__proto__"',
+        '/auth/login/',
+        () => `{"__proto__": {"email": "${a.email}", "password": "${PASSWORD}"}}`,
+      ],
+      [
+        'resend-verification with a "__proto__" member',
+        '/auth/resend-verification/',
+        (email) => `{"email": "${email}", "__proto__": {"polluted": true}}`,
+      ],
     ];
     const expectNoPollution = () => {
       const probe = {} as Record<string, unknown>;
-      expect([probe.email_verified_at, probe.subscription_tier, probe.polluted, probe.email]).toEqual([undefined, undefined, undefined, undefined]);
+      expect([probe.email_verified_at, probe.subscription_tier, probe.polluted, probe.email]).toEqual([
+        undefined,
+        undefined,
+        undefined,
+        undefined,
+      ]);
     };
 
     it.each(protoBodies)('%s -> 400, nothing created, no prototype polluted', async (_, path, makeBody) => {
@@ -456,7 +770,10 @@ describe.each(FAMILIES)('bad input to the auth endpoints under %s', (family) => 
       ['hasOwnProperty', '/auth/resend-verification/', (email: string) => ({ email })],
       ['constructor', '/auth/api-keys/', () => ({ name: 'ci' })],
     ])('an unknown field named "%s" on %s -> 400 validation_error naming it', async (field, path, makeBody) => {
-      const headers: Record<string, string> = { 'Content-Type': 'application/json', Authorization: `Bearer ${a.access}` };
+      const headers: Record<string, string> = {
+        'Content-Type': 'application/json',
+        Authorization: `Bearer ${a.access}`,
+      };
       const body = { ...makeBody(uniqueEmail('ctor')), [field]: { prototype: { polluted: true } } };
       expectFieldErrors(await raw(path, { body: JSON.stringify(body), headers }), { [field]: /unknown/i });
     });
@@ -471,7 +788,10 @@ describe.each(FAMILIES)('bad input to the auth endpoints under %s', (family) => 
 
     it.each([
       ['a random URL-safe token', () => randomBytes(32).toString('base64url')],
-      ["an unverified account's live token with its last character changed", () => `${u.verificationToken.slice(0, -1)}${u.verificationToken.endsWith('A') ? 'B' : 'A'}`],
+      [
+        "an unverified account's live token with its last character changed",
+        () => `${u.verificationToken.slice(0, -1)}${u.verificationToken.endsWith('A') ? 'B' : 'A'}`,
+      ],
       ["an unverified account's live token with a character appended", () => `${u.verificationToken}A`],
       ['a 10 000-character token', () => 't'.repeat(10_000)],
     ])('%s -> 400 on token, nothing verified', async (_, makeToken) => {
@@ -493,7 +813,10 @@ describe.each(FAMILIES)('bad input to the auth endpoints under %s', (family) => 
       expect(await ledgerOf(registered.body.id)).toBe(0);
       expectProblem(await req('POST', '/auth/login/', { email, password: PASSWORD }), 403, 'email_not_verified');
 
-      expect(await req('POST', '/auth/verify-email/', { token: second })).toMatchObject({ status: 200, body: { email_verified: true } });
+      expect(await req('POST', '/auth/verify-email/', { token: second })).toMatchObject({
+        status: 200,
+        body: { email_verified: true },
+      });
       expectFieldErrors(await req('GET', `/auth/verify-email/?token=${first}`), { token: /./ });
       expect(await ledgerOf(registered.body.id)).toBe(1);
     });
@@ -515,7 +838,10 @@ describe.each(FAMILIES)('bad input to the auth endpoints under %s', (family) => 
       ['a token signed with the real key but HS512', async () => signToken(key(), a.id, { alg: 'HS512' })],
       ['a token for an account that does not exist', async () => signToken(key(), randomUUID())],
       ['a token with another issuer', async () => signToken(key(), a.id, { claims: { iss: 'someone-else' } })],
-      ['an access token_type with the refresh audience', async () => signToken(key(), a.id, { claims: { aud: 'openvox:refresh' } })],
+      [
+        'an access token_type with the refresh audience',
+        async () => signToken(key(), a.id, { claims: { aud: 'openvox:refresh' } }),
+      ],
       ['a token with no sub', async () => signToken(key(), a.id, { claims: { sub: undefined } })],
       ['something that is not a JWT', async () => 'not.a.jwt'],
       ['a refresh token used as an access token', async () => a.refresh],
@@ -550,7 +876,11 @@ describe.each(FAMILIES)('bad input to the auth endpoints under %s', (family) => 
 
     it('a refresh token with a tampered family -> 401 token_invalid on /refresh', async () => {
       const before = await footprint(everyone);
-      expectProblem(await req('POST', '/auth/refresh/', { refresh: tamperPayload(a.refresh, { fam: randomUUID() }) }), 401, 'token_invalid');
+      expectProblem(
+        await req('POST', '/auth/refresh/', { refresh: tamperPayload(a.refresh, { fam: randomUUID() }) }),
+        401,
+        'token_invalid',
+      );
       expect(await footprint(everyone)).toEqual(before);
     });
 
@@ -567,13 +897,19 @@ describe.each(FAMILIES)('bad input to the auth endpoints under %s', (family) => 
       expect((await req('GET', '/auth/profile/', undefined, created.body.key)).status).toBe(200);
       expect((await req('DELETE', `/auth/api-keys/${created.body.id}/`, undefined, a.access)).status).toBe(204);
       expect401(await req('GET', '/auth/profile/', undefined, created.body.key), 'authentication_failed');
-      expect401(await req('POST', '/auth/api-keys/', { name: 'via-deleted' }, created.body.key), 'authentication_failed');
+      expect401(
+        await req('POST', '/auth/api-keys/', { name: 'via-deleted' }, created.body.key),
+        'authentication_failed',
+      );
     });
 
     it.each([
       ['a random vk_ key', () => `vk_${randomBytes(32).toString('base64url')}`],
       ['a bare "vk_"', () => 'vk_'],
-      ["another account's key with one character changed", () => `${bKey.key.slice(0, -1)}${bKey.key.endsWith('A') ? 'B' : 'A'}`],
+      [
+        "another account's key with one character changed",
+        () => `${bKey.key.slice(0, -1)}${bKey.key.endsWith('A') ? 'B' : 'A'}`,
+      ],
     ])('%s that matches no key -> 401 authentication_failed', async (_, makeKey) => {
       expect401(await req('GET', '/auth/profile/', undefined, makeKey()), 'authentication_failed');
     });
@@ -612,13 +948,16 @@ describe.each(FAMILIES)('bad input to the auth endpoints under %s', (family) => 
       ['POST', '/auth/logout/', '', () => ({ refresh: a.refresh })],
     ];
 
-    it.each(protectedCalls)('%s %s%s without Authorization -> 401 not_authenticated with WWW-Authenticate: Bearer', async (method, path, suffix, makeBody) => {
-      const before = await footprint(everyone);
-      const reply = await req(method, `${path}${suffix.replace('{key}', bKey.id)}`, makeBody?.());
-      expectProblem(reply, 401, 'not_authenticated');
-      expect(reply.headers.get('www-authenticate')).toBe('Bearer');
-      expect(await footprint(everyone)).toEqual(before);
-    });
+    it.each(protectedCalls)(
+      '%s %s%s without Authorization -> 401 not_authenticated with WWW-Authenticate: Bearer',
+      async (method, path, suffix, makeBody) => {
+        const before = await footprint(everyone);
+        const reply = await req(method, `${path}${suffix.replace('{key}', bKey.id)}`, makeBody?.());
+        expectProblem(reply, 401, 'not_authenticated');
+        expect(reply.headers.get('www-authenticate')).toBe('Bearer');
+        expect(await footprint(everyone)).toEqual(before);
+      },
+    );
 
     it.each([
       ['Basic credentials', 'Basic dXNlcjpwYXNzd29yZA=='],
@@ -626,24 +965,39 @@ describe.each(FAMILIES)('bad input to the auth endpoints under %s', (family) => 
       ['another scheme with a real token', 'Token {access}'],
       ['a token with no scheme', '{access}'],
     ])('%s -> 401 not_authenticated', async (_, header) => {
-      const reply = await send(`${family}/auth/profile/`, { method: 'GET', headers: { Authorization: header.replace('{access}', a.access) } });
+      const reply = await send(`${family}/auth/profile/`, {
+        method: 'GET',
+        headers: { Authorization: header.replace('{access}', a.access) },
+      });
       expectProblem(reply, 401, 'not_authenticated');
       expect(reply.headers.get('www-authenticate')).toBe('Bearer');
     });
 
     it('control: the scheme is case-insensitive ("bearer <token>" works)', async () => {
-      const reply = await send(`${family}/auth/profile/`, { method: 'GET', headers: { Authorization: `bearer ${a.access}` } });
+      const reply = await send(`${family}/auth/profile/`, {
+        method: 'GET',
+        headers: { Authorization: `bearer ${a.access}` },
+      });
       expect(reply.status).toBe(200);
     });
   });
 
   describe('login failures do not reveal which part was wrong', () => {
-    const essentials = (reply: Reply) => ({ status: reply.status, code: reply.body.code, title: reply.body.title, detail: reply.body.detail, errors: reply.body.errors });
+    const essentials = (reply: Reply) => ({
+      status: reply.status,
+      code: reply.body.code,
+      title: reply.body.title,
+      detail: reply.body.detail,
+      errors: reply.body.errors,
+    });
 
     it('a wrong password and an unknown email get the same status, code and detail', async () => {
       const before = await footprint(everyone);
       const wrongPassword = await req('POST', '/auth/login/', { email: a.email, password: 'not the password' });
-      const unknownEmail = await req('POST', '/auth/login/', { email: uniqueEmail('nobody'), password: 'not the password' });
+      const unknownEmail = await req('POST', '/auth/login/', {
+        email: uniqueEmail('nobody'),
+        password: 'not the password',
+      });
       expectProblem(wrongPassword, 401, 'authentication_failed');
       expect(essentials(unknownEmail)).toEqual(essentials(wrongPassword));
       expect(await footprint(everyone)).toEqual(before);
@@ -655,7 +1009,11 @@ describe.each(FAMILIES)('bad input to the auth endpoints under %s', (family) => 
       expectProblem(wrongOnUnverified, 401, 'authentication_failed');
       expect(essentials(wrongOnUnverified)).toEqual(essentials(wrongOnVerified));
       // control: the right password on that account is the 403
-      expectProblem(await req('POST', '/auth/login/', { email: u.email, password: PASSWORD }), 403, 'email_not_verified');
+      expectProblem(
+        await req('POST', '/auth/login/', { email: u.email, password: PASSWORD }),
+        403,
+        'email_not_verified',
+      );
     });
   });
 });
@@ -674,11 +1032,19 @@ describe('expired verification tokens (VERIFICATION_TTL=1)', () => {
         const email = uniqueEmail('expired');
         const registered = await call(shortApi.url, 'POST', `${family}/auth/register/`, { email, password: PASSWORD });
         expect(registered.status).toBe(201);
-        signups.set(family, { id: registered.body.id, email, token: await waitForVerificationToken(shortDeps.config.MAIL_DIR, email) });
+        signups.set(family, {
+          id: registered.body.id,
+          email,
+          token: await waitForVerificationToken(shortDeps.config.MAIL_DIR, email),
+        });
       }),
     );
     const ids = [...signups.values()].map((signup) => signup.id);
-    const latest = await shortDeps.db('email_verification_tokens').whereIn('account_id', ids).max({ expires_at: 'expires_at' }).first();
+    const latest = await shortDeps
+      .db('email_verification_tokens')
+      .whereIn('account_id', ids)
+      .max({ expires_at: 'expires_at' })
+      .first();
     const wait = new Date(latest!.expires_at).getTime() - Date.now() + 250;
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, wait)));
   });
@@ -687,18 +1053,32 @@ describe('expired verification tokens (VERIFICATION_TTL=1)', () => {
     await shortDeps.close();
   });
 
-  it.each(FAMILIES)('under %s: an expired token -> 400 on token; the account stays unverified and can ask for a resend', async (family) => {
-    const signup = signups.get(family)!;
-    const reply = await call(shortApi.url, 'POST', `${family}/auth/verify-email/`, { token: signup.token });
-    expectFieldErrors(reply, { token: /./ });
-    expectFieldErrors(await call(shortApi.url, 'GET', `${family}/auth/verify-email/?token=${signup.token}`), { token: /./ });
-    const account = await shortDeps.db('accounts').where({ id: signup.id }).first('email_verified_at', 'credit_balance');
-    expect(account).toEqual({ email_verified_at: null, credit_balance: '0' });
-    expect(await count(shortDeps.db('credit_ledger').where({ account_id: signup.id }))).toBe(0);
-    expectProblem(await call(shortApi.url, 'POST', `${family}/auth/login/`, { email: signup.email, password: PASSWORD }), 403, 'email_not_verified');
+  it.each(FAMILIES)(
+    'under %s: an expired token -> 400 on token; the account stays unverified and can ask for a resend',
+    async (family) => {
+      const signup = signups.get(family)!;
+      const reply = await call(shortApi.url, 'POST', `${family}/auth/verify-email/`, { token: signup.token });
+      expectFieldErrors(reply, { token: /./ });
+      expectFieldErrors(await call(shortApi.url, 'GET', `${family}/auth/verify-email/?token=${signup.token}`), {
+        token: /./,
+      });
+      const account = await shortDeps
+        .db('accounts')
+        .where({ id: signup.id })
+        .first('email_verified_at', 'credit_balance');
+      expect(account).toEqual({ email_verified_at: null, credit_balance: '0' });
+      expect(await count(shortDeps.db('credit_ledger').where({ account_id: signup.id }))).toBe(0);
+      expectProblem(
+        await call(shortApi.url, 'POST', `${family}/auth/login/`, { email: signup.email, password: PASSWORD }),
+        403,
+        'email_not_verified',
+      );
 
-    expect((await call(shortApi.url, 'POST', `${family}/auth/resend-verification/`, { email: signup.email })).status).toBe(202);
-    const fresh = await waitForVerificationToken(shortDeps.config.MAIL_DIR, signup.email, 2);
-    expect(fresh).not.toBe(signup.token);
-  });
+      expect(
+        (await call(shortApi.url, 'POST', `${family}/auth/resend-verification/`, { email: signup.email })).status,
+      ).toBe(202);
+      const fresh = await waitForVerificationToken(shortDeps.config.MAIL_DIR, signup.email, 2);
+      expect(fresh).not.toBe(signup.token);
+    },
+  );
 });

@@ -22,7 +22,11 @@ afterAll(async () => {
 });
 
 /** Asks until `done` holds for the answer or `timeoutMs` passes; returns the last answer. */
-async function askUntil(ask: () => Promise<{ status: number; body: any }>, done: (reply: { status: number }) => boolean, timeoutMs = 15_000) {
+async function askUntil(
+  ask: () => Promise<{ status: number; body: any }>,
+  done: (reply: { status: number }) => boolean,
+  timeoutMs = 15_000,
+) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const reply = await ask();
@@ -42,7 +46,9 @@ describe('per-process caches of credentials and ended statuses', () => {
     expect((await call(apiA.url, 'GET', '/api/v1/tts/history/', undefined, key)).status).toBe(200);
     expect((await call(apiB.url, 'GET', '/api/v1/tts/history/', undefined, key)).status).toBe(200);
 
-    expect((await call(apiA.url, 'DELETE', `/api/v1/auth/api-keys/${created.body.id}/`, undefined, owner.access)).status).toBe(204);
+    expect(
+      (await call(apiA.url, 'DELETE', `/api/v1/auth/api-keys/${created.body.id}/`, undefined, owner.access)).status,
+    ).toBe(204);
     const inA = await call(apiA.url, 'GET', '/api/v1/tts/history/', undefined, key);
     expect(inA).toMatchObject({ status: 401, body: { code: 'authentication_failed' } });
     const inB = await askUntil(
@@ -55,10 +61,16 @@ describe('per-process caches of credentials and ended statuses', () => {
   it('an ended status is answered from memory until the entry is deleted, by any path', async () => {
     const id = await completedSynthesis();
     const status = `/api/v1/tts/history/${id}/status/`;
-    expect(await call(apiB.url, 'GET', status, undefined, owner.access)).toMatchObject({ status: 200, body: { id, status: 'completed' } });
+    expect(await call(apiB.url, 'GET', status, undefined, owner.access)).toMatchObject({
+      status: 200,
+      body: { id, status: 'completed' },
+    });
     // A write no service path makes (an ended status never changes) shows the answer comes from memory.
     await first.db('syntheses').where({ id }).update({ credits_charged: 1 });
-    expect(await call(apiB.url, 'GET', status, undefined, owner.access)).toMatchObject({ status: 200, body: { credits_charged: 0 } });
+    expect(await call(apiB.url, 'GET', status, undefined, owner.access)).toMatchObject({
+      status: 200,
+      body: { credits_charged: 0 },
+    });
     // Another process (here: a direct write) marks it deleted; the trigger's NOTIFY reaches B.
     await first.db('syntheses').where({ id }).update({ deleted_at: new Date() });
     const after = await askUntil(

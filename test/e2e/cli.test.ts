@@ -33,21 +33,45 @@ describe('openvox CLI', () => {
     const code = await runCli(args, {
       out: (text) => (stdout += text),
       err: (text) => (stderr += text),
-      env: { ...process.env, TEMPORAL_TASK_QUEUE: deps.config.TEMPORAL_TASK_QUEUE, MAIL_DIR: deps.config.MAIL_DIR, OPENVOX_CONFIG: path.join(dir, 'none.json'), ...env },
+      env: {
+        ...process.env,
+        TEMPORAL_TASK_QUEUE: deps.config.TEMPORAL_TASK_QUEUE,
+        MAIL_DIR: deps.config.MAIL_DIR,
+        OPENVOX_CONFIG: path.join(dir, 'none.json'),
+        ...env,
+      },
       tty: false,
       ...io,
     });
     return { code, stdout, stderr, json: () => JSON.parse(stdout) };
   }
 
-  const balanceOf = async (email: string) => Number((await deps.db('accounts').where({ email }).first('credit_balance')).credit_balance);
+  const balanceOf = async (email: string) =>
+    Number((await deps.db('accounts').where({ email }).first('credit_balance')).credit_balance);
 
   describe('admin commands (PostgreSQL directly)', () => {
     it('user create --verified makes an account that can log in, credited once with the free plan', async () => {
       const email = uniqueEmail('cli');
-      const created = await openvox(['user', 'create', email, '--password', PASSWORD, '--name', 'Cli User', '--verified', '--json']);
+      const created = await openvox([
+        'user',
+        'create',
+        email,
+        '--password',
+        PASSWORD,
+        '--name',
+        'Cli User',
+        '--verified',
+        '--json',
+      ]);
       expect(created.code).toBe(0);
-      expect(created.json()).toMatchObject({ email, name: 'Cli User', plan: 'free', email_verified: true, credit_balance: 35000, credits_granted: 35000 });
+      expect(created.json()).toMatchObject({
+        email,
+        name: 'Cli User',
+        plan: 'free',
+        email_verified: true,
+        credit_balance: 35000,
+        credits_granted: 35000,
+      });
       const login = await call(api.url, 'POST', '/api/v1/auth/login/', { email, password: PASSWORD });
       expect(login.status).toBe(200);
       const ledger = await deps.db('credit_ledger').where({ account_id: created.json().id });
@@ -76,11 +100,25 @@ describe('openvox CLI', () => {
       await openvox(['user', 'create', email, '--verified']);
       const first = await openvox(['credits', 'grant', email, '1000', '--reason', 'support ticket 42', '--json']);
       expect(first.code).toBe(0);
-      expect(first.json()).toMatchObject({ applied: true, amount: 1000, credit_balance: 36000, reference: 'admin:support ticket 42' });
+      expect(first.json()).toMatchObject({
+        applied: true,
+        amount: 1000,
+        credit_balance: 36000,
+        reference: 'admin:support ticket 42',
+      });
       const repeat = await openvox(['credits', 'grant', email, '1000', '--reason', 'support ticket 42']);
       expect(repeat.code).toBe(0);
       expect(repeat.stdout).toContain('already granted');
-      const other = await openvox(['credits', 'grant', email, '500', '--reason', 'goodwill', '--reference', 'goodwill-2026-11']);
+      const other = await openvox([
+        'credits',
+        'grant',
+        email,
+        '500',
+        '--reason',
+        'goodwill',
+        '--reference',
+        'goodwill-2026-11',
+      ]);
       expect(other.stdout).toContain('granted 500 credits');
       expect(await balanceOf(email)).toBe(36500);
       const account = await deps.db('accounts').where({ email }).first('id');
@@ -100,10 +138,22 @@ describe('openvox CLI', () => {
       await openvox(['credits', 'grant', email, '250', '--reason', 'audit check'], as); // a repeat changes nothing, so no record
       await openvox(['plan', 'set', email, 'starter'], as);
       const account = await deps.db('accounts').where({ email }).first('id');
-      const actions = await deps.db('admin_actions').where({ account_id: account.id }).orderBy('id').select('operator', 'command', 'details');
+      const actions = await deps
+        .db('admin_actions')
+        .where({ account_id: account.id })
+        .orderBy('id')
+        .select('operator', 'command', 'details');
       expect(actions).toEqual([
-        { operator: 'ada (support)', command: 'user create', details: { plan: 'free', verified: true, credits_granted: 35000 } },
-        { operator: 'ada (support)', command: 'credits grant', details: { amount: 250, reference: 'admin:audit check' } },
+        {
+          operator: 'ada (support)',
+          command: 'user create',
+          details: { plan: 'free', verified: true, credits_granted: 35000 },
+        },
+        {
+          operator: 'ada (support)',
+          command: 'credits grant',
+          details: { amount: 250, reference: 'admin:audit check' },
+        },
         { operator: 'ada (support)', command: 'plan set', details: { from: 'free', to: 'starter' } },
       ]);
       // No email in the trail: it outlives the account (the id is cleared at erasure).
@@ -121,8 +171,14 @@ describe('openvox CLI', () => {
       await openvox(['user', 'create', unverified], { OPENVOX_OPERATOR: '' });
       await openvox(['user', 'verify', unverified], { OPENVOX_OPERATOR: '' });
       const other = await deps.db('accounts').where({ email: unverified }).first('id');
-      const verifiedBy = await deps.db('admin_actions').where({ account_id: other.id, command: 'user verify' }).first('operator', 'details');
-      expect(verifiedBy).toEqual({ operator: `${os.userInfo().username}@${os.hostname()}`, details: { credits_granted: 35000 } });
+      const verifiedBy = await deps
+        .db('admin_actions')
+        .where({ account_id: other.id, command: 'user verify' })
+        .first('operator', 'details');
+      expect(verifiedBy).toEqual({
+        operator: `${os.userInfo().username}@${os.hostname()}`,
+        details: { credits_granted: 35000 },
+      });
     });
 
     it('credits grant refuses a missing reason, a non-number and an unknown account', async () => {
@@ -159,7 +215,14 @@ describe('openvox CLI', () => {
       const email = uniqueEmail('cli');
       await openvox(['user', 'create', email, '--verified']);
       const listed = await openvox(['users', 'list', '--email', email, '--json']);
-      expect(listed.json()).toEqual([expect.objectContaining({ email, plan: 'free', credit_balance: 35000, usage: expect.objectContaining({ syntheses: 0, credits_used: 0, cloned_voices: 0 }) })]);
+      expect(listed.json()).toEqual([
+        expect.objectContaining({
+          email,
+          plan: 'free',
+          credit_balance: 35000,
+          usage: expect.objectContaining({ syntheses: 0, credits_used: 0, cloned_voices: 0 }),
+        }),
+      ]);
       const table = await openvox(['users', 'list', '--email', email]);
       expect(table.stdout.split('\n')[0].split('\t')).toContain('audio');
       expect(table.stdout.split('\n')[1].split('\t')[8]).toBe('0.0 s');
@@ -176,7 +239,13 @@ describe('openvox CLI', () => {
       expect(row.email).not.toBe(email);
       const table = (await openvox(['users', 'list', '--limit', '1000'])).stdout.split('\n');
       expect(table.find((line) => line.startsWith(`${row.email}\t`))?.split('\t')[2]).toBe('deleted');
-      expect(table.find((line) => line.startsWith(`${listed.find((account: { deleted_at: string | null }) => !account.deleted_at).email}\t`))?.split('\t')[2]).toMatch(/^(verified|unverified)$/);
+      expect(
+        table
+          .find((line) =>
+            line.startsWith(`${listed.find((account: { deleted_at: string | null }) => !account.deleted_at).email}\t`),
+          )
+          ?.split('\t')[2],
+      ).toMatch(/^(verified|unverified)$/);
     });
   });
 
@@ -194,7 +263,10 @@ describe('openvox CLI', () => {
 
     it('say writes the audio, reports progress on stderr and charges the text', async () => {
       const output = path.join(dir, 'hello.mp3');
-      const said = await openvox(['say', 'Hello from the command line.', '-o', output, '--voice', 'en-us-slt', '--json'], env);
+      const said = await openvox(
+        ['say', 'Hello from the command line.', '-o', output, '--voice', 'en-us-slt', '--json'],
+        env,
+      );
       expect(said.code).toBe(0);
       expect(said.json()).toMatchObject({ output, format: 'mp3', credits_charged: 28 });
       const audio = await readFile(output);
@@ -206,7 +278,9 @@ describe('openvox CLI', () => {
       const fromFile = await openvox(['say', '--file', text, '-o', path.join(dir, 'second.wav')], env);
       expect(fromFile.code).toBe(0);
       // No --voice: the catalog's first English voice, the neural one installed here.
-      expect(fromFile.stdout).toMatch(/^wrote .*second\.wav: WAV, \d+\.\d s of audio, \d+ bytes \(voice en-us-joe, 32 credits\)\n$/);
+      expect(fromFile.stdout).toMatch(
+        /^wrote .*second\.wav: WAV, \d+\.\d s of audio, \d+ bytes \(voice en-us-joe, 32 credits\)\n$/,
+      );
       expect(fromFile.stderr).toMatch(/completed \[#+\] 100%\n$/);
       expect((await readFile(path.join(dir, 'second.wav'))).subarray(0, 4).toString('latin1')).toBe('RIFF');
     });
@@ -214,7 +288,12 @@ describe('openvox CLI', () => {
     it('say reports an API error with the problem’s detail and code, and exits 1', async () => {
       const failed = await openvox(['say', 'Hello', '--voice', 'no-such-voice', '--json'], env);
       expect(failed.code).toBe(1);
-      expect(failed.json().error).toEqual({ code: 'validation_error', status: 400, errors: { voice_id: ['Unknown voice.'] }, message: 'voice_id: Unknown voice. (400 validation_error)' });
+      expect(failed.json().error).toEqual({
+        code: 'validation_error',
+        status: 400,
+        errors: { voice_id: ['Unknown voice.'] },
+        message: 'voice_id: Unknown voice. (400 validation_error)',
+      });
       const text = await openvox(['say', 'Hello', '--voice', 'no-such-voice'], env);
       expect(text.stderr).toBe('openvox: voice_id: Unknown voice. (400 validation_error)\n');
       // A port nothing listens on: one the system gave a server just closed.
@@ -224,25 +303,34 @@ describe('openvox CLI', () => {
       await new Promise((resolve) => closed.close(resolve));
       const unreachable = await openvox(['usage'], { ...env, OPENVOX_URL: `http://127.0.0.1:${port}` });
       expect(unreachable.code).toBe(1);
-      expect(unreachable.stderr).toMatch(new RegExp(`^openvox: cannot reach http://127\\.0\\.0\\.1:${port}: ECONNREFUSED`));
+      expect(unreachable.stderr).toMatch(
+        new RegExp(`^openvox: cannot reach http://127\\.0\\.0\\.1:${port}: ECONNREFUSED`),
+      );
     });
 
     it('say takes the format from -o’s extension; --format wins; an unknown extension is a usage error that sends nothing', async () => {
       const before = await deps.db('syntheses').count({ count: '*' }).first();
       const unknown = await openvox(['say', 'Hello', '-o', path.join(dir, 'speech.txt')], env);
       expect(unknown.code).toBe(2);
-      expect(unknown.stderr).toContain('cannot tell an audio format from .txt: name the file .wav, .mp3, .ogg, .flac, or give --format');
+      expect(unknown.stderr).toContain(
+        'cannot tell an audio format from .txt: name the file .wav, .mp3, .ogg, .flac, or give --format',
+      );
       const badFormat = await openvox(['say', 'Hello', '--format', 'aiff'], env);
       expect(badFormat.code).toBe(2);
       expect(badFormat.stderr).toContain('Allowed choices are wav, mp3, ogg, flac');
       expect(await deps.db('syntheses').count({ count: '*' }).first()).toEqual(before);
 
       const ogg = path.join(dir, 'named.flac');
-      const explicit = await openvox(['say', 'Explicit.', '--voice', 'en-us-slt', '--format', 'ogg', '-o', ogg, '--json'], env);
+      const explicit = await openvox(
+        ['say', 'Explicit.', '--voice', 'en-us-slt', '--format', 'ogg', '-o', ogg, '--json'],
+        env,
+      );
       expect(explicit.json()).toMatchObject({ format: 'ogg', output: ogg });
       expect((await readFile(ogg)).subarray(0, 4).toString('latin1')).toBe('OggS');
       const flac = path.join(dir, 'chapter.FLAC');
-      expect((await openvox(['say', 'Upper case.', '--voice', 'en-us-slt', '-o', flac, '--json'], env)).json().format).toBe('flac');
+      expect(
+        (await openvox(['say', 'Upper case.', '--voice', 'en-us-slt', '-o', flac, '--json'], env)).json().format,
+      ).toBe('flac');
       expect((await readFile(flac)).subarray(0, 4).toString('latin1')).toBe('fLaC');
     });
 
@@ -253,7 +341,9 @@ describe('openvox CLI', () => {
         const said = await openvox(['say', 'Where did it go?', '--voice', 'en-us-slt', '--format', 'mp3'], env);
         expect(said.code).toBe(0);
         const written = /^wrote (\S+): MP3, /.exec(said.stdout)?.[1];
-        expect(written).toMatch(new RegExp(`^${dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/openvox-[0-9a-f-]{36}\\.mp3$`));
+        expect(written).toMatch(
+          new RegExp(`^${dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/openvox-[0-9a-f-]{36}\\.mp3$`),
+        );
         expect((await stat(written!)).size).toBeGreaterThan(0);
       } finally {
         process.chdir(cwd);
@@ -263,13 +353,24 @@ describe('openvox CLI', () => {
     it('history lists the syntheses, newest first', async () => {
       const history = await openvox(['history', '--json'], env);
       expect(history.code).toBe(0);
-      expect(history.json().map((entry: any) => entry.text)).toEqual(['Where did it go?', 'Upper case.', 'Explicit.', 'A second line, read from a file.', 'Hello from the command line.']);
+      expect(history.json().map((entry: any) => entry.text)).toEqual([
+        'Where did it go?',
+        'Upper case.',
+        'Explicit.',
+        'A second line, read from a file.',
+        'Hello from the command line.',
+      ]);
     });
 
     it('usage shows the balance and this period’s usage', async () => {
       const usage = await openvox(['usage', '--json'], env);
       const spent = 28 + 32 + 'Explicit.'.length + 'Upper case.'.length + 'Where did it go?'.length;
-      expect(usage.json()).toMatchObject({ email, plan: 'free', credit_balance: 35000 - spent, usage: { syntheses: 5, credits_used: spent } });
+      expect(usage.json()).toMatchObject({
+        email,
+        plan: 'free',
+        credit_balance: 35000 - spent,
+        usage: { syntheses: 5, credits_used: spent },
+      });
       // Verified just now: the first billing period runs a month from now; today's usage is one day.
       const {
         billing_period: period,
@@ -277,7 +378,14 @@ describe('openvox CLI', () => {
       } = usage.json();
       expect(new Date(period.start).getTime()).toBeLessThanOrEqual(Date.now());
       expect(period.end).toBe(addMonthsUtc(new Date(period.start), 1).toISOString());
-      expect(daily).toEqual([{ date: new Date().toISOString().slice(0, 10), syntheses: 5, credits_used: spent, audio_seconds: expect.any(Number) }]);
+      expect(daily).toEqual([
+        {
+          date: new Date().toISOString().slice(0, 10),
+          syntheses: 5,
+          credits_used: spent,
+          audio_seconds: expect.any(Number),
+        },
+      ]);
       const text = (await openvox(['usage'], env)).stdout;
       expect(text).toContain(`${35000 - spent} available`);
       // Durations read as durations: tenths of a second, never a raw float.
@@ -316,7 +424,11 @@ describe('openvox CLI', () => {
     it('reads the URL and key from the config file when the environment has none', async () => {
       const configPath = path.join(dir, 'config.json');
       await writeFile(configPath, JSON.stringify({ url: env.OPENVOX_URL, api_key: env.OPENVOX_API_KEY }));
-      const usage = await openvox(['usage', '--json'], { OPENVOX_CONFIG: configPath, OPENVOX_URL: undefined, OPENVOX_API_KEY: undefined });
+      const usage = await openvox(['usage', '--json'], {
+        OPENVOX_CONFIG: configPath,
+        OPENVOX_URL: undefined,
+        OPENVOX_API_KEY: undefined,
+      });
       expect(usage.json().email).toBe(email);
       const missing = await openvox(['usage'], { OPENVOX_URL: undefined, OPENVOX_API_KEY: undefined });
       expect(missing.code).toBe(1);
@@ -337,20 +449,37 @@ describe('openvox CLI', () => {
     });
     beforeEach(async () => {
       home = await mkdtemp(path.join(dir, 'home-'));
-      env = { XDG_CONFIG_HOME: home, OPENVOX_CONFIG: undefined, OPENVOX_URL: undefined, OPENVOX_API_KEY: undefined, OPENVOX_EMAIL: undefined, OPENVOX_PASSWORD: undefined };
+      env = {
+        XDG_CONFIG_HOME: home,
+        OPENVOX_CONFIG: undefined,
+        OPENVOX_URL: undefined,
+        OPENVOX_API_KEY: undefined,
+        OPENVOX_EMAIL: undefined,
+        OPENVOX_PASSWORD: undefined,
+      };
       configFile = path.join(home, 'openvox', 'config.json');
     });
 
     const stdin = (text: string) => ({ readStdin: async () => text });
-    const keyWorks = async (key: string) => (await fetch(`${api.url}/api/v1/auth/profile/`, { headers: { Authorization: `Bearer ${key}` } })).status;
+    const keyWorks = async (key: string) =>
+      (await fetch(`${api.url}/api/v1/auth/profile/`, { headers: { Authorization: `Bearer ${key}` } })).status;
 
     it('login --email --password-stdin stores a key for this machine (0600) that user commands then use', async () => {
-      const login = await openvox(['login', '--url', api.url, '--email', email, '--password-stdin'], env, stdin(`${PASSWORD}\n`));
+      const login = await openvox(
+        ['login', '--url', api.url, '--email', email, '--password-stdin'],
+        env,
+        stdin(`${PASSWORD}\n`),
+      );
       expect(login.code).toBe(0);
       expect(login.stdout).toContain(`logged in to ${api.url} as ${email}: API key "openvox CLI on ${os.hostname()}"`);
       expect(login.stdout).toContain(configFile);
       const stored = JSON.parse(await readFile(configFile, 'utf8'));
-      expect(stored).toEqual({ url: api.url, api_key: expect.stringMatching(/^vk_/), api_key_id: expect.any(String), email });
+      expect(stored).toEqual({
+        url: api.url,
+        api_key: expect.stringMatching(/^vk_/),
+        api_key_id: expect.any(String),
+        email,
+      });
       expect((await stat(configFile)).mode & 0o777).toBe(0o600);
       expect((await stat(path.dirname(configFile))).mode & 0o777).toBe(0o700);
       // The key, not the login's session, is what stays: the account has it under the machine's name.
@@ -373,17 +502,31 @@ describe('openvox CLI', () => {
         ['Email: ', false],
         ['Password: ', true],
       ]);
-      const fromEnv = await openvox(['login', '--json', '--key-name', 'ada’s laptop'], { ...env, OPENVOX_URL: api.url, OPENVOX_EMAIL: email, OPENVOX_PASSWORD: PASSWORD });
+      const fromEnv = await openvox(['login', '--json', '--key-name', 'ada’s laptop'], {
+        ...env,
+        OPENVOX_URL: api.url,
+        OPENVOX_EMAIL: email,
+        OPENVOX_PASSWORD: PASSWORD,
+      });
       expect(fromEnv.code).toBe(0);
-      expect(fromEnv.json()).toMatchObject({ url: api.url, email, config: configFile, api_key: { name: 'ada’s laptop' } });
+      expect(fromEnv.json()).toMatchObject({
+        url: api.url,
+        email,
+        config: configFile,
+        api_key: { name: 'ada’s laptop' },
+      });
     });
 
     it('login on a real terminal asks for the email, then the password without echoing it', async () => {
       // util-linux's script gives the program a pseudo-terminal; what is typed goes through it.
       const tsx = path.join(__dirname, '../../node_modules/.bin/tsx');
-      const child = spawn('script', ['-qfec', `${tsx} ${path.join(__dirname, '../../cli/main.ts')} login --url ${api.url}`, '/dev/null'], {
-        env: { ...process.env, ...env, OPENVOX_CONFIG: '' },
-      });
+      const child = spawn(
+        'script',
+        ['-qfec', `${tsx} ${path.join(__dirname, '../../cli/main.ts')} login --url ${api.url}`, '/dev/null'],
+        {
+          env: { ...process.env, ...env, OPENVOX_CONFIG: '' },
+        },
+      );
       let screen = '';
       child.stdout.on('data', (chunk: Buffer) => (screen += chunk.toString()));
       const waitFor = async (text: string) => {
@@ -400,7 +543,9 @@ describe('openvox CLI', () => {
       expect(await exited).toBe(0);
       expect(screen).toContain(`logged in to ${api.url} as ${email}`);
       // Without the terminal's cursor codes: what a person sees.
-      expect(screen.replace(/\x1b\[[0-9;]*[A-Za-z]/g, '')).toMatch(new RegExp(`Password: \\*{${PASSWORD.length}}(?!\\*)`));
+      expect(screen.replace(/\x1b\[[0-9;]*[A-Za-z]/g, '')).toMatch(
+        new RegExp(`Password: \\*{${PASSWORD.length}}(?!\\*)`),
+      );
       expect(screen).not.toContain(PASSWORD);
       expect(JSON.parse(await readFile(configFile, 'utf8'))).toMatchObject({ url: api.url, email });
     }, 120_000);
@@ -410,8 +555,14 @@ describe('openvox CLI', () => {
       expect(noEmail.code).toBe(1);
       expect(noEmail.stderr).toBe('openvox: no email: not on a terminal, so give --email or set OPENVOX_EMAIL\n');
       const noPassword = await openvox(['login', '--url', api.url, '--email', email], env);
-      expect(noPassword.stderr).toBe('openvox: no password: not on a terminal, so give --password-stdin or set OPENVOX_PASSWORD\n');
-      const wrong = await openvox(['login', '--url', api.url, '--email', email, '--password-stdin'], env, stdin('not the password'));
+      expect(noPassword.stderr).toBe(
+        'openvox: no password: not on a terminal, so give --password-stdin or set OPENVOX_PASSWORD\n',
+      );
+      const wrong = await openvox(
+        ['login', '--url', api.url, '--email', email, '--password-stdin'],
+        env,
+        stdin('not the password'),
+      );
       expect(wrong.code).toBe(1);
       expect(wrong.stderr).toMatch(/^openvox: .+ \(401 authentication_failed\)\n$/);
       await expect(stat(configFile)).rejects.toThrow('ENOENT');
@@ -432,7 +583,9 @@ describe('openvox CLI', () => {
       const other = uniqueEmail('cli-other');
       await openvox(['user', 'create', other, '--password', PASSWORD, '--verified']);
       const otherLogin = await call(api.url, 'POST', '/api/v1/auth/login/', { email: other, password: PASSWORD });
-      const otherKey = (await call(api.url, 'POST', '/api/v1/auth/api-keys/', { name: 'other' }, otherLogin.body.access)).body.key;
+      const otherKey = (
+        await call(api.url, 'POST', '/api/v1/auth/api-keys/', { name: 'other' }, otherLogin.body.access)
+      ).body.key;
       expect((await openvox(['usage', '--json'], { ...env, OPENVOX_API_KEY: otherKey })).json().email).toBe(other);
       expect((await openvox(['usage', '--json'], env)).json().email).toBe(email);
     });
@@ -485,7 +638,9 @@ describe('openvox CLI', () => {
       const unknown = await openvox(['keys', 'revoke', row.id], env);
       expect(unknown.code).toBe(1);
       expect(unknown.stderr).toContain(`no API key ${row.id}`);
-      expect((await openvox(['keys', 'create', ' '], env)).stderr).toMatch(/^openvox: name: .+ \(400 validation_error\)\n$/);
+      expect((await openvox(['keys', 'create', ' '], env)).stderr).toMatch(
+        /^openvox: name: .+ \(400 validation_error\)\n$/,
+      );
     });
 
     it('keys revoke of this machine’s login key also removes it from the config', async () => {
@@ -525,7 +680,21 @@ describe('openvox CLI', () => {
   it('runs as a program: one entry, subcommands listed in its help', async () => {
     const tsx = path.join(__dirname, '../../node_modules/.bin/tsx');
     const { stdout } = await run(tsx, [path.join(__dirname, '../../cli/main.ts'), '--help']);
-    for (const command of ['user', 'users', 'credits', 'plan', 'say', 'voices', 'history', 'usage', 'clone', 'login', 'logout', 'keys']) expect(stdout).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
+    for (const command of [
+      'user',
+      'users',
+      'credits',
+      'plan',
+      'say',
+      'voices',
+      'history',
+      'usage',
+      'clone',
+      'login',
+      'logout',
+      'keys',
+    ])
+      expect(stdout).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
     const packageJson = JSON.parse(await readFile(path.join(__dirname, '../../package.json'), 'utf8'));
     expect(packageJson.bin).toEqual({ openvox: 'dist/cli/main.js' });
   });

@@ -27,9 +27,22 @@ describe.each([
 
   it(`clones a consented ${format} sample, synthesizes with the clone, and deletes it with its objects`, async () => {
     const bytes = await makeSample(format, 'en-us+m3', 30);
-    const accepted = await uploadSample(api.url, uploadPath, owner.access, { name: 'My voice', consent: 'true', language: 'en-US' }, { bytes, name: `../../etc/passwd.${format}` });
+    const accepted = await uploadSample(
+      api.url,
+      uploadPath,
+      owner.access,
+      { name: 'My voice', consent: 'true', language: 'en-US' },
+      { bytes, name: `../../etc/passwd.${format}` },
+    );
     expect(accepted.status).toBe(202);
-    expect(accepted.body).toMatchObject({ name: 'My voice', category: 'cloned', language: 'en-US', status: 'processing', error: null, similarity: null });
+    expect(accepted.body).toMatchObject({
+      name: 'My voice',
+      category: 'cloned',
+      language: 'en-US',
+      status: 'processing',
+      error: null,
+      similarity: null,
+    });
     const voiceId = accepted.body.id;
     expect(accepted.headers.get('location')).toBe(`${family}/voices/${voiceId}/`);
 
@@ -45,7 +58,13 @@ describe.each([
     const mine = await call(api.url, 'GET', `${family}/voices/?category=cloned`, undefined, owner.access);
     expect(mine.body.results.map((voice: { id: string }) => voice.id)).toEqual([voiceId]);
 
-    const synthesis = await call(api.url, 'POST', `${family}/tts/synthesize/`, { text: 'Hello from my cloned voice.', voice_id: voiceId }, owner.access);
+    const synthesis = await call(
+      api.url,
+      'POST',
+      `${family}/tts/synthesize/`,
+      { text: 'Hello from my cloned voice.', voice_id: voiceId },
+      owner.access,
+    );
     expect(synthesis.status).toBe(202);
     const done = await waitForSynthesis(api.url, synthesis.body.status_url, owner.access);
     expect(done.status).toBe('completed');
@@ -59,7 +78,9 @@ describe.each([
     expect(await deps.storage.size(`samples/${owner.id}/${voiceId}/normalized.wav`)).toBeNull();
     // The consent record outlives the voice; history keeps the synthesis.
     expect(await deps.db('consent_records').where({ voice_id: voiceId }).first()).toBeDefined();
-    expect((await call(api.url, 'GET', `${family}/tts/history/`, undefined, owner.access)).body.results[0].voice_id).toBe(voiceId);
+    expect(
+      (await call(api.url, 'GET', `${family}/tts/history/`, undefined, owner.access)).body.results[0].voice_id,
+    ).toBe(voiceId);
     // Premade voices cannot be deleted.
     const premade = await call(api.url, 'DELETE', `${family}/voices/en-us-slt/`, undefined, owner.access);
     expect(premade.status).toBe(403);

@@ -1,6 +1,20 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 
-import { ENCODINGS, type Encoding, hoursLongMp3, longSpeechMp3, multipart, type Part, PNG_BYTES, type Reply, send, silenceMp3, speech, until, uploadTempFiles } from '../helpers/cloningInput';
+import {
+  ENCODINGS,
+  type Encoding,
+  hoursLongMp3,
+  longSpeechMp3,
+  multipart,
+  type Part,
+  PNG_BYTES,
+  type Reply,
+  send,
+  silenceMp3,
+  speech,
+  until,
+  uploadTempFiles,
+} from '../helpers/cloningInput';
 import { mapLimit } from '../../lib/concurrency';
 import { wavHeader } from '../../audio/wav';
 import { createAccount, createVoice, type TestAccount } from '../helpers/factories';
@@ -22,8 +36,22 @@ import { call, expectProblem } from '../helpers/http';
  */
 
 const FAMILIES = [
-  { family: 'v1', base: '/api/v1', upload: '/api/v1/voices/upload/', profile: '/api/v1/auth/profile/', synthesize: '/api/v1/tts/synthesize/', cloned: '/api/v1/voices/?category=cloned' },
-  { family: 'unversioned', base: '/api', upload: '/api/voices/clone/', profile: '/api/auth/profile/', synthesize: '/api/tts/synthesize/', cloned: '/api/voices/my/' },
+  {
+    family: 'v1',
+    base: '/api/v1',
+    upload: '/api/v1/voices/upload/',
+    profile: '/api/v1/auth/profile/',
+    synthesize: '/api/v1/tts/synthesize/',
+    cloned: '/api/v1/voices/?category=cloned',
+  },
+  {
+    family: 'unversioned',
+    base: '/api',
+    upload: '/api/voices/clone/',
+    profile: '/api/auth/profile/',
+    synthesize: '/api/tts/synthesize/',
+    cloned: '/api/voices/my/',
+  },
 ] as const;
 type Family = (typeof FAMILIES)[number];
 
@@ -66,7 +94,10 @@ beforeAll(async () => {
     longSpeechMp3(30),
   ]);
   samples.good = good;
-  samples.oversize = Buffer.concat([wavHeader(Math.floor((MAX_BYTES + 1 - 44) / 2), 16_000), Buffer.alloc(MAX_BYTES + 1 - 44)]);
+  samples.oversize = Buffer.concat([
+    wavHeader(Math.floor((MAX_BYTES + 1 - 44) / 2), 16_000),
+    Buffer.alloc(MAX_BYTES + 1 - 44),
+  ]);
   samples.exactlyMax = Buffer.concat([PNG_BYTES, Buffer.alloc(MAX_BYTES - PNG_BYTES.length)]);
 }, 60_000);
 
@@ -82,10 +113,18 @@ afterAll(async () => {
 const validFields = { name: 'My voice', consent: 'true' };
 
 /** Fields first (in the given order), then the file part(s). */
-function formParts(fields: Record<string, string>, ...files: { bytes: Buffer; filename?: string; contentType?: string; field?: string }[]): Part[] {
+function formParts(
+  fields: Record<string, string>,
+  ...files: { bytes: Buffer; filename?: string; contentType?: string; field?: string }[]
+): Part[] {
   return [
     ...Object.entries(fields).map(([name, value]) => ({ name, value })),
-    ...files.map((file) => ({ name: file.field ?? 'file', filename: file.filename ?? 'sample.wav', contentType: file.contentType ?? 'audio/wav', bytes: file.bytes })),
+    ...files.map((file) => ({
+      name: file.field ?? 'file',
+      filename: file.filename ?? 'sample.wav',
+      contentType: file.contentType ?? 'audio/wav',
+      bytes: file.bytes,
+    })),
   ];
 }
 
@@ -94,11 +133,17 @@ function postParts(f: Family, token: string | undefined, parts: Part[]): Promise
   return send(`${api.url}${f.upload}`, { token, contentType, body });
 }
 
-const postForm = (f: Family, token: string | undefined, fields: Record<string, string>, ...files: Parameters<typeof formParts>[1][]) => postParts(f, token, formParts(fields, ...files));
+const postForm = (
+  f: Family,
+  token: string | undefined,
+  fields: Record<string, string>,
+  ...files: Parameters<typeof formParts>[1][]
+) => postParts(f, token, formParts(fields, ...files));
 
 const get = (who: TestAccount, path: string) => call(api.url, 'GET', path, undefined, who.access);
 const del = (who: TestAccount, path: string) => call(api.url, 'DELETE', path, undefined, who.access);
-const synthesize = (f: Family, who: TestAccount, voiceId: string) => call(api.url, 'POST', f.synthesize, { text: 'Hello from a cloned voice.', voice_id: voiceId }, who.access);
+const synthesize = (f: Family, who: TestAccount, voiceId: string) =>
+  call(api.url, 'POST', f.synthesize, { text: 'Hello from a cloned voice.', voice_id: voiceId }, who.access);
 const usage = async (f: Family, who: TestAccount) => (await get(who, f.profile)).body.usage;
 
 /** 400 validation_error whose `errors` names exactly `fields`, each with at least one message. */
@@ -170,7 +215,8 @@ async function waitForVoice(f: Family, who: TestAccount, id: string, timeoutMs =
   );
 }
 
-const workflowStatus = async (voiceId: string) => (await deps.temporal.workflow.getHandle(`voice-cloning:${voiceId}`).describe()).status.name;
+const workflowStatus = async (voiceId: string) =>
+  (await deps.temporal.workflow.getHandle(`voice-cloning:${voiceId}`).describe()).status.name;
 
 const waitForWorkflowClosed = (voiceId: string) =>
   until(
@@ -182,10 +228,14 @@ const waitForWorkflowClosed = (voiceId: string) =>
     CLONE_TIMEOUT,
   );
 
-const cpuInFlight = () => worker.workers.find((each) => each.options.taskQueue.endsWith('-cpu'))!.getStatus().numInFlightActivities;
+const cpuInFlight = () =>
+  worker.workers.find((each) => each.options.taskQueue.endsWith('-cpu'))!.getStatus().numInFlightActivities;
 
 /** Inserts a cloned voice row for `who` (no sample, no workflow) and remembers it for cleanup. */
-async function insertVoice(who: TestAccount, fields: { status: 'processing' | 'ready' | 'failed'; deleted_at?: Date; error?: unknown }): Promise<string> {
+async function insertVoice(
+  who: TestAccount,
+  fields: { status: 'processing' | 'ready' | 'failed'; deleted_at?: Date; error?: unknown },
+): Promise<string> {
   const id = await createVoice(deps, who, {
     name: `Inserted ${fields.status}`,
     gender: 'unknown',
@@ -211,7 +261,10 @@ describe.each(FAMILIES)('rejected uploads in the $family family', (f) => {
   it('401 not_authenticated without credentials, before anything about the body (JSON, too large, valid)', async () => {
     const cases: [string, () => Promise<Reply>][] = [
       ['a valid multipart upload', () => postForm(f, undefined, validFields, { bytes: samples.good })],
-      ['a JSON body', () => send(`${api.url}${f.upload}`, { contentType: 'application/json', body: JSON.stringify(validFields) })],
+      [
+        'a JSON body',
+        () => send(`${api.url}${f.upload}`, { contentType: 'application/json', body: JSON.stringify(validFields) }),
+      ],
       ['a file over 20 MiB', () => postForm(f, undefined, validFields, { bytes: samples.oversize })],
     ];
     for (const [label, request] of cases) {
@@ -243,10 +296,17 @@ describe.each(FAMILIES)('rejected uploads in the $family family', (f) => {
     const withoutConsent = await rejected(who, () => postForm(f, who.access, {}, { bytes: samples.oversize }));
     expectProblem(withoutConsent, 413, 'payload_too_large');
     // Consent sent after the file: the size is still what is reported.
-    const consentLast = await rejected(who, () => postParts(f, who.access, [...formParts({ name: 'x' }, { bytes: samples.oversize }), { name: 'consent', value: 'false' }]));
+    const consentLast = await rejected(who, () =>
+      postParts(f, who.access, [
+        ...formParts({ name: 'x' }, { bytes: samples.oversize }),
+        { name: 'consent', value: 'false' },
+      ]),
+    );
     expectProblem(consentLast, 413, 'payload_too_large');
     // The boundary: 20 MiB exactly is within the limit, so the next checks answer (here: not audio).
-    const exactly = await rejected(who, () => postForm(f, who.access, validFields, { bytes: samples.exactlyMax, filename: 'max.wav' }));
+    const exactly = await rejected(who, () =>
+      postForm(f, who.access, validFields, { bytes: samples.exactlyMax, filename: 'max.wav' }),
+    );
     expectProblem(exactly, 415, 'unsupported_media_type');
   }, 60_000);
 
@@ -256,12 +316,18 @@ describe.each(FAMILIES)('rejected uploads in the $family family', (f) => {
       const fields: Record<string, string> = { name: 'My voice' };
       if (consent !== undefined) fields.consent = consent;
       const reply = await rejected(who, () => postForm(f, who.access, fields, { bytes: samples.good }));
-      expect({ consent, status: reply.status, code: reply.body?.code }).toEqual({ consent, status: 400, code: 'consent_required' });
+      expect({ consent, status: reply.status, code: reply.body?.code }).toEqual({
+        consent,
+        status: 400,
+        code: 'consent_required',
+      });
       const problem = expectProblem(reply, 400, 'consent_required');
       expect(Object.keys(problem.errors ?? {})).toEqual(['consent']);
     }
     // Missing consent wins over a missing name, a bad language, a missing file and a non-audio file.
-    const many = await rejected(who, () => postForm(f, who.access, { language: 'not a tag' }, { bytes: PNG_BYTES, filename: 'x.wav' }));
+    const many = await rejected(who, () =>
+      postForm(f, who.access, { language: 'not a tag' }, { bytes: PNG_BYTES, filename: 'x.wav' }),
+    );
     expectProblem(many, 400, 'consent_required');
     const noFile = await rejected(who, () => postForm(f, who.access, { name: 'x', consent: 'no' }));
     expectProblem(noFile, 400, 'consent_required');
@@ -280,29 +346,56 @@ describe.each(FAMILIES)('rejected uploads in the $family family', (f) => {
       ['language "en-"', { ...validFields, language: 'en-' }, ['language']],
       ['language "12"', { ...validFields, language: '12' }, ['language']],
       ['language "fr FR"', { ...validFields, language: 'fr FR' }, ['language']],
-      ['all three at once', { consent: 'true', name: 'n'.repeat(101), description: 'd'.repeat(501), language: 'en_US' }, ['name', 'description', 'language']],
+      [
+        'all three at once',
+        { consent: 'true', name: 'n'.repeat(101), description: 'd'.repeat(501), language: 'en_US' },
+        ['name', 'description', 'language'],
+      ],
     ];
     for (const [label, fields, named] of cases) {
       const reply = await rejected(who, () => postForm(f, who.access, fields, { bytes: samples.good }));
-      expect({ label, status: reply.status, code: reply.body?.code }).toEqual({ label, status: 400, code: 'validation_error' });
+      expect({ label, status: reply.status, code: reply.body?.code }).toEqual({
+        label,
+        status: 400,
+        code: 'validation_error',
+      });
       expectFieldErrors(reply, named);
     }
     // Field validation comes before the content check: a bad name with a PNG is a 400 on name, not a 415.
-    const beforeContent = await rejected(who, () => postForm(f, who.access, { consent: 'true' }, { bytes: PNG_BYTES, filename: 'x.wav' }));
+    const beforeContent = await rejected(who, () =>
+      postForm(f, who.access, { consent: 'true' }, { bytes: PNG_BYTES, filename: 'x.wav' }),
+    );
     expectFieldErrors(beforeContent, ['name']);
   });
 
   it('400 validation_error on file: missing, empty, sent as a plain field, in another field, or two files', async () => {
     const missing = await rejected(who, () => postForm(f, who.access, validFields));
     expectFieldErrors(missing, ['file']);
-    const empty = await rejected(who, () => postForm(f, who.access, validFields, { bytes: Buffer.alloc(0), filename: 'empty.wav' }));
+    const empty = await rejected(who, () =>
+      postForm(f, who.access, validFields, { bytes: Buffer.alloc(0), filename: 'empty.wav' }),
+    );
     expectFieldErrors(empty, ['file']);
     // A part without a filename is a text field, not a file.
-    const asText = await rejected(who, () => postParts(f, who.access, [...formParts(validFields), { name: 'file', value: samples.short.subarray(0, 64).toString('base64') }]));
+    const asText = await rejected(who, () =>
+      postParts(f, who.access, [
+        ...formParts(validFields),
+        { name: 'file', value: samples.short.subarray(0, 64).toString('base64') },
+      ]),
+    );
     expectFieldErrors(asText, ['file']);
-    const otherField = await rejected(who, () => postForm(f, who.access, validFields, { bytes: samples.good, field: 'sample' }));
+    const otherField = await rejected(who, () =>
+      postForm(f, who.access, validFields, { bytes: samples.good, field: 'sample' }),
+    );
     expectFieldErrors(otherField, ['file']);
-    const twoFiles = await rejected(who, () => postForm(f, who.access, validFields, { bytes: samples.good, filename: 'a.wav' }, { bytes: samples.short, filename: 'b.wav' }));
+    const twoFiles = await rejected(who, () =>
+      postForm(
+        f,
+        who.access,
+        validFields,
+        { bytes: samples.good, filename: 'a.wav' },
+        { bytes: samples.short, filename: 'b.wav' },
+      ),
+    );
     expectFieldErrors(twoFiles, ['file']);
     // Missing name and empty file: both named.
     const both = await rejected(who, () => postForm(f, who.access, { consent: 'true' }, { bytes: Buffer.alloc(0) }));
@@ -315,13 +408,29 @@ describe.each(FAMILIES)('rejected uploads in the $family family', (f) => {
     random[0] = 0x42;
     const cases: [string, Buffer, string][] = [
       ['a PNG named .wav', PNG_BYTES, 'photo.wav'],
-      ['a text file named .mp3', Buffer.from('This is not audio at all, just a text file someone renamed.\n'.repeat(50)), 'notes.mp3'],
+      [
+        'a text file named .mp3',
+        Buffer.from('This is not audio at all, just a text file someone renamed.\n'.repeat(50)),
+        'notes.mp3',
+      ],
       ['random bytes named .flac', random, 'noise.flac'],
       // One Ogg page (1 segment) whose first packet is a Theora header: Ogg, but neither Vorbis nor Opus.
-      ['an Ogg Theora page', Buffer.concat([Buffer.from('OggS'), Buffer.alloc(22), Buffer.from([1, 42]), Buffer.from('\x80theora', 'latin1'), Buffer.alloc(200)]), 'video.ogg'],
+      [
+        'an Ogg Theora page',
+        Buffer.concat([
+          Buffer.from('OggS'),
+          Buffer.alloc(22),
+          Buffer.from([1, 42]),
+          Buffer.from('\x80theora', 'latin1'),
+          Buffer.alloc(200),
+        ]),
+        'video.ogg',
+      ],
     ];
     for (const [label, bytes, filename] of cases) {
-      const reply = await rejected(who, () => postForm(f, who.access, validFields, { bytes, filename, contentType: 'audio/wav' }));
+      const reply = await rejected(who, () =>
+        postForm(f, who.access, validFields, { bytes, filename, contentType: 'audio/wav' }),
+      );
       expect({ label, status: reply.status }).toEqual({ label, status: 415 });
       expectProblem(reply, 415, 'unsupported_media_type');
     }
@@ -329,24 +438,38 @@ describe.each(FAMILIES)('rejected uploads in the $family family', (f) => {
 
   it('400 for a raw control character in the multipart filename header (malformed part header); nothing stored', async () => {
     for (const control of ['\x01', '\x1b', '\x7f', '\x00']) {
-      const rawHeaders = Buffer.from(`Content-Disposition: form-data; name="file"; filename="voice${control}take.wav"\r\nContent-Type: audio/wav`, 'latin1');
-      const reply = await rejected(who, () => postParts(f, who.access, [...formParts(validFields), { name: 'file', bytes: samples.good, rawHeaders }]));
-      expect({ control: control.charCodeAt(0), status: reply.status }).toEqual({ control: control.charCodeAt(0), status: 400 });
+      const rawHeaders = Buffer.from(
+        `Content-Disposition: form-data; name="file"; filename="voice${control}take.wav"\r\nContent-Type: audio/wav`,
+        'latin1',
+      );
+      const reply = await rejected(who, () =>
+        postParts(f, who.access, [...formParts(validFields), { name: 'file', bytes: samples.good, rawHeaders }]),
+      );
+      expect({ control: control.charCodeAt(0), status: reply.status }).toEqual({
+        control: control.charCodeAt(0),
+        status: 400,
+      });
       const problem = expectProblem(reply, 400, 'validation_error');
       expect(problem.detail).toMatch(/multipart/i);
     }
   });
 
   it('400 validation_error for a NUL character in name or description (Conventions)', async () => {
-    const name = await rejected(who, () => postForm(f, who.access, { ...validFields, name: 'My\u0000voice' }, { bytes: samples.short }));
+    const name = await rejected(who, () =>
+      postForm(f, who.access, { ...validFields, name: 'My\u0000voice' }, { bytes: samples.short }),
+    );
     expectFieldErrors(name, ['name']);
-    const description = await rejected(who, () => postForm(f, who.access, { ...validFields, description: 'about\u0000me' }, { bytes: samples.short }));
+    const description = await rejected(who, () =>
+      postForm(f, who.access, { ...validFields, description: 'about\u0000me' }, { bytes: samples.short }),
+    );
     expectFieldErrors(description, ['description']);
   });
 
   it('400 validation_error for a well-formed but 36+ character language tag', async () => {
     const language = 'en-Latn-US-' + Array.from({ length: 4 }, () => 'abcdefgh').join('-'); // 46 characters
-    const reply = await rejected(who, () => postForm(f, who.access, { ...validFields, language }, { bytes: samples.short }));
+    const reply = await rejected(who, () =>
+      postForm(f, who.access, { ...validFields, language }, { bytes: samples.short }),
+    );
     expectFieldErrors(reply, ['language']);
   });
 });
@@ -375,19 +498,27 @@ describe.each(FAMILIES)('hostile file names in the $family family', (f) => {
         `Content-Disposition: form-data; name="file"; filename="../..%2F%2e%2e/%252e%252e/x 🎤 é.wav"; filename*=UTF-8''..%2F..%2Fetc%2Fshadow%E2%80%AE.wav\r\nContent-Type: audio/x-wav`,
         'utf8',
       );
-      const viaRaw = await postParts(f, who.access, [...formParts({ name: 'Raw', consent: 'true' }), { name: 'file', bytes: samples.short, rawHeaders }]);
+      const viaRaw = await postParts(f, who.access, [
+        ...formParts({ name: 'Raw', consent: 'true' }),
+        { name: 'file', bytes: samples.short, rawHeaders },
+      ]);
 
       for (const [label, reply, name] of [
         ['FormData', viaFormData, longName],
         ['raw', viaRaw, 'Raw'],
       ] as const) {
-        expect({ label, status: reply.status, body: reply.body }).toMatchObject({ label, status: 202, body: { name, status: 'processing', category: 'cloned' } });
+        expect({ label, status: reply.status, body: reply.body }).toMatchObject({
+          label,
+          status: 202,
+          body: { name, status: 'processing', category: 'cloned' },
+        });
         const id = reply.body.id as string;
         expect(reply.headers.get('location')).toBe(`${f.base}/voices/${id}/`);
         // Only the service's own keys, under the voice's id.
         const keys = await objects.list(`samples/${who.id}/`);
         expect(keys.filter((key) => key.startsWith(`samples/${who.id}/${id}/`)).length).toBeGreaterThan(0);
-        for (const key of keys) expect(key).toMatch(new RegExp(`^samples/${who.id}/[0-9a-f-]{36}/(original|normalized\\.wav)$`));
+        for (const key of keys)
+          expect(key).toMatch(new RegExp(`^samples/${who.id}/[0-9a-f-]{36}/(original|normalized\\.wav)$`));
       }
       expect(viaFormData.body).toMatchObject({ description: longDescription, language: 'pt-BR' });
       // The accepted uploads' temporary files are gone too (the sample lives in object storage now).
@@ -412,13 +543,35 @@ describe.each(FAMILIES)('audio checks in the cloning workflow, $family family', 
       const who = await createAccount(deps);
       const cases = [
         { label: '0.5 s of speech', bytes: samples.short, filename: 'short.wav', codes: ['audio_too_short'] },
-        { label: '10 minutes of silence', bytes: samples.silence, filename: 'silence.mp3', codes: ['no_speech_detected', 'audio_too_long'] },
-        { label: '8 kbps MP3 decoding to 2 hours', bytes: samples.hours, filename: 'hours.mp3', codes: ['audio_too_long'] },
+        {
+          label: '10 minutes of silence',
+          bytes: samples.silence,
+          filename: 'silence.mp3',
+          codes: ['no_speech_detected', 'audio_too_long'],
+        },
+        {
+          label: '8 kbps MP3 decoding to 2 hours',
+          bytes: samples.hours,
+          filename: 'hours.mp3',
+          codes: ['audio_too_long'],
+        },
       ];
       // Three at once stays within the free plan's 3 (all are processing together for a moment).
-      const accepted = await Promise.all(cases.map((sample) => postForm(f, who.access, validFields, { bytes: sample.bytes, filename: sample.filename, contentType: 'application/octet-stream' })));
+      const accepted = await Promise.all(
+        cases.map((sample) =>
+          postForm(f, who.access, validFields, {
+            bytes: sample.bytes,
+            filename: sample.filename,
+            contentType: 'application/octet-stream',
+          }),
+        ),
+      );
       for (const [index, reply] of accepted.entries()) {
-        expect({ label: cases[index].label, status: reply.status, voiceStatus: reply.body?.status }).toEqual({ label: cases[index].label, status: 202, voiceStatus: 'processing' });
+        expect({ label: cases[index].label, status: reply.status, voiceStatus: reply.body?.status }).toEqual({
+          label: cases[index].label,
+          status: 202,
+          voiceStatus: 'processing',
+        });
       }
       const ended = await Promise.all(accepted.map((reply) => waitForVoice(f, who, reply.body.id)));
       for (const [index, voice] of ended.entries()) {
@@ -433,7 +586,9 @@ describe.each(FAMILIES)('audio checks in the cloning workflow, $family family', 
       }
       // Failed voices are listed (every status) but do not count against the plan.
       const listed = await get(who, f.cloned);
-      expect(listed.body.results.map((voice: { id: string }) => voice.id).sort()).toEqual(ended.map((voice) => voice.id).sort());
+      expect(listed.body.results.map((voice: { id: string }) => voice.id).sort()).toEqual(
+        ended.map((voice) => voice.id).sort(),
+      );
       expect(await usage(f, who)).toMatchObject({ cloned_voices: 0 });
       // A failed clone cannot synthesize.
       const synthesis = await synthesize(f, who, ended[0].id);
@@ -452,7 +607,16 @@ describe.each(FAMILIES)('audio checks in the cloning workflow, $family family', 
  * (the free plan allows 3 clones).
  */
 type CloneJob = { kind: 'format' | 'half' | 'quarter'; encoding: Encoding; f: Family };
-type CloneOutcome = { kind: CloneJob['kind']; encoding: Encoding; family: string; status?: number; body?: unknown; outcome?: string; error?: string; [more: string]: unknown };
+type CloneOutcome = {
+  kind: CloneJob['kind'];
+  encoding: Encoding;
+  family: string;
+  status?: number;
+  body?: unknown;
+  outcome?: string;
+  error?: string;
+  [more: string]: unknown;
+};
 
 describe('cloning for real, two at a time', () => {
   const formats = Object.keys(ENCODINGS) as Encoding[];
@@ -468,14 +632,26 @@ describe('cloning for real, two at a time', () => {
   async function runFormat({ encoding, f }: CloneJob, index: number): Promise<CloneOutcome> {
     const owner = await createAccount(deps);
     const bytes = await speech(encoding, { voice: index % 2 ? 'en-us+f3' : 'en-us+m3' });
-    const reply = await postForm(f, owner.access, { ...validFields, name: `Format ${encoding}` }, { bytes, filename: `voice.${ENCODINGS[encoding].ext}`, contentType: 'application/octet-stream' });
+    const reply = await postForm(
+      f,
+      owner.access,
+      { ...validFields, name: `Format ${encoding}` },
+      { bytes, filename: `voice.${ENCODINGS[encoding].ext}`, contentType: 'application/octet-stream' },
+    );
     const base = { kind: 'format' as const, encoding, family: f.family, status: reply.status };
     if (reply.status !== 202) return { ...base, body: reply.body };
     const location = reply.headers.get('location');
     const voice = await waitForVoice(f, owner, reply.body.id);
     if (voice.status === 'ready') readyClones.push({ owner, id: voice.id, encoding });
     const keys = (await objects.list(`samples/${owner.id}/${voice.id}/`)).map((key) => key.split('/').pop());
-    return { ...base, locationOk: location === `${f.base}/voices/${voice.id}/`, outcome: voice.status, error: voice.error, similarityInRange: voice.similarity > 0 && voice.similarity <= 1, keys };
+    return {
+      ...base,
+      locationOk: location === `${f.base}/voices/${voice.id}/`,
+      outcome: voice.status,
+      error: voice.error,
+      similarityInRange: voice.similarity > 0 && voice.similarity <= 1,
+      keys,
+    };
   }
 
   async function runTruncated({ kind, encoding, f }: CloneJob): Promise<CloneOutcome> {
@@ -503,7 +679,12 @@ describe('cloning for real, two at a time', () => {
 
   beforeAll(async () => {
     outcomes = await mapLimit(jobs, 2, (job, index) =>
-      (job.kind === 'format' ? runFormat(job, index) : runTruncated(job)).catch((error: Error) => ({ kind: job.kind, encoding: job.encoding, family: job.f.family, error: String(error) })),
+      (job.kind === 'format' ? runFormat(job, index) : runTruncated(job)).catch((error: Error) => ({
+        kind: job.kind,
+        encoding: job.encoding,
+        family: job.f.family,
+        error: String(error),
+      })),
     );
     // A guard against a hang, not a speed limit: 20 clones two at a time take ~7 minutes on a quiet 2-core machine
     // (each clone now also measures its cheaper stages, bench/quality.ts) and more under load.
@@ -540,7 +721,12 @@ describe('cloning for real, two at a time', () => {
     const results = outcomes.filter((outcome) => outcome.kind !== 'format');
     expect(results).toHaveLength(6);
     for (const result of results) {
-      expect({ ...result, outcome: undefined, counted: undefined, uploadWithTwoOthers: undefined }).toEqual({ kind: result.kind, encoding: result.encoding, family: result.family, status: 202 });
+      expect({ ...result, outcome: undefined, counted: undefined, uploadWithTwoOthers: undefined }).toEqual({
+        kind: result.kind,
+        encoding: result.encoding,
+        family: result.family,
+        status: 202,
+      });
       expect(['ready', 'failed:audio_unreadable', 'failed:audio_too_short']).toContain(result.outcome);
       if (result.outcome === 'ready') expect(result).toMatchObject({ counted: 1, uploadWithTwoOthers: null });
       else expect(result).toMatchObject({ counted: 0, uploadWithTwoOthers: 202 });
@@ -575,9 +761,20 @@ describe.each(FAMILIES)('plan limit and DELETE of a processing voice, $family fa
     const short = await rejected(who, () => postForm(f, who.access, validFields, { bytes: samples.short }));
     expectProblem(short, 403, 'plan_limit_reached');
     // Content and fields are checked before the limit.
-    expectProblem(await rejected(who, () => postForm(f, who.access, validFields, { bytes: PNG_BYTES, filename: 'x.wav' })), 415, 'unsupported_media_type');
-    expectFieldErrors(await rejected(who, () => postForm(f, who.access, { consent: 'true' }, { bytes: samples.good })), ['name']);
-    expectProblem(await rejected(who, () => postForm(f, who.access, { name: 'x' }, { bytes: samples.good })), 400, 'consent_required');
+    expectProblem(
+      await rejected(who, () => postForm(f, who.access, validFields, { bytes: PNG_BYTES, filename: 'x.wav' })),
+      415,
+      'unsupported_media_type',
+    );
+    expectFieldErrors(
+      await rejected(who, () => postForm(f, who.access, { consent: 'true' }, { bytes: samples.good })),
+      ['name'],
+    );
+    expectProblem(
+      await rejected(who, () => postForm(f, who.access, { name: 'x' }, { bytes: samples.good })),
+      400,
+      'consent_required',
+    );
   });
 
   it('a failed voice does not count: with 2 ready + 1 failed the upload is accepted, and then it counts itself', async () => {
@@ -592,7 +789,11 @@ describe.each(FAMILIES)('plan limit and DELETE of a processing voice, $family fa
     // While it is processing: it counts (a fourth is refused) and cannot synthesize.
     const synthesis = await synthesize(f, who, live.id);
     expectProblem(synthesis, 409, 'voice_not_ready');
-    expectProblem(await rejected(who, () => postForm(f, who.access, validFields, { bytes: samples.short })), 403, 'plan_limit_reached');
+    expectProblem(
+      await rejected(who, () => postForm(f, who.access, validFields, { bytes: samples.short })),
+      403,
+      'plan_limit_reached',
+    );
     expect((await get(who, `${f.base}/voices/${live.id}/`)).body.status).toBe('processing');
   });
 
@@ -613,10 +814,15 @@ describe.each(FAMILIES)('plan limit and DELETE of a processing voice, $family fa
       expectProblem(await del(who, `${f.base}/voices/${live.id}/`), 404, 'not_found');
       const listed = await get(who, f.cloned);
       expect(listed.body.results.map((voice: { id: string }) => voice.id)).not.toContain(live.id);
-      expect((await get(who, `${f.base}/voices/`)).body.results.map((voice: { id: string }) => voice.id)).not.toContain(live.id);
+      expect((await get(who, `${f.base}/voices/`)).body.results.map((voice: { id: string }) => voice.id)).not.toContain(
+        live.id,
+      );
       await until('the worker to finish its in-flight activities', async () => cpuInFlight() === 0, CLONE_TIMEOUT);
       expect(await deps.storage.size(`samples/${who.id}/${live.id}/original`)).toBeNull();
-      expect(await deps.db('consent_records').where({ voice_id: live.id }).first()).toMatchObject({ account_id: who.id, id: consent.id });
+      expect(await deps.db('consent_records').where({ voice_id: live.id }).first()).toMatchObject({
+        account_id: who.id,
+        id: consent.id,
+      });
       const row = await deps.db('voices').where({ id: live.id }).first();
       expect(row.deleted_at).not.toBeNull();
     },
@@ -641,12 +847,21 @@ describe.each(FAMILIES)('plan limit and DELETE of a processing voice, $family fa
       rows.processing2 = await insertVoice(who, { status: 'processing' });
       // Counting: ready1 and processing2 (2 of 3). Not counting: ready2 (deleted), the failed row, the deleted live clone.
       // Were any deleted voice counted, this would be the 4th and get 403.
-      const accepted = await postForm(f, who.access, { ...validFields, name: 'After deletes' }, { bytes: samples.short });
+      const accepted = await postForm(
+        f,
+        who.access,
+        { ...validFields, name: 'After deletes' },
+        { bytes: samples.short },
+      );
       expect({ status: accepted.status, code: accepted.body?.code }).toEqual({ status: 202, code: undefined });
       expect((await waitForVoice(f, who, accepted.body.id)).error?.code).toBe('audio_too_short');
       // With a third one that counts the limit is reached again: the check itself still works.
       const blocker = await insertVoice(who, { status: 'ready' });
-      expectProblem(await rejected(who, () => postForm(f, who.access, validFields, { bytes: samples.short })), 403, 'plan_limit_reached');
+      expectProblem(
+        await rejected(who, () => postForm(f, who.access, validFields, { bytes: samples.short })),
+        403,
+        'plan_limit_reached',
+      );
       await deps.db('voices').where({ id: blocker }).delete();
     },
     CLONE_TIMEOUT,
@@ -672,7 +887,11 @@ describe.each(FAMILIES)('DELETE and synthesize refusals, $family family', (f) =>
   it('DELETE of a premade voice -> 403 permission_denied, and it stays', async () => {
     const deleted = await del(who, `${f.base}/voices/en-us-slt/`);
     expectProblem(deleted, 403, 'permission_denied');
-    expect((await get(who, `${f.base}/voices/en-us-slt/`)).body).toMatchObject({ id: 'en-us-slt', category: 'premade', status: 'ready' });
+    expect((await get(who, `${f.base}/voices/en-us-slt/`)).body).toMatchObject({
+      id: 'en-us-slt',
+      category: 'premade',
+      status: 'ready',
+    });
   });
 
   it("DELETE (and GET) of another account's voice -> 404 not_found, and it stays with its objects", async () => {
@@ -686,7 +905,9 @@ describe.each(FAMILIES)('DELETE and synthesize refusals, $family family', (f) =>
     const owned = await get(theirs.owner, `${f.base}/voices/${theirs.id}/`);
     expect(owned.body).toMatchObject({ id: theirs.id, status: 'ready' });
     expect((await deps.db('voices').where({ id: theirs.id }).first()).deleted_at).toBeNull();
-    expect((await objects.list(`samples/${theirs.owner.id}/${theirs.id}/`)).map((key) => key.split('/').pop())).toEqual(['normalized.wav', 'original']);
+    expect((await objects.list(`samples/${theirs.owner.id}/${theirs.id}/`)).map((key) => key.split('/').pop())).toEqual(
+      ['normalized.wav', 'original'],
+    );
   });
 
   it("synthesize with a processing clone -> 409 voice_not_ready; with another account's clone -> 400 validation_error on voice_id, as for an unknown id", async () => {

@@ -35,7 +35,9 @@ describe('API connection limits', () => {
   it('answers 408 and closes when a request body does not arrive within HTTP_REQUEST_TIMEOUT_SECONDS', async () => {
     const socket = await open();
     const answer = answerOf(socket);
-    socket.write('POST /api/v1/auth/login/ HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"email":');
+    socket.write(
+      'POST /api/v1/auth/login/ HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"email":',
+    );
     expect((await answer).split('\r\n')[0]).toBe('HTTP/1.1 408 Request Timeout');
   });
 
@@ -47,6 +49,11 @@ describe('API connection limits', () => {
     expect(await refused).toBe('');
     held[0].destroy();
     // The server counts a closed connection once it has seen it close.
-    await eventually('a free connection', async () => (await fetch(`${api.url}/healthz`, { headers: { Connection: 'close' } }).catch(() => null))?.status === 200, 5_000);
+    await eventually(
+      'a free connection',
+      async () =>
+        (await fetch(`${api.url}/healthz`, { headers: { Connection: 'close' } }).catch(() => null))?.status === 200,
+      5_000,
+    );
   });
 });

@@ -30,10 +30,12 @@ describe('API conventions (API.md "every endpoint")', () => {
     await Promise.all([api.close(), echo.close()]);
   });
 
-  const post = (path: string, body: string, headers: Record<string, string> = { 'Content-Type': 'application/json' }) => fetch(`${echo.url}${path}`, { method: 'POST', body, headers });
+  const post = (path: string, body: string, headers: Record<string, string> = { 'Content-Type': 'application/json' }) =>
+    fetch(`${echo.url}${path}`, { method: 'POST', body, headers });
 
   /** The shared problem+json assertion, on a fetch response. */
-  const expectResponseProblem = async (response: Response, status: number, code: string) => expectProblem(await readReply(response), status, code);
+  const expectResponseProblem = async (response: Response, status: number, code: string) =>
+    expectProblem(await readReply(response), status, code);
 
   describe('X-Request-Id', () => {
     it('echoes a well-formed client id', async () => {
@@ -67,17 +69,34 @@ describe('API conventions (API.md "every endpoint")', () => {
   });
 
   it('mounts one handler in both families, with and without the trailing slash', async () => {
-    for (const path of [`/api/v1/test-echo/${ID}/`, `/api/v1/test-echo/${ID}`, `/api/test-echo/${ID}/`, `/api/test-echo/${ID}`]) {
+    for (const path of [
+      `/api/v1/test-echo/${ID}/`,
+      `/api/v1/test-echo/${ID}`,
+      `/api/test-echo/${ID}/`,
+      `/api/test-echo/${ID}`,
+    ]) {
       const response = await post(path, JSON.stringify({ name: 'ok' }));
       expect(response.status).toBe(200);
       const body = (await response.json()) as any;
-      expect(body).toEqual({ params: { id: ID }, body: { name: 'ok' }, family: path.startsWith('/api/v1') ? 'v1' : 'unversioned' });
+      expect(body).toEqual({
+        params: { id: ID },
+        body: { name: 'ok' },
+        family: path.startsWith('/api/v1') ? 'v1' : 'unversioned',
+      });
     }
   });
 
   it('answers 404, never 500, for a malformed id in the path', async () => {
-    await expectResponseProblem(await post('/api/v1/test-echo/not-a-uuid/', JSON.stringify({ name: 'ok' })), 404, 'not_found');
-    await expectResponseProblem(await post("/api/test-echo/1'%20OR%201=1/", JSON.stringify({ name: 'ok' })), 404, 'not_found');
+    await expectResponseProblem(
+      await post('/api/v1/test-echo/not-a-uuid/', JSON.stringify({ name: 'ok' })),
+      404,
+      'not_found',
+    );
+    await expectResponseProblem(
+      await post("/api/test-echo/1'%20OR%201=1/", JSON.stringify({ name: 'ok' })),
+      404,
+      'not_found',
+    );
   });
 
   it('answers unparseable JSON with 400 invalid_json', async () => {
@@ -86,8 +105,16 @@ describe('API conventions (API.md "every endpoint")', () => {
   });
 
   it('answers a JSON body sent with another Content-Type with 415', async () => {
-    await expectResponseProblem(await post(`/api/v1/test-echo/${ID}/`, '{"name":"ok"}', { 'Content-Type': 'text/plain' }), 415, 'unsupported_media_type');
-    await expectResponseProblem(await post(`/api/test-echo/${ID}/`, 'name=ok', { 'Content-Type': 'application/x-www-form-urlencoded' }), 415, 'unsupported_media_type');
+    await expectResponseProblem(
+      await post(`/api/v1/test-echo/${ID}/`, '{"name":"ok"}', { 'Content-Type': 'text/plain' }),
+      415,
+      'unsupported_media_type',
+    );
+    await expectResponseProblem(
+      await post(`/api/test-echo/${ID}/`, 'name=ok', { 'Content-Type': 'application/x-www-form-urlencoded' }),
+      415,
+      'unsupported_media_type',
+    );
   });
 
   it('answers a body over 1 MiB with 413 payload_too_large', async () => {
@@ -96,12 +123,20 @@ describe('API conventions (API.md "every endpoint")', () => {
   });
 
   it('rejects unknown fields with 400 validation_error naming each', async () => {
-    const problem = await expectResponseProblem(await post(`/api/v1/test-echo/${ID}/`, JSON.stringify({ name: 'ok', admin: true, 'x y': 1 })), 400, 'validation_error');
+    const problem = await expectResponseProblem(
+      await post(`/api/v1/test-echo/${ID}/`, JSON.stringify({ name: 'ok', admin: true, 'x y': 1 })),
+      400,
+      'validation_error',
+    );
     expect(problem.errors).toEqual({ admin: ['Unknown field.'], 'x y': ['Unknown field.'] });
   });
 
   it('rejects strings holding a NUL character with 400 validation_error on that field', async () => {
-    const problem = await expectResponseProblem(await post(`/api/v1/test-echo/${ID}/`, JSON.stringify({ name: 'a\u0000b' })), 400, 'validation_error');
+    const problem = await expectResponseProblem(
+      await post(`/api/v1/test-echo/${ID}/`, JSON.stringify({ name: 'a\u0000b' })),
+      400,
+      'validation_error',
+    );
     expect(problem.errors).toEqual({ name: ['Must not contain NUL characters.'] });
   });
 
@@ -109,7 +144,11 @@ describe('API conventions (API.md "every endpoint")', () => {
     const missing = await expectResponseProblem(await post(`/api/v1/test-echo/${ID}/`, '{}'), 400, 'validation_error');
     expect(missing.errors).toEqual({ name: ['This field is required.'] });
     expect(missing.detail).toBe('name: This field is required.');
-    const wrong = await expectResponseProblem(await post(`/api/v1/test-echo/${ID}/`, JSON.stringify({ name: 5, count: 'many' })), 400, 'validation_error');
+    const wrong = await expectResponseProblem(
+      await post(`/api/v1/test-echo/${ID}/`, JSON.stringify({ name: 5, count: 'many' })),
+      400,
+      'validation_error',
+    );
     expect(Object.keys(wrong.errors).sort()).toEqual(['count', 'name']);
     const empty = await expectResponseProblem(await post(`/api/v1/test-echo/${ID}/`, '', {}), 400, 'validation_error');
     expect(empty.errors).toEqual({ name: ['This field is required.'] });
@@ -156,7 +195,9 @@ describe('API documentation', () => {
     for (const path of ['/api/v1/subscription-plans/', '/api/subscription-plans/', '/healthz', '/readyz']) {
       expect(document.paths[path]?.get).toBeDefined();
     }
-    const parameters = document.paths['/api/v1/subscription-plans/'].get.parameters.map((p: { name: string }) => p.name);
+    const parameters = document.paths['/api/v1/subscription-plans/'].get.parameters.map(
+      (p: { name: string }) => p.name,
+    );
     expect(parameters).toEqual(expect.arrayContaining(['page', 'page_size']));
     const plan = document.components.schemas.SubscriptionPlan;
     expect(plan.required).toEqual(expect.arrayContaining(['id', 'monthly_credits', 'output_formats']));

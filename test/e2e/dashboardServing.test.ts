@@ -22,9 +22,11 @@ describe('dashboard serving and browser session', () => {
     await deps.close();
   });
 
-  const cookieOf = (response: Response) => response.headers.getSetCookie().find((cookie) => cookie.startsWith('openvox_refresh='));
+  const cookieOf = (response: Response) =>
+    response.headers.getSetCookie().find((cookie) => cookie.startsWith('openvox_refresh='));
   const pairOf = (cookie: string) => cookie.split(';')[0];
-  const markerOf = (response: Response) => response.headers.getSetCookie().find((cookie) => cookie.startsWith('openvox_session='));
+  const markerOf = (response: Response) =>
+    response.headers.getSetCookie().find((cookie) => cookie.startsWith('openvox_session='));
   const logIn = () =>
     fetch(`${api.url}/api/v1/auth/session/`, {
       method: 'POST',
@@ -32,7 +34,10 @@ describe('dashboard serving and browser session', () => {
       body: JSON.stringify({ email: account.email, password: account.password }),
     });
   const refresh = (cookie: string | undefined, headers: Record<string, string> = SESSION, prefix = '/api/v1') =>
-    fetch(`${api.url}${prefix}/auth/session/refresh/`, { method: 'POST', headers: { ...headers, ...(cookie ? { Cookie: cookie } : {}) } });
+    fetch(`${api.url}${prefix}/auth/session/refresh/`, {
+      method: 'POST',
+      headers: { ...headers, ...(cookie ? { Cookie: cookie } : {}) },
+    });
 
   it('answers a browser at / with the app page under a CSP without inline scripts, and keeps JSON for API clients', async () => {
     const page = await fetch(`${api.url}/`, { headers: { Accept: BROWSER_ACCEPT } });
@@ -58,7 +63,10 @@ describe('dashboard serving and browser session', () => {
     expect(Number(head.headers.get('content-length'))).toBe(Buffer.byteLength(html));
     for (const path of ['/app/keys', '/app/playground', '/app/verify-email']) {
       const response = await fetch(`${api.url}${path}?x=1`);
-      expect({ path, type: response.headers.get('content-type') }).toEqual({ path, type: expect.stringMatching(/^text\/html/) });
+      expect({ path, type: response.headers.get('content-type') }).toEqual({
+        path,
+        type: expect.stringMatching(/^text\/html/),
+      });
     }
     for (const path of ['/', '/api/v1/', '/api/']) {
       const response = await fetch(`${api.url}${path}`);
@@ -68,7 +76,10 @@ describe('dashboard serving and browser session', () => {
   });
 
   it('sends a person who opens the mailed link to the app page, which confirms; API clients still verify with GET', async () => {
-    const response = await fetch(`${api.url}/api/v1/auth/verify-email/?token=abc_DEF-123`, { headers: { Accept: BROWSER_ACCEPT }, redirect: 'manual' });
+    const response = await fetch(`${api.url}/api/v1/auth/verify-email/?token=abc_DEF-123`, {
+      headers: { Accept: BROWSER_ACCEPT },
+      redirect: 'manual',
+    });
     expect(response.status).toBe(303);
     expect(response.headers.get('location')).toBe('/app/verify-email?token=abc_DEF-123');
     const json = await fetch(`${api.url}/api/v1/auth/verify-email/?token=abc_DEF-123`);
@@ -80,7 +91,11 @@ describe('dashboard serving and browser session', () => {
     const response = await logIn();
     expect(response.status).toBe(200);
     const body = (await response.json()) as any;
-    expect(body).toEqual({ access: expect.any(String), token_type: 'Bearer', expires_in: deps.config.ACCESS_TOKEN_TTL });
+    expect(body).toEqual({
+      access: expect.any(String),
+      token_type: 'Bearer',
+      expires_in: deps.config.ACCESS_TOKEN_TTL,
+    });
     const cookie = cookieOf(response)!;
     expect(cookie).toMatch(/; path=\/api\//);
     expect(cookie).toMatch(/; httponly/i);
@@ -91,7 +106,9 @@ describe('dashboard serving and browser session', () => {
     expect(marker).toMatch(/^openvox_session=1; path=\/;/);
     expect(marker).not.toMatch(/; httponly/i);
     expect(marker).toMatch(/; samesite=strict/i);
-    const profile = await fetch(`${api.url}/api/v1/auth/profile/`, { headers: { Authorization: `Bearer ${body.access}` } });
+    const profile = await fetch(`${api.url}/api/v1/auth/profile/`, {
+      headers: { Authorization: `Bearer ${body.access}` },
+    });
     expect(profile.status).toBe(200);
   });
 
@@ -115,7 +132,11 @@ describe('dashboard serving and browser session', () => {
     const first = pairOf(cookieOf(await logIn())!);
     const rotated = await refresh(first);
     expect(rotated.status).toBe(200);
-    expect((await rotated.json()) as any).toEqual({ access: expect.any(String), token_type: 'Bearer', expires_in: expect.any(Number) });
+    expect((await rotated.json()) as any).toEqual({
+      access: expect.any(String),
+      token_type: 'Bearer',
+      expires_in: expect.any(Number),
+    });
     const second = pairOf(cookieOf(rotated)!);
     expect(second).not.toBe(first);
     const unversioned = await refresh(second, SESSION, '/api');
@@ -143,7 +164,10 @@ describe('dashboard serving and browser session', () => {
 
   it('logs out: the session is revoked and the cookie cleared', async () => {
     const cookie = pairOf(cookieOf(await logIn())!);
-    const out = await fetch(`${api.url}/api/v1/auth/session/`, { method: 'DELETE', headers: { ...SESSION, Cookie: cookie } });
+    const out = await fetch(`${api.url}/api/v1/auth/session/`, {
+      method: 'DELETE',
+      headers: { ...SESSION, Cookie: cookie },
+    });
     expect(out.status).toBe(204);
     expect(cookieOf(out)).toMatch(/^openvox_refresh=;/);
     expect(markerOf(out)).toMatch(/^openvox_session=;/);
@@ -165,7 +189,12 @@ describe('dashboard serving and browser session', () => {
       body: JSON.stringify({ refresh: pair.refresh }),
     });
     expect(refreshed.status).toBe(200);
-    expect(Object.keys((await refreshed.json()) as any).sort()).toEqual(['access', 'expires_in', 'refresh', 'token_type']);
+    expect(Object.keys((await refreshed.json()) as any).sort()).toEqual([
+      'access',
+      'expires_in',
+      'refresh',
+      'token_type',
+    ]);
     expect(cookieOf(refreshed)).toBeUndefined();
   });
 });

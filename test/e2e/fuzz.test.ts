@@ -30,10 +30,21 @@ beforeAll(async () => {
 
 const document = buildOpenApiDocument(resourceRoutes(deps), deps.config.PUBLIC_URL, 'fuzz') as Json;
 
-const resolve = (schema: Json): Json => (schema?.$ref ? resolve(document.components.schemas[schema.$ref.split('/').pop()]) : schema);
+const resolve = (schema: Json): Json =>
+  schema?.$ref ? resolve(document.components.schemas[schema.$ref.split('/').pop()]) : schema;
 
 /** Names an object literal inherits: a lookup of user input in a plain object finds them (`voice: "constructor"` was a 500). */
-const PROTOTYPE_NAMES = ['constructor', '__proto__', 'prototype', 'toString', 'hasOwnProperty', 'valueOf', 'CONSTRUCTOR', '__defineGetter__', 'isPrototypeOf'];
+const PROTOTYPE_NAMES = [
+  'constructor',
+  '__proto__',
+  'prototype',
+  'toString',
+  'hasOwnProperty',
+  'valueOf',
+  'CONSTRUCTOR',
+  '__defineGetter__',
+  'isPrototypeOf',
+];
 
 /** Values the review and the issue named, for any field. */
 const HOSTILE_VALUES: unknown[] = [
@@ -83,10 +94,15 @@ function arbitraryFor(raw: Json): fc.Arbitrary<unknown> {
   const options: fc.Arbitrary<unknown>[] = [];
   for (const type of types) {
     if (type === 'string') {
-      if (schema.format === 'email') options.push(fc.emailAddress().filter((email) => email.length <= (schema.maxLength ?? 254)));
+      if (schema.format === 'email')
+        options.push(fc.emailAddress().filter((email) => email.length <= (schema.maxLength ?? 254)));
       else if (schema.format === 'uuid') options.push(fc.uuid());
       else {
-        const string = fc.string({ minLength: schema.minLength ?? 0, maxLength: Math.min(schema.maxLength ?? 300, 300), unit: 'grapheme' });
+        const string = fc.string({
+          minLength: schema.minLength ?? 0,
+          maxLength: Math.min(schema.maxLength ?? 300, 300),
+          unit: 'grapheme',
+        });
         options.push(schema.pattern ? string.filter((value) => new RegExp(schema.pattern, 'u').test(value)) : string);
       }
     } else if (type === 'number' || type === 'integer') {
@@ -101,8 +117,11 @@ function arbitraryFor(raw: Json): fc.Arbitrary<unknown> {
 
 function objectArbitrary(schema: Json): fc.Arbitrary<Json> {
   const properties: Record<string, fc.Arbitrary<unknown>> = {};
-  for (const [name, property] of Object.entries<Json>(schema.properties ?? {})) properties[name] = arbitraryFor(property);
-  return fc.record(properties, { requiredKeys: schema.required ?? [] }).filter((body) => Object.keys(body).length >= (schema.minProperties ?? 0));
+  for (const [name, property] of Object.entries<Json>(schema.properties ?? {}))
+    properties[name] = arbitraryFor(property);
+  return fc
+    .record(properties, { requiredKeys: schema.required ?? [] })
+    .filter((body) => Object.keys(body).length >= (schema.minProperties ?? 0));
 }
 
 /** A valid body, or one mutation of it: a field dropped, an unknown field, a hostile value, or a hostile body. */
@@ -116,14 +135,27 @@ function bodyArbitrary(schema: Json): fc.Arbitrary<string> {
       const { [name]: _dropped, ...rest } = body;
       return rest;
     }),
-    fc.tuple(valid, fc.string({ minLength: 1, maxLength: 20 }), hostileValue).map(([body, name, value]) => ({ ...body, [name]: value })),
+    fc
+      .tuple(valid, fc.string({ minLength: 1, maxLength: 20 }), hostileValue)
+      .map(([body, name, value]) => ({ ...body, [name]: value })),
     fc.tuple(valid, field, hostileValue).map(([body, name, value]) => ({ ...body, [name]: value })),
     hostileValue,
   );
   return fc.oneof(
     { weight: 9, arbitrary: mutated.map((body) => JSON.stringify(body) ?? 'null') },
     // Raw text no serializer would write: cut JSON, lone surrogate escapes, deep nesting.
-    { weight: 1, arbitrary: fc.constantFrom('{"a":', '{"x":"\\ud800"}', '['.repeat(40) + ']'.repeat(40), '{"a":1,"a":2}', '', ' ', '{}garbage') },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        '{"a":',
+        '{"x":"\\ud800"}',
+        '['.repeat(40) + ']'.repeat(40),
+        '{"a":1,"a":2}',
+        '',
+        ' ',
+        '{}garbage',
+      ),
+    },
   );
 }
 
@@ -136,12 +168,21 @@ describe('fuzzing every JSON route from its own schema', () => {
   const endpoints = () =>
     jsonEndpoints(deps, () => projectId).map((endpoint) => ({
       endpoint,
-      openApiPath: Object.values(endpoint.route.paths).find((path) => path!.replace(/\{\w+\}/g, projectId) === endpoint.path)!,
+      openApiPath: Object.values(endpoint.route.paths).find(
+        (path) => path!.replace(/\{\w+\}/g, projectId) === endpoint.path,
+      )!,
     }));
 
   it('covers both families of every JSON route', () => {
     const labels = endpoints().map(({ endpoint }) => endpoint.label);
-    expect(labels).toEqual(expect.arrayContaining(['POST /api/v1/auth/register/', 'POST /api/auth/register/', 'PATCH /api/projects/{id}/', 'POST /api/tts/synthesize/']));
+    expect(labels).toEqual(
+      expect.arrayContaining([
+        'POST /api/v1/auth/register/',
+        'POST /api/auth/register/',
+        'PATCH /api/projects/{id}/',
+        'POST /api/tts/synthesize/',
+      ]),
+    );
     expect(labels.length).toBeGreaterThanOrEqual(20);
   });
 
@@ -152,13 +193,21 @@ describe('fuzzing every JSON route from its own schema', () => {
       const schema = requestSchema(endpoint, openApiPath);
       await fc.assert(
         fc.asyncProperty(bodyArbitrary(schema), async (body) => {
-          const reply = await sendRaw(`${api.url}${endpoint.path}`, endpoint.method, body, endpoint.auth ? account.access : undefined);
+          const reply = await sendRaw(
+            `${api.url}${endpoint.path}`,
+            endpoint.method,
+            body,
+            endpoint.auth ? account.access : undefined,
+          );
           requests++;
           statuses.set(reply.status, (statuses.get(reply.status) ?? 0) + 1);
           if (reply.status >= 500) throw new Error(`${endpoint.label}: ${reply.status} for ${body.slice(0, 300)}`);
           if (reply.status >= 400) {
             const shape = errorShapeErrors(endpoint.path, reply);
-            if (shape.length) throw new Error(`${endpoint.label}: ${reply.status} not in its error shape (${shape.join(', ')}) for ${body.slice(0, 300)}`);
+            if (shape.length)
+              throw new Error(
+                `${endpoint.label}: ${reply.status} not in its error shape (${shape.join(', ')}) for ${body.slice(0, 300)}`,
+              );
           }
         }),
         { numRuns: RUNS, seed: SEED, endOnFailure: true },
@@ -182,10 +231,21 @@ describe('fuzzing every JSON route from its own schema', () => {
       for (const [name] of stringFields) {
         for (const value of PROTOTYPE_NAMES) {
           const body = JSON.stringify({ ...valid, [name]: value });
-          const reply = await sendRaw(`${api.url}${endpoint.path}`, endpoint.method, body, endpoint.auth ? account.access : undefined);
+          const reply = await sendRaw(
+            `${api.url}${endpoint.path}`,
+            endpoint.method,
+            body,
+            endpoint.auth ? account.access : undefined,
+          );
           checked++;
           if (reply.status >= 500) throw new Error(`${endpoint.label}: ${reply.status} for ${name}=${value}`);
-          if (reply.status >= 400) expect([endpoint.label, name, value, errorShapeErrors(endpoint.path, reply)]).toEqual([endpoint.label, name, value, []]);
+          if (reply.status >= 400)
+            expect([endpoint.label, name, value, errorShapeErrors(endpoint.path, reply)]).toEqual([
+              endpoint.label,
+              name,
+              value,
+              [],
+            ]);
         }
       }
     }

@@ -35,10 +35,28 @@ const HOSTILE: [string, string][] = [
   ['60k unknown keys (830 KB)', manyKeys(60_000)],
   ['a 200k-item array', `[${'0,'.repeat(200_000)}0]`],
   ['a 900 KB string in every field', JSON.stringify({ email: 'x'.repeat(900_000) })],
-  ['1e-300 and 1e308 numbers', '{"email":1e-300,"password":1e308,"name":-1e-300,"speed":1e-300,"pitch":-1e-300,"text":1e-300,"voice_id":"x"}'],
-  ['NaN-like strings', '{"email":"NaN","password":"Infinity","name":"-Infinity","speed":"NaN","pitch":"1e400","text":"NaN","voice_id":"NaN"}'],
-  ['control characters', JSON.stringify({ email: '\u0001\u001f\u007f@example.com', password: '\u0007'.repeat(9), name: '\u001b[31m\r\n', text: '\u0085\u2028\u2029', voice_id: '\t' })],
-  ['lone surrogates', '{"email":"\\ud800@example.com","password":"\\udfff\\ud800abcdefgh","name":"\\ud83d","text":"\\udc00","voice_id":"\\ud800","refresh":"\\ud800","token":"\\udfff"}'],
+  [
+    '1e-300 and 1e308 numbers',
+    '{"email":1e-300,"password":1e308,"name":-1e-300,"speed":1e-300,"pitch":-1e-300,"text":1e-300,"voice_id":"x"}',
+  ],
+  [
+    'NaN-like strings',
+    '{"email":"NaN","password":"Infinity","name":"-Infinity","speed":"NaN","pitch":"1e400","text":"NaN","voice_id":"NaN"}',
+  ],
+  [
+    'control characters',
+    JSON.stringify({
+      email: '\u0001\u001f\u007f@example.com',
+      password: '\u0007'.repeat(9),
+      name: '\u001b[31m\r\n',
+      text: '\u0085\u2028\u2029',
+      voice_id: '\t',
+    }),
+  ],
+  [
+    'lone surrogates',
+    '{"email":"\\ud800@example.com","password":"\\udfff\\ud800abcdefgh","name":"\\ud83d","text":"\\udc00","voice_id":"\\ud800","refresh":"\\ud800","token":"\\udfff"}',
+  ],
   ['NUL in keys and values', '{"na\\u0000me":"x","email":"a\\u0000@b.c"}'],
   ['__proto__ and constructor members', '{"__proto__":{"admin":true},"constructor":{"prototype":{}}}'],
   ['a top-level string', '"hello"'],
@@ -64,13 +82,20 @@ describe('bounded input: hostile JSON bodies on every JSON route', () => {
     })();
     for (const endpoint of endpoints) {
       for (const [label, body] of HOSTILE) {
-        const reply = await sendRaw(`${api.url}${endpoint.path}`, endpoint.method, body, endpoint.auth ? account.access : undefined);
-        if (reply.status >= 500) failures.push(`${endpoint.label} / ${label}: ${reply.status} ${reply.text.slice(0, 200)}`);
+        const reply = await sendRaw(
+          `${api.url}${endpoint.path}`,
+          endpoint.method,
+          body,
+          endpoint.auth ? account.access : undefined,
+        );
+        if (reply.status >= 500)
+          failures.push(`${endpoint.label} / ${label}: ${reply.status} ${reply.text.slice(0, 200)}`);
         else if (reply.status >= 400) {
           const shape = errorShapeErrors(endpoint.path, reply);
           if (shape.length) failures.push(`${endpoint.label} / ${label}: ${shape.join(', ')}`);
           // An error body stays short whatever the request held.
-          if (reply.text.length > 4096) failures.push(`${endpoint.label} / ${label}: a ${reply.text.length}-byte error body`);
+          if (reply.text.length > 4096)
+            failures.push(`${endpoint.label} / ${label}: a ${reply.text.length}-byte error body`);
         }
       }
     }
@@ -81,35 +106,44 @@ describe('bounded input: hostile JSON bodies on every JSON route', () => {
     expect(healthy).toBe(healthChecks);
   });
 
-  it.each(FAMILIES)('%s: deep nesting is 400 invalid_json naming the limit; too many members is 400 validation_error', async (family) => {
-    const deepReply = await sendRaw(`${api.url}${family}/auth/login/`, 'POST', deepObject(100_000));
-    expectProblem(deepReply, 400, 'invalid_json');
-    expect(deepReply.body.detail).toMatch(/deeper than 16 levels/);
-    const wide = await sendRaw(`${api.url}${family}/auth/register/`, 'POST', manyKeys(60_000));
-    expectProblem(wide, 400, 'validation_error');
-    expect(wide.body.errors.non_field_errors[0]).toMatch(/more than 1000 members/);
-  });
+  it.each(FAMILIES)(
+    '%s: deep nesting is 400 invalid_json naming the limit; too many members is 400 validation_error',
+    async (family) => {
+      const deepReply = await sendRaw(`${api.url}${family}/auth/login/`, 'POST', deepObject(100_000));
+      expectProblem(deepReply, 400, 'invalid_json');
+      expect(deepReply.body.detail).toMatch(/deeper than 16 levels/);
+      const wide = await sendRaw(`${api.url}${family}/auth/register/`, 'POST', manyKeys(60_000));
+      expectProblem(wide, 400, 'validation_error');
+      expect(wide.body.errors.non_field_errors[0]).toMatch(/more than 1000 members/);
+    },
+  );
 
-  it.each(FAMILIES)('%s: at most %s fields are named in one problem, the last slot saying more were left out', async (family) => {
-    const reply = await sendRaw(`${api.url}${family}/auth/login/`, 'POST', manyKeys(900));
-    expectProblem(reply, 400, 'validation_error');
-    expect(Object.keys(reply.body.errors)).toHaveLength(MAX_FIELD_ERRORS);
-    expect(reply.body.errors.non_field_errors).toEqual([expect.stringMatching(/more problems/i)]);
-  });
+  it.each(FAMILIES)(
+    '%s: at most %s fields are named in one problem, the last slot saying more were left out',
+    async (family) => {
+      const reply = await sendRaw(`${api.url}${family}/auth/login/`, 'POST', manyKeys(900));
+      expectProblem(reply, 400, 'validation_error');
+      expect(Object.keys(reply.body.errors)).toHaveLength(MAX_FIELD_ERRORS);
+      expect(reply.body.errors.non_field_errors).toEqual([expect.stringMatching(/more problems/i)]);
+    },
+  );
 });
 
 describe.each(FAMILIES)('unique violations by constraint name under %s', (family) => {
-  it.each([['x\ny'], ['x\ry'], ['x\u2028y'], ['x\u2029y'], ['plain']])('a project name %j used twice is 409 conflict, on create and on rename', async (name) => {
-    const owner = await createAccount(deps);
-    const create = (body: unknown) => call(api.url, 'POST', `${family}/projects/`, body, owner.access);
-    expect((await create({ name })).status).toBe(201);
-    const again = await create({ name });
-    expectProblem(again, 409, 'conflict');
-    expect(again.body.errors).toEqual({ name: [expect.any(String)] });
-    const other = await create({ name: 'other' });
-    const renamed = await call(api.url, 'PATCH', `${family}/projects/${other.body.id}/`, { name }, owner.access);
-    expectProblem(renamed, 409, 'conflict');
-  });
+  it.each([['x\ny'], ['x\ry'], ['x\u2028y'], ['x\u2029y'], ['plain']])(
+    'a project name %j used twice is 409 conflict, on create and on rename',
+    async (name) => {
+      const owner = await createAccount(deps);
+      const create = (body: unknown) => call(api.url, 'POST', `${family}/projects/`, body, owner.access);
+      expect((await create({ name })).status).toBe(201);
+      const again = await create({ name });
+      expectProblem(again, 409, 'conflict');
+      expect(again.body.errors).toEqual({ name: [expect.any(String)] });
+      const other = await create({ name: 'other' });
+      const renamed = await call(api.url, 'PATCH', `${family}/projects/${other.body.id}/`, { name }, owner.access);
+      expectProblem(renamed, 409, 'conflict');
+    },
+  );
 });
 
 describe('static routes come before {id} routes', () => {
@@ -121,7 +155,10 @@ describe('static routes come before {id} routes', () => {
     ['GET', '/api/v1/voices/upload/', 'POST'],
     ['DELETE', '/api/v1/voices/upload/', 'POST'],
   ])('%s %s is 405 with Allow naming %s, not the {id} route', async (method, path, allowed) => {
-    const response = await fetch(`${api.url}${path}`, { method, headers: { Authorization: `Bearer ${account.access}` } });
+    const response = await fetch(`${api.url}${path}`, {
+      method,
+      headers: { Authorization: `Bearer ${account.access}` },
+    });
     const reply = await readReply(response);
     expectProblem(reply, 405, 'method_not_allowed');
     expect(response.headers.get('allow')).toContain(allowed);
@@ -136,14 +173,21 @@ describe('static routes come before {id} routes', () => {
 
 describe('/readyz names dependencies and up/down only', () => {
   it('shows no host, port, latency or error text when a dependency is down', async () => {
-    const broken = createTestDeps({ DATABASE_URL: 'postgres://openvox:openvox@db.internal.example:5432/openvox', MINIO_ENDPOINT: 'http://127.0.0.1:1' });
+    const broken = createTestDeps({
+      DATABASE_URL: 'postgres://openvox:openvox@db.internal.example:5432/openvox',
+      MINIO_ENDPOINT: 'http://127.0.0.1:1',
+    });
     const brokenApi = await startApi(broken);
     try {
       const response = await fetch(`${brokenApi.url}/readyz`);
       const text = await response.text();
       expect(response.status).toBe(503);
       const body = JSON.parse(text);
-      expect(body.dependencies).toEqual({ postgresql: { status: 'down' }, temporal: { status: 'up' }, minio: { status: 'down' } });
+      expect(body.dependencies).toEqual({
+        postgresql: { status: 'down' },
+        temporal: { status: 'up' },
+        minio: { status: 'down' },
+      });
       expect(text).not.toMatch(/internal\.example|127\.0\.0\.1|5432|ENOTFOUND|ECONNREFUSED|latency/);
     } finally {
       await brokenApi.close();
@@ -162,7 +206,8 @@ describe('/readyz names dependencies and up/down only', () => {
 });
 
 describe.each(FAMILIES)('audio that vanishes between lookup and read under %s', (family) => {
-  const audioPath = (id: string) => (family === '/api/v1' ? `${family}/tts/history/${id}/audio/` : `${family}/tts/audio/${id}/`);
+  const audioPath = (id: string) =>
+    family === '/api/v1' ? `${family}/tts/history/${id}/audio/` : `${family}/tts/audio/${id}/`;
 
   async function completedSynthesis(owner: TestAccount, key: string | null): Promise<string> {
     return createSynthesis(deps, owner, { progress: 1, audio_key: key, completed_at: new Date() });
@@ -173,10 +218,14 @@ describe.each(FAMILIES)('audio that vanishes between lookup and read under %s', 
     const key = `syntheses/${owner.id}/${randomUUID()}.wav`;
     const id = await completedSynthesis(owner, key);
     await deps.storage.put(key, Buffer.alloc(100), 'audio/wav');
-    expect((await fetch(`${api.url}${audioPath(id)}`, { headers: { Authorization: `Bearer ${owner.access}` } })).status).toBe(200);
+    expect(
+      (await fetch(`${api.url}${audioPath(id)}`, { headers: { Authorization: `Bearer ${owner.access}` } })).status,
+    ).toBe(200);
     await deps.storage.remove(key);
     for (const headers of [{}, { Range: 'bytes=0-9' }] as Record<string, string>[]) {
-      const response = await fetch(`${api.url}${audioPath(id)}`, { headers: { Authorization: `Bearer ${owner.access}`, ...headers } });
+      const response = await fetch(`${api.url}${audioPath(id)}`, {
+        headers: { Authorization: `Bearer ${owner.access}`, ...headers },
+      });
       const reply = await readReply(response);
       expectProblem(reply, 404, 'not_found');
     }
@@ -195,11 +244,14 @@ describe.each(FAMILIES)('audio that vanishes between lookup and read under %s', 
         await deps.storage.remove(objectKey);
         return size;
       },
-      get: (objectKey: string, range?: { start: number; end: number }): Promise<Readable> => deps.storage.get(objectKey, range),
+      get: (objectKey: string, range?: { start: number; end: number }): Promise<Readable> =>
+        deps.storage.get(objectKey, range),
     };
     const raced = await serve(buildApp({ ...deps, storage: racing }, resourceRoutes({ ...deps, storage: racing })));
     try {
-      const response = await fetch(`${raced.url}${audioPath(id)}`, { headers: { Authorization: `Bearer ${owner.access}` } });
+      const response = await fetch(`${raced.url}${audioPath(id)}`, {
+        headers: { Authorization: `Bearer ${owner.access}` },
+      });
       const reply = await readReply(response);
       expectProblem(reply, 404, 'not_found');
     } finally {
@@ -217,7 +269,11 @@ describe('resend-verification: the same path for every address', () => {
       const known = await createAccount(slow);
       await slow.db('accounts').where({ id: known.id }).update({ email_verified_at: null });
       const unknown = uniqueEmail('resend-unknown');
-      const answers = await Promise.all([known.email, unknown].map((email) => call(slowApi.url, 'POST', '/api/v1/auth/resend-verification/', { email })));
+      const answers = await Promise.all(
+        [known.email, unknown].map((email) =>
+          call(slowApi.url, 'POST', '/api/v1/auth/resend-verification/', { email }),
+        ),
+      );
       expect(answers.map((answer) => answer.status)).toEqual([202, 202]);
       expect(answers[0].body).toEqual(answers[1].body);
     } finally {

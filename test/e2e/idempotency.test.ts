@@ -6,13 +6,32 @@ const BODY = { text: 'Idempotent hello.', voice_id: 'en-us-slt' };
 describe('Idempotency-Key on synthesize', () => {
   const { deps, api } = useStack({ worker: true });
 
-  async function submit(who: TestAccount, key: string | undefined, body: unknown = BODY, family = '/api/v1', raw?: string) {
-    const headers: Record<string, string> = { 'Content-Type': 'application/json', Authorization: `Bearer ${who.access}` };
+  async function submit(
+    who: TestAccount,
+    key: string | undefined,
+    body: unknown = BODY,
+    family = '/api/v1',
+    raw?: string,
+  ) {
+    const headers: Record<string, string> = {
+      'Content-Type': 'application/json',
+      Authorization: `Bearer ${who.access}`,
+    };
     if (key !== undefined) headers['Idempotency-Key'] = key;
-    const response = await fetch(`${api.url}${family}/tts/synthesize/`, { method: 'POST', headers, body: raw ?? JSON.stringify(body) });
+    const response = await fetch(`${api.url}${family}/tts/synthesize/`, {
+      method: 'POST',
+      headers,
+      body: raw ?? JSON.stringify(body),
+    });
     return { status: response.status, headers: response.headers, body: (await response.json()) as any };
   }
-  const chargesOf = async (accountId: string) => (await deps.db('credit_ledger').where({ account_id: accountId, kind: 'reserve' }).count<{ count: string }[]>({ count: '*' }))[0].count;
+  const chargesOf = async (accountId: string) =>
+    (
+      await deps
+        .db('credit_ledger')
+        .where({ account_id: accountId, kind: 'reserve' })
+        .count<{ count: string }[]>({ count: '*' })
+    )[0].count;
 
   it('replays the original 202 (status, body, Location) for the same key and body, starting and charging nothing new', async () => {
     const who = await createAccount(deps);
@@ -21,7 +40,13 @@ describe('Idempotency-Key on synthesize', () => {
     expect(first.headers.get('idempotent-replayed')).toBeNull();
 
     // Same parsed JSON, different key order and spacing.
-    const again = await submit(who, 'order-1', undefined, '/api/v1', `{ "voice_id": "en-us-slt",   "text": "Idempotent hello." }`);
+    const again = await submit(
+      who,
+      'order-1',
+      undefined,
+      '/api/v1',
+      `{ "voice_id": "en-us-slt",   "text": "Idempotent hello." }`,
+    );
     expect(again.status).toBe(202);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.body).toEqual(first.body);
@@ -51,7 +76,10 @@ describe('Idempotency-Key on synthesize', () => {
     ['non-ASCII', 'clé-1'],
   ])('rejects a malformed key (%s) with 400 validation_error on Idempotency-Key', async (_, key) => {
     const who = await createAccount(deps);
-    const headers: Record<string, string> = { 'Content-Type': 'application/json', Authorization: `Bearer ${who.access}` };
+    const headers: Record<string, string> = {
+      'Content-Type': 'application/json',
+      Authorization: `Bearer ${who.access}`,
+    };
     // fetch refuses non-ASCII header values, so send the bytes as latin1 through the raw header.
     const response = await fetch(`${api.url}/api/v1/tts/synthesize/`, {
       method: 'POST',
@@ -108,7 +136,12 @@ describe('Idempotency-Key on synthesize', () => {
     await deps
       .db('idempotency_keys')
       .where({ account_id: who.id, key: 'crashed' })
-      .update({ status: 'in_progress', locked_until: new Date(Date.now() - 1000), response_status: null, response_body: null });
+      .update({
+        status: 'in_progress',
+        locked_until: new Date(Date.now() - 1000),
+        response_status: null,
+        response_body: null,
+      });
     const retried = await submit(who, 'crashed');
     expect(retried.status).toBe(202);
     expect(retried.body.id).toBe(first.body.id);

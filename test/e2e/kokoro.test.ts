@@ -40,7 +40,8 @@ beforeAll(async () => {
   await mkdir(path.join(modelsDir, 'kokoro', 'voices'), { recursive: true });
   await symlink(path.join(SHARED, 'kokoro-v1.0.int8.onnx'), path.join(modelsDir, 'kokoro', 'kokoro-v1.0.int8.onnx'));
   await copyFile(path.join(SHARED, 'vocab.json'), path.join(modelsDir, 'kokoro', 'vocab.json'));
-  for (const file of await readdir(path.join(SHARED, 'voices'))) await copyFile(path.join(SHARED, 'voices', file), path.join(modelsDir, 'kokoro', 'voices', file));
+  for (const file of await readdir(path.join(SHARED, 'voices')))
+    await copyFile(path.join(SHARED, 'voices', file), path.join(modelsDir, 'kokoro', 'voices', file));
   await symlink(JOE, path.join(modelsDir, 'en_US-joe-medium.onnx'));
   await copyFile(`${JOE}.json`, path.join(modelsDir, 'en_US-joe-medium.onnx.json'));
   const url = new URL(process.env.DATABASE_URL!);
@@ -49,9 +50,16 @@ beforeAll(async () => {
   await recreateDatabase(databaseUrl);
   deps = createTestDeps({ DATABASE_URL: databaseUrl, MODELS_DIR: modelsDir, VOICE_PREVIEWS: 'false' });
   await migrate(deps.db, deps.config);
-  [api, worker, owner] = await Promise.all([startApi(deps), startTestWorker(deps), createAccount(deps, { credits: 10_000 })]);
+  [api, worker, owner] = await Promise.all([
+    startApi(deps),
+    startTestWorker(deps),
+    createAccount(deps, { credits: 10_000 }),
+  ]);
   const engines = sharedEngines({ enableNonFree: deps.config.ENABLE_NONFREE_ENGINES, modelsDir });
-  modelsWatch = await watchModels({ db: deps.db, engines, config: deps.config, temporal: deps.temporal, logger: deps.logger }, { pollMs: 1000 });
+  modelsWatch = await watchModels(
+    { db: deps.db, engines, config: deps.config, temporal: deps.temporal, logger: deps.logger },
+    { pollMs: 1000 },
+  );
 }, 60_000);
 
 afterAll(async () => {
@@ -65,18 +73,34 @@ afterAll(async () => {
 describe('Kokoro voices', () => {
   it('ships the five Japanese styles as hidden catalog entries: espeak-ng cannot phonemize Japanese text', async () => {
     const kokoro = (await premadeVoices(modelsDir)).filter((voice) => voice.engine === 'kokoro');
-    expect(kokoro.map((voice) => voice.id)).toEqual(['ja-jp-kokoro-alpha', 'ja-jp-kokoro-gongitsune', 'ja-jp-kokoro-nezumi', 'ja-jp-kokoro-tebukuro', 'ja-jp-kokoro-kumo']);
+    expect(kokoro.map((voice) => voice.id)).toEqual([
+      'ja-jp-kokoro-alpha',
+      'ja-jp-kokoro-gongitsune',
+      'ja-jp-kokoro-nezumi',
+      'ja-jp-kokoro-tebukuro',
+      'ja-jp-kokoro-kumo',
+    ]);
     expect(await sharedEngines({ modelsDir }).get('kokoro')!.voices()).toEqual([]);
-    expect((await call(api.url, 'GET', '/api/v1/voices/ja-jp-kokoro-alpha/', undefined, owner.access)).status).toBe(404);
+    expect((await call(api.url, 'GET', '/api/v1/voices/ja-jp-kokoro-alpha/', undefined, owner.access)).status).toBe(
+      404,
+    );
   });
 
   it('installs an English voice from KOKORO_VOICES_URL while the service runs, ahead of Piper, and speaks through both APIs', async () => {
     const shipped = path.join(SHARED, 'voices');
     // The shipped styles under English names: af_alpha is jf_alpha's bytes.
-    const mirror = await startKokoroMirror({ af_alpha: await readFile(path.join(shipped, 'jf_alpha.npy')), am_kumo: await readFile(path.join(shipped, 'jm_kumo.npy')) });
+    const mirror = await startKokoroMirror({
+      af_alpha: await readFile(path.join(shipped, 'jf_alpha.npy')),
+      am_kumo: await readFile(path.join(shipped, 'jm_kumo.npy')),
+    });
     const errors: string[] = [];
     const openvox = (args: string[], url = mirror.npzUrl) =>
-      runCli(args, { out: () => undefined, err: (text) => errors.push(text), env: { ...process.env, MODELS_DIR: modelsDir, KOKORO_VOICES_URL: url }, tty: false });
+      runCli(args, {
+        out: () => undefined,
+        err: (text) => errors.push(text),
+        env: { ...process.env, MODELS_DIR: modelsDir, KOKORO_VOICES_URL: url },
+        tty: false,
+      });
     try {
       // Not in the mirror, and not a Kokoro voice name: refused, nothing written.
       expect(await openvox(['voices', 'install', 'kokoro:af_nope'])).not.toBe(0);
@@ -87,7 +111,12 @@ describe('Kokoro voices', () => {
       const pinned = await runCli(['voices', 'install', 'kokoro:af_alpha'], {
         out: () => undefined,
         err: () => undefined,
-        env: { ...process.env, MODELS_DIR: modelsDir, KOKORO_VOICES_URL: mirror.npzUrl, KOKORO_VOICES_SHA256: '0'.repeat(64) },
+        env: {
+          ...process.env,
+          MODELS_DIR: modelsDir,
+          KOKORO_VOICES_URL: mirror.npzUrl,
+          KOKORO_VOICES_SHA256: '0'.repeat(64),
+        },
         tty: false,
       });
       expect(pinned).not.toBe(0);
@@ -98,8 +127,18 @@ describe('Kokoro voices', () => {
       // The per-voice layout too.
       expect(await openvox(['voices', 'install', 'kokoro:am_kumo'], mirror.dirUrl)).toBe(0);
       expect(mirror.requests).toContain('/voices/am_kumo.npy');
-      await eventually('the installed voice to be listed', async () => (await call(api.url, 'GET', voiceUrl, undefined, owner.access)).status === 200, 60_000);
-      expect((await call(api.url, 'GET', voiceUrl, undefined, owner.access)).body).toMatchObject({ engine: 'kokoro', quality: 'neural', language: 'en-US', gender: 'female', status: 'ready' });
+      await eventually(
+        'the installed voice to be listed',
+        async () => (await call(api.url, 'GET', voiceUrl, undefined, owner.access)).status === 200,
+        60_000,
+      );
+      expect((await call(api.url, 'GET', voiceUrl, undefined, owner.access)).body).toMatchObject({
+        engine: 'kokoro',
+        quality: 'neural',
+        language: 'en-US',
+        gender: 'female',
+        status: 'ready',
+      });
       const english = await call(api.url, 'GET', '/api/v1/voices/?language=en&page_size=100', undefined, owner.access);
       const ids = english.body.results.map((voice: { id: string }) => voice.id);
       expect(ids.indexOf('en-us-kokoro-alpha')).toBeLessThan(ids.indexOf('en-us-joe'));
@@ -110,11 +149,20 @@ describe('Kokoro voices', () => {
         api.url,
         'POST',
         '/api/v1/tts/synthesize/',
-        { text: 'Kokoro reads this sentence aloud. And then a second one.', voice_id: 'en-us-kokoro-alpha', output_format: 'wav' },
+        {
+          text: 'Kokoro reads this sentence aloud. And then a second one.',
+          voice_id: 'en-us-kokoro-alpha',
+          output_format: 'wav',
+        },
         owner.access,
       );
       expect(accepted.status).toBe(202);
-      const done = await waitForSynthesis(api.url, `/api/v1/tts/history/${accepted.body.id}/status/`, owner.access, 240_000);
+      const done = await waitForSynthesis(
+        api.url,
+        `/api/v1/tts/history/${accepted.body.id}/status/`,
+        owner.access,
+        240_000,
+      );
       expect(done).toMatchObject({ status: 'completed', error: null });
       const audio = await fetchAndMeasure(api.url, done.audio_url, owner.access);
       expect(audio.analysis.durationSeconds).toBeGreaterThan(2);
@@ -122,13 +170,22 @@ describe('Kokoro voices', () => {
       const speech = await fetch(`${api.url}/v1/audio/speech`, {
         method: 'POST',
         headers: { Authorization: `Bearer ${owner.access}`, 'Content-Type': 'application/json' },
-        body: JSON.stringify({ model: 'tts-1', voice: 'nova', input: 'Hello from the OpenAI route.', response_format: 'wav' }),
+        body: JSON.stringify({
+          model: 'tts-1',
+          voice: 'nova',
+          input: 'Hello from the OpenAI route.',
+          response_format: 'wav',
+        }),
       });
       expect(speech.status).toBe(200);
       expect((await speech.arrayBuffer()).byteLength).toBeGreaterThan(24_000);
 
       expect(await openvox(['voices', 'remove', 'kokoro:af_alpha'])).toBe(0);
-      await eventually('the removed voice to be withdrawn', async () => (await call(api.url, 'GET', voiceUrl, undefined, owner.access)).status === 404, 60_000);
+      await eventually(
+        'the removed voice to be withdrawn',
+        async () => (await call(api.url, 'GET', voiceUrl, undefined, owner.access)).status === 404,
+        60_000,
+      );
     } finally {
       await mirror.close();
     }

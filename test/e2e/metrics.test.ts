@@ -41,8 +41,12 @@ async function scrape(url: string): Promise<Map<string, MetricFamily>> {
   for (const family of families.values()) {
     if (family.type !== 'HISTOGRAM') continue;
     const series = new Map<string, Sample>();
-    for (const [, suffix, labelText, value] of text.matchAll(new RegExp(`^${family.name}_(count|sum)\\{([^}]*)\\} (\\S+)$`, 'gm'))) {
-      const entry = series.get(labelText) ?? { labels: Object.fromEntries([...labelText.matchAll(/(\w+)="([^"]*)"/g)].map(([, key, label]) => [key, label])) };
+    for (const [, suffix, labelText, value] of text.matchAll(
+      new RegExp(`^${family.name}_(count|sum)\\{([^}]*)\\} (\\S+)$`, 'gm'),
+    )) {
+      const entry = series.get(labelText) ?? {
+        labels: Object.fromEntries([...labelText.matchAll(/(\w+)="([^"]*)"/g)].map(([, key, label]) => [key, label])),
+      };
       entry[suffix as 'count' | 'sum'] = value;
       series.set(labelText, entry);
     }
@@ -51,7 +55,8 @@ async function scrape(url: string): Promise<Map<string, MetricFamily>> {
   return families;
 }
 
-const sample = (family: MetricFamily | undefined, labels: Record<string, string>) => family?.metrics.find((metric) => Object.entries(labels).every(([key, value]) => metric.labels?.[key] === value));
+const sample = (family: MetricFamily | undefined, labels: Record<string, string>) =>
+  family?.metrics.find((metric) => Object.entries(labels).every(([key, value]) => metric.labels?.[key] === value));
 
 describe('Prometheus metrics', () => {
   const taskQueue = `test-${randomUUID()}`;
@@ -72,11 +77,23 @@ describe('Prometheus metrics', () => {
     apiMetrics = await serveMetrics(app.metricsRegistry, { host: '127.0.0.1', port: 0 });
 
     const account = await createAccount(deps);
-    const submitted = await call(api.url, 'POST', '/api/v1/tts/synthesize/', { text: 'Metrics, please.', voice_id: 'en-us-slt' }, account.access);
+    const submitted = await call(
+      api.url,
+      'POST',
+      '/api/v1/tts/synthesize/',
+      { text: 'Metrics, please.', voice_id: 'en-us-slt' },
+      account.access,
+    );
     expect(submitted.status).toBe(202);
     synthesisId = submitted.body.id;
     for (;;) {
-      const status = await call(api.url, 'GET', `/api/v1/tts/history/${synthesisId}/status/`, undefined, account.access);
+      const status = await call(
+        api.url,
+        'GET',
+        `/api/v1/tts/history/${synthesisId}/status/`,
+        undefined,
+        account.access,
+      );
       if (!['queued', 'processing'].includes(status.body.status)) {
         expect(status.body.status).toBe('completed');
         break;
@@ -110,8 +127,11 @@ describe('Prometheus metrics', () => {
 
     // Read from PostgreSQL, which other tests share: at least this test's synthesis and credits.
     expect(Number(sample(metrics.get('openvox_syntheses'), { status: 'completed' })?.value)).toBeGreaterThanOrEqual(1);
-    for (const status of ['queued', 'processing', 'failed', 'canceled']) expect(sample(metrics.get('openvox_syntheses'), { status })).toBeDefined();
-    expect(Number(sample(metrics.get('openvox_credits_ledger'), { kind: 'capture' })?.value)).toBeGreaterThanOrEqual('Metrics, please.'.length);
+    for (const status of ['queued', 'processing', 'failed', 'canceled'])
+      expect(sample(metrics.get('openvox_syntheses'), { status })).toBeDefined();
+    expect(Number(sample(metrics.get('openvox_credits_ledger'), { kind: 'capture' })?.value)).toBeGreaterThanOrEqual(
+      'Metrics, please.'.length,
+    );
     expect(sample(metrics.get('openvox_clone_jobs'), { status: 'ready' })).toBeDefined();
     expect(metrics.has('process_cpu_seconds_total')).toBe(true);
   });
@@ -127,14 +147,18 @@ describe('Prometheus metrics', () => {
     const rtf = sample(metrics.get('openvox_engine_realtime_factor'), { engine: 'festival' });
     expect(Number(rtf?.count)).toBe(1);
     expect(Number(rtf?.sum)).toBeGreaterThan(0);
-    expect(Number(sample(metrics.get('openvox_audio_rendered_seconds_total'), { engine: 'festival' })?.value)).toBeGreaterThan(0);
+    expect(
+      Number(sample(metrics.get('openvox_audio_rendered_seconds_total'), { engine: 'festival' })?.value),
+    ).toBeGreaterThan(0);
     expect(Number(sample(metrics.get('openvox_worker_syntheses_ended_total'), { status: 'completed' })?.value)).toBe(1);
     // Nothing runs now: every slot is free again.
     for (const slot of metrics.get('openvox_activity_slots_in_use')?.metrics ?? []) expect(Number(slot.value)).toBe(0);
 
     // The SDK's own, from the runtime's Prometheus exporter, on the same scrape.
     const sdk = [...metrics.keys()].filter((name) => name.startsWith('temporal_'));
-    expect(sdk).toEqual(expect.arrayContaining(['temporal_worker_task_slots_available', 'temporal_activity_execution_latency']));
+    expect(sdk).toEqual(
+      expect.arrayContaining(['temporal_worker_task_slots_available', 'temporal_activity_execution_latency']),
+    );
     expect(sample(metrics.get('temporal_worker_task_slots_available'), { task_queue: taskQueue })).toBeDefined();
 
     // One log line per rendered synthesis and per ending, with the engine and its speed.
@@ -151,25 +175,39 @@ describe('Prometheus metrics', () => {
     try {
       // Its own log line, not the task queue's pollers: the first worker polls the same queues.
       for (const deadline = Date.now() + 120_000; !second.output().includes('"msg":"worker running"');) {
-        if (second.child.exitCode !== null) throw new Error(`the second worker exited ${second.child.exitCode}:\n${second.output()}`);
+        if (second.child.exitCode !== null)
+          throw new Error(`the second worker exited ${second.child.exitCode}:\n${second.output()}`);
         if (Date.now() > deadline) throw new Error(`the second worker did not start within 120 s:\n${second.output()}`);
         await new Promise((resolve) => setTimeout(resolve, 250));
       }
       expect(second.output()).toContain('worker metrics port in use');
       expect(second.child.exitCode).toBeNull();
       // The first worker still answers on the port.
-      expect((await scrape(`http://127.0.0.1:${workerMetricsPort}/metrics`)).has('openvox_activity_duration_seconds')).toBe(true);
+      expect(
+        (await scrape(`http://127.0.0.1:${workerMetricsPort}/metrics`)).has('openvox_activity_duration_seconds'),
+      ).toBe(true);
     } finally {
       await second.kill();
     }
   }, 180_000);
 
   it('the Grafana dashboard queries only metrics that the API and the worker export', async () => {
-    const dashboard = JSON.parse(await readFile(path.join(__dirname, '../../deploy/grafana/dashboards/openvox.json'), 'utf8'));
-    const exprs: string[] = dashboard.panels.flatMap((panel: { targets: { expr: string }[] }) => panel.targets.map((target) => target.expr));
+    const dashboard = JSON.parse(
+      await readFile(path.join(__dirname, '../../deploy/grafana/dashboards/openvox.json'), 'utf8'),
+    );
+    const exprs: string[] = dashboard.panels.flatMap((panel: { targets: { expr: string }[] }) =>
+      panel.targets.map((target) => target.expr),
+    );
     expect(exprs.length).toBeGreaterThan(10);
-    const exported = new Set([...(await scrape(apiMetrics.url)).keys(), ...(await scrape(`http://127.0.0.1:${workerMetricsPort}/metrics`)).keys()]);
-    const used = new Set(exprs.flatMap((expr) => expr.match(/\b(?:openvox|temporal|process)_[a-z_]+/g) ?? []).map((name) => name.replace(/_(bucket|count|sum)$/, '')));
+    const exported = new Set([
+      ...(await scrape(apiMetrics.url)).keys(),
+      ...(await scrape(`http://127.0.0.1:${workerMetricsPort}/metrics`)).keys(),
+    ]);
+    const used = new Set(
+      exprs
+        .flatMap((expr) => expr.match(/\b(?:openvox|temporal|process)_[a-z_]+/g) ?? [])
+        .map((name) => name.replace(/_(bucket|count|sum)$/, '')),
+    );
     expect([...used].filter((name) => !exported.has(name))).toEqual([]);
   });
 

@@ -56,7 +56,11 @@ describe('OpenAI-compatible speech, through the official openai SDK', () => {
     client = new OpenAI({ apiKey: key.body.key, baseURL: `${api.url}/v1`, maxRetries: 0 });
   });
 
-  const ledgerOf = async (id: string) => (await deps.db('credit_ledger').where({ reference: id }).orderBy('id').select('kind', 'amount')).map((row) => [row.kind, Number(row.amount)]);
+  const ledgerOf = async (id: string) =>
+    (await deps.db('credit_ledger').where({ reference: id }).orderBy('id').select('kind', 'amount')).map((row) => [
+      row.kind,
+      Number(row.amount),
+    ]);
   const historyOf = (id: string) => waitForSynthesis(api.url, `/api/v1/tts/history/${id}/status/`, owner.access);
 
   const FORMATS: Array<[OpenAI.Audio.SpeechCreateParams['response_format'], string | null, string]> = [
@@ -67,47 +71,79 @@ describe('OpenAI-compatible speech, through the official openai SDK', () => {
     ['wav', 'pcm_s16le', 'audio/wav'],
     ['pcm', null, 'audio/pcm'],
   ];
-  it.each(FORMATS)('response_format %s decodes to the duration of the history entry, charged once', async (format, codec, contentType) => {
-    const response = await client.audio.speech.create({ model: 'tts-1', voice: FAST_VOICE, input: THREE, response_format: format });
-    expect(response.headers.get('content-type')).toBe(contentType);
-    const id = response.headers.get('x-synthesis-id')!;
-    const bytes = Buffer.from(await response.arrayBuffer());
-    // Raw PCM has no container to probe: 24 kHz, 16-bit, mono, so its length is its duration. A streamed
-    // WAV's header cannot know its size (0xFFFFFFFF, read to the end): ffmpeg -xerror calls its short last
-    // packet corrupt, so it is decoded leniently (the duration check below still counts every sample).
-    const { format: probed, seconds } = format === 'pcm' ? { format: null, seconds: bytes.length / 2 / 24_000 } : await decodeBytes(bytes, { strict: format !== 'wav' });
-    if (codec) expect(probed?.codec).toBe(codec);
-    const done = await historyOf(id);
-    expect(done).toMatchObject({ status: 'completed', credits_charged: THREE.length });
-    // The stream joins the same sentences with the same pauses as the stored file; codecs add or trim a few ms.
-    expect(Math.abs(seconds - done.duration_seconds)).toBeLessThan(0.12);
-    expect(await ledgerOf(id)).toEqual([
-      ['reserve', THREE.length],
-      ['capture', THREE.length],
-    ]);
-  });
-
-  it.each([['flac'], ['wav']] as const)('a one-sentence %s answer says its length in its header (the whole audio is known before its first byte)', async (format) => {
-    const response = await client.audio.speech.create({ model: 'tts-1', voice: FAST_VOICE, input: SENTENCES[0], response_format: format });
-    const bytes = Buffer.from(await response.arrayBuffer());
-    const dir = await mkdtemp(path.join(tmpdir(), 'openvox-openai-'));
-    try {
-      const file = path.join(dir, `audio.${format}`);
-      await writeFile(file, bytes);
-      const { stdout } = await run('ffprobe', ['-v', 'error', '-show_entries', 'stream=duration', '-of', 'json', file]);
-      const [stream] = (JSON.parse(stdout.toString()) as { streams: Array<{ duration?: string }> }).streams;
-      // Strict decoding: FLAC's MD5 and WAV's sizes agree with the samples.
-      const { seconds } = await decodeBytes(bytes);
-      expect(Number(stream.duration)).toBeCloseTo(seconds, 2);
-      const done = await historyOf(response.headers.get('x-synthesis-id')!);
+  it.each(FORMATS)(
+    'response_format %s decodes to the duration of the history entry, charged once',
+    async (format, codec, contentType) => {
+      const response = await client.audio.speech.create({
+        model: 'tts-1',
+        voice: FAST_VOICE,
+        input: THREE,
+        response_format: format,
+      });
+      expect(response.headers.get('content-type')).toBe(contentType);
+      const id = response.headers.get('x-synthesis-id')!;
+      const bytes = Buffer.from(await response.arrayBuffer());
+      // Raw PCM has no container to probe: 24 kHz, 16-bit, mono, so its length is its duration. A streamed
+      // WAV's header cannot know its size (0xFFFFFFFF, read to the end): ffmpeg -xerror calls its short last
+      // packet corrupt, so it is decoded leniently (the duration check below still counts every sample).
+      const { format: probed, seconds } =
+        format === 'pcm'
+          ? { format: null, seconds: bytes.length / 2 / 24_000 }
+          : await decodeBytes(bytes, { strict: format !== 'wav' });
+      if (codec) expect(probed?.codec).toBe(codec);
+      const done = await historyOf(id);
+      expect(done).toMatchObject({ status: 'completed', credits_charged: THREE.length });
+      // The stream joins the same sentences with the same pauses as the stored file; codecs add or trim a few ms.
       expect(Math.abs(seconds - done.duration_seconds)).toBeLessThan(0.12);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
-  });
+      expect(await ledgerOf(id)).toEqual([
+        ['reserve', THREE.length],
+        ['capture', THREE.length],
+      ]);
+    },
+  );
+
+  it.each([['flac'], ['wav']] as const)(
+    'a one-sentence %s answer says its length in its header (the whole audio is known before its first byte)',
+    async (format) => {
+      const response = await client.audio.speech.create({
+        model: 'tts-1',
+        voice: FAST_VOICE,
+        input: SENTENCES[0],
+        response_format: format,
+      });
+      const bytes = Buffer.from(await response.arrayBuffer());
+      const dir = await mkdtemp(path.join(tmpdir(), 'openvox-openai-'));
+      try {
+        const file = path.join(dir, `audio.${format}`);
+        await writeFile(file, bytes);
+        const { stdout } = await run('ffprobe', [
+          '-v',
+          'error',
+          '-show_entries',
+          'stream=duration',
+          '-of',
+          'json',
+          file,
+        ]);
+        const [stream] = (JSON.parse(stdout.toString()) as { streams: Array<{ duration?: string }> }).streams;
+        // Strict decoding: FLAC's MD5 and WAV's sizes agree with the samples.
+        const { seconds } = await decodeBytes(bytes);
+        expect(Number(stream.duration)).toBeCloseTo(seconds, 2);
+        const done = await historyOf(response.headers.get('x-synthesis-id')!);
+        expect(Math.abs(seconds - done.duration_seconds)).toBeLessThan(0.12);
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    },
+  );
 
   it('sentence joins are no harder than the speech itself (no clicks): sample-to-sample jumps on the decoded PCM', async () => {
-    const response = await client.audio.speech.create({ model: 'tts-1', voice: FAST_VOICE, input: THREE, response_format: 'pcm' });
+    const response = await client.audio.speech.create({
+      model: 'tts-1',
+      voice: FAST_VOICE,
+      input: THREE,
+      response_format: 'pcm',
+    });
     const bytes = Buffer.from(await response.arrayBuffer());
     const samples = new Int16Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + (bytes.length & ~1)));
     // The joins: the edges of the inserted pauses (runs of exact zeros ≥ 0.2 s).
@@ -125,7 +161,8 @@ describe('OpenAI-compatible speech, through the official openai SDK', () => {
     expect(joins.length).toBe(4); // two pauses, each with two edges
     const jump = (from: number, to: number) => {
       let max = 0;
-      for (let i = Math.max(1, from); i < Math.min(samples.length, to); i++) max = Math.max(max, Math.abs(samples[i] - samples[i - 1]));
+      for (let i = Math.max(1, from); i < Math.min(samples.length, to); i++)
+        max = Math.max(max, Math.abs(samples[i] - samples[i - 1]));
       return max;
     };
     const window = 240; // 10 ms each side of a join
@@ -137,9 +174,16 @@ describe('OpenAI-compatible speech, through the official openai SDK', () => {
 
   it('streams a 12-sentence text: the first byte comes before 40 % of the total time, and the stream decodes cleanly', async () => {
     // The engine warm, as in steady use: a Piper process keeps its model loaded (a cold one takes ~0.5 s).
-    await (await client.audio.speech.create({ model: 'tts-1', voice: 'alloy', input: THREE, response_format: 'pcm' })).arrayBuffer();
+    await (
+      await client.audio.speech.create({ model: 'tts-1', voice: 'alloy', input: THREE, response_format: 'pcm' })
+    ).arrayBuffer();
     const started = performance.now();
-    const response = await client.audio.speech.create({ model: 'tts-1', voice: 'alloy', input: TWELVE, response_format: 'mp3' });
+    const response = await client.audio.speech.create({
+      model: 'tts-1',
+      voice: 'alloy',
+      input: TWELVE,
+      response_format: 'mp3',
+    });
     const { bytes, firstByteMs, totalMs } = await readTimed(response, started);
     const { seconds } = await decodeBytes(bytes);
     const id = response.headers.get('x-synthesis-id')!;
@@ -156,7 +200,13 @@ describe('OpenAI-compatible speech, through the official openai SDK', () => {
   });
 
   it('sends speech.audio.delta events and a final speech.audio.done with usage when stream_format is sse', async () => {
-    const response = await client.audio.speech.create({ model: 'gpt-4o-mini-tts', voice: 'onyx', input: THREE, response_format: 'pcm', stream_format: 'sse' });
+    const response = await client.audio.speech.create({
+      model: 'gpt-4o-mini-tts',
+      voice: 'onyx',
+      input: THREE,
+      response_format: 'pcm',
+      stream_format: 'sse',
+    });
     expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
     const text = await response.text();
     const events = text
@@ -165,7 +215,10 @@ describe('OpenAI-compatible speech, through the official openai SDK', () => {
       .map((block) => JSON.parse(block.slice('data: '.length)));
     const deltas = events.filter((event) => event.type === 'speech.audio.delta');
     expect(deltas.length).toBeGreaterThan(0);
-    expect(events.at(-1)).toEqual({ type: 'speech.audio.done', usage: { input_tokens: THREE.length, output_tokens: 0, total_tokens: THREE.length } });
+    expect(events.at(-1)).toEqual({
+      type: 'speech.audio.done',
+      usage: { input_tokens: THREE.length, output_tokens: 0, total_tokens: THREE.length },
+    });
     const pcm = Buffer.concat(deltas.map((event) => Buffer.from(event.audio, 'base64')));
     const done = await historyOf(response.headers.get('x-synthesis-id')!);
     expect(Math.abs(pcm.length / 2 / 24_000 - done.duration_seconds)).toBeLessThan(0.05);
@@ -173,38 +226,62 @@ describe('OpenAI-compatible speech, through the official openai SDK', () => {
 
   it('maps OpenAI voice names to catalog voices, and reaches the same endpoint under /api/v1', async () => {
     const apiV1 = new OpenAI({ apiKey: owner.access, baseURL: `${api.url}/api/v1`, maxRetries: 0 });
-    const response = await apiV1.audio.speech.create({ model: 'openvox', voice: 'echo', input: 'Hello there.', response_format: 'wav', speed: 4 });
+    const response = await apiV1.audio.speech.create({
+      model: 'openvox',
+      voice: 'echo',
+      input: 'Hello there.',
+      response_format: 'wav',
+      speed: 4,
+    });
     await response.arrayBuffer();
-    const entry = await call(api.url, 'GET', `/api/v1/tts/history/${response.headers.get('x-synthesis-id')}/`, undefined, owner.access);
+    const entry = await call(
+      api.url,
+      'GET',
+      `/api/v1/tts/history/${response.headers.get('x-synthesis-id')}/`,
+      undefined,
+      owner.access,
+    );
     // The one neural English voice installed here speaks every name; speed 4 is clamped to 2.
     expect(entry.body).toMatchObject({ voice_id: 'en-us-joe', speed: 2, output_format: 'wav' });
   });
 
   it('answers errors in OpenAI shape, so the SDK raises its own classes', async () => {
     const badKey = new OpenAI({ apiKey: 'vk_not-a-key', baseURL: `${api.url}/v1`, maxRetries: 0 });
-    await expect(badKey.audio.speech.create({ model: 'tts-1', voice: 'alloy', input: 'Hi.' })).rejects.toBeInstanceOf(OpenAI.AuthenticationError);
+    await expect(badKey.audio.speech.create({ model: 'tts-1', voice: 'alloy', input: 'Hi.' })).rejects.toBeInstanceOf(
+      OpenAI.AuthenticationError,
+    );
 
-    const empty = await client.audio.speech.create({ model: 'tts-1', voice: 'alloy', input: '   ' }).catch((error) => error);
+    const empty = await client.audio.speech
+      .create({ model: 'tts-1', voice: 'alloy', input: '   ' })
+      .catch((error) => error);
     expect(empty).toBeInstanceOf(OpenAI.BadRequestError);
     expect(empty.param).toBe('input');
 
-    const model = await client.audio.speech.create({ model: 'tts-9' as never, voice: 'alloy', input: 'Hi.' }).catch((error) => error);
+    const model = await client.audio.speech
+      .create({ model: 'tts-9' as never, voice: 'alloy', input: 'Hi.' })
+      .catch((error) => error);
     expect(model).toBeInstanceOf(OpenAI.BadRequestError);
     expect(model.param).toBe('model');
 
-    const voice = await client.audio.speech.create({ model: 'tts-1', voice: 'nobody' as never, input: 'Hi.' }).catch((error) => error);
+    const voice = await client.audio.speech
+      .create({ model: 'tts-1', voice: 'nobody' as never, input: 'Hi.' })
+      .catch((error) => error);
     expect(voice).toBeInstanceOf(OpenAI.BadRequestError);
     expect(voice.param).toBe('voice');
     // Names an object literal would inherit find no voice either.
     for (const inherited of ['constructor', '__proto__', 'CONSTRUCTOR', 'toString', 'hasOwnProperty']) {
-      const failure = await client.audio.speech.create({ model: 'tts-1', voice: inherited as never, input: 'Hi.' }).catch((error) => error);
+      const failure = await client.audio.speech
+        .create({ model: 'tts-1', voice: inherited as never, input: 'Hi.' })
+        .catch((error) => error);
       expect(failure).toBeInstanceOf(OpenAI.BadRequestError);
       expect(failure.param).toBe('voice');
     }
 
     const poor = await createAccount(deps, { credits: 5 });
     const poorClient = new OpenAI({ apiKey: poor.access, baseURL: `${api.url}/v1`, maxRetries: 0 });
-    const quota = await poorClient.audio.speech.create({ model: 'tts-1', voice: 'alloy', input: 'This costs more than five credits.' }).catch((error) => error);
+    const quota = await poorClient.audio.speech
+      .create({ model: 'tts-1', voice: 'alloy', input: 'This costs more than five credits.' })
+      .catch((error) => error);
     expect(quota).toBeInstanceOf(OpenAI.RateLimitError);
     expect(quota.code).toBe('insufficient_quota');
     expect(quota.type).toBe('insufficient_quota');
@@ -221,6 +298,9 @@ describe('OpenAI-compatible speech, through the official openai SDK', () => {
     const voices = await call(api.url, 'GET', '/v1/audio/voices', undefined, owner.access);
     expect(voices.status).toBe(200);
     expect(voices.body.voices).toEqual(expect.arrayContaining(['alloy', 'nova', 'onyx', 'en-us-slt', FAST_VOICE]));
-    expect(voices.body.data.find((voice: { id: string }) => voice.id === 'alloy')).toMatchObject({ voice_id: 'en-us-joe', category: 'openai' });
+    expect(voices.body.data.find((voice: { id: string }) => voice.id === 'alloy')).toMatchObject({
+      voice_id: 'en-us-joe',
+      category: 'openai',
+    });
   });
 });

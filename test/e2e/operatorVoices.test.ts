@@ -61,10 +61,20 @@ beforeAll(async () => {
   await recreateDatabase(databaseUrl);
   deps = createTestDeps({ DATABASE_URL: databaseUrl, MODELS_DIR: modelsDir });
   await migrate(deps.db, deps.config);
-  [api, worker, owner] = await Promise.all([startApi(deps), startTestWorker(deps), createAccount(deps, { credits: 10_000 })]);
+  [api, worker, owner] = await Promise.all([
+    startApi(deps),
+    startTestWorker(deps),
+    createAccount(deps, { credits: 10_000 }),
+  ]);
   // As the worker process does: the same engines its activities render with.
   const engines = sharedEngines({ enableNonFree: deps.config.ENABLE_NONFREE_ENGINES, modelsDir });
-  modelsWatch = await watchModels({ db: deps.db, engines, config: deps.config, temporal: deps.temporal, logger: deps.logger });
+  modelsWatch = await watchModels({
+    db: deps.db,
+    engines,
+    config: deps.config,
+    temporal: deps.temporal,
+    logger: deps.logger,
+  });
 }, 60_000);
 
 afterAll(async () => {
@@ -98,12 +108,24 @@ describe('Piper voices in MODELS_DIR', () => {
       licence: 'In-house model, all rights reserved.',
       description: 'The house narrator voice, trained in-house for audiobooks and long reads.',
     });
-    expect(byId.get('en-gb-joe-medium')).toMatchObject({ name: 'en_GB-joe-medium', language: 'en-GB', gender: 'unknown', engine: 'piper', quality: 'neural' });
+    expect(byId.get('en-gb-joe-medium')).toMatchObject({
+      name: 'en_GB-joe-medium',
+      language: 'en-GB',
+      gender: 'unknown',
+      engine: 'piper',
+      quality: 'neural',
+    });
     expect((byId.get('en-gb-joe-medium') as { licence: string }).licence).toMatch(/model card/);
   });
 
   it('synthesizes with an added voice', async () => {
-    const accepted = await call(api.url, 'POST', '/api/v1/tts/synthesize/', { text: 'The narrator reads this sentence aloud.', voice_id: 'en-us-narrator', output_format: 'mp3' }, owner.access);
+    const accepted = await call(
+      api.url,
+      'POST',
+      '/api/v1/tts/synthesize/',
+      { text: 'The narrator reads this sentence aloud.', voice_id: 'en-us-narrator', output_format: 'mp3' },
+      owner.access,
+    );
     expect(accepted.status).toBe(202);
     const done = await waitForSynthesis(api.url, `/api/v1/tts/history/${accepted.body.id}/status/`, owner.access);
     expect(done).toMatchObject({ status: 'completed', error: null });
@@ -115,29 +137,66 @@ describe('Piper voices in MODELS_DIR', () => {
   it('offers a voice installed with `openvox voices install` while the service runs, and withdraws a removed one, keeping its history playable', async () => {
     // The official index's layout on 127.0.0.1: joe's bytes under the key of a British voice.
     const mirror = await startPiperMirror([{ code: 'en_GB', name: 'alba', quality: 'medium' }]);
-    const openvox = (args: string[]) => runCli(args, { out: () => undefined, err: () => undefined, env: { ...process.env, MODELS_DIR: modelsDir, PIPER_VOICES_URL: mirror.url }, tty: false });
+    const openvox = (args: string[]) =>
+      runCli(args, {
+        out: () => undefined,
+        err: () => undefined,
+        env: { ...process.env, MODELS_DIR: modelsDir, PIPER_VOICES_URL: mirror.url },
+        tty: false,
+      });
     try {
       const voiceUrl = '/api/v1/voices/en-gb-alba-medium/';
       expect((await call(api.url, 'GET', voiceUrl, undefined, owner.access)).status).toBe(404);
       const installed = Date.now();
       expect(await openvox(['voices', 'install', 'en_GB-alba-medium'])).toBe(0);
-      await eventually('the installed voice to be listed', async () => (await call(api.url, 'GET', voiceUrl, undefined, owner.access)).status === 200, 60_000);
+      await eventually(
+        'the installed voice to be listed',
+        async () => (await call(api.url, 'GET', voiceUrl, undefined, owner.access)).status === 200,
+        60_000,
+      );
       const listedAfterMs = Date.now() - installed;
       const listed = await call(api.url, 'GET', voiceUrl, undefined, owner.access);
       // Its name and licence from the index's sidecar, its gender from the table of known Piper voices.
-      expect(listed.body).toMatchObject({ id: 'en-gb-alba-medium', language: 'en-GB', gender: 'female', engine: 'piper', quality: 'neural', status: 'ready' });
+      expect(listed.body).toMatchObject({
+        id: 'en-gb-alba-medium',
+        language: 'en-GB',
+        gender: 'female',
+        engine: 'piper',
+        quality: 'neural',
+        status: 'ready',
+      });
       expect(listedAfterMs).toBeLessThan(60_000);
       // Its preview is rendered too, by the preview workflow the watch started.
-      await eventually('its preview', async () => (await call(api.url, 'GET', voiceUrl, undefined, owner.access)).body.preview_url !== null, 60_000);
+      await eventually(
+        'its preview',
+        async () => (await call(api.url, 'GET', voiceUrl, undefined, owner.access)).body.preview_url !== null,
+        60_000,
+      );
 
-      const accepted = await call(api.url, 'POST', '/api/v1/tts/synthesize/', { text: 'A voice installed a moment ago.', voice_id: 'en-gb-alba-medium', output_format: 'wav' }, owner.access);
+      const accepted = await call(
+        api.url,
+        'POST',
+        '/api/v1/tts/synthesize/',
+        { text: 'A voice installed a moment ago.', voice_id: 'en-gb-alba-medium', output_format: 'wav' },
+        owner.access,
+      );
       expect(accepted.status).toBe(202);
       const done = await waitForSynthesis(api.url, `/api/v1/tts/history/${accepted.body.id}/status/`, owner.access);
       expect(done).toMatchObject({ status: 'completed', error: null });
 
       expect(await openvox(['voices', 'remove', 'en_GB-alba-medium'])).toBe(0);
-      await eventually('the removed voice to be withdrawn', async () => (await call(api.url, 'GET', voiceUrl, undefined, owner.access)).status === 404, 60_000);
-      const refused = await call(api.url, 'POST', '/api/v1/tts/synthesize/', { text: 'Gone.', voice_id: 'en-gb-alba-medium' }, owner.access);
+      await eventually(
+        'the removed voice to be withdrawn',
+        async () => (await call(api.url, 'GET', voiceUrl, undefined, owner.access)).status === 404,
+        60_000,
+      );
+      const refused = await call(
+        api.url,
+        'POST',
+        '/api/v1/tts/synthesize/',
+        { text: 'Gone.', voice_id: 'en-gb-alba-medium' },
+        owner.access,
+      );
       expect(refused.status).toBe(400);
       // What it said before stays in history, playable.
       const audio = await fetchAndMeasure(api.url, done.audio_url, owner.access);

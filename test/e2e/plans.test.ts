@@ -6,30 +6,32 @@ describe('GET subscription-plans in both families', () => {
 
   const get = (path: string) => fetch(`${api.url}${path}`);
 
-  it.each(['/api/v1/subscription-plans/', '/api/subscription-plans/', '/api/v1/subscription-plans', '/api/subscription-plans'])(
-    '%s lists the plans cheapest first, the free plan as API.md defines it',
-    async (path) => {
-      const response = await get(path);
-      expect(response.status).toBe(200);
-      expect(response.headers.get('content-type')).toMatch(/^application\/json/);
-      const body = (await response.json()) as any;
-      expect(body).toMatchObject({ count: 4, next: null, previous: null });
-      expect(body.results[0]).toEqual({
-        id: 'free',
-        name: 'Free',
-        price_cents: 0,
-        currency: 'USD',
-        monthly_credits: 35000,
-        credits_per_character: 1,
-        max_text_length: 5000,
-        max_cloned_voices: 3,
-        max_concurrent_syntheses: 2,
-        output_formats: ['wav', 'mp3', 'ogg', 'flac'],
-      });
-      const prices = body.results.map((plan: { price_cents: number }) => plan.price_cents);
-      expect(prices).toEqual([...prices].sort((a, b) => a - b));
-    },
-  );
+  it.each([
+    '/api/v1/subscription-plans/',
+    '/api/subscription-plans/',
+    '/api/v1/subscription-plans',
+    '/api/subscription-plans',
+  ])('%s lists the plans cheapest first, the free plan as API.md defines it', async (path) => {
+    const response = await get(path);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    const body = (await response.json()) as any;
+    expect(body).toMatchObject({ count: 4, next: null, previous: null });
+    expect(body.results[0]).toEqual({
+      id: 'free',
+      name: 'Free',
+      price_cents: 0,
+      currency: 'USD',
+      monthly_credits: 35000,
+      credits_per_character: 1,
+      max_text_length: 5000,
+      max_cloned_voices: 3,
+      max_concurrent_syntheses: 2,
+      output_formats: ['wav', 'mp3', 'ogg', 'flac'],
+    });
+    const prices = body.results.map((plan: { price_cents: number }) => plan.price_cents);
+    expect(prices).toEqual([...prices].sort((a, b) => a - b));
+  });
 
   it('paginates with full next/previous URLs on PUBLIC_URL in the caller family', async () => {
     const first = (await (await get('/api/subscription-plans/?page_size=3')).json()) as any;
@@ -66,7 +68,9 @@ describe('GET subscription-plans in both families', () => {
   });
 
   it('is public: no credentials needed', async () => {
-    const response = await fetch(`${api.url}/api/v1/subscription-plans/`, { headers: { Authorization: 'Bearer nonsense' } });
+    const response = await fetch(`${api.url}/api/v1/subscription-plans/`, {
+      headers: { Authorization: 'Bearer nonsense' },
+    });
     expect(response.status).toBe(200);
   });
 });

@@ -18,18 +18,30 @@ describe('consent revocation and history retention', () => {
   let owner: TestAccount;
   let stranger: TestAccount;
   beforeAll(async () => {
-    [api, worker, owner, stranger] = await Promise.all([startApi(deps), startTestWorker(deps), createAccount(deps), createAccount(deps)]);
+    [api, worker, owner, stranger] = await Promise.all([
+      startApi(deps),
+      startTestWorker(deps),
+      createAccount(deps),
+      createAccount(deps),
+    ]);
   });
   afterAll(async () => {
     await Promise.all([api.close(), worker.shutdown()]);
     await deps.close();
   });
-  const req = (method: string, path: string, body?: unknown, who: TestAccount = owner) => call(api.url, method, path, body, who.access);
+  const req = (method: string, path: string, body?: unknown, who: TestAccount = owner) =>
+    call(api.url, method, path, body, who.access);
 
   describe('revoke-consent', () => {
     let voiceId: string;
     beforeAll(async () => {
-      const uploaded = await uploadSample(api.url, '/api/v1/voices/upload/', owner.access, { name: 'Revocable', consent: 'true' }, { bytes: await makeSample('wav'), name: 'me.wav' });
+      const uploaded = await uploadSample(
+        api.url,
+        '/api/v1/voices/upload/',
+        owner.access,
+        { name: 'Revocable', consent: 'true' },
+        { bytes: await makeSample('wav'), name: 'me.wav' },
+      );
       expect(uploaded.status).toBe(202);
       voiceId = uploaded.body.id;
       const ready = await until(
@@ -45,16 +57,26 @@ describe('consent revocation and history retention', () => {
 
     it("answers 404 for another account's clone and for unknown ids, 403 for a premade voice; nothing changes", async () => {
       for (const family of ['/api/v1', '/api']) {
-        expect((await req('POST', `${family}/voices/${voiceId}/revoke-consent/`, undefined, stranger)).body).toMatchObject({ status: 404, code: 'not_found' });
+        expect(
+          (await req('POST', `${family}/voices/${voiceId}/revoke-consent/`, undefined, stranger)).body,
+        ).toMatchObject({ status: 404, code: 'not_found' });
         expect((await req('POST', `${family}/voices/${randomUUID()}/revoke-consent/`)).status).toBe(404);
-        expect((await req('POST', `${family}/voices/en-us-slt/revoke-consent/`)).body).toMatchObject({ status: 403, code: 'permission_denied' });
+        expect((await req('POST', `${family}/voices/en-us-slt/revoke-consent/`)).body).toMatchObject({
+          status: 403,
+          code: 'permission_denied',
+        });
       }
       expect((await req('GET', `/api/v1/voices/${voiceId}/`)).body.status).toBe('ready');
-      expect(await deps.db('consent_records').where({ voice_id: voiceId }).first('revoked_at')).toEqual({ revoked_at: null });
+      expect(await deps.db('consent_records').where({ voice_id: voiceId }).first('revoked_at')).toEqual({
+        revoked_at: null,
+      });
     });
 
     it('disables the clone at once (409 voice_consent_revoked), deletes its objects and records the revocation', async () => {
-      expect(await objects.list(`samples/${owner.id}/${voiceId}/`)).toEqual([`samples/${owner.id}/${voiceId}/normalized.wav`, `samples/${owner.id}/${voiceId}/original`]);
+      expect(await objects.list(`samples/${owner.id}/${voiceId}/`)).toEqual([
+        `samples/${owner.id}/${voiceId}/normalized.wav`,
+        `samples/${owner.id}/${voiceId}/original`,
+      ]);
       const revoked = await req('POST', `/api/v1/voices/${voiceId}/revoke-consent/`);
       expect(revoked.status).toBe(200);
       expect(revoked.body).toMatchObject({ id: voiceId, category: 'cloned', status: 'revoked', error: null });
@@ -64,7 +86,11 @@ describe('consent revocation and history retention', () => {
         expect(refused.status).toBe(409);
         expect(refused.body).toMatchObject({ code: 'voice_consent_revoked', status: 409 });
       }
-      await until('the sample objects are gone', async () => (await objects.list(`samples/${owner.id}/${voiceId}/`)).length === 0, 30_000);
+      await until(
+        'the sample objects are gone',
+        async () => (await objects.list(`samples/${owner.id}/${voiceId}/`)).length === 0,
+        30_000,
+      );
       const record = await deps.db('consent_records').where({ voice_id: voiceId }).first();
       expect(record.revoked_at).toBeInstanceOf(Date);
       expect(record.account_id).toBe(owner.id);
@@ -76,12 +102,20 @@ describe('consent revocation and history retention', () => {
       const all = (await req('GET', '/api/v1/voices/?category=cloned')).body.results;
       expect(all.find((voice: { id: string }) => voice.id === voiceId)).toMatchObject({ status: 'revoked' });
       expect((await req('POST', `/api/voices/${voiceId}/revoke-consent`)).body.status).toBe('revoked');
-      expect((await deps.db('consent_records').where({ voice_id: voiceId }).first('revoked_at')).revoked_at).toEqual(record.revoked_at);
+      expect((await deps.db('consent_records').where({ voice_id: voiceId }).first('revoked_at')).revoked_at).toEqual(
+        record.revoked_at,
+      );
     });
   });
 
   it('stops a clone still processing: it stays revoked after its workflow ends, and its sample is removed', async () => {
-    const uploaded = await uploadSample(api.url, '/api/voices/clone/', owner.access, { name: 'Withdrawn early', consent: 'true' }, { bytes: await makeSample('wav'), name: 'me.wav' });
+    const uploaded = await uploadSample(
+      api.url,
+      '/api/voices/clone/',
+      owner.access,
+      { name: 'Withdrawn early', consent: 'true' },
+      { bytes: await makeSample('wav'), name: 'me.wav' },
+    );
     expect(uploaded.status).toBe(202);
     const id = uploaded.body.id;
     const revoked = await req('POST', `/api/voices/${id}/revoke-consent/`);
@@ -91,9 +125,17 @@ describe('consent revocation and history retention', () => {
       .result()
       .catch(() => undefined);
     expect((await req('GET', `/api/v1/voices/${id}/`)).body.status).toBe('revoked');
-    await until('the sample objects are gone', async () => (await objects.list(`samples/${owner.id}/${id}/`)).length === 0, 30_000);
-    expect((await req('POST', '/api/tts/synthesize/', { text: 'Hello.', voice_id: id })).body.code).toBe('voice_consent_revoked');
-    expect((await deps.db('consent_records').where({ voice_id: id }).first('revoked_at')).revoked_at).toBeInstanceOf(Date);
+    await until(
+      'the sample objects are gone',
+      async () => (await objects.list(`samples/${owner.id}/${id}/`)).length === 0,
+      30_000,
+    );
+    expect((await req('POST', '/api/tts/synthesize/', { text: 'Hello.', voice_id: id })).body.code).toBe(
+      'voice_consent_revoked',
+    );
+    expect((await deps.db('consent_records').where({ voice_id: id }).first('revoked_at')).revoked_at).toBeInstanceOf(
+      Date,
+    );
   }, 60_000);
 
   describe('history_retention_days', () => {
@@ -101,15 +143,22 @@ describe('consent revocation and history retention', () => {
       for (const bad of [0, 3651, 1.5, '30', true]) {
         const reply = await req('PATCH', '/api/v1/auth/profile/', { history_retention_days: bad });
         expect(reply.status).toBe(400);
-        expect(reply.body).toMatchObject({ code: 'validation_error', errors: { history_retention_days: expect.any(Array) } });
+        expect(reply.body).toMatchObject({
+          code: 'validation_error',
+          errors: { history_retention_days: expect.any(Array) },
+        });
       }
       expect((await req('PATCH', '/api/auth/profile/', {})).body.code).toBe('validation_error');
-      expect((await req('PATCH', '/api/auth/profile/', { retention: 3 })).body.errors).toEqual({ retention: ['Unknown field.'] });
+      expect((await req('PATCH', '/api/auth/profile/', { retention: 3 })).body.errors).toEqual({
+        retention: ['Unknown field.'],
+      });
       const saved = await req('PATCH', '/api/auth/profile/', { history_retention_days: 30 });
       expect(saved.status).toBe(200);
       expect(saved.body).toMatchObject({ id: owner.id, history_retention_days: 30 });
       expect((await req('GET', '/api/v1/auth/profile/')).body.history_retention_days).toBe(30);
-      expect((await req('PATCH', '/api/v1/auth/profile/', { history_retention_days: null })).body.history_retention_days).toBeNull();
+      expect(
+        (await req('PATCH', '/api/v1/auth/profile/', { history_retention_days: null })).body.history_retention_days,
+      ).toBeNull();
     });
 
     it('deletes older ended syntheses with their audio when the retention workflow runs; newer and running ones stay, credits do not move', async () => {
@@ -121,16 +170,27 @@ describe('consent revocation and history retention', () => {
         const accepted = await req('POST', '/api/v1/tts/synthesize/', { text, voice_id: 'en-us-slt' }, who);
         expect(accepted.status).toBe(202);
         expect((await waitForSynthesis(api.url, accepted.body.status_url, who.access)).status).toBe('completed');
-        return (await deps.db('syntheses').where({ id: accepted.body.id }).first()) as { id: string; audio_key: string };
+        return (await deps.db('syntheses').where({ id: accepted.body.id }).first()) as {
+          id: string;
+          audio_key: string;
+        };
       };
       const old = await make(owner, 'An old synthesis.');
       const recent = await make(owner, 'A recent synthesis.');
       const keptByOwnSetting = await make(keeper, 'Kept for a year.');
       const oldByDefault = await make(defaulted, 'Old by the default.');
       // A delivery that announced the old synthesis (it carries its text) goes with it.
-      const endpoint = await req('POST', '/api/v1/webhooks/', { url: 'https://example.com/hook', events: ['credits.low'] });
+      const endpoint = await req('POST', '/api/v1/webhooks/', {
+        url: 'https://example.com/hook',
+        events: ['credits.low'],
+      });
       expect(endpoint.status).toBe(201);
-      const announced = { endpoint_id: endpoint.body.id, event_type: 'synthesis.completed', body: '{}', status: 'delivered' };
+      const announced = {
+        endpoint_id: endpoint.body.id,
+        event_type: 'synthesis.completed',
+        body: '{}',
+        status: 'delivered',
+      };
       await deps.db('webhook_deliveries').insert([
         { ...announced, id: randomUUID(), event_id: stableEventId('synthesis.completed', old.id) },
         { ...announced, id: randomUUID(), event_id: stableEventId('synthesis.completed', recent.id) },
@@ -159,14 +219,31 @@ describe('consent revocation and history retention', () => {
         status: 'processing',
         created_at: deps.db.raw(`now() - interval '400 days'`),
       });
-      const credits = async () => deps.db('accounts').whereIn('id', [owner.id, keeper.id, defaulted.id]).orderBy('id').select('id', 'credit_balance', 'credits_reserved');
-      const ledgerRows = async () => deps.db('credit_ledger').whereIn('account_id', [owner.id, keeper.id, defaulted.id]).orderBy('id').select('id', 'kind', 'amount');
+      const credits = async () =>
+        deps
+          .db('accounts')
+          .whereIn('id', [owner.id, keeper.id, defaulted.id])
+          .orderBy('id')
+          .select('id', 'credit_balance', 'credits_reserved');
+      const ledgerRows = async () =>
+        deps
+          .db('credit_ledger')
+          .whereIn('account_id', [owner.id, keeper.id, defaulted.id])
+          .orderBy('id')
+          .select('id', 'kind', 'amount');
       const [creditsBefore, ledgerBefore] = await Promise.all([credits(), ledgerRows()]);
 
-      const result = await deps.temporal.workflow.execute('historyRetention', { workflowId: `history-retention-test-${randomUUID()}`, taskQueue: deps.config.TEMPORAL_TASK_QUEUE, args: [{}] });
+      const result = await deps.temporal.workflow.execute('historyRetention', {
+        workflowId: `history-retention-test-${randomUUID()}`,
+        taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+        args: [{}],
+      });
       expect(result.deleted).toBeGreaterThanOrEqual(2);
 
-      const left = await deps.db('syntheses').whereIn('id', [old.id, recent.id, keptByOwnSetting.id, oldByDefault.id, running]).pluck('id');
+      const left = await deps
+        .db('syntheses')
+        .whereIn('id', [old.id, recent.id, keptByOwnSetting.id, oldByDefault.id, running])
+        .pluck('id');
       expect(left.sort()).toEqual([recent.id, keptByOwnSetting.id, running].sort());
       expect(await objects.list(old.audio_key)).toEqual([]);
       expect(await objects.list(oldByDefault.audio_key)).toEqual([]);
@@ -186,7 +263,11 @@ describe('consent revocation and history retention', () => {
       const schedule = deps.temporal.schedule.getHandle(scheduleId);
       try {
         const described = await schedule.describe();
-        expect(described.action).toMatchObject({ type: 'startWorkflow', workflowType: 'historyRetention', taskQueue: deps.config.TEMPORAL_TASK_QUEUE });
+        expect(described.action).toMatchObject({
+          type: 'startWorkflow',
+          workflowType: 'historyRetention',
+          taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+        });
         expect(described.state.paused).toBe(true);
       } finally {
         await schedule.delete();

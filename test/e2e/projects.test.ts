@@ -9,7 +9,8 @@ describe.each([['/api/v1'], ['/api']])('projects in the %s family', (family) => 
   beforeAll(async () => {
     [owner, stranger] = await Promise.all([createAccount(deps), createAccount(deps)]);
   });
-  const req = (method: string, path: string, body?: unknown, who: TestAccount = owner) => call(api.url, method, `${family}/projects/${path}`, body, who.access);
+  const req = (method: string, path: string, body?: unknown, who: TestAccount = owner) =>
+    call(api.url, method, `${family}/projects/${path}`, body, who.access);
 
   it('creates, reads, lists newest first, updates and deletes a project', async () => {
     const created = await req('POST', '', { name: 'Audiobook', description: 'Chapter one' });
@@ -66,7 +67,9 @@ describe.each([['/api/v1'], ['/api']])('projects in the %s family', (family) => 
       expect(response.status).toBe(404);
       expect(response.body.code).toBe('not_found');
     }
-    expect((await req('GET', '?page_size=100', undefined, stranger)).body.results.map((p: { id: string }) => p.id)).not.toContain(mine.id);
+    expect(
+      (await req('GET', '?page_size=100', undefined, stranger)).body.results.map((p: { id: string }) => p.id),
+    ).not.toContain(mine.id);
     expect((await req('GET', `${mine.id}/`)).body).toMatchObject({ name: 'Private', description: 'secret' });
   });
 
@@ -126,12 +129,15 @@ describe.each([['/api/v1'], ['/api']])('projects in the %s family', (family) => 
     expect((await req('GET', `${project.id}/`)).body.name).toBe('Patchable');
   });
 
-  it.each(['not-a-uuid', '123', "1'%20OR%20'1'='1", '00000000-0000-0000-0000-000000000000'])('answers 404, never 500, for the id %s', async (id) => {
-    for (const method of ['GET', 'PATCH', 'DELETE']) {
-      const response = await req(method, `${id}/`, method === 'PATCH' ? { name: 'x' } : undefined);
-      expect(response.status).toBe(404);
-    }
-  });
+  it.each(['not-a-uuid', '123', "1'%20OR%20'1'='1", '00000000-0000-0000-0000-000000000000'])(
+    'answers 404, never 500, for the id %s',
+    async (id) => {
+      for (const method of ['GET', 'PATCH', 'DELETE']) {
+        const response = await req(method, `${id}/`, method === 'PATCH' ? { name: 'x' } : undefined);
+        expect(response.status).toBe(404);
+      }
+    },
+  );
 
   it('requires authentication', async () => {
     const response = await call(api.url, 'GET', `${family}/projects/`);
@@ -145,7 +151,9 @@ describe('projects in the OpenAPI document', () => {
     const document = await fetchOpenApiDocument();
     for (const family of ['/api/v1', '/api']) {
       expect(Object.keys(document.paths[`${family}/projects/`])).toEqual(expect.arrayContaining(['get', 'post']));
-      expect(Object.keys(document.paths[`${family}/projects/{id}/`])).toEqual(expect.arrayContaining(['get', 'patch', 'delete']));
+      expect(Object.keys(document.paths[`${family}/projects/{id}/`])).toEqual(
+        expect.arrayContaining(['get', 'patch', 'delete']),
+      );
     }
   });
 });

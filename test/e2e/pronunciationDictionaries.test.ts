@@ -18,11 +18,15 @@ describe.each([['/api/v1'], ['/api']])('pronunciation dictionaries in the %s fam
   beforeAll(async () => {
     [owner, stranger] = await Promise.all([createAccount(deps), createAccount(deps)]);
   });
-  const req = (method: string, path: string, body?: unknown, who: TestAccount = owner) => call(api.url, method, `${family}/pronunciation-dictionaries/${path}`, body, who.access);
+  const req = (method: string, path: string, body?: unknown, who: TestAccount = owner) =>
+    call(api.url, method, `${family}/pronunciation-dictionaries/${path}`, body, who.access);
 
   it('creates, reads, lists, updates and deletes a dictionary and its entries', async () => {
     const projectId = await createProject(deps, owner, `p-${family}`);
-    const created = await req('POST', '', { name: ' Brands ', entries: [{ grapheme: 'OpenVox', alias: 'open voice box' }] });
+    const created = await req('POST', '', {
+      name: ' Brands ',
+      entries: [{ grapheme: 'OpenVox', alias: 'open voice box' }],
+    });
     expect(created.status).toBe(201);
     expect(created.body).toEqual({
       id: expect.any(String),
@@ -41,12 +45,24 @@ describe.each([['/api/v1'], ['/api']])('pronunciation dictionaries in the %s fam
     const patched = await req('PATCH', `${id}/`, { language: 'en-GB', project_id: projectId });
     expect(patched.body).toMatchObject({ language: 'en-GB', project_id: projectId, name: 'Brands' });
     expect((await req('PATCH', `${id}/`, {})).body.code).toBe('validation_error');
-    expect((await req('PATCH', `${id}/`, { project_id: '00000000-0000-4000-8000-000000000000' })).body.errors).toEqual({ project_id: ['Unknown project.'] });
+    expect((await req('PATCH', `${id}/`, { project_id: '00000000-0000-4000-8000-000000000000' })).body.errors).toEqual({
+      project_id: ['Unknown project.'],
+    });
 
     const one = await req('POST', `${id}/entries/`, { grapheme: 'Nguyen', phoneme: 'ŋwiən', alphabet: 'ipa' });
     expect(one.status).toBe(201);
     expect(one.body).toEqual({
-      results: [{ id: expect.any(String), graphemes: ['Nguyen'], alias: null, phoneme: 'ŋwiən', alphabet: 'ipa', case_sensitive: false, created_at: expect.any(String) }],
+      results: [
+        {
+          id: expect.any(String),
+          graphemes: ['Nguyen'],
+          alias: null,
+          phoneme: 'ŋwiən',
+          alphabet: 'ipa',
+          case_sensitive: false,
+          created_at: expect.any(String),
+        },
+      ],
       entry_count: 2,
     });
     const batch = await req('POST', `${id}/entries/`, {
@@ -58,7 +74,12 @@ describe.each([['/api/v1'], ['/api']])('pronunciation dictionaries in the %s fam
     expect(batch.body.entry_count).toBe(4);
     const entries = await req('GET', `${id}/entries/?page_size=10`);
     expect(entries.body.count).toBe(4);
-    expect(entries.body.results.map((e: { graphemes: string[] }) => e.graphemes[0])).toEqual(['OpenVox', 'Nguyen', 'Dr.', 'SQL']);
+    expect(entries.body.results.map((e: { graphemes: string[] }) => e.graphemes[0])).toEqual([
+      'OpenVox',
+      'Nguyen',
+      'Dr.',
+      'SQL',
+    ]);
 
     expect((await req('DELETE', `${id}/entries/${one.body.results[0].id}/`)).status).toBe(204);
     expect((await req('DELETE', `${id}/entries/${one.body.results[0].id}/`)).status).toBe(404);
@@ -103,20 +124,33 @@ describe.each([['/api/v1'], ['/api']])('pronunciation dictionaries in the %s fam
     ];
     for (const [payload, field] of bad) {
       const reply = await req('POST', `${body.id}/entries/`, payload);
-      expect([payload, reply.status, Object.keys(reply.body.errors ?? {})]).toEqual([payload, 400, expect.arrayContaining([field])]);
+      expect([payload, reply.status, Object.keys(reply.body.errors ?? {})]).toEqual([
+        payload,
+        400,
+        expect.arrayContaining([field]),
+      ]);
     }
     expect((await req('GET', `${body.id}/`)).body.entry_count).toBe(0);
   });
 
   it('imports PLS (append or replace), exports it back, and names line and column of an error', async () => {
-    const { body } = await req('POST', '', { name: 'PLS', entries: [{ grapheme: 'OpenVox', alias: 'open voice box' }] });
+    const { body } = await req('POST', '', {
+      name: 'PLS',
+      entries: [{ grapheme: 'OpenVox', alias: 'open voice box' }],
+    });
     const appended = await req('POST', `${body.id}/import/`, { pls: PLS });
     expect(appended.status).toBe(200);
     expect(appended.body.entry_count).toBe(3);
     const replaced = await req('POST', `${body.id}/import/?mode=replace`, { pls: PLS });
     expect(replaced.body.entry_count).toBe(2);
 
-    const exported = await call(api.url, 'GET', `${family}/pronunciation-dictionaries/${body.id}/export/`, undefined, owner.access);
+    const exported = await call(
+      api.url,
+      'GET',
+      `${family}/pronunciation-dictionaries/${body.id}/export/`,
+      undefined,
+      owner.access,
+    );
     expect(exported.status).toBe(200);
     expect(exported.headers.get('content-type')).toMatch(/^application\/pls\+xml/);
     expect(exported.text).toContain('<grapheme>Nguyen</grapheme>');
@@ -124,10 +158,13 @@ describe.each([['/api/v1'], ['/api']])('pronunciation dictionaries in the %s fam
     // Round trip: the export read into an empty dictionary gives the same entries.
     const copy = await req('POST', '', { name: 'Copy' });
     await req('POST', `${copy.body.id}/import/`, { pls: exported.text });
-    const strip = (reply: { body: { results: Array<Record<string, unknown>> } }) => reply.body.results.map(({ graphemes, alias, phoneme }) => ({ graphemes, alias, phoneme }));
+    const strip = (reply: { body: { results: Array<Record<string, unknown>> } }) =>
+      reply.body.results.map(({ graphemes, alias, phoneme }) => ({ graphemes, alias, phoneme }));
     expect(strip(await req('GET', `${copy.body.id}/entries/`))).toEqual(strip(await req('GET', `${body.id}/entries/`)));
 
-    const broken = await req('POST', `${body.id}/import/`, { pls: PLS.replace('<phoneme>ŋwiən</phoneme>', '<phoneme>h@l</phoneme>') });
+    const broken = await req('POST', `${body.id}/import/`, {
+      pls: PLS.replace('<phoneme>ŋwiən</phoneme>', '<phoneme>h@l</phoneme>'),
+    });
     expect(broken.status).toBe(400);
     expect(broken.body.code).toBe('validation_error');
     expect(broken.body.errors.pls[0]).toMatch(/line 3, column \d+/);
@@ -141,13 +178,17 @@ describe('pronunciation dictionary limits', () => {
 
   it('holds at most 20 dictionaries per account and 10,000 entries per dictionary', async () => {
     const account = await createAccount(deps);
-    const req = (method: string, path: string, body?: unknown) => call(api.url, method, `/api/v1/pronunciation-dictionaries/${path}`, body, account.access);
+    const req = (method: string, path: string, body?: unknown) =>
+      call(api.url, method, `/api/v1/pronunciation-dictionaries/${path}`, body, account.access);
     const ids: string[] = [];
     for (let i = 0; i < 20; i++) ids.push((await req('POST', '', { name: `d${i}` })).body.id);
     const over = await req('POST', '', { name: 'one more' });
     expect(over.status).toBe(409);
     expect(over.body.code).toBe('conflict');
-    const lexemes = Array.from({ length: 9_999 }, (_, i) => `<lexeme><grapheme>w${i}</grapheme><alias>x</alias></lexeme>`).join('');
+    const lexemes = Array.from(
+      { length: 9_999 },
+      (_, i) => `<lexeme><grapheme>w${i}</grapheme><alias>x</alias></lexeme>`,
+    ).join('');
     const pls = `<lexicon version="1.0" xmlns="http://www.w3.org/2005/01/pronunciation-lexicon" alphabet="ipa" xml:lang="en-US">${lexemes}</lexicon>`;
     expect((await req('POST', `${ids[0]}/import/`, { pls })).body.entry_count).toBe(9_999);
     expect(
@@ -171,10 +212,17 @@ describe('pronunciation dictionaries in reading and synthesis', () => {
   let dictionaryId: string;
   beforeAll(async () => {
     owner = await createAccount(deps);
-    const created = await call(api.url, 'POST', '/api/v1/pronunciation-dictionaries/', { name: 'Brands', entries: [{ grapheme: 'OpenVox', alias: 'open voice box' }] }, owner.access);
+    const created = await call(
+      api.url,
+      'POST',
+      '/api/v1/pronunciation-dictionaries/',
+      { name: 'Brands', entries: [{ grapheme: 'OpenVox', alias: 'open voice box' }] },
+      owner.access,
+    );
     dictionaryId = created.body.id;
   });
-  const preview = (body: Record<string, unknown>, who: TestAccount = owner) => call(api.url, 'POST', '/api/v1/tts/normalize/', body, who.access);
+  const preview = (body: Record<string, unknown>, who: TestAccount = owner) =>
+    call(api.url, 'POST', '/api/v1/tts/normalize/', body, who.access);
 
   it('changes the normalize preview: the account-wide dictionaries by default, a project’s with its project, none with []', async () => {
     const text = 'OpenVox costs $5.';
@@ -183,35 +231,80 @@ describe('pronunciation dictionaries in reading and synthesis', () => {
     expect(read.body.spoken).toBe('open voice box costs five dollars.');
     expect(read.body.applied).toBe(true);
     // Each word of the alias points at the grapheme it replaced.
-    expect(read.body.words.slice(0, 3)).toEqual(['open', 'voice', 'box'].map((word) => ({ word, source_start: 0, source_end: 7 })));
+    expect(read.body.words.slice(0, 3)).toEqual(
+      ['open', 'voice', 'box'].map((word) => ({ word, source_start: 0, source_end: 7 })),
+    );
     expect((await preview({ text, pronunciation_dictionary_ids: [] })).body.spoken).toBe('OpenVox costs five dollars.');
     expect((await preview({ text, text_normalization: 'off' })).body.spoken).toBe('open voice box costs $5.');
 
     const projectId = await createProject(deps, owner, 'Podcast');
-    await call(api.url, 'POST', '/api/v1/pronunciation-dictionaries/', { name: 'Podcast words', project_id: projectId, entries: [{ grapheme: 'costs', alias: 'is priced at' }] }, owner.access);
+    await call(
+      api.url,
+      'POST',
+      '/api/v1/pronunciation-dictionaries/',
+      { name: 'Podcast words', project_id: projectId, entries: [{ grapheme: 'costs', alias: 'is priced at' }] },
+      owner.access,
+    );
     expect((await preview({ text })).body.spoken).toBe('open voice box costs five dollars.');
-    expect((await preview({ text, project_id: projectId })).body.spoken).toBe('open voice box is priced at five dollars.');
+    expect((await preview({ text, project_id: projectId })).body.spoken).toBe(
+      'open voice box is priced at five dollars.',
+    );
 
     const stranger = await createAccount(deps);
     const foreign = await preview({ text, pronunciation_dictionary_ids: [dictionaryId] }, stranger);
     expect(foreign.status).toBe(400);
     expect(foreign.body.errors).toHaveProperty('pronunciation_dictionary_ids');
-    const synth = await call(api.url, 'POST', '/api/v1/tts/synthesize/', { text, voice_id: 'en-us-joe', pronunciation_dictionary_ids: [dictionaryId] }, stranger.access);
+    const synth = await call(
+      api.url,
+      'POST',
+      '/api/v1/tts/synthesize/',
+      { text, voice_id: 'en-us-joe', pronunciation_dictionary_ids: [dictionaryId] },
+      stranger.access,
+    );
     expect(synth.status).toBe(400);
-    expect(synth.body.errors).toEqual({ pronunciation_dictionary_ids: [`Unknown pronunciation dictionary: ${dictionaryId}.`] });
-    const malformed = await call(api.url, 'POST', '/api/v1/tts/synthesize/', { text, voice_id: 'en-us-joe', pronunciation_dictionary_ids: ['nope'] }, owner.access);
+    expect(synth.body.errors).toEqual({
+      pronunciation_dictionary_ids: [`Unknown pronunciation dictionary: ${dictionaryId}.`],
+    });
+    const malformed = await call(
+      api.url,
+      'POST',
+      '/api/v1/tts/synthesize/',
+      { text, voice_id: 'en-us-joe', pronunciation_dictionary_ids: ['nope'] },
+      owner.access,
+    );
     expect(malformed.body.errors).toHaveProperty('pronunciation_dictionary_ids');
   });
 
   const synthesize = async (voice: string, extra: Record<string, unknown>) => {
-    const accepted = await call(api.url, 'POST', '/api/v1/tts/synthesize/', { text: 'OpenVox is here.', voice_id: voice, ...extra }, owner.access);
+    const accepted = await call(
+      api.url,
+      'POST',
+      '/api/v1/tts/synthesize/',
+      { text: 'OpenVox is here.', voice_id: voice, ...extra },
+      owner.access,
+    );
     expect(accepted.status).toBe(202);
-    const done = await waitForSynthesis(api.url, `/api/v1/tts/history/${accepted.body.id}/status/`, owner.access, 120_000);
+    const done = await waitForSynthesis(
+      api.url,
+      `/api/v1/tts/history/${accepted.body.id}/status/`,
+      owner.access,
+      120_000,
+    );
     expect(done.status).toBe('completed');
     const row = await Synthesis.query(deps.db).findById(accepted.body.id).select('pronunciation_dictionary_ids');
     const audio = await fetchAndMeasure(api.url, `/api/v1/tts/history/${accepted.body.id}/audio/`, owner.access);
-    const timestamps = await call(api.url, 'GET', `/api/v1/tts/history/${accepted.body.id}/timestamps/`, undefined, owner.access);
-    return { seconds: audio.analysis.durationSeconds, ids: row!.pronunciation_dictionary_ids, words: timestamps.body.words as Array<{ word: string; char_start: number; char_end: number }> };
+    const timestamps = await call(
+      api.url,
+      'GET',
+      `/api/v1/tts/history/${accepted.body.id}/timestamps/`,
+      undefined,
+      owner.access,
+    );
+    return {
+      seconds: audio.analysis.durationSeconds,
+      ids: row!.pronunciation_dictionary_ids,
+      words: timestamps.body.words as Array<{ word: string; char_start: number; char_end: number }>,
+    };
   };
 
   it.each([['en-us-joe'], ['en-us-slt']])(

@@ -16,7 +16,9 @@ const MINUTE = 60;
 
 function clearCounters(db: Knex): Promise<number> {
   return db('rate_limit_counters')
-    .where((query) => query.where('key', 'like', 'register:%').orWhere('key', 'like', 'login:%').orWhere('key', 'like', 'resend:%'))
+    .where((query) =>
+      query.where('key', 'like', 'register:%').orWhere('key', 'like', 'login:%').orWhere('key', 'like', 'resend:%'),
+    )
     .del();
 }
 
@@ -45,7 +47,13 @@ async function count(query: Knex.QueryBuilder): Promise<number> {
 }
 
 async function sendWith(url: string, path: string, body: unknown, headers: Record<string, string>): Promise<Reply> {
-  return readReply(await fetch(`${url}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body) }));
+  return readReply(
+    await fetch(`${url}${path}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    }),
+  );
 }
 
 describe('with rate limits on', () => {
@@ -62,7 +70,8 @@ describe('with rate limits on', () => {
   beforeEach(() => clearCounters(deps.db));
 
   describe.each(FAMILIES)('under %s', (family) => {
-    const req = (method: string, path: string, body?: unknown, token?: string) => call(stack.api.url, method, `${family}${path}`, body, token);
+    const req = (method: string, path: string, body?: unknown, token?: string) =>
+      call(stack.api.url, method, `${family}${path}`, body, token);
     const register = (email: string) => req('POST', '/auth/register/', { email, password: PASSWORD });
     const login = (email: string, password = 'not the password') => req('POST', '/auth/login/', { email, password });
     const resend = (email: string) => req('POST', '/auth/resend-verification/', { email });
@@ -79,7 +88,12 @@ describe('with rate limits on', () => {
       await inOneWindow(HOUR);
       for (let i = 0; i < 3; i++) expect((await register(uniqueEmail('rl-xff'))).status).toBe(201);
       const email = uniqueEmail('rl-xff-4th');
-      const spoofed = await sendWith(stack.api.url, `${family}/auth/register/`, { email, password: PASSWORD }, { 'X-Forwarded-For': '203.0.113.7' });
+      const spoofed = await sendWith(
+        stack.api.url,
+        `${family}/auth/register/`,
+        { email, password: PASSWORD },
+        { 'X-Forwarded-For': '203.0.113.7' },
+      );
       expectRateLimited(spoofed, HOUR);
       expect(await count(deps.db('accounts').where({ email }))).toBe(0);
     });
@@ -126,7 +140,11 @@ describe('with rate limits on', () => {
       expect(statuses(unknownReplies)).toEqual(statuses(knownReplies));
       expect(knownReplies[0].body).toEqual(unknownReplies[0].body);
       for (const reply of [...knownReplies.slice(2), ...unknownReplies.slice(2)]) expectRateLimited(reply, HOUR);
-      const essentials = (reply: Reply) => ({ code: reply.body.code, title: reply.body.title, status: reply.body.status });
+      const essentials = (reply: Reply) => ({
+        code: reply.body.code,
+        title: reply.body.title,
+        status: reply.body.status,
+      });
       expect(essentials(unknownReplies[2])).toEqual(essentials(knownReplies[2]));
       // Another email is counted apart.
       expect((await resend(uniqueEmail('rl-resend-third'))).status).toBe(202);
@@ -135,7 +153,8 @@ describe('with rate limits on', () => {
 
   it('both path families share one register counter per IP', async () => {
     await inOneWindow(HOUR);
-    const register = (family: string) => call(stack.api.url, 'POST', `${family}/auth/register/`, { email: uniqueEmail('rl-shared'), password: PASSWORD });
+    const register = (family: string) =>
+      call(stack.api.url, 'POST', `${family}/auth/register/`, { email: uniqueEmail('rl-shared'), password: PASSWORD });
     expect((await register('/api/v1')).status).toBe(201);
     expect((await register('/api')).status).toBe(201);
     expect((await register('/api/v1')).status).toBe(201);
@@ -146,7 +165,8 @@ describe('with rate limits on', () => {
   it('both path families share one login counter per email', async () => {
     await inOneWindow(MINUTE);
     const email = uniqueEmail('rl-shared-login');
-    const login = (family: string) => call(stack.api.url, 'POST', `${family}/auth/login/`, { email, password: 'not the password' });
+    const login = (family: string) =>
+      call(stack.api.url, 'POST', `${family}/auth/login/`, { email, password: 'not the password' });
     expect((await login('/api/v1')).status).toBe(401);
     expect((await login('/api')).status).toBe(401);
     expectRateLimited(await login('/api/v1'), MINUTE);
@@ -166,23 +186,30 @@ describe('a limit of 0 is off', () => {
   });
   beforeEach(() => clearCounters(stack.deps.db));
 
-  it.each(FAMILIES)('under %s: many registers, logins and resends pass; the one limit left on still applies', async (family) => {
-    const req = (path: string, body: unknown) => call(stack.api.url, 'POST', `${family}${path}`, body);
-    await inOneWindow(MINUTE);
-    for (let i = 0; i < 5; i++) expect((await req('/auth/register/', { email: uniqueEmail('rl-off'), password: PASSWORD })).status).toBe(201);
-    // More logins from one IP than the default per-IP limit's worth would matter for: distinct emails, all plain 401s.
-    const logins = [];
-    for (let i = 0; i < 12; i++) logins.push((await req('/auth/login/', { email: uniqueEmail('rl-off-nobody'), password: 'not the password' })).status);
-    expect(logins).toEqual(Array(12).fill(401));
-    // More resends for one email than the default (5 per hour).
-    const email = uniqueEmail('rl-off-resend');
-    const resends = [];
-    for (let i = 0; i < 7; i++) resends.push((await req('/auth/resend-verification/', { email })).status);
-    expect(resends).toEqual(Array(7).fill(202));
+  it.each(FAMILIES)(
+    'under %s: many registers, logins and resends pass; the one limit left on still applies',
+    async (family) => {
+      const req = (path: string, body: unknown) => call(stack.api.url, 'POST', `${family}${path}`, body);
+      await inOneWindow(MINUTE);
+      for (let i = 0; i < 5; i++)
+        expect((await req('/auth/register/', { email: uniqueEmail('rl-off'), password: PASSWORD })).status).toBe(201);
+      // More logins from one IP than the default per-IP limit's worth would matter for: distinct emails, all plain 401s.
+      const logins = [];
+      for (let i = 0; i < 12; i++)
+        logins.push(
+          (await req('/auth/login/', { email: uniqueEmail('rl-off-nobody'), password: 'not the password' })).status,
+        );
+      expect(logins).toEqual(Array(12).fill(401));
+      // More resends for one email than the default (5 per hour).
+      const email = uniqueEmail('rl-off-resend');
+      const resends = [];
+      for (let i = 0; i < 7; i++) resends.push((await req('/auth/resend-verification/', { email })).status);
+      expect(resends).toEqual(Array(7).fill(202));
 
-    const limited = uniqueEmail('rl-off-limited');
-    expect((await req('/auth/login/', { email: limited, password: 'not the password' })).status).toBe(401);
-    expect((await req('/auth/login/', { email: limited, password: 'not the password' })).status).toBe(401);
-    expectRateLimited(await req('/auth/login/', { email: limited, password: 'not the password' }), MINUTE);
-  });
+      const limited = uniqueEmail('rl-off-limited');
+      expect((await req('/auth/login/', { email: limited, password: 'not the password' })).status).toBe(401);
+      expect((await req('/auth/login/', { email: limited, password: 'not the password' })).status).toBe(401);
+      expectRateLimited(await req('/auth/login/', { email: limited, password: 'not the password' }), MINUTE);
+    },
+  );
 });

@@ -11,7 +11,10 @@ const README = path.join(__dirname, '../../README.md');
 /** The bash blocks of README's "Using the API" section, exactly as a reader pastes them: the first session, then the OpenAI example. */
 async function usingTheApiBlocks(): Promise<string[]> {
   const readme = await readFile(README, 'utf8');
-  const section = readme.slice(readme.indexOf('## Using the API\n'), readme.indexOf('\n## ', readme.indexOf('## Using the API\n') + 1));
+  const section = readme.slice(
+    readme.indexOf('## Using the API\n'),
+    readme.indexOf('\n## ', readme.indexOf('## Using the API\n') + 1),
+  );
   const blocks = [...section.matchAll(/```bash\n([\s\S]*?)```/g)].map((match) => match[1]);
   if (blocks.length === 0) throw new Error('README has no bash block under "Using the API"');
   return blocks;
@@ -70,7 +73,11 @@ describe('README first session', () => {
     const again = await run('bash', ['-c', script], { cwd, env, timeout: 120_000 });
     const lines = again.stdout.split('\n');
     expect(JSON.parse(lines[0])).toMatchObject({ status: 409, code: 'email_taken', detail: expect.any(String) });
-    expect(JSON.parse(lines[1])).toMatchObject({ status: 400, code: 'validation_error', errors: { token: expect.any(Array) } });
+    expect(JSON.parse(lines[1])).toMatchObject({
+      status: 400,
+      code: 'validation_error',
+      errors: { token: expect.any(Array) },
+    });
     // The rest of the session still works: the account exists and is verified.
     expect(lines.filter(Boolean).at(-1)).toBe('completed');
   });
@@ -83,13 +90,21 @@ describe('README first session', () => {
     const streamed = openai.replace(/\| ffplay [^\n]*/, '> speech.mp3');
     expect(streamed).not.toBe(openai);
     const email = `readme-openai-${Date.now()}@example.com`;
-    await run('bash', ['-e', '-o', 'pipefail', '-c', `${session}\n${streamed}`], { cwd, env: { ...process.env, OPENVOX: api.url, EMAIL: email }, timeout: 120_000 });
+    await run('bash', ['-e', '-o', 'pipefail', '-c', `${session}\n${streamed}`], {
+      cwd,
+      env: { ...process.env, OPENVOX: api.url, EMAIL: email },
+      timeout: 120_000,
+    });
     const audio = await readFile(path.join(cwd, 'speech.mp3'));
-    expect(audio.subarray(0, 3).toString('latin1') === 'ID3' || (audio[0] === 0xff && (audio[1] & 0xe0) === 0xe0)).toBe(true);
+    expect(audio.subarray(0, 3).toString('latin1') === 'ID3' || (audio[0] === 0xff && (audio[1] & 0xe0) === 0xe0)).toBe(
+      true,
+    );
   });
 
   it('writes the verification mail in 7bit, so the token greps whole', async () => {
-    const { stdout } = await run('bash', ['-c', 'grep -h "^Content-Transfer-Encoding" .data/mail/*.eml | sort -u'], { cwd });
+    const { stdout } = await run('bash', ['-c', 'grep -h "^Content-Transfer-Encoding" .data/mail/*.eml | sort -u'], {
+      cwd,
+    });
     expect(stdout.trim()).toBe('Content-Transfer-Encoding: 7bit');
   });
 

@@ -19,7 +19,8 @@ async function serverWith(env: NodeJS.ProcessEnv): Promise<RunningApi> {
   servers.push({ deps, api });
   return api;
 }
-const register = (api: RunningApi, family: string) => call(api.url, 'POST', `${family}/auth/register/`, { email: uniqueEmail('mailhint'), password: PASSWORD });
+const register = (api: RunningApi, family: string) =>
+  call(api.url, 'POST', `${family}/auth/register/`, { email: uniqueEmail('mailhint'), password: PASSWORD });
 
 beforeAll(async () => {
   mailDir = await mkdtemp(path.join(tmpdir(), 'openvox-mailhint-'));
@@ -41,13 +42,25 @@ describe.each([['/api/v1'], ['/api']])('POST %s/auth/register/', (family) => {
   });
 
   it('names it relative to the working directory when it is inside it', async () => {
-    const api = await serverWith({ NODE_ENV: 'development', SMTP_URL: undefined, MAIL_DIR: path.join(process.cwd(), '.data', 'mail-hint-test') });
-    expect((await register(api, family)).body.verification_mail).toEqual({ delivery: 'file', directory: path.join('.data', 'mail-hint-test') });
+    const api = await serverWith({
+      NODE_ENV: 'development',
+      SMTP_URL: undefined,
+      MAIL_DIR: path.join(process.cwd(), '.data', 'mail-hint-test'),
+    });
+    expect((await register(api, family)).body.verification_mail).toEqual({
+      delivery: 'file',
+      directory: path.join('.data', 'mail-hint-test'),
+    });
   });
 
   it('says nothing in production, in tests, or when mail goes out through SMTP', async () => {
     for (const env of [
-      { NODE_ENV: 'production', JWT_SECRET: 'a production secret of forty-eight characters...', SMTP_URL: undefined, MAIL_DIR: mailDir },
+      {
+        NODE_ENV: 'production',
+        JWT_SECRET: 'a production secret of forty-eight characters...',
+        SMTP_URL: undefined,
+        MAIL_DIR: mailDir,
+      },
       { NODE_ENV: 'test', SMTP_URL: undefined, MAIL_DIR: mailDir },
       { NODE_ENV: 'development', SMTP_URL: 'smtp://127.0.0.1:9', MAIL_DIR: mailDir },
     ]) {

@@ -14,7 +14,11 @@ describe('API shutdown right after a resend', () => {
     const checker = createTestDeps();
     try {
       const email = `shutdown-${Date.now()}@example.com`;
-      const registered = await call(api.url, 'POST', '/api/v1/auth/register/', { email, password: 'correct horse battery', name: 'Shut Down' });
+      const registered = await call(api.url, 'POST', '/api/v1/auth/register/', {
+        email,
+        password: 'correct horse battery',
+        name: 'Shut Down',
+      });
       expect(registered.status).toBe(201);
       const resent = await call(api.url, 'POST', '/api/v1/auth/resend-verification/', { email });
       expect(resent.status).toBe(202);
@@ -23,7 +27,9 @@ describe('API shutdown right after a resend', () => {
       await deps.close();
 
       const history = await checker.temporal.workflow.getHandle(signupWorkflowId(registered.body.id)).fetchHistory();
-      const signals = (history.events ?? []).filter((event) => event.workflowExecutionSignaledEventAttributes?.signalName === 'resend');
+      const signals = (history.events ?? []).filter(
+        (event) => event.workflowExecutionSignaledEventAttributes?.signalName === 'resend',
+      );
       expect(signals).toHaveLength(1);
     } finally {
       await checker.close();

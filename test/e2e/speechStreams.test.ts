@@ -39,11 +39,18 @@ describe('OpenAI speech streams: what they cost and hold', () => {
     owner = await createAccount(deps, { credits: 200_000 });
     client = new OpenAI({ apiKey: owner.access, baseURL: `${api.url}/v1`, maxRetries: 0 });
   });
-  const ledgerOf = async (id: string) => (await deps.db('credit_ledger').where({ reference: id }).orderBy('id').select('kind', 'amount')).map((row) => [row.kind, Number(row.amount)]);
+  const ledgerOf = async (id: string) =>
+    (await deps.db('credit_ledger').where({ reference: id }).orderBy('id').select('kind', 'amount')).map((row) => [
+      row.kind,
+      Number(row.amount),
+    ]);
 
   it('a client that hangs up after audio reached it: the synthesis completes and is charged in full, its whole audio in history', async () => {
     const abort = new AbortController();
-    const response = await client.audio.speech.create({ model: 'tts-1', voice: 'alloy', input: TWELVE, response_format: 'pcm' }, { signal: abort.signal });
+    const response = await client.audio.speech.create(
+      { model: 'tts-1', voice: 'alloy', input: TWELVE, response_format: 'pcm' },
+      { signal: abort.signal },
+    );
     const id = response.headers.get('x-synthesis-id')!;
     const reader = response.body!.getReader();
     let received = 0;
@@ -62,18 +69,34 @@ describe('OpenAI speech streams: what they cost and hold', () => {
 
   it('a client that hangs up before any audio: canceled, nothing charged', async () => {
     // The plan's two render slots busy: the stream waits for one, with no audio yet.
-    const busy = await Promise.all([1, 2].map(async () => (await call(api.url, 'POST', '/api/v1/tts/synthesize/', { text: LONG, voice_id: 'en-us-slt' }, owner.access)).body.id as string));
+    const busy = await Promise.all(
+      [1, 2].map(
+        async () =>
+          (await call(api.url, 'POST', '/api/v1/tts/synthesize/', { text: LONG, voice_id: 'en-us-slt' }, owner.access))
+            .body.id as string,
+      ),
+    );
     const abort = new AbortController();
-    const pending = client.audio.speech.create({ model: 'tts-1', voice: 'alloy', input: 'Nobody will hear this sentence.', response_format: 'mp3' }, { signal: abort.signal }).catch((error) => error);
+    const pending = client.audio.speech
+      .create(
+        { model: 'tts-1', voice: 'alloy', input: 'Nobody will hear this sentence.', response_format: 'mp3' },
+        { signal: abort.signal },
+      )
+      .catch((error) => error);
     let id: string | undefined;
     await eventually('the stream’s synthesis to be queued', async () => {
-      const row = await deps.db('syntheses').where({ account_id: owner.id, text: 'Nobody will hear this sentence.' }).first('id', 'status');
+      const row = await deps
+        .db('syntheses')
+        .where({ account_id: owner.id, text: 'Nobody will hear this sentence.' })
+        .first('id', 'status');
       id = row?.id;
       return row?.status === 'queued';
     });
     abort.abort();
     await pending;
-    expect((await waitForSynthesis(api.url, `/api/v1/tts/history/${id}/status/`, owner.access)).status).toBe('canceled');
+    expect((await waitForSynthesis(api.url, `/api/v1/tts/history/${id}/status/`, owner.access)).status).toBe(
+      'canceled',
+    );
     expect(await ledgerOf(id!)).toEqual([
       ['reserve', 'Nobody will hear this sentence.'.length],
       ['release', 'Nobody will hear this sentence.'.length],
@@ -87,7 +110,12 @@ describe('OpenAI speech streams: what they cost and hold', () => {
       fetch(`${api.url}/v1/audio/speech`, {
         method: 'POST',
         headers: { Authorization: `Bearer ${owner.access}`, 'Content-Type': 'application/json' },
-        body: JSON.stringify({ model: 'tts-1', voice: 'en-us-flite-slt', input: `Stream number ${index + 1}. ${TRAIN_SENTENCES.slice(0, 3).join(' ')}`, response_format: 'mp3' }),
+        body: JSON.stringify({
+          model: 'tts-1',
+          voice: 'en-us-flite-slt',
+          input: `Stream number ${index + 1}. ${TRAIN_SENTENCES.slice(0, 3).join(' ')}`,
+          response_format: 'mp3',
+        }),
       }),
     );
     // While they run (two at a time, the plan's slots), count the encoders now and then.
@@ -114,16 +142,25 @@ describe('OpenAI speech streams: what they cost and hold', () => {
 });
 
 describe('OpenAI speech streams per account', () => {
-  const { deps, api } = useStack({ worker: false, env: { SPEECH_MAX_STREAMS_PER_ACCOUNT: '2', SUBMIT_TIMEOUT_SECONDS: '5' } });
+  const { deps, api } = useStack({
+    worker: false,
+    env: { SPEECH_MAX_STREAMS_PER_ACCOUNT: '2', SUBMIT_TIMEOUT_SECONDS: '5' },
+  });
 
   it('answers 429 rate_limit_exceeded past SPEECH_MAX_STREAMS_PER_ACCOUNT, before reserving anything', async () => {
     const owner = await createAccount(deps, { credits: 10_000 });
     const client = new OpenAI({ apiKey: owner.access, baseURL: `${api.url}/v1`, maxRetries: 0, timeout: 60_000 });
     // No worker: the first two wait for their reservation to be answered (503 after SUBMIT_TIMEOUT_SECONDS).
-    const waiting = [1, 2].map(() => client.audio.speech.create({ model: 'tts-1', voice: 'alloy', input: 'Waiting.', response_format: 'mp3' }).catch((error) => error));
+    const waiting = [1, 2].map(() =>
+      client.audio.speech
+        .create({ model: 'tts-1', voice: 'alloy', input: 'Waiting.', response_format: 'mp3' })
+        .catch((error) => error),
+    );
     // Both requests have reached the API (each takes its place as it arrives).
     await new Promise((resolve) => setTimeout(resolve, 500));
-    const refused = await client.audio.speech.create({ model: 'tts-1', voice: 'alloy', input: 'One too many.', response_format: 'mp3' }).catch((error) => error);
+    const refused = await client.audio.speech
+      .create({ model: 'tts-1', voice: 'alloy', input: 'One too many.', response_format: 'mp3' })
+      .catch((error) => error);
     expect(refused).toBeInstanceOf(OpenAI.RateLimitError);
     expect(refused.code).toBe('rate_limit_exceeded');
     expect(await deps.db('syntheses').where({ account_id: owner.id, text: 'One too many.' })).toEqual([]);

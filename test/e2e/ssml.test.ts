@@ -26,9 +26,11 @@ describe.each([['/api/v1'], ['/api']])('SSML in the %s family', (family) => {
   beforeAll(async () => {
     owner = await createAccount(deps, { credits: 50_000 });
   });
-  const submit = (body: Record<string, unknown>) => call(api.url, 'POST', `${family}/tts/synthesize/`, body, owner.access);
+  const submit = (body: Record<string, unknown>) =>
+    call(api.url, 'POST', `${family}/tts/synthesize/`, body, owner.access);
   const idOf = (body: { id?: string; task_id?: string }) => (body.id ?? body.task_id)!;
-  const statusPath = (id: string) => (family === '/api/v1' ? `/api/v1/tts/history/${id}/status/` : `/api/tts/status/${id}/`);
+  const statusPath = (id: string) =>
+    family === '/api/v1' ? `/api/v1/tts/history/${id}/status/` : `/api/tts/status/${id}/`;
   const render = async (body: Record<string, unknown>) => {
     const accepted = await submit(body);
     expect(accepted.status).toBe(202);
@@ -37,7 +39,13 @@ describe.each([['/api/v1'], ['/api']])('SSML in the %s family', (family) => {
     expect(done.status).toBe('completed');
     const audio = await fetchAndMeasure(api.url, `/api/v1/tts/history/${id}/audio/`, owner.access);
     const timestamps = await call(api.url, 'GET', `/api/v1/tts/history/${id}/timestamps/`, undefined, owner.access);
-    return { id, accepted: accepted.body, done, seconds: audio.analysis.durationSeconds, words: (timestamps.body.words ?? []) as Word[] };
+    return {
+      id,
+      accepted: accepted.body,
+      done,
+      seconds: audio.analysis.durationSeconds,
+      words: (timestamps.body.words ?? []) as Word[],
+    };
   };
 
   it('refuses an invalid document with a 400 naming its line and column, and reserves nothing', async () => {
@@ -53,7 +61,9 @@ describe.each([['/api/v1'], ['/api']])('SSML in the %s family', (family) => {
       expect(reply.body.errors.text[0]).toMatch(where);
     }
     // text_type "text" reads the same markup as written (no parse, no error).
-    expect((await submit({ text: '<speak>Hello <emphasis>world</speak>', voice_id: 'en-us-slt', text_type: 'text' })).status).toBe(202);
+    expect(
+      (await submit({ text: '<speak>Hello <emphasis>world</speak>', voice_id: 'en-us-slt', text_type: 'text' })).status,
+    ).toBe(202);
     expect((await submit({ text: 'Hi', voice_id: 'en-us-slt', text_type: 'xml' })).status).toBe(400);
     expect(await Synthesis.query(deps.db).where({ account_id: owner.id }).resultSize()).toBe(before + 1);
   });
@@ -64,17 +74,25 @@ describe.each([['/api/v1'], ['/api']])('SSML in the %s family', (family) => {
       const text =
         '<speak><p><s>It costs <say-as interpret-as="cardinal">12</say-as> dollars.</s> <break time="1500ms"/> <s><prosody rate="slow">Call <say-as interpret-as="telephone">555 0100</say-as></prosody> <foo>now</foo>.</s></p></speak>';
       const withBreak = await render({ text, voice_id: voice });
-      expect(withBreak.accepted.warnings).toEqual([expect.stringMatching(/unknown element <foo> read as its text at line 1, column \d+/)]);
+      expect(withBreak.accepted.warnings).toEqual([
+        expect.stringMatching(/unknown element <foo> read as its text at line 1, column \d+/),
+      ]);
       // Credits: the characters sent, markup included.
-      expect(withBreak.done).toMatchObject({ characters: Array.from(text).length, credits_charged: Array.from(text).length });
+      expect(withBreak.done).toMatchObject({
+        characters: Array.from(text).length,
+        credits_charged: Array.from(text).length,
+      });
       const withoutBreak = await render({ text: text.replace('<break time="1500ms"/>', ''), voice_id: voice });
       // The break adds its 1.5 s, less the sentence pause it replaces (0.3 s) and the render-to-render spread of the speech.
       expect(withBreak.seconds - withoutBreak.seconds).toBeGreaterThan(0.8);
       expect(withBreak.seconds - withoutBreak.seconds).toBeLessThan(1.8);
       const chars = Array.from(text);
       if (withBreak.words.length > 0) {
-        for (const word of withBreak.words) expect(chars.slice(word.char_start, word.char_end).join('')).toBe(word.word);
-        expect(withBreak.words.map((word) => word.word)).toEqual(expect.arrayContaining(['It', '12', '555 0100', 'now']));
+        for (const word of withBreak.words)
+          expect(chars.slice(word.char_start, word.char_end).join('')).toBe(word.word);
+        expect(withBreak.words.map((word) => word.word)).toEqual(
+          expect.arrayContaining(['It', '12', '555 0100', 'now']),
+        );
         const call = withBreak.words.find((word) => word.word === 'Call')!;
         const costs = withBreak.words.find((word) => word.word === 'costs')!;
         expect(call.start - costs.end).toBeGreaterThan(1.4);
@@ -82,7 +100,12 @@ describe.each([['/api/v1'], ['/api']])('SSML in the %s family', (family) => {
       const row = await Synthesis.query(deps.db).findById(withBreak.id).select('text_type');
       expect(row!.text_type).toBe('ssml');
       const entry = await call(api.url, 'GET', `${family}/tts/history/${withBreak.id}/`, undefined, owner.access);
-      expect(entry.body).toMatchObject({ text, text_type: 'ssml', text_normalization: 'auto', pronunciation_dictionary_ids: [] });
+      expect(entry.body).toMatchObject({
+        text,
+        text_type: 'ssml',
+        text_normalization: 'auto',
+        pronunciation_dictionary_ids: [],
+      });
     },
     900_000,
   );
@@ -96,7 +119,13 @@ describe.each([['/api/v1'], ['/api']])('SSML in the %s family', (family) => {
       // The escaped and CDATA breaks of 10 s each are words, not silence: as "1s" they take as long (not 18 s less).
       const shorter = await render({ text: HOSTILE.replaceAll('10s', '1s'), voice_id: voice });
       expect(Math.abs(hostile.seconds - shorter.seconds)).toBeLessThan(3);
-      const preview = await call(api.url, 'POST', `${family}/tts/normalize/`, { text: HOSTILE, voice_id: voice }, owner.access);
+      const preview = await call(
+        api.url,
+        'POST',
+        `${family}/tts/normalize/`,
+        { text: HOSTILE, voice_id: voice },
+        owner.access,
+      );
       expect(preview.body).toMatchObject({ text_type: 'ssml', applied: true });
       expect(preview.body.spoken).toContain('system');
       // The escaped tag is text (its "10s" read by the normalizer), not a break.
@@ -113,7 +142,13 @@ describe.each([['/api/v1'], ['/api']])('SSML in the %s family', (family) => {
     const start = text.indexOf('$5m');
     expect(reply.body.words[1]).toEqual({ word: 'five', source_start: start, source_end: start + 3 });
     expect(reply.body.warnings).toEqual([expect.stringMatching(/unknown element <bar>/)]);
-    const asText = await call(api.url, 'POST', `${family}/tts/normalize/`, { text, language: 'en-US', text_type: 'text' }, owner.access);
+    const asText = await call(
+      api.url,
+      'POST',
+      `${family}/tts/normalize/`,
+      { text, language: 'en-US', text_type: 'text' },
+      owner.access,
+    );
     expect(asText.body).toMatchObject({ text_type: 'text', warnings: [] });
     const bad = await call(api.url, 'POST', `${family}/tts/normalize/`, { text: '<speak>a <b></speak>' }, owner.access);
     expect([bad.status, bad.body.code]).toEqual([400, 'validation_error']);
@@ -133,7 +168,9 @@ describe('SSML on the OpenAI-compatible speech endpoint', () => {
       });
     const short = await speech('<speak>One. <baz>Two.</baz></speak>');
     expect(short.status).toBe(200);
-    expect(JSON.parse(short.headers.get('x-synthesis-warnings')!)).toEqual([expect.stringMatching(/unknown element <baz>/)]);
+    expect(JSON.parse(short.headers.get('x-synthesis-warnings')!)).toEqual([
+      expect.stringMatching(/unknown element <baz>/),
+    ]);
     const shortSeconds = (await short.arrayBuffer()).byteLength / 2 / 24_000;
     const long = await speech('<speak>One. <break time="2s"/> <baz>Two.</baz></speak>');
     const longSeconds = (await long.arrayBuffer()).byteLength / 2 / 24_000;

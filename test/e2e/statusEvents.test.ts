@@ -4,7 +4,10 @@ import { createAccount, createSynthesis, type TestAccount } from '../helpers/fac
 import { useStack } from '../helpers/stack';
 
 /** Two chunks (over 400 characters), so there is progress between start and end. */
-const TEXT = Array.from({ length: 10 }, (_, i) => `Sentence number ${i + 1} keeps the listener waiting a little longer.`).join(' ');
+const TEXT = Array.from(
+  { length: 10 },
+  (_, i) => `Sentence number ${i + 1} keeps the listener waiting a little longer.`,
+).join(' ');
 
 /** Reads a Server-Sent Events stream to its end: every event with its name and parsed data. */
 async function readEvents(response: Response) {
@@ -30,10 +33,18 @@ describe.each([
   });
 
   it('streams status and progress events until the synthesis has ended, then closes', async () => {
-    const accepted = await call(api.url, 'POST', `${family}/tts/synthesize/`, { text: TEXT, voice_id: 'en-us-flite-slt' }, owner.access);
+    const accepted = await call(
+      api.url,
+      'POST',
+      `${family}/tts/synthesize/`,
+      { text: TEXT, voice_id: 'en-us-flite-slt' },
+      owner.access,
+    );
     expect(accepted.status).toBe(202);
     const id = accepted.body[idKey];
-    const response = await fetch(`${api.url}${statusPath(id)}`, { headers: { Authorization: `Bearer ${owner.access}`, Accept: 'text/event-stream' } });
+    const response = await fetch(`${api.url}${statusPath(id)}`, {
+      headers: { Authorization: `Bearer ${owner.access}`, Accept: 'text/event-stream' },
+    });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
     const events = await readEvents(response);
@@ -57,20 +68,31 @@ describe.each([
 });
 
 describe('status streams an account can hold', () => {
-  const { deps, api } = useStack({ worker: false, env: { SSE_MAX_STREAMS_PER_ACCOUNT: '3', SSE_MAX_STREAMS_PER_IP: '5' } });
+  const { deps, api } = useStack({
+    worker: false,
+    env: { SSE_MAX_STREAMS_PER_ACCOUNT: '3', SSE_MAX_STREAMS_PER_IP: '5' },
+  });
 
   it('answers 429 past SSE_MAX_STREAMS_PER_ACCOUNT, and again 200 once one has closed; the address cap counts every account', async () => {
-    const [owner, other] = await Promise.all([createAccount(deps, { credits: 10_000 }), createAccount(deps, { credits: 10_000 })]);
+    const [owner, other] = await Promise.all([
+      createAccount(deps, { credits: 10_000 }),
+      createAccount(deps, { credits: 10_000 }),
+    ]);
     // Rows with no workflow behind them: they stay processing and their streams stay open.
     const accepted = { body: { id: await createSynthesis(deps, owner, { status: 'processing' }) } };
     const otherAccepted = { body: { id: await createSynthesis(deps, other, { status: 'processing' }) } };
     const open = (who: TestAccount, id: string) => {
       const abort = new AbortController();
-      const response = fetch(`${api.url}/api/v1/tts/history/${id}/status/`, { headers: { Authorization: `Bearer ${who.access}`, Accept: 'text/event-stream' }, signal: abort.signal });
+      const response = fetch(`${api.url}/api/v1/tts/history/${id}/status/`, {
+        headers: { Authorization: `Bearer ${who.access}`, Accept: 'text/event-stream' },
+        signal: abort.signal,
+      });
       return { response, close: () => abort.abort() };
     };
     const streams = [open(owner, accepted.body.id), open(owner, accepted.body.id), open(owner, accepted.body.id)];
-    expect((await Promise.all(streams.map((stream) => stream.response))).map((response) => response.status)).toEqual([200, 200, 200]);
+    expect((await Promise.all(streams.map((stream) => stream.response))).map((response) => response.status)).toEqual([
+      200, 200, 200,
+    ]);
     const refused = await open(owner, accepted.body.id).response;
     expect(refused.status).toBe(429);
     expect(await refused.json()).toMatchObject({ code: 'rate_limited' });
@@ -78,7 +100,9 @@ describe('status streams an account can hold', () => {
 
     // Another account from the same address: two more fit under the address's cap of 5, the third does not.
     const others = [open(other, otherAccepted.body.id), open(other, otherAccepted.body.id)];
-    expect((await Promise.all(others.map((stream) => stream.response))).map((response) => response.status)).toEqual([200, 200]);
+    expect((await Promise.all(others.map((stream) => stream.response))).map((response) => response.status)).toEqual([
+      200, 200,
+    ]);
     expect((await open(other, otherAccepted.body.id).response).status).toBe(429);
 
     streams[0].close();

@@ -6,7 +6,12 @@ import { fetchAndMeasure, waitForSynthesis } from '../helpers/synthesis';
 const SENTENCE = 'The quick brown fox jumps over the lazy dog.';
 
 describe.each([
-  ['/api/v1', 'id', (id: string) => `/api/v1/tts/history/${id}/status/`, (id: string) => `/api/v1/tts/history/${id}/audio/`],
+  [
+    '/api/v1',
+    'id',
+    (id: string) => `/api/v1/tts/history/${id}/status/`,
+    (id: string) => `/api/v1/tts/history/${id}/audio/`,
+  ],
   ['/api', 'task_id', (id: string) => `/api/tts/status/${id}/`, (id: string) => `/api/tts/audio/${id}/`],
 ])('synthesis in the %s family', (family, idKey, statusPath, audioPath) => {
   const { deps, api } = useStack({ worker: true });
@@ -14,13 +19,21 @@ describe.each([
   beforeAll(async () => {
     owner = await createAccount(deps, { credits: 10_000 });
   });
-  const req = (method: string, path: string, body?: unknown, who: TestAccount = owner) => call(api.url, method, `${family}${path}`, body, who.access);
+  const req = (method: string, path: string, body?: unknown, who: TestAccount = owner) =>
+    call(api.url, method, `${family}${path}`, body, who.access);
 
   it('submits, reports progress to completion, serves measurable audio and charges the characters once', async () => {
     const accepted = await req('POST', '/tts/synthesize/', { text: `  ${SENTENCE}  `, voice_id: 'en-us-slt' });
     expect(accepted.status).toBe(202);
     const id = accepted.body[idKey];
-    expect(accepted.body).toEqual({ [idKey]: id, status: 'queued', created_at: expect.any(String), characters: SENTENCE.length, status_url: statusPath(id), warnings: [] });
+    expect(accepted.body).toEqual({
+      [idKey]: id,
+      status: 'queued',
+      created_at: expect.any(String),
+      characters: SENTENCE.length,
+      status_url: statusPath(id),
+      warnings: [],
+    });
     expect(accepted.headers.get('location')).toBe(statusPath(id));
 
     const done = await waitForSynthesis(api.url, statusPath(id), owner.access);
@@ -50,7 +63,11 @@ describe.each([
     expect(audio.analysis.silenceRatio).toBeLessThan(0.6);
     expect(audio.analysis.f0MedianHz).toBeGreaterThan(120);
 
-    const ledger = await deps.db('credit_ledger').where({ account_id: owner.id, reference: id }).orderBy('id').select('kind', 'amount');
+    const ledger = await deps
+      .db('credit_ledger')
+      .where({ account_id: owner.id, reference: id })
+      .orderBy('id')
+      .select('kind', 'amount');
     expect(ledger.map((row) => [row.kind, Number(row.amount)])).toEqual([
       ['reserve', SENTENCE.length],
       ['capture', SENTENCE.length],

@@ -11,7 +11,8 @@ import { expectPlausibleAudio, fetchAndMeasure, FORMAT_CASES, startJobs, waitFor
  */
 
 const VOICE = 'en-us-joe';
-const TEXT = 'Speech synthesis turns written words into sound for every listener. The quick brown fox jumps over the lazy dog.';
+const TEXT =
+  'Speech synthesis turns written words into sound for every listener. The quick brown fox jumps over the lazy dog.';
 
 const { deps, api } = useStack({ worker: true });
 let owner: TestAccount;
@@ -27,7 +28,13 @@ describe.each([
   const jobs = new Map<string, Promise<{ id: string; done: any }>>();
   const job = (name: string) => jobs.get(name)!;
   const synthesize = async (body: Record<string, unknown>) => {
-    const accepted = await call(api.url, 'POST', `${family}/tts/synthesize/`, { text: TEXT, voice_id: VOICE, ...body }, owner.access);
+    const accepted = await call(
+      api.url,
+      'POST',
+      `${family}/tts/synthesize/`,
+      { text: TEXT, voice_id: VOICE, ...body },
+      owner.access,
+    );
     expect(accepted.status).toBe(202);
     const id = accepted.body[idKey];
     return { id, done: await waitForSynthesis(api.url, statusPath(id), owner.access) };
@@ -39,7 +46,12 @@ describe.each([
       mp3: { output_format: 'mp3' },
       ogg: { output_format: 'ogg' },
       flac: { output_format: 'flac' },
-      ...(family === '/api/v1' && { speed2: { speed: 2 }, speedHalf: { speed: 0.5 }, pitch12: { pitch: 12 }, sad: { emotion: 'sad' } }),
+      ...(family === '/api/v1' && {
+        speed2: { speed: 2 },
+        speedHalf: { speed: 0.5 },
+        pitch12: { pitch: 12 },
+        sad: { emotion: 'sad' },
+      }),
     };
     startJobs(bodies, synthesize, jobs);
   });
@@ -48,7 +60,14 @@ describe.each([
     'renders %s (%s, %s/%s): a male voice, plausible length, audible',
     async (format, contentType, container, codec) => {
       const { id, done } = await job(format);
-      expect(done).toMatchObject({ [idKey]: id, status: 'completed', progress: 1, output_format: format, error: null, credits_charged: TEXT.length });
+      expect(done).toMatchObject({
+        [idKey]: id,
+        status: 'completed',
+        progress: 1,
+        output_format: format,
+        error: null,
+        credits_charged: TEXT.length,
+      });
       const audio = await fetchAndMeasure(api.url, done.audio_url, owner.access);
       expectPlausibleAudio(audio, done, { contentType, container, codec, seconds: [4, 12] });
       expect(audio.analysis.f0MedianHz).toBeGreaterThan(60);

@@ -14,7 +14,8 @@ import { BAD_PAGE_QUERIES, call, expectProblem, readReply, type Reply } from '..
 const VOICE = 'en-us-slt';
 const SENTENCE = 'The quick brown fox jumps over the lazy dog.';
 /** Long enough (~5 s) for stable duration and pitch measurements. */
-const MEASURED = 'Speech synthesis turns written words into sound for every listener. The quick brown fox jumps over the lazy dog.';
+const MEASURED =
+  'Speech synthesis turns written words into sound for every listener. The quick brown fox jumps over the lazy dog.';
 const FIFTY = 'Fifty characters of text are spoken by this voice.';
 const FORTY_THREE = 'The quick brown fox jumps over the lazy dog';
 /** `length` code points of readable text (no whitespace at either end). */
@@ -37,8 +38,14 @@ const { deps, api } = useStack({ worker: true });
 /** What a rejected request must not change: the account's credits, its syntheses and its ledger. */
 async function footprint(accountId: string) {
   const account = await deps.db('accounts').where({ id: accountId }).first('credit_balance', 'credits_reserved');
-  const [{ syntheses }] = await deps.db('syntheses').where({ account_id: accountId }).count<{ syntheses: string }[]>({ syntheses: '*' });
-  const [{ ledger }] = await deps.db('credit_ledger').where({ account_id: accountId }).count<{ ledger: string }[]>({ ledger: '*' });
+  const [{ syntheses }] = await deps
+    .db('syntheses')
+    .where({ account_id: accountId })
+    .count<{ syntheses: string }[]>({ syntheses: '*' });
+  const [{ ledger }] = await deps
+    .db('credit_ledger')
+    .where({ account_id: accountId })
+    .count<{ ledger: string }[]>({ ledger: '*' });
   return {
     credit_balance: Number(account.credit_balance),
     credits_reserved: Number(account.credits_reserved),
@@ -48,7 +55,9 @@ async function footprint(accountId: string) {
 }
 
 const ledgerOf = async (accountId: string, reference: string) =>
-  (await deps.db('credit_ledger').where({ account_id: accountId, reference }).orderBy('id').select('kind', 'amount')).map((row: { kind: string; amount: string }) => [row.kind, Number(row.amount)]);
+  (
+    await deps.db('credit_ledger').where({ account_id: accountId, reference }).orderBy('id').select('kind', 'amount')
+  ).map((row: { kind: string; amount: string }) => [row.kind, Number(row.amount)]);
 
 async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -60,10 +69,16 @@ async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean
 }
 
 describe.each([
-  ['/api/v1', 'id', (id: string) => `/api/v1/tts/history/${id}/status/`, (id: string) => `/api/v1/tts/history/${id}/audio/`],
+  [
+    '/api/v1',
+    'id',
+    (id: string) => `/api/v1/tts/history/${id}/status/`,
+    (id: string) => `/api/v1/tts/history/${id}/audio/`,
+  ],
   ['/api', 'task_id', (id: string) => `/api/tts/status/${id}/`, (id: string) => `/api/tts/audio/${id}/`],
 ])('synthesis requests in the %s family', (family, idKey, statusPath, audioPath) => {
-  const req = (method: string, path: string, body: unknown, who: TestAccount) => call(api.url, method, `${family}${path}`, body, who.access);
+  const req = (method: string, path: string, body: unknown, who: TestAccount) =>
+    call(api.url, method, `${family}${path}`, body, who.access);
   /** GET of a full path (status and audio paths carry the family already). */
   const get = (path: string, who: TestAccount) => call(api.url, 'GET', path, undefined, who.access);
   const submit = (who: TestAccount, body: unknown) => req('POST', '/tts/synthesize/', body, who);
@@ -77,14 +92,17 @@ describe.each([
     return readReply(response);
   };
   const fetchAudio = async (id: string, who: TestAccount, range?: string) => {
-    const response = await fetch(`${api.url}${audioPath(id)}`, { headers: { Authorization: `Bearer ${who.access}`, ...(range && { Range: range }) } });
+    const response = await fetch(`${api.url}${audioPath(id)}`, {
+      headers: { Authorization: `Bearer ${who.access}`, ...(range && { Range: range }) },
+    });
     return { response, bytes: Buffer.from(await response.arrayBuffer()) };
   };
 
   /** Submits (expecting 202) and polls to the end. */
   async function synthesize(who: TestAccount, body: Record<string, unknown>): Promise<{ id: string; done: any }> {
     const accepted = await submit(who, body);
-    if (accepted.status !== 202) throw new Error(`submit answered ${accepted.status}: ${JSON.stringify(accepted.body)}`);
+    if (accepted.status !== 202)
+      throw new Error(`submit answered ${accepted.status}: ${JSON.stringify(accepted.body)}`);
     const id = accepted.body[idKey] as string;
     return { id, done: await waitForSynthesis(api.url, statusPath(id), who.access) };
   }
@@ -123,7 +141,11 @@ describe.each([
       ['voice_id unknown', () => ({ ...base, voice_id: 'xx-nowhere-nobody' }), 'voice_id'],
       ['voice_id 123', () => ({ ...base, voice_id: 123 }), 'voice_id'],
       ["voice_id another account's cloned voice", () => ({ ...base, voice_id: strangersVoice }), 'voice_id'],
-      ['project_id an unknown uuid', () => ({ ...base, project_id: '7d3c2f9a-1b2c-4d5e-8f90-123456789abc' }), 'project_id'],
+      [
+        'project_id an unknown uuid',
+        () => ({ ...base, project_id: '7d3c2f9a-1b2c-4d5e-8f90-123456789abc' }),
+        'project_id',
+      ],
       ['project_id not a uuid', () => ({ ...base, project_id: 'not-a-uuid' }), 'project_id'],
       ["project_id another account's project", () => ({ ...base, project_id: strangersProject }), 'project_id'],
       ['text missing', () => ({ voice_id: VOICE }), 'text'],
@@ -137,11 +159,14 @@ describe.each([
       ['an unknown field', () => ({ ...base, colour: 'red' }), 'colour'],
     ];
 
-    it.each(cases)('%s -> 400 validation_error naming the field; nothing reserved or recorded', async (_, body, field) => {
-      const before = await footprint(owner.id);
-      expectFieldError(await submit(owner, body()), field);
-      expect(await footprint(owner.id)).toEqual(before);
-    });
+    it.each(cases)(
+      '%s -> 400 validation_error naming the field; nothing reserved or recorded',
+      async (_, body, field) => {
+        const before = await footprint(owner.id);
+        expectFieldError(await submit(owner, body()), field);
+        expect(await footprint(owner.id)).toEqual(before);
+      },
+    );
 
     it("answers another account's project_id with the same message as an unknown one", async () => {
       const unknown = await submit(owner, { ...base, project_id: '7d3c2f9a-1b2c-4d5e-8f90-123456789abc' });
@@ -170,24 +195,30 @@ describe.each([
       expect(await footprint(owner.id)).toEqual(before);
     });
 
-    it.each(['[]', JSON.stringify([base])])('rejects the array body %s with 400 validation_error; nothing recorded', async (text) => {
-      const before = await footprint(owner.id);
-      const reply = await rawPost(owner, text);
-      expectProblem(reply, 400, 'validation_error');
-      expect(await footprint(owner.id)).toEqual(before);
-    });
+    it.each(['[]', JSON.stringify([base])])(
+      'rejects the array body %s with 400 validation_error; nothing recorded',
+      async (text) => {
+        const before = await footprint(owner.id);
+        const reply = await rawPost(owner, text);
+        expectProblem(reply, 400, 'validation_error');
+        expect(await footprint(owner.id)).toEqual(before);
+      },
+    );
 
     // A scalar JSON body is parseable JSON but not an object. The shared body parser refuses it
     // in strict mode, and test/e2e/conventions.test.ts pins that answer as invalid_json; either
     // 400 code tells the client the body is unusable.
-    it.each(['"hello"', '42', 'null', 'true'])('rejects the scalar body %s with 400; nothing recorded', async (text) => {
-      const before = await footprint(owner.id);
-      const reply = await rawPost(owner, text);
-      expect(reply.status).toBe(400);
-      expect(['validation_error', 'invalid_json']).toContain(reply.body.code);
-      expect(reply.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-      expect(await footprint(owner.id)).toEqual(before);
-    });
+    it.each(['"hello"', '42', 'null', 'true'])(
+      'rejects the scalar body %s with 400; nothing recorded',
+      async (text) => {
+        const before = await footprint(owner.id);
+        const reply = await rawPost(owner, text);
+        expect(reply.status).toBe(400);
+        expect(['validation_error', 'invalid_json']).toContain(reply.body.code);
+        expect(reply.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+        expect(await footprint(owner.id)).toEqual(before);
+      },
+    );
 
     it('accepts exactly 5000 characters after trimming, and deleting it at once releases the reservation', async () => {
       const account = await createAccount(deps, { credits: 6000 });
@@ -250,7 +281,9 @@ describe.each([
     it('accepts exactly as many parallel submissions as the balance covers, never overdraws, and charges each accepted one once', async () => {
       const account = await createAccount(deps, { credits: 300 });
       expect(FIFTY).toHaveLength(50);
-      const replies = await Promise.all(Array.from({ length: 10 }, () => submit(account, { text: FIFTY, voice_id: VOICE })));
+      const replies = await Promise.all(
+        Array.from({ length: 10 }, () => submit(account, { text: FIFTY, voice_id: VOICE })),
+      );
       const accepted = replies.filter((reply) => reply.status === 202);
       const refused = replies.filter((reply) => reply.status !== 202);
       expect(accepted).toHaveLength(6);
@@ -266,7 +299,11 @@ describe.each([
              from accounts a where a.id = ?`,
           [account.id],
         );
-        return { balance: Number(rows[0].credit_balance), reserved: Number(rows[0].credits_reserved), captured: Number(rows[0].captured) };
+        return {
+          balance: Number(rows[0].credit_balance),
+          reserved: Number(rows[0].credits_reserved),
+          captured: Number(rows[0].captured),
+        };
       };
       const finals: any[] = [];
       for (const id of ids) {
@@ -326,7 +363,14 @@ describe.each([
       'serves %s as %s, probing as %s/%s, with a plausible, audible duration',
       async (format, contentType, container, codec) => {
         const { id, done } = await job(format);
-        expect(done).toMatchObject({ [idKey]: id, status: 'completed', progress: 1, output_format: format, audio_url: audioPath(id), error: null });
+        expect(done).toMatchObject({
+          [idKey]: id,
+          status: 'completed',
+          progress: 1,
+          output_format: format,
+          audio_url: audioPath(id),
+          error: null,
+        });
         const audio = await fetchAndMeasure(api.url, done.audio_url, owner.access);
         expectPlausibleAudio(audio, done, { contentType, container, codec, seconds: [3, 15] });
         expect(Number(audio.response.headers.get('content-length'))).toBe(audio.bytes.length);
@@ -340,7 +384,10 @@ describe.each([
 
     it('speed 2.0 gives at most 0.55x the duration of the same text at speed 1.0', async () => {
       const [normal, fast] = await Promise.all([job('wav'), job('speed2')]);
-      const [a, b] = await Promise.all([fetchAndMeasure(api.url, normal.done.audio_url, owner.access), fetchAndMeasure(api.url, fast.done.audio_url, owner.access)]);
+      const [a, b] = await Promise.all([
+        fetchAndMeasure(api.url, normal.done.audio_url, owner.access),
+        fetchAndMeasure(api.url, fast.done.audio_url, owner.access),
+      ]);
       const ratio = b.analysis.durationSeconds / a.analysis.durationSeconds;
       expect(ratio).toBeLessThanOrEqual(0.55);
       expect(ratio).toBeGreaterThan(0.4);
@@ -349,7 +396,10 @@ describe.each([
 
     it('pitch +12 about doubles the median F0 (1.8-2.2x)', async () => {
       const [normal, high] = await Promise.all([job('wav'), job('pitch12')]);
-      const [a, b] = await Promise.all([fetchAndMeasure(api.url, normal.done.audio_url, owner.access), fetchAndMeasure(api.url, high.done.audio_url, owner.access)]);
+      const [a, b] = await Promise.all([
+        fetchAndMeasure(api.url, normal.done.audio_url, owner.access),
+        fetchAndMeasure(api.url, high.done.audio_url, owner.access),
+      ]);
       expect(a.analysis.f0MedianHz).not.toBeNull();
       expect(b.analysis.f0MedianHz).not.toBeNull();
       const ratio = b.analysis.f0MedianHz! / a.analysis.f0MedianHz!;
@@ -409,7 +459,9 @@ describe.each([
       ['starting at the size', (size: number) => `bytes=${size}-`],
       ['starting beyond the size', (size: number) => `bytes=${size + 10}-${size + 20}`],
     ])('answers a range %s with 416 range_not_satisfiable and Content-Range bytes */<size>', async (_, range) => {
-      const response = await fetch(`${api.url}${audioPath(id)}`, { headers: { Authorization: `Bearer ${owner.access}`, Range: range(full.length) } });
+      const response = await fetch(`${api.url}${audioPath(id)}`, {
+        headers: { Authorization: `Bearer ${owner.access}`, Range: range(full.length) },
+      });
       const body = (await response.json()) as any;
       expect(response.status).toBe(416);
       expect(body.code).toBe('range_not_satisfiable');
@@ -457,7 +509,10 @@ describe.each([
     let doomed: string;
     beforeAll(async () => {
       [owner, stranger] = await Promise.all([createAccount(deps), createAccount(deps)]);
-      [{ id }, { id: doomed }] = await Promise.all([synthesize(owner, { text: SENTENCE, voice_id: VOICE }), synthesize(owner, { text: 'This one will be deleted.', voice_id: VOICE })]);
+      [{ id }, { id: doomed }] = await Promise.all([
+        synthesize(owner, { text: SENTENCE, voice_id: VOICE }),
+        synthesize(owner, { text: 'This one will be deleted.', voice_id: VOICE }),
+      ]);
     }, 120_000);
 
     it('deletes its own completed entry with 204: gone from history, audio removed from storage, the charge kept', async () => {
@@ -490,19 +545,22 @@ describe.each([
       expect((await fetchAudio(id, owner)).response.status).toBe(200);
     });
 
-    it.each(['not-a-uuid', '12345', '7d3c2f9a1b2c4d5e8f90123456789abc', '7d3c2f9a-1b2c-4d5e-8f90-123456789abcd', '7d3c2f9a-1b2c-4d5e-8f90-123456789abc'])(
-      'answers 404 for the malformed or unknown id %s on status, audio, entry GET and DELETE',
-      async (bad) => {
-        for (const reply of [
-          await get(statusPath(bad), owner),
-          await get(audioPath(bad), owner),
-          await req('GET', entryPath(bad), undefined, owner),
-          await req('DELETE', entryPath(bad), undefined, owner),
-        ]) {
-          expectProblem(reply, 404, 'not_found');
-        }
-      },
-    );
+    it.each([
+      'not-a-uuid',
+      '12345',
+      '7d3c2f9a1b2c4d5e8f90123456789abc',
+      '7d3c2f9a-1b2c-4d5e-8f90-123456789abcd',
+      '7d3c2f9a-1b2c-4d5e-8f90-123456789abc',
+    ])('answers 404 for the malformed or unknown id %s on status, audio, entry GET and DELETE', async (bad) => {
+      for (const reply of [
+        await get(statusPath(bad), owner),
+        await get(audioPath(bad), owner),
+        await req('GET', entryPath(bad), undefined, owner),
+        await req('DELETE', entryPath(bad), undefined, owner),
+      ]) {
+        expectProblem(reply, 404, 'not_found');
+      }
+    });
   });
 
   describe('history', () => {
@@ -517,7 +575,12 @@ describe.each([
 
     beforeAll(async () => {
       owner = await createAccount(deps);
-      const voice = await deps.db('voices').where({ category: 'premade', available: true }).whereNot({ id: VOICE }).orderBy('sort_order').first('id');
+      const voice = await deps
+        .db('voices')
+        .where({ category: 'premade', available: true })
+        .whereNot({ id: VOICE })
+        .orderBy('sort_order')
+        .first('id');
       otherVoice = voice.id;
       projectId = (await req('POST', '/projects/', { name: 'History' }, owner)).body.id;
       // One after the other, so their creation order is certain even when one is resubmitted.
@@ -559,8 +622,22 @@ describe.each([
         project_id: projectId,
         ...read,
       });
-      expect(secondEntry).toMatchObject({ status: 'completed', output_format: 'flac', audio_url: audioPath(second.id), credits_charged: 17 });
-      expect(firstEntry).toEqual({ ...first.done, text: 'The first entry.', voice_id: VOICE, speed: 1, pitch: 0, emotion: 'neutral', project_id: null, ...read });
+      expect(secondEntry).toMatchObject({
+        status: 'completed',
+        output_format: 'flac',
+        audio_url: audioPath(second.id),
+        credits_charged: 17,
+      });
+      expect(firstEntry).toEqual({
+        ...first.done,
+        text: 'The first entry.',
+        voice_id: VOICE,
+        speed: 1,
+        pitch: 0,
+        emotion: 'neutral',
+        project_id: null,
+        ...read,
+      });
       expect(failed).toEqual({
         [idKey]: failedId,
         status: 'failed',
@@ -590,8 +667,16 @@ describe.each([
 
     it('counts completed and failed syntheses of the period in the profile usage', async () => {
       const profile = await req('GET', '/auth/profile/', undefined, owner);
-      expect(profile.body.usage).toMatchObject({ syntheses: 2, syntheses_failed: 1, characters_synthesized: 33, credits_used: 33 });
-      expect(profile.body.usage.audio_seconds).toBeCloseTo(first.done.duration_seconds + second.done.duration_seconds, 1);
+      expect(profile.body.usage).toMatchObject({
+        syntheses: 2,
+        syntheses_failed: 1,
+        characters_synthesized: 33,
+        credits_used: 33,
+      });
+      expect(profile.body.usage.audio_seconds).toBeCloseTo(
+        first.done.duration_seconds + second.done.duration_seconds,
+        1,
+      );
       expect(profile.body).toMatchObject({ credit_balance: 35_000 - 33, credits_reserved: 0 });
     });
 
@@ -656,8 +741,13 @@ describe.each([
       for (const [id, day] of days) await deps.db('syntheses').where({ id }).update({ created_at: day });
       expect(ids(await list('?created_since=2026-02-10'))).toEqual([failedId, second.id]);
       expect(ids(await list('?created_before=2026-02-10T12:00:00Z'))).toEqual([first.id]);
-      expect(ids(await list('?created_since=2026-02-10T12:00:00%2B00:00&created_before=2026-03-01'))).toEqual([second.id]);
-      expect(ids(await list(`?created_since=2026-01-01&created_before=2026-04-01&voice_id=${VOICE}`))).toEqual([failedId, first.id]);
+      expect(ids(await list('?created_since=2026-02-10T12:00:00%2B00:00&created_before=2026-03-01'))).toEqual([
+        second.id,
+      ]);
+      expect(ids(await list(`?created_since=2026-01-01&created_before=2026-04-01&voice_id=${VOICE}`))).toEqual([
+        failedId,
+        first.id,
+      ]);
       expect((await list('?created_since=2026-04-01')).body).toMatchObject({ count: 0, results: [] });
       expectFieldError(await list('?created_since=yesterday'), 'created_since');
       expectFieldError(await list('?created_before=2026-13-01'), 'created_before');
@@ -670,7 +760,9 @@ describe.each([
     const trigger = `test_late_commit_${randomUUID().replace(/-/g, '')}`;
     beforeAll(async () => {
       account = await createAccount(deps);
-      await deps.db.raw(`create function ${trigger}() returns trigger language plpgsql as $$ begin perform pg_sleep(0.5); return null; end $$`);
+      await deps.db.raw(
+        `create function ${trigger}() returns trigger language plpgsql as $$ begin perform pg_sleep(0.5); return null; end $$`,
+      );
       await deps.db.raw(
         `create constraint trigger ${trigger} after insert on syntheses deferrable initially deferred
            for each row when (new.account_id = '${account.id}') execute function ${trigger}()`,

@@ -18,7 +18,8 @@ describe.each([['/api/v1'], ['/api']])('text normalization in the %s family', (f
   beforeAll(async () => {
     owner = await createAccount(deps, { credits: 20_000 });
   });
-  const normalize = (body: Record<string, unknown>) => call(api.url, 'POST', `${family}/tts/normalize/`, body, owner.access);
+  const normalize = (body: Record<string, unknown>) =>
+    call(api.url, 'POST', `${family}/tts/normalize/`, body, owner.access);
 
   it('previews the spoken form, every spoken word mapped to the span of the text it came from', async () => {
     const reply = await normalize({ text: 'It costs $5m.', voice_id: 'en-us-joe' });
@@ -39,7 +40,10 @@ describe.each([['/api/v1'], ['/api']])('text normalization in the %s family', (f
     expect(off.body).toMatchObject({ spoken: 'It costs $5m.', applied: false });
     expect(off.body.words.map((word: { word: string }) => word.word)).toEqual(['It', 'costs', '5m']);
     // A language the service does not normalize: read as written.
-    expect((await normalize({ text: 'Ma 5 kg.', language: 'pl-PL' })).body).toMatchObject({ spoken: 'Ma 5 kg.', applied: false });
+    expect((await normalize({ text: 'Ma 5 kg.', language: 'pl-PL' })).body).toMatchObject({
+      spoken: 'Ma 5 kg.',
+      applied: false,
+    });
   });
 
   it('refuses voice_id with language, an unknown voice, a bad tag and a bad mode', async () => {
@@ -51,14 +55,24 @@ describe.each([['/api/v1'], ['/api']])('text normalization in the %s family', (f
       { text: '' },
     ]) {
       const reply = await normalize(body);
-      expect([JSON.stringify(body), reply.status, reply.body.code]).toEqual([JSON.stringify(body), 400, 'validation_error']);
+      expect([JSON.stringify(body), reply.status, reply.body.code]).toEqual([
+        JSON.stringify(body),
+        400,
+        'validation_error',
+      ]);
     }
   });
 
   it.each([['en-us-joe'], ['en-us-slt']])(
     'synthesizes every category with %s; credits count what was sent; word timestamps point into the sent text',
     async (voice) => {
-      const accepted = await call(api.url, 'POST', `${family}/tts/synthesize/`, { text: CATEGORIES, voice_id: voice }, owner.access);
+      const accepted = await call(
+        api.url,
+        'POST',
+        `${family}/tts/synthesize/`,
+        { text: CATEGORIES, voice_id: voice },
+        owner.access,
+      );
       expect(accepted.status).toBe(202);
       const id = accepted.body.id ?? accepted.body.task_id;
       const statusPath = family === '/api/v1' ? `/api/v1/tts/history/${id}/status/` : `/api/tts/status/${id}/`;
@@ -66,7 +80,8 @@ describe.each([['/api/v1'], ['/api']])('text normalization in the %s family', (f
       expect(done).toMatchObject({ status: 'completed', credits_charged: Array.from(CATEGORIES).length });
       const timestamps = await call(api.url, 'GET', `/api/v1/tts/history/${id}/timestamps/`, undefined, owner.access);
       expect(timestamps.status).toBe(200);
-      const words: Array<{ word: string; start: number; end: number; char_start: number; char_end: number }> = timestamps.body.words;
+      const words: Array<{ word: string; start: number; end: number; char_start: number; char_end: number }> =
+        timestamps.body.words;
       const chars = Array.from(CATEGORIES);
       for (const word of words) expect(chars.slice(word.char_start, word.char_end).join('')).toBe(word.word);
       // The written forms are words of the text, with the time it took to say them.

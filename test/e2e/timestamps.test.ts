@@ -32,14 +32,20 @@ let owner: TestAccount;
 let stranger: TestAccount;
 
 beforeAll(async () => {
-  [api, worker, owner, stranger] = await Promise.all([startApi(deps), startTestWorker(deps), createAccount(deps, { credits: 20_000 }), createAccount(deps)]);
+  [api, worker, owner, stranger] = await Promise.all([
+    startApi(deps),
+    startTestWorker(deps),
+    createAccount(deps, { credits: 20_000 }),
+    createAccount(deps),
+  ]);
 });
 afterAll(async () => {
   await Promise.all([api.close(), worker.shutdown()]);
   await deps.close();
 });
 
-const get = (url: string, token = owner.access) => fetch(`${api.url}${url}`, { headers: { Authorization: `Bearer ${token}` } });
+const get = (url: string, token = owner.access) =>
+  fetch(`${api.url}${url}`, { headers: { Authorization: `Bearer ${token}` } });
 
 async function synthesize(family: '/api/v1' | '/api', body: Record<string, unknown>, account = owner) {
   let accepted = await call(api.url, 'POST', `${family}/tts/synthesize/`, { text: TEXT, ...body }, account.access);
@@ -105,7 +111,9 @@ describe.each(cases)('%s in the %s family at speed %s (%s)', (voice, family, spe
     const response = await get(timestampsUrl, account.access);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
-    const { words } = (await response.json()) as { words: Array<{ word: string; start: number; end: number; char_start: number; char_end: number }> };
+    const { words } = (await response.json()) as {
+      words: Array<{ word: string; start: number; end: number; char_start: number; char_end: number }>;
+    };
     const chars = Array.from(TEXT);
     expect(words.map((word) => word.word)).toEqual(TEXT.match(WORD));
     let previous = 0;
@@ -118,7 +126,9 @@ describe.each(cases)('%s in the %s family at speed %s (%s)', (voice, family, spe
     expect(words[0].start).toBeLessThan(0.5);
     expect(Math.abs(words.at(-1)!.end - done.duration_seconds)).toBeLessThan(0.1);
     // Each sentence starts after the previous one's last word, across chunk joins and their pauses.
-    const firsts = SENTENCES.map((sentence) => words.find((word) => word.char_start === Array.from(TEXT.slice(0, TEXT.indexOf(sentence))).length)!);
+    const firsts = SENTENCES.map((sentence) =>
+      words.find((word) => word.char_start === Array.from(TEXT.slice(0, TEXT.indexOf(sentence))).length)!,
+    );
     expect(firsts.every(Boolean)).toBe(true);
     for (let i = 1; i < firsts.length; i++) expect(firsts[i].start).toBeGreaterThan(firsts[i - 1].end);
 
@@ -130,7 +140,8 @@ describe.each(cases)('%s in the %s family at speed %s (%s)', (voice, family, spe
     const speechLevel = level(words[0].start, words.at(-1)!.end);
     for (let i = 1; i < firsts.length; i++) {
       const before = words[words.indexOf(firsts[i]) - 1];
-      if (firsts[i].start - before.end > 0.15) expect(level(before.end + 0.03, firsts[i].start - 0.03)).toBeLessThan(speechLevel - 15);
+      if (firsts[i].start - before.end > 0.15)
+        expect(level(before.end + 0.03, firsts[i].start - 0.03)).toBeLessThan(speechLevel - 15);
     }
   }, 600_000);
 
@@ -177,12 +188,17 @@ describe.each(cases)('%s in the %s family at speed %s (%s)', (voice, family, spe
 
 describe('without timestamps', () => {
   it('answers 409 timestamps_unavailable for an engine that gives no timing (Flite), 404 to another account, 400 for an unknown format', async () => {
-    const { id, timestampsUrl } = await synthesize('/api/v1', { voice_id: 'en-us-flite-slt', text: 'Hello there, this voice has no timing.' });
+    const { id, timestampsUrl } = await synthesize('/api/v1', {
+      voice_id: 'en-us-flite-slt',
+      text: 'Hello there, this voice has no timing.',
+    });
     const response = await call(api.url, 'GET', timestampsUrl, undefined, owner.access);
     expect(response.status).toBe(409);
     expect(response.body).toMatchObject({ code: 'timestamps_unavailable', status: 409 });
     expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-    expect((await call(api.url, 'GET', `/api/tts/timestamps/${id}/?format=srt`, undefined, owner.access)).body.code).toBe('timestamps_unavailable');
+    expect(
+      (await call(api.url, 'GET', `/api/tts/timestamps/${id}/?format=srt`, undefined, owner.access)).body.code,
+    ).toBe('timestamps_unavailable');
     expect((await call(api.url, 'GET', timestampsUrl, undefined, stranger.access)).status).toBe(404);
     const badFormat = await call(api.url, 'GET', `${timestampsUrl}?format=txt`, undefined, owner.access);
     expect(badFormat.status).toBe(400);
@@ -193,10 +209,13 @@ describe('without timestamps', () => {
     const { id, timestampsUrl } = await synthesize('/api/v1', { voice_id: 'en-us-joe', text: 'Short and timed.' });
     const key = timestampsKey(owner.id, id);
     expect(await deps.storage.size(key)).not.toBeNull();
-    expect(((await (await get(timestampsUrl)).json()) as any).words.map((word: { word: string }) => word.word)).toEqual(['Short', 'and', 'timed']);
+    expect(((await (await get(timestampsUrl)).json()) as any).words.map((word: { word: string }) => word.word)).toEqual(
+      ['Short', 'and', 'timed'],
+    );
     expect((await call(api.url, 'DELETE', `/api/v1/tts/history/${id}/`, undefined, owner.access)).status).toBe(204);
     const deadline = Date.now() + 30_000;
-    while ((await deps.storage.size(key)) !== null && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+    while ((await deps.storage.size(key)) !== null && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 200));
     expect(await deps.storage.size(key)).toBeNull();
   }, 120_000);
 
@@ -204,13 +223,21 @@ describe('without timestamps', () => {
     const long = Array.from({ length: 12 }, () => SENTENCES.join(' '))
       .join(' ')
       .slice(0, 4900);
-    const accepted = await call(api.url, 'POST', '/api/v1/tts/synthesize/', { text: long, voice_id: 'en-us-slt' }, owner.access);
+    const accepted = await call(
+      api.url,
+      'POST',
+      '/api/v1/tts/synthesize/',
+      { text: long, voice_id: 'en-us-slt' },
+      owner.access,
+    );
     expect(accepted.status).toBe(202);
     const id = accepted.body.id;
     const running = await call(api.url, 'GET', `/api/v1/tts/history/${id}/timestamps/`, undefined, owner.access);
     expect(running.status).toBe(409);
     expect(running.body.code).toBe('not_ready');
     expect((await call(api.url, 'DELETE', `/api/v1/tts/history/${id}/`, undefined, owner.access)).status).toBe(204);
-    expect((await call(api.url, 'GET', `/api/v1/tts/history/${id}/timestamps/`, undefined, owner.access)).status).toBe(404);
+    expect((await call(api.url, 'GET', `/api/v1/tts/history/${id}/timestamps/`, undefined, owner.access)).status).toBe(
+      404,
+    );
   }, 120_000);
 });

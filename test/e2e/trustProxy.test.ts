@@ -24,23 +24,52 @@ describe('TRUST_PROXY settings', () => {
     expect(loadConfig(value === undefined ? {} : { TRUST_PROXY: value }).TRUST_PROXY).toEqual(expected);
   });
 
-  it.each([['maybe'], ['11'], ['-1'], ['10.0.0.0/33'], ['10.0.0.1,nonsense']])('%j is refused with a clear message', (value) => {
-    expect(() => loadConfig({ TRUST_PROXY: value })).toThrow(ConfigError);
-    expect(() => loadConfig({ TRUST_PROXY: value })).toThrow(/TRUST_PROXY: must be false, true \(one proxy\), a hop count/);
-  });
+  it.each([['maybe'], ['11'], ['-1'], ['10.0.0.0/33'], ['10.0.0.1,nonsense']])(
+    '%j is refused with a clear message',
+    (value) => {
+      expect(() => loadConfig({ TRUST_PROXY: value })).toThrow(ConfigError);
+      expect(() => loadConfig({ TRUST_PROXY: value })).toThrow(
+        /TRUST_PROXY: must be false, true \(one proxy\), a hop count/,
+      );
+    },
+  );
 });
 
 describe('the client address behind proxies', () => {
   const cases: [string, Parameters<typeof clientIpResolver>[0], string, string, string][] = [
     ['no trust: the peer, whatever the header says', { hops: 0 }, '10.0.0.2', '1.2.3.4', '10.0.0.2'],
-    ['one hop: the entry the proxy appended, not the leftmost', { hops: 1 }, '10.0.0.2', '6.6.6.6, 7.7.7.7, 198.51.100.7', '198.51.100.7'],
+    [
+      'one hop: the entry the proxy appended, not the leftmost',
+      { hops: 1 },
+      '10.0.0.2',
+      '6.6.6.6, 7.7.7.7, 198.51.100.7',
+      '198.51.100.7',
+    ],
     ['one hop, no header: the peer', { hops: 1 }, '10.0.0.2', '', '10.0.0.2'],
     ['two hops', { hops: 2 }, '10.0.0.2', '6.6.6.6, 198.51.100.7, 10.0.0.3', '198.51.100.7'],
     ['more hops than entries: the leftmost there is', { hops: 3 }, '10.0.0.2', '198.51.100.7', '198.51.100.7'],
-    ['a junk entry where the client should be: the proxy that wrote the next one', { hops: 2 }, '10.0.0.2', 'junk, 10.0.0.3', '10.0.0.3'],
+    [
+      'a junk entry where the client should be: the proxy that wrote the next one',
+      { hops: 2 },
+      '10.0.0.2',
+      'junk, 10.0.0.3',
+      '10.0.0.3',
+    ],
     ['IPv4-mapped peer', { hops: 0 }, '::ffff:192.0.2.1', '', '192.0.2.1'],
-    ['proxy list: walks past trusted proxies only', { proxies: ['10.0.0.0/8'] }, '10.0.0.2', '6.6.6.6, 198.51.100.7, 10.1.2.3', '198.51.100.7'],
-    ['proxy list: an untrusted peer is the client, its header ignored', { proxies: ['10.0.0.0/8'] }, '192.0.2.50', '198.51.100.7', '192.0.2.50'],
+    [
+      'proxy list: walks past trusted proxies only',
+      { proxies: ['10.0.0.0/8'] },
+      '10.0.0.2',
+      '6.6.6.6, 198.51.100.7, 10.1.2.3',
+      '198.51.100.7',
+    ],
+    [
+      'proxy list: an untrusted peer is the client, its header ignored',
+      { proxies: ['10.0.0.0/8'] },
+      '192.0.2.50',
+      '198.51.100.7',
+      '192.0.2.50',
+    ],
   ];
   it.each(cases)('%s', (_label, trust, peer, forwardedFor, expected) => {
     expect(clientIpResolver(trust)(peer, forwardedFor)).toBe(expected);
@@ -48,7 +77,11 @@ describe('the client address behind proxies', () => {
 });
 
 async function post(url: string, body: unknown, headers: Record<string, string>) {
-  const response = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
   await response.arrayBuffer();
   return response.status;
 }
@@ -62,7 +95,12 @@ describe.each([
 
   it('the per-IP register limit counts the address the proxy saw, whatever the client writes on the left', async () => {
     const client = `198.51.100.${Math.floor(Math.random() * 200) + 1}`;
-    const register = (spoofed: string, real = client) => post(`${api.url}/api/v1/auth/register/`, { email: uniqueEmail('xff'), password: PASSWORD }, { 'X-Forwarded-For': `${spoofed}, ${real}` });
+    const register = (spoofed: string, real = client) =>
+      post(
+        `${api.url}/api/v1/auth/register/`,
+        { email: uniqueEmail('xff'), password: PASSWORD },
+        { 'X-Forwarded-For': `${spoofed}, ${real}` },
+      );
     expect(await register('1.1.1.1')).toBe(201);
     expect(await register('2.2.2.2')).toBe(201);
     expect(await register('3.3.3.3')).toBe(429);

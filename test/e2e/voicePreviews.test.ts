@@ -48,8 +48,16 @@ it('has no preview_url before the render, then serves each voice its sample publ
     for (const voice of VOICES) {
       const v1 = await call(api.url, 'GET', `/api/v1/voices/${voice}/`, undefined, owner.access);
       expect(v1.body.preview_url).toBe(`/api/v1/voices/${voice}/preview/`);
-      const unversioned = await call(api.url, 'GET', `/api/voices/?category=premade&page_size=100`, undefined, owner.access);
-      expect(unversioned.body.results.find((entry: { id: string }) => entry.id === voice).preview_url).toBe(`/api/voices/${voice}/preview/`);
+      const unversioned = await call(
+        api.url,
+        'GET',
+        `/api/voices/?category=premade&page_size=100`,
+        undefined,
+        owner.access,
+      );
+      expect(unversioned.body.results.find((entry: { id: string }) => entry.id === voice).preview_url).toBe(
+        `/api/voices/${voice}/preview/`,
+      );
 
       // No token: previews are public.
       const response = await fetch(`${api.url}${v1.body.preview_url}`);
@@ -65,7 +73,9 @@ it('has no preview_url before the render, then serves each voice its sample publ
       expect(analysis.durationSeconds).toBeGreaterThan(1);
       expect(analysis.durationSeconds).toBeLessThan(8);
       expect(analysis.activeRmsDb).toBeGreaterThan(-40);
-      expect((await fetch(`${api.url}/api/voices/${voice}/preview/`, { headers: { 'If-None-Match': etag } })).status).toBe(304);
+      expect(
+        (await fetch(`${api.url}/api/voices/${voice}/preview/`, { headers: { 'If-None-Match': etag } })).status,
+      ).toBe(304);
     }
   } finally {
     await rm(dir, { recursive: true, force: true });

@@ -6,7 +6,23 @@ import { createAccount, createSynthesis, createVoice, type TestAccount } from '.
 import type { Voice } from '../../web/src/types';
 import { fetchOpenApiDocument, useStack } from '../helpers/stack';
 
-const VOICE_KEYS = ['category', 'created_at', 'description', 'engine', 'error', 'gender', 'id', 'language', 'licence', 'name', 'preview_url', 'quality', 'similarity', 'status', 'word_timestamps'];
+const VOICE_KEYS = [
+  'category',
+  'created_at',
+  'description',
+  'engine',
+  'error',
+  'gender',
+  'id',
+  'language',
+  'licence',
+  'name',
+  'preview_url',
+  'quality',
+  'similarity',
+  'status',
+  'word_timestamps',
+];
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const catalogById = new Map(PREMADE_VOICES.map((entry) => [entry.id, entry]));
 const NON_FREE = PREMADE_VOICES.filter((entry) => entry.license === 'non-free');
@@ -31,13 +47,50 @@ describe.each([['/api/v1'], ['/api']])('voices in the %s family', (family) => {
   const insertedIds = [aliceNewer.id, aliceOlder.id, bobClone.id, carolFailed.id];
 
   beforeAll(async () => {
-    [alice, bob, fresh, carol] = await Promise.all([createAccount(deps), createAccount(deps), createAccount(deps), createAccount(deps)]);
-    const clone = (account: TestAccount, fields: Record<string, unknown>) => createVoice(deps, account, { description: 'A cloned test voice', error: null, ...fields, updated_at: fields.created_at });
+    [alice, bob, fresh, carol] = await Promise.all([
+      createAccount(deps),
+      createAccount(deps),
+      createAccount(deps),
+      createAccount(deps),
+    ]);
+    const clone = (account: TestAccount, fields: Record<string, unknown>) =>
+      createVoice(deps, account, {
+        description: 'A cloned test voice',
+        error: null,
+        ...fields,
+        updated_at: fields.created_at,
+      });
     // The newer clone is inserted first, so insertion order cannot pass for "newest first".
-    await clone(alice, { ...aliceNewer, name: 'Alice newer (processing)', language: 'fr-FR', status: 'processing', similarity: null });
-    await clone(alice, { ...aliceOlder, name: 'Alice older (ready)', language: 'en-US', status: 'ready', similarity: 0.87 });
-    await clone(bob, { ...bobClone, name: 'Bob clone', language: 'en-GB', gender: 'male', status: 'ready', similarity: 0.5 });
-    await clone(carol, { ...carolFailed, name: 'Carol failed', language: 'en-US', status: 'failed', similarity: null, error: JSON.stringify(failure) });
+    await clone(alice, {
+      ...aliceNewer,
+      name: 'Alice newer (processing)',
+      language: 'fr-FR',
+      status: 'processing',
+      similarity: null,
+    });
+    await clone(alice, {
+      ...aliceOlder,
+      name: 'Alice older (ready)',
+      language: 'en-US',
+      status: 'ready',
+      similarity: 0.87,
+    });
+    await clone(bob, {
+      ...bobClone,
+      name: 'Bob clone',
+      language: 'en-GB',
+      gender: 'male',
+      status: 'ready',
+      similarity: 0.5,
+    });
+    await clone(carol, {
+      ...carolFailed,
+      name: 'Carol failed',
+      language: 'en-US',
+      status: 'failed',
+      similarity: null,
+      error: JSON.stringify(failure),
+    });
   });
   onClose(async () => {
     await deps.db('voices').whereIn('id', insertedIds).delete();
@@ -66,7 +119,10 @@ describe.each([['/api/v1'], ['/api']])('voices in the %s family', (family) => {
   }
 
   /** The available premade voices in the table, in catalog (sort) order. */
-  const availablePremadeIds = async () => (await deps.db('voices').where({ category: 'premade', available: true }).orderBy('sort_order').select('id')).map((row: { id: string }) => row.id);
+  const availablePremadeIds = async () =>
+    (await deps.db('voices').where({ category: 'premade', available: true }).orderBy('sort_order').select('id')).map(
+      (row: { id: string }) => row.id,
+    );
 
   describe('the list', () => {
     it('runs with non-free engines off (the test default)', () => {
@@ -86,14 +142,29 @@ describe.each([['/api/v1'], ['/api']])('voices in the %s family', (family) => {
         expect(entry).toBeDefined();
         expect(entry!.license).toBe('free');
         expect(entry!.engine).not.toMatch(/^(pico|rhvoice)$/);
-        expect(voice).toMatchObject({ name: entry!.name, language: entry!.language, gender: entry!.gender, description: entry!.description });
+        expect(voice).toMatchObject({
+          name: entry!.name,
+          language: entry!.language,
+          gender: entry!.gender,
+          description: entry!.description,
+        });
         expect(voice).toMatchObject({ engine: entry!.engine, quality: entry!.quality, licence: entry!.licence });
       }
-      expect(list.find((voice) => voice.id === 'en-us-joe')).toMatchObject({ engine: 'piper', quality: 'neural', licence: expect.stringMatching(/CC0.*lessac/) });
-      expect(list.find((voice) => voice.id === 'en-us-slt')).toMatchObject({ engine: 'festival', quality: 'classic', word_timestamps: true });
+      expect(list.find((voice) => voice.id === 'en-us-joe')).toMatchObject({
+        engine: 'piper',
+        quality: 'neural',
+        licence: expect.stringMatching(/CC0.*lessac/),
+      });
+      expect(list.find((voice) => voice.id === 'en-us-slt')).toMatchObject({
+        engine: 'festival',
+        quality: 'classic',
+        word_timestamps: true,
+      });
       // Only engines that report timing give word timestamps: eSpeak NG does not.
       expect(list.find((voice) => voice.engine === 'espeak-ng')).toMatchObject({ word_timestamps: false });
-      expect(list.filter((voice) => voice.engine === 'piper').every((voice) => voice.word_timestamps === true)).toBe(true);
+      expect(list.filter((voice) => voice.engine === 'piper').every((voice) => voice.word_timestamps === true)).toBe(
+        true,
+      );
       expect(new Set(ids(list)).size).toBe(list.length);
       // Exactly what the seed marked available, nothing hidden, nothing missing.
       expect(ids(list)).toEqual(await availablePremadeIds());
@@ -104,7 +175,12 @@ describe.each([['/api/v1'], ['/api']])('voices in the %s family', (family) => {
       expect(first.status).toBe(200);
       expect(first.body.results).toHaveLength(1);
       expect(first.body.results[0].id).toBe('en-us-joe');
-      expect(first.body.results[0]).toMatchObject({ category: 'premade', language: 'en-US', status: 'ready', quality: 'neural' });
+      expect(first.body.results[0]).toMatchObject({
+        category: 'premade',
+        language: 'en-US',
+        status: 'ready',
+        quality: 'neural',
+      });
       for (const path of ['en-us-joe/', 'en-us-joe']) {
         const one = await voices(path);
         expect(one.status).toBe(200);
@@ -182,12 +258,15 @@ describe.each([['/api/v1'], ['/api']])('voices in the %s family', (family) => {
       expect(ids(bare.body.results)).toEqual(ids((await voices('?page_size=3')).body.results));
     });
 
-    it.each(['page_size=0', 'page_size=101', 'page_size=-1', 'page_size=abc', 'page_size=1.5', 'page=0', 'page=abc'])('rejects %s with 400 validation_error', async (bad) => {
-      const response = await voices(`?${bad}`);
-      expect(response.status).toBe(400);
-      expect(response.body.code).toBe('validation_error');
-      expect(response.body.errors).toHaveProperty(bad.split('=')[0]);
-    });
+    it.each(['page_size=0', 'page_size=101', 'page_size=-1', 'page_size=abc', 'page_size=1.5', 'page=0', 'page=abc'])(
+      'rejects %s with 400 validation_error',
+      async (bad) => {
+        const response = await voices(`?${bad}`);
+        expect(response.status).toBe(400);
+        expect(response.body.code).toBe('validation_error');
+        expect(response.body.errors).toHaveProperty(bad.split('=')[0]);
+      },
+    );
   });
 
   describe('?language=', () => {
@@ -198,7 +277,9 @@ describe.each([['/api/v1'], ['/api']])('voices in the %s family', (family) => {
       expect(languages).toEqual(new Set(['en-US', 'en-GB']));
       expect(ids(en)).toEqual(ids(all.filter((voice) => /^en(-|$)/i.test(voice.language))));
       // es matches es-ES and the numeric region es-419.
-      expect(new Set((await listAll('language=es')).map((voice) => voice.language))).toEqual(new Set(['es-ES', 'es-419']));
+      expect(new Set((await listAll('language=es')).map((voice) => voice.language))).toEqual(
+        new Set(['es-ES', 'es-419']),
+      );
     });
 
     it('is case-insensitive, and a full tag (EN-us) matches only that region', async () => {
@@ -218,18 +299,24 @@ describe.each([['/api/v1'], ['/api']])('voices in the %s family', (family) => {
       expect(enU.body.results).toEqual([]);
     });
 
-    it.each(['xx', 'zz-ZZ', 'en-ZZ'])('answers an unknown language (%s) with 200 and empty results', async (language) => {
-      const response = await voices(`?language=${language}`);
-      expect(response.status).toBe(200);
-      expect(response.body).toEqual({ count: 0, next: null, previous: null, results: [] });
-    });
+    it.each(['xx', 'zz-ZZ', 'en-ZZ'])(
+      'answers an unknown language (%s) with 200 and empty results',
+      async (language) => {
+        const response = await voices(`?language=${language}`);
+        expect(response.status).toBe(200);
+        expect(response.body).toEqual({ count: 0, next: null, previous: null, results: [] });
+      },
+    );
 
-    it.each(['en_US!', '123', 'e', '%25', 'en--US'])('rejects a malformed language (%s) with 400 validation_error on language', async (language) => {
-      const response = await voices(`?language=${encodeURIComponent(language)}`);
-      expect(response.status).toBe(400);
-      expect(response.body.code).toBe('validation_error');
-      expect(response.body.errors).toHaveProperty('language');
-    });
+    it.each(['en_US!', '123', 'e', '%25', 'en--US'])(
+      'rejects a malformed language (%s) with 400 validation_error on language',
+      async (language) => {
+        const response = await voices(`?language=${encodeURIComponent(language)}`);
+        expect(response.status).toBe(400);
+        expect(response.body.code).toBe('validation_error');
+        expect(response.body.errors).toHaveProperty('language');
+      },
+    );
 
     it("applies to the caller's clones too", async () => {
       const fr = await listAll('language=fr', alice);
@@ -277,7 +364,12 @@ describe.each([['/api/v1'], ['/api']])('voices in the %s family', (family) => {
         preview_url: null,
         created_at: aliceNewer.created_at.toISOString(),
       });
-      expect(cloned[1]).toMatchObject({ id: aliceOlder.id, status: 'ready', error: null, created_at: aliceOlder.created_at.toISOString() });
+      expect(cloned[1]).toMatchObject({
+        id: aliceOlder.id,
+        status: 'ready',
+        error: null,
+        created_at: aliceOlder.created_at.toISOString(),
+      });
       expect(cloned[1].similarity).toBeCloseTo(0.87, 5);
       expect(await listAll('', alice, '/api/voices/my/')).toEqual(cloned);
     });
@@ -435,7 +527,13 @@ describe.each([['/api/v1'], ['/api']])('voices in the %s family', (family) => {
 describe('voices in the OpenAPI document', () => {
   it('lists every voices read path of both families', async () => {
     const { paths } = await fetchOpenApiDocument();
-    for (const path of ['/api/v1/voices/', '/api/voices/', '/api/voices/my/', '/api/v1/voices/{id}/', '/api/voices/{id}/']) {
+    for (const path of [
+      '/api/v1/voices/',
+      '/api/voices/',
+      '/api/voices/my/',
+      '/api/v1/voices/{id}/',
+      '/api/voices/{id}/',
+    ]) {
       expect(paths[path]).toBeDefined();
       expect(Object.keys(paths[path])).toContain('get');
     }

@@ -74,18 +74,29 @@ describe('webhook deliveries and everyone else', () => {
       const flooder = await createAccount(deps);
       const ids: string[] = [];
       for (let index = 0; index < ENDPOINTS; index += 1) {
-        const created = await call(api.url, 'POST', '/api/v1/webhooks/', { url: receiver.url(`/hook/${index % 10}`), events: ['voice.ready'] }, flooder.access);
+        const created = await call(
+          api.url,
+          'POST',
+          '/api/v1/webhooks/',
+          { url: receiver.url(`/hook/${index % 10}`), events: ['voice.ready'] },
+          flooder.access,
+        );
         expect(created.status).toBe(201);
         ids.push(created.body.id);
       }
       // Ten endpoints share each path: two of them to one URL, as one slow receiver behind many endpoints.
-      const pings = await Promise.all(ids.map((id) => call(api.url, 'POST', `/api/v1/webhooks/${id}/test/`, undefined, flooder.access)));
+      const pings = await Promise.all(
+        ids.map((id) => call(api.url, 'POST', `/api/v1/webhooks/${id}/test/`, undefined, flooder.access)),
+      );
       expect(pings.every((ping) => ping.status === 202)).toBe(true);
       await eventually('the webhook slots to fill', () => receiver.stats().openNow === CONCURRENCY, 30_000);
 
       // Another account's signup: its mail goes out while those attempts still hang (none of them has timed out yet).
       const email = uniqueEmail('bystander');
-      expect((await call(api.url, 'POST', '/api/v1/auth/register/', { email, password: PASSWORD, name: 'Bystander' })).status).toBe(201);
+      expect(
+        (await call(api.url, 'POST', '/api/v1/auth/register/', { email, password: PASSWORD, name: 'Bystander' }))
+          .status,
+      ).toBe(201);
       await waitForVerificationToken(deps.config.MAIL_DIR, email, 1, 60_000);
       const whenMailed = receiver.stats();
       expect(whenMailed.closed).toBe(0);
@@ -101,19 +112,45 @@ describe('webhook deliveries and everyone else', () => {
     const receiver = await hangingReceiver();
     try {
       const owner = await createAccount(deps);
-      const created = await call(api.url, 'POST', '/api/v1/webhooks/', { url: receiver.url('/one'), events: ['voice.ready'] }, owner.access);
-      const pings = await Promise.all(Array.from({ length: 6 }, () => call(api.url, 'POST', `/api/v1/webhooks/${created.body.id}/test/`, undefined, owner.access)));
+      const created = await call(
+        api.url,
+        'POST',
+        '/api/v1/webhooks/',
+        { url: receiver.url('/one'), events: ['voice.ready'] },
+        owner.access,
+      );
+      const pings = await Promise.all(
+        Array.from({ length: 6 }, () =>
+          call(api.url, 'POST', `/api/v1/webhooks/${created.body.id}/test/`, undefined, owner.access),
+        ),
+      );
       expect(pings.every((ping) => ping.status === 202)).toBe(true);
       await eventually('the first attempt', () => receiver.stats().accepted === 1, 30_000);
       // The other five wait for the lease, retried every few seconds: still one at a time when the first one times out.
-      await eventually('the first attempt to time out and a second to start', () => receiver.stats().accepted >= 2, 40_000);
+      await eventually(
+        'the first attempt to time out and a second to start',
+        () => receiver.stats().accepted >= 2,
+        40_000,
+      );
       expect(receiver.stats().maxOpen).toBe(1);
       // Waiting for the lease is not an attempt: only the attempts that reached the receiver are counted.
       const attempts = async () => {
-        const deliveries = await call(api.url, 'GET', `/api/v1/webhooks/${created.body.id}/deliveries/?page_size=10`, undefined, owner.access);
-        return deliveries.body.results.map((delivery: { attempts: number }) => delivery.attempts).reduce((sum: number, count: number) => sum + count, 0);
+        const deliveries = await call(
+          api.url,
+          'GET',
+          `/api/v1/webhooks/${created.body.id}/deliveries/?page_size=10`,
+          undefined,
+          owner.access,
+        );
+        return deliveries.body.results
+          .map((delivery: { attempts: number }) => delivery.attempts)
+          .reduce((sum: number, count: number) => sum + count, 0);
       };
-      await eventually('the attempts counted to match the requests received', async () => (await attempts()) === receiver.stats().accepted, 5_000);
+      await eventually(
+        'the attempts counted to match the requests received',
+        async () => (await attempts()) === receiver.stats().accepted,
+        5_000,
+      );
     } finally {
       await receiver.close();
     }

@@ -31,7 +31,12 @@ async function receiver(answer: (count: number) => number = () => 204, redirectT
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return { received, port, url: `http://127.0.0.1:${port}/hook`, close: () => new Promise((resolve) => server.close(resolve)) };
+  return {
+    received,
+    port,
+    url: `http://127.0.0.1:${port}/hook`,
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
 }
 
 /** What a receiver does: recompute the HMAC of "<timestamp>.<body>" and compare with each v1= in constant time. */
@@ -59,10 +64,15 @@ describe('webhooks', () => {
   });
 
   describe.each([['/api/v1'], ['/api']])('endpoints in the %s family', (family) => {
-    const req = (method: string, path: string, body?: unknown, who: TestAccount = owner) => call(api.url, method, `${family}/webhooks/${path}`, body, who.access);
+    const req = (method: string, path: string, body?: unknown, who: TestAccount = owner) =>
+      call(api.url, method, `${family}/webhooks/${path}`, body, who.access);
 
     it('creates (secret shown once), reads, lists, updates, rotates and deletes an endpoint', async () => {
-      const created = await req('POST', '', { url: 'https://example.com/hook', events: ['synthesis.completed', 'synthesis.completed', 'voice.ready'], description: 'CI' });
+      const created = await req('POST', '', {
+        url: 'https://example.com/hook',
+        events: ['synthesis.completed', 'synthesis.completed', 'voice.ready'],
+        description: 'CI',
+      });
       expect(created.status).toBe(201);
       expect(created.body).toEqual({
         id: expect.any(String),
@@ -81,7 +91,9 @@ describe('webhooks', () => {
 
       const read = await req('GET', `${id}/`);
       expect(read.body).not.toHaveProperty('secret');
-      expect((await req('GET', '?page_size=100')).body.results.map((endpoint: { id: string }) => endpoint.id)).toContain(id);
+      expect(
+        (await req('GET', '?page_size=100')).body.results.map((endpoint: { id: string }) => endpoint.id),
+      ).toContain(id);
       expect((await req('GET', `${id}/`, undefined, stranger)).status).toBe(404);
 
       const updated = await req('PATCH', `${id}/`, { enabled: false, events: ['credits.low'] });
@@ -100,10 +112,27 @@ describe('webhooks', () => {
 
     it('refuses plain http and internal targets as the operator configured them', async () => {
       // The same resources (pool, Temporal client) under the default settings.
-      const strictApi = await startApi({ ...deps, config: loadConfig({ ...process.env, TEMPORAL_TASK_QUEUE: deps.config.TEMPORAL_TASK_QUEUE }) });
+      const strictApi = await startApi({
+        ...deps,
+        config: loadConfig({ ...process.env, TEMPORAL_TASK_QUEUE: deps.config.TEMPORAL_TASK_QUEUE }),
+      });
       try {
-        for (const url of ['http://example.com/hook', 'https://127.0.0.1/', 'https://10.0.0.1/', 'https://169.254.169.254/', 'https://[::1]/', 'https://[::ffff:127.0.0.1]/', 'https://localhost/']) {
-          const reply = await call(strictApi.url, 'POST', `${family}/webhooks/`, { url, events: ['voice.ready'] }, owner.access);
+        for (const url of [
+          'http://example.com/hook',
+          'https://127.0.0.1/',
+          'https://10.0.0.1/',
+          'https://169.254.169.254/',
+          'https://[::1]/',
+          'https://[::ffff:127.0.0.1]/',
+          'https://localhost/',
+        ]) {
+          const reply = await call(
+            strictApi.url,
+            'POST',
+            `${family}/webhooks/`,
+            { url, events: ['voice.ready'] },
+            owner.access,
+          );
           expect([url, reply.status, reply.body.code]).toEqual([url, 400, 'validation_error']);
           expect(reply.body.errors).toHaveProperty('url');
         }
@@ -116,16 +145,28 @@ describe('webhooks', () => {
   it('caps the endpoints of an account, even when created at once, and rate-limits test pings', async () => {
     const limitedApi = await startApi({
       ...deps,
-      config: loadConfig({ ...process.env, ...ALLOW, TEMPORAL_TASK_QUEUE: deps.config.TEMPORAL_TASK_QUEUE, WEBHOOK_MAX_ENDPOINTS: '3', RATE_LIMIT_WEBHOOK_TESTS_PER_MINUTE: '2' }),
+      config: loadConfig({
+        ...process.env,
+        ...ALLOW,
+        TEMPORAL_TASK_QUEUE: deps.config.TEMPORAL_TASK_QUEUE,
+        WEBHOOK_MAX_ENDPOINTS: '3',
+        RATE_LIMIT_WEBHOOK_TESTS_PER_MINUTE: '2',
+      }),
     });
     const target = await receiver();
     try {
       const someone = await createAccount(deps);
-      const create = () => call(limitedApi.url, 'POST', '/api/v1/webhooks/', { url: target.url, events: ['voice.ready'] }, someone.access);
+      const create = () =>
+        call(limitedApi.url, 'POST', '/api/v1/webhooks/', { url: target.url, events: ['voice.ready'] }, someone.access);
       const answers = await Promise.all([create(), create(), create(), create(), create()]);
       expect(answers.map((answer) => answer.status).sort()).toEqual([201, 201, 201, 403, 403]);
-      expect(answers.find((answer) => answer.status === 403)!.body).toMatchObject({ code: 'plan_limit_reached', detail: expect.stringContaining('at most 3 webhook endpoints') });
-      expect(await deps.db('webhook_endpoints').where({ account_id: someone.id }).count({ count: '*' }).first()).toEqual({ count: '3' });
+      expect(answers.find((answer) => answer.status === 403)!.body).toMatchObject({
+        code: 'plan_limit_reached',
+        detail: expect.stringContaining('at most 3 webhook endpoints'),
+      });
+      expect(
+        await deps.db('webhook_endpoints').where({ account_id: someone.id }).count({ count: '*' }).first(),
+      ).toEqual({ count: '3' });
 
       const id = answers.find((answer) => answer.status === 201)!.body.id;
       const ping = () => call(limitedApi.url, 'POST', `/api/v1/webhooks/${id}/test/`, undefined, someone.access);
@@ -143,36 +184,81 @@ describe('webhooks', () => {
   it('delivers signed synthesis.completed and voice.ready events to a local receiver', async () => {
     const target = await receiver();
     try {
-      const endpoint = await call(api.url, 'POST', '/api/v1/webhooks/', { url: target.url, events: ['synthesis.completed', 'voice.ready'] }, owner.access);
+      const endpoint = await call(
+        api.url,
+        'POST',
+        '/api/v1/webhooks/',
+        { url: target.url, events: ['synthesis.completed', 'voice.ready'] },
+        owner.access,
+      );
       const { secret } = endpoint.body;
 
-      const submitted = await call(api.url, 'POST', '/api/v1/tts/synthesize/', { text: 'Webhooks tell you when it is done.', voice_id: 'en-us-slt' }, owner.access);
+      const submitted = await call(
+        api.url,
+        'POST',
+        '/api/v1/tts/synthesize/',
+        { text: 'Webhooks tell you when it is done.', voice_id: 'en-us-slt' },
+        owner.access,
+      );
       expect(submitted.status).toBe(202);
-      const completed = await until('synthesis.completed', async () => target.received.find((event) => JSON.parse(event.body).type === 'synthesis.completed') ?? null, 90_000);
+      const completed = await until(
+        'synthesis.completed',
+        async () => target.received.find((event) => JSON.parse(event.body).type === 'synthesis.completed') ?? null,
+        90_000,
+      );
       expect(verified(secret, completed)).toBe(true);
       expect(verified('whsec_wrong', completed)).toBe(false);
       // The Standard Webhooks library verifies the same delivery from its webhook-* headers.
-      expect(new Webhook(secret).verify(completed.body, completed.headers as Record<string, string>)).toMatchObject({ type: 'synthesis.completed' });
-      expect(() => new Webhook(`whsec_${Buffer.alloc(24, 7).toString('base64')}`).verify(completed.body, completed.headers as Record<string, string>)).toThrow(WebhookVerificationError);
+      expect(new Webhook(secret).verify(completed.body, completed.headers as Record<string, string>)).toMatchObject({
+        type: 'synthesis.completed',
+      });
+      expect(() =>
+        new Webhook(`whsec_${Buffer.alloc(24, 7).toString('base64')}`).verify(
+          completed.body,
+          completed.headers as Record<string, string>,
+        ),
+      ).toThrow(WebhookVerificationError);
       const event = JSON.parse(completed.body);
       expect(event).toEqual({
         id: expect.stringMatching(/^evt_/),
         type: 'synthesis.completed',
         created: expect.any(String),
-        data: expect.objectContaining({ id: submitted.body.id, status: 'completed', audio_url: `/api/v1/tts/history/${submitted.body.id}/audio/` }),
+        data: expect.objectContaining({
+          id: submitted.body.id,
+          status: 'completed',
+          audio_url: `/api/v1/tts/history/${submitted.body.id}/audio/`,
+        }),
       });
       expect(completed.headers['openvox-webhook-id']).toBe(event.id);
 
       const bytes = await makeSample('wav', 'en-us+m3', 30);
-      const voice = await uploadSample(api.url, '/api/v1/voices/upload/', owner.access, { name: 'Hooked', consent: 'true' }, { bytes, name: 'sample.wav' });
+      const voice = await uploadSample(
+        api.url,
+        '/api/v1/voices/upload/',
+        owner.access,
+        { name: 'Hooked', consent: 'true' },
+        { bytes, name: 'sample.wav' },
+      );
       expect(voice.status).toBe(202);
-      const ready = await until('voice.ready', async () => target.received.find((event) => JSON.parse(event.body).type === 'voice.ready') ?? null, 150_000, 500);
+      const ready = await until(
+        'voice.ready',
+        async () => target.received.find((event) => JSON.parse(event.body).type === 'voice.ready') ?? null,
+        150_000,
+        500,
+      );
       expect(verified(secret, ready)).toBe(true);
       expect(JSON.parse(ready.body).data).toMatchObject({ id: voice.body.id, status: 'ready', category: 'cloned' });
 
-      const deliveries = await call(api.url, 'GET', `/api/v1/webhooks/${endpoint.body.id}/deliveries/`, undefined, owner.access);
+      const deliveries = await call(
+        api.url,
+        'GET',
+        `/api/v1/webhooks/${endpoint.body.id}/deliveries/`,
+        undefined,
+        owner.access,
+      );
       expect(deliveries.body.count).toBe(2);
-      for (const delivery of deliveries.body.results) expect(delivery).toMatchObject({ status: 'delivered', attempts: 1, last_response_code: 204 });
+      for (const delivery of deliveries.body.results)
+        expect(delivery).toMatchObject({ status: 'delivered', attempts: 1, last_response_code: 204 });
     } finally {
       await target.close();
     }
@@ -181,24 +267,49 @@ describe('webhooks', () => {
   it('retries a receiver that fails three times, then records one delivery with four attempts; both secrets sign after a rotation', async () => {
     const target = await receiver((count) => (count <= 3 ? 500 : 200));
     try {
-      const endpoint = await call(api.url, 'POST', '/api/webhooks/', { url: target.url, events: ['voice.failed'] }, owner.access);
-      const rotated = await call(api.url, 'POST', `/api/webhooks/${endpoint.body.id}/rotate-secret/`, undefined, owner.access);
+      const endpoint = await call(
+        api.url,
+        'POST',
+        '/api/webhooks/',
+        { url: target.url, events: ['voice.failed'] },
+        owner.access,
+      );
+      const rotated = await call(
+        api.url,
+        'POST',
+        `/api/webhooks/${endpoint.body.id}/rotate-secret/`,
+        undefined,
+        owner.access,
+      );
       const ping = await call(api.url, 'POST', `/api/webhooks/${endpoint.body.id}/test/`, undefined, owner.access);
       expect([ping.status, ping.body]).toEqual([202, expect.anything()]);
       expect(ping.body).toMatchObject({ event_type: 'ping', status: 'pending' });
       const delivered = await until(
         'delivered',
         async () => {
-          const page = await call(api.url, 'GET', `/api/webhooks/${endpoint.body.id}/deliveries/`, undefined, owner.access);
+          const page = await call(
+            api.url,
+            'GET',
+            `/api/webhooks/${endpoint.body.id}/deliveries/`,
+            undefined,
+            owner.access,
+          );
           return page.body.results[0]?.status === 'delivered' ? page.body : null;
         },
         60_000,
         250,
       );
       expect(delivered.count).toBe(1);
-      expect(delivered.results[0]).toMatchObject({ id: ping.body.id, status: 'delivered', attempts: 4, last_response_code: 200 });
+      expect(delivered.results[0]).toMatchObject({
+        id: ping.body.id,
+        status: 'delivered',
+        attempts: 4,
+        last_response_code: 200,
+      });
       expect(target.received).toHaveLength(4);
-      expect(new Set(target.received.map((request) => request.headers['openvox-webhook-id']))).toEqual(new Set([ping.body.event_id]));
+      expect(new Set(target.received.map((request) => request.headers['openvox-webhook-id']))).toEqual(
+        new Set([ping.body.event_id]),
+      );
       const last = target.received[3];
       expect(String(last.headers['openvox-signature']).split(',')).toHaveLength(2);
       expect(verified(rotated.body.secret, last)).toBe(true);
@@ -211,7 +322,13 @@ describe('webhooks', () => {
   it('disables an endpoint whose receiver answers 410', async () => {
     const target = await receiver(() => 410);
     try {
-      const endpoint = await call(api.url, 'POST', '/api/v1/webhooks/', { url: target.url, events: ['voice.ready'] }, owner.access);
+      const endpoint = await call(
+        api.url,
+        'POST',
+        '/api/v1/webhooks/',
+        { url: target.url, events: ['voice.ready'] },
+        owner.access,
+      );
       await call(api.url, 'POST', `/api/v1/webhooks/${endpoint.body.id}/test/`, undefined, owner.access);
       const disabled = await until('disabled', async () => {
         const reply = await call(api.url, 'GET', `/api/v1/webhooks/${endpoint.body.id}/`, undefined, owner.access);
@@ -243,9 +360,13 @@ describe('webhooks', () => {
     const delivery = async (url: string) => {
       // Written straight to the table: the API would refuse these URLs already.
       const endpointId = randomUUID();
-      await deps.db('webhook_endpoints').insert({ id: endpointId, account_id: owner.id, url, events: ['voice.ready'], secret: 'whsec_x' });
+      await deps
+        .db('webhook_endpoints')
+        .insert({ id: endpointId, account_id: owner.id, url, events: ['voice.ready'], secret: 'whsec_x' });
       const id = randomUUID();
-      await deps.db('webhook_deliveries').insert({ id, endpoint_id: endpointId, event_id: `evt_${id}`, event_type: 'ping', body: '{}' });
+      await deps
+        .db('webhook_deliveries')
+        .insert({ id, endpoint_id: endpointId, event_id: `evt_${id}`, event_type: 'ping', body: '{}' });
       return id;
     };
     try {
@@ -259,14 +380,21 @@ describe('webhooks', () => {
       ]) {
         const id = await delivery(url);
         expect([url, await activities.attemptWebhookDelivery({ deliveryId: id })]).toEqual([url, 'refused']);
-        expect(await deps.db('webhook_deliveries').where({ id }).first('status', 'last_error')).toMatchObject({ status: 'failed', last_error: expect.stringMatching(/^target_refused/) });
+        expect(await deps.db('webhook_deliveries').where({ id }).first('status', 'last_error')).toMatchObject({
+          status: 'failed',
+          last_error: expect.stringMatching(/^target_refused/),
+        });
       }
       const viaRedirect = await delivery(redirector.url);
       await expect(activities.attemptWebhookDelivery({ deliveryId: viaRedirect })).resolves.toBe('refused');
       // Even where internal targets are allowed, a redirect is an answer, not a new target.
       const redirected = await delivery(redirector.url);
-      await expect(permissive.attemptWebhookDelivery({ deliveryId: redirected })).rejects.toThrow('The receiver answered 302.');
-      expect(await deps.db('webhook_deliveries').where({ id: redirected }).first('last_response_code')).toEqual({ last_response_code: 302 });
+      await expect(permissive.attemptWebhookDelivery({ deliveryId: redirected })).rejects.toThrow(
+        'The receiver answered 302.',
+      );
+      expect(await deps.db('webhook_deliveries').where({ id: redirected }).first('last_response_code')).toEqual({
+        last_response_code: 302,
+      });
       expect(redirector.received).toHaveLength(1);
       expect(target.received).toHaveLength(0);
 
@@ -277,8 +405,12 @@ describe('webhooks', () => {
       const closed = await receiver();
       await closed.close();
       const unreachable = await delivery(closed.url);
-      await expect(permissive.attemptWebhookDelivery({ deliveryId: unreachable })).rejects.toThrow('The webhook request failed: ECONNREFUSED');
-      expect(await deps.db('webhook_deliveries').where({ id: unreachable }).first('last_error')).toEqual({ last_error: 'unreachable' });
+      await expect(permissive.attemptWebhookDelivery({ deliveryId: unreachable })).rejects.toThrow(
+        'The webhook request failed: ECONNREFUSED',
+      );
+      expect(await deps.db('webhook_deliveries').where({ id: unreachable }).first('last_error')).toEqual({
+        last_error: 'unreachable',
+      });
     } finally {
       await Promise.all([target.close(), redirector.close()]);
     }

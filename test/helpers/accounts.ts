@@ -3,7 +3,9 @@ import path from 'node:path';
 
 /** Decodes a quoted-printable body (soft line breaks and =XX escapes). */
 function decodeQuotedPrintable(text: string): string {
-  const bytes = text.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+  const bytes = text
+    .replace(/=\r?\n/g, '')
+    .replace(/=([0-9A-F]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
   return Buffer.from(bytes, 'latin1').toString('utf8');
 }
 
@@ -23,13 +25,23 @@ export async function mailsTo(mailDir: string, email: string): Promise<Mail[]> {
     const [headers, ...rest] = raw.split(/\r?\n\r?\n/);
     if (!new RegExp(`^To: .*${email.replace(/[.+]/g, '\\$&')}`, 'im').test(headers)) continue;
     const encoded = rest.join('\n\n');
-    mails.push({ file, raw, headers, body: /quoted-printable/i.test(headers) ? decodeQuotedPrintable(encoded) : encoded });
+    mails.push({
+      file,
+      raw,
+      headers,
+      body: /quoted-printable/i.test(headers) ? decodeQuotedPrintable(encoded) : encoded,
+    });
   }
   return mails;
 }
 
 /** Waits for the nth mail to `email` (the worker sends it asynchronously) and returns its verification token. */
-export async function waitForVerificationToken(mailDir: string, email: string, count = 1, timeoutMs = 20_000): Promise<string> {
+export async function waitForVerificationToken(
+  mailDir: string,
+  email: string,
+  count = 1,
+  timeoutMs = 20_000,
+): Promise<string> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const mails = await mailsTo(mailDir, email);

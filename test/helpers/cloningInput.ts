@@ -15,7 +15,8 @@ import { readReply, type Reply } from './http';
 
 const run = promisify(execFile);
 
-const TEXT = 'This is my voice. I am reading a few sentences so that the service can learn how I sound. The weather was fine, and we walked along the river until the evening came.';
+const TEXT =
+  'This is my voice. I am reading a few sentences so that the service can learn how I sound. The weather was fine, and we walked along the river until the evening came.';
 
 async function inTempDir<T>(work: (dir: string) => Promise<T>): Promise<T> {
   const dir = await mkdtemp(path.join(tmpdir(), 'openvox-sample-'));
@@ -26,7 +27,8 @@ async function inTempDir<T>(work: (dir: string) => Promise<T>): Promise<T> {
   }
 }
 
-const ffmpeg = (args: string[]) => run('ffmpeg', ['-nostdin', '-v', 'error', '-y', ...args], { maxBuffer: 16 * 1024 * 1024 });
+const ffmpeg = (args: string[]) =>
+  run('ffmpeg', ['-nostdin', '-v', 'error', '-y', ...args], { maxBuffer: 16 * 1024 * 1024 });
 
 /** Every container/codec the API accepts (API.md: WAV, MP3, OGG Vorbis/Opus, FLAC, M4A AAC/ALAC). */
 export const ENCODINGS = {
@@ -41,7 +43,10 @@ export const ENCODINGS = {
 export type Encoding = keyof typeof ENCODINGS;
 
 /** Speech by espeak-ng (about 9 s), optionally cut to `seconds`, encoded as `encoding`. */
-export async function speech(encoding: Encoding, { seconds, voice = 'en-us+m3', pitch = 50 }: { seconds?: number; voice?: string; pitch?: number } = {}): Promise<Buffer> {
+export async function speech(
+  encoding: Encoding,
+  { seconds, voice = 'en-us+m3', pitch = 50 }: { seconds?: number; voice?: string; pitch?: number } = {},
+): Promise<Buffer> {
   return inTempDir(async (dir) => {
     const raw = path.join(dir, 'raw.wav');
     await run('espeak-ng', ['-v', voice, '-p', String(pitch), '-w', raw, TEXT]);
@@ -67,7 +72,19 @@ export async function longSpeechMp3(times: number): Promise<Buffer> {
 export async function silenceMp3(seconds: number): Promise<Buffer> {
   return inTempDir(async (dir) => {
     const out = path.join(dir, 'silence.mp3');
-    await ffmpeg(['-f', 'lavfi', '-i', 'anullsrc=r=8000:cl=mono', '-t', String(seconds), '-c:a', 'libmp3lame', '-b:a', '8k', out]);
+    await ffmpeg([
+      '-f',
+      'lavfi',
+      '-i',
+      'anullsrc=r=8000:cl=mono',
+      '-t',
+      String(seconds),
+      '-c:a',
+      'libmp3lame',
+      '-b:a',
+      '8k',
+      out,
+    ]);
     return readFile(out);
   });
 }
@@ -117,7 +134,10 @@ export async function hoursLongMp3(hours: number): Promise<Buffer> {
 }
 
 /** A real 1x1 PNG (signature, IHDR, IDAT, IEND). */
-export const PNG_BYTES = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c6360f8cfc0f01f0005000201e2b1f8a20000000049454e44ae426082', 'hex');
+export const PNG_BYTES = Buffer.from(
+  '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c6360f8cfc0f01f0005000201e2b1f8a20000000049454e44ae426082',
+  'hex',
+);
 
 export type Part =
   | { name: string; value: string }
@@ -138,7 +158,10 @@ export function multipart(parts: Part[]): { body: Buffer; contentType: string } 
   for (const part of parts) {
     chunks.push(Buffer.from(`--${boundary}\r\n`));
     if ('value' in part) {
-      chunks.push(Buffer.from(`Content-Disposition: form-data; name="${part.name}"\r\n\r\n`, 'utf8'), Buffer.from(part.value, 'utf8'));
+      chunks.push(
+        Buffer.from(`Content-Disposition: form-data; name="${part.name}"\r\n\r\n`, 'utf8'),
+        Buffer.from(part.value, 'utf8'),
+      );
     } else {
       const headers =
         part.rawHeaders ??
@@ -158,7 +181,10 @@ export function multipart(parts: Part[]): { body: Buffer; contentType: string } 
 export type { Reply } from './http';
 
 /** One request with a raw body; the reply's JSON parsed when it is JSON. */
-export async function send(url: string, init: { method?: string; token?: string; contentType?: string; body?: Buffer | string }): Promise<Reply> {
+export async function send(
+  url: string,
+  init: { method?: string; token?: string; contentType?: string; body?: Buffer | string },
+): Promise<Reply> {
   const headers: Record<string, string> = {};
   if (init.token) headers.Authorization = `Bearer ${init.token}`;
   if (init.contentType) headers['Content-Type'] = init.contentType;
@@ -171,7 +197,12 @@ export async function uploadTempFiles(): Promise<string[]> {
 }
 
 /** Polls `probe` until it returns something other than null/false; throws naming `what` after timeoutMs. */
-export async function until<T>(what: string, probe: () => Promise<T | null | false>, timeoutMs = 60_000, everyMs = 200): Promise<T> {
+export async function until<T>(
+  what: string,
+  probe: () => Promise<T | null | false>,
+  timeoutMs = 60_000,
+  everyMs = 200,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();

@@ -1,5 +1,9 @@
 /** Resolves once `probe` is true, polling every 20 ms; fails with `what` after `timeoutMs`. */
-export async function eventually(what: string, probe: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+export async function eventually(
+  what: string,
+  probe: () => boolean | Promise<boolean>,
+  timeoutMs = 10_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await probe())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);

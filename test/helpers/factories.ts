@@ -22,7 +22,10 @@ export interface TestAccount {
  * A verified account written straight to the database, with an access token:
  * for tests of other resources that do not need the signup workflow.
  */
-export async function createAccount(deps: ApiDeps, { credits = 35_000 }: { credits?: number } = {}): Promise<TestAccount> {
+export async function createAccount(
+  deps: ApiDeps,
+  { credits = 35_000 }: { credits?: number } = {},
+): Promise<TestAccount> {
   const id = randomUUID();
   const email = uniqueEmail('factory');
   await deps.db('accounts').insert({

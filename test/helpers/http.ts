@@ -25,15 +25,29 @@ export async function readReply(response: Response): Promise<Reply> {
 }
 
 /** JSON over fetch: `body` (when given) is sent as JSON, `token` as a bearer token. */
-export async function call(baseUrl: string, method: string, path: string, body?: unknown, token?: string): Promise<Reply> {
+export async function call(
+  baseUrl: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  token?: string,
+): Promise<Reply> {
   const headers: Record<string, string> = {};
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   if (token) headers.Authorization = `Bearer ${token}`;
-  return readReply(await fetch(`${baseUrl}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) }));
+  return readReply(
+    await fetch(`${baseUrl}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) }),
+  );
 }
 
 /** A request with a raw (possibly invalid) JSON text body. */
-export async function sendRaw(url: string, method: string, body: string, token?: string, headers: Record<string, string> = {}): Promise<Reply> {
+export async function sendRaw(
+  url: string,
+  method: string,
+  body: string,
+  token?: string,
+  headers: Record<string, string> = {},
+): Promise<Reply> {
   return readReply(
     await fetch(url, {
       method,
@@ -46,14 +60,19 @@ export async function sendRaw(url: string, method: string, body: string, token?:
 /** The problem+json shape of API.md for any 4xx: the members, and request_id matching the header. */
 export function problemShapeErrors(reply: Reply): string[] {
   const errors: string[] = [];
-  if (!/^application\/problem\+json/.test(reply.headers.get('content-type') ?? '')) errors.push(`content-type ${reply.headers.get('content-type')}`);
+  if (!/^application\/problem\+json/.test(reply.headers.get('content-type') ?? ''))
+    errors.push(`content-type ${reply.headers.get('content-type')}`);
   const body = reply.body ?? {};
   if (body.status !== reply.status) errors.push(`status member ${body.status}`);
-  if (typeof body.code !== 'string' || body.type !== `/api/docs/errors#${body.code}`) errors.push(`code/type ${body.code} ${body.type}`);
+  if (typeof body.code !== 'string' || body.type !== `/api/docs/errors#${body.code}`)
+    errors.push(`code/type ${body.code} ${body.type}`);
   if (typeof body.title !== 'string' || typeof body.detail !== 'string') errors.push('title/detail');
   if (body.request_id !== reply.headers.get('x-request-id')) errors.push('request_id');
   if (body.errors !== undefined) {
-    const ok = body.errors && typeof body.errors === 'object' && Object.values(body.errors).every((list) => Array.isArray(list) && list.every((m) => typeof m === 'string'));
+    const ok =
+      body.errors &&
+      typeof body.errors === 'object' &&
+      Object.values(body.errors).every((list) => Array.isArray(list) && list.every((m) => typeof m === 'string'));
     if (!ok) errors.push('errors member');
   }
   return errors;

@@ -15,7 +15,10 @@ export interface JsonEndpoint {
 }
 
 /** Every route with a JSON body, in both families; `ids` fills `{id}` per route path (default: a random UUID). */
-export function jsonEndpoints(deps: ApiDeps, ids: (openApiPath: string) => string = () => randomUUID()): JsonEndpoint[] {
+export function jsonEndpoints(
+  deps: ApiDeps,
+  ids: (openApiPath: string) => string = () => randomUUID(),
+): JsonEndpoint[] {
   return resourceRoutes(deps)
     .filter((route) => route.body)
     .flatMap((route) =>
@@ -37,9 +40,14 @@ export function jsonEndpoints(deps: ApiDeps, ids: (openApiPath: string) => strin
 export function errorShapeErrors(path: string, reply: Reply): string[] {
   if (!isOpenAiPath(path)) return problemShapeErrors(reply);
   const errors: string[] = [];
-  if (!/^application\/json/.test(reply.headers.get('content-type') ?? '')) errors.push(`content-type ${reply.headers.get('content-type')}`);
+  if (!/^application\/json/.test(reply.headers.get('content-type') ?? ''))
+    errors.push(`content-type ${reply.headers.get('content-type')}`);
   const error = reply.body?.error;
   if (!error || typeof error.message !== 'string' || typeof error.type !== 'string') errors.push('error.message/type');
-  else if (!(error.param === null || typeof error.param === 'string') || !(error.code === null || typeof error.code === 'string')) errors.push('error.param/code');
+  else if (
+    !(error.param === null || typeof error.param === 'string') ||
+    !(error.code === null || typeof error.code === 'string')
+  )
+    errors.push('error.param/code');
   return errors;
 }

@@ -38,7 +38,11 @@ function genuineClaims(accountId: string, type: TokenType = 'access', exp = now(
 }
 
 /** A token signed with `key` (the real one, or a wrong one). */
-export function signToken(key: Uint8Array, accountId: string, { type = 'access', exp, alg = 'HS256', claims = {} }: ForgeOptions = {}): Promise<string> {
+export function signToken(
+  key: Uint8Array,
+  accountId: string,
+  { type = 'access', exp, alg = 'HS256', claims = {} }: ForgeOptions = {},
+): Promise<string> {
   const payload = { ...genuineClaims(accountId, type, exp), ...claims };
   return new SignJWT(payload).setProtectedHeader({ alg, typ: 'JWT' }).sign(key);
 }

@@ -89,10 +89,25 @@ export async function startPiperMirror(voices: MirrorVoice[], modelPath = JOE_MO
     const key = `${voice.code}-${voice.name}-${voice.quality}`;
     const [family, region] = voice.code.split('_');
     const facts = LANGUAGES[voice.code] ?? { english: family, native: family, country: region, espeak: family };
-    const language = { code: voice.code, family, region, name_native: facts.native, name_english: facts.english, country_english: facts.country };
+    const language = {
+      code: voice.code,
+      family,
+      region,
+      name_native: facts.native,
+      name_english: facts.english,
+      country_english: facts.country,
+    };
     const speakers = voice.speakers ?? 1;
-    const speakerIds = speakers > 1 ? Object.fromEntries(Array.from({ length: speakers }, (_, id) => [`speaker_${id}`, id])) : {};
-    const voiceConfig = { ...config, language, espeak: { voice: facts.espeak }, audio: { ...config.audio, quality: voice.quality }, num_speakers: speakers, speaker_id_map: speakerIds };
+    const speakerIds =
+      speakers > 1 ? Object.fromEntries(Array.from({ length: speakers }, (_, id) => [`speaker_${id}`, id])) : {};
+    const voiceConfig = {
+      ...config,
+      language,
+      espeak: { voice: facts.espeak },
+      audio: { ...config.audio, quality: voice.quality },
+      num_speakers: speakers,
+      speaker_id_map: speakerIds,
+    };
     const entryFiles: Array<[string, Buffer]> = [
       [pathOf(key, '.onnx'), model],
       [pathOf(key, '.onnx.json'), Buffer.from(JSON.stringify(voiceConfig, null, 2))],
@@ -106,7 +121,9 @@ export async function startPiperMirror(voices: MirrorVoice[], modelPath = JOE_MO
       quality: voice.quality,
       num_speakers: speakers,
       speaker_id_map: speakerIds,
-      files: Object.fromEntries(entryFiles.map(([file, bytes]) => [file, { size_bytes: bytes.length, md5_digest: md5(bytes) }])),
+      files: Object.fromEntries(
+        entryFiles.map(([file, bytes]) => [file, { size_bytes: bytes.length, md5_digest: md5(bytes) }]),
+      ),
       aliases: [],
     };
   }

@@ -27,16 +27,30 @@ export async function rowsMentioning(db: ApiDeps['db'], needles: string[]): Prom
 }
 
 /** A long text: long enough that its synthesis is still rendering when a test acts on it. */
-const LONG_TEXT = Array.from({ length: 24 }, (_, index) => `Sentence number ${index + 1} of a long text that keeps the engine busy for a while.`).join(' ');
+const LONG_TEXT = Array.from(
+  { length: 24 },
+  (_, index) => `Sentence number ${index + 1} of a long text that keeps the engine busy for a while.`,
+).join(' ');
 
 /** Everything an account can own, made through the API: a project, an API key, a webhook endpoint, a cloned voice, a finished synthesis (with audio) and one still running. */
 export async function seedAccount(baseUrl: string, account: TestAccount, { marker }: { marker: string }) {
-  const req = (method: string, path: string, body?: unknown, token = account.access) => call(baseUrl, method, `/api/v1${path}`, body, token);
+  const req = (method: string, path: string, body?: unknown, token = account.access) =>
+    call(baseUrl, method, `/api/v1${path}`, body, token);
   const project = await req('POST', '/projects/', { name: `Project ${marker}` });
   const apiKey = await req('POST', '/auth/api-keys/', { name: `key ${marker}` });
   const webhook = await req('POST', '/webhooks/', { url: 'https://example.com/hook', events: ['credits.low'] });
-  const voice = await uploadSample(baseUrl, '/api/v1/voices/upload/', account.access, { name: `Voice ${marker}`, consent: 'true' }, { bytes: await makeSample('wav'), name: 'me.wav' });
-  const finished = await req('POST', '/tts/synthesize/', { text: `Finished ${marker}.`, voice_id: 'en-us-slt', project_id: project.body.id });
+  const voice = await uploadSample(
+    baseUrl,
+    '/api/v1/voices/upload/',
+    account.access,
+    { name: `Voice ${marker}`, consent: 'true' },
+    { bytes: await makeSample('wav'), name: 'me.wav' },
+  );
+  const finished = await req('POST', '/tts/synthesize/', {
+    text: `Finished ${marker}.`,
+    voice_id: 'en-us-slt',
+    project_id: project.body.id,
+  });
   for (const [what, reply, status] of [
     ['project', project, 201],
     ['api key', apiKey, 201],
@@ -50,5 +64,11 @@ export async function seedAccount(baseUrl: string, account: TestAccount, { marke
   if (done.status !== 'completed') throw new Error(`the finished synthesis ended ${done.status}`);
   const running = await req('POST', '/tts/synthesize/', { text: `${marker} ${LONG_TEXT}`, voice_id: 'en-us-slt' });
   if (running.status !== 202) throw new Error(`running synthesis: ${running.status} ${JSON.stringify(running.body)}`);
-  return { projectId: project.body.id, apiKey: apiKey.body.key as string, voiceId: voice.body.id as string, finishedId: finished.body.id as string, runningId: running.body.id as string };
+  return {
+    projectId: project.body.id,
+    apiKey: apiKey.body.key as string,
+    voiceId: voice.body.id as string,
+    finishedId: finished.body.id as string,
+    runningId: running.body.id as string,
+  };
 }

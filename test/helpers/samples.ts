@@ -7,11 +7,16 @@ import { promisify } from 'node:util';
 const run = promisify(execFile);
 
 /** A spoken sample made with espeak-ng, encoded by ffmpeg into `format` (wav, mp3, ogg, flac, m4a). */
-export async function makeSample(format: 'wav' | 'mp3' | 'ogg' | 'flac' | 'm4a' = 'wav', voice = 'en-us+m3', pitch = 50): Promise<Buffer> {
+export async function makeSample(
+  format: 'wav' | 'mp3' | 'ogg' | 'flac' | 'm4a' = 'wav',
+  voice = 'en-us+m3',
+  pitch = 50,
+): Promise<Buffer> {
   const dir = await mkdtemp(path.join(tmpdir(), 'openvox-sample-'));
   try {
     const raw = path.join(dir, 'raw.wav');
-    const text = 'This is my voice. I am reading a few sentences so that the service can learn how I sound. The weather was fine, and we walked along the river until the evening came.';
+    const text =
+      'This is my voice. I am reading a few sentences so that the service can learn how I sound. The weather was fine, and we walked along the river until the evening came.';
     await run('espeak-ng', ['-v', voice, '-p', String(pitch), '-w', raw, text]);
     const out = path.join(dir, `sample.${format}`);
     const codec: Record<string, string[]> = {
@@ -29,11 +34,21 @@ export async function makeSample(format: 'wav' | 'mp3' | 'ogg' | 'flac' | 'm4a' 
 }
 
 /** POSTs a multipart upload the way a browser or curl -F would. */
-export async function uploadSample(baseUrl: string, path: string, token: string, fields: Record<string, string>, file?: { bytes: Buffer; name: string; type?: string }) {
+export async function uploadSample(
+  baseUrl: string,
+  path: string,
+  token: string,
+  fields: Record<string, string>,
+  file?: { bytes: Buffer; name: string; type?: string },
+) {
   const form = new FormData();
   for (const [name, value] of Object.entries(fields)) form.append(name, value);
   if (file) form.append('file', new Blob([file.bytes], { type: file.type ?? 'application/octet-stream' }), file.name);
-  const response = await fetch(`${baseUrl}${path}`, { method: 'POST', headers: { Authorization: `Bearer ${token}` }, body: form });
+  const response = await fetch(`${baseUrl}${path}`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${token}` },
+    body: form,
+  });
   const text = await response.text();
   return { status: response.status, headers: response.headers, body: (text ? JSON.parse(text) : null) as any };
 }

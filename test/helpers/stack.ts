@@ -25,7 +25,9 @@ export function startApi(deps: ApiDeps): Promise<RunningApi> {
 }
 
 /** The worker process's workers on the deps' task queues, with the run's prebuilt workflow bundle; stop them with `shutdown()`. */
-export async function startTestWorker(deps: ApiDeps): Promise<{ workers: Worker[]; taskQueue: string; shutdown(): Promise<void> }> {
+export async function startTestWorker(
+  deps: ApiDeps,
+): Promise<{ workers: Worker[]; taskQueue: string; shutdown(): Promise<void> }> {
   installRuntimeOnce(deps.logger);
   const { config } = deps;
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
@@ -95,7 +97,10 @@ export interface Stack {
 }
 
 function started<T>(value: T | undefined, what: string): T {
-  if (value === undefined) throw new Error(`the test stack's ${what} is not running: use it inside a test or a later hook (or pass { ${what}: true })`);
+  if (value === undefined)
+    throw new Error(
+      `the test stack's ${what} is not running: use it inside a test or a later hook (or pass { ${what}: true })`,
+    );
   return value;
 }
 
@@ -112,7 +117,10 @@ export function useStack(options: StackOptions = {}): Stack {
   let worker: TestWorker | undefined;
   const cleanups: (() => Promise<unknown>)[] = [];
   beforeAll(async () => {
-    [api, worker] = await Promise.all([options.api === false ? undefined : startApi(deps), options.worker ? startTestWorker(deps) : undefined]);
+    [api, worker] = await Promise.all([
+      options.api === false ? undefined : startApi(deps),
+      options.worker ? startTestWorker(deps) : undefined,
+    ]);
   });
   afterAll(async () => {
     try {

@@ -5,7 +5,12 @@ import { analyseAudio, type AudioAnalysis, probeFormat } from '../../audio/analy
 import { call } from './http';
 
 /** Polls a status URL until the synthesis is no longer queued or processing. */
-export async function waitForSynthesis(baseUrl: string, statusUrl: string, token: string, timeoutMs = 90_000): Promise<any> {
+export async function waitForSynthesis(
+  baseUrl: string,
+  statusUrl: string,
+  token: string,
+  timeoutMs = 90_000,
+): Promise<any> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const { status, body } = await call(baseUrl, 'GET', statusUrl, undefined, token);
@@ -43,7 +48,11 @@ export const FORMAT_CASES: [format: string, contentType: string, container: stri
  * Starts every named job at once, so they render in parallel while the tests
  * await them one by one; a job's failure is reported by the test that awaits it.
  */
-export function startJobs<T>(bodies: Record<string, Record<string, unknown>>, start: (body: Record<string, unknown>) => Promise<T>, into = new Map<string, Promise<T>>()): Map<string, Promise<T>> {
+export function startJobs<T>(
+  bodies: Record<string, Record<string, unknown>>,
+  start: (body: Record<string, unknown>) => Promise<T>,
+  into = new Map<string, Promise<T>>(),
+): Map<string, Promise<T>> {
   for (const [name, body] of Object.entries(bodies)) {
     const pending = start(body);
     pending.catch(() => undefined);

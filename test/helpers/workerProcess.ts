@@ -32,7 +32,14 @@ export function spawnWorkerProcess(taskQueue: string, env: NodeJS.ProcessEnv = {
     cwd: ROOT,
     // Metrics off unless a test asks: the default port is fixed, and another worker on the machine may hold it.
     // Previews off too: each process on its own task queue would render every premade voice's preview again.
-    env: { ...process.env, LOG_LEVEL: 'warn', WORKER_METRICS_PORT: '0', VOICE_PREVIEWS: 'false', ...env, TEMPORAL_TASK_QUEUE: taskQueue },
+    env: {
+      ...process.env,
+      LOG_LEVEL: 'warn',
+      WORKER_METRICS_PORT: '0',
+      VOICE_PREVIEWS: 'false',
+      ...env,
+      TEMPORAL_TASK_QUEUE: taskQueue,
+    },
     // Its own process group: one kill reaches tsx and the node process it starts.
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -84,10 +91,25 @@ export async function waitForWorkerProcessReady(
     { name: `${config.TEMPORAL_TASK_QUEUE}-cpu`, type: 2 /* TASK_QUEUE_TYPE_ACTIVITY */ },
   ];
   for (const deadline = Date.now() + timeoutMs; ;) {
-    if (worker.child.exitCode !== null) throw new Error(`worker process exited ${worker.child.exitCode}:\n${worker.output()}`);
-    const described = await Promise.all(queues.map(({ name, type }) => temporal.workflowService.describeTaskQueue({ namespace: config.TEMPORAL_NAMESPACE, taskQueue: { name }, taskQueueType: type })));
-    if (described.every((queue) => (queue.pollers ?? []).some((poller) => Number(poller.lastAccessTime?.seconds ?? 0) * 1000 >= since - 1_000))) return;
-    if (Date.now() > deadline) throw new Error(`the worker process polled no task queue within ${timeoutMs} ms:\n${worker.output()}`);
+    if (worker.child.exitCode !== null)
+      throw new Error(`worker process exited ${worker.child.exitCode}:\n${worker.output()}`);
+    const described = await Promise.all(
+      queues.map(({ name, type }) =>
+        temporal.workflowService.describeTaskQueue({
+          namespace: config.TEMPORAL_NAMESPACE,
+          taskQueue: { name },
+          taskQueueType: type,
+        }),
+      ),
+    );
+    if (
+      described.every((queue) =>
+        (queue.pollers ?? []).some((poller) => Number(poller.lastAccessTime?.seconds ?? 0) * 1000 >= since - 1_000),
+      )
+    )
+      return;
+    if (Date.now() > deadline)
+      throw new Error(`the worker process polled no task queue within ${timeoutMs} ms:\n${worker.output()}`);
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }

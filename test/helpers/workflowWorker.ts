@@ -16,7 +16,11 @@ import { installRuntimeOnce } from './runtime';
  * (the signup TTL is one).
  */
 
-type ActivityMocks = { [Name in keyof Activities]?: (...args: Parameters<Activities[Name]>) => Promise<Awaited<ReturnType<Activities[Name]>>> };
+type ActivityMocks = {
+  [Name in keyof Activities]?: (
+    ...args: Parameters<Activities[Name]>
+  ) => Promise<Awaited<ReturnType<Activities[Name]>>>;
+};
 type AnyActivity = (...args: unknown[]) => Promise<unknown>;
 
 export interface WorkflowWorker {
@@ -60,7 +64,10 @@ export function useWorkflowWorker(activityNames: (keyof Activities)[]): Workflow
     installRuntimeOnce();
     const address = process.env.TEMPORAL_ADDRESS!;
     const namespace = process.env.TEMPORAL_NAMESPACE ?? 'default';
-    [connection, nativeConnection] = await Promise.all([Connection.connect({ address }), NativeConnection.connect({ address })]);
+    [connection, nativeConnection] = await Promise.all([
+      Connection.connect({ address }),
+      NativeConnection.connect({ address }),
+    ]);
     client = new Client({ connection, namespace });
     worker = await Worker.create({
       connection: nativeConnection,
@@ -101,7 +108,8 @@ export async function historyOf(handle: WorkflowHandle): Promise<HistoryEvent[]>
 }
 
 /** A protobuf Duration (seconds may be a Long) in milliseconds. */
-export const durationMs = (duration: { seconds?: unknown; nanos?: number | null } | null | undefined) => Number(String(duration?.seconds ?? 0)) * 1000 + (duration?.nanos ?? 0) / 1e6;
+export const durationMs = (duration: { seconds?: unknown; nanos?: number | null } | null | undefined) =>
+  Number(String(duration?.seconds ?? 0)) * 1000 + (duration?.nanos ?? 0) / 1e6;
 
 /** A promise and the function that settles it: an activity that waits for the test. */
 export function gate<T = void>(): { promise: Promise<T>; open(value: T): void } {

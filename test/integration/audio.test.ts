@@ -22,7 +22,10 @@ import { useTempFiles } from '../helpers/tempFiles';
  */
 
 // Piper without its sampling noise: its durations and pitch are then the same run to run.
-const engines: EngineRegistry = new Map([...createEngines({ enableNonFree: true }), ['piper', createPiperEngine({ modelsDir: process.env.MODELS_DIR ?? defaultModelsDir(), noise: false })] as const]);
+const engines: EngineRegistry = new Map([
+  ...createEngines({ enableNonFree: true }),
+  ['piper', createPiperEngine({ modelsDir: process.env.MODELS_DIR ?? defaultModelsDir(), noise: false })] as const,
+]);
 const SENTENCE = 'The weather is lovely this morning.'; // six words
 const file = useTempFiles('openvox-audio-test-');
 
@@ -59,7 +62,8 @@ describe('en-us-joe speed (length_scale through the measured curve, a stretch be
   const TEXT = 'A calm voice reads the morning news, one story after another, without hurry.';
 
   it('gives 1/s of the speed-1 duration within 3 % for speeds from 0.5 to 2', async () => {
-    const duration = async (speed: number) => (await finish([await chunk(voice, TEXT, { speed })], { speed })).durationSeconds;
+    const duration = async (speed: number) =>
+      (await finish([await chunk(voice, TEXT, { speed })], { speed })).durationSeconds;
     const base = await duration(1);
     const rows: string[] = [];
     for (const speed of [0.5, 0.6, 0.75, 0.9, 1.1, 1.25, 1.5, 1.75, 2]) {
@@ -85,7 +89,10 @@ describe.each(VOICES)('%s through the pipeline', (id) => {
   }, 30_000);
 
   const skipUnlessPresent = (): boolean => {
-    if (!present) console.warn(`${voice.engine} not installed (non-free engines need ENABLE_NONFREE_ENGINES=true scripts/install.sh): skipped`);
+    if (!present)
+      console.warn(
+        `${voice.engine} not installed (non-free engines need ENABLE_NONFREE_ENGINES=true scripts/install.sh): skipped`,
+      );
     return !present;
   };
 
@@ -104,10 +111,14 @@ describe.each(VOICES)('%s through the pipeline', (id) => {
 
   it('halves the duration at speed 2.0 and doubles it at 0.5, keeping the pitch', async () => {
     if (skipUnlessPresent()) return;
-    const [fast, slow] = await Promise.all([2, 0.5].map(async (speed) => (await finish([await chunk(voice, SENTENCE, { speed })], { speed })).analysis));
+    const [fast, slow] = await Promise.all(
+      [2, 0.5].map(async (speed) => (await finish([await chunk(voice, SENTENCE, { speed })], { speed })).analysis),
+    );
     const fastRatio = fast.durationSeconds / neutral.durationSeconds;
     const slowRatio = slow.durationSeconds / neutral.durationSeconds;
-    log.push(`${id.padEnd(18)} speed 2.0 -> x${fastRatio.toFixed(3)} duration, 0.5 -> x${slowRatio.toFixed(3)}; F0 ${fast.f0MedianHz!.toFixed(0)} / ${slow.f0MedianHz!.toFixed(0)} Hz`);
+    log.push(
+      `${id.padEnd(18)} speed 2.0 -> x${fastRatio.toFixed(3)} duration, 0.5 -> x${slowRatio.toFixed(3)}; F0 ${fast.f0MedianHz!.toFixed(0)} / ${slow.f0MedianHz!.toFixed(0)} Hz`,
+    );
     expect(fastRatio).toBeLessThanOrEqual(0.55);
     expect(slowRatio).toBeGreaterThanOrEqual(1.8);
     // Pitch stays (a time stretch smears periodicity, so YIN voices fewer frames at 2x: 2 st of slack).
@@ -119,7 +130,11 @@ describe.each(VOICES)('%s through the pipeline', (id) => {
     if (skipUnlessPresent()) return;
     // A low voice an octave down (joe: 89 -> 45 Hz) reaches the floor of the YIN measurement (40 Hz): measure it 7 semitones down.
     const downShift = neutral.f0MedianHz! / 2 < 55 ? -7 : -12;
-    const [up, down] = await Promise.all([12, downShift].map(async (pitch) => (await finish([await chunk(voice, SENTENCE, { pitch })], { pitch })).analysis));
+    const [up, down] = await Promise.all(
+      [12, downShift].map(
+        async (pitch) => (await finish([await chunk(voice, SENTENCE, { pitch })], { pitch })).analysis,
+      ),
+    );
     const upRatio = up.f0MedianHz! / neutral.f0MedianHz!;
     const downRatio = down.f0MedianHz! / neutral.f0MedianHz!;
     log.push(`${id.padEnd(18)} pitch +12 -> F0 x${upRatio.toFixed(3)}, ${downShift} -> x${downRatio.toFixed(3)}`);
@@ -133,7 +148,12 @@ describe.each(VOICES)('%s through the pipeline', (id) => {
   it('makes every emotion measurably different from neutral', async () => {
     if (skipUnlessPresent()) return;
     const others = EMOTIONS.filter((emotion) => emotion !== 'neutral');
-    const results = await Promise.all(others.map(async (emotion) => ({ emotion, analysis: (await finish([await chunk(voice, SENTENCE, { emotion })], { emotion })).analysis })));
+    const results = await Promise.all(
+      others.map(async (emotion) => ({
+        emotion,
+        analysis: (await finish([await chunk(voice, SENTENCE, { emotion })], { emotion })).analysis,
+      })),
+    );
     for (const { emotion, analysis } of results) {
       const differences = {
         duration: analysis.durationSeconds / neutral.durationSeconds - 1,
@@ -144,7 +164,11 @@ describe.each(VOICES)('%s through the pipeline', (id) => {
       log.push(
         `${id.padEnd(18)} ${emotion.padEnd(8)} duration ${(differences.duration * 100).toFixed(1)} %, F0 ${differences.f0Semitones.toFixed(2)} st, spread ${differences.spreadSemitones.toFixed(2)} st, loudness ${differences.loudnessLu.toFixed(1)} LU`,
       );
-      const clear = Math.abs(differences.duration) >= 0.07 || Math.abs(differences.f0Semitones) >= 1 || Math.abs(differences.spreadSemitones) >= 0.75 || Math.abs(differences.loudnessLu) >= 2;
+      const clear =
+        Math.abs(differences.duration) >= 0.07 ||
+        Math.abs(differences.f0Semitones) >= 1 ||
+        Math.abs(differences.spreadSemitones) >= 0.75 ||
+        Math.abs(differences.loudnessLu) >= 2;
       expect([emotion, differences, clear]).toEqual([emotion, differences, true]);
     }
   }, 60_000);
@@ -163,17 +187,24 @@ describe('output formats', () => {
     chunks = [await chunk(findPremadeVoice('en-us-espeak-f')!, SENTENCE)];
   });
 
-  it.each(Object.keys(expected) as OutputFormat[])('%s: right container, codec, content type, size and duration', async (format) => {
-    const result = await finish(chunks, { format });
-    const probe = await probeFormat(result.outPath);
-    expect(probe).toMatchObject({ container: expected[format].container, codec: expected[format].codec, channels: 1 });
-    if (format !== 'ogg') expect(probe!.sampleRate).toBe(24_000); // Opus always decodes at 48 kHz
-    expect(result.contentType).toBe(expected[format].contentType);
-    expect(result.bytes).toBe((await readFile(result.outPath)).length);
-    // The reported duration is the decoded one (encoder padding aside).
-    expect(Math.abs(result.durationSeconds - result.analysis.durationSeconds)).toBeLessThan(0.08);
-    expect(result.analysis.f0MedianHz).toBeGreaterThan(150);
-  });
+  it.each(Object.keys(expected) as OutputFormat[])(
+    '%s: right container, codec, content type, size and duration',
+    async (format) => {
+      const result = await finish(chunks, { format });
+      const probe = await probeFormat(result.outPath);
+      expect(probe).toMatchObject({
+        container: expected[format].container,
+        codec: expected[format].codec,
+        channels: 1,
+      });
+      if (format !== 'ogg') expect(probe!.sampleRate).toBe(24_000); // Opus always decodes at 48 kHz
+      expect(result.contentType).toBe(expected[format].contentType);
+      expect(result.bytes).toBe((await readFile(result.outPath)).length);
+      // The reported duration is the decoded one (encoder padding aside).
+      expect(Math.abs(result.durationSeconds - result.analysis.durationSeconds)).toBeLessThan(0.08);
+      expect(result.analysis.f0MedianHz).toBeGreaterThan(150);
+    },
+  );
 
   it('stops both the encoder and the meter of a lossy format when the finish is aborted', async () => {
     // This jest worker's ffmpeg children: the encoder and the true-peak meter run side by side.
@@ -190,7 +221,15 @@ describe('output formats', () => {
     };
     const abort = new AbortController();
     // Minutes of audio, so that both processes are still running when the abort comes.
-    const finishing = finishAudio({ chunks: Array<string>(120).fill(chunks[0]), speed: 1, pitch: 0, emotion: 'neutral', format: 'ogg', outPath: file('ogg'), signal: abort.signal });
+    const finishing = finishAudio({
+      chunks: Array<string>(120).fill(chunks[0]),
+      speed: 1,
+      pitch: 0,
+      emotion: 'neutral',
+      format: 'ogg',
+      outPath: file('ogg'),
+      signal: abort.signal,
+    });
     finishing.catch(() => undefined);
     // Generous waits: on a loaded machine the loudness pass before the encode alone can take seconds.
     await eventually('the encoder and the meter', async () => (await ffmpegChildren()) === 2, 40_000);
@@ -213,7 +252,8 @@ describe('the pipeline around the engines', () => {
   const espeak = findPremadeVoice('en-us-espeak-m')!;
 
   it('joins chunks in order with a short pause between them', async () => {
-    const text = 'First comes the opening line. Then a second sentence follows it. Finally the third one ends the paragraph.';
+    const text =
+      'First comes the opening line. Then a second sentence follows it. Finally the third one ends the paragraph.';
     const parts = splitText(text, 45);
     expect(parts).toHaveLength(3);
     const paths = await Promise.all(parts.map((part) => chunk(espeak, part)));
@@ -222,7 +262,8 @@ describe('the pipeline around the engines', () => {
     const expectedSeconds = seconds.reduce((sum, value) => sum + value, 0) + 2 * 0.4;
     expect(Math.abs(joined.durationSeconds - expectedSeconds)).toBeLessThan(0.05);
     expect(Math.abs(joined.analysis.durationSeconds - joined.durationSeconds)).toBeLessThan(0.01);
-    for (const chunkPath of paths) expect(await readWavInfo(chunkPath)).toMatchObject({ sampleRate: 24_000, channels: 1, bitsPerSample: 16 });
+    for (const chunkPath of paths)
+      expect(await readWavInfo(chunkPath)).toMatchObject({ sampleRate: 24_000, channels: 1, bitsPerSample: 16 });
   }, 30_000);
 
   it('speaks markup and shell syntax through renderChunk and runs nothing', async () => {
@@ -238,7 +279,14 @@ describe('the pipeline around the engines', () => {
   }, 30_000);
 
   it('renders a punctuation-only chunk as a beat of silence', async () => {
-    const result = await renderChunk({ voice: espeak, text: ' ?! … ', speed: 1, emotion: 'neutral', outPath: file('wav'), engines });
+    const result = await renderChunk({
+      voice: espeak,
+      text: ' ?! … ',
+      speed: 1,
+      emotion: 'neutral',
+      outPath: file('wav'),
+      engines,
+    });
     expect(result.durationSeconds).toBeCloseTo(0.1, 3);
   });
 
@@ -258,9 +306,22 @@ describe('the pipeline around the engines', () => {
   }, 30_000);
 
   it('rejects out-of-range requests before running anything', async () => {
-    await expect(renderChunk({ voice: espeak, text: 'hi', speed: 3, emotion: 'neutral', outPath: file('wav'), engines })).rejects.toThrow(/^speed/);
-    await expect(finishAudio({ chunks: [], speed: 1, pitch: 0, emotion: 'neutral', format: 'wav', outPath: file('wav') })).rejects.toThrow(RangeError);
-    await expect(finishAudio({ chunks: ['x'], speed: 1, pitch: 0, emotion: 'neutral', format: 'aac' as OutputFormat, outPath: file('aac') })).rejects.toThrow(/output_format/);
+    await expect(
+      renderChunk({ voice: espeak, text: 'hi', speed: 3, emotion: 'neutral', outPath: file('wav'), engines }),
+    ).rejects.toThrow(/^speed/);
+    await expect(
+      finishAudio({ chunks: [], speed: 1, pitch: 0, emotion: 'neutral', format: 'wav', outPath: file('wav') }),
+    ).rejects.toThrow(RangeError);
+    await expect(
+      finishAudio({
+        chunks: ['x'],
+        speed: 1,
+        pitch: 0,
+        emotion: 'neutral',
+        format: 'aac' as OutputFormat,
+        outPath: file('aac'),
+      }),
+    ).rejects.toThrow(/output_format/);
   });
 
   it('leaves no temporary files behind, also when an engine fails', async () => {
@@ -270,9 +331,18 @@ describe('the pipeline around the engines', () => {
     try {
       const chunkPath = file('wav');
       await renderChunk({ voice: espeak, text: SENTENCE, speed: 1.5, emotion: 'happy', outPath: chunkPath, engines });
-      await finishAudio({ chunks: [chunkPath, chunkPath], speed: 1.5, pitch: 3, emotion: 'happy', format: 'mp3', outPath: file('mp3') });
+      await finishAudio({
+        chunks: [chunkPath, chunkPath],
+        speed: 1.5,
+        pitch: 3,
+        emotion: 'happy',
+        format: 'mp3',
+        outPath: file('mp3'),
+      });
       const broken = { ...espeak, engineVoice: 'xx-none' };
-      await expect(renderChunk({ voice: broken, text: SENTENCE, speed: 1, emotion: 'neutral', outPath: file('wav'), engines })).rejects.toThrow(/espeak-ng/);
+      await expect(
+        renderChunk({ voice: broken, text: SENTENCE, speed: 1, emotion: 'neutral', outPath: file('wav'), engines }),
+      ).rejects.toThrow(/espeak-ng/);
       expect(await readdir(tmp)).toEqual([]);
     } finally {
       process.env.TMPDIR = previous;
@@ -302,7 +372,8 @@ describe('analysis', () => {
 
 describe("an emotion's pitch", () => {
   // Several sentences: a one-sentence median F0 moves by a few tenths of a semitone with the rate alone.
-  const TEXT = 'The weather is lovely this morning. Please call me back when you get home tonight. The train leaves every hour.';
+  const TEXT =
+    'The weather is lovely this morning. Please call me back when you get home tonight. The train leaves every hour.';
   const medianF0 = async (id: string, emotion: Emotion) => {
     const voice = findPremadeVoice(id)!;
     return (await finish([await chunk(voice, TEXT, { emotion })], { emotion })).analysis.f0MedianHz!;
@@ -316,7 +387,9 @@ describe("an emotion's pitch", () => {
       medianF0('en-us-slt', 'neutral'),
       medianF0('en-us-slt', 'happy'),
     ]);
-    log.push(`happy (${preset} st): flite slt F0 ${semitones(fliteHappy / fliteNeutral).toFixed(2)} st, Festival HTS slt ${semitones(htsHappy / htsNeutral).toFixed(2)} st`);
+    log.push(
+      `happy (${preset} st): flite slt F0 ${semitones(fliteHappy / fliteNeutral).toFixed(2)} st, Festival HTS slt ${semitones(htsHappy / htsNeutral).toFixed(2)} st`,
+    );
     expect(preset).toBeGreaterThan(0.5);
     expect(Math.abs(semitones(fliteHappy / fliteNeutral) - preset)).toBeLessThan(0.5);
     expect(Math.abs(semitones(htsHappy / htsNeutral))).toBeLessThan(0.3);

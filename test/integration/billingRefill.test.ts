@@ -18,13 +18,30 @@ describe('monthly billing refills', () => {
   /** A verified account as signup leaves it: the free grant in the ledger. */
   async function verifiedAt(verified: string, plan = 'free'): Promise<string> {
     const id = randomUUID();
-    await deps.db('accounts').insert({ id, email: uniqueEmail('billing'), password_hash: passwordHash, email_verified_at: verified, subscription_tier: plan });
+    await deps.db('accounts').insert({
+      id,
+      email: uniqueEmail('billing'),
+      password_hash: passwordHash,
+      email_verified_at: verified,
+      subscription_tier: plan,
+    });
     await deps.db.transaction((trx) => applyGrant(trx, id, 35_000, SIGNUP_GRANT_REFERENCE));
     return id;
   }
   const account = (id: string) => deps.db('accounts').where({ id }).first('credit_balance', 'credits_reserved');
-  const refills = (id: string) => deps.db('credit_ledger').where({ account_id: id, kind: 'grant' }).whereLike('reference', 'refill:%').orderBy('id').select('reference', 'amount');
-  const runRefill = (asOf: string) => deps.temporal.workflow.execute(billingRefill, { taskQueue: worker.taskQueue, workflowId: `billing-refill-test-${randomUUID()}`, args: [{ asOf }] });
+  const refills = (id: string) =>
+    deps
+      .db('credit_ledger')
+      .where({ account_id: id, kind: 'grant' })
+      .whereLike('reference', 'refill:%')
+      .orderBy('id')
+      .select('reference', 'amount');
+  const runRefill = (asOf: string) =>
+    deps.temporal.workflow.execute(billingRefill, {
+      taskQueue: worker.taskQueue,
+      workflowId: `billing-refill-test-${randomUUID()}`,
+      args: [{ asOf }],
+    });
 
   it('tops up the available balance at each period boundary, once per period, keeping reservations', async () => {
     // Verified on 2025-01-31: periods start on the 28th of February, the 31st of March, …
@@ -84,7 +101,8 @@ describe('monthly billing refills', () => {
       const id = await verifiedAt(lastMonth);
       await deps.db('accounts').where({ id }).update({ credit_balance: 0 });
       await handle.trigger();
-      for (let attempt = 0; (await refills(id)).length === 0 && attempt < 100; attempt++) await new Promise((resolve) => setTimeout(resolve, 200));
+      for (let attempt = 0; (await refills(id)).length === 0 && attempt < 100; attempt++)
+        await new Promise((resolve) => setTimeout(resolve, 200));
       expect(await refills(id)).toHaveLength(1);
       expect(await account(id)).toMatchObject({ credit_balance: '35000' });
     } finally {

@@ -3,7 +3,15 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { intakeSample } from '../../audio/cloning/intake';
-import { baseVoiceCandidates, type ClonedVoiceProfile, buildVoiceProfile, EQ_MAX_BOOST_DB, EQ_MAX_CUT_DB, NEURAL_FLOOR, RATE_RANGE } from '../../audio/cloning/profile';
+import {
+  baseVoiceCandidates,
+  type ClonedVoiceProfile,
+  buildVoiceProfile,
+  EQ_MAX_BOOST_DB,
+  EQ_MAX_CUT_DB,
+  NEURAL_FLOOR,
+  RATE_RANGE,
+} from '../../audio/cloning/profile';
 import { similarityScore } from '../../audio/cloning/similarity';
 import { renderChunk } from '../../audio/render';
 import { analyseSpeaker, type SpeakerProfile } from '../../audio/cloning/speaker';
@@ -29,7 +37,8 @@ let dir: string;
 let speakers: Reference[];
 const log: string[] = [];
 
-const semitonesApart = (a: SpeakerProfile, b: SpeakerProfile) => Math.abs(12 * Math.log2(a.f0MedianHz! / b.f0MedianHz!));
+const semitonesApart = (a: SpeakerProfile, b: SpeakerProfile) =>
+  Math.abs(12 * Math.log2(a.f0MedianHz! / b.f0MedianHz!));
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'openvox-cloning-'));
@@ -71,13 +80,21 @@ describe('analyseSpeaker', () => {
 describe('buildVoiceProfile candidates', () => {
   it('skips a voice that cannot render, falls back to en-US voices for a language without any, and renders through `render`', async () => {
     const samplePath = path.join(dir, 'candidates-sample.wav');
-    execFileSync('espeak-ng', ['-v', 'en-us+m3', '-w', samplePath, 'The birch canoe slid on the smooth planks. Glue the sheet to the dark blue background.']);
+    execFileSync('espeak-ng', [
+      '-v',
+      'en-us+m3',
+      '-w',
+      samplePath,
+      'The birch canoe slid on the smooth planks. Glue the sheet to the dark blue background.',
+    ]);
     const sample = await analyseSpeaker(samplePath);
     const rendered: string[] = [];
     const clone = await buildVoiceProfile({
       sample,
       language: 'zz-ZZ',
-      candidates: ['en-us-pico', 'en-us-espeak-m', 'en-us-espeak-f', 'de-de-espeak-m'].map((id) => findPremadeVoice(id)!),
+      candidates: ['en-us-pico', 'en-us-espeak-m', 'en-us-espeak-f', 'de-de-espeak-m'].map((id) =>
+        findPremadeVoice(id)!,
+      ),
       maxCandidates: 2,
       engines,
       render: (input) => {
@@ -101,16 +118,33 @@ describe('neural base voices', () => {
     expect(candidates[0]).toBe('en-us-joe');
     expect(candidates).toContain('en-us-slt');
     // A registry without Piper (no MODELS_DIR) offers the classic voices only.
-    expect((await baseVoiceCandidates({ engines, language: 'en-US' })).map((voice) => voice.id)).not.toContain('en-us-joe');
+    expect((await baseVoiceCandidates({ engines, language: 'en-US' })).map((voice) => voice.id)).not.toContain(
+      'en-us-joe',
+    );
   });
 
   it('fit a male sample like any other base voice', async () => {
     const samplePath = path.join(dir, 'neural-sample.wav');
-    execFileSync('espeak-ng', ['-v', 'en-us+m3', '-p', '30', '-w', samplePath, 'The birch canoe slid on the smooth planks. Glue the sheet to the dark blue background.']);
+    execFileSync('espeak-ng', [
+      '-v',
+      'en-us+m3',
+      '-p',
+      '30',
+      '-w',
+      samplePath,
+      'The birch canoe slid on the smooth planks. Glue the sheet to the dark blue background.',
+    ]);
     const sample = await analyseSpeaker(samplePath);
     // neuralFloor Infinity: the classic voice competes whatever the neural fit scores.
     const candidates = ['en-us-joe', 'en-us-flite-rms'].map((id) => findPremadeVoice(id)!);
-    const clone = await buildVoiceProfile({ sample, language: 'en-US', engines: withPiper, candidates, maxCandidates: 2, neuralFloor: Infinity });
+    const clone = await buildVoiceProfile({
+      sample,
+      language: 'en-US',
+      engines: withPiper,
+      candidates,
+      maxCandidates: 2,
+      neuralFloor: Infinity,
+    });
     log.push(`neural candidates: ${JSON.stringify(clone.tried)}`);
     expect(clone.tried.map((entry) => entry.voiceId).sort()).toEqual(['en-us-flite-rms', 'en-us-joe']);
     for (const entry of clone.tried) expect(entry.similarity).toBeGreaterThan(0);
@@ -120,7 +154,11 @@ describe('neural base voices', () => {
     const normalized = path.join(dir, 'neural-female.wav');
     const intake = await intakeSample(speakers[1].clonePath, normalized);
     if (!intake.ok) throw new Error(intake.message);
-    const clone = await buildVoiceProfile({ sample: await analyseSpeaker(normalized), language: 'en-US', engines: withPiper });
+    const clone = await buildVoiceProfile({
+      sample: await analyseSpeaker(normalized),
+      language: 'en-US',
+      engines: withPiper,
+    });
     log.push(`neural first, ${speakers[1].name}: ${JSON.stringify(clone.tried)}`);
     const joe = clone.tried.find((entry) => entry.voiceId === 'en-us-joe');
     expect((joe!.similarity + joe!.fitSimilarity) / 2).toBeLessThan(NEURAL_FLOOR);
@@ -136,7 +174,13 @@ describe('neural voices first', () => {
 
   beforeAll(async () => {
     const samplePath = path.join(dir, 'tiers-sample.wav');
-    execFileSync('espeak-ng', ['-v', 'en-us+m3', '-w', samplePath, 'The birch canoe slid on the smooth planks. Glue the sheet to the dark blue background.']);
+    execFileSync('espeak-ng', [
+      '-v',
+      'en-us+m3',
+      '-w',
+      samplePath,
+      'The birch canoe slid on the smooth planks. Glue the sheet to the dark blue background.',
+    ]);
     sample = await analyseSpeaker(samplePath);
   });
 
@@ -147,7 +191,11 @@ describe('neural voices first', () => {
       language: 'en-US',
       engines,
       neuralFloor,
-      candidates: [findPremadeVoice('en-us-flite-rms')!, asNeural('en-us-espeak-m'), findPremadeVoice('en-us-festival-kal')!],
+      candidates: [
+        findPremadeVoice('en-us-flite-rms')!,
+        asNeural('en-us-espeak-m'),
+        findPremadeVoice('en-us-festival-kal')!,
+      ],
       render: (input) => {
         rendered.push(input.voice.id);
         return renderChunk({ ...input, engines });
@@ -168,7 +216,11 @@ describe('neural voices first', () => {
   it('under the floor the classic voices are fitted after the neural ones and the best on merit wins', async () => {
     const { clone, rendered } = await cloneWith(1.01);
     expect(rendered[0]).toBe('en-us-espeak-m');
-    expect(clone.tried.map((entry) => entry.voiceId).sort()).toEqual(['en-us-espeak-m', 'en-us-festival-kal', 'en-us-flite-rms']);
+    expect(clone.tried.map((entry) => entry.voiceId).sort()).toEqual([
+      'en-us-espeak-m',
+      'en-us-festival-kal',
+      'en-us-flite-rms',
+    ]);
     const merits = clone.tried.map((entry) => entry.similarity + entry.fitSimilarity);
     expect(merits).toEqual([...merits].sort((a, b) => b - a));
     expect(clone.baseVoiceId).toBe(clone.tried[0].voiceId);
@@ -193,7 +245,9 @@ describe('cloning two different speakers', () => {
         `clone of ${reference.name} from ${intake.seconds.toFixed(1)} s: ${JSON.stringify({ ...clones[index], eq: `${clones[index].eq.length} points` })} in ${((Date.now() - started) / 1000).toFixed(1)} s`,
       );
       heldOut.push(await analyseSpeaker(reference.heldOutPath));
-      cloneSpeaks.push(await speak(findPremadeVoice(clones[index].baseVoiceId)!, reference.heldOutText, dir, clones[index], engines));
+      cloneSpeaks.push(
+        await speak(findPremadeVoice(clones[index].baseVoiceId)!, reference.heldOutText, dir, clones[index], engines),
+      );
     }
     defaultSpeaks = await speak(findPremadeVoice(FALLBACK_VOICE_ID)!, speakers[0].heldOutText, dir, null, engines);
     for (const [index, name] of ['A', 'B'].entries()) {
@@ -225,20 +279,36 @@ describe('cloning two different speakers', () => {
     }
   });
 
-  it.each([0, 1])('speaker %#: the clone is closer to its speaker than the default voice is (similarity and F0)', (index) => {
-    expect(similarityScore(heldOut[index], cloneSpeaks[index])).toBeGreaterThan(similarityScore(heldOut[index], defaultSpeaks));
-    expect(semitonesApart(heldOut[index], cloneSpeaks[index])).toBeLessThan(semitonesApart(heldOut[index], defaultSpeaks));
-  });
+  it.each([0, 1])(
+    'speaker %#: the clone is closer to its speaker than the default voice is (similarity and F0)',
+    (index) => {
+      expect(similarityScore(heldOut[index], cloneSpeaks[index])).toBeGreaterThan(
+        similarityScore(heldOut[index], defaultSpeaks),
+      );
+      expect(semitonesApart(heldOut[index], cloneSpeaks[index])).toBeLessThan(
+        semitonesApart(heldOut[index], defaultSpeaks),
+      );
+    },
+  );
 
-  it.each([0, 1])('speaker %#: the clone is closer to its speaker than to the other speaker (similarity and F0)', (index) => {
-    const other = 1 - index;
-    expect(similarityScore(heldOut[index], cloneSpeaks[index])).toBeGreaterThan(similarityScore(heldOut[other], cloneSpeaks[index]));
-    expect(semitonesApart(heldOut[index], cloneSpeaks[index])).toBeLessThan(semitonesApart(heldOut[other], cloneSpeaks[index]));
-  });
+  it.each([0, 1])(
+    'speaker %#: the clone is closer to its speaker than to the other speaker (similarity and F0)',
+    (index) => {
+      const other = 1 - index;
+      expect(similarityScore(heldOut[index], cloneSpeaks[index])).toBeGreaterThan(
+        similarityScore(heldOut[other], cloneSpeaks[index]),
+      );
+      expect(semitonesApart(heldOut[index], cloneSpeaks[index])).toBeLessThan(
+        semitonesApart(heldOut[other], cloneSpeaks[index]),
+      );
+    },
+  );
 
   it("the two clones are told apart: each speaker's own clone measures closer than the other's", () => {
     for (const index of [0, 1]) {
-      expect(similarityScore(heldOut[index], cloneSpeaks[index])).toBeGreaterThan(similarityScore(heldOut[index], cloneSpeaks[1 - index]));
+      expect(similarityScore(heldOut[index], cloneSpeaks[index])).toBeGreaterThan(
+        similarityScore(heldOut[index], cloneSpeaks[1 - index]),
+      );
     }
   });
 });

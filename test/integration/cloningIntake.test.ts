@@ -28,7 +28,10 @@ const headerSeconds = (name: string) =>
       .trim(),
   );
 
-async function intake(name: string, options: Parameters<typeof intakeSample>[2] = {}): Promise<IntakeResult & { elapsedMs: number; outPath: string }> {
+async function intake(
+  name: string,
+  options: Parameters<typeof intakeSample>[2] = {},
+): Promise<IntakeResult & { elapsedMs: number; outPath: string }> {
   const outPath = file(`intake-${++counter}.wav`);
   const started = Date.now();
   const result = await intakeSample(file(name), outPath, options);
@@ -63,40 +66,46 @@ afterAll(async () => {
 });
 
 describe('intakeSample', () => {
-  it.each(FORMATS.map(([name, , format]) => [name, format]))('decodes %s to 16 kHz mono WAV with its true length', async (name, format) => {
-    const result = await intake(name);
-    const ok = accepted(result);
-    expect(ok.format).toBe(format);
-    expect(ok.truncated).toBe(false);
-    // Lossy codecs add encoder delay and padding: tens of milliseconds.
-    expect(Math.abs(ok.seconds - sourceSeconds)).toBeLessThan(0.1);
-    const written = await readWavInfo(result.outPath);
-    expect(written).toMatchObject({ sampleRate: 16_000, channels: 1, bitsPerSample: 16 });
-    expect(written.durationSeconds).toBeCloseTo(ok.seconds, 3);
-    expect(ok.voicedSeconds).toBeGreaterThan(2);
-    expect(ok.f0MedianHz).toBeGreaterThan(80);
-    expect(ok.f0MedianHz).toBeLessThan(140);
-    expect(ok.integratedLufs).toBeGreaterThan(-30);
-    expect(ok.integratedLufs).toBeLessThan(-10);
-    expect(ok.clippingRatio).toBeLessThan(0.001);
-  });
+  it.each(FORMATS.map(([name, , format]) => [name, format]))(
+    'decodes %s to 16 kHz mono WAV with its true length',
+    async (name, format) => {
+      const result = await intake(name);
+      const ok = accepted(result);
+      expect(ok.format).toBe(format);
+      expect(ok.truncated).toBe(false);
+      // Lossy codecs add encoder delay and padding: tens of milliseconds.
+      expect(Math.abs(ok.seconds - sourceSeconds)).toBeLessThan(0.1);
+      const written = await readWavInfo(result.outPath);
+      expect(written).toMatchObject({ sampleRate: 16_000, channels: 1, bitsPerSample: 16 });
+      expect(written.durationSeconds).toBeCloseTo(ok.seconds, 3);
+      expect(ok.voicedSeconds).toBeGreaterThan(2);
+      expect(ok.f0MedianHz).toBeGreaterThan(80);
+      expect(ok.f0MedianHz).toBeLessThan(140);
+      expect(ok.integratedLufs).toBeGreaterThan(-30);
+      expect(ok.integratedLufs).toBeLessThan(-10);
+      expect(ok.clippingRatio).toBeLessThan(0.001);
+    },
+  );
 
-  it.each(['speech.mp3', 'speech.flac', 'speech.wav'])('measures a truncated %s by what decodes, not by its header', async (name) => {
-    const cut = `cut-${name}`;
-    await writeFile(file(cut), await readFile(file(name)));
-    await truncate(file(cut), Math.floor((await stat(file(name))).size / 2));
-    const ok = accepted(await intake(cut));
-    expect(ok.seconds).toBeGreaterThan(sourceSeconds * 0.4);
-    expect(ok.seconds).toBeLessThan(sourceSeconds * 0.6);
-    if (name.endsWith('.wav')) {
-      // The RIFF data size still claims every byte of the original.
-      const bytes = await readFile(file(cut));
-      const data = bytes.indexOf('data', 12, 'latin1');
-      expect(bytes.readUInt32LE(data + 4) / (2 * 22_050)).toBeCloseTo(sourceSeconds, 1);
-    } else {
-      expect(headerSeconds(cut)).toBeGreaterThan(sourceSeconds * 0.95);
-    }
-  });
+  it.each(['speech.mp3', 'speech.flac', 'speech.wav'])(
+    'measures a truncated %s by what decodes, not by its header',
+    async (name) => {
+      const cut = `cut-${name}`;
+      await writeFile(file(cut), await readFile(file(name)));
+      await truncate(file(cut), Math.floor((await stat(file(name))).size / 2));
+      const ok = accepted(await intake(cut));
+      expect(ok.seconds).toBeGreaterThan(sourceSeconds * 0.4);
+      expect(ok.seconds).toBeLessThan(sourceSeconds * 0.6);
+      if (name.endsWith('.wav')) {
+        // The RIFF data size still claims every byte of the original.
+        const bytes = await readFile(file(cut));
+        const data = bytes.indexOf('data', 12, 'latin1');
+        expect(bytes.readUInt32LE(data + 4) / (2 * 22_050)).toBeCloseTo(sourceSeconds, 1);
+      } else {
+        expect(headerSeconds(cut)).toBeGreaterThan(sourceSeconds * 0.95);
+      }
+    },
+  );
 
   it('rejects 0.5 s as audio_too_short', async () => {
     ffmpeg('-i', file('source.wav'), '-t', '0.5', file('short.wav'));
@@ -157,7 +166,19 @@ describe('intakeSample', () => {
   });
 
   it('rejects a PNG named .wav, an empty file and a cut-off M4A as audio_unreadable', async () => {
-    ffmpeg('-f', 'lavfi', '-i', 'testsrc=size=64x64', '-frames:v', '1', '-f', 'image2', '-c:v', 'png', file('image.wav'));
+    ffmpeg(
+      '-f',
+      'lavfi',
+      '-i',
+      'testsrc=size=64x64',
+      '-frames:v',
+      '1',
+      '-f',
+      'image2',
+      '-c:v',
+      'png',
+      file('image.wav'),
+    );
     await writeFile(file('empty.mp3'), Buffer.alloc(0));
     // ffmpeg's M4A keeps its index (moov) at the end: half a file has no playable audio.
     await writeFile(file('cut.m4a'), (await readFile(file('aac.m4a'))).subarray(0, 20_000));
@@ -175,6 +196,8 @@ describe('intakeSample', () => {
   it('throws when aborted', async () => {
     const controller = new AbortController();
     controller.abort();
-    await expect(intakeSample(file('speech.flac'), file('aborted.wav'), { signal: controller.signal })).rejects.toThrow();
+    await expect(
+      intakeSample(file('speech.flac'), file('aborted.wav'), { signal: controller.signal }),
+    ).rejects.toThrow();
   });
 });

@@ -17,7 +17,13 @@ describe('a worker killed while it clones a voice', () => {
   it('leaves the voice to end ready after a new worker starts, never stuck in processing', async () => {
     const owner = await createAccount(deps);
     const first = spawnWorkerProcess(deps.config.TEMPORAL_TASK_QUEUE);
-    const accepted = await uploadSample(api.url, '/api/v1/voices/upload/', owner.access, { name: 'Interrupted', consent: 'true' }, { bytes: await makeSample('flac'), name: 'me.flac' });
+    const accepted = await uploadSample(
+      api.url,
+      '/api/v1/voices/upload/',
+      owner.access,
+      { name: 'Interrupted', consent: 'true' },
+      { bytes: await makeSample('flac'), name: 'me.flac' },
+    );
     expect(accepted.status).toBe(202);
     const voiceId = accepted.body.id;
     const handle = deps.temporal.workflow.getHandle(`voice-cloning:${voiceId}`);
@@ -26,7 +32,12 @@ describe('a worker killed while it clones a voice', () => {
     const deadline = Date.now() + 90_000;
     for (;;) {
       const { raw } = await handle.describe();
-      const analysing = (raw.pendingActivities ?? []).some((activity) => activity.activityType?.name === 'buildClonedVoiceProfile' && String(activity.state) !== '1' && activity.state !== 1);
+      const analysing = (raw.pendingActivities ?? []).some(
+        (activity) =>
+          activity.activityType?.name === 'buildClonedVoiceProfile' &&
+          String(activity.state) !== '1' &&
+          activity.state !== 1,
+      );
       if (analysing || Date.now() > deadline) break;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }

@@ -15,8 +15,13 @@ describe('credit ledger steps', () => {
     const row = await deps.db('accounts').where({ id: accountId }).first('credit_balance', 'credits_reserved');
     return { available: Number(row.credit_balance), reserved: Number(row.credits_reserved) };
   };
-  const ledger = (accountId: string) => deps.db('credit_ledger').where({ account_id: accountId }).orderBy('id').select('kind', 'reference', 'amount');
-  const request = (accountId: string, characters: number, changes: Partial<SynthesisRequest> = {}): SynthesisRequest => ({
+  const ledger = (accountId: string) =>
+    deps.db('credit_ledger').where({ account_id: accountId }).orderBy('id').select('kind', 'reference', 'amount');
+  const request = (
+    accountId: string,
+    characters: number,
+    changes: Partial<SynthesisRequest> = {},
+  ): SynthesisRequest => ({
     synthesisId: randomUUID(),
     accountId,
     projectId: null,
@@ -65,7 +70,9 @@ describe('credit ledger steps', () => {
     const { id } = await createAccount(deps, { credits: 1000 });
     const wanted = request(id, 5, { projectId: randomUUID() });
     expect(await reserveSynthesis(wanted)).toMatchObject({ outcome: 'reserved' });
-    expect(await deps.db('syntheses').where({ id: wanted.synthesisId }).first('project_id')).toEqual({ project_id: null });
+    expect(await deps.db('syntheses').where({ id: wanted.synthesisId }).first('project_id')).toEqual({
+      project_id: null,
+    });
   });
 
   it('capture charges once; a later release or capture changes nothing', async () => {
@@ -89,7 +96,11 @@ describe('credit ledger steps', () => {
     const listener = await deps.db.client.acquireConnection();
     const heard: string[] = [];
     try {
-      listener.on('notification', (message: { channel: string; payload: string }) => void (message.channel === 'synthesis_progress' && heard.push(message.payload)));
+      listener.on(
+        'notification',
+        (message: { channel: string; payload: string }) =>
+          void (message.channel === 'synthesis_progress' && heard.push(message.payload)),
+      );
       await listener.query('LISTEN synthesis_progress');
       expect(await captureCredits({ accountId: id, reference, completes })).toEqual({ outcome: 'captured' });
       // A retry after a lost answer: nothing charged twice, the same values recorded.
@@ -101,9 +112,19 @@ describe('credit ledger steps', () => {
       await deps.db.client.releaseConnection(listener);
     }
     expect(heard.filter((payload) => payload === reference)).toHaveLength(2);
-    const row = await deps.db('syntheses').where({ id: reference }).first('status', 'progress', 'audio_key', 'audio_bytes', 'duration_seconds', 'credits_charged', 'completed_at');
+    const row = await deps
+      .db('syntheses')
+      .where({ id: reference })
+      .first('status', 'progress', 'audio_key', 'audio_bytes', 'duration_seconds', 'credits_charged', 'completed_at');
     // (bigint comes back as a string.)
-    expect(row).toMatchObject({ status: 'completed', progress: 1, audio_key: completes.audioKey, audio_bytes: '4242', duration_seconds: 1.5, credits_charged: 120 });
+    expect(row).toMatchObject({
+      status: 'completed',
+      progress: 1,
+      audio_key: completes.audioKey,
+      audio_bytes: '4242',
+      duration_seconds: 1.5,
+      credits_charged: 120,
+    });
     expect(row.completed_at).not.toBeNull();
     expect(await balances(id)).toEqual({ available: 880, reserved: 0 });
   });
@@ -116,7 +137,9 @@ describe('credit ledger steps', () => {
     const completes = { audioKey: 'k', bytes: 1, durationSeconds: 'soon' as unknown as number };
     await expect(captureCredits({ accountId: id, reference: wanted.synthesisId, completes })).rejects.toThrow();
     expect(await balances(id)).toEqual({ available: 950, reserved: 50 });
-    expect(await deps.db('syntheses').where({ id: wanted.synthesisId }).first('status')).toEqual({ status: 'processing' });
+    expect(await deps.db('syntheses').where({ id: wanted.synthesisId }).first('status')).toEqual({
+      status: 'processing',
+    });
   });
 
   it('release returns the credits once; a release without a reservation does nothing', async () => {
@@ -160,7 +183,9 @@ describe('credit ledger steps', () => {
           args: [{ accountId: id, reference }],
         });
       expect(await run()).toEqual({ outcome: 'captured' });
-      expect((await deps.temporal.workflow.getHandle(`credits:capture:${reference}`).describe()).status.name).toBe('COMPLETED');
+      expect((await deps.temporal.workflow.getHandle(`credits:capture:${reference}`).describe()).status.name).toBe(
+        'COMPLETED',
+      );
       // Running the same step again (a new run of the same id) applies nothing.
       expect(await run()).toEqual({ outcome: 'settled' });
       expect(await balances(id)).toEqual({ available: 990, reserved: 0 });

@@ -29,7 +29,11 @@ const TEXT = 'The quick brown fox jumps over the lazy dog near the quiet river b
 /** Several chunks of the slow voice: a synthesis that runs for several seconds. */
 const LONG_TEXT = 'A gentle breeze carried the scent of rain across the open fields. '.repeat(20).trim();
 
-async function until<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 90_000): Promise<T> {
+async function until<T>(
+  what: string,
+  probe: () => Promise<T | undefined | null | false>,
+  timeoutMs = 90_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -48,13 +52,26 @@ describe('durable submit path', () => {
   let worker: Awaited<ReturnType<typeof startTestWorker>> | null = null;
 
   const submit = async (who: TestAccount, body: Record<string, unknown>, key?: string) => {
-    const headers: Record<string, string> = { 'Content-Type': 'application/json', Authorization: `Bearer ${who.access}` };
+    const headers: Record<string, string> = {
+      'Content-Type': 'application/json',
+      Authorization: `Bearer ${who.access}`,
+    };
     if (key) headers['Idempotency-Key'] = key;
-    const response = await fetch(`${api.url}/api/v1/tts/synthesize/`, { method: 'POST', headers, body: JSON.stringify(body) });
+    const response = await fetch(`${api.url}/api/v1/tts/synthesize/`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(body),
+    });
     return { status: response.status, headers: response.headers, body: (await response.json()) as any };
   };
   const ledger = async (accountId: string) =>
-    (await deps.db('credit_ledger').where({ account_id: accountId }).orderBy('id').select('kind', 'reference', 'amount')).map((row) => [row.kind, row.reference, Number(row.amount)]);
+    (
+      await deps
+        .db('credit_ledger')
+        .where({ account_id: accountId })
+        .orderBy('id')
+        .select('kind', 'reference', 'amount')
+    ).map((row) => [row.kind, row.reference, Number(row.amount)]);
   const balances = async (accountId: string) => {
     const row = await deps.db('accounts').where({ id: accountId }).first('credit_balance', 'credits_reserved');
     return { available: Number(row.credit_balance), reserved: Number(row.credits_reserved) };
@@ -66,11 +83,21 @@ describe('durable submit path', () => {
   const ensureWorker = async () => {
     worker ??= await startTestWorker(deps);
   };
-  const objectsOf = async (who: TestAccount, id: string) => [...(await deps.storage.list(`syntheses/${who.id}/${id}`)), ...(await deps.storage.list(chunkPrefix(id)))];
+  const objectsOf = async (who: TestAccount, id: string) => [
+    ...(await deps.storage.list(`syntheses/${who.id}/${id}`)),
+    ...(await deps.storage.list(chunkPrefix(id))),
+  ];
 
   beforeAll(async () => {
     const [port, consolePort] = await freePorts(2);
-    minioOptions = { port, consolePort, dataDir: path.join(dataDir, 'minio'), accessKey: 'durable', secretKey: 'durable-secret', logDir: path.join(dataDir, 'logs') };
+    minioOptions = {
+      port,
+      consolePort,
+      dataDir: path.join(dataDir, 'minio'),
+      accessKey: 'durable',
+      secretKey: 'durable-secret',
+      logDir: path.join(dataDir, 'logs'),
+    };
     minio = await startMinio(minioOptions);
     deps = createTestDeps({
       ...minioEnv(minioOptions),
@@ -109,7 +136,10 @@ describe('durable submit path', () => {
     } finally {
       await ensureWorker();
     }
-    const bound = await deps.db('idempotency_keys').where({ account_id: who.id, key: 'unknown-outcome' }).first('synthesis_id', 'status');
+    const bound = await deps
+      .db('idempotency_keys')
+      .where({ account_id: who.id, key: 'unknown-outcome' })
+      .first('synthesis_id', 'status');
     expect(bound).toMatchObject({ status: 'in_progress' });
 
     const retried = await submit(who, body, 'unknown-outcome');
@@ -132,8 +162,12 @@ describe('durable submit path', () => {
     } finally {
       await ensureWorker();
     }
-    const row: { id: string } = await until('the workflow to record its synthesis', () => deps.db('syntheses').where({ account_id: who.id }).first('id'));
-    await until('the synthesis to end', async () => ['completed', 'failed'].includes((await deps.db('syntheses').where({ id: row.id }).first('status')).status));
+    const row: { id: string } = await until('the workflow to record its synthesis', () =>
+      deps.db('syntheses').where({ account_id: who.id }).first('id'),
+    );
+    await until('the synthesis to end', async () =>
+      ['completed', 'failed'].includes((await deps.db('syntheses').where({ id: row.id }).first('status')).status),
+    );
     expect((await ledger(who.id)).map(([kind]) => kind)).toEqual(['reserve', 'capture']);
     expect((await balances(who.id)).reserved).toBe(0);
   });
@@ -155,7 +189,18 @@ describe('durable submit path', () => {
       locked_until: new Date(Date.now() + 5_000),
     });
     const input: SynthesisInput = {
-      request: { synthesisId, accountId: who.id, projectId: null, voiceId: VOICE, text: TEXT, characters: TEXT.length, speed: 1, pitch: 0, emotion: 'neutral', outputFormat: 'wav' },
+      request: {
+        synthesisId,
+        accountId: who.id,
+        projectId: null,
+        voiceId: VOICE,
+        text: TEXT,
+        characters: TEXT.length,
+        speed: 1,
+        pitch: 0,
+        emotion: 'neutral',
+        outputFormat: 'wav',
+      },
       cpuTaskQueue: `${deps.config.TEMPORAL_TASK_QUEUE}-cpu`,
     };
     await deps.temporal.workflow.executeUpdateWithStart(reserveUpdate, {
@@ -200,10 +245,25 @@ describe('durable submit path', () => {
         locked_until: new Date(),
       });
       const input: SynthesisInput = {
-        request: { synthesisId, accountId: who.id, projectId: null, voiceId: VOICE, text, characters: text.length, speed: 1, pitch: 0, emotion: 'neutral', outputFormat: 'wav' },
+        request: {
+          synthesisId,
+          accountId: who.id,
+          projectId: null,
+          voiceId: VOICE,
+          text,
+          characters: text.length,
+          speed: 1,
+          pitch: 0,
+          emotion: 'neutral',
+          outputFormat: 'wav',
+        },
         cpuTaskQueue: `${deps.config.TEMPORAL_TASK_QUEUE}-cpu`,
       };
-      const handle = await deps.temporal.workflow.start(synthesis, { workflowId: synthesisWorkflowId(synthesisId), taskQueue: deps.config.TEMPORAL_TASK_QUEUE, args: [input] });
+      const handle = await deps.temporal.workflow.start(synthesis, {
+        workflowId: synthesisWorkflowId(synthesisId),
+        taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+        args: [input],
+      });
       return { synthesisId, result: await handle.result() };
     };
     const done = await claimDeadRequest('ended-ok', 'Short.');
@@ -251,7 +311,10 @@ describe('durable submit path', () => {
     const who = await createAccount(deps);
     const accepted = await submit(who, { text: LONG_TEXT, voice_id: VOICE });
     expect(accepted.status).toBe(202);
-    await until('rendering to start', async () => (await deps.db('syntheses').where({ id: accepted.body.id }).first('status')).status === 'processing');
+    await until(
+      'rendering to start',
+      async () => (await deps.db('syntheses').where({ id: accepted.body.id }).first('status')).status === 'processing',
+    );
     await minio.stop();
     await sleep(10_000);
     minio = await startMinio(minioOptions);
@@ -260,7 +323,11 @@ describe('durable submit path', () => {
     expect((await ledger(who.id)).map(([kind]) => kind)).toEqual(['reserve', 'capture']);
     expect(await deps.storage.size(audioKey(who.id, accepted.body.id, 'wav'))).toBeGreaterThan(1000);
     // The outcome is recorded first, the chunks removed right after (by the same retried step).
-    await until('the chunk objects to be removed', async () => (await deps.storage.list(chunkPrefix(accepted.body.id))).length === 0, 30_000);
+    await until(
+      'the chunk objects to be removed',
+      async () => (await deps.storage.list(chunkPrefix(accepted.body.id))).length === 0,
+      30_000,
+    );
   });
 
   it('removes the audio of a synthesis deleted during a storage outage once storage is back', async () => {
@@ -275,15 +342,21 @@ describe('durable submit path', () => {
       expect(deleted.status).toBe(204);
       expect(deleted.headers.get('synthesis-status')).toBe('completed');
       // Gone from the API at once; a second DELETE finds nothing to delete.
-      expect((await call(api.url, 'GET', `/api/v1/tts/history/${accepted.body.id}/`, undefined, who.access)).status).toBe(404);
-      expect((await call(api.url, 'DELETE', `/api/v1/tts/history/${accepted.body.id}/`, undefined, who.access)).status).toBe(404);
+      expect(
+        (await call(api.url, 'GET', `/api/v1/tts/history/${accepted.body.id}/`, undefined, who.access)).status,
+      ).toBe(404);
+      expect(
+        (await call(api.url, 'DELETE', `/api/v1/tts/history/${accepted.body.id}/`, undefined, who.access)).status,
+      ).toBe(404);
     } finally {
       minio = await startMinio(minioOptions);
     }
     // The removal workflow's activity removes the object, then clears the row's key.
     await until(
       'the removal workflow to remove the audio and clear its key',
-      async () => (await deps.storage.size(key)) === null && (await deps.db('syntheses').where({ id: accepted.body.id }).first('audio_key')).audio_key === null,
+      async () =>
+        (await deps.storage.size(key)) === null &&
+        (await deps.db('syntheses').where({ id: accepted.body.id }).first('audio_key')).audio_key === null,
       120_000,
     );
   });
@@ -297,7 +370,13 @@ describe('durable submit path', () => {
       await minio.stop();
       let done;
       try {
-        const accepted = await call(shortApi.url, 'POST', '/api/v1/tts/synthesize/', { text: TEXT, voice_id: VOICE }, who.access);
+        const accepted = await call(
+          shortApi.url,
+          'POST',
+          '/api/v1/tts/synthesize/',
+          { text: TEXT, voice_id: VOICE },
+          who.access,
+        );
         expect(accepted.status).toBe(202);
         done = await waitForSynthesis(shortApi.url, accepted.body.status_url, who.access, 120_000);
       } finally {
@@ -315,5 +394,9 @@ describe('durable submit path', () => {
 });
 
 function minioEnv(options: { port: number; accessKey: string; secretKey: string }) {
-  return { MINIO_ENDPOINT: `http://127.0.0.1:${options.port}`, MINIO_ACCESS_KEY: options.accessKey, MINIO_SECRET_KEY: options.secretKey };
+  return {
+    MINIO_ENDPOINT: `http://127.0.0.1:${options.port}`,
+    MINIO_ACCESS_KEY: options.accessKey,
+    MINIO_SECRET_KEY: options.secretKey,
+  };
 }

@@ -30,7 +30,11 @@ afterAll(async () => {
   await rm(work, { recursive: true, force: true });
 });
 
-async function render(voice: PremadeVoice, text: string, name = voice.id): Promise<{ analysis: AudioAnalysis; wallSeconds: number }> {
+async function render(
+  voice: PremadeVoice,
+  text: string,
+  name = voice.id,
+): Promise<{ analysis: AudioAnalysis; wallSeconds: number }> {
   const outPath = path.join(work, `${name}.wav`);
   const started = process.hrtime.bigint();
   await engines.get(voice.engine)!.synthesize({ text, voice: voice.engineVoice, outPath });
@@ -57,7 +61,8 @@ function expectGender(voice: PremadeVoice, f0: number): void {
 
 describe('engines', () => {
   it('has the free engines installed and enabled by default, the non-free ones only on opt-in', async () => {
-    for (const name of ['espeak-ng', 'flite', 'festival', 'piper'] as const) expect(await freeOnly.get(name)!.available()).toBe(true);
+    for (const name of ['espeak-ng', 'flite', 'festival', 'piper'] as const)
+      expect(await freeOnly.get(name)!.available()).toBe(true);
     expect(freeOnly.has('pico')).toBe(false);
     expect(freeOnly.has('rhvoice')).toBe(false);
     expect(engines.get('pico')!.license).toBe('non-free');
@@ -66,7 +71,9 @@ describe('engines', () => {
 
   it('lists every free catalog voice as available, non-free ones only when enabled and installed', async () => {
     const free = await availableVoices({ engines: freeOnly });
-    expect(free.map((voice) => voice.id)).toEqual(PREMADE_VOICES.filter((voice) => voice.license === 'free').map((voice) => voice.id));
+    expect(free.map((voice) => voice.id)).toEqual(
+      PREMADE_VOICES.filter((voice) => voice.license === 'free').map((voice) => voice.id),
+    );
     expect(free.slice(0, 2).map((voice) => voice.id)).toEqual(['en-us-joe', 'en-us-slt']);
     const all = await availableVoices({ engines });
     const expectedNonFree = PREMADE_VOICES.filter((voice) => voice.license === 'non-free').length;
@@ -89,7 +96,10 @@ describe('engines', () => {
 
   it('renders every free catalog voice in its language, with a voice of its gender', async () => {
     const voices = PREMADE_VOICES.filter((voice) => voice.license === 'free');
-    const results = await mapLimit(voices, 2, async (voice) => ({ voice, ...(await render(voice, sampleSentence(voice.language))) }));
+    const results = await mapLimit(voices, 2, async (voice) => ({
+      voice,
+      ...(await render(voice, sampleSentence(voice.language))),
+    }));
     for (const { voice, analysis } of results) {
       expectSpeech(analysis, voice.id);
       expectGender(voice, analysis.f0MedianHz!);
@@ -110,7 +120,10 @@ describe('engines', () => {
       console.warn('non-free engines not installed (ENABLE_NONFREE_ENGINES=true scripts/install.sh): skipped');
       return;
     }
-    const results = await mapLimit(present, 2, async (voice) => ({ voice, ...(await render(voice, sampleSentence(voice.language))) }));
+    const results = await mapLimit(present, 2, async (voice) => ({
+      voice,
+      ...(await render(voice, sampleSentence(voice.language))),
+    }));
     for (const { voice, analysis } of results) {
       expectSpeech(analysis, voice.id);
       expectGender(voice, analysis.f0MedianHz!);
@@ -123,7 +136,14 @@ describe('engines', () => {
       `<speak>hello</speak> <break time="5s"/> $(touch ${sentinel}) ; touch ${sentinel} ; echo \`touch ${sentinel}\` && rm -rf /nonexistent`,
       '(voice_kal_diphone) (quit) [[h@loU]] &amp; & <pitch level="200">up</pitch>',
     ];
-    const oneVoicePerEngine = ['en-us-espeak-m', 'en-us-flite-slt', 'en-us-slt', 'en-us-joe', 'en-us-pico', 'en-us-rhvoice-bdl'];
+    const oneVoicePerEngine = [
+      'en-us-espeak-m',
+      'en-us-flite-slt',
+      'en-us-slt',
+      'en-us-joe',
+      'en-us-pico',
+      'en-us-rhvoice-bdl',
+    ];
 
     it.each(oneVoicePerEngine)(
       '%s',
@@ -156,11 +176,21 @@ describe('engines', () => {
     process.env.TMPDIR = tmp;
     try {
       const outPath = path.join(work, 'unknown.wav');
-      await expect(engines.get('espeak-ng')!.synthesize({ text: 'hello', voice: 'xx-nope', outPath })).rejects.toBeInstanceOf(EngineError);
-      await expect(engines.get('festival')!.synthesize({ text: 'hello', voice: 'no_such_voice', outPath })).rejects.toThrow(/festival: no_such_voice produced no audio \(voice not installed\)/);
-      await expect(engines.get('festival')!.synthesize({ text: 'hello', voice: 'x) (system "id")', outPath })).rejects.toThrow(/invalid voice name/);
-      await expect(engines.get('flite')!.synthesize({ text: 'hello', voice: 'nope', outPath })).rejects.toBeInstanceOf(EngineError);
-      await expect(engines.get('piper')!.synthesize({ text: 'hello', voice: 'nope', outPath })).rejects.toThrow(/piper: voice "nope" is not in the models directory/);
+      await expect(
+        engines.get('espeak-ng')!.synthesize({ text: 'hello', voice: 'xx-nope', outPath }),
+      ).rejects.toBeInstanceOf(EngineError);
+      await expect(
+        engines.get('festival')!.synthesize({ text: 'hello', voice: 'no_such_voice', outPath }),
+      ).rejects.toThrow(/festival: no_such_voice produced no audio \(voice not installed\)/);
+      await expect(
+        engines.get('festival')!.synthesize({ text: 'hello', voice: 'x) (system "id")', outPath }),
+      ).rejects.toThrow(/invalid voice name/);
+      await expect(engines.get('flite')!.synthesize({ text: 'hello', voice: 'nope', outPath })).rejects.toBeInstanceOf(
+        EngineError,
+      );
+      await expect(engines.get('piper')!.synthesize({ text: 'hello', voice: 'nope', outPath })).rejects.toThrow(
+        /piper: voice "nope" is not in the models directory/,
+      );
       await engines.get('espeak-ng')!.synthesize({ text: 'hello', voice: 'en-us', outPath });
       await engines.get('flite')!.synthesize({ text: 'hello', voice: 'slt', outPath });
       await engines.get('piper')!.synthesize({ text: 'hello', voice: 'en_US-joe-medium', outPath });
@@ -172,9 +202,18 @@ describe('engines', () => {
   }, 30_000);
 
   it('transliterates what a Festival voice cannot say instead of failing', async () => {
-    for (const id of ['cs-cz-festival-dita', 'it-it-festival-lp', 'en-us-slt', 'en-us-festival-kal', 'ru-ru-festival-nsh']) {
+    for (const id of [
+      'cs-cz-festival-dita',
+      'it-it-festival-lp',
+      'en-us-slt',
+      'en-us-festival-kal',
+      'ru-ru-festival-nsh',
+    ]) {
       const voice = PREMADE_VOICES.find((entry) => entry.id === id)!;
-      for (const text of ['Ñandú «Łódź» “quoted” — 日本 ёлка 3.5 € naïve', 'ok!!! ??? ... 100% at 12:30, x@y.com http://a.b/c?d=1&e=2']) {
+      for (const text of [
+        'Ñandú «Łódź» “quoted” — 日本 ёлка 3.5 € naïve',
+        'ok!!! ??? ... 100% at 12:30, x@y.com http://a.b/c?d=1&e=2',
+      ]) {
         const { analysis } = await render(voice, text, `${id}-mixed`);
         expect(analysis.durationSeconds).toBeGreaterThan(1);
       }
@@ -184,7 +223,16 @@ describe('engines', () => {
   it('measures real-time factor and spawn cost per engine', async () => {
     const text = 'The quick brown fox jumps over the lazy dog, and then it runs back home again.';
     const rows: string[] = [];
-    for (const id of ['en-us-espeak-m', 'en-us-flite-slt', 'en-us-flite-rms', 'en-us-slt', 'en-us-festival-kal', 'en-us-joe', 'en-us-pico', 'en-us-rhvoice-slt']) {
+    for (const id of [
+      'en-us-espeak-m',
+      'en-us-flite-slt',
+      'en-us-flite-rms',
+      'en-us-slt',
+      'en-us-festival-kal',
+      'en-us-joe',
+      'en-us-pico',
+      'en-us-rhvoice-slt',
+    ]) {
       const voice = PREMADE_VOICES.find((entry) => entry.id === id)!;
       if (!(await installed(voice.engine))) continue;
       await render(voice, 'warm up', `${id}-warm`);
@@ -192,7 +240,9 @@ describe('engines', () => {
       const runs = [await render(voice, text, `${id}-rtf`), await render(voice, text, `${id}-rtf`)];
       const wall = Math.min(...runs.map((run) => run.wallSeconds));
       const audio = runs[0].analysis.durationSeconds;
-      rows.push(`${id.padEnd(20)} audio ${audio.toFixed(2)} s  wall ${(wall * 1000).toFixed(0)} ms  RTF ${(audio / wall).toFixed(1)}x  spawn+"a" ${(spawn.wallSeconds * 1000).toFixed(0)} ms`);
+      rows.push(
+        `${id.padEnd(20)} audio ${audio.toFixed(2)} s  wall ${(wall * 1000).toFixed(0)} ms  RTF ${(audio / wall).toFixed(1)}x  spawn+"a" ${(spawn.wallSeconds * 1000).toFixed(0)} ms`,
+      );
       expect(audio / wall).toBeGreaterThan(2);
     }
     console.log(`engine speed (audio seconds / wall seconds, process start included):\n${rows.join('\n')}`);

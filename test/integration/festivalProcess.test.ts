@@ -69,7 +69,12 @@ describe('kept Festival interpreters', () => {
   it('reuse one interpreter per voice for requests one after another', async () => {
     const festival = createFestivalEngine();
     const before = interpreters();
-    for (let i = 0; i < 3; i++) await festival.synthesize({ text: `${TEXT} Take ${i}.`, voice: VOICE, outPath: path.join(work, `reuse-${i}.wav`) });
+    for (let i = 0; i < 3; i++)
+      await festival.synthesize({
+        text: `${TEXT} Take ${i}.`,
+        voice: VOICE,
+        outPath: path.join(work, `reuse-${i}.wav`),
+      });
     expect(interpreters().filter((pid) => !before.includes(pid))).toHaveLength(1);
   }, 30_000);
 
@@ -90,7 +95,12 @@ describe('kept Festival interpreters', () => {
     const controller = new AbortController();
     const long = Array.from({ length: 12 }, () => TEXT).join(' ');
     const before = interpreters();
-    const render = festival.synthesize({ text: long, voice: VOICE, outPath: path.join(work, 'aborted.wav'), signal: controller.signal });
+    const render = festival.synthesize({
+      text: long,
+      voice: VOICE,
+      outPath: path.join(work, 'aborted.wav'),
+      signal: controller.signal,
+    });
     await until('an interpreter to start', () => interpreters().some((pid) => !before.includes(pid)));
     const [pid] = interpreters().filter((candidate) => !before.includes(candidate));
     setTimeout(() => controller.abort(), 300);
@@ -105,7 +115,9 @@ describe('kept Festival interpreters', () => {
   it('fail cleanly for a voice that is not installed, without keeping a broken interpreter', async () => {
     const festival = createFestivalEngine();
     const before = interpreters();
-    await expect(festival.synthesize({ text: TEXT, voice: 'no_such_voice', outPath: path.join(work, 'none.wav') })).rejects.toThrow(/voice not installed/);
+    await expect(
+      festival.synthesize({ text: TEXT, voice: 'no_such_voice', outPath: path.join(work, 'none.wav') }),
+    ).rejects.toThrow(/voice not installed/);
     await until('the broken interpreter to exit', () => interpreters().every((pid) => before.includes(pid)));
   }, 30_000);
 });

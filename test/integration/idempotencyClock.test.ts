@@ -18,7 +18,8 @@ describe('idempotency claims with API clocks apart', () => {
   const clockAt = (offsetMs: number) => jest.spyOn(Date, 'now').mockImplementation(() => realNow() + offsetMs);
   /** A request whose handler never answers: an API process that died while holding the key. */
   const hanging = () => new Promise<StoredResponse>(() => undefined);
-  const answered = (synthesisId: string): Promise<StoredResponse> => Promise.resolve({ status: 202, body: { id: synthesisId }, location: null });
+  const answered = (synthesisId: string): Promise<StoredResponse> =>
+    Promise.resolve({ status: 202, body: { id: synthesisId }, location: null });
 
   it('a claim made by a node 90 s ahead holds for the lock time on the database clock, not 95 s', async () => {
     const { id } = await createAccount(deps);
@@ -28,7 +29,10 @@ describe('idempotency claims with API clocks apart', () => {
     void idempotent(deps.db, account, key, { text: 'a' }, hanging);
     let row: { seconds: number } | undefined;
     for (let attempt = 0; attempt < 100 && !row; attempt++) {
-      row = await deps.db('idempotency_keys').where({ account_id: id, key }).first(deps.db.raw('extract(epoch from locked_until - now())::float as seconds'));
+      row = await deps
+        .db('idempotency_keys')
+        .where({ account_id: id, key })
+        .first(deps.db.raw('extract(epoch from locked_until - now())::float as seconds'));
       if (!row) await new Promise((resolve) => setTimeout(resolve, 50));
     }
     expect(row).toBeDefined();
@@ -41,12 +45,19 @@ describe('idempotency claims with API clocks apart', () => {
     const account = { id } as Account;
     const key = `clock-${randomUUID()}`;
     void idempotent(deps.db, account, key, { text: 'b' }, hanging);
-    for (let attempt = 0; attempt < 100 && !(await deps.db('idempotency_keys').where({ account_id: id, key }).first('key')); attempt++) {
+    for (
+      let attempt = 0;
+      attempt < 100 && !(await deps.db('idempotency_keys').where({ account_id: id, key }).first('key'));
+      attempt++
+    ) {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     clockAt(90_000);
     const handled = jest.fn(answered);
-    await expect(idempotent(deps.db, account, key, { text: 'b' }, handled)).rejects.toMatchObject({ status: 409, code: 'idempotency_key_in_use' });
+    await expect(idempotent(deps.db, account, key, { text: 'b' }, handled)).rejects.toMatchObject({
+      status: 409,
+      code: 'idempotency_key_in_use',
+    });
     expect(handled).not.toHaveBeenCalled();
   });
 
@@ -57,7 +68,8 @@ describe('idempotency claims with API clocks apart', () => {
     void idempotent(deps.db, account, key, { text: 'c' }, hanging);
     let synthesisId: string | undefined;
     for (let attempt = 0; attempt < 100 && !synthesisId; attempt++) {
-      synthesisId = (await deps.db('idempotency_keys').where({ account_id: id, key }).first('synthesis_id'))?.synthesis_id;
+      synthesisId = (await deps.db('idempotency_keys').where({ account_id: id, key }).first('synthesis_id'))
+        ?.synthesis_id;
       if (!synthesisId) await new Promise((resolve) => setTimeout(resolve, 50));
     }
     // The first claimant died: its lock ran out (as the database tells time).

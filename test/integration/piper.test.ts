@@ -51,7 +51,8 @@ describe('piper engine', () => {
   });
 
   it('splits long text into calls of at most 250 characters and keeps all of it', async () => {
-    const sentence = 'This long sentence keeps going on and on, with commas and clauses, so that the engine has to split it somewhere sensible';
+    const sentence =
+      'This long sentence keeps going on and on, with commas and clauses, so that the engine has to split it somewhere sensible';
     const outPath = path.join(dir, 'long.wav');
     await engine.synthesize({ text: `${sentence} ${sentence} ${sentence}.`, voice: JOE, outPath });
     const short = path.join(dir, 'short.wav');
@@ -71,13 +72,22 @@ describe('piper engine', () => {
   });
 
   it('reports an unknown voice and text without anything to say as engine errors', async () => {
-    await expect(engine.synthesize({ text: 'Hi.', voice: 'nope', outPath: path.join(dir, 'x.wav') })).rejects.toThrow(EngineError);
-    await expect(engine.synthesize({ text: '...', voice: JOE, outPath: path.join(dir, 'x.wav') })).rejects.toThrow(/nothing/);
+    await expect(engine.synthesize({ text: 'Hi.', voice: 'nope', outPath: path.join(dir, 'x.wav') })).rejects.toThrow(
+      EngineError,
+    );
+    await expect(engine.synthesize({ text: '...', voice: JOE, outPath: path.join(dir, 'x.wav') })).rejects.toThrow(
+      /nothing/,
+    );
   });
 
   it('kills the process when the request is aborted', async () => {
     const controller = new AbortController();
-    const pending = engine.synthesize({ text: 'A sentence that will never finish rendering. '.repeat(5), voice: JOE, outPath: path.join(dir, 'abort.wav'), signal: controller.signal });
+    const pending = engine.synthesize({
+      text: 'A sentence that will never finish rendering. '.repeat(5),
+      voice: JOE,
+      outPath: path.join(dir, 'abort.wav'),
+      signal: controller.signal,
+    });
     setTimeout(() => controller.abort(), 50);
     await expect(pending).rejects.toThrow(/aborted/);
   });
@@ -90,7 +100,12 @@ describe('piper engine', () => {
       const controller = new AbortController();
       const outs = [1, 2, 3].map((n) => path.join(dir, `capped-${n}.wav`));
       const renders = outs.map((outPath) => capped.synthesize({ text, voice: JOE, outPath }));
-      const aborted = capped.synthesize({ text, voice: JOE, outPath: path.join(dir, 'capped-aborted.wav'), signal: controller.signal });
+      const aborted = capped.synthesize({
+        text,
+        voice: JOE,
+        outPath: path.join(dir, 'capped-aborted.wav'),
+        signal: controller.signal,
+      });
       controller.abort();
       await expect(aborted).rejects.toThrow(/aborted/);
       await Promise.all(renders);
@@ -109,7 +124,13 @@ describe('piper engine', () => {
     const [model] = await engine.models();
     const host = new PiperProcess(model.modelPath);
     try {
-      const result = await host.synthesize({ sentences: [[1, 20, 30, 40, 2]], scales: [0, 1, 0], sampleRate: model.sampleRate, outPath: path.join(dir, 'bytes.wav'), pauseSamples: 0 });
+      const result = await host.synthesize({
+        sentences: [[1, 20, 30, 40, 2]],
+        scales: [0, 1, 0],
+        sampleRate: model.sampleRate,
+        outPath: path.join(dir, 'bytes.wav'),
+        pauseSamples: 0,
+      });
       // The model file (63 MB) and its edited copy held on to cost ~120 MiB more: ~290 MiB instead of ~170-180.
       expect(result.rss).toBeLessThan(240 * 2 ** 20);
     } finally {
@@ -120,7 +141,9 @@ describe('piper engine', () => {
     const pool = createPiperEngine({ modelsDir, noise: false, spareIdleMs: 300 });
     try {
       const text = 'Two renders at once take two processes.';
-      await Promise.all([1, 2].map((n) => pool.synthesize({ text, voice: JOE, outPath: path.join(dir, `spare-${n}.wav`) })));
+      await Promise.all(
+        [1, 2].map((n) => pool.synthesize({ text, voice: JOE, outPath: path.join(dir, `spare-${n}.wav`) })),
+      );
       expect(pool.pool.started).toBe(2);
       expect(pool.pool.size).toBe(2);
       await new Promise((resolve) => setTimeout(resolve, 1_000));

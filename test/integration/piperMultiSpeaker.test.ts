@@ -32,7 +32,10 @@ beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'openvox-multi-'));
   await copyFile(TINY, path.join(dir, `${NAME}.onnx`));
   const config = JSON.parse(await readFile(`${JOE}.json`, 'utf8'));
-  await writeFile(path.join(dir, `${NAME}.onnx.json`), JSON.stringify({ ...config, num_speakers: 3, speaker_id_map: { alice: 0, bob: 1, carol: 2 } }));
+  await writeFile(
+    path.join(dir, `${NAME}.onnx.json`),
+    JSON.stringify({ ...config, num_speakers: 3, speaker_id_map: { alice: 0, bob: 1, carol: 2 } }),
+  );
   engine = createPiperEngine({ modelsDir: dir, noise: false });
 });
 afterAll(async () => {
@@ -53,12 +56,15 @@ describe('a multi-speaker Piper model', () => {
     expect(await engine.hasVoice(`${NAME}#carol`)).toBe(true);
     expect(await engine.hasVoice(NAME)).toBe(false);
     expect(await engine.hasVoice(`${NAME}#dave`)).toBe(false);
-    await expect(engine.synthesize({ text: TEXT, voice: `${NAME}#dave`, outPath: path.join(dir, 'dave.wav') })).rejects.toThrow(EngineError);
+    await expect(
+      engine.synthesize({ text: TEXT, voice: `${NAME}#dave`, outPath: path.join(dir, 'dave.wav') }),
+    ).rejects.toThrow(EngineError);
   });
 
   it('speaks each speaker with its sid, all from one loaded model', async () => {
     const outs = ['alice', 'bob', 'carol'].map((speaker) => path.join(dir, `${speaker}.wav`));
-    for (const [index, speaker] of ['alice', 'bob', 'carol'].entries()) await engine.synthesize({ text: TEXT, voice: `${NAME}#${speaker}`, outPath: outs[index] });
+    for (const [index, speaker] of ['alice', 'bob', 'carol'].entries())
+      await engine.synthesize({ text: TEXT, voice: `${NAME}#${speaker}`, outPath: outs[index] });
     const [alice, bob, carol] = await Promise.all(outs.map(samples));
     expect(alice.length).toBeGreaterThan(256 * 10);
     expect(bob.length).toBe(alice.length);
@@ -86,7 +92,14 @@ describe('the host and `sid`', () => {
     const host = new PiperProcess(modelPath);
     try {
       const ids = [1, 0, 20, 0, 21, 0, 22, 0, 2];
-      await host.synthesize({ sentences: [ids], scales: [0, 1, 0], sampleRate: 22050, outPath, pauseSamples: 0, speakerId });
+      await host.synthesize({
+        sentences: [ids],
+        scales: [0, 1, 0],
+        sampleRate: 22050,
+        outPath,
+        pauseSamples: 0,
+        speakerId,
+      });
       return await readFile(outPath);
     } finally {
       host.kill();

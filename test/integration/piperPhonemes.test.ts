@@ -17,16 +17,21 @@ describe('Piper phoneme ids from the espeak-ng CLI', () => {
         .join(''),
     );
 
-  it.each(fixture.cases.filter((entry) => !('knownDifference' in entry)).map((entry) => [entry.text, entry]))('equal piper-tts for %j', async (_, entry) => {
-    const ids = await textToPhonemeIds(entry.text, { espeakVoice: fixture.espeakVoice, map: fixture.phonemeIdMap });
-    expect(asText(ids)).toEqual(entry.phonemes);
-    expect(ids).toEqual(entry.ids);
-  });
+  it.each(fixture.cases.filter((entry) => !('knownDifference' in entry)).map((entry) => [entry.text, entry]))(
+    'equal piper-tts for %j',
+    async (_, entry) => {
+      const ids = await textToPhonemeIds(entry.text, { espeakVoice: fixture.espeakVoice, map: fixture.phonemeIdMap });
+      expect(asText(ids)).toEqual(entry.phonemes);
+      expect(ids).toEqual(entry.ids);
+    },
+  );
 
   it('differ only in the documented stress mark after an ellipsis', async () => {
     const entry = fixture.cases.find((candidate) => 'knownDifference' in candidate)!;
     const ids = await textToPhonemeIds(entry.text, { espeakVoice: fixture.espeakVoice, map: fixture.phonemeIdMap });
-    expect(asText(ids).map((sentence) => sentence.replace(/ˌ/g, 'ˈ'))).toEqual(entry.phonemes.map((sentence) => sentence.replace(/ˌ/g, 'ˈ')));
+    expect(asText(ids).map((sentence) => sentence.replace(/ˌ/g, 'ˈ'))).toEqual(
+      entry.phonemes.map((sentence) => sentence.replace(/ˌ/g, 'ˈ')),
+    );
   });
 });
 
@@ -39,7 +44,11 @@ describe('the kept espeak-ng process', () => {
     try {
       const cases = fixture.cases.filter((entry) => !('knownDifference' in entry));
       // Side by side: the answers come back in order, each to its own request.
-      const all = await Promise.all(cases.map((entry) => textToPhonemeIds(entry.text, { espeakVoice: fixture.espeakVoice, map: fixture.phonemeIdMap })));
+      const all = await Promise.all(
+        cases.map((entry) =>
+          textToPhonemeIds(entry.text, { espeakVoice: fixture.espeakVoice, map: fixture.phonemeIdMap }),
+        ),
+      );
       all.forEach((ids, index) => expect(ids).toEqual(cases[index].ids));
       expect(spawn.mock.calls.filter(([command]) => command === 'espeak-ng')).toHaveLength(1);
     } finally {
@@ -51,7 +60,10 @@ describe('the kept espeak-ng process', () => {
     const spawn = jest.spyOn(childProcess, 'spawn');
     try {
       const long = Array.from({ length: 250 }, () => 'word').join(' ');
-      const ids = await textToPhonemeIds(`Before. Then ${long}, and after`, { espeakVoice: fixture.espeakVoice, map: fixture.phonemeIdMap });
+      const ids = await textToPhonemeIds(`Before. Then ${long}, and after`, {
+        espeakVoice: fixture.espeakVoice,
+        map: fixture.phonemeIdMap,
+      });
       expect(ids).toHaveLength(2);
       expect(ids[1].length).toBeGreaterThan(250 * 6);
       // Three clauses, three processes (spawned through lib/process's run).

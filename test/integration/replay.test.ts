@@ -12,7 +12,9 @@ const files = readdirSync(DIR).filter((file) => file.endsWith('.json'));
 
 describe('workflow histories replay against the current code', () => {
   it('has recorded histories of the synthesis, credit, signup, account deletion and history retention workflows', () => {
-    expect(new Set(files.map((file) => file.split('-')[0]))).toEqual(new Set(['synthesis', 'credit', 'signup', 'account', 'history']));
+    expect(new Set(files.map((file) => file.split('-')[0]))).toEqual(
+      new Set(['synthesis', 'credit', 'signup', 'account', 'history']),
+    );
   });
 
   it.each(files)('%s replays without non-determinism', async (file) => {

@@ -20,7 +20,11 @@ type Deps = TestDeps;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Polls `probe` until it returns something truthy; fails with `what` after `timeoutMs`. */
-async function until<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 30_000): Promise<T> {
+async function until<T>(
+  what: string,
+  probe: () => Promise<T | undefined | null | false>,
+  timeoutMs = 30_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -41,7 +45,8 @@ function readable(value: unknown, key = ''): unknown {
     const bytes = Buffer.from(value);
     return { utf8: bytes.toString('utf8'), base64: bytes.toString('base64') };
   }
-  if (typeof value === 'string' && key === 'data') return { raw: value, decoded: Buffer.from(value, 'base64').toString('utf8') };
+  if (typeof value === 'string' && key === 'data')
+    return { raw: value, decoded: Buffer.from(value, 'base64').toString('utf8') };
   if (typeof value === 'bigint') return value.toString();
   if (value instanceof Date) return value.toISOString();
   if (value instanceof Map) return [...value.entries()].map(([k, v]) => [readable(k), readable(v, String(k))]);
@@ -53,7 +58,8 @@ function readable(value: unknown, key = ''): unknown {
 }
 const searchable = (value: unknown) => JSON.stringify(readable(value));
 
-const signupHandle = (deps: Deps, accountId: string): WorkflowHandle => deps.temporal.workflow.getHandle(`signup:${accountId}`);
+const signupHandle = (deps: Deps, accountId: string): WorkflowHandle =>
+  deps.temporal.workflow.getHandle(`signup:${accountId}`);
 
 /** The events of the current run; lets a test wait until the worker has nothing left to do. */
 async function historyEvents(deps: Deps, accountId: string) {
@@ -73,7 +79,8 @@ async function waitUntilWorkflowIdle(deps: Deps, accountId: string): Promise<voi
     return (
       mailed >= 0 &&
       lastIndex((event) => event.timerStartedEventAttributes) > mailed &&
-      lastIndex((event) => event.workflowTaskCompletedEventAttributes) > lastIndex((event) => event.workflowTaskScheduledEventAttributes)
+      lastIndex((event) => event.workflowTaskCompletedEventAttributes) >
+        lastIndex((event) => event.workflowTaskScheduledEventAttributes)
     );
   });
 }
@@ -84,11 +91,13 @@ async function pendingActivities(deps: Deps, accountId: string, type: string): P
   return (description.raw.pendingActivities ?? []).filter((activity) => activity.activityType?.name === type).length;
 }
 
-const ledgerRows = (deps: Deps, accountId: string) => deps.db('credit_ledger').where({ account_id: accountId }).orderBy('id');
+const ledgerRows = (deps: Deps, accountId: string) =>
+  deps.db('credit_ledger').where({ account_id: accountId }).orderBy('id');
 
 /** A client of the API, speaking the versioned family. */
 function client(api: () => RunningApi) {
-  const req = (method: string, path: string, body?: unknown, token?: string) => call(api().url, method, `/api/v1${path}`, body, token);
+  const req = (method: string, path: string, body?: unknown, token?: string) =>
+    call(api().url, method, `/api/v1${path}`, body, token);
   return {
     req,
     register: async (email: string) => {
@@ -119,7 +128,9 @@ async function expectCreditedOnce(deps: Deps, api: ReturnType<typeof client>, em
   const profile = await api.profile(email);
   expect(profile).toMatchObject({ id: accountId, email_verified: true, credit_balance: 35000, credits_reserved: 0 });
   const rows = await ledgerRows(deps, accountId);
-  expect(rows.map((row) => ({ kind: row.kind, amount: Number(row.amount) }))).toEqual([{ kind: 'grant', amount: 35000 }]);
+  expect(rows.map((row) => ({ kind: row.kind, amount: Number(row.amount) }))).toEqual([
+    { kind: 'grant', amount: 35000 },
+  ]);
 }
 
 describe('signupVerification with the default TTL (API and worker in this process)', () => {
@@ -137,7 +148,13 @@ describe('signupVerification with the default TTL (API and worker in this proces
     const key = await http.req('POST', '/auth/api-keys/', { name: 'history-check' }, login.body.access);
     expect(key.status).toBe(201);
     // Each secret in use, so nothing below passes because one of them is empty.
-    const secrets = { password: PASSWORD, token, access: login.body.access, refresh: login.body.refresh, apiKey: key.body.key };
+    const secrets = {
+      password: PASSWORD,
+      token,
+      access: login.body.access,
+      refresh: login.body.refresh,
+      apiKey: key.body.key,
+    };
     for (const secret of Object.values(secrets)) expect(secret.length).toBeGreaterThanOrEqual(20);
 
     const handle = signupHandle(deps, accountId);
@@ -156,7 +173,12 @@ describe('signupVerification with the default TTL (API and worker in this proces
     expect(description.workflowId).toBe(`signup:${accountId}`);
     expect(description.type).toBe('signupVerification');
     expect(description.status.name).toBe('COMPLETED');
-    const visible = searchable({ memo: description.memo, searchAttributes: description.searchAttributes, typed: description.typedSearchAttributes, raw: description.raw });
+    const visible = searchable({
+      memo: description.memo,
+      searchAttributes: description.searchAttributes,
+      typed: description.typedSearchAttributes,
+      raw: description.raw,
+    });
     expect(visible).toContain(accountId);
     for (const [name, secret] of Object.entries(secrets)) {
       expect({ name, inDescription: visible.includes(secret) }).toEqual({ name, inDescription: false });
@@ -207,7 +229,11 @@ describe('signupVerification with the default TTL (API and worker in this proces
         .first();
       const requests = Array.from({ length: 5 }, () => http.verify(token).finally(() => answered++));
       // Every request has either answered or reached the workflow (its verifyAccount waits on the lock).
-      await until('five verifies to be answered or under way', async () => answered + (await pendingActivities(deps, accountId, 'verifyAccount')) >= 5, 20_000).catch(() => undefined);
+      await until(
+        'five verifies to be answered or under way',
+        async () => answered + (await pendingActivities(deps, accountId, 'verifyAccount')) >= 5,
+        20_000,
+      ).catch(() => undefined);
       await lock.rollback();
       return { email, accountId, responses: await Promise.all(requests) };
     } finally {
@@ -293,7 +319,11 @@ describe('signupVerification with VERIFICATION_TTL=2', () => {
         .forUpdate()
         .first();
       const request = http.verify(token);
-      await until('verifyAccount to wait on the token row', async () => (await pendingActivities(deps, accountId, 'verifyAccount')) > 0, 10_000);
+      await until(
+        'verifyAccount to wait on the token row',
+        async () => (await pendingActivities(deps, accountId, 'verifyAccount')) > 0,
+        10_000,
+      );
       await until('the token to expire', async () => Date.now() > new Date(row.expires_at).getTime() + 200, 10_000);
       await lock.rollback();
       response = await request;
@@ -401,7 +431,10 @@ describe('signupVerification when no worker serves the verify within its deadlin
       stopped = true;
 
       const response = await http.verify(token);
-      expect({ status: response.status, code: response.body?.code }).toEqual({ status: 503, code: 'service_unavailable' });
+      expect({ status: response.status, code: response.body?.code }).toEqual({
+        status: 503,
+        code: 'service_unavailable',
+      });
       expect(response.headers.get('retry-after')).toBeTruthy();
     } finally {
       if (!stopped) await worker.shutdown();

@@ -29,7 +29,9 @@ async function start(ttlSeconds: number) {
     workflowId: signupWorkflowId(accountId),
     args: [{ accountId, ttlSeconds }],
   });
-  const mails = () => wf.callsOf('sendVerificationEmail').filter(([input]) => (input as { accountId: string }).accountId === accountId).length;
+  const mails = () =>
+    wf.callsOf('sendVerificationEmail').filter(([input]) => (input as { accountId: string }).accountId === accountId)
+      .length;
   return { handle, accountId, mails };
 }
 
@@ -56,7 +58,9 @@ describe('signupVerification workflow (mocked activities)', () => {
     const { handle, accountId, mails } = await start(SHORT_TTL);
     expect(await handle.result()).toBe('expired');
     expect(mails()).toBe(1);
-    expect(wf.callsOf('verifyAccount').filter(([input]) => (input as { accountId: string }).accountId === accountId)).toEqual([]);
+    expect(
+      wf.callsOf('verifyAccount').filter(([input]) => (input as { accountId: string }).accountId === accountId),
+    ).toEqual([]);
     const events = await historyOf(handle);
     const timers = events.flatMap((event) => event.timerStartedEventAttributes ?? []);
     expect(timers.map((timer) => durationMs(timer.startToFireTimeout))).toEqual([SHORT_TTL * 1000]);
@@ -68,7 +72,9 @@ describe('signupVerification workflow (mocked activities)', () => {
     const tokenId = randomUUID();
     expect(await handle.executeUpdate(verifyUpdate, { args: [{ tokenId }] })).toEqual({ verified: true });
     expect(await handle.result()).toBe('verified');
-    expect(wf.callsOf('verifyAccount').filter(([input]) => (input as { tokenId: string }).tokenId === tokenId)).toEqual([[{ accountId, tokenId }]]);
+    expect(wf.callsOf('verifyAccount').filter(([input]) => (input as { tokenId: string }).tokenId === tokenId)).toEqual(
+      [[{ accountId, tokenId }]],
+    );
   });
 
   it('rejects a verify whose activity fails as InvalidVerificationToken and keeps waiting: a later verify still succeeds', async () => {
@@ -89,7 +95,8 @@ describe('signupVerification workflow (mocked activities)', () => {
     const { handle, mails } = await start(LONG_TTL);
     // A mail is counted when its activity is called; the TTL's timer starts one workflow task after it
     // completes. Each step waits for that timer, or the next one could arrive before the timer exists.
-    const timersStarted = async () => (await historyOf(handle)).filter((event) => event.timerStartedEventAttributes).length;
+    const timersStarted = async () =>
+      (await historyOf(handle)).filter((event) => event.timerStartedEventAttributes).length;
     await eventually('the first mail', () => mails() === 1);
     await eventually('the first TTL timer', async () => (await timersStarted()) === 1);
     await handle.signal(resendSignal);
@@ -140,7 +147,9 @@ describe('signupVerification workflow (mocked activities)', () => {
       const update = handle.executeUpdate(verifyUpdate, { args: [{ tokenId: randomUUID() }] });
       update.catch(() => undefined);
       await eventually('verifyAccount to start', () => started);
-      await eventually('the TTL timer to fire', async () => (await historyOf(handle)).some((event) => event.timerFiredEventAttributes));
+      await eventually('the TTL timer to fire', async () =>
+        (await historyOf(handle)).some((event) => event.timerFiredEventAttributes),
+      );
       expired.open();
       return { handle, update };
     }

@@ -19,7 +19,9 @@ describe('storage on the real MinIO server', () => {
     await storage.put(key, body, 'application/octet-stream');
     expect(await storage.size(key)).toBe(body.length);
     expect((await readAll(await storage.get(key))).equals(body)).toBe(true);
-    expect((await readAll(await storage.get(key, { start: 100, end: 199 }))).equals(body.subarray(100, 200))).toBe(true);
+    expect((await readAll(await storage.get(key, { start: 100, end: 199 }))).equals(body.subarray(100, 200))).toBe(
+      true,
+    );
     expect((await readAll(await storage.get(key, { start: 4095, end: 4095 }))).equals(body.subarray(4095))).toBe(true);
 
     await storage.remove(key);

@@ -22,7 +22,12 @@ type Family = 'v1' | 'unversioned';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Polls `probe` until it returns something truthy; fails with `what` after `timeoutMs`. */
-async function until<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 60_000, intervalMs = 100): Promise<T> {
+async function until<T>(
+  what: string,
+  probe: () => Promise<T | undefined | null | false>,
+  timeoutMs = 60_000,
+  intervalMs = 100,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -92,18 +97,33 @@ function harness(deps: Deps, api: () => RunningApi) {
 
   return {
     get,
-    async submit(who: TestAccount, text: string, { family = 'v1' as Family, voice_id = VOICE } = {}): Promise<Submitted> {
+    async submit(
+      who: TestAccount,
+      text: string,
+      { family = 'v1' as Family, voice_id = VOICE } = {},
+    ): Promise<Submitted> {
       const response = await call(api().url, 'POST', FAMILIES[family].synthesize, { text, voice_id }, who.access);
-      expect({ status: response.status, body: response.body }).toMatchObject({ status: 202, body: { status: 'queued' } });
+      expect({ status: response.status, body: response.body }).toMatchObject({
+        status: 202,
+        body: { status: 'queued' },
+      });
       const id = response.body[FAMILIES[family].idKey] as string;
       return { id, characters: response.body.characters, statusUrl: response.body.status_url, family };
     },
-    del: (who: TestAccount, id: string, family: Family) => call(api().url, 'DELETE', FAMILIES[family].entry(id), undefined, who.access),
+    del: (who: TestAccount, id: string, family: Family) =>
+      call(api().url, 'DELETE', FAMILIES[family].entry(id), undefined, who.access),
     row: (id: string) => deps.db('syntheses').where({ id }).first(),
-    statusesOf: async (accountId: string): Promise<Array<{ id: string; status: string }>> => deps.db('syntheses').where({ account_id: accountId }).orderBy('created_at').select('id', 'status'),
+    statusesOf: async (accountId: string): Promise<Array<{ id: string; status: string }>> =>
+      deps.db('syntheses').where({ account_id: accountId }).orderBy('created_at').select('id', 'status'),
     /** The ledger rows of one reference, oldest first, as [kind, amount]. */
     ledger: async (accountId: string, reference: string) =>
-      (await deps.db('credit_ledger').where({ account_id: accountId, reference }).orderBy('id').select('kind', 'amount')).map((row) => [row.kind, Number(row.amount)]),
+      (
+        await deps
+          .db('credit_ledger')
+          .where({ account_id: accountId, reference })
+          .orderBy('id')
+          .select('kind', 'amount')
+      ).map((row) => [row.kind, Number(row.amount)]),
     balances: async (accountId: string) => {
       const row = await deps.db('accounts').where({ id: accountId }).first('credit_balance', 'credits_reserved');
       return { credit_balance: Number(row.credit_balance), credits_reserved: Number(row.credits_reserved) };
@@ -113,7 +133,8 @@ function harness(deps: Deps, api: () => RunningApi) {
       expect(response.status).toBe(200);
       return response.body;
     },
-    workflowStatus: async (id: string) => (await deps.temporal.workflow.getHandle(`synthesis:${id}`).describe()).status.name,
+    workflowStatus: async (id: string) =>
+      (await deps.temporal.workflow.getHandle(`synthesis:${id}`).describe()).status.name,
     waitForWorkflowClosed: (id: string, timeoutMs = 120_000) =>
       until(
         `workflow synthesis:${id} to close`,
@@ -144,7 +165,10 @@ function harness(deps: Deps, api: () => RunningApi) {
         const scheduled = event.activityTaskScheduledEventAttributes;
         if (scheduled) types.set(String(event.eventId), scheduled.activityType?.name ?? '?');
         const failed = event.activityTaskFailedEventAttributes ?? event.activityTaskTimedOutEventAttributes;
-        if (failed) failures.push(`${types.get(String(failed.scheduledEventId))}: ${failed.failure?.message ?? ''} ${failed.failure?.cause?.message ?? ''}`.trim());
+        if (failed)
+          failures.push(
+            `${types.get(String(failed.scheduledEventId))}: ${failed.failure?.message ?? ''} ${failed.failure?.cause?.message ?? ''}`.trim(),
+          );
       }
       return failures;
     },
@@ -173,7 +197,9 @@ function harness(deps: Deps, api: () => RunningApi) {
       deps.db.transaction(
         async (trx) => {
           const account = await trx('accounts').where({ id: accountId }).first('credit_balance', 'credits_reserved');
-          const rows: Array<{ kind: string; amount: string; reference: string }> = await trx('credit_ledger').where({ account_id: accountId }).select('kind', 'amount', 'reference');
+          const rows: Array<{ kind: string; amount: string; reference: string }> = await trx('credit_ledger')
+            .where({ account_id: accountId })
+            .select('kind', 'amount', 'reference');
           const byReference: Record<string, { reserve: number; release: number; capture: number }> = {};
           const total = { grant: 0, reserve: 0, release: 0, capture: 0 } as Record<string, number>;
           for (const row of rows) {
@@ -183,8 +209,14 @@ function harness(deps: Deps, api: () => RunningApi) {
             byReference[row.reference][row.kind as 'reserve'] += Number(row.amount);
           }
           return {
-            account: { credit_balance: Number(account.credit_balance), credits_reserved: Number(account.credits_reserved) },
-            expected: { credit_balance: INITIAL_CREDITS - total.reserve + total.release, credits_reserved: total.reserve - total.release - total.capture },
+            account: {
+              credit_balance: Number(account.credit_balance),
+              credits_reserved: Number(account.credits_reserved),
+            },
+            expected: {
+              credit_balance: INITIAL_CREDITS - total.reserve + total.release,
+              credits_reserved: total.reserve - total.release - total.capture,
+            },
             captured: total.capture,
             byReference,
           };
@@ -215,7 +247,8 @@ describe('synthesis queueing, cancellation and failure (API and worker in this p
   const { deps, api, worker } = useStack({ worker: true });
   const h = harness(deps, () => api);
   /** Engine and ffmpeg activities running in this process's CPU-queue worker right now. */
-  const cpuInFlight = () => worker.workers.find((each) => each.options.taskQueue.endsWith('-cpu'))!.getStatus().numInFlightActivities;
+  const cpuInFlight = () =>
+    worker.workers.find((each) => each.options.taskQueue.endsWith('-cpu'))!.getStatus().numInFlightActivities;
 
   it('keeps at most max_concurrent_syntheses (2) processing per account, reports the others queued, completes all four with real audio, and does not hold up another account', async () => {
     const [owner, other] = await Promise.all([createAccount(deps), createAccount(deps)]);
@@ -229,7 +262,10 @@ describe('synthesis queueing, cancellation and failure (API and worker in this p
     const sampler = (async () => {
       while (sampling) {
         const rows = await h.statusesOf(owner.id);
-        samples.push({ processing: rows.filter((row) => row.status === 'processing').length, queued: rows.filter((row) => row.status === 'queued').length });
+        samples.push({
+          processing: rows.filter((row) => row.status === 'processing').length,
+          queued: rows.filter((row) => row.status === 'queued').length,
+        });
         await sleep(50);
       }
     })();
@@ -240,18 +276,30 @@ describe('synthesis queueing, cancellation and failure (API and worker in this p
       const otherJob = await h.submit(other, prose(150, 7));
 
       // A synthesis beyond the limit answers `queued` (both families) while two others are processing.
-      const seenQueued = await until('a synthesis beyond the limit to report queued while two others process', async () => {
-        const rows = await h.statusesOf(owner.id);
-        const processing = rows.filter((row) => row.status === 'processing').map((row) => row.id);
-        const queued = rows.find((row) => row.status === 'queued');
-        if (!queued || processing.length !== 2) return null;
-        const [v1, unversioned] = await Promise.all([h.get(owner, FAMILIES.v1.status(queued.id)), h.get(owner, FAMILIES.unversioned.status(queued.id))]);
-        const stillProcessing = await deps.db('syntheses').whereIn('id', processing).select('status');
-        if (!stillProcessing.every((row) => row.status === 'processing')) return null;
-        return { v1, unversioned };
-      });
+      const seenQueued = await until(
+        'a synthesis beyond the limit to report queued while two others process',
+        async () => {
+          const rows = await h.statusesOf(owner.id);
+          const processing = rows.filter((row) => row.status === 'processing').map((row) => row.id);
+          const queued = rows.find((row) => row.status === 'queued');
+          if (!queued || processing.length !== 2) return null;
+          const [v1, unversioned] = await Promise.all([
+            h.get(owner, FAMILIES.v1.status(queued.id)),
+            h.get(owner, FAMILIES.unversioned.status(queued.id)),
+          ]);
+          const stillProcessing = await deps.db('syntheses').whereIn('id', processing).select('status');
+          if (!stillProcessing.every((row) => row.status === 'processing')) return null;
+          return { v1, unversioned };
+        },
+      );
       expect(seenQueued.v1.status).toBe(200);
-      expect(seenQueued.v1.body).toMatchObject({ status: 'queued', progress: 0, started_at: null, audio_url: null, credits_charged: 0 });
+      expect(seenQueued.v1.body).toMatchObject({
+        status: 'queued',
+        progress: 0,
+        started_at: null,
+        audio_url: null,
+        credits_charged: 0,
+      });
       expect(seenQueued.unversioned.status).toBe(200);
       expect(seenQueued.unversioned.body).toMatchObject({ status: 'queued', audio_url: null });
 
@@ -264,7 +312,9 @@ describe('synthesis queueing, cancellation and failure (API and worker in this p
       });
       expect(whenOtherStarted.owner.filter((row) => row.status === 'queued').length).toBeGreaterThanOrEqual(1);
 
-      const done = await Promise.all(jobs.map((job) => waitForSynthesis(api.url, job.statusUrl, owner.access, 240_000)));
+      const done = await Promise.all(
+        jobs.map((job) => waitForSynthesis(api.url, job.statusUrl, owner.access, 240_000)),
+      );
       const otherDone = await waitForSynthesis(api.url, otherJob.statusUrl, other.access, 240_000);
       sampling = false;
       await sampler;
@@ -286,7 +336,13 @@ describe('synthesis queueing, cancellation and failure (API and worker in this p
       expect(samples.some((sample) => sample.processing === 2 && sample.queued > 0)).toBe(true);
 
       for (const [index, result] of done.entries()) {
-        expect(result).toMatchObject({ id: jobs[index].id, status: 'completed', progress: 1, credits_charged: jobs[index].characters, error: null });
+        expect(result).toMatchObject({
+          id: jobs[index].id,
+          status: 'completed',
+          progress: 1,
+          credits_charged: jobs[index].characters,
+          error: null,
+        });
         await expectValidAudio(api.url, owner, result);
         expect(await h.ledger(owner.id, jobs[index].id)).toEqual([
           ['reserve', jobs[index].characters],
@@ -307,7 +363,9 @@ describe('synthesis queueing, cancellation and failure (API and worker in this p
   /** Two long syntheses fill the account's two slots; resolves once both are processing. */
   async function fillSlots(who: TestAccount, family: Family) {
     const blockers = await Promise.all([0, 5].map((offset) => h.submit(who, prose(2500, offset), { family })));
-    await until('both blockers to be processing', async () => (await Promise.all(blockers.map((job) => h.row(job.id)))).every((row) => row.status === 'processing'));
+    await until('both blockers to be processing', async () =>
+      (await Promise.all(blockers.map((job) => h.row(job.id)))).every((row) => row.status === 'processing'),
+    );
     return blockers;
   }
 
@@ -328,7 +386,12 @@ describe('synthesis queueing, cancellation and failure (API and worker in this p
       ['release', job.characters],
     ]);
     const row = await h.row(job.id);
-    expect({ status: row.status, credits_charged: row.credits_charged, audio_key: row.audio_key, deleted: row.deleted_at !== null }).toEqual({
+    expect({
+      status: row.status,
+      credits_charged: row.credits_charged,
+      audio_key: row.audio_key,
+      deleted: row.deleted_at !== null,
+    }).toEqual({
       status: 'canceled',
       credits_charged: 0,
       audio_key: null,
@@ -342,7 +405,8 @@ describe('synthesis queueing, cancellation and failure (API and worker in this p
     const job = await h.submit(who, prose(2500, offset), { family });
     await until(
       'the synthesis to be processing with a chunk stored and a render in flight',
-      async () => (await h.row(job.id)).status === 'processing' && (await h.listWork(job.id)).length > 0 && cpuInFlight() > 0,
+      async () =>
+        (await h.row(job.id)).status === 'processing' && (await h.listWork(job.id)).length > 0 && cpuInFlight() > 0,
       120_000,
       50,
     );
@@ -358,7 +422,10 @@ describe('synthesis queueing, cancellation and failure (API and worker in this p
         const queued = await h.submit(who, prose(500, 2), { family });
         // Its workflow has asked for a slot and was told to wait.
         await until('the third synthesis to wait for a slot', async () => {
-          const [row, blockerRows] = await Promise.all([h.row(queued.id), Promise.all(blockers.map((job) => h.row(job.id)))]);
+          const [row, blockerRows] = await Promise.all([
+            h.row(queued.id),
+            Promise.all(blockers.map((job) => h.row(job.id))),
+          ]);
           return row.status === 'queued' && blockerRows.every((blocker) => blocker.status === 'processing');
         });
         expect((await h.get(who, FAMILIES[family].status(queued.id))).body.status).toBe('queued');
@@ -369,7 +436,11 @@ describe('synthesis queueing, cancellation and failure (API and worker in this p
         expect(await h.leftovers(who.id, queued.id)).toEqual({ work: [], chunks: [], final: null });
         // Its reservation is back in the balance; only the blockers' (running or captured) remain taken.
         const snapshot = await h.creditSnapshot(who.id);
-        expect(snapshot.byReference[queued.id]).toEqual({ reserve: queued.characters, release: queued.characters, capture: 0 });
+        expect(snapshot.byReference[queued.id]).toEqual({
+          reserve: queued.characters,
+          release: queued.characters,
+          capture: 0,
+        });
         expect(snapshot.account).toEqual(snapshot.expected);
       } finally {
         await Promise.all(blockers.map((job) => h.del(who, job.id, family)));
@@ -391,7 +462,11 @@ describe('synthesis queueing, cancellation and failure (API and worker in this p
       await expectCanceled(who, job);
       expect(await h.balances(who.id)).toEqual({ credit_balance: initial.credit_balance, credits_reserved: 0 });
       const profile = await h.profile(who);
-      expect(profile).toMatchObject({ credit_balance: initial.credit_balance, credits_reserved: 0, usage: { syntheses: 0, syntheses_failed: 0, credits_used: 0 } });
+      expect(profile).toMatchObject({
+        credit_balance: initial.credit_balance,
+        credits_reserved: 0,
+        usage: { syntheses: 0, syntheses_failed: 0, credits_used: 0 },
+      });
       await until('the worker to finish its in-flight activities', async () => cpuInFlight() === 0, 60_000);
       expect(await deps.storage.size(audioKey(who.id, job.id, 'wav'))).toBeNull();
     });
@@ -402,7 +477,12 @@ describe('synthesis queueing, cancellation and failure (API and worker in this p
       const job = await startRendering(who, family, 6);
       // Right after a chunk was stored, so the next render has just started and is sure to outlast the cancel.
       const stored = (await h.listWork(job.id)).length;
-      await until('another chunk to be stored while renders are in flight', async () => (await h.listWork(job.id)).length > stored && cpuInFlight() > 0, 120_000, 20);
+      await until(
+        'another chunk to be stored while renders are in flight',
+        async () => (await h.listWork(job.id)).length > stored && cpuInFlight() > 0,
+        120_000,
+        20,
+      );
 
       const deleted = await h.del(who, job.id, family);
       expect(deleted.status).toBe(204);
@@ -420,7 +500,11 @@ describe('synthesis queueing, cancellation and failure (API and worker in this p
       const key = audioKey(who.id, job.id, 'wav');
       expect(await deps.storage.size(key)).toBeGreaterThan(0);
       const usageBefore = (await h.profile(who)).usage;
-      expect(usageBefore).toMatchObject({ syntheses: 1, credits_used: job.characters, characters_synthesized: job.characters });
+      expect(usageBefore).toMatchObject({
+        syntheses: 1,
+        credits_used: job.characters,
+        characters_synthesized: job.characters,
+      });
 
       const deleted = await h.del(who, job.id, family);
       expect({ status: deleted.status, body: deleted.body }).toEqual({ status: 204, body: null });
@@ -440,7 +524,10 @@ describe('synthesis queueing, cancellation and failure (API and worker in this p
         ['reserve', job.characters],
         ['capture', job.characters],
       ]);
-      expect(await h.balances(who.id)).toEqual({ credit_balance: initial.credit_balance - job.characters, credits_reserved: 0 });
+      expect(await h.balances(who.id)).toEqual({
+        credit_balance: initial.credit_balance - job.characters,
+        credits_reserved: 0,
+      });
       const profile = await h.profile(who);
       expect(profile).toMatchObject({ credit_balance: initial.credit_balance - job.characters, credits_reserved: 0 });
       expect(profile.usage).toEqual(usageBefore);
@@ -470,9 +557,17 @@ describe('synthesis queueing, cancellation and failure (API and worker in this p
       const started = Date.now();
       const job = await h.submit(who, prose(200, 3), { voice_id: voiceId });
       const done = await waitForSynthesis(api.url, job.statusUrl, who.access, 280_000);
-      process.stdout.write(`[failure path] synthesis ended ${done.status} after ${Date.now() - started} ms; activity failures: ${JSON.stringify(await h.activityFailures(job.id))}\n`);
+      process.stdout.write(
+        `[failure path] synthesis ended ${done.status} after ${Date.now() - started} ms; activity failures: ${JSON.stringify(await h.activityFailures(job.id))}\n`,
+      );
 
-      expect(done).toMatchObject({ id: job.id, status: 'failed', credits_charged: 0, audio_url: null, duration_seconds: null });
+      expect(done).toMatchObject({
+        id: job.id,
+        status: 'failed',
+        credits_charged: 0,
+        audio_url: null,
+        duration_seconds: null,
+      });
       expect(done.error).toEqual({ code: expect.any(String), message: expect.any(String) });
       // The engine failed, not storage: the code says so.
       expect(done.error.code).toBe('engine_failed');
@@ -523,12 +618,21 @@ async function waitForWorkerReady(deps: Deps, worker: WorkerProcess, since: numb
   await until(
     'the worker process to poll both task queues',
     async () => {
-      if (worker.child.exitCode !== null) throw new Error(`worker process exited ${worker.child.exitCode}:\n${worker.output()}`);
+      if (worker.child.exitCode !== null)
+        throw new Error(`worker process exited ${worker.child.exitCode}:\n${worker.output()}`);
       const described = await Promise.all(
-        queues.map(({ name, type }) => deps.temporal.workflowService.describeTaskQueue({ namespace: deps.config.TEMPORAL_NAMESPACE, taskQueue: { name }, taskQueueType: type })),
+        queues.map(({ name, type }) =>
+          deps.temporal.workflowService.describeTaskQueue({
+            namespace: deps.config.TEMPORAL_NAMESPACE,
+            taskQueue: { name },
+            taskQueueType: type,
+          }),
+        ),
       );
       // A poller seen since this process started (a killed one stays listed for a while).
-      return described.every((queue) => (queue.pollers ?? []).some((poller) => Number(poller.lastAccessTime?.seconds ?? 0) * 1000 >= since - 1_000));
+      return described.every((queue) =>
+        (queue.pollers ?? []).some((poller) => Number(poller.lastAccessTime?.seconds ?? 0) * 1000 >= since - 1_000),
+      );
     },
     120_000,
     250,
@@ -559,7 +663,9 @@ describe('synthesis with the worker as a separate process (SIGKILL, no worker)',
       jobs = await Promise.all([0, 4, 8].map((offset) => h.submit(who, prose(2500, offset))));
       const queued = await until('two processing and one queued', async () => {
         const rows = await h.statusesOf(who.id);
-        return rows.filter((row) => row.status === 'processing').length === 2 ? rows.find((row) => row.status === 'queued') : null;
+        return rows.filter((row) => row.status === 'processing').length === 2
+          ? rows.find((row) => row.status === 'queued')
+          : null;
       });
       await worker.kill();
       await sleep(1_000);
@@ -568,12 +674,29 @@ describe('synthesis with the worker as a separate process (SIGKILL, no worker)',
         const asked = Date.now();
         const status = await h.get(who, FAMILIES[family].status(queued.id));
         process.stdout.write(`[no worker] ${family} status answered ${status.status} in ${Date.now() - asked} ms\n`);
-        expect({ family, status: status.status, state: status.body.status }).toEqual({ family, status: 200, state: 'queued' });
-        expect(status.body).toMatchObject({ [FAMILIES[family].idKey]: queued.id, progress: 0, audio_url: null, error: null });
+        expect({ family, status: status.status, state: status.body.status }).toEqual({
+          family,
+          status: 200,
+          state: 'queued',
+        });
+        expect(status.body).toMatchObject({
+          [FAMILIES[family].idKey]: queued.id,
+          progress: 0,
+          audio_url: null,
+          error: null,
+        });
         const entry = await h.get(who, FAMILIES[family].entry(queued.id));
-        expect({ family, status: entry.status, state: entry.body.status }).toEqual({ family, status: 200, state: 'queued' });
+        expect({ family, status: entry.status, state: entry.body.status }).toEqual({
+          family,
+          status: 200,
+          state: 'queued',
+        });
         const history = await h.get(who, FAMILIES[family].history);
-        expect({ family, status: history.status, count: history.body.count }).toEqual({ family, status: 200, count: 3 });
+        expect({ family, status: history.status, count: history.body.count }).toEqual({
+          family,
+          status: 200,
+          count: 3,
+        });
       }
       for (const job of jobs.filter((each) => each.id !== queued.id)) {
         const status = await h.get(who, FAMILIES.v1.status(job.id));
@@ -597,7 +720,14 @@ describe('synthesis with the worker as a separate process (SIGKILL, no worker)',
     try {
       const accounts = await Promise.all([createAccount(deps), createAccount(deps)]);
       const initial = await Promise.all(accounts.map((who) => h.balances(who.id)));
-      const jobs = await Promise.all(accounts.flatMap((who, a) => [0, 1].map(async (n) => ({ who, job: await h.submit(who, prose(450, a * 4 + n * 2), { family: n ? 'unversioned' : 'v1' }) }))));
+      const jobs = await Promise.all(
+        accounts.flatMap((who, a) =>
+          [0, 1].map(async (n) => ({
+            who,
+            job: await h.submit(who, prose(450, a * 4 + n * 2), { family: n ? 'unversioned' : 'v1' }),
+          })),
+        ),
+      );
 
       // Mid-render: at least one processing and a chunk stored.
       const atKill = await until(
@@ -607,7 +737,9 @@ describe('synthesis with the worker as a separate process (SIGKILL, no worker)',
           const processing = rows.filter((row) => row.status === 'processing');
           if (processing.length === 0) return null;
           const chunks = (await Promise.all(jobs.map(({ job }) => h.listWork(job.id)))).flat();
-          return chunks.length > 0 ? { statuses: rows.map((row) => row.status as string), chunks: chunks.length } : null;
+          return chunks.length > 0
+            ? { statuses: rows.map((row) => row.status as string), chunks: chunks.length }
+            : null;
         },
         120_000,
         50,
@@ -616,7 +748,9 @@ describe('synthesis with the worker as a separate process (SIGKILL, no worker)',
       timings.killed = Date.now() - t0;
       process.stdout.write(`[SIGKILL] statuses at kill: ${JSON.stringify(atKill)}\n`);
       expect(atKill.statuses.some((status) => status === 'processing')).toBe(true);
-      const unfinishedAtKill = (await Promise.all(jobs.map(({ job }) => h.row(job.id)))).filter((row) => row.status !== 'completed').length;
+      const unfinishedAtKill = (await Promise.all(jobs.map(({ job }) => h.row(job.id)))).filter(
+        (row) => row.status !== 'completed',
+      ).length;
       expect(unfinishedAtKill).toBeGreaterThan(0);
 
       await sleep(1_000);
@@ -625,16 +759,28 @@ describe('synthesis with the worker as a separate process (SIGKILL, no worker)',
         const status = await h.get(who, job.statusUrl);
         const valid = ['queued', 'processing', 'completed'].includes(status.body.status);
         const why = valid ? [] : await h.activityFailures(job.id);
-        expect({ status: status.status, state: status.body.status, valid, why }).toEqual({ status: 200, state: status.body.status, valid: true, why: [] });
+        expect({ status: status.status, state: status.body.status, valid, why }).toEqual({
+          status: 200,
+          state: status.body.status,
+          valid: true,
+          why: [],
+        });
       }
 
       worker = spawnWorkerProcess(taskQueue);
       const restarted = Date.now();
-      const done = await Promise.all(jobs.map(({ who, job }) => waitForSynthesis(api.url, job.statusUrl, who.access, 240_000)));
+      const done = await Promise.all(
+        jobs.map(({ who, job }) => waitForSynthesis(api.url, job.statusUrl, who.access, 240_000)),
+      );
       timings.allCompletedAfterRestart = Date.now() - restarted;
 
       for (const [index, { who, job }] of jobs.entries()) {
-        expect(done[index]).toMatchObject({ status: 'completed', progress: 1, credits_charged: job.characters, error: null });
+        expect(done[index]).toMatchObject({
+          status: 'completed',
+          progress: 1,
+          credits_charged: job.characters,
+          error: null,
+        });
         await expectValidAudio(api.url, who, done[index]);
         expect(await h.ledger(who.id, job.id)).toEqual([
           ['reserve', job.characters],
@@ -644,7 +790,10 @@ describe('synthesis with the worker as a separate process (SIGKILL, no worker)',
       }
       for (const [a, who] of accounts.entries()) {
         const charged = jobs.filter((each) => each.who === who).reduce((sum, { job }) => sum + job.characters, 0);
-        expect(await h.balances(who.id)).toEqual({ credit_balance: initial[a].credit_balance - charged, credits_reserved: 0 });
+        expect(await h.balances(who.id)).toEqual({
+          credit_balance: initial[a].credit_balance - charged,
+          credits_reserved: 0,
+        });
       }
     } finally {
       process.stdout.write(`[kill/restart timings, ms] ${JSON.stringify(timings)}\n`);

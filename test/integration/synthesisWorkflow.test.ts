@@ -2,7 +2,13 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { randomUUID } from 'node:crypto';
-import { FAILURE_CODES, progressQuery, slotFreedSignal, type SynthesisRequest, synthesisWorkflowId } from '../../synthesis/contracts';
+import {
+  FAILURE_CODES,
+  progressQuery,
+  slotFreedSignal,
+  type SynthesisRequest,
+  synthesisWorkflowId,
+} from '../../synthesis/contracts';
 import type { synthesis } from '../../workflows/synthesis';
 import { eventually } from '../helpers/eventually';
 import { gate, useWorkflowWorker } from '../helpers/workflowWorker';
@@ -77,7 +83,12 @@ describe('synthesis workflow (mocked activities)', () => {
     const input = request();
     const handle = await start(input);
     expect(await handle.result()).toBe('completed');
-    expect(stepsOf(input.synthesisId)).toEqual(['reserveSynthesis', 'renderShortSynthesis', 'captureCredits', 'recordSynthesisCompleted']);
+    expect(stepsOf(input.synthesisId)).toEqual([
+      'reserveSynthesis',
+      'renderShortSynthesis',
+      'captureCredits',
+      'recordSynthesisCompleted',
+    ]);
     expect(wf.callsOf('recordSynthesisCompleted')).toContainEqual([{ synthesisId: input.synthesisId, ...AUDIO }]);
   });
 
@@ -107,7 +118,14 @@ describe('synthesis workflow (mocked activities)', () => {
 
     await handle.signal(slotFreedSignal);
     expect(await handle.result()).toBe('completed');
-    expect(stepsOf(input.synthesisId)).toEqual(['reserveSynthesis', 'acquireSynthesisSlot', 'acquireSynthesisSlot', 'renderShortSynthesis', 'captureCredits', 'recordSynthesisCompleted']);
+    expect(stepsOf(input.synthesisId)).toEqual([
+      'reserveSynthesis',
+      'acquireSynthesisSlot',
+      'acquireSynthesisSlot',
+      'renderShortSynthesis',
+      'captureCredits',
+      'recordSynthesisCompleted',
+    ]);
     expect(await handle.query(progressQuery)).toEqual({ status: 'completed', progress: 1 });
   });
 
@@ -145,8 +163,14 @@ describe('synthesis workflow (mocked activities)', () => {
     expect(error).toBeInstanceOf(WorkflowFailedError);
     expect((error as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
     expect(await endedWithRendersStopped.promise).toBe(3);
-    expect(stepsOf(input.synthesisId).filter((step) => step !== 'renderSynthesisChunk')).toEqual(['reserveSynthesis', 'releaseCredits', 'recordSynthesisEnded']);
-    expect(wf.callsOf('recordSynthesisEnded')).toContainEqual([{ synthesisId: input.synthesisId, status: 'canceled', error: null }]);
+    expect(stepsOf(input.synthesisId).filter((step) => step !== 'renderSynthesisChunk')).toEqual([
+      'reserveSynthesis',
+      'releaseCredits',
+      'recordSynthesisEnded',
+    ]);
+    expect(wf.callsOf('recordSynthesisEnded')).toContainEqual([
+      { synthesisId: input.synthesisId, status: 'canceled', error: null },
+    ]);
     expect(wf.callsOf('releaseCredits')).toContainEqual([{ accountId: input.accountId, reference: input.synthesisId }]);
   });
 
@@ -158,7 +182,14 @@ describe('synthesis workflow (mocked activities)', () => {
     });
     const input = request();
     expect(await (await start(input)).result()).toBe('failed');
-    expect(stepsOf(input.synthesisId)).toEqual(['reserveSynthesis', 'renderShortSynthesis', 'releaseCredits', 'recordSynthesisEnded']);
-    expect(wf.callsOf('recordSynthesisEnded')).toContainEqual([{ synthesisId: input.synthesisId, status: 'failed', error: FAILURE_CODES.EngineFailed }]);
+    expect(stepsOf(input.synthesisId)).toEqual([
+      'reserveSynthesis',
+      'renderShortSynthesis',
+      'releaseCredits',
+      'recordSynthesisEnded',
+    ]);
+    expect(wf.callsOf('recordSynthesisEnded')).toContainEqual([
+      { synthesisId: input.synthesisId, status: 'failed', error: FAILURE_CODES.EngineFailed },
+    ]);
   });
 });

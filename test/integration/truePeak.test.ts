@@ -23,13 +23,20 @@ const file = useTempFiles('openvox-truepeak-');
 /** A tone at a quarter of the sample rate, 45 degrees off: every sample 3 dB under the peaks between them. */
 function interSampleTone(seconds: number, amplitude: number): Int16Array {
   const samples = new Int16Array(Math.round(seconds * CHUNK_SAMPLE_RATE));
-  for (let i = 0; i < samples.length; i++) samples[i] = Math.round(amplitude * 32767 * Math.sin((Math.PI / 2) * i + Math.PI / 4));
+  for (let i = 0; i < samples.length; i++)
+    samples[i] = Math.round(amplitude * 32767 * Math.sin((Math.PI / 2) * i + Math.PI / 4));
   return samples;
 }
 
 async function writeChunk(samples: Int16Array): Promise<string> {
   const out = file('wav');
-  await writeFile(out, Buffer.concat([wavHeader(samples.length, CHUNK_SAMPLE_RATE), Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength)]));
+  await writeFile(
+    out,
+    Buffer.concat([
+      wavHeader(samples.length, CHUNK_SAMPLE_RATE),
+      Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength),
+    ]),
+  );
   return out;
 }
 
@@ -38,7 +45,20 @@ const LIMIT_DB = -1;
 
 /** ffmpeg's own meter, independent of the code under test: ebur128 with peak=true (BS.1770 true peak). */
 async function ebur128TruePeak(audio: string): Promise<number> {
-  const { stderr } = await promisify(execFile)('ffmpeg', ['-nostdin', '-hide_banner', '-nostats', '-v', 'info', '-i', audio, '-af', 'ebur128=peak=true:framelog=verbose', '-f', 'null', '-']);
+  const { stderr } = await promisify(execFile)('ffmpeg', [
+    '-nostdin',
+    '-hide_banner',
+    '-nostats',
+    '-v',
+    'info',
+    '-i',
+    audio,
+    '-af',
+    'ebur128=peak=true:framelog=verbose',
+    '-f',
+    'null',
+    '-',
+  ]);
   const match = /True peak:\s*\n\s*Peak:\s*(-?inf|-?[\d.]+) dBFS/.exec(stderr);
   if (!match) throw new Error(`no true peak in: ${stderr.slice(-500)}`);
   return match[1].endsWith('inf') ? -Infinity : Number(match[1]);
@@ -52,7 +72,8 @@ async function ebur128TruePeak(audio: string): Promise<number> {
  */
 function burstySignal(): Int16Array {
   const signal = new Int16Array(3 * CHUNK_SAMPLE_RATE);
-  for (let i = 0; i < signal.length; i++) signal[i] = Math.round(0.3 * 32767 * Math.sin((2 * Math.PI * 1000 * i) / CHUNK_SAMPLE_RATE));
+  for (let i = 0; i < signal.length; i++)
+    signal[i] = Math.round(0.3 * 32767 * Math.sin((2 * Math.PI * 1000 * i) / CHUNK_SAMPLE_RATE));
   const burst = interSampleTone(0.02, 0.85);
   for (const start of [0.5, 1.5, 2.5]) signal.set(burst, Math.round(start * CHUNK_SAMPLE_RATE));
   return signal;
@@ -65,7 +86,12 @@ describe.each(FORMATS)('%s output, measured after encoding', (format) => {
   });
 
   it.each<[string, () => Promise<string[]>, Emotion, { eq?: { hz: number; gainDb: number }[] }]>([
-    ['bursts whose peaks fall between samples (fs/4, 45 degrees off)', async () => [await writeChunk(burstySignal())], 'angry', {}],
+    [
+      'bursts whose peaks fall between samples (fs/4, 45 degrees off)',
+      async () => [await writeChunk(burstySignal())],
+      'angry',
+      {},
+    ],
     [
       "a loud emotion with a cloned voice's treble boost",
       async () => {
@@ -78,7 +104,14 @@ describe.each(FORMATS)('%s output, measured after encoding', (format) => {
             { hz: 9000, gainDb: 12 },
           ],
         };
-        await renderChunk({ voice: findPremadeVoice('en-us-espeak-m')!, text: 'Stop! Take this, right now, and go!', emotion: 'angry', profile, outPath, engines });
+        await renderChunk({
+          voice: findPremadeVoice('en-us-espeak-m')!,
+          text: 'Stop! Take this, right now, and go!',
+          emotion: 'angry',
+          profile,
+          outPath,
+          engines,
+        });
         return [outPath];
       },
       'angry',

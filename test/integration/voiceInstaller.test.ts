@@ -62,7 +62,9 @@ describe('the voice index', () => {
   });
 
   it('names the URL when the index cannot be read', async () => {
-    await expect(fetchVoiceIndex(`${mirror.url}nowhere/`)).rejects.toThrow(`cannot read the Piper voice index ${mirror.url}nowhere/voices.json: HTTP 404`);
+    await expect(fetchVoiceIndex(`${mirror.url}nowhere/`)).rejects.toThrow(
+      `cannot read the Piper voice index ${mirror.url}nowhere/voices.json: HTTP 404`,
+    );
   });
 });
 
@@ -80,12 +82,19 @@ describe('installing', () => {
     expect(await md5(path.join(dir, `${GB}.onnx`))).toBe(await md5(JOE_MODEL));
 
     const [model] = await findPiperModels(dir);
-    expect(model).toMatchObject({ name: GB, language: 'en-GB', quality: 'medium', espeakVoice: 'en-gb', sampleRate: 22050 });
+    expect(model).toMatchObject({
+      name: GB,
+      language: 'en-GB',
+      quality: 'medium',
+      espeakVoice: 'en-gb',
+      sampleRate: 22050,
+    });
     expect(model.sidecar).toEqual({
       name: 'Testa',
       language: 'en-GB',
       quality: 'medium',
-      description: 'Neural voice Testa (English, Great Britain; Piper, medium quality), installed from the Piper voice index.',
+      description:
+        'Neural voice Testa (English, Great Britain; Piper, medium quality), installed from the Piper voice index.',
       licence: `Piper voice ${GB}: dataset licence CC0 (https://example.org/datasets/${GB}), per its model card (${GB}.MODEL_CARD). Runs with ONNX Runtime (MIT); phonemes by eSpeak NG (GPL-3.0-or-later).`,
     });
     // No gender: the index does not say it, and a sidecar's gender would override what the catalog knows.
@@ -108,7 +117,11 @@ describe('installing', () => {
   });
 
   it('installs a multi-speaker model with its speakers; without --speakers the sidecar lists none (the catalog spreads a default)', async () => {
-    expect(await install(MULTI)).toMatchObject({ status: 'installed', speakers: 3, offered: ['speaker_0', 'speaker_1', 'speaker_2'] });
+    expect(await install(MULTI)).toMatchObject({
+      status: 'installed',
+      speakers: 3,
+      offered: ['speaker_0', 'speaker_1', 'speaker_2'],
+    });
     expect(await filesOf(MULTI)).toHaveLength(4);
     const [model] = await findPiperModels(dir);
     expect(model).toMatchObject({ name: MULTI, speakers: { speaker_0: 0, speaker_1: 1, speaker_2: 2 } });
@@ -116,24 +129,40 @@ describe('installing', () => {
   });
 
   it('writes the --speakers list into the sidecar, and rewrites it for an installed voice', async () => {
-    expect(await install(MULTI, undefined, ['speaker_2', 'speaker_0'])).toMatchObject({ status: 'installed', offered: ['speaker_2', 'speaker_0'] });
+    expect(await install(MULTI, undefined, ['speaker_2', 'speaker_0'])).toMatchObject({
+      status: 'installed',
+      offered: ['speaker_2', 'speaker_0'],
+    });
     const sidecarPath = path.join(dir, `${MULTI}.voice.json`);
-    expect(JSON.parse(await readFile(sidecarPath, 'utf8'))).toMatchObject({ name: 'Testm', speakers: [{ speaker: 'speaker_2' }, { speaker: 'speaker_0' }] });
+    expect(JSON.parse(await readFile(sidecarPath, 'utf8'))).toMatchObject({
+      name: 'Testm',
+      speakers: [{ speaker: 'speaker_2' }, { speaker: 'speaker_0' }],
+    });
     // An operator names one; running install again with another list keeps that name and the rest of the sidecar.
     const edited = JSON.parse(await readFile(sidecarPath, 'utf8'));
     edited.speakers[1] = { speaker: 'speaker_0', name: 'Zero', gender: 'female' };
     await writeFile(sidecarPath, JSON.stringify(edited));
     const before = onnxRequests(MULTI).length;
-    expect(await install(MULTI, undefined, ['speaker_0', 'speaker_1'])).toMatchObject({ status: 'already installed', offered: ['speaker_0', 'speaker_1'] });
+    expect(await install(MULTI, undefined, ['speaker_0', 'speaker_1'])).toMatchObject({
+      status: 'already installed',
+      offered: ['speaker_0', 'speaker_1'],
+    });
     expect(onnxRequests(MULTI)).toHaveLength(before);
-    expect(JSON.parse(await readFile(sidecarPath, 'utf8'))).toMatchObject({ name: 'Testm', speakers: [{ speaker: 'speaker_0', name: 'Zero', gender: 'female' }, { speaker: 'speaker_1' }] });
+    expect(JSON.parse(await readFile(sidecarPath, 'utf8'))).toMatchObject({
+      name: 'Testm',
+      speakers: [{ speaker: 'speaker_0', name: 'Zero', gender: 'female' }, { speaker: 'speaker_1' }],
+    });
     expect(await install(MULTI)).toMatchObject({ status: 'already installed', offered: ['speaker_0', 'speaker_1'] });
   });
 
   it('refuses --speakers the index does not name, or for a single-speaker voice, before downloading anything', async () => {
     const before = mirror.requests.length;
-    await expect(install(MULTI, undefined, ['speaker_1', 'p225'])).rejects.toThrow(`${MULTI} has no speaker "p225": its 3 speakers are speaker_0, speaker_1, speaker_2 (the index's speaker_id_map)`);
-    await expect(install(GB, undefined, ['speaker_0'])).rejects.toThrow(`${GB} has a single speaker: --speakers is for multi-speaker models`);
+    await expect(install(MULTI, undefined, ['speaker_1', 'p225'])).rejects.toThrow(
+      `${MULTI} has no speaker "p225": its 3 speakers are speaker_0, speaker_1, speaker_2 (the index's speaker_id_map)`,
+    );
+    await expect(install(GB, undefined, ['speaker_0'])).rejects.toThrow(
+      `${GB} has a single speaker: --speakers is for multi-speaker models`,
+    );
     await expect(install(MULTI, undefined, [' ', ''])).rejects.toThrow(`--speakers names no speaker of ${MULTI}`);
     expect(mirror.requests.length).toBe(before);
     expect(await readdir(dir)).toEqual([]);
@@ -149,14 +178,18 @@ describe('installing', () => {
 describe('verifying', () => {
   it('refuses a file whose bytes differ from the index (MD5), leaving no model and no partial', async () => {
     mirror.fail(mirror.pathOf(GB, '.onnx'), { kind: 'corrupt' });
-    await expect(install(GB)).rejects.toThrow(/en_GB-testa-medium\.onnx: MD5 [0-9a-f]{32} differs from the index's [0-9a-f]{32}: .* nothing was installed/);
+    await expect(install(GB)).rejects.toThrow(
+      /en_GB-testa-medium\.onnx: MD5 [0-9a-f]{32} differs from the index's [0-9a-f]{32}: .* nothing was installed/,
+    );
     expect(await readdir(dir)).toEqual([]);
     expect(await findPiperModels(dir)).toEqual([]);
   });
 
   it('refuses a file of another size, leaving no model and no partial', async () => {
     mirror.fail(mirror.pathOf(DE, '.onnx.json'), { kind: 'oversize' });
-    await expect(install(DE)).rejects.toThrow(/de_DE-testb-low\.onnx\.json is \d+ bytes, the index says \d+: the mirror serves another file/);
+    await expect(install(DE)).rejects.toThrow(
+      /de_DE-testb-low\.onnx\.json is \d+ bytes, the index says \d+: the mirror serves another file/,
+    );
     expect(await readdir(dir)).toEqual([]);
   });
 
@@ -207,7 +240,12 @@ describe('removing', () => {
   it('deletes the model, its config, sidecar and card', async () => {
     await install(GB);
     await install(DE);
-    expect(await removeVoice(GB, dir)).toEqual([`${GB}.onnx`, `${GB}.onnx.json`, `${GB}.voice.json`, `${GB}.MODEL_CARD`]);
+    expect(await removeVoice(GB, dir)).toEqual([
+      `${GB}.onnx`,
+      `${GB}.onnx.json`,
+      `${GB}.voice.json`,
+      `${GB}.MODEL_CARD`,
+    ]);
     expect(await filesOf(GB)).toEqual([]);
     expect((await findPiperModels(dir)).map((model) => model.name)).toEqual([DE]);
     await expect(removeVoice(GB, dir)).rejects.toThrow(`${GB} is not installed in ${dir}`);

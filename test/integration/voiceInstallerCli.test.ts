@@ -54,7 +54,9 @@ describe('openvox voices available', () => {
     ]);
     await openvox(['voices', 'install', GB]);
     const english = await openvox(['voices', 'available', '--language', 'en-GB', '--quality', 'medium', '--json']);
-    expect(english.json()).toEqual([{ key: GB, language: 'en_GB', quality: 'medium', speakers: 1, size_bytes: expect.any(Number), installed: true }]);
+    expect(english.json()).toEqual([
+      { key: GB, language: 'en_GB', quality: 'medium', speakers: 1, size_bytes: expect.any(Number), installed: true },
+    ]);
     expect((await openvox(['voices', 'available', '--language', 'en'])).stdout).toContain(`* ${GB}\t`);
   });
 
@@ -67,7 +69,9 @@ describe('openvox voices available', () => {
   it('says which index it could not read', async () => {
     const offline = await openvox(['voices', 'available'], { env: { PIPER_VOICES_URL: `${mirror.url}missing/` } });
     expect(offline.code).toBe(1);
-    expect(offline.stderr).toContain(`openvox: cannot read the Piper voice index ${mirror.url}missing/voices.json: HTTP 404`);
+    expect(offline.stderr).toContain(
+      `openvox: cannot read the Piper voice index ${mirror.url}missing/voices.json: HTTP 404`,
+    );
   });
 });
 
@@ -75,13 +79,19 @@ describe('openvox voices install', () => {
   it('installs the named voices, logging each download off a terminal, and the service reads them', async () => {
     const installed = await openvox(['voices', 'install', GB, 'de_DE-testb-low']);
     expect(installed.code).toBe(0);
-    expect(installed.stdout).toContain(`installed ${GB} (63.2 MB) in ${dir}: en-GB, medium quality; Piper voice ${GB}: dataset licence CC0`);
+    expect(installed.stdout).toContain(
+      `installed ${GB} (63.2 MB) in ${dir}: en-GB, medium quality; Piper voice ${GB}: dataset licence CC0`,
+    );
     expect(installed.stdout).toContain(`installed de_DE-testb-low (63.2 MB) in ${dir}: de-DE, low quality;`);
     // Off a terminal: whole lines, none redrawn; each voice's first says what downloads, and any later one (every 5 s at most) is a bar.
     expect(installed.stderr).not.toContain('\r');
     const lines = installed.stderr.trimEnd().split('\n');
-    expect(lines.filter((line) => line.includes(': downloading'))).toEqual([`${GB}: downloading 63.2 MB`, 'de_DE-testb-low: downloading 63.2 MB']);
-    for (const line of lines.filter((line) => !line.includes(': downloading'))) expect(line).toMatch(/^(en_GB-testa-medium|de_DE-testb-low) [\d.]+\/63\.2 MB \[[#.]{24}\] +\d+%/);
+    expect(lines.filter((line) => line.includes(': downloading'))).toEqual([
+      `${GB}: downloading 63.2 MB`,
+      'de_DE-testb-low: downloading 63.2 MB',
+    ]);
+    for (const line of lines.filter((line) => !line.includes(': downloading')))
+      expect(line).toMatch(/^(en_GB-testa-medium|de_DE-testb-low) [\d.]+\/63\.2 MB \[[#.]{24}\] +\d+%/);
     expect((await findPiperModels(dir)).map((model) => model.name)).toEqual(['de_DE-testb-low', GB]);
 
     const again = await openvox(['voices', 'install', GB]);
@@ -98,7 +108,13 @@ describe('openvox voices install', () => {
   it('installs the recommended voice of a language, and names the languages it has none for', async () => {
     const german = await openvox(['voices', 'install', '--recommended', '--language', 'de', '--json']);
     expect(german.code).toBe(0);
-    expect(german.json()).toEqual([expect.objectContaining({ key: THORSTEN, status: 'installed', sidecar: expect.objectContaining({ name: 'Thorsten', language: 'de-DE' }) })]);
+    expect(german.json()).toEqual([
+      expect.objectContaining({
+        key: THORSTEN,
+        status: 'installed',
+        sidecar: expect.objectContaining({ name: 'Thorsten', language: 'de-DE' }),
+      }),
+    ]);
     expect(german.stderr).toBe('');
     const french = await openvox(['voices', 'install', '--recommended', '--language', 'fr']);
     expect(french.code).toBe(1);
@@ -121,7 +137,9 @@ describe('openvox voices install', () => {
     expect(model.sidecar.speakers).toEqual([{ speaker: 'speaker_2' }, { speaker: 'speaker_1' }]);
     const unknown = await openvox(['voices', 'install', MULTI, '--speakers', 'p225']);
     expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toContain(`${MULTI} has no speaker "p225": its 3 speakers are speaker_0, speaker_1, speaker_2`);
+    expect(unknown.stderr).toContain(
+      `${MULTI} has no speaker "p225": its 3 speakers are speaker_0, speaker_1, speaker_2`,
+    );
     const two = await openvox(['voices', 'install', MULTI, GB, '--speakers', 'speaker_0']);
     expect(two.code).toBe(2);
     expect(two.stderr).toContain('--speakers goes with one voice key');
@@ -152,7 +170,9 @@ describe('openvox voices remove', () => {
     await openvox(['voices', 'install', GB]);
     const removed = await openvox(['voices', 'remove', GB]);
     expect(removed.code).toBe(0);
-    expect(removed.stdout).toBe(`removed ${GB} from ${dir}: ${GB}.onnx, ${GB}.onnx.json, ${GB}.voice.json, ${GB}.MODEL_CARD\n`);
+    expect(removed.stdout).toBe(
+      `removed ${GB} from ${dir}: ${GB}.onnx, ${GB}.onnx.json, ${GB}.voice.json, ${GB}.MODEL_CARD\n`,
+    );
     expect(await readdir(dir)).toEqual([]);
     const again = await openvox(['voices', 'remove', GB]);
     expect(again.code).toBe(1);
@@ -163,7 +183,11 @@ describe('openvox voices remove', () => {
 describe('openvox voices (the user’s list)', () => {
   it('still lists over the HTTP API when no subcommand is named', async () => {
     // Nothing listens on port 1: the error shows the API request was made, with the list's options accepted.
-    const env = { OPENVOX_URL: 'http://127.0.0.1:1', OPENVOX_API_KEY: 'vk_test', OPENVOX_CONFIG: path.join(dir, 'none.json') };
+    const env = {
+      OPENVOX_URL: 'http://127.0.0.1:1',
+      OPENVOX_API_KEY: 'vk_test',
+      OPENVOX_CONFIG: path.join(dir, 'none.json'),
+    };
     for (const args of [
       ['voices', '--language', 'en', '--limit', '5'],
       ['voices', 'list', '--category', 'premade'],

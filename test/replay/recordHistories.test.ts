@@ -21,23 +21,42 @@ record('record workflow histories for replay tests', () => {
   const { deps, api } = useStack({ worker: true, env: { VERIFICATION_TTL: '2' } });
 
   // The Temporal CLI writes the proto3 JSON that Worker.runReplayHistory reads.
-  const temporalCli = path.join(process.env.OPENVOX_BIN_DIR ?? path.join(homedir(), '.cache', 'openvox', 'bin'), 'temporal');
+  const temporalCli = path.join(
+    process.env.OPENVOX_BIN_DIR ?? path.join(homedir(), '.cache', 'openvox', 'bin'),
+    'temporal',
+  );
   const save = async (name: string, workflowId: string) => {
-    const { stdout } = await promisify(execFile)(temporalCli, ['workflow', 'show', '--workflow-id', workflowId, '--output', 'json', '--address', deps.config.TEMPORAL_ADDRESS], {
-      maxBuffer: 64 * 1024 * 1024,
-    });
+    const { stdout } = await promisify(execFile)(
+      temporalCli,
+      ['workflow', 'show', '--workflow-id', workflowId, '--output', 'json', '--address', deps.config.TEMPORAL_ADDRESS],
+      {
+        maxBuffer: 64 * 1024 * 1024,
+      },
+    );
     await writeFile(path.join(DIR, `${name}.json`), stdout);
   };
 
   it('records a completed synthesis of several chunks, its capture, a one-chunk synthesis, a canceled one, its deletion and a refused one', async () => {
     const who = await createAccount(deps);
     const text = 'This sentence is one of many. '.repeat(30);
-    const accepted = await call(api.url, 'POST', '/api/v1/tts/synthesize/', { text, voice_id: 'en-us-slt', output_format: 'mp3' }, who.access);
+    const accepted = await call(
+      api.url,
+      'POST',
+      '/api/v1/tts/synthesize/',
+      { text, voice_id: 'en-us-slt', output_format: 'mp3' },
+      who.access,
+    );
     expect((await waitForSynthesis(api.url, accepted.body.status_url, who.access)).status).toBe('completed');
     await save('synthesis-completed', `synthesis:${accepted.body.id}`);
     await save('credit-capture', `credits:capture:${accepted.body.id}`);
 
-    const short = await call(api.url, 'POST', '/api/v1/tts/synthesize/', { text: 'One short sentence, rendered in one step.', voice_id: 'en-us-slt' }, who.access);
+    const short = await call(
+      api.url,
+      'POST',
+      '/api/v1/tts/synthesize/',
+      { text: 'One short sentence, rendered in one step.', voice_id: 'en-us-slt' },
+      who.access,
+    );
     expect((await waitForSynthesis(api.url, short.body.status_url, who.access)).status).toBe('completed');
     await save('synthesis-short-completed', `synthesis:${short.body.id}`);
 
@@ -52,12 +71,19 @@ record('record workflow histories for replay tests', () => {
     await save('synthesis-deletion', `synthesis-deletion:${doomed.body.id}`);
 
     const poor = await createAccount(deps, { credits: 3 });
-    const refused = await call(api.url, 'POST', '/api/v1/tts/synthesize/', { text: 'Too long for three credits.', voice_id: 'en-us-slt' }, poor.access);
+    const refused = await call(
+      api.url,
+      'POST',
+      '/api/v1/tts/synthesize/',
+      { text: 'Too long for three credits.', voice_id: 'en-us-slt' },
+      poor.access,
+    );
     expect(refused.status).toBe(402);
     // Visibility is eventually consistent: wait for the refused synthesis's workflow to be listed.
     let workflowId: string | undefined;
     while (!workflowId) {
-      for await (const execution of deps.temporal.workflow.list({ query: `Account = '${poor.id}'` })) workflowId = execution.workflowId;
+      for await (const execution of deps.temporal.workflow.list({ query: `Account = '${poor.id}'` }))
+        workflowId = execution.workflowId;
       if (!workflowId) await new Promise((resolve) => setTimeout(resolve, 200));
     }
     await save('synthesis-insufficient', workflowId);
@@ -67,7 +93,13 @@ record('record workflow histories for replay tests', () => {
   // old path; these replay the new one (the capture's transaction records the completion).
   it('records a completed synthesis of several chunks and its capture, with the capture recording the completion', async () => {
     const who = await createAccount(deps);
-    const accepted = await call(api.url, 'POST', '/api/v1/tts/synthesize/', { text: 'This sentence is one of many. '.repeat(30), voice_id: 'en-us-slt', output_format: 'mp3' }, who.access);
+    const accepted = await call(
+      api.url,
+      'POST',
+      '/api/v1/tts/synthesize/',
+      { text: 'This sentence is one of many. '.repeat(30), voice_id: 'en-us-slt', output_format: 'mp3' },
+      who.access,
+    );
     expect((await waitForSynthesis(api.url, accepted.body.status_url, who.access)).status).toBe('completed');
     expect(await deps.temporal.workflow.getHandle(`synthesis:${accepted.body.id}`).result()).toBe('completed');
     await save('synthesis-completed-capture-records-completion', `synthesis:${accepted.body.id}`);
@@ -79,7 +111,12 @@ record('record workflow histories for replay tests', () => {
     const response = await fetch(`${api.url}/v1/audio/speech`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${who.access}` },
-      body: JSON.stringify({ model: 'tts-1', voice: 'alloy', input: 'One sentence, streamed as it renders.', response_format: 'pcm' }),
+      body: JSON.stringify({
+        model: 'tts-1',
+        voice: 'alloy',
+        input: 'One sentence, streamed as it renders.',
+        response_format: 'pcm',
+      }),
     });
     expect(response.status).toBe(200);
     await response.arrayBuffer();
@@ -90,15 +127,29 @@ record('record workflow histories for replay tests', () => {
 
   it('records an account deletion that stops a running synthesis, and a history retention run', async () => {
     const who = await createAccount(deps);
-    const running = await call(api.url, 'POST', '/api/v1/tts/synthesize/', { text: 'This sentence is one of many. '.repeat(30), voice_id: 'en-us-slt' }, who.access);
+    const running = await call(
+      api.url,
+      'POST',
+      '/api/v1/tts/synthesize/',
+      { text: 'This sentence is one of many. '.repeat(30), voice_id: 'en-us-slt' },
+      who.access,
+    );
     expect(running.status).toBe(202);
-    expect((await call(api.url, 'DELETE', '/api/v1/auth/profile/', { password: who.password }, who.access)).status).toBe(202);
-    expect(await deps.temporal.workflow.getHandle(`account-deletion:${who.id}`).result()).toMatchObject({ canceledJobs: 1 });
+    expect(
+      (await call(api.url, 'DELETE', '/api/v1/auth/profile/', { password: who.password }, who.access)).status,
+    ).toBe(202);
+    expect(await deps.temporal.workflow.getHandle(`account-deletion:${who.id}`).result()).toMatchObject({
+      canceledJobs: 1,
+    });
     // A new name since the history-erasure step (patched 'erase-workflow-histories'): account-deletion.json keeps the older path replayed.
     await save('account-deletion-erases-histories', `account-deletion:${who.id}`);
 
     const workflowId = `history-retention-replay-${who.id}`;
-    await deps.temporal.workflow.execute('historyRetention', { workflowId, taskQueue: deps.config.TEMPORAL_TASK_QUEUE, args: [{}] });
+    await deps.temporal.workflow.execute('historyRetention', {
+      workflowId,
+      taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+      args: [{}],
+    });
     await save('history-retention', workflowId);
   });
 
@@ -110,7 +161,10 @@ record('record workflow histories for replay tests', () => {
     await deps.temporal.workflow.getHandle(`signup:${registered.body.id}`).result();
     await save('signup-verified', `signup:${registered.body.id}`);
 
-    const idle = await call(api.url, 'POST', '/api/v1/auth/register/', { email: uniqueEmail('replay-idle'), password: PASSWORD });
+    const idle = await call(api.url, 'POST', '/api/v1/auth/register/', {
+      email: uniqueEmail('replay-idle'),
+      password: PASSWORD,
+    });
     expect(await deps.temporal.workflow.getHandle(`signup:${idle.body.id}`).result()).toBe('expired');
     await save('signup-expired', `signup:${idle.body.id}`);
   });

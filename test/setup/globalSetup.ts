@@ -3,7 +3,14 @@ import { createDb } from '../../db/knex';
 import { migrate } from '../../db/migrate';
 import { loadConfig } from '../../lib/config';
 import { createStorage } from '../../lib/storage';
-import { dropStaleTestDatabases, ensurePostgres, type Managed, recreateDatabase, startMinio, startTemporal } from '../../scripts/stack';
+import {
+  dropStaleTestDatabases,
+  ensurePostgres,
+  type Managed,
+  recreateDatabase,
+  startMinio,
+  startTemporal,
+} from '../../scripts/stack';
 import { writeWorkflowBundle } from '../../worker/bundle';
 import { buildWeb, webBuildIsStale } from '../../scripts/buildWeb';
 import { testEnvironment } from './testStack';
@@ -48,5 +55,7 @@ export default async function globalSetup(): Promise<void> {
   } finally {
     await db.destroy();
   }
-  process.stdout.write(`\n[test setup] services ready in ${((Date.now() - started) / 1000).toFixed(1)} s (data in ${env.DATA_DIR})\n`);
+  process.stdout.write(
+    `\n[test setup] services ready in ${((Date.now() - started) / 1000).toFixed(1)} s (data in ${env.DATA_DIR})\n`,
+  );
 }

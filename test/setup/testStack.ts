@@ -9,7 +9,9 @@ export { freePort };
  * Each jest run gets its own Temporal and MinIO ports, data directory and
  * database, so runs side by side (and a running dev stack) never meet.
  */
-export async function testEnvironment(dataDir = mkdtempSync(path.join(tmpdir(), 'openvox-test-'))): Promise<Record<string, string>> {
+export async function testEnvironment(
+  dataDir = mkdtempSync(path.join(tmpdir(), 'openvox-test-')),
+): Promise<Record<string, string>> {
   const devDatabase = new URL(process.env.DATABASE_URL ?? 'postgres://openvox:openvox@127.0.0.1:5432/openvox');
   const testDatabase = new URL(devDatabase);
   // `<dev database>_test_<pid of the jest run>`: scripts/stack.ts drops those whose run died.

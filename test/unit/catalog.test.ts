@@ -92,7 +92,8 @@ describe('premade voice catalog', () => {
     }
     // Within a language tag, ranks never go up again (en-us-slt, second, is the one pinned exception).
     const byLanguage = new Map<string, number[]>();
-    for (const voice of PREMADE_VOICES.filter((entry) => entry.id !== FALLBACK_VOICE_ID)) byLanguage.set(voice.language, [...(byLanguage.get(voice.language) ?? []), rank(voice)]);
+    for (const voice of PREMADE_VOICES.filter((entry) => entry.id !== FALLBACK_VOICE_ID))
+      byLanguage.set(voice.language, [...(byLanguage.get(voice.language) ?? []), rank(voice)]);
     for (const [, ranks] of byLanguage) expect(ranks).toEqual([...ranks].sort((a, b) => a - b));
   });
 

@@ -15,7 +15,8 @@ describe('formatDuration', () => {
   });
 
   it('never prints more than one decimal', () => {
-    for (let seconds = 0; seconds < 7300; seconds += 1.2345) expect(formatDuration(seconds)).toMatch(/^(\d+ h )?(\d+ min )?\d{1,2}\.\d s$/);
+    for (let seconds = 0; seconds < 7300; seconds += 1.2345)
+      expect(formatDuration(seconds)).toMatch(/^(\d+ h )?(\d+ min )?\d{1,2}\.\d s$/);
   });
 });
 

@@ -70,10 +70,12 @@ describe('Fft', () => {
 });
 
 describe('resample and decimateByTwo', () => {
-  const sine = (hz: number, rate: number, seconds = 0.5) => Float32Array.from({ length: rate * seconds }, (_, i) => 0.5 * Math.sin((2 * Math.PI * hz * i) / rate));
+  const sine = (hz: number, rate: number, seconds = 0.5) =>
+    Float32Array.from({ length: rate * seconds }, (_, i) => 0.5 * Math.sin((2 * Math.PI * hz * i) / rate));
   const maxError = (actual: Float32Array, expected: Float32Array) => {
     let error = 0;
-    for (let i = 200; i < Math.min(actual.length, expected.length) - 200; i++) error = Math.max(error, Math.abs(actual[i] - expected[i]));
+    for (let i = 200; i < Math.min(actual.length, expected.length) - 200; i++)
+      error = Math.max(error, Math.abs(actual[i] - expected[i]));
     return error;
   };
 
@@ -174,11 +176,16 @@ describe('similarityScore', () => {
 
   it('falls monotonically as pitch, spectrum or rate move away', () => {
     const base = profile();
-    const scores = [0, 1, 3, 6, 12].map((semitones) => similarityScore(base, profile({ f0MedianHz: 120 * 2 ** (semitones / 12) })));
+    const scores = [0, 1, 3, 6, 12].map((semitones) =>
+      similarityScore(base, profile({ f0MedianHz: 120 * 2 ** (semitones / 12) })),
+    );
     scores.slice(1).forEach((score, i) => expect(score).toBeLessThan(scores[i]));
-    const tilted = (db: number) => profile({ ltas: { hz: base.ltas.hz, db: base.ltas.db.map((value, i) => value + (db * i) / 27) } });
+    const tilted = (db: number) =>
+      profile({ ltas: { hz: base.ltas.hz, db: base.ltas.db.map((value, i) => value + (db * i) / 27) } });
     expect(similarityScore(base, tilted(6))).toBeLessThan(similarityScore(base, tilted(2)));
-    expect(similarityScore(base, profile({ syllablesPerSecond: 6 }))).toBeLessThan(similarityScore(base, profile({ syllablesPerSecond: 5 })));
+    expect(similarityScore(base, profile({ syllablesPerSecond: 6 }))).toBeLessThan(
+      similarityScore(base, profile({ syllablesPerSecond: 5 })),
+    );
   });
 
   it('ignores the overall level of the spectrum', () => {
@@ -195,7 +202,9 @@ describe('similarityScore', () => {
 describe('eqCurve', () => {
   it('is the smoothed difference relative to the median band, within +12/-24 dB', () => {
     const base = profile();
-    const target = profile({ ltas: { hz: base.ltas.hz, db: base.ltas.db.map((db, i) => db + (i < 4 ? 40 : i > 24 ? -60 : 3)) } });
+    const target = profile({
+      ltas: { hz: base.ltas.hz, db: base.ltas.db.map((db, i) => db + (i < 4 ? 40 : i > 24 ? -60 : 3)) },
+    });
     const eq = eqCurve(target, base);
     expect(eq).toHaveLength(28);
     expect(eq.map((point) => point.hz)).toEqual(base.ltas.hz);

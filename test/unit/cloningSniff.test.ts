@@ -28,13 +28,43 @@ const ENCODINGS: Array<[string, string[], string]> = [
 
 beforeAll(() => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'openvox-sniff-'));
-  execFileSync('espeak-ng', ['-v', 'en-us', '-w', fixture('source.wav'), 'A short sentence to encode in every container.']);
+  execFileSync('espeak-ng', [
+    '-v',
+    'en-us',
+    '-w',
+    fixture('source.wav'),
+    'A short sentence to encode in every container.',
+  ]);
   for (const [name, codec] of ENCODINGS) {
     execFileSync('ffmpeg', ['-nostdin', '-v', 'error', '-y', '-i', fixture('source.wav'), ...codec, fixture(name)]);
   }
   // Not audio: a real PNG (one frame of a test pattern) and an ADTS AAC stream (not one of the accepted containers).
-  execFileSync('ffmpeg', ['-nostdin', '-v', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc=size=32x32', '-frames:v', '1', fixture('image.png')]);
-  execFileSync('ffmpeg', ['-nostdin', '-v', 'error', '-y', '-i', fixture('source.wav'), '-c:a', 'aac', '-f', 'adts', fixture('raw.aac')]);
+  execFileSync('ffmpeg', [
+    '-nostdin',
+    '-v',
+    'error',
+    '-y',
+    '-f',
+    'lavfi',
+    '-i',
+    'testsrc=size=32x32',
+    '-frames:v',
+    '1',
+    fixture('image.png'),
+  ]);
+  execFileSync('ffmpeg', [
+    '-nostdin',
+    '-v',
+    'error',
+    '-y',
+    '-i',
+    fixture('source.wav'),
+    '-c:a',
+    'aac',
+    '-f',
+    'adts',
+    fixture('raw.aac'),
+  ]);
 }, 30_000);
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

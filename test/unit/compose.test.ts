@@ -67,9 +67,24 @@ function tagOf(image: string): string | undefined {
 const interpolation = /^\$\{[A-Z0-9_]+(:?[-?][^}]*)?\}$/;
 
 // Secrets as named by each image (PostgreSQL, Temporal's sql tool, MinIO, the app).
-const secretKeys = ['POSTGRES_PASSWORD', 'POSTGRES_PWD', 'SQL_PASSWORD', 'MINIO_ROOT_PASSWORD', 'MINIO_SECRET_KEY', 'JWT_SECRET'];
+const secretKeys = [
+  'POSTGRES_PASSWORD',
+  'POSTGRES_PWD',
+  'SQL_PASSWORD',
+  'MINIO_ROOT_PASSWORD',
+  'MINIO_SECRET_KEY',
+  'JWT_SECRET',
+];
 
-const appEnvKeys = ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'MINIO_ENDPOINT', 'MINIO_ACCESS_KEY', 'MINIO_SECRET_KEY', 'AUDIO_BUCKET', 'JWT_SECRET'];
+const appEnvKeys = [
+  'DATABASE_URL',
+  'TEMPORAL_ADDRESS',
+  'MINIO_ENDPOINT',
+  'MINIO_ACCESS_KEY',
+  'MINIO_SECRET_KEY',
+  'AUDIO_BUCKET',
+  'JWT_SECRET',
+];
 
 /** The instructions of the Dockerfile's last stage, continuation lines joined. */
 function finalStageInstructions(dockerfile: string): string[] {
@@ -84,7 +99,17 @@ function finalStageInstructions(dockerfile: string): string[] {
 
 describe('docker-compose.yml', () => {
   it('defines the whole stack: database, Temporal and its setup, UI, object store, api and worker', () => {
-    expect(Object.keys(services)).toEqual(expect.arrayContaining(['postgresql', 'temporal-admin-tools', 'temporal', 'temporal-ui', 'minio', 'api', 'worker']));
+    expect(Object.keys(services)).toEqual(
+      expect.arrayContaining([
+        'postgresql',
+        'temporal-admin-tools',
+        'temporal',
+        'temporal-ui',
+        'minio',
+        'api',
+        'worker',
+      ]),
+    );
   });
 
   it('pins every image to an explicit tag other than latest', () => {
@@ -167,7 +192,9 @@ describe('docker-compose.yml', () => {
   });
 
   it('publishes the Temporal UI on port 8233', () => {
-    const ports = (services['temporal-ui'].ports ?? []).map((port) => (typeof port === 'string' ? port : `${port.published}:${port.target}`));
+    const ports = (services['temporal-ui'].ports ?? []).map((port) =>
+      typeof port === 'string' ? port : `${port.published}:${port.target}`,
+    );
     expect(ports.some((port) => /(^|:)8233:8080$/.test(port))).toBe(true);
   });
 
@@ -192,7 +219,9 @@ describe('docker-compose.yml', () => {
     const mount = (temporal.volumes ?? []).map((volume) => volume.split(':')).find(([, inside]) => inside === target);
     expect(mount).toBeDefined();
     const file = parse(readFileSync(path.join(root, mount![0]), 'utf8')) as Record<string, { value: unknown }[]>;
-    expect(Object.fromEntries(Object.entries(file).map(([key, [{ value }]]) => [key, value]))).toEqual(TEMPORAL_DYNAMIC_CONFIG);
+    expect(Object.fromEntries(Object.entries(file).map(([key, [{ value }]]) => [key, value]))).toEqual(
+      TEMPORAL_DYNAMIC_CONFIG,
+    );
   });
 
   it('registers the custom search attributes the workflows use', () => {
@@ -221,7 +250,9 @@ describe('Dockerfile', () => {
     expect(dockerfile).toMatch(/^ARG PIPER_VOICES=""$/m);
     const final = finalStageInstructions(dockerfile);
     const install = final.findIndex((line) => line.includes('voices install'));
-    expect(final[install]).toMatch(/^RUN if \[ -n "\$PIPER_VOICES" \]; then .*node dist\/cli\/main\.js voices install \$PIPER_VOICES; +fi$/);
+    expect(final[install]).toMatch(
+      /^RUN if \[ -n "\$PIPER_VOICES" \]; then .*node dist\/cli\/main\.js voices install \$PIPER_VOICES; +fi$/,
+    );
     // After the compiled CLI and the shipped joe are in place, before the unprivileged user (MODELS_DIR belongs to root).
     expect(install).toBeGreaterThan(final.findIndex((line) => line.startsWith('COPY --from=build /app/dist')));
     expect(install).toBeGreaterThan(final.findIndex((line) => line.startsWith('COPY --from=voices')));
@@ -244,7 +275,11 @@ describe('Dockerfile', () => {
     const named = lines.filter((line) => /^FROM\s/i.test(line)).map((line) => line.split(/\s+/)[1]);
     expect(named).toEqual(['${PYTHON_IMAGE}', '${NODE_IMAGE}', '${NODE_IMAGE}']);
     const bases = named.map((base) => base.replace(/^\$\{(\w+)\}$/, (_, name: string) => globalArgs[name] ?? base));
-    expect(bases).toEqual([expect.stringMatching(/^python:/), expect.stringMatching(/^node:20\./), expect.stringMatching(/^node:20\./)]);
+    expect(bases).toEqual([
+      expect.stringMatching(/^python:/),
+      expect.stringMatching(/^node:20\./),
+      expect.stringMatching(/^node:20\./),
+    ]);
     for (const base of bases) {
       const tag = tagOf(base);
       expect({ base, pinned: tag !== undefined && tag !== 'latest' }).toEqual({ base, pinned: true });
@@ -269,7 +304,9 @@ function bashArray(script: string, name: string): string[] {
 describe('compose parity with scripts/install.sh (the tested path)', () => {
   const dockerfile = readFileSync(path.join(root, 'Dockerfile'), 'utf8');
   const install = readFileSync(path.join(root, 'scripts/install.sh'), 'utf8');
-  const runtimeApt = finalStageInstructions(dockerfile).find((line) => /^RUN\s/.test(line) && line.includes('apt-get install'));
+  const runtimeApt = finalStageInstructions(dockerfile).find(
+    (line) => /^RUN\s/.test(line) && line.includes('apt-get install'),
+  );
   /** The packages the image's apt-get install names (the words after --no-install-recommends, up to the shell variable). */
   const imagePackages = () => {
     const words = runtimeApt!
@@ -319,13 +356,18 @@ describe('compose parity with scripts/install.sh (the tested path)', () => {
     expect(env.WORKER_METRICS_PORT).toMatch(/^\d+$/);
     expect(env.WORKER_METRICS_HOST).toBe('0.0.0.0');
     const test = services.worker.healthcheck?.test;
-    expect((Array.isArray(test) ? test.join(' ') : test) ?? '').toContain(`127.0.0.1:${env.WORKER_METRICS_PORT}/metrics`);
+    expect((Array.isArray(test) ? test.join(' ') : test) ?? '').toContain(
+      `127.0.0.1:${env.WORKER_METRICS_PORT}/metrics`,
+    );
   });
 
   it('keeps Prometheus and Grafana in the monitoring profile, with their files in the repository', () => {
     for (const name of ['prometheus', 'grafana']) expect(services[name].profiles).toEqual(['monitoring']);
-    for (const name of Object.keys(services).filter((service) => !['prometheus', 'grafana'].includes(service))) expect(services[name].profiles).toBeUndefined();
-    const mounted = [...(services.prometheus.volumes ?? []), ...(services.grafana.volumes ?? [])].filter((volume) => volume.startsWith('./')).map((volume) => volume.split(':')[0]);
+    for (const name of Object.keys(services).filter((service) => !['prometheus', 'grafana'].includes(service)))
+      expect(services[name].profiles).toBeUndefined();
+    const mounted = [...(services.prometheus.volumes ?? []), ...(services.grafana.volumes ?? [])]
+      .filter((volume) => volume.startsWith('./'))
+      .map((volume) => volume.split(':')[0]);
     expect(mounted.length).toBe(3);
     for (const source of mounted) expect(existsSync(path.join(root, source))).toBe(true);
     const prometheus = parse(readFileSync(path.join(root, 'deploy/prometheus.yml'), 'utf8'));
@@ -337,7 +379,9 @@ describe('compose parity with scripts/install.sh (the tested path)', () => {
   });
 
   it('.env.example names every variable compose requires', () => {
-    const required = new Set([...readFileSync(composePath, 'utf8').matchAll(/\$\{([A-Z0-9_]+):\?/g)].map((match) => match[1]));
+    const required = new Set(
+      [...readFileSync(composePath, 'utf8').matchAll(/\$\{([A-Z0-9_]+):\?/g)].map((match) => match[1]),
+    );
     const example = readFileSync(path.join(root, '.env.example'), 'utf8');
     expect(required.size).toBe(3);
     for (const name of required) expect(example).toMatch(new RegExp(`^${name}=$`, 'm'));

@@ -21,7 +21,11 @@ describe('loadConfig', () => {
   });
 
   it('reads an https S3 endpoint with its port', () => {
-    expect(loadConfig({ MINIO_ENDPOINT: 'https://s3.example.com' }).minio).toEqual({ endPoint: 's3.example.com', port: 443, useSSL: true });
+    expect(loadConfig({ MINIO_ENDPOINT: 'https://s3.example.com' }).minio).toEqual({
+      endPoint: 's3.example.com',
+      port: 443,
+      useSSL: true,
+    });
     expect(loadConfig({ MINIO_ENDPOINT: 'http://minio:9100' }).minio.port).toBe(9100);
   });
 
@@ -36,18 +40,26 @@ describe('loadConfig', () => {
   it('keeps history unless HISTORY_RETENTION_DAYS names 1-3650 days', () => {
     expect(loadConfig({}).HISTORY_RETENTION_DAYS).toBeUndefined();
     expect(loadConfig({ HISTORY_RETENTION_DAYS: '30' }).HISTORY_RETENTION_DAYS).toBe(30);
-    for (const bad of ['0', '3651', '1.5', 'forever']) expect(() => loadConfig({ HISTORY_RETENTION_DAYS: bad })).toThrow(/HISTORY_RETENTION_DAYS/);
+    for (const bad of ['0', '3651', '1.5', 'forever'])
+      expect(() => loadConfig({ HISTORY_RETENTION_DAYS: bad })).toThrow(/HISTORY_RETENTION_DAYS/);
   });
 
   it('rejects bad values with one error naming every bad variable', () => {
     let error: unknown;
     try {
-      loadConfig({ PORT: '70000', DATABASE_URL: 'mysql://x', JWT_SECRET: 'short', ACCESS_TOKEN_TTL: '-5', AUDIO_BUCKET: 'Bad_Bucket' });
+      loadConfig({
+        PORT: '70000',
+        DATABASE_URL: 'mysql://x',
+        JWT_SECRET: 'short',
+        ACCESS_TOKEN_TTL: '-5',
+        AUDIO_BUCKET: 'Bad_Bucket',
+      });
     } catch (caught) {
       error = caught;
     }
     expect(error).toBeInstanceOf(ConfigError);
     const message = (error as Error).message;
-    for (const name of ['PORT', 'DATABASE_URL', 'JWT_SECRET', 'ACCESS_TOKEN_TTL', 'AUDIO_BUCKET']) expect(message).toContain(name);
+    for (const name of ['PORT', 'DATABASE_URL', 'JWT_SECRET', 'ACCESS_TOKEN_TTL', 'AUDIO_BUCKET'])
+      expect(message).toContain(name);
   });
 });

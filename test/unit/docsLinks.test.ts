@@ -67,7 +67,8 @@ describe.each(documents)('%s', (document) => {
         broken.push(target);
         continue;
       }
-      if (anchor && resolved.endsWith('.md') && !anchorsOf(readFileSync(resolved, 'utf8')).has(anchor)) broken.push(target);
+      if (anchor && resolved.endsWith('.md') && !anchorsOf(readFileSync(resolved, 'utf8')).has(anchor))
+        broken.push(target);
     }
     expect(broken).toEqual([]);
   });
@@ -75,7 +76,8 @@ describe.each(documents)('%s', (document) => {
 
 it('the README links to each document in docs/', () => {
   const readme = read('README.md');
-  for (const document of documents.filter((name) => name.startsWith('docs/'))) expect(readme).toContain(`](${document})`);
+  for (const document of documents.filter((name) => name.startsWith('docs/')))
+    expect(readme).toContain(`](${document})`);
 });
 
 // The code layout is kept in one place, docs/architecture.md; its folders are also where code comments are read.
@@ -83,14 +85,16 @@ const layoutFolders = [...read('docs/architecture.md').matchAll(/^\| `([\w.-]+)\
 
 it('docs/architecture.md lays out folders that exist, and the README does not repeat the layout', () => {
   expect(layoutFolders.length).toBeGreaterThan(5);
-  for (const folder of layoutFolders) expect(existsSync(path.join(root, folder)) && statSync(path.join(root, folder)).isDirectory()).toBe(true);
+  for (const folder of layoutFolders)
+    expect(existsSync(path.join(root, folder)) && statSync(path.join(root, folder)).isDirectory()).toBe(true);
   expect(read('README.md')).not.toMatch(/^\| `api\/` \|/m);
 });
 
 function codeFiles(dir: string): string[] {
   return readdirSync(path.join(root, dir), { withFileTypes: true }).flatMap((entry) => {
     const relative = path.join(dir, entry.name);
-    if (entry.isDirectory()) return entry.name === 'node_modules' || entry.name.startsWith('.') ? [] : codeFiles(relative);
+    if (entry.isDirectory())
+      return entry.name === 'node_modules' || entry.name.startsWith('.') ? [] : codeFiles(relative);
     return /\.(ts|tsx|js|mjs|sh|ya?ml)$/.test(entry.name) ? [relative] : [];
   });
 }
@@ -103,14 +107,21 @@ function codeFiles(dir: string): string[] {
 function citations(source: string): { file: string; section?: string; anchor?: string }[] {
   const found: { file: string; section?: string; anchor?: string }[] = [];
   const cited = /\b(README(?:\.md)?|docs\/[\w-]+\.md)(?:'s)?,?(?:\s*(?:\*|\/\/|#)?\s*)\(?"([^"\n]+)"/g;
-  for (const match of source.matchAll(cited)) found.push({ file: match[1].startsWith('README') ? 'README.md' : match[1], section: match[2] });
-  for (const match of source.matchAll(/\b(README\.md|docs\/[\w-]+\.md)#([\w-]+)/g)) found.push({ file: match[1], anchor: match[2] });
+  for (const match of source.matchAll(cited))
+    found.push({ file: match[1].startsWith('README') ? 'README.md' : match[1], section: match[2] });
+  for (const match of source.matchAll(/\b(README\.md|docs\/[\w-]+\.md)#([\w-]+)/g))
+    found.push({ file: match[1], anchor: match[2] });
   return found;
 }
 
 it('every README or docs section a code comment cites exists', () => {
   const self = path.relative(root, __filename);
-  const files = [...layoutFolders.filter((folder) => folder !== 'docs').flatMap(codeFiles), 'Dockerfile', 'docker-compose.yml', '.ci/run'];
+  const files = [
+    ...layoutFolders.filter((folder) => folder !== 'docs').flatMap(codeFiles),
+    'Dockerfile',
+    'docker-compose.yml',
+    '.ci/run',
+  ];
   const broken: string[] = [];
   let checked = 0;
   for (const file of files) {
@@ -122,8 +133,13 @@ it('every README or docs section a code comment cites exists', () => {
         continue;
       }
       const markdown = read(cited);
-      if (section !== undefined && !headingsOf(markdown).some((heading) => heading === section || slug(heading) === slug(section))) broken.push(`${file}: ${cited} has no section "${section}"`);
-      if (anchor !== undefined && !anchorsOf(markdown).has(anchor)) broken.push(`${file}: ${cited}#${anchor} has no heading`);
+      if (
+        section !== undefined &&
+        !headingsOf(markdown).some((heading) => heading === section || slug(heading) === slug(section))
+      )
+        broken.push(`${file}: ${cited} has no section "${section}"`);
+      if (anchor !== undefined && !anchorsOf(markdown).has(anchor))
+        broken.push(`${file}: ${cited}#${anchor} has no heading`);
     }
   }
   expect(broken).toEqual([]);

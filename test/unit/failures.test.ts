@@ -9,8 +9,16 @@ describe('toApiError', () => {
   });
 
   it.each([
-    ['a knex pool timeout', Object.assign(new Error('Knex: Timeout acquiring a connection'), { name: 'KnexTimeoutError' }), 'postgresql'],
-    ['a PostgreSQL admin shutdown', Object.assign(new Error('terminating connection'), { code: '57P01' }), 'postgresql'],
+    [
+      'a knex pool timeout',
+      Object.assign(new Error('Knex: Timeout acquiring a connection'), { name: 'KnexTimeoutError' }),
+      'postgresql',
+    ],
+    [
+      'a PostgreSQL admin shutdown',
+      Object.assign(new Error('terminating connection'), { code: '57P01' }),
+      'postgresql',
+    ],
     ['a Temporal service error', new ServiceError('unavailable'), 'temporal'],
   ])('maps %s to 503 service_unavailable naming the dependency', (_, thrown, dependency) => {
     const { error } = toApiError(thrown);

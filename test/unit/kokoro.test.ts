@@ -3,7 +3,9 @@ import { kokoroSymbols } from '../../engines/kokoro/phonemes';
 import { readNpyStyle, readNpz, styleRow } from '../../engines/kokoro/styles';
 import { zip } from '../helpers/kokoroMirror';
 
-const VOCAB: Record<string, number> = Object.fromEntries([...' .,!?ðəkwˈɪbɹWnfɑsʤʌmpˌOvlAziɡhɜdTtᵊIYʧkʃjuːɛæɔiA'].map((symbol, index) => [symbol, index + 1]));
+const VOCAB: Record<string, number> = Object.fromEntries(
+  [...' .,!?ðəkwˈɪbɹWnfɑsʤʌmpˌOvlAziɡhɜdTtᵊIYʧkʃjuːɛæɔiA'].map((symbol, index) => [symbol, index + 1]),
+);
 
 /** An `.npy` of float32 `values` with the given shape. */
 function npy(values: number[], shape: number[]): Buffer {
@@ -34,11 +36,14 @@ describe('kokoro phonemes', () => {
 });
 
 describe('kokoro styles', () => {
-  const rows = (count: number) => Array.from({ length: count * 256 }, (_, index) => Math.floor(index / 256) + (index % 256) / 1000);
+  const rows = (count: number) =>
+    Array.from({ length: count * 256 }, (_, index) => Math.floor(index / 256) + (index % 256) / 1000);
 
   it('reads a stored and a deflated .npz of styles, and picks the row by token count (clamped)', () => {
     for (const deflate of [false, true]) {
-      const files = readNpz(zip({ 'af_one.npy': npy(rows(3), [3, 1, 256]), 'bm_two.npy': npy(rows(2), [2, 256]) }, deflate));
+      const files = readNpz(
+        zip({ 'af_one.npy': npy(rows(3), [3, 1, 256]), 'bm_two.npy': npy(rows(2), [2, 256]) }, deflate),
+      );
       expect([...files.keys()]).toEqual(['af_one', 'bm_two']);
       const style = readNpyStyle(files.get('af_one')!);
       expect(style.length).toBe(3 * 256);

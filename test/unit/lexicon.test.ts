@@ -1,4 +1,12 @@
-import { applyLexicon, parsePls, PlsError, toPls, MAX_ENTRIES, type Lexicon, type LexiconEntry } from '../../text/lexicon';
+import {
+  applyLexicon,
+  parsePls,
+  PlsError,
+  toPls,
+  MAX_ENTRIES,
+  type Lexicon,
+  type LexiconEntry,
+} from '../../text/lexicon';
 
 const PLS = `<?xml version="1.0" encoding="UTF-8"?>
 <lexicon version="1.0" xmlns="http://www.w3.org/2005/01/pronunciation-lexicon" alphabet="ipa" xml:lang="en-US">
@@ -57,28 +65,98 @@ describe('PLS', () => {
   });
 
   test('toPls escapes markup in values', () => {
-    const lexicon: Lexicon = { language: 'en', alphabet: 'ipa', entries: [{ graphemes: ['<b> & "c"'], alias: 'x < y' }] };
+    const lexicon: Lexicon = {
+      language: 'en',
+      alphabet: 'ipa',
+      entries: [{ graphemes: ['<b> & "c"'], alias: 'x < y' }],
+    };
     expect(toPls(lexicon)).toContain('<grapheme>&lt;b&gt; &amp; &quot;c&quot;</grapheme>');
     expect(parsePls(toPls(lexicon))).toEqual(lexicon);
   });
 
   test.each([
-    ['a DTD', '<!DOCTYPE lexicon [<!ENTITY a "b">]>\n<lexicon/>', 'DTDs (<!DOCTYPE …>) and entity declarations are not accepted', 1, 1],
+    [
+      'a DTD',
+      '<!DOCTYPE lexicon [<!ENTITY a "b">]>\n<lexicon/>',
+      'DTDs (<!DOCTYPE …>) and entity declarations are not accepted',
+      1,
+      1,
+    ],
     ['another root', '<speak/>', 'the root element must be <lexicon>, not <speak>', 1, 1],
     ['no alphabet', '<lexicon xml:lang="en"/>', '<lexicon> needs an alphabet attribute (alphabet="ipa")', 1, 1],
-    ['another alphabet', '<lexicon alphabet="x-sampa" xml:lang="en"/>', 'alphabet="x-sampa" is not supported (only "ipa")', 1, 1],
+    [
+      'another alphabet',
+      '<lexicon alphabet="x-sampa" xml:lang="en"/>',
+      'alphabet="x-sampa" is not supported (only "ipa")',
+      1,
+      1,
+    ],
     ['no language', '<lexicon alphabet="ipa"/>', '<lexicon> needs an xml:lang attribute (e.g. xml:lang="en-US")', 1, 1],
-    ['another version', '<lexicon version="2.0" alphabet="ipa" xml:lang="en"/>', 'version="2.0" is not supported (only PLS 1.0)', 1, 1],
-    ['lexeme without pronunciation', `${head}\n  <lexeme><grapheme>a</grapheme></lexeme></lexicon>`, '<lexeme> has neither <phoneme> nor <alias>', 2, 3],
-    ['lexeme without grapheme', `${head}\n<lexeme><alias>a</alias></lexeme></lexicon>`, '<alias> must follow at least one <grapheme>', 2, 9],
-    ['non-IPA phoneme', `${head}<lexeme><grapheme>a</grapheme><phoneme>t@(</phoneme></lexeme></lexicon>`, '<phoneme> contains "@" (U+0040), which is not an IPA character', 1, 83],
-    ['unknown element', `${head}<lexeme><grapheme>a</grapheme><foo/></lexeme></lexicon>`, '<foo> is not allowed in <lexeme> (expected grapheme, phoneme, alias or example)', 1, 83],
+    [
+      'another version',
+      '<lexicon version="2.0" alphabet="ipa" xml:lang="en"/>',
+      'version="2.0" is not supported (only PLS 1.0)',
+      1,
+      1,
+    ],
+    [
+      'lexeme without pronunciation',
+      `${head}\n  <lexeme><grapheme>a</grapheme></lexeme></lexicon>`,
+      '<lexeme> has neither <phoneme> nor <alias>',
+      2,
+      3,
+    ],
+    [
+      'lexeme without grapheme',
+      `${head}\n<lexeme><alias>a</alias></lexeme></lexicon>`,
+      '<alias> must follow at least one <grapheme>',
+      2,
+      9,
+    ],
+    [
+      'non-IPA phoneme',
+      `${head}<lexeme><grapheme>a</grapheme><phoneme>t@(</phoneme></lexeme></lexicon>`,
+      '<phoneme> contains "@" (U+0040), which is not an IPA character',
+      1,
+      83,
+    ],
+    [
+      'unknown element',
+      `${head}<lexeme><grapheme>a</grapheme><foo/></lexeme></lexicon>`,
+      '<foo> is not allowed in <lexeme> (expected grapheme, phoneme, alias or example)',
+      1,
+      83,
+    ],
     ['text in lexicon', `${head}\n  hello</lexicon>`, 'text is not allowed directly in <lexicon>', 2, 3],
     ['unclosed', `${head}\n<lexeme>`, '<lexeme> is never closed', 2, 1],
-    ['mismatched', `${head}<lexeme></lexicon>`, '</lexicon> does not close <lexeme> (opened at line 1, column 53)', 1, 61],
-    ['empty grapheme', `${head}<lexeme><grapheme> </grapheme><alias>x</alias></lexeme></lexicon>`, '<grapheme> is empty', 1, 61],
-    ['grapheme over 100 characters', `${head}<lexeme><grapheme>${'a'.repeat(101)}</grapheme><alias>x</alias></lexeme></lexicon>`, 'a grapheme is longer than 100 characters', 1, 61],
-    ['alias over 500 characters', `${head}<lexeme><grapheme>a</grapheme><alias>${'a'.repeat(501)}</alias></lexeme></lexicon>`, '<alias> is longer than 500 characters', 1, 83],
+    [
+      'mismatched',
+      `${head}<lexeme></lexicon>`,
+      '</lexicon> does not close <lexeme> (opened at line 1, column 53)',
+      1,
+      61,
+    ],
+    [
+      'empty grapheme',
+      `${head}<lexeme><grapheme> </grapheme><alias>x</alias></lexeme></lexicon>`,
+      '<grapheme> is empty',
+      1,
+      61,
+    ],
+    [
+      'grapheme over 100 characters',
+      `${head}<lexeme><grapheme>${'a'.repeat(101)}</grapheme><alias>x</alias></lexeme></lexicon>`,
+      'a grapheme is longer than 100 characters',
+      1,
+      61,
+    ],
+    [
+      'alias over 500 characters',
+      `${head}<lexeme><grapheme>a</grapheme><alias>${'a'.repeat(501)}</alias></lexeme></lexicon>`,
+      '<alias> is longer than 500 characters',
+      1,
+      83,
+    ],
   ])('error: %s', (_name, xml, message, line, column) => {
     const error = errorOf(xml);
     expect(error.message).toBe(`${message} at line ${line}, column ${column}`);
@@ -88,7 +166,9 @@ describe('PLS', () => {
   test(`more than ${MAX_ENTRIES} entries are refused; ${MAX_ENTRIES} are accepted`, () => {
     const lexeme = '<lexeme><grapheme>a</grapheme><alias>b</alias></lexeme>\n';
     expect(parsePls(`${head}\n${lexeme.repeat(MAX_ENTRIES)}</lexicon>`).entries).toHaveLength(MAX_ENTRIES);
-    expect(errorOf(`${head}\n${lexeme.repeat(MAX_ENTRIES + 1)}</lexicon>`).message).toBe(`more than ${MAX_ENTRIES} lexemes at line ${MAX_ENTRIES + 2}, column 1`);
+    expect(errorOf(`${head}\n${lexeme.repeat(MAX_ENTRIES + 1)}</lexicon>`).message).toBe(
+      `more than ${MAX_ENTRIES} lexemes at line ${MAX_ENTRIES + 2}, column 1`,
+    );
   });
 });
 
@@ -122,24 +202,37 @@ describe('applyLexicon matching', () => {
   });
 
   test('applied before normalization: the alias is said, the rest normalized', () => {
-    expect(applyLexicon('Dr. Ada paid $5.', entries, { language: 'en-US' }).spoken).toBe('Doctor Ay-dah paid five dollars.');
+    expect(applyLexicon('Dr. Ada paid $5.', entries, { language: 'en-US' }).spoken).toBe(
+      'Doctor Ay-dah paid five dollars.',
+    );
   });
 
   test('context across a match still normalizes ("Dr." before a name stays Doctor)', () => {
-    expect(applyLexicon('Dr. Nguyen', [{ graphemes: ['Nguyen'], phoneme: 'ŋwiən' }], { language: 'en-US' }).spoken).toBe('Doctor Nguyen');
+    expect(
+      applyLexicon('Dr. Nguyen', [{ graphemes: ['Nguyen'], phoneme: 'ŋwiən' }], { language: 'en-US' }).spoken,
+    ).toBe('Doctor Nguyen');
   });
 
   test('spans point into the source; phoneme stretches carry IPA', () => {
     const text = 'Dr. Nguyen met Ada in New York City.';
     const result = applyLexicon(text, entries, { language: 'en-US' });
     expect(result.spoken).toBe('Doctor Nguyen met Ay-dah in NYC.');
-    expect(result.words.map((w) => `${w.word}=${text.slice(w.source_start, w.source_end)}`)).toEqual(['Doctor=Dr.', 'Nguyen=Nguyen', 'met=met', 'Ay-dah=Ada', 'in=in', 'NYC=New York City']);
+    expect(result.words.map((w) => `${w.word}=${text.slice(w.source_start, w.source_end)}`)).toEqual([
+      'Doctor=Dr.',
+      'Nguyen=Nguyen',
+      'met=met',
+      'Ay-dah=Ada',
+      'in=in',
+      'NYC=New York City',
+    ]);
     expect(result.pronunciations).toEqual([{ ipa: 'ŋwiən', start: 7, end: 13, source_start: 4, source_end: 10 }]);
     expect(result.matches).toBe(4);
   });
 
   test('an alias with a phoneme: the alias is the text, the IPA covers it', () => {
-    const result = applyLexicon('a tomato', [{ graphemes: ['tomato'], alias: 'tomahto', phoneme: 'təˈmɑːtoʊ' }], { language: 'en-US' });
+    const result = applyLexicon('a tomato', [{ graphemes: ['tomato'], alias: 'tomahto', phoneme: 'təˈmɑːtoʊ' }], {
+      language: 'en-US',
+    });
     expect(result.spoken).toBe('a tomahto');
     expect(result.pronunciations).toEqual([{ ipa: 'təˈmɑːtoʊ', start: 2, end: 9, source_start: 2, source_end: 8 }]);
   });
@@ -147,8 +240,12 @@ describe('applyLexicon matching', () => {
   test('limits', () => {
     const many = Array.from({ length: MAX_ENTRIES + 1 }, () => ({ graphemes: ['a'], alias: 'b' }));
     expect(() => applyLexicon('a', many, { language: 'en' })).toThrow(RangeError);
-    expect(() => applyLexicon('a', [{ graphemes: ['a'.repeat(101)], alias: 'b' }], { language: 'en' })).toThrow(RangeError);
-    expect(() => applyLexicon('a', [{ graphemes: ['a'], alias: 'b'.repeat(501) }], { language: 'en' })).toThrow(RangeError);
+    expect(() => applyLexicon('a', [{ graphemes: ['a'.repeat(101)], alias: 'b' }], { language: 'en' })).toThrow(
+      RangeError,
+    );
+    expect(() => applyLexicon('a', [{ graphemes: ['a'], alias: 'b'.repeat(501) }], { language: 'en' })).toThrow(
+      RangeError,
+    );
     expect(() => applyLexicon('a', [{ graphemes: ['a'] }], { language: 'en' })).toThrow(RangeError);
   });
 

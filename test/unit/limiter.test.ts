@@ -45,7 +45,9 @@ function voiced(seconds: number, seed: number): Int16Array {
     const t = i / RATE;
     phase += (2 * Math.PI * (120 + 40 * Math.sin(2 * Math.PI * 0.7 * t))) / RATE;
     const envelope = 0.25 + 0.75 * Math.abs(Math.sin(2 * Math.PI * 2.5 * t));
-    const value = envelope * (0.5 * Math.sin(phase) + 0.3 * Math.sin(3 * phase + 0.4) + 0.15 * Math.sin(7 * phase)) + 0.02 * noise();
+    const value =
+      envelope * (0.5 * Math.sin(phase) + 0.3 * Math.sin(3 * phase + 0.4) + 0.15 * Math.sin(7 * phase)) +
+      0.02 * noise();
     return Math.round(0.6 * 32767 * value);
   });
 }
@@ -105,7 +107,9 @@ describe('the parallel normalizer', () => {
     const parallel = await normalizeLoudnessInParallel(pieces, RATE, -9, -1.5);
     expect(parallel).toEqual(expected);
     // Not a plain gain: the comparison covers the limiter.
-    const loudest = Math.max(...expected.map((piece) => piece.reduce((peak, sample) => Math.max(peak, Math.abs(sample)), 0)));
+    const loudest = Math.max(
+      ...expected.map((piece) => piece.reduce((peak, sample) => Math.max(peak, Math.abs(sample)), 0)),
+    );
     expect(loudest).toBeGreaterThan(20_000);
   });
 

@@ -1,7 +1,16 @@
 import { type CatalogVoice, OPENAI_VOICES, openAiVoiceFor } from '../../api/routes/openai/voices';
 
-const voice = (id: string, language: string, gender: string, quality: 'neural' | 'classic'): CatalogVoice => ({ id, language, gender, quality });
-const CLASSIC = [voice('en-us-slt', 'en-US', 'female', 'classic'), voice('en-us-flite-slt', 'en-US', 'female', 'classic'), voice('en-us-festival-ked', 'en-US', 'male', 'classic')];
+const voice = (id: string, language: string, gender: string, quality: 'neural' | 'classic'): CatalogVoice => ({
+  id,
+  language,
+  gender,
+  quality,
+});
+const CLASSIC = [
+  voice('en-us-slt', 'en-US', 'female', 'classic'),
+  voice('en-us-flite-slt', 'en-US', 'female', 'classic'),
+  voice('en-us-festival-ked', 'en-US', 'male', 'classic'),
+];
 const JOE = voice('en-us-joe', 'en-US', 'male', 'neural');
 const NAMES = [...OPENAI_VOICES.keys()];
 
@@ -28,10 +37,13 @@ describe('OpenAI voice names', () => {
     expect(new Set(chosen)).toEqual(new Set(['en-us-amy-medium', 'en-us-lessac-medium']));
     expect(openAiVoiceFor('alloy', catalog)).toBe('en-us-amy-medium');
     expect(openAiVoiceFor('fable', catalog)).toBe('en-gb-alan-medium');
-    expect(new Set(['ash', 'ballad', 'cedar', 'echo', 'onyx', 'verse'].map((name) => openAiVoiceFor(name, catalog)))).toEqual(new Set(['en-us-joe', 'en-gb-alan-medium']));
+    expect(
+      new Set(['ash', 'ballad', 'cedar', 'echo', 'onyx', 'verse'].map((name) => openAiVoiceFor(name, catalog))),
+    ).toEqual(new Set(['en-us-joe', 'en-gb-alan-medium']));
   });
 
   it('know nothing of inherited object keys', () => {
-    for (const name of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) expect(openAiVoiceFor(name, [JOE, ...CLASSIC])).toBeUndefined();
+    for (const name of ['constructor', '__proto__', 'toString', 'hasOwnProperty'])
+      expect(openAiVoiceFor(name, [JOE, ...CLASSIC])).toBeUndefined();
   });
 });

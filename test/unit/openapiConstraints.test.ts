@@ -20,7 +20,18 @@ const routes: Route[] = resourceRoutes({ config } as ApiDeps);
 const document = buildOpenApiDocument(routes, config.PUBLIC_URL, 'test') as Json;
 
 /** JSON Schema keywords a refinement's `.meta()` may use to say what it checks. */
-const CONSTRAINT_KEYWORDS = ['minLength', 'maxLength', 'pattern', 'format', 'minimum', 'maximum', 'minProperties', 'enum', 'minItems', 'maxItems'];
+const CONSTRAINT_KEYWORDS = [
+  'minLength',
+  'maxLength',
+  'pattern',
+  'format',
+  'minimum',
+  'maximum',
+  'minProperties',
+  'enum',
+  'minItems',
+  'maxItems',
+];
 
 interface Expected {
   where: string;
@@ -34,14 +45,23 @@ const defOf = (schema: z.ZodType): Json => (schema as any)._zod.def;
 function constraintsOf(schema: z.ZodType, where: string, meta: Json): Expected[] {
   const def = defOf(schema);
   const out: Expected[] = [];
-  if (def.format && def.check === 'string_format') out.push({ where, keyword: def.format === 'regex' ? 'pattern' : 'format', ...(def.format !== 'regex' && { value: def.format }) });
+  if (def.format && def.check === 'string_format')
+    out.push({
+      where,
+      keyword: def.format === 'regex' ? 'pattern' : 'format',
+      ...(def.format !== 'regex' && { value: def.format }),
+    });
   for (const check of (def.checks ?? []) as z.ZodType[]) {
     const c = defOf(check);
     // zod names a length check the same on strings and arrays; JSON Schema says minItems/maxItems for arrays.
-    if (c.check === 'min_length') out.push({ where, keyword: def.type === 'array' ? 'minItems' : 'minLength', value: c.minimum });
-    else if (c.check === 'max_length') out.push({ where, keyword: def.type === 'array' ? 'maxItems' : 'maxLength', value: c.maximum });
-    else if (c.check === 'greater_than') out.push({ where, keyword: c.inclusive ? 'minimum' : 'exclusiveMinimum', value: c.value });
-    else if (c.check === 'less_than') out.push({ where, keyword: c.inclusive ? 'maximum' : 'exclusiveMaximum', value: c.value });
+    if (c.check === 'min_length')
+      out.push({ where, keyword: def.type === 'array' ? 'minItems' : 'minLength', value: c.minimum });
+    else if (c.check === 'max_length')
+      out.push({ where, keyword: def.type === 'array' ? 'maxItems' : 'maxLength', value: c.maximum });
+    else if (c.check === 'greater_than')
+      out.push({ where, keyword: c.inclusive ? 'minimum' : 'exclusiveMinimum', value: c.value });
+    else if (c.check === 'less_than')
+      out.push({ where, keyword: c.inclusive ? 'maximum' : 'exclusiveMaximum', value: c.value });
     else if (c.check === 'string_format') out.push({ where, keyword: c.format === 'regex' ? 'pattern' : 'format' });
     else if (c.check === 'custom') {
       // A refinement is opaque to the generator: its meta must name what it checks.
@@ -51,7 +71,8 @@ function constraintsOf(schema: z.ZodType, where: string, meta: Json): Expected[]
     }
   }
   if (def.type === 'enum') out.push({ where, keyword: 'enum' });
-  if (def.type === 'object' && def.catchall && defOf(def.catchall).type === 'never') out.push({ where, keyword: 'additionalProperties', value: false });
+  if (def.type === 'object' && def.catchall && defOf(def.catchall).type === 'never')
+    out.push({ where, keyword: 'additionalProperties', value: false });
   return out;
 }
 
@@ -76,7 +97,10 @@ function allConstraints(schema: z.ZodType, where: string, inherited: Json = {}):
       return [];
     case 'object': {
       const shape = def.shape as Record<string, z.ZodType>;
-      return [...constraintsOf(schema, where, meta), ...Object.entries(shape).flatMap(([key, value]) => allConstraints(value, `${where}.properties.${key}`))];
+      return [
+        ...constraintsOf(schema, where, meta),
+        ...Object.entries(shape).flatMap(([key, value]) => allConstraints(value, `${where}.properties.${key}`)),
+      ];
     }
     default:
       return constraintsOf(schema, where, meta);
@@ -101,7 +125,12 @@ function cases(): [string, z.ZodType, Json, string][] {
     for (const path of Object.values(route.paths)) {
       const operation = document.paths[path!][route.method];
       if (route.body) {
-        found.push([`${route.method.toUpperCase()} ${path} body`, route.body, operation.requestBody.content['application/json'], 'schema']);
+        found.push([
+          `${route.method.toUpperCase()} ${path} body`,
+          route.body,
+          operation.requestBody.content['application/json'],
+          'schema',
+        ]);
       }
       for (const [location, schema] of [
         ['query', route.query],
@@ -110,7 +139,12 @@ function cases(): [string, z.ZodType, Json, string][] {
         if (!schema) continue;
         for (const [name, field] of Object.entries((schema as z.ZodObject).shape)) {
           const parameter = operation.parameters.find((p: Json) => p.in === location && p.name === name);
-          found.push([`${route.method.toUpperCase()} ${path} ${location} ${name}`, field as z.ZodType, parameter, 'schema']);
+          found.push([
+            `${route.method.toUpperCase()} ${path} ${location} ${name}`,
+            field as z.ZodType,
+            parameter,
+            'schema',
+          ]);
         }
       }
     }
@@ -124,15 +158,21 @@ describe('the OpenAPI document is as strict as the validators', () => {
     for (const expected of allConstraints(schema, root)) {
       const node = documentAt(container, expected.where);
       if (!node || !(expected.keyword in node)) missing.push(`${expected.where}: ${expected.keyword}`);
-      else if (expected.value !== undefined && JSON.stringify(node[expected.keyword]) !== JSON.stringify(expected.value)) {
-        missing.push(`${expected.where}: ${expected.keyword} is ${JSON.stringify(node[expected.keyword])}, the validator says ${JSON.stringify(expected.value)}`);
+      else if (
+        expected.value !== undefined &&
+        JSON.stringify(node[expected.keyword]) !== JSON.stringify(expected.value)
+      ) {
+        missing.push(
+          `${expected.where}: ${expected.keyword} is ${JSON.stringify(node[expected.keyword])}, the validator says ${JSON.stringify(expected.value)}`,
+        );
       }
     }
     expect(missing).toEqual([]);
   });
 
   it('documents the rules the issue named: email format, password minimum, non-empty names and text, PATCH needs a field', () => {
-    const body = (path: string, method: string) => documentAt(document.paths[path][method].requestBody.content['application/json'], 'schema')!;
+    const body = (path: string, method: string) =>
+      documentAt(document.paths[path][method].requestBody.content['application/json'], 'schema')!;
     expect(body('/api/v1/auth/register/', 'post').properties.email.format).toBe('email');
     expect(body('/api/v1/auth/register/', 'post').properties.password.minLength).toBe(8);
     expect(body('/api/v1/projects/', 'post').properties.name.minLength).toBe(1);

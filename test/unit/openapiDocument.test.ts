@@ -44,9 +44,11 @@ function undescribed(schema: Json | undefined, where: string, seen = new Set<Jso
   if (!target || seen.has(target)) return [];
   seen.add(target);
   const out: string[] = [];
-  for (const keyword of ['anyOf', 'oneOf', 'allOf']) for (const part of target[keyword] ?? []) out.push(...undescribed(part, where, seen));
+  for (const keyword of ['anyOf', 'oneOf', 'allOf'])
+    for (const part of target[keyword] ?? []) out.push(...undescribed(part, where, seen));
   out.push(...undescribed(target.items, `${where}[]`, seen));
-  if (typeof target.additionalProperties === 'object') out.push(...undescribed(target.additionalProperties, `${where}{}`, seen));
+  if (typeof target.additionalProperties === 'object')
+    out.push(...undescribed(target.additionalProperties, `${where}{}`, seen));
   for (const [name, property] of Object.entries<Json>(target.properties ?? {})) {
     // A $ref'd property may carry its description beside the $ref or in the component.
     if (!property.description && !resolve(property)?.description) out.push(`${where}.${name}`);
@@ -66,8 +68,13 @@ describe('the served OpenAPI document', () => {
   it('gives every operation a described tag and a summary', () => {
     const tags = new Map<string, string>(document.tags.map((tag: Json) => [tag.name, tag.description]));
     for (const { where, operation } of operations) {
-      expect({ where, tags: operation.tags?.length > 0, summary: Boolean(operation.summary?.trim()) }).toEqual({ where, tags: true, summary: true });
-      for (const tag of operation.tags) expect({ where, tag, described: Boolean(tags.get(tag)) }).toEqual({ where, tag, described: true });
+      expect({ where, tags: operation.tags?.length > 0, summary: Boolean(operation.summary?.trim()) }).toEqual({
+        where,
+        tags: true,
+        summary: true,
+      });
+      for (const tag of operation.tags)
+        expect({ where, tag, described: Boolean(tags.get(tag)) }).toEqual({ where, tag, described: true });
     }
     // Redoc shows only the tags in a group: each tag in exactly one.
     const grouped = document['x-tagGroups'].flatMap((group: Json) => group.tags);
@@ -88,9 +95,11 @@ describe('the served OpenAPI document', () => {
   it('describes every property of every request and response schema', () => {
     const missing: string[] = [];
     for (const { where, operation } of operations) {
-      for (const [type, media] of Object.entries<Json>(operation.requestBody?.content ?? {})) missing.push(...undescribed(media.schema, `${where} request ${type}`));
+      for (const [type, media] of Object.entries<Json>(operation.requestBody?.content ?? {}))
+        missing.push(...undescribed(media.schema, `${where} request ${type}`));
       for (const [status, response] of Object.entries<Json>(operation.responses)) {
-        for (const [type, media] of Object.entries<Json>(response.content ?? {})) missing.push(...undescribed(media.schema, `${where} ${status} ${type}`));
+        for (const [type, media] of Object.entries<Json>(response.content ?? {}))
+          missing.push(...undescribed(media.schema, `${where} ${status} ${type}`));
       }
     }
     // The walk must reach the fields at all: a profile's balance is one of them.
@@ -101,10 +110,13 @@ describe('the served OpenAPI document', () => {
   it('describes every parameter and every response header', () => {
     const missing: string[] = [];
     for (const { where, operation } of operations) {
-      for (const parameter of operation.parameters ?? []) if (!parameter.description && !parameter.schema?.description) missing.push(`${where} ${parameter.in} ${parameter.name}`);
+      for (const parameter of operation.parameters ?? [])
+        if (!parameter.description && !parameter.schema?.description)
+          missing.push(`${where} ${parameter.in} ${parameter.name}`);
       for (const [status, response] of Object.entries<Json>(operation.responses)) {
         if (!response.description) missing.push(`${where} ${status}`);
-        for (const [name, header] of Object.entries<Json>(response.headers ?? {})) if (!header.description) missing.push(`${where} ${status} header ${name}`);
+        for (const [name, header] of Object.entries<Json>(response.headers ?? {}))
+          if (!header.description) missing.push(`${where} ${status} header ${name}`);
       }
     }
     expect(missing).toEqual([]);
@@ -112,7 +124,8 @@ describe('the served OpenAPI document', () => {
 
   it('says the units of quantities', () => {
     const schemas = document.components.schemas;
-    const request = document.paths['/api/v1/tts/synthesize/'].post.requestBody.content['application/json'].schema.properties;
+    const request =
+      document.paths['/api/v1/tts/synthesize/'].post.requestBody.content['application/json'].schema.properties;
     expect(request.pitch.description).toMatch(/semitones/);
     expect(request.text.description).toMatch(/characters/);
     expect(schemas.SynthesisStatus.properties.duration_seconds.description).toMatch(/seconds/);
@@ -123,9 +136,12 @@ describe('the served OpenAPI document', () => {
   it('types every audio response as binary and documents the audio headers', () => {
     const audio = document.paths['/api/v1/tts/history/{id}/audio/'].get.responses;
     for (const status of ['200', '206']) {
-      for (const type of ['audio/wav', 'audio/mpeg', 'audio/ogg', 'audio/flac']) expect(audio[status].content[type].schema).toEqual({ type: 'string', format: 'binary' });
+      for (const type of ['audio/wav', 'audio/mpeg', 'audio/ogg', 'audio/flac'])
+        expect(audio[status].content[type].schema).toEqual({ type: 'string', format: 'binary' });
     }
-    expect(Object.keys(audio['206'].headers)).toEqual(expect.arrayContaining(['Content-Range', 'Accept-Ranges', 'Content-Length']));
+    expect(Object.keys(audio['206'].headers)).toEqual(
+      expect.arrayContaining(['Content-Range', 'Accept-Ranges', 'Content-Length']),
+    );
     const speech = document.paths['/api/v1/audio/speech/'].post.responses['200'];
     expect(speech.content['audio/mpeg'].schema).toEqual({ type: 'string', format: 'binary' });
     expect(speech.headers['X-Synthesis-Id']).toBeDefined();
@@ -144,7 +160,9 @@ describe('the served OpenAPI document', () => {
     const paths = Object.keys(document.paths).filter((candidate) => !candidate.startsWith('/api/docs/assets/'));
     const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     // A whole path: `/api/` must not count as found inside `/api/v1/voices/`.
-    const missing = paths.filter((candidate) => !new RegExp(`(?<![\\w/{}-])${escape(candidate)}(?![\\w/{}-])`).test(reference));
+    const missing = paths.filter(
+      (candidate) => !new RegExp(`(?<![\\w/{}-])${escape(candidate)}(?![\\w/{}-])`).test(reference),
+    );
     expect(missing).toEqual([]);
   });
 
@@ -162,12 +180,19 @@ describe('the served OpenAPI document', () => {
       const cli = path.join(root, 'node_modules/@redocly/cli/bin/cli.js');
       // No telemetry or update check: the linter runs offline.
       const env = { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' };
-      const run = await promisify(execFile)(process.execPath, [cli, 'lint', file, '--config', path.join(root, 'redocly.yaml'), '--format', 'json'], {
-        env,
-        timeout: 90_000,
-        maxBuffer: 64 * 1024 * 1024,
-      }).catch((failed: { stdout?: string; stderr?: string }) => failed);
-      const report = JSON.parse(run.stdout ?? '') as { totals: { errors: number; warnings: number }; problems: { ruleId: string; message: string }[] };
+      const run = await promisify(execFile)(
+        process.execPath,
+        [cli, 'lint', file, '--config', path.join(root, 'redocly.yaml'), '--format', 'json'],
+        {
+          env,
+          timeout: 90_000,
+          maxBuffer: 64 * 1024 * 1024,
+        },
+      ).catch((failed: { stdout?: string; stderr?: string }) => failed);
+      const report = JSON.parse(run.stdout ?? '') as {
+        totals: { errors: number; warnings: number };
+        problems: { ruleId: string; message: string }[];
+      };
       expect(report.problems.map(({ ruleId, message }) => `${ruleId}: ${message}`)).toEqual([]);
       expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
     } finally {

@@ -5,7 +5,9 @@ import { loadConfig } from '../../lib/config';
 
 const config = loadConfig({ JWT_SECRET: 'x'.repeat(32) });
 const document = buildOpenApiDocument(resourceRoutes({ config } as ApiDeps), config.PUBLIC_URL, 'test') as any;
-const operations = Object.entries<any>(document.paths).flatMap(([path, item]) => Object.entries<any>(item).map(([method, operation]) => ({ path, method, operation })));
+const operations = Object.entries<any>(document.paths).flatMap(([path, item]) =>
+  Object.entries<any>(item).map(([method, operation]) => ({ path, method, operation })),
+);
 
 describe('the OpenAPI document, polished', () => {
   it('shows the versioned family under resource tags and the unversioned one as its alias', () => {
@@ -20,19 +22,27 @@ describe('the OpenAPI document, polished', () => {
   });
 
   it('describes every tag it uses', () => {
-    const described = new Set(document.tags.map((tag: { name: string; description: string }) => tag.description && tag.name));
+    const described = new Set(
+      document.tags.map((tag: { name: string; description: string }) => tag.description && tag.name),
+    );
     for (const { operation } of operations) for (const tag of operation.tags) expect(described.has(tag)).toBe(true);
   });
 
   it('documents the response headers: X-Request-Id everywhere, Location, Idempotent-Replayed, Retry-After, Synthesis-Status', () => {
-    for (const { operation } of operations) for (const response of Object.values<any>(operation.responses)) expect(response.headers['X-Request-Id']).toBeDefined();
+    for (const { operation } of operations)
+      for (const response of Object.values<any>(operation.responses))
+        expect(response.headers['X-Request-Id']).toBeDefined();
     for (const path of ['/api/v1/tts/synthesize/', '/api/tts/synthesize/']) {
-      expect(Object.keys(document.paths[path].post.responses['202'].headers)).toEqual(expect.arrayContaining(['Location', 'Idempotent-Replayed']));
+      expect(Object.keys(document.paths[path].post.responses['202'].headers)).toEqual(
+        expect.arrayContaining(['Location', 'Idempotent-Replayed']),
+      );
       expect(document.paths[path].post.responses['503'].headers['Retry-After']).toBeDefined();
     }
     expect(document.paths['/api/v1/voices/upload/'].post.responses['202'].headers.Location).toBeDefined();
     expect(document.paths['/api/v1/projects/'].post.responses['201'].headers.Location).toBeDefined();
-    expect(document.paths['/api/v1/tts/history/{id}/'].delete.responses['204'].headers['Synthesis-Status']).toBeDefined();
+    expect(
+      document.paths['/api/v1/tts/history/{id}/'].delete.responses['204'].headers['Synthesis-Status'],
+    ).toBeDefined();
     expect(document.paths['/api/v1/auth/login/'].post.responses['429'].headers['Retry-After']).toBeDefined();
   });
 
@@ -43,12 +53,16 @@ describe('the OpenAPI document, polished', () => {
       const content = operation.requestBody?.content ?? {};
       const example = content['application/json']?.example ?? content['multipart/form-data']?.example;
       if (example === undefined) continue;
-      const route = routes.find((candidate) => candidate.method === method && Object.values(candidate.paths).includes(path));
+      const route = routes.find(
+        (candidate) => candidate.method === method && Object.values(candidate.paths).includes(path),
+      );
       const schema = route?.body ?? route?.form;
       expect({ path, valid: schema?.safeParse(example).success }).toEqual({ path, valid: true });
       checked += 1;
     }
-    expect(document.paths['/api/v1/tts/synthesize/'].post.requestBody.content['application/json'].example.voice_id).toBe('en-us-joe');
+    expect(
+      document.paths['/api/v1/tts/synthesize/'].post.requestBody.content['application/json'].example.voice_id,
+    ).toBe('en-us-joe');
     // Every request body of both families has one.
     expect(checked).toBe(operations.filter(({ operation }) => operation.requestBody).length);
     expect(checked).toBeGreaterThanOrEqual(20);
@@ -56,6 +70,7 @@ describe('the OpenAPI document, polished', () => {
 
   it('types audio as binary', () => {
     const content = document.paths['/api/v1/tts/history/{id}/audio/'].get.responses['200'].content;
-    for (const type of ['audio/wav', 'audio/mpeg', 'audio/ogg', 'audio/flac']) expect(content[type].schema).toEqual({ type: 'string', format: 'binary' });
+    for (const type of ['audio/wav', 'audio/mpeg', 'audio/ogg', 'audio/flac'])
+      expect(content[type].schema).toEqual({ type: 'string', format: 'binary' });
   });
 });

@@ -1,7 +1,9 @@
 import { resample, speechBounds } from '../../audio/pcm';
 
 const tone = (hz: number, seconds: number, rate: number, amplitude = 0.5) =>
-  Int16Array.from({ length: Math.round(seconds * rate) }, (_, i) => Math.round(amplitude * 32767 * Math.sin((2 * Math.PI * hz * i) / rate)));
+  Int16Array.from({ length: Math.round(seconds * rate) }, (_, i) =>
+    Math.round(amplitude * 32767 * Math.sin((2 * Math.PI * hz * i) / rate)),
+  );
 
 /** RMS in dBFS over the middle of the signal (the edges see the filter's start-up). */
 function rmsDb(samples: Int16Array): number {
@@ -69,7 +71,8 @@ describe('speechBounds', () => {
     const reference = (samples: Int16Array, sampleRate: number, thresholdDb: number) => {
       const window = Math.round(0.02 * sampleRate);
       const threshold = (32768 * 10 ** (thresholdDb / 20)) ** 2 * window;
-      const energy = (from: number, to: number) => samples.subarray(Math.max(0, from), Math.min(samples.length, to)).reduce((sum, x) => sum + x * x, 0);
+      const energy = (from: number, to: number) =>
+        samples.subarray(Math.max(0, from), Math.min(samples.length, to)).reduce((sum, x) => sum + x * x, 0);
       let first = 0;
       while (first < samples.length && !(energy(first + 1 - window, first + 1) > threshold)) first++;
       let last = samples.length - 1;

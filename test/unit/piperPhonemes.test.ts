@@ -28,7 +28,10 @@ describe('Piper phonemes, the way piper-tts makes them', () => {
 
   it('keeps the punctuation, a space after ,;: and starts a sentence after .!?', () => {
     const clauses = splitClauses('Hi, you. Bye');
-    expect(sentencePhonemes(clauses, ['hˈaɪ', 'juː', 'bˈaɪ']).map((phonemes) => phonemes.join(''))).toEqual(['hˈaɪ, juː.', 'bˈaɪ']);
+    expect(sentencePhonemes(clauses, ['hˈaɪ', 'juː', 'bˈaɪ']).map((phonemes) => phonemes.join(''))).toEqual([
+      'hˈaɪ, juː.',
+      'bˈaɪ',
+    ]);
   });
 
   it('removes language switch flags and decomposes to NFD code points', () => {

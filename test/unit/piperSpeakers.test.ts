@@ -17,7 +17,11 @@ beforeEach(async () => {
 });
 afterEach(() => rm(dir, { recursive: true, force: true }));
 
-async function addModel(name: string, config: { code: string; speakers: number; map?: Record<string, number> }, sidecar?: object) {
+async function addModel(
+  name: string,
+  config: { code: string; speakers: number; map?: Record<string, number> },
+  sidecar?: object,
+) {
   await writeFile(path.join(dir, `${name}.onnx`), '');
   await writeFile(
     path.join(dir, `${name}.onnx.json`),
@@ -36,7 +40,8 @@ async function addModel(name: string, config: { code: string; speakers: number; 
 /** 904 speakers named like libritts_r's (numbers that do not sort as their ids do). */
 const LIBRITTS = Object.fromEntries(Array.from({ length: 904 }, (_, sid) => [String(9000 - sid * 7), sid]));
 const VCTK = Object.fromEntries(Array.from({ length: 109 }, (_, sid) => [`p${225 + sid}`, sid]));
-const operatorVoices = async () => (await premadeVoices(dir)).filter((voice) => voice.engine === 'piper' && voice.id !== 'en-us-joe');
+const operatorVoices = async () =>
+  (await premadeVoices(dir)).filter((voice) => voice.engine === 'piper' && voice.id !== 'en-us-joe');
 
 describe('multi-speaker models', () => {
   it('are kept with their speaker_id_map; one without a map names its speakers by id', async () => {
@@ -61,7 +66,9 @@ describe('multi-speaker models', () => {
 
     await addModel('en_US-libritts_r-medium', { code: 'en_US', speakers: 904, map: LIBRITTS });
     const voices = await operatorVoices();
-    expect(voices.map((voice) => voice.id)).toEqual(['9000', '7418', '5836', '4254'].map((speaker) => `en-us-libritts-r-medium-${speaker}`));
+    expect(voices.map((voice) => voice.id)).toEqual(
+      ['9000', '7418', '5836', '4254'].map((speaker) => `en-us-libritts-r-medium-${speaker}`),
+    );
     expect(voices[0]).toMatchObject({
       name: 'en_US-libritts_r-medium 9000',
       language: 'en-US',
@@ -82,20 +89,46 @@ describe('multi-speaker models', () => {
       {
         name: 'VCTK',
         licence: 'CC-BY-4.0 (VCTK), per its model card.',
-        speakers: [{ speaker: 'p226', name: 'Bob', gender: 'male', description: 'A calm southern English man.' }, { speaker: 'p225', name: 'Alice', gender: 'female' }, { speaker: 'nobody' }, 'p227'],
+        speakers: [
+          { speaker: 'p226', name: 'Bob', gender: 'male', description: 'A calm southern English man.' },
+          { speaker: 'p225', name: 'Alice', gender: 'female' },
+          { speaker: 'nobody' },
+          'p227',
+        ],
       },
     );
     const voices = await operatorVoices();
-    expect(voices.map(({ id, name, gender, engineVoice, language }) => ({ id, name, gender, engineVoice, language }))).toEqual([
-      { id: 'en-gb-vctk-medium-p226', name: 'Bob', gender: 'male', engineVoice: 'en_GB-vctk-medium#p226', language: 'en-GB' },
-      { id: 'en-gb-vctk-medium-p225', name: 'Alice', gender: 'female', engineVoice: 'en_GB-vctk-medium#p225', language: 'en-GB' },
+    expect(
+      voices.map(({ id, name, gender, engineVoice, language }) => ({ id, name, gender, engineVoice, language })),
+    ).toEqual([
+      {
+        id: 'en-gb-vctk-medium-p226',
+        name: 'Bob',
+        gender: 'male',
+        engineVoice: 'en_GB-vctk-medium#p226',
+        language: 'en-GB',
+      },
+      {
+        id: 'en-gb-vctk-medium-p225',
+        name: 'Alice',
+        gender: 'female',
+        engineVoice: 'en_GB-vctk-medium#p225',
+        language: 'en-GB',
+      },
     ]);
-    expect(voices[0]).toMatchObject({ description: 'A calm southern English man.', licence: 'CC-BY-4.0 (VCTK), per its model card.' });
+    expect(voices[0]).toMatchObject({
+      description: 'A calm southern English man.',
+      licence: 'CC-BY-4.0 (VCTK), per its model card.',
+    });
     expect(voices[1].description).toContain('speaker p225 of en_GB-vctk-medium');
   });
 
   it("take the sidecar's id as the prefix of their ids, sanitized like file names", async () => {
-    await addModel('en_GB-vctk-medium', { code: 'en_GB', speakers: 109, map: VCTK }, { id: 'en-gb-house', speakers: [{ speaker: 'p225' }] });
+    await addModel(
+      'en_GB-vctk-medium',
+      { code: 'en_GB', speakers: 109, map: VCTK },
+      { id: 'en-gb-house', speakers: [{ speaker: 'p225' }] },
+    );
     await addModel('en_US-odd-low', { code: 'en_US', speakers: 2, map: { 'Speaker One!': 0, 'two/2': 1 } });
     expect((await operatorVoices()).map((voice) => [voice.id, voice.engineVoice])).toEqual([
       ['en-us-odd-low-speaker-one', 'en_US-odd-low#Speaker One!'],

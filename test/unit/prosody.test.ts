@@ -7,7 +7,11 @@ describe('planEmotionRate', () => {
 
   it('gives the speed and the emotion rate to an engine that has a rate control, measuring the residual when it is not calibrated', () => {
     expect(planEmotionRate(espeak, 'neutral', 1.5)).toEqual({ engineRate: 1.5, tempo: 1, measure: true });
-    expect(planEmotionRate(espeak, 'excited')).toEqual({ engineRate: EMOTION_PRESETS.excited.rate, tempo: 1, measure: false });
+    expect(planEmotionRate(espeak, 'excited')).toEqual({
+      engineRate: EMOTION_PRESETS.excited.rate,
+      tempo: 1,
+      measure: false,
+    });
   });
 
   it('stretches time for what lies outside the engine range', () => {
@@ -17,7 +21,11 @@ describe('planEmotionRate', () => {
   });
 
   it('stretches everything for an engine without rate control', () => {
-    expect(planEmotionRate({ rate: null }, 'calm', 2)).toEqual({ engineRate: 1, tempo: EMOTION_PRESETS.calm.rate * 2, measure: false });
+    expect(planEmotionRate({ rate: null }, 'calm', 2)).toEqual({
+      engineRate: 1,
+      tempo: EMOTION_PRESETS.calm.rate * 2,
+      measure: false,
+    });
   });
 
   it('trusts an engine with a calibrated rate, stretching only what lies outside its range', () => {
@@ -83,7 +91,9 @@ describe('voicingFilters', () => {
   });
 
   it('changes tempo and pitch in one rubberband pass, with the emotion tempo the engine could not set', () => {
-    expect(voicingFilters({ speed: 2, pitch: -12, emotion: 'neutral' })).toEqual(['rubberband=tempo=2.000000:pitch=0.500000:pitchq=quality:formant=preserved']);
+    expect(voicingFilters({ speed: 2, pitch: -12, emotion: 'neutral' })).toEqual([
+      'rubberband=tempo=2.000000:pitch=0.500000:pitchq=quality:formant=preserved',
+    ]);
     expect(voicingFilters({ speed: 0.5, pitch: 0, emotion: 'neutral' })).toEqual(['rubberband=tempo=0.500000']);
     expect(voicingFilters({ speed: 1.5, pitch: 0, emotion: 'neutral' }, 0.8)).toEqual(['rubberband=tempo=1.200000']);
   });
@@ -100,7 +110,9 @@ describe('voicingFilters', () => {
         ],
       },
     });
-    expect(filters).toContain("firequalizer=gain_entry='entry(141.0,-9.40);entry(1000.0,3.00)':scale=linlog:zero_phase=on:accuracy=1");
+    expect(filters).toContain(
+      "firequalizer=gain_entry='entry(141.0,-9.40);entry(1000.0,3.00)':scale=linlog:zero_phase=on:accuracy=1",
+    );
   });
 
   it('refuses non-finite numbers instead of writing them into a filter graph', () => {
@@ -109,13 +121,17 @@ describe('voicingFilters', () => {
 });
 
 describe('loudness normalization', () => {
-  const tone = (seconds: number, amplitude: number) => Int16Array.from({ length: seconds * 24_000 }, (_, i) => Math.round(amplitude * 32767 * Math.sin((2 * Math.PI * 1000 * i) / 24_000)));
+  const tone = (seconds: number, amplitude: number) =>
+    Int16Array.from({ length: seconds * 24_000 }, (_, i) =>
+      Math.round(amplitude * 32767 * Math.sin((2 * Math.PI * 1000 * i) / 24_000)),
+    );
   const loudness = (samples: Int16Array) => {
     const meter = new LoudnessMeter(24_000);
     meter.push(samples);
     return meter.integrated();
   };
-  const peakDb = (samples: Int16Array) => 20 * Math.log10(samples.reduce((peak, sample) => Math.max(peak, Math.abs(sample)), 0) / 32768);
+  const peakDb = (samples: Int16Array) =>
+    20 * Math.log10(samples.reduce((peak, sample) => Math.max(peak, Math.abs(sample)), 0) / 32768);
 
   it('brings a steady tone to the target loudness', () => {
     const [out] = normalizeLoudness([tone(3, 0.05)], 24_000, -16, -1.5);
@@ -125,7 +141,9 @@ describe('loudness normalization', () => {
   it('limits peaks to the ceiling instead of clipping, and still reaches the target', () => {
     // Speech-like: a steady level with short bursts that would pass the ceiling at the target gain.
     const signal = tone(3, 0.1);
-    for (const start of [12_000, 36_000, 60_000]) for (let i = start; i < start + 240; i++) signal[i] = Math.round(0.3 * 32767 * Math.sin((2 * Math.PI * 1000 * i) / 24_000));
+    for (const start of [12_000, 36_000, 60_000])
+      for (let i = start; i < start + 240; i++)
+        signal[i] = Math.round(0.3 * 32767 * Math.sin((2 * Math.PI * 1000 * i) / 24_000));
     const plainGainDb = -12 - loudness(signal);
     expect(20 * Math.log10(0.3) + plainGainDb).toBeGreaterThan(0);
     const [out] = normalizeLoudness([signal], 24_000, -12, -1.5);
@@ -142,7 +160,8 @@ describe('loudness normalization', () => {
 
   it('limits the same with true peaks kept from an earlier call on the same samples', () => {
     const signal = tone(3, 0.1);
-    for (let i = 12_000; i < 12_480; i++) signal[i] = Math.round(0.3 * 32767 * Math.sin((2 * Math.PI * 1000 * i) / 24_000));
+    for (let i = 12_000; i < 12_480; i++)
+      signal[i] = Math.round(0.3 * 32767 * Math.sin((2 * Math.PI * 1000 * i) / 24_000));
     const kept = new Float64Array(signal.length).fill(Number.NaN);
     for (const gain of [4, 8, 16]) {
       const fresh = applyGain(signal, gain, -1.5, 24_000);

@@ -19,7 +19,9 @@ function recordingEngine(name: 'festival' | 'piper') {
     hasVoice: async () => true,
     async synthesize({ text, outPath }: Parameters<Engine['synthesize']>[0]) {
       said.push(text);
-      const samples = new Int16Array(16_000 * 0.3 * text.split(' ').length).map((_, i) => Math.round(8000 * Math.sin(i / 5)));
+      const samples = new Int16Array(16_000 * 0.3 * text.split(' ').length).map((_, i) =>
+        Math.round(8000 * Math.sin(i / 5)),
+      );
       await writeFile(outPath, Buffer.concat([wavHeader(samples.length, 16_000), pcmBytes(samples)]));
     },
   };
@@ -34,19 +36,37 @@ describe('rendering reads written forms as words', () => {
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
   it.each([
-    ['auto', 'It costs $5m. Call Dr. Smith on 3/4/2026.', 'It costs five million dollars. Call Doctor Smith on March fourth, twenty twenty-six.'],
+    [
+      'auto',
+      'It costs $5m. Call Dr. Smith on 3/4/2026.',
+      'It costs five million dollars. Call Doctor Smith on March fourth, twenty twenty-six.',
+    ],
     ['on', 'Henry VIII had 6 wives.', 'Henry the eighth had six wives.'],
     ['off', 'It costs $5m.', 'It costs $5m.'],
   ] as const)('text_normalization %s: the engine is given the spoken form', async (mode, text, expected) => {
     const { engines, said } = recordingEngine('festival');
-    await renderChunk({ voice: findPremadeVoice('en-us-slt')!, text, emotion: 'neutral', outPath: path.join(dir, `${mode}.wav`), engines, textNormalization: mode });
+    await renderChunk({
+      voice: findPremadeVoice('en-us-slt')!,
+      text,
+      emotion: 'neutral',
+      outPath: path.join(dir, `${mode}.wav`),
+      engines,
+      textNormalization: mode,
+    });
     expect(said).toEqual([expected]);
   });
 
   it('in the voice’s language: a numeric date is day first for a British voice', async () => {
     const { engines, said } = recordingEngine('festival');
     const britishVoice = { ...findPremadeVoice('en-us-slt')!, language: 'en-GB' };
-    await renderChunk({ voice: britishVoice, text: 'See you on 3/4/2026.', emotion: 'neutral', outPath: path.join(dir, 'gb.wav'), engines, textNormalization: 'auto' });
+    await renderChunk({
+      voice: britishVoice,
+      text: 'See you on 3/4/2026.',
+      emotion: 'neutral',
+      outPath: path.join(dir, 'gb.wav'),
+      engines,
+      textNormalization: 'auto',
+    });
     expect(said[0]).toMatch(/the third of April|3rd April|third of April/i);
   });
 });

@@ -4,7 +4,8 @@ import { deliveredWords } from '../../audio/timestamps';
 import { espeakInput, ipaToEspeak } from '../../engines/espeakPhonemes';
 import { compileLexicon } from '../../text/lexicon';
 
-const plan = (text: string, extra: Partial<Parameters<typeof planSpeech>[0]> = {}) => planSpeech({ text, textType: 'ssml', streaming: false, language: 'en-US', normalize: true, ...extra });
+const plan = (text: string, extra: Partial<Parameters<typeof planSpeech>[0]> = {}) =>
+  planSpeech({ text, textType: 'ssml', streaming: false, language: 'en-US', normalize: true, ...extra });
 
 describe('the speech plan', () => {
   it('cuts plain text as before: slices of the text, the default pause', () => {
@@ -14,34 +15,50 @@ describe('the speech plan', () => {
       warnings: [],
       pauseSeconds: null,
     });
-    expect(planSpeech({ text, textType: 'text', streaming: false, language: 'en-US', normalize: true }).chunks).toEqual([{ text }]);
+    expect(planSpeech({ text, textType: 'text', streaming: false, language: 'en-US', normalize: true }).chunks).toEqual(
+      [{ text }],
+    );
   });
 
   it('reads SSML into chunks with their prosody, the silence before and after, and spans into the document', () => {
-    const text = '<speak><break time="200ms"/>Hello <break time="500ms"/> <prosody rate="slow" pitch="+2st">$5m</prosody> world<break time="1s"/></speak>';
+    const text =
+      '<speak><break time="200ms"/>Hello <break time="500ms"/> <prosody rate="slow" pitch="+2st">$5m</prosody> world<break time="1s"/></speak>';
     const { chunks, pauseSeconds, warnings } = plan(text);
     expect(pauseSeconds).toBe(0);
     expect(warnings).toEqual([]);
-    expect(chunks.map((chunk) => [chunk.text, chunk.read!.pauseBeforeSeconds, chunk.read!.pauseAfterSeconds, chunk.read!.prosody])).toEqual([
+    expect(
+      chunks.map((chunk) => [
+        chunk.text,
+        chunk.read!.pauseBeforeSeconds,
+        chunk.read!.pauseAfterSeconds,
+        chunk.read!.prosody,
+      ]),
+    ).toEqual([
       ['Hello', 0.2, 0, { rate: 1, pitch: 0, volume: 1 }],
       ['five million dollars', 0.5, 0, { rate: 0.75, pitch: 2, volume: 1 }],
       ['world', 0, 1, { rate: 1, pitch: 0, volume: 1 }],
     ]);
     const at = text.indexOf('$5m');
-    expect(chunks[1].read!.words).toEqual(['five', 'million', 'dollars'].map((word) => ({ word, source_start: at, source_end: at + 3 })));
+    expect(chunks[1].read!.words).toEqual(
+      ['five', 'million', 'dollars'].map((word) => ({ word, source_start: at, source_end: at + 3 })),
+    );
   });
 
   it('pauses between sentences and paragraphs, not at the edges', () => {
     const { chunks } = plan('<speak><p><s>One.</s><s>Two.</s></p><p>Three.</p></speak>');
     // Adjacent text of one prosody is one segment: the pauses fall where the segments meet.
-    expect(chunks.map((chunk) => chunk.read!.pauseBeforeSeconds)).toEqual(chunks.map((_, index) => (index === 0 ? 0 : expect.any(Number))));
+    expect(chunks.map((chunk) => chunk.read!.pauseBeforeSeconds)).toEqual(
+      chunks.map((_, index) => (index === 0 ? 0 : expect.any(Number))),
+    );
     expect(chunks[0].read!.pauseBeforeSeconds).toBe(0);
     expect(chunks.at(-1)!.read!.pauseAfterSeconds).toBe(0);
   });
 
   it('carries <phoneme> and dictionary IPA as stretches of the chunk text', () => {
     const lexicon = compileLexicon([{ graphemes: ['Nguyen'], phoneme: 'ŋwiən' }]);
-    const { chunks } = plan('<speak>Say <phoneme alphabet="ipa" ph="təˈmɑːtoʊ">tomato</phoneme> to Nguyen.</speak>', { lexicon });
+    const { chunks } = plan('<speak>Say <phoneme alphabet="ipa" ph="təˈmɑːtoʊ">tomato</phoneme> to Nguyen.</speak>', {
+      lexicon,
+    });
     expect(chunks).toHaveLength(1);
     const { text, read } = chunks[0];
     expect(read!.pronunciations.map((p) => [p.ipa, text.slice(p.start, p.end)])).toEqual([
@@ -60,12 +77,17 @@ describe('the speech plan', () => {
   });
 
   it('leaves markup inside text as text: escaped tags, CDATA and Scheme are words, never segments', () => {
-    const { chunks, warnings } = plan('<speak>a &lt;break time="10s"/&gt; b <![CDATA[<break time="10s"/>]]> "); (system "rm -rf /") ("<unknown>c</unknown></speak>', { normalize: false });
+    const { chunks, warnings } = plan(
+      '<speak>a &lt;break time="10s"/&gt; b <![CDATA[<break time="10s"/>]]> "); (system "rm -rf /") ("<unknown>c</unknown></speak>',
+      { normalize: false },
+    );
     expect(chunks).toHaveLength(1);
     expect(chunks[0].text).toContain('<break time="10s"/>');
     expect(chunks[0].text).toContain('(system "rm -rf /")');
     expect(chunks[0].read!.pauseAfterSeconds).toBe(0);
-    expect(warnings).toEqual([expect.stringMatching(/unknown element <unknown> read as its text at line 1, column \d+/)]);
+    expect(warnings).toEqual([
+      expect.stringMatching(/unknown element <unknown> read as its text at line 1, column \d+/),
+    ]);
   });
 
   it('times a read chunk as words of the document: words of one span join, shifted by the silence before', () => {
@@ -90,7 +112,11 @@ describe('the speech plan', () => {
       [9, 13, 3, 3.5],
       [at, at + 3, 4, 6.5],
     ]);
-    expect(deliveredWords(document, [{ text: null, seconds: 8, words }], 0).map((word) => word.word)).toEqual(['I', 'paid', '$5m']);
+    expect(deliveredWords(document, [{ text: null, seconds: 8, words }], 0).map((word) => word.word)).toEqual([
+      'I',
+      'paid',
+      '$5m',
+    ]);
   });
 });
 

@@ -1,7 +1,8 @@
 import { parseSsml, SsmlError, type Segment, type SpeechSegment } from '../../text/ssml';
 
 const language = 'en-US';
-const speech = (segments: Segment[]): SpeechSegment[] => segments.filter((s): s is SpeechSegment => s.type === 'speech');
+const speech = (segments: Segment[]): SpeechSegment[] =>
+  segments.filter((s): s is SpeechSegment => s.type === 'speech');
 const said = (input: string): string => parseSsml(input, { language }).plainText;
 const errorOf = (input: string): SsmlError => {
   try {
@@ -16,24 +17,60 @@ const errorOf = (input: string): SsmlError => {
 describe('elements', () => {
   test.each([
     ['plain text, no <speak>', 'Hello world', 'Hello world'],
-    ['<speak> with xml:lang', '<speak version="1.1" xmlns="http://www.w3.org/2001/10/synthesis" xml:lang="en-US">Hi</speak>', 'Hi'],
-    ['entities', '<speak>R &amp; D &lt;3 &#65;&#x42; &quot;q&quot; &apos;</speak>', 'R and D less than three AB "q" \''],
+    [
+      '<speak> with xml:lang',
+      '<speak version="1.1" xmlns="http://www.w3.org/2001/10/synthesis" xml:lang="en-US">Hi</speak>',
+      'Hi',
+    ],
+    [
+      'entities',
+      '<speak>R &amp; D &lt;3 &#65;&#x42; &quot;q&quot; &apos;</speak>',
+      'R and D less than three AB "q" \'',
+    ],
     ['CDATA kept as text', '<speak><![CDATA[a < b]]></speak>', 'a less than b'],
     ['comments dropped', '<speak>a<!-- secret -->b</speak>', 'ab'],
     ['normalization of plain text', '<speak>Dr. Smith paid $5m.</speak>', 'Doctor Smith paid five million dollars.'],
     ['say-as characters', '<speak><say-as interpret-as="characters">FBI</say-as></speak>', 'F B I'],
     ['say-as spell-out', '<speak><say-as interpret-as="spell-out">abc</say-as></speak>', 'A B C'],
-    ['say-as cardinal', '<speak><say-as interpret-as="cardinal">1,250</say-as></speak>', 'one thousand two hundred fifty'],
+    [
+      'say-as cardinal',
+      '<speak><say-as interpret-as="cardinal">1,250</say-as></speak>',
+      'one thousand two hundred fifty',
+    ],
     ['say-as ordinal', '<speak><say-as interpret-as="ordinal">21st</say-as></speak>', 'twenty-first'],
     ['say-as digits', '<speak><say-as interpret-as="digits">0100</say-as></speak>', 'zero one zero zero'],
-    ['say-as date ISO', '<speak><say-as interpret-as="date">2026-03-04</say-as></speak>', 'March fourth, twenty twenty-six'],
-    ['say-as date dmy', '<speak><say-as interpret-as="date" format="dmy">3/4/2026</say-as></speak>', 'April third, twenty twenty-six'],
-    ['say-as date mdy', '<speak><say-as interpret-as="date" format="mdy">3/4/2026</say-as></speak>', 'March fourth, twenty twenty-six'],
-    ['say-as date ymd', '<speak><say-as interpret-as="date" format="ymd">2026.03.04</say-as></speak>', 'March fourth, twenty twenty-six'],
+    [
+      'say-as date ISO',
+      '<speak><say-as interpret-as="date">2026-03-04</say-as></speak>',
+      'March fourth, twenty twenty-six',
+    ],
+    [
+      'say-as date dmy',
+      '<speak><say-as interpret-as="date" format="dmy">3/4/2026</say-as></speak>',
+      'April third, twenty twenty-six',
+    ],
+    [
+      'say-as date mdy',
+      '<speak><say-as interpret-as="date" format="mdy">3/4/2026</say-as></speak>',
+      'March fourth, twenty twenty-six',
+    ],
+    [
+      'say-as date ymd',
+      '<speak><say-as interpret-as="date" format="ymd">2026.03.04</say-as></speak>',
+      'March fourth, twenty twenty-six',
+    ],
     ['say-as time', '<speak><say-as interpret-as="time">10:30am</say-as></speak>', 'ten thirty a m'],
-    ['say-as telephone', '<speak><say-as interpret-as="telephone">+1 555 0100</say-as></speak>', 'plus one, five five five, zero one zero zero'],
+    [
+      'say-as telephone',
+      '<speak><say-as interpret-as="telephone">+1 555 0100</say-as></speak>',
+      'plus one, five five five, zero one zero zero',
+    ],
     ['sub', '<speak><sub alias="World Wide Web Consortium">W3C</sub> rules</speak>', 'World Wide Web Consortium rules'],
-    ['phoneme keeps the grapheme as text', '<speak><phoneme alphabet="ipa" ph="təˈmɑːtoʊ">tomato</phoneme></speak>', 'tomato'],
+    [
+      'phoneme keeps the grapheme as text',
+      '<speak><phoneme alphabet="ipa" ph="təˈmɑːtoʊ">tomato</phoneme></speak>',
+      'tomato',
+    ],
     ['unknown element read as text', '<speak><foo>bar</foo> baz</speak>', 'bar baz'],
     ['lang read in the request voice', '<speak><lang xml:lang="fr-FR">bonjour</lang></speak>', 'bonjour'],
     ['audio fallback text', '<speak><audio src="x.wav">a beep</audio></speak>', 'a beep'],
@@ -42,7 +79,9 @@ describe('elements', () => {
   });
 
   test('German say-as uses the German readers', () => {
-    expect(parseSsml('<speak><say-as interpret-as="cardinal">1.250</say-as></speak>', { language: 'de-DE' }).plainText).toBe('eintausendzweihundertfünfzig');
+    expect(
+      parseSsml('<speak><say-as interpret-as="cardinal">1.250</say-as></speak>', { language: 'de-DE' }).plainText,
+    ).toBe('eintausendzweihundertfünfzig');
   });
 
   test('normalize: false leaves the text as written', () => {
@@ -69,27 +108,44 @@ describe('breaks, sentences, paragraphs, marks', () => {
   });
 
   test('strength="none" is no pause', () => {
-    expect(parseSsml('<speak>a <break strength="none"/> b</speak>', { language }).segments.map((s) => s.type)).toEqual(['speech']);
+    expect(parseSsml('<speak>a <break strength="none"/> b</speak>', { language }).segments.map((s) => s.type)).toEqual([
+      'speech',
+    ]);
   });
 
   test('sentences and paragraphs pause between, not at the ends; the longer pause wins', () => {
     const { segments } = parseSsml('<speak><p><s>One.</s><s>Two.</s></p><p>Three.</p></speak>', { language });
-    expect(segments.map((s) => (s.type === 'break' ? `${s.reason}:${s.ms}` : s.type === 'speech' ? s.text : s.type))).toEqual(['One.', 'sentence:300', 'Two.', 'paragraph:600', 'Three.']);
+    expect(
+      segments.map((s) => (s.type === 'break' ? `${s.reason}:${s.ms}` : s.type === 'speech' ? s.text : s.type)),
+    ).toEqual(['One.', 'sentence:300', 'Two.', 'paragraph:600', 'Three.']);
   });
 
   test('an explicit break replaces the sentence pause next to it', () => {
     const { segments } = parseSsml('<speak><s>One.</s><break time="2s"/><s>Two.</s></speak>', { language });
-    expect(segments.filter((s) => s.type === 'break')).toEqual([expect.objectContaining({ ms: 2000, reason: 'break' })]);
+    expect(segments.filter((s) => s.type === 'break')).toEqual([
+      expect.objectContaining({ ms: 2000, reason: 'break' }),
+    ]);
   });
 
   test('mark is kept as a marker', () => {
     const input = '<speak>a <mark name="here"/> b</speak>';
-    expect(parseSsml(input, { language }).segments[1]).toEqual({ type: 'mark', name: 'here', source_start: 9, source_end: 28 });
+    expect(parseSsml(input, { language }).segments[1]).toEqual({
+      type: 'mark',
+      name: 'here',
+      source_start: 9,
+      source_end: 28,
+    });
   });
 });
 
 describe('prosody and emphasis', () => {
-  const prosodyOf = (input: string): Array<[string, number, number, number]> => speech(parseSsml(input, { language }).segments).map((s) => [s.text, s.prosody.rate, s.prosody.pitch, s.prosody.volume]);
+  const prosodyOf = (input: string): Array<[string, number, number, number]> =>
+    speech(parseSsml(input, { language }).segments).map((s) => [
+      s.text,
+      s.prosody.rate,
+      s.prosody.pitch,
+      s.prosody.volume,
+    ]);
   test.each([
     ['rate x-slow', '<prosody rate="x-slow">a</prosody>', [['a', 0.5, 0, 1]]],
     ['rate slow', '<prosody rate="slow">a</prosody>', [['a', 0.75, 0, 1]]],
@@ -111,7 +167,11 @@ describe('prosody and emphasis', () => {
         ['b', 1.8, 5, 1],
       ],
     ],
-    ['clamped to 2.0 and +12', '<prosody rate="1.5" pitch="+10st"><prosody rate="1.5" pitch="+10st">b</prosody></prosody>', [['b', 2, 12, 1]]],
+    [
+      'clamped to 2.0 and +12',
+      '<prosody rate="1.5" pitch="+10st"><prosody rate="1.5" pitch="+10st">b</prosody></prosody>',
+      [['b', 2, 12, 1]],
+    ],
     ['clamped to 0.5', '<prosody rate="20%">a</prosody>', [['a', 0.5, 0, 1]]],
     ['emphasis strong', '<emphasis level="strong">a</emphasis>', [['a', 0.85, 2, 1.41]]],
     ['emphasis default moderate', '<emphasis>a</emphasis>', [['a', 0.92, 1, 1.19]]],
@@ -122,7 +182,9 @@ describe('prosody and emphasis', () => {
   });
 
   test('clamping is a warning', () => {
-    expect(parseSsml('<speak><prosody rate="3">a</prosody></speak>', { language }).warnings).toEqual(['<prosody> rate 3 is outside 0.5..2 and was clamped to 2 at line 1, column 8']);
+    expect(parseSsml('<speak><prosody rate="3">a</prosody></speak>', { language }).warnings).toEqual([
+      '<prosody> rate 3 is outside 0.5..2 and was clamped to 2 at line 1, column 8',
+    ]);
   });
 });
 
@@ -130,20 +192,43 @@ describe('warnings', () => {
   test.each([
     ['<speak><foo>x</foo></speak>', 'unknown element <foo> read as its text at line 1, column 8'],
     ['<speak>\n  <voice name="x">y</voice></speak>', 'unknown element <voice> read as its text at line 2, column 3'],
-    ['<speak><lang xml:lang="fr">x</lang></speak>', '<lang xml:lang="fr"> is read in the request\'s voice and language (en-US) at line 1, column 8'],
+    [
+      '<speak><lang xml:lang="fr">x</lang></speak>',
+      '<lang xml:lang="fr"> is read in the request\'s voice and language (en-US) at line 1, column 8',
+    ],
     ['<speak><audio src="a.wav"/></speak>', '<audio> is not played; its text, if any, is read at line 1, column 8'],
-    ['<speak><phoneme alphabet="x-sampa" ph="t@">to</phoneme></speak>', '<phoneme alphabet="x-sampa"> is not supported (only ipa); its text is read at line 1, column 27'],
-    ['<speak><say-as interpret-as="currency">5</say-as></speak>', '<say-as interpret-as="currency"> is not supported; its text is read as written at line 1, column 30'],
-    ['<speak><say-as interpret-as="cardinal">many</say-as></speak>', '<say-as interpret-as="cardinal"> could not read "many" that way; read as ordinary text at line 1, column 8'],
-    ['<speak><prosody pitch="200Hz">x</prosody></speak>', 'pitch="200Hz" in hertz depends on the voice and is ignored (use semitones, e.g. +2st) at line 1, column 24'],
-    ['<speak><break time="1s" foo="x"/></speak>', 'attribute foo of <break> is not supported and was ignored at line 1, column 30'],
-    ['<speak xml:lang="de-DE">x</speak>', '<speak xml:lang="de-DE"> is read in the request\'s language and voice (en-US) at line 1, column 18'],
+    [
+      '<speak><phoneme alphabet="x-sampa" ph="t@">to</phoneme></speak>',
+      '<phoneme alphabet="x-sampa"> is not supported (only ipa); its text is read at line 1, column 27',
+    ],
+    [
+      '<speak><say-as interpret-as="currency">5</say-as></speak>',
+      '<say-as interpret-as="currency"> is not supported; its text is read as written at line 1, column 30',
+    ],
+    [
+      '<speak><say-as interpret-as="cardinal">many</say-as></speak>',
+      '<say-as interpret-as="cardinal"> could not read "many" that way; read as ordinary text at line 1, column 8',
+    ],
+    [
+      '<speak><prosody pitch="200Hz">x</prosody></speak>',
+      'pitch="200Hz" in hertz depends on the voice and is ignored (use semitones, e.g. +2st) at line 1, column 24',
+    ],
+    [
+      '<speak><break time="1s" foo="x"/></speak>',
+      'attribute foo of <break> is not supported and was ignored at line 1, column 30',
+    ],
+    [
+      '<speak xml:lang="de-DE">x</speak>',
+      '<speak xml:lang="de-DE"> is read in the request\'s language and voice (en-US) at line 1, column 18',
+    ],
   ])('%s', (input, warning) => {
     expect(parseSsml(input, { language }).warnings).toEqual([warning]);
   });
 
   test('the phoneme of another alphabet is read as its text, without IPA', () => {
-    const [segment] = speech(parseSsml('<speak><phoneme alphabet="x-sampa" ph="t@">to</phoneme></speak>', { language }).segments);
+    const [segment] = speech(
+      parseSsml('<speak><phoneme alphabet="x-sampa" ph="t@">to</phoneme></speak>', { language }).segments,
+    );
     expect(segment.pronunciations).toEqual([]);
   });
 });
@@ -155,7 +240,12 @@ describe('errors with line and column', () => {
     ['<speak><emphasis>x', '<emphasis> is never closed', 1, 8],
     ['Hello <emphasis>x', '<emphasis> is never closed', 1, 7],
     ['<speak>\n  <break time="abc"/></speak>', '<break> time="abc" is not a duration (e.g. 500ms, 1s, 1.5s)', 2, 16],
-    ['<speak><break strength="loud"/></speak>', '<break> strength="loud" is not one of none, x-weak, weak, medium, strong, x-strong', 1, 25],
+    [
+      '<speak><break strength="loud"/></speak>',
+      '<break> strength="loud" is not one of none, x-weak, weak, medium, strong, x-strong',
+      1,
+      25,
+    ],
     ['<speak><break time="11s"/></speak>', '<break> time="11s" is longer than 10 s', 1, 21],
     ['<speak>' + '<break time="10s"/>'.repeat(7) + '</speak>', 'the breaks add up to more than 60 s', 1, 122],
     ['<speak a=1>x</speak>', 'not well-formed XML: unquoted attribute value', 1, 10],
@@ -167,12 +257,27 @@ describe('errors with line and column', () => {
       1,
       23,
     ],
-    ['<speak><emphasis level="loud">x</emphasis></speak>', '<emphasis> level="loud" is not one of strong, moderate, none, reduced', 1, 25],
+    [
+      '<speak><emphasis level="loud">x</emphasis></speak>',
+      '<emphasis> level="loud" is not one of strong, moderate, none, reduced',
+      1,
+      25,
+    ],
     ['<speak><say-as>5</say-as></speak>', '<say-as> needs an interpret-as attribute', 1, 8],
-    ['<speak><say-as interpret-as="date" format="qq">5</say-as></speak>', '<say-as> format="qq" is not a date format (mdy, dmy, ymd, ydm, md, dm, ym, my)', 1, 44],
+    [
+      '<speak><say-as interpret-as="date" format="qq">5</say-as></speak>',
+      '<say-as> format="qq" is not a date format (mdy, dmy, ymd, ydm, md, dm, ym, my)',
+      1,
+      44,
+    ],
     ['<speak><sub>x</sub></speak>', '<sub> needs an alias attribute', 1, 8],
     ['<speak><phoneme>x</phoneme></speak>', '<phoneme> needs a ph attribute', 1, 8],
-    ['<speak><say-as interpret-as="digits"><break/>1</say-as></speak>', '<break> is not allowed inside <say-as>, which holds text only', 1, 38],
+    [
+      '<speak><say-as interpret-as="digits"><break/>1</say-as></speak>',
+      '<break> is not allowed inside <say-as>, which holds text only',
+      1,
+      38,
+    ],
     ['<speak><speak>x</speak></speak>', '<speak> must be the root element', 1, 8],
     ['Hi <speak>x</speak>', '<speak> must be the root element (the document does not start with it)', 1, 4],
     ['<speak><mark/></speak>', '<mark> needs a name attribute', 1, 8],
@@ -192,8 +297,12 @@ describe('errors with line and column', () => {
   });
 
   test('nesting deeper than 32 is refused', () => {
-    expect(errorOf(`<speak>${'<p>'.repeat(32)}x${'</p>'.repeat(32)}</speak>`).message).toMatch(/^elements are nested more than 32 deep at line 1, column 101$/);
-    expect(() => parseSsml(`<speak>${'<emphasis>'.repeat(31)}x${'</emphasis>'.repeat(31)}</speak>`, { language })).not.toThrow();
+    expect(errorOf(`<speak>${'<p>'.repeat(32)}x${'</p>'.repeat(32)}</speak>`).message).toMatch(
+      /^elements are nested more than 32 deep at line 1, column 101$/,
+    );
+    expect(() =>
+      parseSsml(`<speak>${'<emphasis>'.repeat(31)}x${'</emphasis>'.repeat(31)}</speak>`, { language }),
+    ).not.toThrow();
   });
 });
 
@@ -217,11 +326,16 @@ describe('hostile markup', () => {
 
   test.each([
     ['internal subset', '<!DOCTYPE speak [<!ENTITY a "aaaaaaaaaa">]><speak>&a;</speak>'],
-    ['billion laughs', '<?xml version="1.0"?>\n<!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;">]>\n<speak>&lol2;</speak>'],
+    [
+      'billion laughs',
+      '<?xml version="1.0"?>\n<!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;">]>\n<speak>&lol2;</speak>',
+    ],
     ['external entity (XXE)', '<!DOCTYPE speak [<!ENTITY xxe SYSTEM "file:///etc/passwd">]><speak>&xxe;</speak>'],
     ['plain DOCTYPE', '<!DOCTYPE speak><speak>x</speak>'],
   ])('DTD refused: %s', (_name, input) => {
-    expect(errorOf(input).message).toMatch(/^DTDs \(<!DOCTYPE …>\) and entity declarations are not accepted at line \d+, column 1$/);
+    expect(errorOf(input).message).toMatch(
+      /^DTDs \(<!DOCTYPE …>\) and entity declarations are not accepted at line \d+, column 1$/,
+    );
   });
 
   test('a DOCTYPE inside the content is refused too', () => {
@@ -229,14 +343,28 @@ describe('hostile markup', () => {
   });
 
   test('huge attribute values are refused', () => {
-    expect(errorOf(`<speak><sub alias="${'a'.repeat(1001)}">x</sub></speak>`).message).toBe('attribute alias is longer than 1000 characters at line 1, column 20');
+    expect(errorOf(`<speak><sub alias="${'a'.repeat(1001)}">x</sub></speak>`).message).toBe(
+      'attribute alias is longer than 1000 characters at line 1, column 20',
+    );
   });
 
   test.each([
-    ['markup characters', 'tə(m)ˈɑ', '<phoneme> ph contains "(" (U+0028), which is not an IPA character at line 1, column 21'],
-    ['upper-case X-SAMPA', 't@mA:', '<phoneme> ph contains "@" (U+0040), which is not an IPA character at line 1, column 21'],
+    [
+      'markup characters',
+      'tə(m)ˈɑ',
+      '<phoneme> ph contains "(" (U+0028), which is not an IPA character at line 1, column 21',
+    ],
+    [
+      'upper-case X-SAMPA',
+      't@mA:',
+      '<phoneme> ph contains "@" (U+0040), which is not an IPA character at line 1, column 21',
+    ],
     ['digits', 'ma3', '<phoneme> ph contains "3" (U+0033), which is not an IPA character at line 1, column 21'],
-    ['a control character', 'a&#x7f;b', '<phoneme> ph contains U+007F, which is not an IPA character at line 1, column 21'],
+    [
+      'a control character',
+      'a&#x7f;b',
+      '<phoneme> ph contains U+007F, which is not an IPA character at line 1, column 21',
+    ],
     ['an empty transcription', '', '<phoneme> ph is empty at line 1, column 21'],
   ])('phoneme refused: %s', (_name, ph, message) => {
     expect(errorOf(`<speak><phoneme ph="${ph}">x</phoneme></speak>`).message).toBe(message);
@@ -248,7 +376,10 @@ describe('hostile markup', () => {
 });
 
 describe('spans into the SSML source', () => {
-  const spans = (input: string, options = {}): string[] => parseSsml(input, { language, ...options }).words.map((w) => `${w.word}=${input.slice(w.source_start, w.source_end)}`);
+  const spans = (input: string, options = {}): string[] =>
+    parseSsml(input, { language, ...options }).words.map(
+      (w) => `${w.word}=${input.slice(w.source_start, w.source_end)}`,
+    );
   test.each([
     ['plain words', '<speak>Hello world</speak>', ['Hello=Hello', 'world=world']],
     ['entity', '<speak>R &amp; D</speak>', ['R=R', 'and=&amp;', 'D=D']],
@@ -266,7 +397,15 @@ describe('spans into the SSML source', () => {
     const input = '<speak>I say <phoneme alphabet="ipa" ph="təˈmɑːtoʊ">tomato</phoneme>.</speak>';
     const [segment] = speech(parseSsml(input, { language }).segments);
     expect(segment.text).toBe('I say tomato.');
-    expect(segment.pronunciations).toEqual([{ ipa: 'təˈmɑːtoʊ', start: 6, end: 12, source_start: input.indexOf('tomato<'), source_end: input.indexOf('tomato<') + 6 }]);
+    expect(segment.pronunciations).toEqual([
+      {
+        ipa: 'təˈmɑːtoʊ',
+        start: 6,
+        end: 12,
+        source_start: input.indexOf('tomato<'),
+        source_end: input.indexOf('tomato<') + 6,
+      },
+    ]);
   });
 
   test('the pronunciation dictionary applies to text, not inside sub', () => {

@@ -16,7 +16,10 @@ function fakeProgress() {
       return () => subscribers.delete(subscriber);
     },
   } as unknown as ProgressListener;
-  return { listener, notify: (id: string) => subscribers.forEach((subscriber) => subscriber.notified(PROGRESS_CHANNEL, id)) };
+  return {
+    listener,
+    notify: (id: string) => subscribers.forEach((subscriber) => subscriber.notified(PROGRESS_CHANNEL, id)),
+  };
 }
 
 describe('status streams share their reads', () => {
@@ -46,7 +49,10 @@ describe('status streams share their reads', () => {
 
   it('never shares a read between accounts', async () => {
     reads = 0;
-    await Promise.all([cache.findShared({ id: 'account-b' } as Account, 'synthesis-2', read), cache.findShared({ id: 'account-c' } as Account, 'synthesis-2', read)]);
+    await Promise.all([
+      cache.findShared({ id: 'account-b' } as Account, 'synthesis-2', read),
+      cache.findShared({ id: 'account-c' } as Account, 'synthesis-2', read),
+    ]);
     expect(reads).toBe(2);
   });
 });

@@ -23,7 +23,10 @@ afterAll(() => {
 });
 
 /** One second of a 440 Hz tone, 24 kHz mono 16-bit. */
-const tone = () => Buffer.from(Int16Array.from({ length: 24_000 }, (_, i) => Math.round(8000 * Math.sin((2 * Math.PI * 440 * i) / 24_000))).buffer);
+const tone = () =>
+  Buffer.from(
+    Int16Array.from({ length: 24_000 }, (_, i) => Math.round(8000 * Math.sin((2 * Math.PI * 440 * i) / 24_000))).buffer,
+  );
 
 async function encode(): Promise<Buffer> {
   const encoder = createStreamEncoder('mp3');
@@ -72,11 +75,32 @@ describe('FLAC of a known length', () => {
     try {
       const file = path.join(dir, 'audio.flac');
       await writeFile(file, bytes);
-      const { stdout } = await run('ffprobe', ['-v', 'error', '-show_entries', 'stream=duration,duration_ts', '-of', 'json', file]);
+      const { stdout } = await run('ffprobe', [
+        '-v',
+        'error',
+        '-show_entries',
+        'stream=duration,duration_ts',
+        '-of',
+        'json',
+        file,
+      ]);
       const [stream] = JSON.parse(stdout.toString()).streams as Array<{ duration?: string; duration_ts?: number }>;
       // The decoder checks the samples against STREAMINFO's MD5 (an error when they differ).
-      const { stderr } = await run('ffmpeg', ['-v', 'error', '-err_detect', 'crccheck+bitstream', '-i', file, '-f', 'null', '-']);
-      return { seconds: stream.duration === undefined ? null : Number(stream.duration), decodeErrors: stderr.toString().trim() };
+      const { stderr } = await run('ffmpeg', [
+        '-v',
+        'error',
+        '-err_detect',
+        'crccheck+bitstream',
+        '-i',
+        file,
+        '-f',
+        'null',
+        '-',
+      ]);
+      return {
+        seconds: stream.duration === undefined ? null : Number(stream.duration),
+        decodeErrors: stderr.toString().trim(),
+      };
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

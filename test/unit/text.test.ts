@@ -1,8 +1,16 @@
-import { encodeText, escapeForEspeak, escapeForPico, normalizeForSpeech, splitText, transliterate } from '../../engines/text';
+import {
+  encodeText,
+  escapeForEspeak,
+  escapeForPico,
+  normalizeForSpeech,
+  splitText,
+  transliterate,
+} from '../../engines/text';
 
 const squeeze = (text: string): string => text.replace(/\s+/g, '');
 const length = (text: string): number => Array.from(text).length;
-const graphemes = (text: string): string[] => Array.from(new Intl.Segmenter(undefined, { granularity: 'grapheme' }).segment(text), ({ segment }) => segment);
+const graphemes = (text: string): string[] =>
+  Array.from(new Intl.Segmenter(undefined, { granularity: 'grapheme' }).segment(text), ({ segment }) => segment);
 
 /** A small deterministic PRNG (mulberry32), so failures reproduce. */
 function random(seed: number): () => number {
@@ -84,9 +92,13 @@ describe('splitText', () => {
   const samples: Record<string, string> = {
     english:
       'It was a bright cold day in April, and the clocks were striking thirteen. Winston Smith, his chin nuzzled into his breast in an effort to escape the vile wind, slipped quickly through the glass doors of Victory Mansions! Did he? Yes.',
-    chinese: '你好，世界。今天天气很好，我们去公园散步吧！你觉得怎么样？我觉得非常好。这是一个很长的句子没有任何标点符号一直写下去直到超过限制为止看看会发生什么事情',
+    chinese:
+      '你好，世界。今天天气很好，我们去公园散步吧！你觉得怎么样？我觉得非常好。这是一个很长的句子没有任何标点符号一直写下去直到超过限制为止看看会发生什么事情',
     japanese: 'これは日本語の文章です。句読点があります、そして長い文もあります。おわり',
-    noPunctuation: 'this text has no punctuation at all and just keeps going word after word without any sentence end in sight '.repeat(5),
+    noPunctuation:
+      'this text has no punctuation at all and just keeps going word after word without any sentence end in sight '.repeat(
+        5,
+      ),
     longWord: `prefix ${'supercalifragilistic'.repeat(30)} suffix. Next sentence here.`,
     noSpaces: 'x'.repeat(1234),
     newlines: 'Line one without a stop\nLine two\n\nParagraph two starts here. And goes on.\r\nWindows line.',
@@ -166,7 +178,9 @@ describe('splitText', () => {
 
 describe('normalizeForSpeech', () => {
   it('composes to NFC, drops control characters and tidies whitespace', () => {
-    expect(normalizeForSpeech('  Cafe\u0301\u0000 au\u0007\tlait \r\n\r\n\r\n\r\nnext\u200b line\ufeff  ')).toBe('Café au lait\n\nnext line');
+    expect(normalizeForSpeech('  Cafe\u0301\u0000 au\u0007\tlait \r\n\r\n\r\n\r\nnext\u200b line\ufeff  ')).toBe(
+      'Café au lait\n\nnext line',
+    );
   });
 
   it('keeps joiners that Indic and Persian scripts need', () => {

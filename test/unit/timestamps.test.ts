@@ -45,7 +45,8 @@ describe('word alignment', () => {
     const original = 'Hello,\u200b   world\r\n\r\n\r\nagain';
     const normalized = normalizeForSpeech(original);
     const map = offsetMap(original, normalized);
-    for (const token of textTokens(normalized)) expect(original.slice(map[token.start], map[token.end - 1] + 1)).toBe(token.word);
+    for (const token of textTokens(normalized))
+      expect(original.slice(map[token.start], map[token.end - 1] + 1)).toBe(token.word);
   });
 
   it('joins chunks with their pauses and counts offsets in code points', () => {
@@ -68,7 +69,11 @@ describe('word alignment', () => {
       ['Three', 11, 16],
     ]);
     expect(words[2].start).toBeCloseTo(1.4);
-    expect(words.map((word) => Array.from(text).slice(word.char_start, word.char_end).join(''))).toEqual(['One', 'two', 'Three']);
+    expect(words.map((word) => Array.from(text).slice(word.char_start, word.char_end).join(''))).toEqual([
+      'One',
+      'two',
+      'Three',
+    ]);
   });
 });
 
@@ -102,14 +107,21 @@ describe('engine timing', () => {
   });
 
   it('adds the Ceil output of a model graph as a graph output (protobuf edit), and refuses a graph without one', () => {
-    const field = (number: number, payload: Buffer) => Buffer.concat([Buffer.from([(number << 3) | 2, payload.length]), payload]);
-    const node = (op: string, output: string) => field(1, Buffer.concat([field(2, Buffer.from(output)), field(4, Buffer.from(op))]));
-    const model = Buffer.concat([Buffer.from([0x08, 0x07]), field(7, Buffer.concat([node('Exp', 'e'), node('Ceil', 'w_ceil'), field(12, field(1, Buffer.from('output')))]))]);
+    const field = (number: number, payload: Buffer) =>
+      Buffer.concat([Buffer.from([(number << 3) | 2, payload.length]), payload]);
+    const node = (op: string, output: string) =>
+      field(1, Buffer.concat([field(2, Buffer.from(output)), field(4, Buffer.from(op))]));
+    const model = Buffer.concat([
+      Buffer.from([0x08, 0x07]),
+      field(7, Buffer.concat([node('Exp', 'e'), node('Ceil', 'w_ceil'), field(12, field(1, Buffer.from('output')))])),
+    ]);
     const edited = withDurationOutput(model)!;
     expect(edited.output).toBe('w_ceil');
     // The graph grew by one output holding the name, and its length prefix says so.
     const added = field(12, field(1, Buffer.from('w_ceil')));
-    expect(Buffer.from(edited.model)).toEqual(Buffer.concat([Buffer.from([0x08, 0x07, 0x3a, model[3] + added.length]), model.subarray(4), added]));
+    expect(Buffer.from(edited.model)).toEqual(
+      Buffer.concat([Buffer.from([0x08, 0x07, 0x3a, model[3] + added.length]), model.subarray(4), added]),
+    );
     expect(withDurationOutput(Buffer.concat([Buffer.from([0x08, 0x07]), field(7, node('Exp', 'e'))]))).toBeNull();
   });
 });
@@ -127,7 +139,11 @@ describe('captions', () => {
   it('cues at sentence ends, in SRT and WebVTT clocks', () => {
     const cues = captionCues(text, words);
     expect(cues.map((cue) => cue.text)).toEqual(['Hello there', 'This is a test']);
-    expect(toSrt(cues)).toBe('1\n00:00:00,000 --> 00:00:00,900\nHello there\n\n2\n00:00:01,300 --> 01:02:03,500\nThis is a test\n');
-    expect(toVtt(cues)).toBe('WEBVTT\n\n00:00:00.000 --> 00:00:00.900\nHello there\n\n00:00:01.300 --> 01:02:03.500\nThis is a test\n');
+    expect(toSrt(cues)).toBe(
+      '1\n00:00:00,000 --> 00:00:00,900\nHello there\n\n2\n00:00:01,300 --> 01:02:03,500\nThis is a test\n',
+    );
+    expect(toVtt(cues)).toBe(
+      'WEBVTT\n\n00:00:00.000 --> 00:00:00.900\nHello there\n\n00:00:01.300 --> 01:02:03.500\nThis is a test\n',
+    );
   });
 });

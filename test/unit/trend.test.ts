@@ -1,6 +1,7 @@
 import { linearTrend, verdictOf } from '../../chaos/trend';
 
-const points = (values: number[], hoursApart = 1) => values.map((value, index) => ({ hours: index * hoursApart, value }));
+const points = (values: number[], hoursApart = 1) =>
+  values.map((value, index) => ({ hours: index * hoursApart, value }));
 
 describe('linearTrend', () => {
   it('finds the slope, its 95 % interval and R² of a noisy series (checked by hand: t(0.975, 3) = 3.1824)', () => {

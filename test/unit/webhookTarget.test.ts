@@ -40,12 +40,18 @@ describe('webhook target addresses', () => {
     expect(isInternalAddress(address)).toBe(true);
   });
 
-  it.each(['93.184.215.14', '8.8.8.8', '172.32.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '2a00:1450:4001:80b::200e', '2002:808:808::1', '64:ff9b::808:808'])(
-    'allows the public address %s',
-    (address) => {
-      expect(isInternalAddress(address)).toBe(false);
-    },
-  );
+  it.each([
+    '93.184.215.14',
+    '8.8.8.8',
+    '172.32.0.1',
+    '2606:4700:4700::1111',
+    '::ffff:8.8.8.8',
+    '2a00:1450:4001:80b::200e',
+    '2002:808:808::1',
+    '64:ff9b::808:808',
+  ])('allows the public address %s', (address) => {
+    expect(isInternalAddress(address)).toBe(false);
+  });
 
   const strict = { allowHttp: false, allowPrivate: false };
   it.each([
@@ -63,12 +69,15 @@ describe('webhook target addresses', () => {
     expect(() => checkTargetUrl(url, { allowHttp: false, allowPrivate: true })).not.toThrow();
   });
 
-  it.each(['https://169.254.169.254/latest/meta-data/', 'https://[fd00:ec2::254]/', 'https://100.100.100.200/', 'https://[::ffff:169.254.169.254]/', 'https://[fe80::1]/'])(
-    'refuses the metadata URL %s even with WEBHOOK_ALLOW_PRIVATE_TARGETS',
-    (url) => {
-      expect(() => checkTargetUrl(url, { allowHttp: true, allowPrivate: true })).toThrow(TargetRefused);
-    },
-  );
+  it.each([
+    'https://169.254.169.254/latest/meta-data/',
+    'https://[fd00:ec2::254]/',
+    'https://100.100.100.200/',
+    'https://[::ffff:169.254.169.254]/',
+    'https://[fe80::1]/',
+  ])('refuses the metadata URL %s even with WEBHOOK_ALLOW_PRIVATE_TARGETS', (url) => {
+    expect(() => checkTargetUrl(url, { allowHttp: true, allowPrivate: true })).toThrow(TargetRefused);
+  });
 
   it('takes http only when the operator allows it, and never credentials', () => {
     expect(() => checkTargetUrl('http://example.com/', strict)).toThrow('Must be an https URL.');
@@ -81,8 +90,12 @@ describe('webhook target addresses', () => {
 describe('webhook signatures', () => {
   it('signs "<timestamp>.<body>" with HMAC-SHA256, newest secret first during a rotation', () => {
     const body = '{"id":"evt_1"}';
-    expect(signPayload('whsec_test', 1700000000, body)).toBe(createHmac('sha256', 'whsec_test').update(`1700000000.${body}`).digest('hex'));
-    expect(signatureHeader(['whsec_new', 'whsec_old'], 1, body)).toBe(`v1=${signPayload('whsec_new', 1, body)},v1=${signPayload('whsec_old', 1, body)}`);
+    expect(signPayload('whsec_test', 1700000000, body)).toBe(
+      createHmac('sha256', 'whsec_test').update(`1700000000.${body}`).digest('hex'),
+    );
+    expect(signatureHeader(['whsec_new', 'whsec_old'], 1, body)).toBe(
+      `v1=${signPayload('whsec_new', 1, body)},v1=${signPayload('whsec_old', 1, body)}`,
+    );
   });
 
   it('gives the same event the same id', () => {

@@ -17,7 +17,18 @@
  * phoneme marks the stretch (the alias, or the written form) as said in IPA.
  * The text between matches goes through the normalizer.
  */
-import { finish, join, identity, normalized, pronounced, replacement, slice, sourceOf, type Mapped, type Pronunciation } from '../spoken';
+import {
+  finish,
+  join,
+  identity,
+  normalized,
+  pronounced,
+  replacement,
+  slice,
+  sourceOf,
+  type Mapped,
+  type Pronunciation,
+} from '../spoken';
 import type { SpokenWord } from '../normalize';
 import { MAX_ENTRIES, MAX_GRAPHEME, MAX_PRONUNCIATION, type LexiconEntry } from './types';
 
@@ -57,14 +68,18 @@ const escapeRe = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '
 
 /** Checks the limits and prepares `entries` for matching. Throws RangeError beyond the limits. */
 export function compileLexicon(entries: readonly LexiconEntry[]): CompiledLexicon {
-  if (entries.length > MAX_ENTRIES) throw new RangeError(`A dictionary holds at most ${MAX_ENTRIES} entries (${entries.length} given)`);
+  if (entries.length > MAX_ENTRIES)
+    throw new RangeError(`A dictionary holds at most ${MAX_ENTRIES} entries (${entries.length} given)`);
   const byKey = new Map<string, Candidate[]>();
   for (const entry of entries) {
-    if (entry.alias === undefined && entry.phoneme === undefined) throw new RangeError(`Entry "${entry.graphemes[0] ?? ''}" has neither alias nor phoneme`);
-    if ((entry.alias?.length ?? 0) > MAX_PRONUNCIATION || (entry.phoneme?.length ?? 0) > MAX_PRONUNCIATION) throw new RangeError(`Aliases and phonemes are at most ${MAX_PRONUNCIATION} characters`);
+    if (entry.alias === undefined && entry.phoneme === undefined)
+      throw new RangeError(`Entry "${entry.graphemes[0] ?? ''}" has neither alias nor phoneme`);
+    if ((entry.alias?.length ?? 0) > MAX_PRONUNCIATION || (entry.phoneme?.length ?? 0) > MAX_PRONUNCIATION)
+      throw new RangeError(`Aliases and phonemes are at most ${MAX_PRONUNCIATION} characters`);
     for (const raw of entry.graphemes) {
       const grapheme = raw.trim();
-      if (grapheme === '' || [...grapheme].length > MAX_GRAPHEME) throw new RangeError(`Graphemes are 1 to ${MAX_GRAPHEME} characters ("${raw.slice(0, 20)}")`);
+      if (grapheme === '' || [...grapheme].length > MAX_GRAPHEME)
+        throw new RangeError(`Graphemes are 1 to ${MAX_GRAPHEME} characters ("${raw.slice(0, 20)}")`);
       const source = grapheme.split(/\s+/).map(escapeRe).join('\\s+');
       const candidate: Candidate = {
         re: new RegExp(source, entry.caseSensitive ? 'uy' : 'iuy'),
@@ -104,7 +119,9 @@ function findMatches(text: string, lexicon: CompiledLexicon): Match[] {
       i++;
       continue;
     }
-    const key = atWord ? (FIRST_WORD.exec(text.slice(i, i + MAX_GRAPHEME + 1))?.[0] ?? text[i]).toLowerCase() : text[i].toLowerCase();
+    const key = atWord
+      ? (FIRST_WORD.exec(text.slice(i, i + MAX_GRAPHEME + 1))?.[0] ?? text[i]).toLowerCase()
+      : text[i].toLowerCase();
     let best: Match | null = null;
     for (const candidate of lexicon.byKey.get(key) ?? []) {
       candidate.re.lastIndex = i;
@@ -126,7 +143,11 @@ function findMatches(text: string, lexicon: CompiledLexicon): Match[] {
 }
 
 /** Applies the dictionary to a piece of source text that already carries its spans (SSML text), then normalizes the rest. */
-export function readMapped(piece: Mapped, lexicon: CompiledLexicon | null, options: ApplyOptions): { read: Mapped; matches: number } {
+export function readMapped(
+  piece: Mapped,
+  lexicon: CompiledLexicon | null,
+  options: ApplyOptions,
+): { read: Mapped; matches: number } {
   const normalize = options.normalize !== false;
   const rest = (from: number, to: number, before: string, after: string): Mapped => {
     const part = slice(piece, from, to);
@@ -140,7 +161,10 @@ export function readMapped(piece: Mapped, lexicon: CompiledLexicon | null, optio
     const written = piece.text.slice(match.start, match.end);
     if (match.start > at) out.push(rest(at, match.start, previous, written));
     const span = sourceOf(piece, match.start, match.end) ?? { start: -1, end: -1 };
-    let said = match.entry.alias !== undefined ? replacement(match.entry.alias, span.start, span.end) : slice(piece, match.start, match.end);
+    let said =
+      match.entry.alias !== undefined
+        ? replacement(match.entry.alias, span.start, span.end)
+        : slice(piece, match.start, match.end);
     if (match.entry.phoneme !== undefined) said = pronounced(said, match.entry.phoneme);
     out.push(said);
     at = match.end;
@@ -157,7 +181,11 @@ export function readMapped(piece: Mapped, lexicon: CompiledLexicon | null, optio
  * many texts (a synthesis's chunks). Throws RangeError when the entries
  * exceed the limits.
  */
-export function applyLexicon(text: string, lexicon: readonly LexiconEntry[] | CompiledLexicon, options: ApplyOptions): LexiconResult {
+export function applyLexicon(
+  text: string,
+  lexicon: readonly LexiconEntry[] | CompiledLexicon,
+  options: ApplyOptions,
+): LexiconResult {
   const compiled = Array.isArray(lexicon) ? compileLexicon(lexicon) : (lexicon as CompiledLexicon);
   const { read, matches } = readMapped(identity(text), compiled, options);
   return { ...finish(read), matches };

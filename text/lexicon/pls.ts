@@ -33,7 +33,8 @@ export function parsePls(xml: string): Lexicon {
     const { line, column } = lineColumn(xml, offset);
     throw new PlsError(message, line, column, offset);
   };
-  if (Buffer.byteLength(xml, 'utf8') > MAX_BYTES) failAt(`the document is larger than ${MAX_BYTES / 1024 / 1024} MB`, 0);
+  if (Buffer.byteLength(xml, 'utf8') > MAX_BYTES)
+    failAt(`the document is larger than ${MAX_BYTES / 1024 / 1024} MB`, 0);
 
   let lexicon: Lexicon | null = null;
   let lexeme: Lexeme | null = null;
@@ -52,21 +53,27 @@ export function parsePls(xml: string): Lexicon {
         if (field) failAt(`<${element.name}> is not allowed inside <${field.element.name}>`, at);
         if (parent === undefined) {
           if (element.name !== 'lexicon') failAt(`the root element must be <lexicon>, not <${element.name}>`, at);
-          if (attr.version !== undefined && attr.version !== '1.0') failAt(`version="${attr.version}" is not supported (only PLS 1.0)`, at);
+          if (attr.version !== undefined && attr.version !== '1.0')
+            failAt(`version="${attr.version}" is not supported (only PLS 1.0)`, at);
           if (attr.xmlns !== undefined && attr.xmlns !== NAMESPACE) failAt(`xmlns must be ${NAMESPACE}`, at);
           if (!attr.alphabet) failAt('<lexicon> needs an alphabet attribute (alphabet="ipa")', at);
-          if (attr.alphabet.toLowerCase() !== 'ipa') failAt(`alphabet="${attr.alphabet}" is not supported (only "ipa")`, at);
+          if (attr.alphabet.toLowerCase() !== 'ipa')
+            failAt(`alphabet="${attr.alphabet}" is not supported (only "ipa")`, at);
           if (!attr['xml:lang']) failAt('<lexicon> needs an xml:lang attribute (e.g. xml:lang="en-US")', at);
           lexicon = { language: attr['xml:lang'], alphabet: 'ipa', entries };
         } else if (parent === 'lexicon') {
           if (element.name === 'lexeme') {
             if (entries.length >= MAX_ENTRIES) failAt(`more than ${MAX_ENTRIES} lexemes`, at);
             lexeme = { graphemes: [], aliases: [], phonemes: [], start: element.start, end: element.end };
-          } else if (element.name !== 'meta' && element.name !== 'metadata') failAt(`<${element.name}> is not a PLS element here (expected <lexeme>)`, at);
+          } else if (element.name !== 'meta' && element.name !== 'metadata')
+            failAt(`<${element.name}> is not a PLS element here (expected <lexeme>)`, at);
         } else if (parent === 'lexeme') {
-          if (!['grapheme', 'phoneme', 'alias', 'example'].includes(element.name)) failAt(`<${element.name}> is not allowed in <lexeme> (expected grapheme, phoneme, alias or example)`, at);
-          if (element.name === 'phoneme' && attr.alphabet !== undefined && attr.alphabet.toLowerCase() !== 'ipa') failAt(`alphabet="${attr.alphabet}" is not supported (only "ipa")`, at);
-          if ((element.name === 'phoneme' || element.name === 'alias') && lexeme && lexeme.graphemes.length === 0) failAt(`<${element.name}> must follow at least one <grapheme>`, at);
+          if (!['grapheme', 'phoneme', 'alias', 'example'].includes(element.name))
+            failAt(`<${element.name}> is not allowed in <lexeme> (expected grapheme, phoneme, alias or example)`, at);
+          if (element.name === 'phoneme' && attr.alphabet !== undefined && attr.alphabet.toLowerCase() !== 'ipa')
+            failAt(`alphabet="${attr.alphabet}" is not supported (only "ipa")`, at);
+          if ((element.name === 'phoneme' || element.name === 'alias') && lexeme && lexeme.graphemes.length === 0)
+            failAt(`<${element.name}> must follow at least one <grapheme>`, at);
           if (element.name !== 'example') field = { element, text: '' };
         } else if (parent !== 'meta' && parent !== 'metadata' && parent !== 'example') {
           failAt(`<${element.name}> is not allowed inside <${parent}>`, at);
@@ -84,7 +91,8 @@ export function parsePls(xml: string): Lexicon {
             if ([...text].length > MAX_GRAPHEME) failAt(`a grapheme is longer than ${MAX_GRAPHEME} characters`, at);
             lexeme?.graphemes.push(text);
           } else {
-            if ([...text].length > MAX_PRONUNCIATION) failAt(`<${name}> is longer than ${MAX_PRONUNCIATION} characters`, at);
+            if ([...text].length > MAX_PRONUNCIATION)
+              failAt(`<${name}> is longer than ${MAX_PRONUNCIATION} characters`, at);
             if (name === 'phoneme') {
               const problem = ipaProblem(text);
               if (problem) failAt(`<phoneme> ${problem}`, at);
@@ -94,8 +102,10 @@ export function parsePls(xml: string): Lexicon {
           field = null;
         } else if (name === 'lexeme' && lexeme) {
           if (lexeme.graphemes.length === 0) failAt('<lexeme> has no <grapheme>', lexeme.start);
-          if (lexeme.phonemes.length === 0 && lexeme.aliases.length === 0) failAt('<lexeme> has neither <phoneme> nor <alias>', lexeme.start);
-          const pick = (list: Array<{ text: string; prefer: boolean }>): string | undefined => (list.find((item) => item.prefer) ?? list[0])?.text;
+          if (lexeme.phonemes.length === 0 && lexeme.aliases.length === 0)
+            failAt('<lexeme> has neither <phoneme> nor <alias>', lexeme.start);
+          const pick = (list: Array<{ text: string; prefer: boolean }>): string | undefined =>
+            (list.find((item) => item.prefer) ?? list[0])?.text;
           const entry: LexiconEntry = { graphemes: lexeme.graphemes };
           const alias = pick(lexeme.aliases);
           const phoneme = pick(lexeme.phonemes);
@@ -108,8 +118,16 @@ export function parsePls(xml: string): Lexicon {
       text(start, end, cdata) {
         const text = cdata ? xml.slice(start, end) : decode(xml, start, end).text;
         if (field) field.text += text;
-        else if (text.trim() !== '' && stack[stack.length - 1] !== 'example' && !stack.includes('meta') && !stack.includes('metadata'))
-          failAt(`text is not allowed directly in <${stack[stack.length - 1]}>`, start + (text.length - text.trimStart().length));
+        else if (
+          text.trim() !== '' &&
+          stack[stack.length - 1] !== 'example' &&
+          !stack.includes('meta') &&
+          !stack.includes('metadata')
+        )
+          failAt(
+            `text is not allowed directly in <${stack[stack.length - 1]}>`,
+            start + (text.length - text.trimStart().length),
+          );
       },
     },
     { error: PlsError },
@@ -118,11 +136,15 @@ export function parsePls(xml: string): Lexicon {
   return lexicon as unknown as Lexicon;
 }
 
-const escapeXml = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+const escapeXml = (text: string): string =>
+  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 /** Writes a dictionary as a PLS 1.0 document (UTF-8). `caseSensitive` has no PLS form and is dropped. */
 export function toPls(lexicon: Lexicon): string {
-  const lines = ['<?xml version="1.0" encoding="UTF-8"?>', `<lexicon version="1.0" xmlns="${NAMESPACE}" alphabet="${escapeXml(lexicon.alphabet)}" xml:lang="${escapeXml(lexicon.language)}">`];
+  const lines = [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<lexicon version="1.0" xmlns="${NAMESPACE}" alphabet="${escapeXml(lexicon.alphabet)}" xml:lang="${escapeXml(lexicon.language)}">`,
+  ];
   for (const entry of lexicon.entries) {
     lines.push('  <lexeme>');
     for (const grapheme of entry.graphemes) lines.push(`    <grapheme>${escapeXml(grapheme)}</grapheme>`);

@@ -40,7 +40,8 @@ function compound(n: number): string {
   let out = hundreds ? (hundreds === 1 ? 'ein' : ONES[hundreds]) + 'hundert' : '';
   if (rest === 1) out += 'ein';
   else if (rest < 20 && rest) out += ONES[rest];
-  else if (rest) out += (rest % 10 ? (rest % 10 === 1 ? 'ein' : ONES[rest % 10]) + 'und' : '') + TENS[Math.floor(rest / 10)];
+  else if (rest)
+    out += (rest % 10 ? (rest % 10 === 1 ? 'ein' : ONES[rest % 10]) + 'und' : '') + TENS[Math.floor(rest / 10)];
   return out;
 }
 
@@ -81,24 +82,47 @@ export function ordinalDe(n: number): string {
   return cardinalDe(n) + 'ste';
 }
 
-export const MONTHS_DE = ['januar', 'februar', 'märz', 'april', 'mai', 'juni', 'juli', 'august', 'september', 'oktober', 'november', 'dezember'];
+export const MONTHS_DE = [
+  'januar',
+  'februar',
+  'märz',
+  'april',
+  'mai',
+  'juni',
+  'juli',
+  'august',
+  'september',
+  'oktober',
+  'november',
+  'dezember',
+];
 
 const capital = (word: string): string => word[0].toUpperCase() + word.slice(1);
 
 /** Years 1100–1999 in hundreds ("neunzehnhundertvierundachtzig"), others as cardinals. */
-export const yearDe = (year: number): string => (year >= 1100 && year < 2000 ? compound(Math.floor(year / 100)) + 'hundert' + compound(year % 100).replace(/ein$/, 'eins') : cardinalDe(year));
+export const yearDe = (year: number): string =>
+  year >= 1100 && year < 2000
+    ? compound(Math.floor(year / 100)) + 'hundert' + compound(year % 100).replace(/ein$/, 'eins')
+    : cardinalDe(year);
 
 /** "am dritten März zweitausendsechsundzwanzig"; without a preposition "dritter März …". */
 export function dateDe(parts: DateParts, ctx: RuleContext | null): string {
   const before = ctx ? previousWord(ctx)?.word.toLowerCase() : undefined;
   const dative = before !== undefined && ['am', 'vom', 'zum', 'dem', 'ab', 'bis', 'seit'].includes(before);
   const accusative = before === 'den';
-  const day = parts.day === undefined ? '' : ordinalDe(parts.day) + (dative || accusative ? 'n' : ctx && previousWord(ctx)?.word.toLowerCase() === 'der' ? '' : 'r');
-  return [day, capital(MONTHS_DE[parts.month - 1]), parts.year === undefined ? '' : yearDe(parts.year)].filter(Boolean).join(' ');
+  const day =
+    parts.day === undefined
+      ? ''
+      : ordinalDe(parts.day) +
+        (dative || accusative ? 'n' : ctx && previousWord(ctx)?.word.toLowerCase() === 'der' ? '' : 'r');
+  return [day, capital(MONTHS_DE[parts.month - 1]), parts.year === undefined ? '' : yearDe(parts.year)]
+    .filter(Boolean)
+    .join(' ');
 }
 
 /** "zehn Uhr dreißig", "vierzehn Uhr fünf", "ein Uhr". */
-export const timeDe = (parts: TimeParts): string => `${beforeNoun(parts.hour, false)} Uhr${parts.minute ? ' ' + cardinalDe(parts.minute) : ''}`;
+export const timeDe = (parts: TimeParts): string =>
+  `${beforeNoun(parts.hour, false)} Uhr${parts.minute ? ' ' + cardinalDe(parts.minute) : ''}`;
 
 const digitsDe = (text: string): string => Array.from(text.replace(/\D/g, ''), (d) => ONES[Number(d)]).join(' ');
 
@@ -182,14 +206,18 @@ export const german: Language = {
   ordinal: (n) => ordinalDe(n),
   decimal: (integer, fraction) => `${cardinalDe(Number(integer || 0))} Komma ${digitsDe(fraction)}`,
   digits: digitsDe,
-  characters: (text) => Array.from(text.replace(/\s/g, ''), (c) => (/\d/.test(c) ? digitsDe(c) : c.toUpperCase())).join(' '),
+  characters: (text) =>
+    Array.from(text.replace(/\s/g, ''), (c) => (/\d/.test(c) ? digitsDe(c) : c.toUpperCase())).join(' '),
   date: (parts) => dateDe(parts, null),
   parseDate: (text) => {
     const m = /^\s*(?:(\d{4})-(\d{1,2})-(\d{1,2})|(\d{1,2})\.\s?(\d{1,2})\.\s?(\d{4}))\s*$/.exec(text);
     if (!m) return null;
-    return m[1] ? { year: Number(m[1]), month: Number(m[2]), day: Number(m[3]) } : { year: Number(m[6]), month: Number(m[5]), day: Number(m[4]) };
+    return m[1]
+      ? { year: Number(m[1]), month: Number(m[2]), day: Number(m[3]) }
+      : { year: Number(m[6]), month: Number(m[5]), day: Number(m[4]) };
   },
   time: (parts) => timeDe(parts),
-  telephone: (text) => (text.trim().startsWith('+') ? 'plus ' : '') + (text.match(/\d+/g) ?? []).map(digitsDe).join(', '),
+  telephone: (text) =>
+    (text.trim().startsWith('+') ? 'plus ' : '') + (text.match(/\d+/g) ?? []).map(digitsDe).join(', '),
   rulesFor: () => RULES,
 };

@@ -24,9 +24,31 @@ const ONES = [
   'dieciocho',
   'diecinueve',
 ];
-const TWENTIES = ['veinte', 'veintiuno', 'veintidós', 'veintitrés', 'veinticuatro', 'veinticinco', 'veintiséis', 'veintisiete', 'veintiocho', 'veintinueve'];
+const TWENTIES = [
+  'veinte',
+  'veintiuno',
+  'veintidós',
+  'veintitrés',
+  'veinticuatro',
+  'veinticinco',
+  'veintiséis',
+  'veintisiete',
+  'veintiocho',
+  'veintinueve',
+];
 const TENS = ['', '', '', 'treinta', 'cuarenta', 'cincuenta', 'sesenta', 'setenta', 'ochenta', 'noventa'];
-const HUNDREDS = ['', 'ciento', 'doscientos', 'trescientos', 'cuatrocientos', 'quinientos', 'seiscientos', 'setecientos', 'ochocientos', 'novecientos'];
+const HUNDREDS = [
+  '',
+  'ciento',
+  'doscientos',
+  'trescientos',
+  'cuatrocientos',
+  'quinientos',
+  'seiscientos',
+  'setecientos',
+  'ochocientos',
+  'novecientos',
+];
 
 function belowThousand(n: number): string {
   if (n === 100) return 'cien';
@@ -63,11 +85,34 @@ export function cardinalEs(n: number): string {
 }
 
 /** Before a masculine noun "un"/"veintiún", before a feminine one "una"/"veintiuna". */
-const beforeNoun = (n: number, feminine: boolean): string => (feminine ? cardinalEs(n).replace(/uno$/, 'una') : apocope(cardinalEs(n)));
+const beforeNoun = (n: number, feminine: boolean): string =>
+  feminine ? cardinalEs(n).replace(/uno$/, 'una') : apocope(cardinalEs(n));
 
 const ORD_UNITS = ['', 'primero', 'segundo', 'tercero', 'cuarto', 'quinto', 'sexto', 'séptimo', 'octavo', 'noveno'];
-const ORD_TENS = ['', 'décimo', 'vigésimo', 'trigésimo', 'cuadragésimo', 'quincuagésimo', 'sexagésimo', 'septuagésimo', 'octogésimo', 'nonagésimo'];
-const ORD_HUNDREDS = ['', 'centésimo', 'ducentésimo', 'tricentésimo', 'cuadringentésimo', 'quingentésimo', 'sexcentésimo', 'septingentésimo', 'octingentésimo', 'noningentésimo'];
+const ORD_TENS = [
+  '',
+  'décimo',
+  'vigésimo',
+  'trigésimo',
+  'cuadragésimo',
+  'quincuagésimo',
+  'sexagésimo',
+  'septuagésimo',
+  'octogésimo',
+  'nonagésimo',
+];
+const ORD_HUNDREDS = [
+  '',
+  'centésimo',
+  'ducentésimo',
+  'tricentésimo',
+  'cuadringentésimo',
+  'quingentésimo',
+  'sexcentésimo',
+  'septingentésimo',
+  'octingentésimo',
+  'noningentésimo',
+];
 const TEENS: Record<number, string> = {
   11: 'undécimo',
   12: 'duodécimo',
@@ -91,17 +136,33 @@ export function ordinalEs(n: number): string {
   return parts.filter(Boolean).join(' ');
 }
 
-export const MONTHS_ES = ['enero', 'febrero', 'marzo', 'abril', 'mayo', 'junio', 'julio', 'agosto', 'septiembre', 'octubre', 'noviembre', 'diciembre'];
+export const MONTHS_ES = [
+  'enero',
+  'febrero',
+  'marzo',
+  'abril',
+  'mayo',
+  'junio',
+  'julio',
+  'agosto',
+  'septiembre',
+  'octubre',
+  'noviembre',
+  'diciembre',
+];
 
 /** "tres de marzo de dos mil veintiséis"; the first is "uno" in Spain, "primero" in the Americas. */
 export function dateEs(parts: DateParts, tag: string): string {
   const first = /^es(-ES)?$/i.test(tag) ? 'uno' : 'primero';
   const day = parts.day === undefined ? '' : parts.day === 1 ? first : cardinalEs(parts.day);
-  return [day, MONTHS_ES[parts.month - 1], parts.year === undefined ? '' : cardinalEs(parts.year)].filter(Boolean).join(' de ');
+  return [day, MONTHS_ES[parts.month - 1], parts.year === undefined ? '' : cardinalEs(parts.year)]
+    .filter(Boolean)
+    .join(' de ');
 }
 
 /** "diez y treinta", "una y cuarto" is not used: "una y quince"; on the hour "diez en punto". */
-export const timeEs = (parts: TimeParts): string => `${beforeNoun(parts.hour, true)} ${parts.minute ? 'y ' + cardinalEs(parts.minute) : 'en punto'}`;
+export const timeEs = (parts: TimeParts): string =>
+  `${beforeNoun(parts.hour, true)} ${parts.minute ? 'y ' + cardinalEs(parts.minute) : 'en punto'}`;
 
 const digitsEs = (text: string): string => Array.from(text.replace(/\D/g, ''), (d) => ONES[Number(d)]).join(' ');
 
@@ -125,7 +186,12 @@ const words = (point: boolean): EuropeanWords => ({
     '¥': ['yen', 'yenes', '', ''],
   },
   moneyAnd: 'con',
-  scales: { millones: ['millón', 'millones'], millón: ['millón', 'millones'], M: ['millón', 'millones'], mill: ['millón', 'millones'] },
+  scales: {
+    millones: ['millón', 'millones'],
+    millón: ['millón', 'millones'],
+    M: ['millón', 'millones'],
+    mill: ['millón', 'millones'],
+  },
   units: {
     '%': ['por ciento', 'por ciento'],
     '°C': ['grado Celsius', 'grados Celsius'],
@@ -176,16 +242,21 @@ export const spanish: Language = {
   code: 'es',
   cardinal: (n) => cardinalEs(n),
   ordinal: (n) => ordinalEs(n),
-  decimal: (integer, fraction, tag) => `${cardinalEs(Number(integer || 0))} ${decimalPoint(tag) ? 'punto' : 'coma'} ${digitsEs(fraction)}`,
+  decimal: (integer, fraction, tag) =>
+    `${cardinalEs(Number(integer || 0))} ${decimalPoint(tag) ? 'punto' : 'coma'} ${digitsEs(fraction)}`,
   digits: digitsEs,
-  characters: (text) => Array.from(text.replace(/\s/g, ''), (c) => (/\d/.test(c) ? digitsEs(c) : c.toUpperCase())).join(' '),
+  characters: (text) =>
+    Array.from(text.replace(/\s/g, ''), (c) => (/\d/.test(c) ? digitsEs(c) : c.toUpperCase())).join(' '),
   date: dateEs,
   parseDate: (text) => {
     const m = /^\s*(?:(\d{4})-(\d{1,2})-(\d{1,2})|(\d{1,2})\/(\d{1,2})\/(\d{4}))\s*$/.exec(text);
     if (!m) return null;
-    return m[1] ? { year: Number(m[1]), month: Number(m[2]), day: Number(m[3]) } : { year: Number(m[6]), month: Number(m[5]), day: Number(m[4]) };
+    return m[1]
+      ? { year: Number(m[1]), month: Number(m[2]), day: Number(m[3]) }
+      : { year: Number(m[6]), month: Number(m[5]), day: Number(m[4]) };
   },
   time: timeEs,
-  telephone: (text) => (text.trim().startsWith('+') ? 'plus ' : '') + (text.match(/\d+/g) ?? []).map(digitsEs).join(', '),
+  telephone: (text) =>
+    (text.trim().startsWith('+') ? 'plus ' : '') + (text.match(/\d+/g) ?? []).map(digitsEs).join(', '),
   rulesFor: (tag) => (decimalPoint(tag) ? POINT_RULES : COMMA_RULES),
 };

@@ -47,7 +47,8 @@ const valid = (month: number, day: number): boolean => month >= 1 && month <= 12
 const signAllowed = (ctx: RuleContext): boolean => ctx.start === 0 || /[\s(\[{"'“«:;=]/.test(ctx.text[ctx.start - 1]);
 
 /** Decimal point regions: Mexico, Central America, the US, and the es-419 block; elsewhere a comma. */
-export const decimalPoint = (tag: string): boolean => /^es-(419|MX|US|GT|HN|SV|NI|PA|DO|PR|CU)$/i.test(tag) || /^(en|ja|zh|ko)\b/i.test(tag);
+export const decimalPoint = (tag: string): boolean =>
+  /^es-(419|MX|US|GT|HN|SV|NI|PA|DO|PR|CU)$/i.test(tag) || /^(en|ja|zh|ko)\b/i.test(tag);
 
 /** `extra` rules (ordinals like French "1er") are tried after dates and times, before ranges and plain numbers. */
 export function europeanRules(words: EuropeanWords, point: boolean, extra: Rule[] = []): Rule[] {
@@ -73,7 +74,12 @@ export function europeanRules(words: EuropeanWords, point: boolean, extra: Rule[
     // Fractions read as a number ("drei Komma vierzehn"), with leading zeros digit by digit first.
     const zeros = /^0*/.exec(fraction)?.[0] ?? '';
     const rest = fraction.slice(zeros.length);
-    const tail = [zeros ? words.digits(zeros) : '', rest ? (rest.length > 3 ? words.digits(rest) : words.cardinal(Number(rest), tag)) : ''].filter(Boolean).join(' ');
+    const tail = [
+      zeros ? words.digits(zeros) : '',
+      rest ? (rest.length > 3 ? words.digits(rest) : words.cardinal(Number(rest), tag)) : '',
+    ]
+      .filter(Boolean)
+      .join(' ');
     return `${words.cardinal(value, tag)} ${words.decimalWord} ${tail}`;
   };
   const money = (sign: string, amount: string, scale: string | undefined, symbol: string, tag: string): string => {
@@ -99,10 +105,14 @@ export function europeanRules(words: EuropeanWords, point: boolean, extra: Rule[
     const isOne = /^1$/.test(written);
     const [value, fraction] = split(written);
     // A whole number agrees with the unit: "veintiún grados", "vingt et une minutes".
-    const amount = value !== null && fraction === undefined && !/^0\d/.test(written) ? words.beforeNoun(value, feminine ?? false, tag) : number(written, tag);
+    const amount =
+      value !== null && fraction === undefined && !/^0\d/.test(written)
+        ? words.beforeNoun(value, feminine ?? false, tag)
+        : number(written, tag);
     return `${amount} ${isOne ? one : many}`;
   };
-  const dateOf = (ctx: RuleContext, parts: DateParts | null): string | null => (parts && valid(parts.month, parts.day ?? 1) ? words.date(parts, ctx, ctx.tag) : null);
+  const dateOf = (ctx: RuleContext, parts: DateParts | null): string | null =>
+    parts && valid(parts.month, parts.day ?? 1) ? words.date(parts, ctx, ctx.tag) : null;
   const monthNumber = (name: string): number => words.months.indexOf(name.toLowerCase()) + 1;
 
   return [
@@ -124,12 +134,18 @@ export function europeanRules(words: EuropeanWords, point: boolean, extra: Rule[
     {
       name: 'numeric-date',
       re: /(\d{1,2})([./-])(\d{1,2})\2(\d{4}|\d{2})(?![\d./-]\d)/y,
-      apply: (m, ctx) => dateOf(ctx, { day: Number(m[1]), month: Number(m[3]), year: m[4].length === 2 ? (Number(m[4]) < 50 ? 2000 : 1900) + Number(m[4]) : Number(m[4]) }),
+      apply: (m, ctx) =>
+        dateOf(ctx, {
+          day: Number(m[1]),
+          month: Number(m[3]),
+          year: m[4].length === 2 ? (Number(m[4]) < 50 ? 2000 : 1900) + Number(m[4]) : Number(m[4]),
+        }),
     },
     {
       name: 'month-date',
       re: new RegExp(String.raw`(\d{1,2})(?:\.|er|º|°)?\s(?:de\s)?(${MONTH})(?:\s(?:de\s)?(\d{4}))?${after}`, 'uy'),
-      apply: (m, ctx) => dateOf(ctx, { day: Number(m[1]), month: monthNumber(m[2]), year: m[3] ? Number(m[3]) : undefined }),
+      apply: (m, ctx) =>
+        dateOf(ctx, { day: Number(m[1]), month: monthNumber(m[2]), year: m[3] ? Number(m[3]) : undefined }),
     },
     {
       name: 'time',
@@ -144,12 +160,16 @@ export function europeanRules(words: EuropeanWords, point: boolean, extra: Rule[
     {
       name: 'range',
       re: new RegExp(String.raw`(${NUM})(?:-|\s?[–—]\s?)(${NUM})(?:\s?(${UNIT}))?${after}`, 'uy'),
-      apply: (m, ctx) => (/^0\d/.test(m[2]) ? null : `${number(m[1], ctx.tag)} ${words.to} ${m[3] ? unit(m[2], m[3], ctx.tag) : number(m[2], ctx.tag)}`),
+      apply: (m, ctx) =>
+        /^0\d/.test(m[2])
+          ? null
+          : `${number(m[1], ctx.tag)} ${words.to} ${m[3] ? unit(m[2], m[3], ctx.tag) : number(m[2], ctx.tag)}`,
     },
     {
       name: 'unit',
       re: new RegExp(String.raw`([-−]?)(${NUM})\s?(${UNIT})(?![\p{L}\p{N}])`, 'uy'),
-      apply: (m, ctx) => (m[1] && !signAllowed(ctx) ? null : (m[1] ? words.minus + ' ' : '') + unit(m[2], m[3], ctx.tag)),
+      apply: (m, ctx) =>
+        m[1] && !signAllowed(ctx) ? null : (m[1] ? words.minus + ' ' : '') + unit(m[2], m[3], ctx.tag),
     },
     {
       name: 'number',

@@ -2,7 +2,28 @@
 import { europeanRules, type EuropeanWords } from './european';
 import type { DateParts, Language, TimeParts } from './types';
 
-const ONES = ['zéro', 'un', 'deux', 'trois', 'quatre', 'cinq', 'six', 'sept', 'huit', 'neuf', 'dix', 'onze', 'douze', 'treize', 'quatorze', 'quinze', 'seize', 'dix-sept', 'dix-huit', 'dix-neuf'];
+const ONES = [
+  'zéro',
+  'un',
+  'deux',
+  'trois',
+  'quatre',
+  'cinq',
+  'six',
+  'sept',
+  'huit',
+  'neuf',
+  'dix',
+  'onze',
+  'douze',
+  'treize',
+  'quatorze',
+  'quinze',
+  'seize',
+  'dix-sept',
+  'dix-huit',
+  'dix-neuf',
+];
 const TENS = ['', '', 'vingt', 'trente', 'quarante', 'cinquante', 'soixante'];
 
 function belowHundred(n: number, final: boolean): string {
@@ -53,7 +74,8 @@ export function cardinalFr(n: number): string {
 }
 
 /** Before a feminine noun "un" becomes "une" ("vingt et une heures"). */
-const beforeNoun = (n: number, feminine: boolean): string => (feminine ? cardinalFr(n).replace(/\bun$/, 'une') : cardinalFr(n));
+const beforeNoun = (n: number, feminine: boolean): string =>
+  feminine ? cardinalFr(n).replace(/\bun$/, 'une') : cardinalFr(n);
 
 /** 1 → "premier", 2 → "deuxième", 5 → "cinquième", 9 → "neuvième", 21 → "vingt et unième". */
 export function ordinalFr(n: number, feminine = false): string {
@@ -64,16 +86,32 @@ export function ordinalFr(n: number, feminine = false): string {
   return cardinal.replace(/e$/, '') + 'ième';
 }
 
-export const MONTHS_FR = ['janvier', 'février', 'mars', 'avril', 'mai', 'juin', 'juillet', 'août', 'septembre', 'octobre', 'novembre', 'décembre'];
+export const MONTHS_FR = [
+  'janvier',
+  'février',
+  'mars',
+  'avril',
+  'mai',
+  'juin',
+  'juillet',
+  'août',
+  'septembre',
+  'octobre',
+  'novembre',
+  'décembre',
+];
 
 /** "trois avril deux mille vingt-six"; the first of the month is "premier". */
 export function dateFr(parts: DateParts): string {
   const day = parts.day === undefined ? '' : parts.day === 1 ? 'premier' : cardinalFr(parts.day);
-  return [day, MONTHS_FR[parts.month - 1], parts.year === undefined ? '' : cardinalFr(parts.year)].filter(Boolean).join(' ');
+  return [day, MONTHS_FR[parts.month - 1], parts.year === undefined ? '' : cardinalFr(parts.year)]
+    .filter(Boolean)
+    .join(' ');
 }
 
 /** "vingt et une heures trente", "une heure", "midi" and "minuit" stay as written. */
-export const timeFr = (parts: TimeParts): string => `${beforeNoun(parts.hour, true)} ${parts.hour <= 1 ? 'heure' : 'heures'}${parts.minute ? ' ' + cardinalFr(parts.minute) : ''}`;
+export const timeFr = (parts: TimeParts): string =>
+  `${beforeNoun(parts.hour, true)} ${parts.hour <= 1 ? 'heure' : 'heures'}${parts.minute ? ' ' + cardinalFr(parts.minute) : ''}`;
 
 const digitsFr = (text: string): string => Array.from(text.replace(/\D/g, ''), (d) => ONES[Number(d)]).join(' ');
 
@@ -160,14 +198,18 @@ export const french: Language = {
   ordinal: (n) => ordinalFr(n),
   decimal: (integer, fraction) => `${cardinalFr(Number(integer || 0))} virgule ${digitsFr(fraction)}`,
   digits: digitsFr,
-  characters: (text) => Array.from(text.replace(/\s/g, ''), (c) => (/\d/.test(c) ? digitsFr(c) : c.toUpperCase())).join(' '),
+  characters: (text) =>
+    Array.from(text.replace(/\s/g, ''), (c) => (/\d/.test(c) ? digitsFr(c) : c.toUpperCase())).join(' '),
   date: dateFr,
   parseDate: (text) => {
     const m = /^\s*(?:(\d{4})-(\d{1,2})-(\d{1,2})|(\d{1,2})\/(\d{1,2})\/(\d{4}))\s*$/.exec(text);
     if (!m) return null;
-    return m[1] ? { year: Number(m[1]), month: Number(m[2]), day: Number(m[3]) } : { year: Number(m[6]), month: Number(m[5]), day: Number(m[4]) };
+    return m[1]
+      ? { year: Number(m[1]), month: Number(m[2]), day: Number(m[3]) }
+      : { year: Number(m[6]), month: Number(m[5]), day: Number(m[4]) };
   },
   time: timeFr,
-  telephone: (text) => (text.trim().startsWith('+') ? 'plus ' : '') + (text.match(/\d+/g) ?? []).map(digitsFr).join(', '),
+  telephone: (text) =>
+    (text.trim().startsWith('+') ? 'plus ' : '') + (text.match(/\d+/g) ?? []).map(digitsFr).join(', '),
   rulesFor: () => RULES,
 };

@@ -35,7 +35,9 @@ export interface Normalized {
   applied: boolean;
 }
 
-const LANGUAGES = new Map<string, Language>([english, german, french, spanish].map((language) => [language.code, language]));
+const LANGUAGES = new Map<string, Language>(
+  [english, german, french, spanish].map((language) => [language.code, language]),
+);
 
 /** The language module for a BCP 47 tag (by primary subtag), or undefined. */
 export function languageFor(tag: string): Language | undefined {
@@ -62,7 +64,8 @@ export const cardinal = (n: number, tag: string): string => need(tag).cardinal(n
 /** say-as interpret-as="ordinal": 21 → "twenty-first". */
 export const ordinal = (n: number, tag: string): string => need(tag).ordinal(n, tag);
 /** A decimal from its written parts: ("3", "14") → "three point one four". */
-export const decimal = (integer: string, fraction: string, tag: string): string => need(tag).decimal(integer, fraction, tag);
+export const decimal = (integer: string, fraction: string, tag: string): string =>
+  need(tag).decimal(integer, fraction, tag);
 /** say-as interpret-as="digits": "0100" → "zero one zero zero". */
 export const digits = (text: string, tag: string): string => need(tag).digits(text, tag);
 /** say-as interpret-as="characters": "FBI" → "F B I". */
@@ -94,6 +97,11 @@ export function time(value: string | TimeParts, tag: string): string | null {
     second: m[3] === undefined ? undefined : Number(m[3]),
     period: m[4] ? (m[4].toLowerCase() === 'a' ? 'am' : 'pm') : undefined,
   };
-  if (parts.minute > 59 || (parts.second ?? 0) > 59 || (parts.period ? parts.hour < 1 || parts.hour > 12 : parts.hour > 23)) return null;
+  if (
+    parts.minute > 59 ||
+    (parts.second ?? 0) > 59 ||
+    (parts.period ? parts.hour < 1 || parts.hour > 12 : parts.hour > 23)
+  )
+    return null;
   return language.time(parts, tag);
 }

@@ -38,7 +38,8 @@ function scan(text: string, rules: readonly Rule[], tag: string): Piece[] {
   let plainStart = 0;
   let i = 0;
   const flush = (until: number): void => {
-    if (until > plainStart) pieces.push({ text: text.slice(plainStart, until), start: plainStart, end: until, replaced: false });
+    if (until > plainStart)
+      pieces.push({ text: text.slice(plainStart, until), start: plainStart, end: until, replaced: false });
   };
   while (i < text.length) {
     const here = isAlnumAt(text, i);

@@ -9,7 +9,8 @@ export function isAlnumAt(text: string, index: number): boolean {
   const cp = text.codePointAt(index);
   if (cp === undefined) return false;
   // A low surrogate: look at its pair.
-  if (cp >= 0xdc00 && cp <= 0xdfff && index > 0) return ALNUM.test(String.fromCodePoint(text.codePointAt(index - 1) ?? cp));
+  if (cp >= 0xdc00 && cp <= 0xdfff && index > 0)
+    return ALNUM.test(String.fromCodePoint(text.codePointAt(index - 1) ?? cp));
   return ALNUM.test(String.fromCodePoint(cp));
 }
 
@@ -30,7 +31,11 @@ export function previousWord(ctx: Pick<RuleContext, 'text' | 'start'>, from = ct
   while (end > 0 && !isAlnumAt(ctx.text, end - 1)) end--;
   if (end === 0) return null;
   let start = end;
-  while (start > 0 && (isAlnumAt(ctx.text, start - 1) || (/['’-]/.test(ctx.text[start - 1]) && isAlnumAt(ctx.text, start - 2)))) start--;
+  while (
+    start > 0 &&
+    (isAlnumAt(ctx.text, start - 1) || (/['’-]/.test(ctx.text[start - 1]) && isAlnumAt(ctx.text, start - 2)))
+  )
+    start--;
   return { word: ctx.text.slice(start, end), start, end, gap: ctx.text.slice(end, from) };
 }
 
@@ -40,7 +45,11 @@ export function nextWord(ctx: Pick<RuleContext, 'text' | 'end'>, from = ctx.end)
   while (start < ctx.text.length && !isAlnumAt(ctx.text, start)) start++;
   if (start >= ctx.text.length) return null;
   let end = start;
-  while (end < ctx.text.length && (isAlnumAt(ctx.text, end) || (/['’-]/.test(ctx.text[end]) && isAlnumAt(ctx.text, end + 1)))) end++;
+  while (
+    end < ctx.text.length &&
+    (isAlnumAt(ctx.text, end) || (/['’-]/.test(ctx.text[end]) && isAlnumAt(ctx.text, end + 1)))
+  )
+    end++;
   return { word: ctx.text.slice(start, end), start, end, gap: ctx.text.slice(from, start) };
 }
 

@@ -12,9 +12,37 @@
 import { compileLexicon, readMapped, type CompiledLexicon, type LexiconEntry } from '../lexicon';
 import { ipaProblem } from '../ipa';
 import type { SpokenWord } from '../normalize';
-import { collapse, concat, empty, finish, fromSpans, identity, normalized, pronounced, replacement, type Mapped, type Pronunciation } from '../spoken';
+import {
+  collapse,
+  concat,
+  empty,
+  finish,
+  fromSpans,
+  identity,
+  normalized,
+  pronounced,
+  replacement,
+  type Mapped,
+  type Pronunciation,
+} from '../spoken';
 import { decode, lineColumn, MarkupError, parseXml, where, type Element } from '../xml';
-import { BREAK_STRENGTH, breakTime, clamp, EMPHASIS, isDateFormat, NEUTRAL, PARAGRAPH_PAUSE, pitch, rate, RANGE, SAY_AS, sayAs, SENTENCE_PAUSE, volume, type Prosody } from './values';
+import {
+  BREAK_STRENGTH,
+  breakTime,
+  clamp,
+  EMPHASIS,
+  isDateFormat,
+  NEUTRAL,
+  PARAGRAPH_PAUSE,
+  pitch,
+  rate,
+  RANGE,
+  SAY_AS,
+  sayAs,
+  SENTENCE_PAUSE,
+  volume,
+  type Prosody,
+} from './values';
 
 export type { Prosody } from './values';
 export type { Pronunciation } from '../spoken';
@@ -116,7 +144,8 @@ interface Frame {
 
 type Item = { type: 'speech'; piece: Mapped; prosody: Prosody } | (BreakSegment & { implicit?: boolean }) | MarkSegment;
 
-const sameProsody = (a: Prosody, b: Prosody): boolean => a.rate === b.rate && a.pitch === b.pitch && a.volume === b.volume;
+const sameProsody = (a: Prosody, b: Prosody): boolean =>
+  a.rate === b.rate && a.pitch === b.pitch && a.volume === b.volume;
 
 /** A document whose first element is <speak> (or that declares a DTD) is parsed as is; anything else as the content of <speak>. */
 const DOCUMENT = /^\uFEFF?\s*(?:<\?xml[^>]*\?>\s*)?(?:<!--[\s\S]*?-->\s*)*(?:<!DOCTYPE|<speak[\s/>])/;
@@ -143,7 +172,11 @@ export function parseSsml(input: string, options: SsmlOptions): ParsedSsml {
   let lexicon: CompiledLexicon | null = null;
   try {
     const given = options.lexicon;
-    lexicon = Array.isArray(given) ? (given.length > 0 ? compileLexicon(given) : null) : ((given as CompiledLexicon | null | undefined) ?? null);
+    lexicon = Array.isArray(given)
+      ? given.length > 0
+        ? compileLexicon(given)
+        : null
+      : ((given as CompiledLexicon | null | undefined) ?? null);
   } catch (error) {
     throw new RangeError(`Pronunciation dictionary: ${(error as Error).message}`);
   }
@@ -179,10 +212,13 @@ export function parseSsml(input: string, options: SsmlOptions): ParsedSsml {
     warnings.push(`${message} ${where(input, offset)}`);
   };
   const attributeAt = (element: Element, name: string): number => {
-    const m = new RegExp(`\\s${name.replace(/[.:-]/g, '\\$&')}\\s*=\\s*["']`).exec(input.slice(element.start, element.end));
+    const m = new RegExp(`\\s${name.replace(/[.:-]/g, '\\$&')}\\s*=\\s*["']`).exec(
+      input.slice(element.start, element.end),
+    );
     return m ? element.start + m.index + m[0].length : element.start;
   };
-  const bad = (element: Element, attribute: string, message: string): never => fail(`<${element.name}> ${message}`, attributeAt(element, attribute));
+  const bad = (element: Element, attribute: string, message: string): never =>
+    fail(`<${element.name}> ${message}`, attributeAt(element, attribute));
 
   /** The content span of a text-only element: its text without surrounding whitespace, else the element itself. */
   const contentSpan = (frame: Frame, closeEnd: number): { start: number; end: number } => {
@@ -216,7 +252,11 @@ export function parseSsml(input: string, options: SsmlOptions): ParsedSsml {
     const out = { ...prosody };
     for (const key of ['rate', 'pitch', 'volume'] as const) {
       const { value, clamped } = clamp(prosody[key], RANGE[key]);
-      if (clamped) warn(`<${element.name}> ${key} ${Math.round(prosody[key] * 1000) / 1000} is outside ${RANGE[key][0]}..${RANGE[key][1]} and was clamped to ${value}`, element.start);
+      if (clamped)
+        warn(
+          `<${element.name}> ${key} ${Math.round(prosody[key] * 1000) / 1000} is outside ${RANGE[key][0]}..${RANGE[key][1]} and was clamped to ${value}`,
+          element.start,
+        );
       out[key] = value;
     }
     return out;
@@ -227,48 +267,77 @@ export function parseSsml(input: string, options: SsmlOptions): ParsedSsml {
     const prosody = parent?.prosody ?? NEUTRAL;
     const attr = element.attributes;
     const root = element.start < 0;
-    if (stack.length >= SSML_LIMITS.depth) fail(`elements are nested more than ${SSML_LIMITS.depth} deep`, element.start);
-    if (parent && TEXT_ONLY.has(parent.element.name)) fail(`<${element.name}> is not allowed inside <${parent.element.name}>, which holds text only`, element.start);
+    if (stack.length >= SSML_LIMITS.depth)
+      fail(`elements are nested more than ${SSML_LIMITS.depth} deep`, element.start);
+    if (parent && TEXT_ONLY.has(parent.element.name))
+      fail(`<${element.name}> is not allowed inside <${parent.element.name}>, which holds text only`, element.start);
     if (parent && EMPTY.has(parent.element.name)) fail(`<${parent.element.name}> must be empty`, element.start);
     for (const [name, value] of Object.entries(attr))
-      if (value.length > SSML_LIMITS.attribute) fail(`attribute ${name} is longer than ${SSML_LIMITS.attribute} characters`, attributeAt(element, name));
+      if (value.length > SSML_LIMITS.attribute)
+        fail(`attribute ${name} is longer than ${SSML_LIMITS.attribute} characters`, attributeAt(element, name));
     const known = KNOWN_ATTRIBUTES[element.name];
     if (known && element.name !== 'speak')
-      for (const name of Object.keys(attr)) if (!known.includes(name)) warn(`attribute ${name} of <${element.name}> is not supported and was ignored`, attributeAt(element, name));
+      for (const name of Object.keys(attr))
+        if (!known.includes(name))
+          warn(`attribute ${name} of <${element.name}> is not supported and was ignored`, attributeAt(element, name));
     const frame: Frame = { element, prosody };
     switch (element.name) {
       case 'speak': {
-        if (parent) fail(parent.element.start < 0 ? '<speak> must be the root element (the document does not start with it)' : '<speak> must be the root element', element.start);
+        if (parent)
+          fail(
+            parent.element.start < 0
+              ? '<speak> must be the root element (the document does not start with it)'
+              : '<speak> must be the root element',
+            element.start,
+          );
         if (!root) {
-          for (const name of Object.keys(attr)) if (!SPEAK_ATTRIBUTES.test(name)) warn(`attribute ${name} of <speak> is not supported and was ignored`, attributeAt(element, name));
+          for (const name of Object.keys(attr))
+            if (!SPEAK_ATTRIBUTES.test(name))
+              warn(`attribute ${name} of <speak> is not supported and was ignored`, attributeAt(element, name));
           const lang = attr['xml:lang'];
           if (lang && lang.split(/[-_]/)[0].toLowerCase() !== language.split(/[-_]/)[0].toLowerCase())
-            warn(`<speak xml:lang="${lang}"> is read in the request's language and voice (${language})`, attributeAt(element, 'xml:lang'));
+            warn(
+              `<speak xml:lang="${lang}"> is read in the request's language and voice (${language})`,
+              attributeAt(element, 'xml:lang'),
+            );
         }
         break;
       }
       case 'break': {
         let ms = BREAK_STRENGTH.medium;
         if (attr.strength !== undefined) {
-          if (!(attr.strength in BREAK_STRENGTH)) bad(element, 'strength', `strength="${attr.strength}" is not one of ${Object.keys(BREAK_STRENGTH).join(', ')}`);
+          if (!(attr.strength in BREAK_STRENGTH))
+            bad(
+              element,
+              'strength',
+              `strength="${attr.strength}" is not one of ${Object.keys(BREAK_STRENGTH).join(', ')}`,
+            );
           ms = BREAK_STRENGTH[attr.strength];
         }
         if (attr.time !== undefined) {
           const result = breakTime(attr.time);
           if ('error' in result) return bad(element, 'time', result.error);
-          if (result.value > SSML_LIMITS.breakMs) bad(element, 'time', `time="${attr.time}" is longer than ${SSML_LIMITS.breakMs / 1000} s`);
+          if (result.value > SSML_LIMITS.breakMs)
+            bad(element, 'time', `time="${attr.time}" is longer than ${SSML_LIMITS.breakMs / 1000} s`);
           ms = result.value;
         }
         totalBreakMs += ms;
-        if (totalBreakMs > SSML_LIMITS.totalBreakMs) fail(`the breaks add up to more than ${SSML_LIMITS.totalBreakMs / 1000} s`, element.start);
-        if (ms > 0) addItem({ type: 'break', ms, reason: 'break', source_start: element.start, source_end: element.end });
+        if (totalBreakMs > SSML_LIMITS.totalBreakMs)
+          fail(`the breaks add up to more than ${SSML_LIMITS.totalBreakMs / 1000} s`, element.start);
+        if (ms > 0)
+          addItem({ type: 'break', ms, reason: 'break', source_start: element.start, source_end: element.end });
         break;
       }
       case 'say-as': {
         const kind = attr['interpret-as'];
         if (kind === undefined) fail('<say-as> needs an interpret-as attribute', element.start);
-        if (kind === 'date' && attr.format !== undefined && !isDateFormat(attr.format)) bad(element, 'format', `format="${attr.format}" is not a date format (mdy, dmy, ymd, ydm, md, dm, ym, my)`);
-        if (!SAY_AS.includes(kind)) warn(`<say-as interpret-as="${kind}"> is not supported; its text is read as written`, attributeAt(element, 'interpret-as'));
+        if (kind === 'date' && attr.format !== undefined && !isDateFormat(attr.format))
+          bad(element, 'format', `format="${attr.format}" is not a date format (mdy, dmy, ymd, ydm, md, dm, ym, my)`);
+        if (!SAY_AS.includes(kind))
+          warn(
+            `<say-as interpret-as="${kind}"> is not supported; its text is read as written`,
+            attributeAt(element, 'interpret-as'),
+          );
         frame.content = empty();
         break;
       }
@@ -282,7 +351,11 @@ export function parseSsml(input: string, options: SsmlOptions): ParsedSsml {
         if (alphabet === 'ipa') {
           const problem = ipaProblem(attr.ph);
           if (problem) bad(element, 'ph', `ph ${problem}`);
-        } else warn(`<phoneme alphabet="${attr.alphabet}"> is not supported (only ipa); its text is read`, attributeAt(element, 'alphabet'));
+        } else
+          warn(
+            `<phoneme alphabet="${attr.alphabet}"> is not supported (only ipa); its text is read`,
+            attributeAt(element, 'alphabet'),
+          );
         frame.content = empty();
         break;
       }
@@ -293,7 +366,11 @@ export function parseSsml(input: string, options: SsmlOptions): ParsedSsml {
         const level = attr.level ?? 'moderate';
         const change = EMPHASIS[level];
         if (!change) bad(element, 'level', `level="${level}" is not one of strong, moderate, none, reduced`);
-        frame.prosody = bounded(element, { rate: prosody.rate * change.rate, pitch: prosody.pitch + change.pitch, volume: prosody.volume * change.volume });
+        frame.prosody = bounded(element, {
+          rate: prosody.rate * change.rate,
+          pitch: prosody.pitch + change.pitch,
+          volume: prosody.volume * change.volume,
+        });
         break;
       }
       case 'p':
@@ -308,7 +385,10 @@ export function parseSsml(input: string, options: SsmlOptions): ParsedSsml {
         });
         break;
       case 'lang':
-        warn(`<lang xml:lang="${attr['xml:lang'] ?? ''}"> is read in the request's voice and language (${language})`, element.start);
+        warn(
+          `<lang xml:lang="${attr['xml:lang'] ?? ''}"> is read in the request's voice and language (${language})`,
+          element.start,
+        );
         break;
       case 'mark':
         if (!attr.name) fail('<mark> needs a name attribute', element.start);
@@ -348,7 +428,11 @@ export function parseSsml(input: string, options: SsmlOptions): ParsedSsml {
         if (SAY_AS.includes(kind) && text !== '') {
           try {
             reading = sayAs(kind, attr.format, text, language);
-            if (reading === null) warn(`<say-as interpret-as="${kind}"> could not read "${text.slice(0, 40)}" that way; read as ordinary text`, element.start);
+            if (reading === null)
+              warn(
+                `<say-as interpret-as="${kind}"> could not read "${text.slice(0, 40)}" that way; read as ordinary text`,
+                element.start,
+              );
           } catch (error) {
             if (!(error instanceof RangeError)) throw error;
             warn(`<say-as> is not supported for ${language}; read as ordinary text`, element.start);
@@ -384,7 +468,11 @@ export function parseSsml(input: string, options: SsmlOptions): ParsedSsml {
     return fromSpans(decoded.text, decoded.starts, decoded.ends);
   };
 
-  parseXml(input, { open, close, text }, { error: SsmlError, ...(wrapped ? { prefix: '<speak>', suffix: '</speak>' } : {}) });
+  parseXml(
+    input,
+    { open, close, text },
+    { error: SsmlError, ...(wrapped ? { prefix: '<speak>', suffix: '</speak>' } : {}) },
+  );
   flush();
   return assemble(items, warnings);
 }
@@ -417,13 +505,30 @@ function assemble(items: readonly Item[], warnings: string[]): ParsedSsml {
       }
       const next = segments[i + 1];
       if (next?.type === 'break' && !next.implicit) continue;
-      kept.push({ type: 'break', ms: segment.ms, reason: segment.reason, source_start: segment.source_start, source_end: segment.source_end });
+      kept.push({
+        type: 'break',
+        ms: segment.ms,
+        reason: segment.reason,
+        source_start: segment.source_start,
+        source_end: segment.source_end,
+      });
     } else if (segment.type === 'break') {
       const previous = kept[kept.length - 1];
       if (previous?.type === 'break' && previous.reason !== 'break') kept.pop();
-      kept.push({ type: 'break', ms: segment.ms, reason: segment.reason, source_start: segment.source_start, source_end: segment.source_end });
+      kept.push({
+        type: 'break',
+        ms: segment.ms,
+        reason: segment.reason,
+        source_start: segment.source_start,
+        source_end: segment.source_end,
+      });
     } else kept.push(segment);
   }
   const speech = kept.filter((s): s is SpeechSegment => s.type === 'speech');
-  return { segments: kept, words: speech.flatMap((s) => s.words), plainText: speech.map((s) => s.text).join(' '), warnings };
+  return {
+    segments: kept,
+    words: speech.flatMap((s) => s.words),
+    plainText: speech.map((s) => s.text).join(' '),
+    warnings,
+  };
 }

@@ -17,7 +17,14 @@ export const NEUTRAL: Prosody = { rate: 1, pitch: 0, volume: 1 };
 export const RANGE = { rate: [0.5, 2], pitch: [-12, 12], volume: [0, 2] } as const;
 
 /** <break strength>: milliseconds. A <break/> without attributes is "medium". */
-export const BREAK_STRENGTH: Record<string, number> = { none: 0, 'x-weak': 100, weak: 250, medium: 400, strong: 700, 'x-strong': 1200 };
+export const BREAK_STRENGTH: Record<string, number> = {
+  none: 0,
+  'x-weak': 100,
+  weak: 250,
+  medium: 400,
+  strong: 700,
+  'x-strong': 1200,
+};
 /** Pauses at the end (and start) of a sentence <s> and a paragraph <p>. */
 export const SENTENCE_PAUSE = 300;
 export const PARAGRAPH_PAUSE = 600;
@@ -25,7 +32,15 @@ export const PARAGRAPH_PAUSE = 600;
 /** Named values set the value (absolute); numbers, percentages, semitones and decibels change the enclosing one. */
 const RATES: Record<string, number> = { 'x-slow': 0.5, slow: 0.75, medium: 1, default: 1, fast: 1.25, 'x-fast': 1.75 };
 const PITCHES: Record<string, number> = { 'x-low': -6, low: -3, medium: 0, default: 0, high: 3, 'x-high': 6 };
-const VOLUMES: Record<string, number> = { silent: 0, 'x-soft': 0.25, soft: 0.5, medium: 1, default: 1, loud: 1.41, 'x-loud': 2 };
+const VOLUMES: Record<string, number> = {
+  silent: 0,
+  'x-soft': 0.25,
+  soft: 0.5,
+  medium: 1,
+  default: 1,
+  loud: 1.41,
+  'x-loud': 2,
+};
 /** <emphasis level>: rate ×, pitch + semitones, volume ×. */
 export const EMPHASIS: Record<string, Prosody> = {
   strong: { rate: 0.85, pitch: 2, volume: 1.41 },
@@ -50,10 +65,14 @@ export function rate(value: string, enclosing: number): Read {
   if (percent) {
     const p = Number(percent[2]) * (percent[1] === '-' ? -1 : 1);
     const factor = percent[1] ? 1 + p / 100 : p / 100;
-    return factor > 0 ? { value: enclosing * factor } : { error: `rate="${value}" would stop speech (must be above 0)` };
+    return factor > 0
+      ? { value: enclosing * factor }
+      : { error: `rate="${value}" would stop speech (must be above 0)` };
   }
   if (/^\d+(?:\.\d+)?$/.test(v) && Number(v) > 0) return { value: enclosing * Number(v) };
-  return { error: `rate="${value}" is not a rate (x-slow, slow, medium, fast, x-fast, a percentage such as 80% or +10%, or a multiplier such as 1.2)` };
+  return {
+    error: `rate="${value}" is not a rate (x-slow, slow, medium, fast, x-fast, a percentage such as 80% or +10%, or a multiplier such as 1.2)`,
+  };
 }
 
 export function pitch(value: string, enclosing: number): Read {
@@ -63,8 +82,14 @@ export function pitch(value: string, enclosing: number): Read {
   if (st) return { value: enclosing + Number(st[1]) };
   const percent = /^([+-]?\d+(?:\.\d+)?)%$/.exec(v);
   if (percent && Number(percent[1]) > -100) return { value: enclosing + 12 * Math.log2(1 + Number(percent[1]) / 100) };
-  if (/^[+-]?\d+(?:\.\d+)?Hz$/.test(v)) return { value: enclosing, ignored: `pitch="${value}" in hertz depends on the voice and is ignored (use semitones, e.g. +2st)` };
-  return { error: `pitch="${value}" is not a pitch (x-low, low, medium, high, x-high, semitones such as +2st, or a percentage such as -10%)` };
+  if (/^[+-]?\d+(?:\.\d+)?Hz$/.test(v))
+    return {
+      value: enclosing,
+      ignored: `pitch="${value}" in hertz depends on the voice and is ignored (use semitones, e.g. +2st)`,
+    };
+  return {
+    error: `pitch="${value}" is not a pitch (x-low, low, medium, high, x-high, semitones such as +2st, or a percentage such as -10%)`,
+  };
 }
 
 export function volume(value: string, enclosing: number): Read {
@@ -72,7 +97,9 @@ export function volume(value: string, enclosing: number): Read {
   if (v in VOLUMES) return { value: VOLUMES[v] };
   const db = /^([+-]?\d+(?:\.\d+)?)dB$/.exec(v);
   if (db) return { value: enclosing * 10 ** (Number(db[1]) / 20) };
-  return { error: `volume="${value}" is not a volume (silent, x-soft, soft, medium, loud, x-loud, or decibels such as +3dB)` };
+  return {
+    error: `volume="${value}" is not a volume (silent, x-soft, soft, medium, loud, x-loud, or decibels such as +3dB)`,
+  };
 }
 
 /** `value` clamped to `[min, max]` and rounded to 3 decimals; `clamped` when it was outside. */
@@ -96,13 +123,26 @@ const DATE_FORMATS = ['mdy', 'dmy', 'ymd', 'ydm', 'md', 'dm', 'ym', 'my'];
 function formattedDate(text: string, format: string, language: string): string | null {
   const parts = text.split(/[-/.\s]+/).filter(Boolean);
   if (parts.length !== format.length || !parts.every((p) => /^\d+$/.test(p))) return null;
-  const get = (letter: string): number | undefined => (format.includes(letter) ? Number(parts[format.indexOf(letter)]) : undefined);
+  const get = (letter: string): number | undefined =>
+    format.includes(letter) ? Number(parts[format.indexOf(letter)]) : undefined;
   const value: DateParts = { month: get('m') ?? 0, day: get('d'), year: get('y') };
-  if (value.month < 1 || value.month > 12 || (value.day !== undefined && (value.day < 1 || value.day > 31))) return null;
+  if (value.month < 1 || value.month > 12 || (value.day !== undefined && (value.day < 1 || value.day > 31)))
+    return null;
   return date(value, language);
 }
 
-export const SAY_AS = ['characters', 'spell-out', 'verbatim', 'cardinal', 'number', 'ordinal', 'digits', 'date', 'time', 'telephone'];
+export const SAY_AS = [
+  'characters',
+  'spell-out',
+  'verbatim',
+  'cardinal',
+  'number',
+  'ordinal',
+  'digits',
+  'date',
+  'time',
+  'telephone',
+];
 
 /**
  * The reading of a <say-as> content, or null when it does not fit the

@@ -30,7 +30,9 @@ export class ApiError extends Error {
 
 /** One readable sentence from problem details: the detail, then every field message. */
 function describeProblem(problem: Problem): string {
-  const fields = Object.entries(problem.errors ?? {}).map(([field, messages]) => `${field === 'non_field_errors' ? '' : `${field}: `}${messages.join(' ')}`);
+  const fields = Object.entries(problem.errors ?? {}).map(
+    ([field, messages]) => `${field === 'non_field_errors' ? '' : `${field}: `}${messages.join(' ')}`,
+  );
   const detail = problem.detail ?? problem.title ?? `Request failed (${problem.status}).`;
   return fields.length && !detail.includes(fields[0]) ? `${detail} ${fields.join(' ')}` : detail;
 }
@@ -60,7 +62,11 @@ async function problemOf(response: Response): Promise<ApiError> {
   try {
     problem = (await response.json()) as Problem;
   } catch {
-    problem = { status: response.status, code: 'http_error', detail: `The server answered ${response.status} ${response.statusText}.` };
+    problem = {
+      status: response.status,
+      code: 'http_error',
+      detail: `The server answered ${response.status} ${response.statusText}.`,
+    };
   }
   return new ApiError({ ...problem, status: response.status });
 }
@@ -79,7 +85,11 @@ export function restoreSession(): Promise<boolean> {
     setAccess(null);
     return Promise.resolve(false);
   }
-  refreshing ??= fetch(`${API}/auth/session/refresh/`, { method: 'POST', headers: SESSION_HEADERS, credentials: 'same-origin' })
+  refreshing ??= fetch(`${API}/auth/session/refresh/`, {
+    method: 'POST',
+    headers: SESSION_HEADERS,
+    credentials: 'same-origin',
+  })
     .then(async (response) => {
       if (!response.ok) {
         setAccess(null);
@@ -107,7 +117,9 @@ export async function logIn(email: string, password: string): Promise<void> {
 }
 
 export async function logOut(): Promise<void> {
-  await fetch(`${API}/auth/session/`, { method: 'DELETE', headers: SESSION_HEADERS, credentials: 'same-origin' }).catch(() => undefined);
+  await fetch(`${API}/auth/session/`, { method: 'DELETE', headers: SESSION_HEADERS, credentials: 'same-origin' }).catch(
+    () => undefined,
+  );
   setAccess(null);
 }
 
@@ -156,6 +168,7 @@ export async function getAll<T>(path: string, signal?: AbortSignal): Promise<Pag
   for (let page = 1; ; page++) {
     const answer = await get<Page<T>>(`${path}${joiner}page_size=100&page=${page}`, signal);
     results.push(...answer.results);
-    if (!answer.next || answer.results.length === 0) return { count: answer.count, next: null, previous: null, results };
+    if (!answer.next || answer.results.length === 0)
+      return { count: answer.count, next: null, previous: null, results };
   }
 }

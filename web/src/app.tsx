@@ -51,7 +51,8 @@ export function App() {
     if (!restored) return;
     // The address as it is now, not as it was at the render: logging out navigates to the login page before this runs.
     const here = location.pathname.replace(/\/+$/, '') || '/';
-    if (!loggedIn && here in PRIVATE) navigate(`/app/login?next=${encodeURIComponent(location.pathname + location.search)}`, true);
+    if (!loggedIn && here in PRIVATE)
+      navigate(`/app/login?next=${encodeURIComponent(location.pathname + location.search)}`, true);
     // Logged in already (a reload, a bookmark): the login form has nothing to do.
     else if (loggedIn && here === '/app/login') navigate(afterLogIn(query.get('next')), true);
   }, [path, restored, loggedIn]);

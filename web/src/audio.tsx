@@ -48,7 +48,19 @@ interface Word {
  * blob and played from an object URL. Where the voice has word timestamps
  * (its `word_timestamps`), the text is shown with the spoken word highlighted.
  */
-export function AudioPlayer({ id, format, text, autoFocus = false, autoPlay = false }: { id: string; format: string; text?: string; autoFocus?: boolean; autoPlay?: boolean }) {
+export function AudioPlayer({
+  id,
+  format,
+  text,
+  autoFocus = false,
+  autoPlay = false,
+}: {
+  id: string;
+  format: string;
+  text?: string;
+  autoFocus?: boolean;
+  autoPlay?: boolean;
+}) {
   const [url, setUrl] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [words, setWords] = useState<Word[] | null>(null);
@@ -94,7 +106,15 @@ export function AudioPlayer({ id, format, text, autoFocus = false, autoPlay = fa
   if (!url) return <p role="status">Loading audio…</p>;
   return (
     <div class="player">
-      <audio ref={audio} controls src={url} onTimeUpdate={onTime} onEnded={() => setCurrent(-1)} aria-label="Synthesized speech" data-testid="audio" />
+      <audio
+        ref={audio}
+        controls
+        src={url}
+        onTimeUpdate={onTime}
+        onEnded={() => setCurrent(-1)}
+        aria-label="Synthesized speech"
+        data-testid="audio"
+      />
       <a class="button" href={url} download={`openvox-${id}.${format}`}>
         Download {format.toUpperCase()}
       </a>

@@ -4,7 +4,8 @@ export const formatNumber = (value: number) =>
     .toString()
     .replace(/\B(?=(\d{3})+(?!\d))/g, ' ');
 
-export const formatDate = (iso: string | null) => (iso ? new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' }) : 'never');
+export const formatDate = (iso: string | null) =>
+  iso ? new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' }) : 'never';
 
 /** Characters as the API counts them: Unicode code points of the trimmed, NFC-normalized text. */
 export const countCharacters = (text: string) => [...text.trim().normalize('NFC')].length;

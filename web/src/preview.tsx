@@ -80,7 +80,12 @@ export function PreviewButton({ voice, short = false }: { voice: Voice; short?: 
   const rest = mine ? ` the preview of ${voice.name}` : ` a preview of ${voice.name}`;
   return (
     <>
-      <button type="button" class={mine ? 'preview playing' : 'preview'} onClick={toggle} data-state={mine ? (mine.started ? 'playing' : 'loading') : 'stopped'}>
+      <button
+        type="button"
+        class={mine ? 'preview playing' : 'preview'}
+        onClick={toggle}
+        data-state={mine ? (mine.started ? 'playing' : 'loading') : 'stopped'}
+      >
         <span aria-hidden="true" class="preview-icon">
           {mine ? '■' : '▶'}
         </span>{' '}

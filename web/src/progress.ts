@@ -10,7 +10,11 @@ const POLL_MS = 1000;
  * EventSource cannot send the Authorization header); polls when the stream is
  * not available or breaks.
  */
-export async function followSynthesis(id: string, onStatus: (status: Synthesis) => void, signal: AbortSignal): Promise<Synthesis> {
+export async function followSynthesis(
+  id: string,
+  onStatus: (status: Synthesis) => void,
+  signal: AbortSignal,
+): Promise<Synthesis> {
   const path = `tts/history/${id}/status/`;
   try {
     const response = await request('GET', path, { headers: { Accept: 'text/event-stream' }, signal });
@@ -34,7 +38,10 @@ export async function followSynthesis(id: string, onStatus: (status: Synthesis) 
   }
 }
 
-async function readEvents(body: ReadableStream<Uint8Array>, onStatus: (status: Synthesis) => void): Promise<Synthesis | null> {
+async function readEvents(
+  body: ReadableStream<Uint8Array>,
+  onStatus: (status: Synthesis) => void,
+): Promise<Synthesis | null> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
   let buffer = '';

@@ -15,7 +15,10 @@ export function navigate(to: string, replace = false): void {
 }
 
 export function useLocation(): { path: string; query: URLSearchParams } {
-  const read = () => ({ path: location.pathname.replace(/\/+$/, '') || '/', query: new URLSearchParams(location.search) });
+  const read = () => ({
+    path: location.pathname.replace(/\/+$/, '') || '/',
+    query: new URLSearchParams(location.search),
+  });
   const [current, setCurrent] = useState(read);
   useEffect(() => {
     const update = () => setCurrent(read());
@@ -42,7 +45,15 @@ type LinkProps = JSX.HTMLAttributes<HTMLAnchorElement> & { href: string; childre
 /** An ordinary link (it opens in a new tab, copies, etc.) that navigates in place on a plain click. */
 export function Link({ href, children, ...rest }: LinkProps) {
   const onClick = (event: MouseEvent) => {
-    if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+    if (
+      event.defaultPrevented ||
+      event.button !== 0 ||
+      event.metaKey ||
+      event.ctrlKey ||
+      event.shiftKey ||
+      event.altKey
+    )
+      return;
     event.preventDefault();
     navigate(href);
   };

@@ -19,7 +19,11 @@ export function PageTitle({ children }: { children: string }) {
   );
 }
 
-type InputProps = Omit<JSX.InputHTMLAttributes<HTMLInputElement>, 'label' | 'value'> & { label: string; hint?: string; value?: string | number };
+type InputProps = Omit<JSX.InputHTMLAttributes<HTMLInputElement>, 'label' | 'value'> & {
+  label: string;
+  hint?: string;
+  value?: string | number;
+};
 
 /** A labelled input; the hint is read with it (aria-describedby). */
 export function Field({ label, hint, ...input }: InputProps) {
@@ -37,7 +41,11 @@ export function Field({ label, hint, ...input }: InputProps) {
   );
 }
 
-type SelectProps = Omit<JSX.SelectHTMLAttributes<HTMLSelectElement>, 'label' | 'value'> & { label: string; value?: string; options: [string, string][] };
+type SelectProps = Omit<JSX.SelectHTMLAttributes<HTMLSelectElement>, 'label' | 'value'> & {
+  label: string;
+  value?: string;
+  options: [string, string][];
+};
 
 export function Select({ label, options, ...select }: SelectProps) {
   const id = useId('select');
@@ -113,7 +121,13 @@ export function ConfirmButton({
   };
   return (
     <>
-      <button type="button" class={className} aria-label={accessibleLabel} aria-describedby={describedBy} onClick={() => dialog.current?.showModal()}>
+      <button
+        type="button"
+        class={className}
+        aria-label={accessibleLabel}
+        aria-describedby={describedBy}
+        onClick={() => dialog.current?.showModal()}
+      >
         {label}
       </button>
       <dialog ref={dialog} aria-labelledby={titleId}>
@@ -132,7 +146,17 @@ export function ConfirmButton({
   );
 }
 
-export function Pager({ page, count, pageSize, onPage }: { page: number; count: number; pageSize: number; onPage: (page: number) => void }) {
+export function Pager({
+  page,
+  count,
+  pageSize,
+  onPage,
+}: {
+  page: number;
+  count: number;
+  pageSize: number;
+  onPage: (page: number) => void;
+}) {
   const pages = Math.max(1, Math.ceil(count / pageSize));
   if (pages <= 1) return null;
   return (
@@ -151,7 +175,10 @@ export function Pager({ page, count, pageSize, onPage }: { page: number; count: 
 }
 
 /** Loads data for a component, again whenever `deps` change; `reload` refetches. */
-export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, deps: unknown[]): { data: T | undefined; error: unknown; reload: () => void } {
+export function useLoad<T>(
+  load: (signal: AbortSignal) => Promise<T>,
+  deps: unknown[],
+): { data: T | undefined; error: unknown; reload: () => void } {
   const [data, setData] = useState<T>();
   const [error, setError] = useState<unknown>(null);
   const [round, setRound] = useState(0);

@@ -12,7 +12,10 @@ import { type ApiKeyRow, presentApiKey } from './presenter';
 import { ApiKeyCreateBody, ApiKeyCreated, ApiKeyListQuery, ApiKeyPage, ApiKeyParams } from './schema';
 
 const COLUMNS = ['id', 'name', 'prefix', 'created_at', 'last_used_at'];
-const paths = (suffix: string) => ({ v1: `/api/v1/auth/api-keys/${suffix}`, unversioned: `/api/auth/api-keys/${suffix}` });
+const paths = (suffix: string) => ({
+  v1: `/api/v1/auth/api-keys/${suffix}`,
+  unversioned: `/api/auth/api-keys/${suffix}`,
+});
 
 export function apiKeyRoutes(deps: ApiDeps): Route[] {
   const { db, config } = deps;
@@ -24,7 +27,10 @@ export function apiKeyRoutes(deps: ApiDeps): Route[] {
       tags: ['API keys'],
       auth: true,
       query: ApiKeyListQuery,
-      responses: { 200: { description: 'A page of keys', content: { 'application/json': { schema: ApiKeyPage } } }, ...problemResponses(400, 401) },
+      responses: {
+        200: { description: 'A page of keys', content: { 'application/json': { schema: ApiKeyPage } } },
+        ...problemResponses(400, 401),
+      },
       async handler(ctx, { account, query }) {
         const keys = ApiKey.query(db).modify('ownedBy', account);
         const [{ count }] = await keys.clone().count({ count: '*' }).castTo<{ count: string }[]>();
@@ -47,11 +53,20 @@ export function apiKeyRoutes(deps: ApiDeps): Route[] {
       tags: ['API keys'],
       auth: true,
       body: ApiKeyCreateBody,
-      responses: { 201: { description: 'Created', content: { 'application/json': { schema: ApiKeyCreated } } }, ...problemResponses(400, 401) },
+      responses: {
+        201: { description: 'Created', content: { 'application/json': { schema: ApiKeyCreated } } },
+        ...problemResponses(400, 401),
+      },
       async handler(ctx, { account, body }) {
         const key = `${API_KEY_PREFIX}${randomSecret(32)}`;
         const row = await ApiKey.query(db)
-          .insert({ id: randomUUID(), account_id: account.id, name: body.name, prefix: key.slice(0, 12), key_hash: sha256(key) })
+          .insert({
+            id: randomUUID(),
+            account_id: account.id,
+            name: body.name,
+            prefix: key.slice(0, 12),
+            key_hash: sha256(key),
+          })
           .returning(COLUMNS)
           .castTo<ApiKeyRow>();
         ctx.status = 201;

@@ -16,7 +16,12 @@ import { usageOf } from './usage';
 /** The owner's own changes to the account (PATCH profile) and its deletion (DELETE profile). */
 
 const ProfileUpdateBody = z.strictObject({
-  name: z.string().trim().max(100, 'Must be at most 100 characters.').optional().meta({ description: 'A display name, at most 100 characters', example: 'Ada' }),
+  name: z
+    .string()
+    .trim()
+    .max(100, 'Must be at most 100 characters.')
+    .optional()
+    .meta({ description: 'A display name, at most 100 characters', example: 'Ada' }),
   history_retention_days: z
     .number('Must be an integer or null.')
     .int('Must be an integer or null.')
@@ -25,13 +30,25 @@ const ProfileUpdateBody = z.strictObject({
     .nullable()
     .optional()
     // The nullable wrapper hides the bounds from the document: say them here.
-    .meta({ description: 'Delete syntheses (and their audio) older than this many days; null: the service default (by default, keep)', minimum: 1, maximum: 3650 }),
+    .meta({
+      description:
+        'Delete syntheses (and their audio) older than this many days; null: the service default (by default, keep)',
+      minimum: 1,
+      maximum: 3650,
+    }),
 });
 const AccountDeletionBody = z.strictObject({
-  password: z.string().min(1, 'This field is required.').max(1024).meta({ description: "The account's password, to confirm" }),
+  password: z
+    .string()
+    .min(1, 'This field is required.')
+    .max(1024)
+    .meta({ description: "The account's password, to confirm" }),
 });
 
-const json = <T extends z.ZodType>(description: string, schema: T) => ({ description, content: { 'application/json': { schema } } });
+const json = <T extends z.ZodType>(description: string, schema: T) => ({
+  description,
+  content: { 'application/json': { schema } },
+});
 const profilePaths = { v1: '/api/v1/auth/profile/', unversioned: '/api/auth/profile/' };
 
 /**
@@ -43,7 +60,11 @@ const profilePaths = { v1: '/api/v1/auth/profile/', unversioned: '/api/auth/prof
 async function deleteAccount(deps: ApiDeps, account: Account, password: string): Promise<void> {
   const { db, temporal, config } = deps;
   // Wrong passwords count against the same budget as logins for this email: no brute force through a stolen token.
-  await enforceRateLimit(db, { key: `login:email:${account.email}`, limit: config.RATE_LIMIT_LOGIN_PER_EMAIL_PER_MINUTE, windowSeconds: 60 });
+  await enforceRateLimit(db, {
+    key: `login:email:${account.email}`,
+    limit: config.RATE_LIMIT_LOGIN_PER_EMAIL_PER_MINUTE,
+    windowSeconds: 60,
+  });
   if (!(await verifyPassword(account.password_hash, password))) throw passwordIncorrect();
   await temporal.workflow.start(accountDeletion, {
     workflowId: accountDeletionWorkflowId(account.id),
@@ -69,7 +90,10 @@ export function accountRoutes(deps: ApiDeps): Route[] {
         if (body.name === undefined && body.history_retention_days === undefined) {
           throw validationError({ non_field_errors: ['Give at least one of name, history_retention_days.'] });
         }
-        const changes = { ...(body.name !== undefined && { name: body.name }), ...(body.history_retention_days !== undefined && { history_retention_days: body.history_retention_days }) };
+        const changes = {
+          ...(body.name !== undefined && { name: body.name }),
+          ...(body.history_retention_days !== undefined && { history_retention_days: body.history_retention_days }),
+        };
         const [fresh] = await Account.query(db)
           .patch({ ...changes, updated_at: db.fn.now() })
           .where({ id: account.id })

@@ -32,7 +32,12 @@ export async function registerAccount({ db, temporal, config }: ApiDeps, props: 
   const passwordHash = await hashPassword(props.password);
   let account: Account;
   try {
-    account = await Account.query(db).insertAndFetch({ id: randomUUID(), email: props.email, name: props.name, password_hash: passwordHash });
+    account = await Account.query(db).insertAndFetch({
+      id: randomUUID(),
+      email: props.email,
+      name: props.name,
+      password_hash: passwordHash,
+    });
   } catch (error) {
     if (violatedUniqueConstraint(error) === UNIQUE_EMAIL) throw emailTaken();
     throw error;
@@ -57,10 +62,13 @@ export async function verifyEmail({ db, temporal }: ApiDeps, token: string): Pro
   if (!row || row.used_at || row.superseded_at || row.expires_at <= new Date()) throw invalidVerificationToken();
   try {
     await temporal.connection.withDeadline(Date.now() + VERIFY_DEADLINE_MS, () =>
-      temporal.workflow.getHandle(signupWorkflowId(row.account_id)).executeUpdate(verifyUpdate, { args: [{ tokenId: row.id }] }),
+      temporal.workflow
+        .getHandle(signupWorkflowId(row.account_id))
+        .executeUpdate(verifyUpdate, { args: [{ tokenId: row.id }] }),
     );
   } catch (error) {
-    if (error instanceof WorkflowNotFoundError || hasFailureType(error, INVALID_TOKEN)) throw invalidVerificationToken();
+    if (error instanceof WorkflowNotFoundError || hasFailureType(error, INVALID_TOKEN))
+      throw invalidVerificationToken();
     throw error;
   }
 }
@@ -89,8 +97,17 @@ export interface TokenPairOut {
 
 async function issueTokenPair({ db, tokens }: ApiDeps, accountId: string, familyId: string): Promise<TokenPairOut> {
   const refresh = await tokens.issueRefresh(accountId, familyId);
-  await RefreshToken.query(db).insert({ jti_hash: sha256(refresh.jti), family_id: familyId, expires_at: refresh.expiresAt });
-  return { access: await tokens.issueAccess(accountId), refresh: refresh.token, token_type: 'Bearer', expires_in: tokens.accessTtl };
+  await RefreshToken.query(db).insert({
+    jti_hash: sha256(refresh.jti),
+    family_id: familyId,
+    expires_at: refresh.expiresAt,
+  });
+  return {
+    access: await tokens.issueAccess(accountId),
+    refresh: refresh.token,
+    token_type: 'Bearer',
+    expires_in: tokens.accessTtl,
+  };
 }
 
 /** Checks the password (unknown emails cost the same), then opens a new refresh-token family. */
@@ -111,7 +128,10 @@ export async function logIn(deps: ApiDeps, email: string, password: string): Pro
 export async function refreshTokens(deps: ApiDeps, refreshToken: string): Promise<TokenPairOut> {
   const { accountId, jti, familyId } = await deps.tokens.verifyRefresh(refreshToken);
   const outcome = await deps.db.transaction(async (trx) => {
-    const family = await RefreshTokenFamily.query(trx).modify('ownedBy', { id: accountId }).findOne({ id: familyId }).forUpdate();
+    const family = await RefreshTokenFamily.query(trx)
+      .modify('ownedBy', { id: accountId })
+      .findOne({ id: familyId })
+      .forUpdate();
     if (!family || family.revoked_at) return 'invalid';
     const token = await RefreshToken.query(trx).findOne({ jti_hash: sha256(jti), family_id: familyId });
     if (!token) return 'invalid';

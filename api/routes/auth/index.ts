@@ -6,12 +6,29 @@ import { problemResponses } from '../../openapi';
 import { defineRoute, type Route } from '../../route';
 import { logIn, logOut, refreshTokens, registerAccount, resendVerification, verifyEmail } from './commands';
 import { presentAccount, presentProfile } from './presenter';
-import { Accepted, LoginBody, LogoutBody, Profile, RefreshBody, RegisterBody, RegisteredAccount, ResendBody, TokenPair, VerifyEmailBody, VerifyEmailQuery } from './schema';
+import {
+  Accepted,
+  LoginBody,
+  LogoutBody,
+  Profile,
+  RefreshBody,
+  RegisterBody,
+  RegisteredAccount,
+  ResendBody,
+  TokenPair,
+  VerifyEmailBody,
+  VerifyEmailQuery,
+} from './schema';
 import { usageOf } from './usage';
 import { z } from 'zod';
 
 /** Runs `task` once the response is sent (or the client has gone); its failure is only logged, and shutdown waits for it. */
-function afterResponse(deps: ApiDeps, ctx: Context, task: () => Promise<void>, onError: (error: unknown) => void): void {
+function afterResponse(
+  deps: ApiDeps,
+  ctx: Context,
+  task: () => Promise<void>,
+  onError: (error: unknown) => void,
+): void {
   ctx.res.once('close', () => deps.background.run(task, onError));
 }
 
@@ -22,10 +39,18 @@ function afterResponse(deps: ApiDeps, ctx: Context, task: () => Promise<void>, o
 function fileMailHint(config: ApiDeps['config']): { verification_mail?: { delivery: 'file'; directory: string } } {
   if (config.NODE_ENV !== 'development' || config.SMTP_URL) return {};
   const relative = path.relative(process.cwd(), config.MAIL_DIR);
-  return { verification_mail: { delivery: 'file', directory: relative && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : config.MAIL_DIR } };
+  return {
+    verification_mail: {
+      delivery: 'file',
+      directory: relative && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : config.MAIL_DIR,
+    },
+  };
 }
 
-const json = <T extends z.ZodType>(description: string, schema: T) => ({ description, content: { 'application/json': { schema } } });
+const json = <T extends z.ZodType>(description: string, schema: T) => ({
+  description,
+  content: { 'application/json': { schema } },
+});
 const paths = (suffix: string) => ({ v1: `/api/v1/auth/${suffix}`, unversioned: `/api/auth/${suffix}` });
 const HOUR = 3600;
 const MINUTE = 60;
@@ -38,7 +63,10 @@ export function authRoutes(deps: ApiDeps): Route[] {
     ctx.body = { email_verified: true };
   };
   const verifyResponses = {
-    200: json('Verified and credited', z.object({ email_verified: z.literal(true).meta({ description: 'Always `true`: the account may log in now' }) })),
+    200: json(
+      'Verified and credited',
+      z.object({ email_verified: z.literal(true).meta({ description: 'Always `true`: the account may log in now' }) }),
+    ),
     ...problemResponses(400, 503),
   };
 
@@ -51,7 +79,11 @@ export function authRoutes(deps: ApiDeps): Route[] {
       body: RegisterBody,
       responses: { 201: json('Account created', RegisteredAccount), ...problemResponses(400, 409, 413, 415, 429) },
       async handler(ctx, { body }) {
-        await enforceRateLimit(db, { key: `register:ip:${ctx.ip}`, limit: config.RATE_LIMIT_REGISTER_PER_HOUR, windowSeconds: HOUR });
+        await enforceRateLimit(db, {
+          key: `register:ip:${ctx.ip}`,
+          limit: config.RATE_LIMIT_REGISTER_PER_HOUR,
+          windowSeconds: HOUR,
+        });
         const account = await registerAccount(deps, body);
         ctx.status = 201;
         ctx.body = { ...presentAccount(account), ...fileMailHint(config) };
@@ -83,14 +115,22 @@ export function authRoutes(deps: ApiDeps): Route[] {
       body: ResendBody,
       responses: { 202: json('Accepted', Accepted), ...problemResponses(400, 429) },
       async handler(ctx, { body }) {
-        await enforceRateLimit(db, { key: `resend:email:${body.email}`, limit: config.RATE_LIMIT_RESEND_PER_HOUR, windowSeconds: HOUR });
+        await enforceRateLimit(db, {
+          key: `resend:email:${body.email}`,
+          limit: config.RATE_LIMIT_RESEND_PER_HOUR,
+          windowSeconds: HOUR,
+        });
         // No enumeration by content or by time: every address takes this same path, and the
         // account lookup and the workflow signal (~150 ms for a known address) run after the answer.
         afterResponse(
           deps,
           ctx,
           () => resendVerification(deps, body.email),
-          (error) => deps.logger.error({ err: error, request_id: ctx.state.requestId }, 'resend-verification failed after the answer'),
+          (error) =>
+            deps.logger.error(
+              { err: error, request_id: ctx.state.requestId },
+              'resend-verification failed after the answer',
+            ),
         );
         ctx.status = 202;
         ctx.body = { detail: 'If an unverified account uses this address, a new verification email is on its way.' };
@@ -104,8 +144,16 @@ export function authRoutes(deps: ApiDeps): Route[] {
       body: LoginBody,
       responses: { 200: json('Tokens', TokenPair), ...problemResponses(400, 401, 403, 429) },
       async handler(ctx, { body }) {
-        await enforceRateLimit(db, { key: `login:ip:${ctx.ip}`, limit: config.RATE_LIMIT_LOGIN_PER_MINUTE, windowSeconds: MINUTE });
-        await enforceRateLimit(db, { key: `login:email:${body.email}`, limit: config.RATE_LIMIT_LOGIN_PER_EMAIL_PER_MINUTE, windowSeconds: MINUTE });
+        await enforceRateLimit(db, {
+          key: `login:ip:${ctx.ip}`,
+          limit: config.RATE_LIMIT_LOGIN_PER_MINUTE,
+          windowSeconds: MINUTE,
+        });
+        await enforceRateLimit(db, {
+          key: `login:email:${body.email}`,
+          limit: config.RATE_LIMIT_LOGIN_PER_EMAIL_PER_MINUTE,
+          windowSeconds: MINUTE,
+        });
         ctx.body = await logIn(deps, body.email, body.password);
       },
     }),

@@ -3,7 +3,10 @@ import type { Account } from '../../../db/models/Account';
 import { billingPeriod } from '../../../lib/billingPeriod';
 import type { AccountOut, Profile, Usage } from './schema';
 
-const presentPeriod = ({ start, end }: { start: Date; end: Date }) => ({ start: start.toISOString(), end: end.toISOString() });
+const presentPeriod = ({ start, end }: { start: Date; end: Date }) => ({
+  start: start.toISOString(),
+  end: end.toISOString(),
+});
 
 export function presentAccount(account: Account): z.output<typeof AccountOut> {
   return {
@@ -21,7 +24,9 @@ export function presentProfile(account: Account, usage: z.output<typeof Usage>):
     subscription_tier: account.subscription_tier,
     credit_balance: Number(account.credit_balance),
     credits_reserved: Number(account.credits_reserved),
-    billing_period: account.email_verified_at ? presentPeriod(billingPeriod(new Date(account.email_verified_at))) : null,
+    billing_period: account.email_verified_at
+      ? presentPeriod(billingPeriod(new Date(account.email_verified_at)))
+      : null,
     history_retention_days: account.history_retention_days ?? null,
     usage,
   };

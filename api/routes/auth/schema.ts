@@ -10,7 +10,12 @@ const Email = z
   .max(254, 'Must be at most 254 characters.')
   .pipe(z.email('Enter a valid email address.'))
   // The pipe's output side (the email check) is invisible to the document: say it here.
-  .meta({ description: 'The account’s email address, at most 254 characters (trimmed and compared in lower case)', example: 'ada@example.com', format: 'email', maxLength: 254 });
+  .meta({
+    description: 'The account’s email address, at most 254 characters (trimmed and compared in lower case)',
+    example: 'ada@example.com',
+    format: 'email',
+    maxLength: 254,
+  });
 
 const Password = z
   .string()
@@ -24,15 +29,26 @@ const Token = z.string().min(1, 'This field is required.').max(512, 'Invalid or 
 export const RegisterBody = z.strictObject({
   email: Email,
   password: Password,
-  name: z.string().trim().max(100, 'Must be at most 100 characters.').default('').meta({ description: 'A display name, at most 100 characters', example: 'Ada' }),
+  name: z
+    .string()
+    .trim()
+    .max(100, 'Must be at most 100 characters.')
+    .default('')
+    .meta({ description: 'A display name, at most 100 characters', example: 'Ada' }),
 });
-const VerificationToken = Token.meta({ description: 'The token from the verification email’s link (at most 512 characters)' });
+const VerificationToken = Token.meta({
+  description: 'The token from the verification email’s link (at most 512 characters)',
+});
 export const VerifyEmailBody = z.strictObject({ token: VerificationToken });
 export const VerifyEmailQuery = z.object({ token: VerificationToken });
 export const ResendBody = z.strictObject({ email: Email });
 export const LoginBody = z.strictObject({
   email: Email,
-  password: z.string().min(1, 'This field is required.').max(1024).meta({ description: 'The account’s password (at most 1024 characters)' }),
+  password: z
+    .string()
+    .min(1, 'This field is required.')
+    .max(1024)
+    .meta({ description: 'The account’s password (at most 1024 characters)' }),
 });
 export const RefreshBody = z.strictObject({
   refresh: Token.meta({ description: 'A refresh token from login or the last refresh; it rotates (each works once)' }),
@@ -45,44 +61,69 @@ export const AccountOut = z
     email: z.string().meta({ description: 'The email address, lower case', example: 'ada@example.com' }),
     name: z.string().meta({ description: 'The display name (may be empty)', example: 'Ada' }),
     email_verified: z.boolean().meta({ description: 'Whether the email link was followed; login needs it' }),
-    created_at: z.string().meta({ description: 'When the account was registered (ISO 8601, UTC)', format: 'date-time' }),
+    created_at: z
+      .string()
+      .meta({ description: 'When the account was registered (ISO 8601, UTC)', format: 'date-time' }),
   })
   .meta({ id: 'Account' });
 
 export const RegisteredAccount = AccountOut.extend({
   verification_mail: z
     .object({
-      delivery: z.literal('file').meta({ description: 'Always `file`: the mail was written to a file on the server, not sent' }),
-      directory: z.string().meta({ description: 'Where on the server (relative to its working directory when inside it)', example: '.data/mail' }),
+      delivery: z
+        .literal('file')
+        .meta({ description: 'Always `file`: the mail was written to a file on the server, not sent' }),
+      directory: z.string().meta({
+        description: 'Where on the server (relative to its working directory when inside it)',
+        example: '.data/mail',
+      }),
     })
     .optional()
     .meta({
-      description: 'Only when `NODE_ENV=development` and `SMTP_URL` is unset (mail goes to `.eml` files): where the verification mail went. Never present in production or when mail is sent.',
+      description:
+        'Only when `NODE_ENV=development` and `SMTP_URL` is unset (mail goes to `.eml` files): where the verification mail went. Never present in production or when mail is sent.',
     }),
 }).meta({ id: 'RegisteredAccount' });
 
 export const TokenPair = z
   .object({
     access: z.string().meta({ description: 'The access JWT, sent as `Authorization: Bearer <access>`' }),
-    refresh: z.string().meta({ description: 'The refresh JWT: trade it for a new pair before the access token expires (default lifetime 14 days; works once)' }),
+    refresh: z.string().meta({
+      description:
+        'The refresh JWT: trade it for a new pair before the access token expires (default lifetime 14 days; works once)',
+    }),
     token_type: z.literal('Bearer').meta({ description: 'Always `Bearer`' }),
-    expires_in: z.number().int().meta({ description: 'Lifetime of the access token in seconds (ACCESS_TOKEN_TTL, default 900)', example: 900 }),
+    expires_in: z
+      .number()
+      .int()
+      .meta({ description: 'Lifetime of the access token in seconds (ACCESS_TOKEN_TTL, default 900)', example: 900 }),
   })
   .meta({ id: 'TokenPair' });
 
 export const Usage = z
   .object({
     period_start: z.string().meta({ description: 'Start of the counted period (ISO 8601, UTC)', format: 'date-time' }),
-    period_end: z.string().meta({ description: 'End of the counted period, exclusive (ISO 8601, UTC)', format: 'date-time' }),
+    period_end: z
+      .string()
+      .meta({ description: 'End of the counted period, exclusive (ISO 8601, UTC)', format: 'date-time' }),
     credits_used: z
       .number()
       .int()
       .meta({ description: `Credits charged in the period (${COST_RULE})`, example: 129 }),
-    characters_synthesized: z.number().int().meta({ description: 'Characters (Unicode code points) of the completed syntheses in the period', example: 129 }),
+    characters_synthesized: z
+      .number()
+      .int()
+      .meta({ description: 'Characters (Unicode code points) of the completed syntheses in the period', example: 129 }),
     syntheses: z.number().int().meta({ description: 'Completed syntheses in the period', example: 3 }),
-    syntheses_failed: z.number().int().meta({ description: 'Failed syntheses in the period (not charged)', example: 0 }),
+    syntheses_failed: z
+      .number()
+      .int()
+      .meta({ description: 'Failed syntheses in the period (not charged)', example: 0 }),
     audio_seconds: z.number().meta({ description: 'Seconds of audio produced in the period', example: 9.4 }),
-    cloned_voices: z.number().int().meta({ description: 'Cloned voices now processing or ready (they count against the limit)', example: 1 }),
+    cloned_voices: z
+      .number()
+      .int()
+      .meta({ description: 'Cloned voices now processing or ready (they count against the limit)', example: 1 }),
     cloned_voices_limit: z.number().int().meta({ description: 'The plan’s max_cloned_voices', example: 3 }),
     daily: z
       .array(
@@ -93,13 +134,19 @@ export const Usage = z
           audio_seconds: z.number().meta({ description: 'Seconds of audio produced that day', example: 9.4 }),
         }),
       )
-      .meta({ description: 'Completed syntheses of the period per UTC day, oldest first; days without any are left out' }),
+      .meta({
+        description: 'Completed syntheses of the period per UTC day, oldest first; days without any are left out',
+      }),
   })
   .meta({ id: 'Usage', description: 'What the current billing period used' });
 
 const BillingPeriod = z
   .object({
-    start: z.string().meta({ description: 'When the current billing period began: monthly from verification; its credits were topped up to the plan’s monthly_credits then', format: 'date-time' }),
+    start: z.string().meta({
+      description:
+        'When the current billing period began: monthly from verification; its credits were topped up to the plan’s monthly_credits then',
+      format: 'date-time',
+    }),
     end: z.string().meta({ description: 'When the next period begins (and the next refill)', format: 'date-time' }),
   })
   .meta({ id: 'BillingPeriod' });
@@ -110,14 +157,18 @@ export const Profile = AccountOut.extend({
     .number()
     .int()
     .meta({ description: `Available credits, after reservations (${COST_RULE})`, example: 34871 }),
-  credits_reserved: z.number().int().meta({ description: 'Credits held by syntheses still queued or processing', example: 0 }),
-  billing_period: BillingPeriod.nullable().meta({ description: 'null until the email is verified' }),
-  history_retention_days: z
+  credits_reserved: z
     .number()
     .int()
-    .nullable()
-    .meta({ description: 'Syntheses older than this many days are deleted with their audio (credits untouched); null: the service default applies (by default, history is kept)' }),
+    .meta({ description: 'Credits held by syntheses still queued or processing', example: 0 }),
+  billing_period: BillingPeriod.nullable().meta({ description: 'null until the email is verified' }),
+  history_retention_days: z.number().int().nullable().meta({
+    description:
+      'Syntheses older than this many days are deleted with their audio (credits untouched); null: the service default applies (by default, history is kept)',
+  }),
   usage: Usage,
 }).meta({ id: 'Profile' });
 
-export const Accepted = z.object({ detail: z.string().meta({ description: 'What happens next, in words' }) }).meta({ id: 'Accepted' });
+export const Accepted = z
+  .object({ detail: z.string().meta({ description: 'What happens next, in words' }) })
+  .meta({ id: 'Accepted' });

@@ -13,7 +13,12 @@ import { toApiError } from '../../failures';
 export const isOpenAiPath = (path: string) => /^\/(api\/)?v1\/(audio\/speech|audio\/voices|models)(\/|$)/.test(path);
 
 /** Our field names where they differ from OpenAI's (the shared submit checks say `text`, `voice_id`, …). */
-const PARAM_NAMES: Record<string, string> = { text: 'input', voice_id: 'voice', output_format: 'response_format', speed: 'speed' };
+const PARAM_NAMES: Record<string, string> = {
+  text: 'input',
+  voice_id: 'voice',
+  output_format: 'response_format',
+  speed: 'speed',
+};
 
 interface OpenAiErrorBody {
   error: { message: string; type: string; param: string | null; code: string | null };
@@ -27,7 +32,10 @@ export function toOpenAiError(error: ApiError): { status: number; body: OpenAiEr
   const body = (type: string, code: string | null, text = message) => ({ error: { message: text, type, param, code } });
   switch (error.code) {
     case 'insufficient_credits':
-      return { status: 429, body: body('insufficient_quota', 'insufficient_quota', `You exceeded your current quota: ${error.message}`) };
+      return {
+        status: 429,
+        body: body('insufficient_quota', 'insufficient_quota', `You exceeded your current quota: ${error.message}`),
+      };
     case 'rate_limited':
       return { status: 429, body: body('requests', 'rate_limit_exceeded') };
     case 'not_authenticated':
@@ -36,7 +44,10 @@ export function toOpenAiError(error: ApiError): { status: number; body: OpenAiEr
     case 'token_expired':
       return { status: 401, body: body('invalid_request_error', 'invalid_api_key') };
     case 'validation_error':
-      return { status: 400, body: body('invalid_request_error', param === 'model' ? 'model_not_found' : 'invalid_value') };
+      return {
+        status: 400,
+        body: body('invalid_request_error', param === 'model' ? 'model_not_found' : 'invalid_value'),
+      };
     default:
       if (error.status >= 500) return { status: error.status, body: body('server_error', error.code) };
       return { status: error.status, body: body('invalid_request_error', error.code) };

@@ -12,9 +12,15 @@ import { englishCatalog, OPENAI_VOICES, openAiVoiceFor } from './voices';
  * or an access token). Errors on these paths are in OpenAI's shape (errors.ts).
  */
 
-const json = (description: string, schema: unknown) => ({ description, content: { 'application/json': { schema } } }) as never;
+const json = (description: string, schema: unknown) =>
+  ({ description, content: { 'application/json': { schema } } }) as never;
 const openAiErrors = (...statuses: number[]) =>
-  Object.fromEntries(statuses.map((status) => [status, { description: `OpenAI-shaped error`, content: { 'application/json': { schema: OpenAiError } } }]));
+  Object.fromEntries(
+    statuses.map((status) => [
+      status,
+      { description: `OpenAI-shaped error`, content: { 'application/json': { schema: OpenAiError } } },
+    ]),
+  );
 
 /** When the model names were published here (OpenAI's `created`, seconds). */
 const MODELS_CREATED = 1_767_225_600;
@@ -34,7 +40,15 @@ export function openAiRoutes(deps: ApiDeps): Route[] {
         200: {
           description:
             'The audio, chunked, starting when the first sentence is rendered (one encoder over the whole stream). `X-Synthesis-Id` names the history entry; `X-Synthesis-Warnings` (a JSON array of strings, when there are any) says what an SSML document asked that is read differently. With `stream_format: "sse"`: `speech.audio.delta` events (base64) and a final `speech.audio.done`.',
-          content: { 'audio/mpeg': {}, 'audio/ogg; codecs=opus': {}, 'audio/aac': {}, 'audio/flac': {}, 'audio/wav': {}, 'audio/pcm': {}, 'text/event-stream': {} },
+          content: {
+            'audio/mpeg': {},
+            'audio/ogg; codecs=opus': {},
+            'audio/aac': {},
+            'audio/flac': {},
+            'audio/wav': {},
+            'audio/pcm': {},
+            'text/event-stream': {},
+          },
         } as never,
         ...openAiErrors(400, 401, 429, 500, 503),
       },
@@ -45,7 +59,10 @@ export function openAiRoutes(deps: ApiDeps): Route[] {
         if (warnings.length > 0)
           ctx.set(
             'X-Synthesis-Warnings',
-            JSON.stringify(warnings).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`),
+            JSON.stringify(warnings).replace(
+              /[\u007f-\uffff]/g,
+              (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+            ),
           );
         await streamSpeech(ctx, deps, row, body);
       },
@@ -77,14 +94,17 @@ export function openAiRoutes(deps: ApiDeps): Route[] {
     defineRoute({
       method: 'get',
       paths: { v1: '/api/v1/audio/voices/', unversioned: '/v1/audio/voices/' },
-      summary: "Voice ids for `voice`: OpenAI's names (with the catalog voice each renders with), the premade voices and the caller's ready cloned voices",
+      summary:
+        "Voice ids for `voice`: OpenAI's names (with the catalog voice each renders with), the premade voices and the caller's ready cloned voices",
       tags: ['OpenAI-compatible'],
       auth: true,
       responses: { 200: json('Voices', VoiceList), ...openAiErrors(401) },
       async handler(ctx, { account }) {
         const rows = await Voice.query(db)
           .modify('live')
-          .where((query) => query.modify('catalog').orWhere({ category: 'cloned', account_id: account.id, status: 'ready' }))
+          .where((query) =>
+            query.modify('catalog').orWhere({ category: 'cloned', account_id: account.id, status: 'ready' }),
+          )
           .orderBy([{ column: 'category' }, { column: 'sort_order' }, { column: 'created_at', order: 'desc' }])
           .select('id', 'name', 'language', 'gender', 'category');
         const byId = new Map(rows.map((row) => [row.id, row]));
@@ -92,7 +112,14 @@ export function openAiRoutes(deps: ApiDeps): Route[] {
         const aliases = [...OPENAI_VOICES.keys()].map((name) => {
           const voiceId = openAiVoiceFor(name, english)!;
           const voice = byId.get(voiceId);
-          return { id: name, name, language: voice?.language ?? 'en-US', gender: voice?.gender ?? '', category: 'openai', voice_id: voiceId };
+          return {
+            id: name,
+            name,
+            language: voice?.language ?? 'en-US',
+            gender: voice?.gender ?? '',
+            category: 'openai',
+            voice_id: voiceId,
+          };
         });
         // Cloned voices first (category 'cloned' sorts before 'premade'), then the catalog in its order.
         const data = [...aliases, ...rows.map((row) => ({ ...row, voice_id: row.id }))];

@@ -64,12 +64,18 @@ export function emotionOf(instructions: string | undefined): Emotion {
 const MAX_INPUT = 4096;
 
 export const SpeechBody = z.strictObject({
-  model: z.enum(MODEL_IDS, `Unknown model; one of: ${MODEL_IDS.join(', ')}.`).meta({ description: 'Any of the names; they all run the same pipeline (the voice decides the engine)' }),
+  model: z
+    .enum(MODEL_IDS, `Unknown model; one of: ${MODEL_IDS.join(', ')}.`)
+    .meta({ description: 'Any of the names; they all run the same pipeline (the voice decides the engine)' }),
   input: z
     .string()
     .max(MAX_INPUT, `Must be at most ${MAX_INPUT} characters.`)
-    .meta({ description: `The text to speak, at most ${MAX_INPUT} characters (or the plan’s max_text_length if lower); ${COST_RULE}` }),
-  voice: z.string().min(1, 'This field is required.').max(64, 'Unknown voice.').meta({ description: 'An OpenAI voice name (alloy, echo, …), a premade voice id or one of your ready cloned voices' }),
+    .meta({
+      description: `The text to speak, at most ${MAX_INPUT} characters (or the plan’s max_text_length if lower); ${COST_RULE}`,
+    }),
+  voice: z.string().min(1, 'This field is required.').max(64, 'Unknown voice.').meta({
+    description: 'An OpenAI voice name (alloy, echo, …), a premade voice id or one of your ready cloned voices',
+  }),
   response_format: z
     .enum(RESPONSE_FORMATS, `Must be one of: ${RESPONSE_FORMATS.join(', ')}.`)
     .default('mp3')
@@ -79,13 +85,18 @@ export const SpeechBody = z.strictObject({
     .min(SPEED_LIMITS.openai.min, 'Must be between 0.25 and 4.0.')
     .max(SPEED_LIMITS.openai.max, 'Must be between 0.25 and 4.0.')
     .default(1)
-    .meta({ description: 'Tempo, pitch kept. The engine renders 0.5-2.0: values inside are exact, values outside are clamped to it.' }),
-  instructions: z
-    .string()
-    .max(MAX_INPUT, `Must be at most ${MAX_INPUT} characters.`)
-    .optional()
-    .meta({ description: 'Mapped to an emotion preset when it clearly asks for one (cheerful → happy, sad, angry, calm, excited), otherwise ignored.' }),
-  stream_format: z.enum(['audio', 'sse'], 'Must be one of: audio, sse.').default('audio').meta({ description: '`audio`: the bytes; `sse`: server-sent events with base64 chunks' }),
+    .meta({
+      description:
+        'Tempo, pitch kept. The engine renders 0.5-2.0: values inside are exact, values outside are clamped to it.',
+    }),
+  instructions: z.string().max(MAX_INPUT, `Must be at most ${MAX_INPUT} characters.`).optional().meta({
+    description:
+      'Mapped to an emotion preset when it clearly asks for one (cheerful → happy, sad, angry, calm, excited), otherwise ignored.',
+  }),
+  stream_format: z
+    .enum(['audio', 'sse'], 'Must be one of: audio, sse.')
+    .default('audio')
+    .meta({ description: '`audio`: the bytes; `sse`: server-sent events with base64 chunks' }),
   /** This service's own field (OpenAI has none): the same as on POST /api/v1/tts/synthesize/. */
   text_normalization: TextNormalizationField,
   /** This service's own field, as on POST /api/v1/tts/synthesize/ (no project here: the account-wide dictionaries by default). */
@@ -101,11 +112,19 @@ export const Model = z
   .object({
     id: z.string().meta({ description: 'The model name for `model`' }),
     object: z.literal('model').meta({ description: 'Always `model`' }),
-    created: z.number().int().meta({ description: 'When the name was published here (Unix time, seconds)', example: 1767225600 }),
+    created: z
+      .number()
+      .int()
+      .meta({ description: 'When the name was published here (Unix time, seconds)', example: 1767225600 }),
     owned_by: z.string().meta({ description: 'Always `openvox`' }),
   })
   .meta({ id: 'OpenAiModel' });
-export const ModelList = z.object({ object: z.literal('list').meta({ description: 'Always `list`' }), data: z.array(Model).meta({ description: 'The models' }) }).meta({ id: 'OpenAiModelList' });
+export const ModelList = z
+  .object({
+    object: z.literal('list').meta({ description: 'Always `list`' }),
+    data: z.array(Model).meta({ description: 'The models' }),
+  })
+  .meta({ id: 'OpenAiModelList' });
 
 export const VoiceList = z
   .object({
@@ -117,8 +136,12 @@ export const VoiceList = z
           name: z.string().meta({ description: 'Display name' }),
           language: z.string().meta({ description: 'BCP 47 tag of its language' }),
           gender: z.string().meta({ description: '`female`, `male` or `unknown`' }),
-          category: z.string().meta({ description: '`openai` (a name mapped to a catalog voice), `premade` or `cloned`' }),
-          voice_id: z.string().meta({ description: 'The catalog voice it renders with on this server (for an OpenAI name; else the same as id)' }),
+          category: z
+            .string()
+            .meta({ description: '`openai` (a name mapped to a catalog voice), `premade` or `cloned`' }),
+          voice_id: z.string().meta({
+            description: 'The catalog voice it renders with on this server (for an OpenAI name; else the same as id)',
+          }),
         }),
       )
       .meta({ description: 'The accepted voices with their details' }),

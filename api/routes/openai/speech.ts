@@ -28,7 +28,8 @@ export function holdStreamPlace(ctx: Context, { config }: ApiDeps, account: Acco
   const accountKey = `account:${account.id}`;
   const usesEncoder = body.response_format !== 'wav' && body.response_format !== 'pcm';
   if (openStreams.atLimit(accountKey, config.SPEECH_MAX_STREAMS_PER_ACCOUNT)) throw rateLimited(1);
-  if (usesEncoder && openStreams.atLimit(ENCODERS, config.SPEECH_MAX_ENCODERS)) throw serviceUnavailable('stream encoders (all busy; wav and pcm need none)');
+  if (usesEncoder && openStreams.atLimit(ENCODERS, config.SPEECH_MAX_ENCODERS))
+    throw serviceUnavailable('stream encoders (all busy; wav and pcm need none)');
   ctx.res.once('close', openStreams.hold(usesEncoder ? [accountKey, ENCODERS] : [accountKey]));
 }
 
@@ -37,7 +38,11 @@ export function holdStreamPlace(ctx: Context, { config }: ApiDeps, account: Acco
  * reservation, capture and history entry as POST /tts/synthesize/), rendered
  * sentence by sentence.
  */
-export async function submitSpeech(deps: ApiDeps, account: Account, body: SpeechBody): Promise<{ row: SynthesisRow; warnings: string[] }> {
+export async function submitSpeech(
+  deps: ApiDeps,
+  account: Account,
+  body: SpeechBody,
+): Promise<{ row: SynthesisRow; warnings: string[] }> {
   const voiceId = await resolveOpenAiVoice(deps.db, body.voice);
   return submitSynthesis(
     deps,
@@ -85,7 +90,10 @@ export async function streamSpeech(ctx: Context, deps: ApiDeps, row: SynthesisRo
     left = true;
     abort.abort();
     if (audioSent > 0) {
-      deps.logger.info({ synthesis_id: row.id, audio_bytes_sent: audioSent }, 'client left after audio went out: the synthesis completes and is charged');
+      deps.logger.info(
+        { synthesis_id: row.id, audio_bytes_sent: audioSent },
+        'client left after audio went out: the synthesis completes and is charged',
+      );
       return;
     }
     deps.background.run(
@@ -128,7 +136,14 @@ export async function streamSpeech(ctx: Context, deps: ApiDeps, row: SynthesisRo
       audioSent += bytes.length;
       events.write(sse({ type: 'speech.audio.delta', audio: bytes.toString('base64') }));
     });
-    encoder.output.once('end', () => events.end(sse({ type: 'speech.audio.done', usage: { input_tokens: row.characters, output_tokens: 0, total_tokens: row.characters } })));
+    encoder.output.once('end', () =>
+      events.end(
+        sse({
+          type: 'speech.audio.done',
+          usage: { input_tokens: row.characters, output_tokens: 0, total_tokens: row.characters },
+        }),
+      ),
+    );
     ctx.body = events;
   } else {
     ctx.type = CONTENT_TYPES[body.response_format];
@@ -155,8 +170,16 @@ export async function streamSpeech(ctx: Context, deps: ApiDeps, row: SynthesisRo
     deps.logger.warn({ err: error, synthesis_id: row.id }, 'speech stream ended early');
     if (out) {
       // SSE can still say why; raw audio can only stop short (the chunked body never ends cleanly).
-      const failure = error instanceof SynthesisEndedError ? (error.failure ?? { code: 'synthesis_failed', message: error.message }) : { code: 'internal_error', message: 'The stream failed.' };
-      out.end(sse({ type: 'error', ...toOpenAiError(new ApiError(500, failure.code, 'Synthesis failed', failure.message)).body }));
+      const failure =
+        error instanceof SynthesisEndedError
+          ? (error.failure ?? { code: 'synthesis_failed', message: error.message })
+          : { code: 'internal_error', message: 'The stream failed.' };
+      out.end(
+        sse({
+          type: 'error',
+          ...toOpenAiError(new ApiError(500, failure.code, 'Synthesis failed', failure.message)).body,
+        }),
+      );
     } else {
       ctx.res.destroy();
     }

@@ -44,7 +44,12 @@ export class SynthesisEndedError extends Error {
  * the synthesis fails or is canceled first. `synthesis` is the row the caller
  * submitted, `total` how many chunks its plan has (activities/speechPlan.ts).
  */
-export async function* renderedSentences(deps: ApiDeps, synthesis: Pick<SynthesisRow, 'id'>, total: number, signal: AbortSignal): AsyncGenerator<Int16Array> {
+export async function* renderedSentences(
+  deps: ApiDeps,
+  synthesis: Pick<SynthesisRow, 'id'>,
+  total: number,
+  signal: AbortSignal,
+): AsyncGenerator<Int16Array> {
   const { db, storage, progress } = deps;
   const synthesisId = synthesis.id;
   /** A stored chunk's samples, or null when it is not (or no longer) there: one GET, no HEAD before it. */
@@ -73,7 +78,10 @@ export async function* renderedSentences(deps: ApiDeps, synthesis: Pick<Synthesi
         continue;
       }
       // Not stored yet, or the synthesis ended: the status is read only after a miss (not per sentence).
-      const { status, error } = await Synthesis.query(db).findById(synthesisId).select('status', 'error').throwIfNotFound();
+      const { status, error } = await Synthesis.query(db)
+        .findById(synthesisId)
+        .select('status', 'error')
+        .throwIfNotFound();
       if (status === 'failed' || status === 'canceled' || status === 'completed') {
         // It may have stored the chunk (and ended) between the miss and the read: one look more.
         const late = await read(next);
@@ -247,7 +255,10 @@ export interface StreamEncoderOptions {
  * cannot say its length either (STREAMINFO's total is 0: unknown; the
  * encoder cannot seek back on a pipe); with `whole`, both headers are exact.
  */
-export function createStreamEncoder(format: ResponseFormat, { whole = false }: StreamEncoderOptions = {}): StreamEncoder {
+export function createStreamEncoder(
+  format: ResponseFormat,
+  { whole = false }: StreamEncoderOptions = {},
+): StreamEncoder {
   if (format === 'wav' && whole) return wholeWavEncoder();
   if (format === 'flac' && whole) return wholeFlacEncoder();
   if (format === 'wav' || format === 'pcm') {

@@ -29,14 +29,20 @@ export const OPENAI_VOICES: ReadonlyMap<string, OpenAiVoice> = new Map<string, O
   ['ballad', { gender: 'male', language: 'en-US', classic: ['en-us-festival-kal', 'en-us-flite-rms'] }],
   ['cedar', { gender: 'male', language: 'en-US', classic: ['en-us-rhvoice-bdl', 'en-us-flite-rms'] }],
   ['coral', { gender: 'female', language: 'en-US', classic: ['en-us-rhvoice-clb', 'en-us-flite-slt'] }],
-  ['echo', { gender: 'male', language: 'en-US', classic: ['en-us-rhvoice-bdl', 'en-us-festival-ked', 'en-us-flite-rms'] }],
+  [
+    'echo',
+    { gender: 'male', language: 'en-US', classic: ['en-us-rhvoice-bdl', 'en-us-festival-ked', 'en-us-flite-rms'] },
+  ],
   ['fable', { gender: 'male', language: 'en-GB', classic: ['en-gb-rhvoice-alan', 'en-gb-flite-awb'] }],
   ['marin', { gender: 'female', language: 'en-US', classic: ['en-us-rhvoice-slt', 'en-us-slt'] }],
   ['nova', { gender: 'female', language: 'en-US', classic: ['en-us-rhvoice-slt', 'en-us-pico', 'en-us-flite-slt'] }],
   ['onyx', { gender: 'male', language: 'en-US', classic: ['en-us-festival-ked', 'en-us-flite-rms'] }],
   ['sage', { gender: 'female', language: 'en-US', classic: ['en-us-flite-slt'] }],
   ['shimmer', { gender: 'female', language: 'en-US', classic: ['en-us-pico', 'en-us-slt'] }],
-  ['verse', { gender: 'male', language: 'en-US', classic: ['en-us-rhvoice-bdl', 'en-us-festival-kal', 'en-us-flite-rms'] }],
+  [
+    'verse',
+    { gender: 'male', language: 'en-US', classic: ['en-us-rhvoice-bdl', 'en-us-festival-kal', 'en-us-flite-rms'] },
+  ],
 ]);
 
 export interface CatalogVoice {
@@ -53,9 +59,14 @@ export function openAiVoiceFor(name: string, catalog: readonly CatalogVoice[]): 
   const neural = catalog.filter((voice) => voice.quality === 'neural' && voice.language.toLowerCase().startsWith('en'));
   const sameGender = neural.filter((voice) => voice.gender === wanted.gender);
   if (sameGender.length > 0) {
-    const preferred = [...sameGender.filter((voice) => voice.language === wanted.language), ...sameGender.filter((voice) => voice.language !== wanted.language)];
+    const preferred = [
+      ...sameGender.filter((voice) => voice.language === wanted.language),
+      ...sameGender.filter((voice) => voice.language !== wanted.language),
+    ];
     // The names of one gender (and accent), in alphabetical order, take the voices in turn.
-    const peers = [...OPENAI_VOICES].filter(([, other]) => other.gender === wanted.gender && other.language === wanted.language).map(([peer]) => peer);
+    const peers = [...OPENAI_VOICES]
+      .filter(([, other]) => other.gender === wanted.gender && other.language === wanted.language)
+      .map(([peer]) => peer);
     return preferred[peers.indexOf(name) % preferred.length].id;
   }
   if (neural.length > 0) return neural[0].id;
@@ -65,7 +76,12 @@ export function openAiVoiceFor(name: string, catalog: readonly CatalogVoice[]): 
 
 /** The available premade English voices in catalog order: what `openAiVoiceFor` chooses from. */
 export async function englishCatalog(db: Db): Promise<CatalogVoice[]> {
-  return await Voice.query(db).modify('catalog').modify('live').modify('language', 'en').orderBy('sort_order').select('id', 'language', 'gender', 'quality');
+  return await Voice.query(db)
+    .modify('catalog')
+    .modify('live')
+    .modify('language', 'en')
+    .orderBy('sort_order')
+    .select('id', 'language', 'gender', 'quality');
 }
 
 /** An OpenAI voice name (any case) → the catalog voice it speaks with here; anything else is returned as given (a voice id, checked by the submit). */

@@ -19,8 +19,12 @@ const ApiIndex = z
   .object({
     name: z.literal('OpenVox').meta({ description: 'Always `OpenVox`' }),
     version: z.string().meta({ description: 'The server version' }),
-    family: z.enum(['v1', 'unversioned']).meta({ description: 'The path family of this index and of the paths in `resources`' }),
-    resources: z.record(z.string(), z.string()).meta({ description: 'Entry points by name, as paths in the caller’s family' }),
+    family: z
+      .enum(['v1', 'unversioned'])
+      .meta({ description: 'The path family of this index and of the paths in `resources`' }),
+    resources: z
+      .record(z.string(), z.string())
+      .meta({ description: 'Entry points by name, as paths in the caller’s family' }),
     docs: z.string().meta({ description: 'The browsable API reference' }),
     openapi: z.string().meta({ description: 'The OpenAPI 3.1 document' }),
   })
@@ -38,7 +42,9 @@ function presentIndex(family: Family, version: string): z.output<typeof ApiIndex
 }
 
 export function apiIndexRoutes(version: string): Route[] {
-  const responses = { 200: { description: 'The API’s entry points', content: { 'application/json': { schema: ApiIndex } } } };
+  const responses = {
+    200: { description: 'The API’s entry points', content: { 'application/json': { schema: ApiIndex } } },
+  };
   return [
     defineRoute({
       method: 'get',

@@ -73,14 +73,24 @@ const ERROR_CODES: [number, string, string][] = [
 
 /** The `error.code` of a synthesis that ended `failed` (its status and history entry carry it). */
 const JOB_FAILURE_CODES: [string, string][] = [
-  [FAILURE_CODES.EngineFailed.code, 'The speech engine could not render the text (retried twice). Nothing was charged.'],
-  [FAILURE_CODES.StorageUnavailable.code, 'Object storage stayed unavailable longer than the service waits out (STORAGE_RETRY_SECONDS). Nothing was charged; submit again.'],
+  [
+    FAILURE_CODES.EngineFailed.code,
+    'The speech engine could not render the text (retried twice). Nothing was charged.',
+  ],
+  [
+    FAILURE_CODES.StorageUnavailable.code,
+    'Object storage stayed unavailable longer than the service waits out (STORAGE_RETRY_SECONDS). Nothing was charged; submit again.',
+  ],
   [UNKNOWN_FAILURE.code, 'Any other failure. Nothing was charged.'],
 ];
 
 export function errorsPage(): string {
-  const rows = ERROR_CODES.map(([status, code, when]) => `<tr id="${code}"><td>${status}</td><td><code>${code}</code></td><td>${when}</td></tr>`).join('\n');
-  const jobRows = JOB_FAILURE_CODES.map(([code, when]) => `<tr id="${code}"><td><code>${code}</code></td><td>${when}</td></tr>`).join('\n');
+  const rows = ERROR_CODES.map(
+    ([status, code, when]) => `<tr id="${code}"><td>${status}</td><td><code>${code}</code></td><td>${when}</td></tr>`,
+  ).join('\n');
+  const jobRows = JOB_FAILURE_CODES.map(
+    ([code, when]) => `<tr id="${code}"><td><code>${code}</code></td><td>${when}</td></tr>`,
+  ).join('\n');
   return `<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><title>OpenVox API errors</title></head>

@@ -39,7 +39,14 @@ export function operationsRoutes(deps: ApiDeps, openApiDocument: () => unknown):
       paths: { unversioned: '/healthz' },
       summary: 'Liveness: 200 while the process runs',
       tags: ['Operations'],
-      responses: { 200: { description: 'Alive', content: { 'application/json': { schema: z.object({ status: z.literal('ok').meta({ description: 'Always `ok`' }) }) } } } },
+      responses: {
+        200: {
+          description: 'Alive',
+          content: {
+            'application/json': { schema: z.object({ status: z.literal('ok').meta({ description: 'Always `ok`' }) }) },
+          },
+        },
+      },
       async handler(ctx) {
         ctx.body = { status: 'ok' };
       },
@@ -55,7 +62,9 @@ export function operationsRoutes(deps: ApiDeps, openApiDocument: () => unknown):
       },
       async handler(ctx) {
         const checked = await checkDependencies(deps);
-        const dependencies = Object.fromEntries(Object.entries(checked).map(([name, { status }]) => [name, { status }]));
+        const dependencies = Object.fromEntries(
+          Object.entries(checked).map(([name, { status }]) => [name, { status }]),
+        );
         const down = Object.entries(checked)
           .filter(([, state]) => state.status === 'down')
           .map(([name]) => name);
@@ -72,7 +81,9 @@ export function operationsRoutes(deps: ApiDeps, openApiDocument: () => unknown):
       paths: { unversioned: '/api/openapi.json' },
       summary: 'This OpenAPI 3.1 document',
       tags: ['Operations'],
-      responses: { 200: { description: 'OpenAPI document', content: { 'application/json': { schema: z.looseObject({}) } } } },
+      responses: {
+        200: { description: 'OpenAPI document', content: { 'application/json': { schema: z.looseObject({}) } } },
+      },
       async handler(ctx) {
         ctx.body = openApiDocument();
       },
@@ -106,7 +117,11 @@ export function operationsRoutes(deps: ApiDeps, openApiDocument: () => unknown):
       paths: { unversioned: '/api/docs/assets/{file}' },
       summary: 'Static files of the documentation page',
       tags: ['Operations'],
-      params: z.object({ file: z.enum(Object.keys(SWAGGER_ASSETS) as [string, ...string[]]).meta({ description: 'The asset’s file name' }) }),
+      params: z.object({
+        file: z
+          .enum(Object.keys(SWAGGER_ASSETS) as [string, ...string[]])
+          .meta({ description: 'The asset’s file name' }),
+      }),
       responses: { 200: { description: 'A static file' }, ...problemResponses(404) },
       async handler(ctx, { params }) {
         ctx.type = SWAGGER_ASSETS[params.file];

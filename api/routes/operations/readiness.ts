@@ -32,7 +32,15 @@ async function check(probe: () => Promise<unknown>): Promise<DependencyState> {
 }
 
 /** Probes every dependency in parallel; each answers or fails within CHECK_TIMEOUT_MS. */
-export async function checkDependencies({ db, temporal, storage }: ApiDeps): Promise<Record<DependencyName, DependencyState>> {
-  const [postgresql, temporalState, minio] = await Promise.all([check(() => pingDb(db)), check(() => pingTemporal(temporal, CHECK_TIMEOUT_MS)), check(() => storage.ping())]);
+export async function checkDependencies({
+  db,
+  temporal,
+  storage,
+}: ApiDeps): Promise<Record<DependencyName, DependencyState>> {
+  const [postgresql, temporalState, minio] = await Promise.all([
+    check(() => pingDb(db)),
+    check(() => pingTemporal(temporal, CHECK_TIMEOUT_MS)),
+    check(() => storage.ping()),
+  ]);
   return { postgresql, temporal: temporalState, minio };
 }

@@ -20,7 +20,10 @@ export function planRoutes({ config, db }: ApiDeps): Route[] {
       },
       async handler(ctx, { query }) {
         const plans = SubscriptionPlan.query(db).orderBy([{ column: 'price_cents' }, { column: 'sort_order' }]);
-        const [count, rows] = await Promise.all([plans.clone().resultSize(), plans.clone().offset(offsetOf(query)).limit(query.page_size)]);
+        const [count, rows] = await Promise.all([
+          plans.clone().resultSize(),
+          plans.clone().offset(offsetOf(query)).limit(query.page_size),
+        ]);
         ctx.body = presentPage(ctx, config.PUBLIC_URL, query, count, rows.map(presentPlan));
       },
     }),

@@ -8,7 +8,10 @@ import type { Db } from '../../../db/knex';
 
 /** projects (account_id, name), named by knex in db/migrations/003_projects.ts. */
 const UNIQUE_NAME = 'projects_account_id_name_unique';
-const nameTaken = () => conflict('name: You already have a project with this name.', { name: ['You already have a project with this name.'] });
+const nameTaken = () =>
+  conflict('name: You already have a project with this name.', {
+    name: ['You already have a project with this name.'],
+  });
 
 async function uniqueName<T>(write: () => PromiseLike<T>): Promise<T> {
   try {
@@ -23,7 +26,12 @@ async function uniqueName<T>(write: () => PromiseLike<T>): Promise<T> {
 export function projectsOf(db: Db, account: Account) {
   return Project.query(db)
     .modify('ownedBy', account)
-    .select('projects.*', raw('(select count(*) from syntheses where syntheses.project_id = projects.id and syntheses.deleted_at is null)::int as synthesis_count'));
+    .select(
+      'projects.*',
+      raw(
+        '(select count(*) from syntheses where syntheses.project_id = projects.id and syntheses.deleted_at is null)::int as synthesis_count',
+      ),
+    );
 }
 
 /** Another account's project is indistinguishable from a missing one. */
@@ -33,11 +41,20 @@ export async function findProject(db: Db, account: Account, id: string): Promise
   return project;
 }
 
-export function createProject(db: Db, account: Account, props: { name: string; description: string }): Promise<Project> {
+export function createProject(
+  db: Db,
+  account: Account,
+  props: { name: string; description: string },
+): Promise<Project> {
   return uniqueName(() => Project.query(db).insertAndFetch({ id: randomUUID(), account_id: account.id, ...props }));
 }
 
-export async function updateProject(db: Db, account: Account, id: string, changes: { name?: string; description?: string }): Promise<Project> {
+export async function updateProject(
+  db: Db,
+  account: Account,
+  id: string,
+  changes: { name?: string; description?: string },
+): Promise<Project> {
   const project = await findProject(db, account, id);
   await uniqueName(() =>
     Project.query(db)

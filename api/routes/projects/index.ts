@@ -5,7 +5,14 @@ import { offsetOf, presentPage } from '../../pagination';
 import { defineRoute, type Route } from '../../route';
 import { createProject, deleteProject, findProject, projectsOf, updateProject } from './commands';
 import { presentProject } from './presenter';
-import { ProjectCreateBody, ProjectListQuery, ProjectOut, ProjectPage, ProjectParams, ProjectUpdateBody } from './schema';
+import {
+  ProjectCreateBody,
+  ProjectListQuery,
+  ProjectOut,
+  ProjectPage,
+  ProjectParams,
+  ProjectUpdateBody,
+} from './schema';
 
 const one = { description: 'The project', content: { 'application/json': { schema: ProjectOut } } };
 const paths = (suffix: string) => ({ v1: `/api/v1/projects/${suffix}`, unversioned: `/api/projects/${suffix}` });
@@ -19,7 +26,10 @@ export function projectRoutes({ config, db }: ApiDeps): Route[] {
       tags: ['Projects'],
       auth: true,
       query: ProjectListQuery,
-      responses: { 200: { description: 'A page of projects', content: { 'application/json': { schema: ProjectPage } } }, ...problemResponses(400, 401) },
+      responses: {
+        200: { description: 'A page of projects', content: { 'application/json': { schema: ProjectPage } } },
+        ...problemResponses(400, 401),
+      },
       async handler(ctx, { account, query }) {
         const projects = projectsOf(db, account);
         const [count, rows] = await Promise.all([

@@ -16,7 +16,12 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export function dictionariesOf(db: Db, account: Account) {
   return PronunciationDictionary.query(db)
     .modify('ownedBy', account)
-    .select('pronunciation_dictionaries.*', raw('(select count(*) from pronunciation_entries e where e.dictionary_id = pronunciation_dictionaries.id)::int as entry_count'));
+    .select(
+      'pronunciation_dictionaries.*',
+      raw(
+        '(select count(*) from pronunciation_entries e where e.dictionary_id = pronunciation_dictionaries.id)::int as entry_count',
+      ),
+    );
 }
 
 /** Another account's dictionary is indistinguishable from a missing one. */
@@ -28,18 +33,27 @@ export async function findDictionary(db: Db, account: Account, id: string): Prom
 
 /** Locks the caller's dictionary row (entry writes count against MAX_ENTRIES under it). */
 async function lockDictionary(trx: Knex.Transaction, account: Account, id: string): Promise<number> {
-  const dictionary = await PronunciationDictionary.query(trx).modify('ownedBy', account).findById(id).forUpdate().select('id');
+  const dictionary = await PronunciationDictionary.query(trx)
+    .modify('ownedBy', account)
+    .findById(id)
+    .forUpdate()
+    .select('id');
   if (!dictionary) throw notFound('No such pronunciation dictionary.');
   return PronunciationEntry.query(trx).where({ dictionary_id: id }).resultSize();
 }
 
 async function checkProject(db: Db, account: Account, projectId: string | null | undefined): Promise<void> {
   if (projectId === undefined || projectId === null) return;
-  const project = UUID.test(projectId) ? await Project.query(db).modify('ownedBy', account).findById(projectId).select('id') : null;
+  const project = UUID.test(projectId)
+    ? await Project.query(db).modify('ownedBy', account).findById(projectId).select('id')
+    : null;
   if (!project) throw validationError({ project_id: ['Unknown project.'] });
 }
 
-const tooManyEntries = (field: string, have: number, adding: number) => validationError({ [field]: [`A dictionary holds at most ${MAX_ENTRIES} entries (it has ${have}, this adds ${adding}).`] });
+const tooManyEntries = (field: string, have: number, adding: number) =>
+  validationError({
+    [field]: [`A dictionary holds at most ${MAX_ENTRIES} entries (it has ${have}, this adds ${adding}).`],
+  });
 
 const entryRow = (dictionaryId: string, entry: LexiconEntry) => ({
   id: randomUUID(),
@@ -58,34 +72,58 @@ export const lexiconEntryOf = (entry: EntryIn): LexiconEntry => ({
 });
 
 /** Inserts in order (created_at is the insert's time: ties keep the id order of the batch, which is the given order via a per-row offset). */
-async function insertEntries(trx: Knex.Transaction, dictionaryId: string, entries: readonly LexiconEntry[]): Promise<PronunciationEntry[]> {
+async function insertEntries(
+  trx: Knex.Transaction,
+  dictionaryId: string,
+  entries: readonly LexiconEntry[],
+): Promise<PronunciationEntry[]> {
   if (entries.length === 0) return [];
   const now = Date.now();
   const inserted: PronunciationEntry[] = [];
   // Batches of 1000 rows: a PLS import of 10,000 entries stays under PostgreSQL's parameter limit.
   for (let from = 0; from < entries.length; from += 1000) {
-    const rows = entries.slice(from, from + 1000).map((entry, index) => ({ ...entryRow(dictionaryId, entry), created_at: new Date(now + from + index) }));
-    inserted.push(...((await PronunciationEntry.query(trx).insert(rows).returning('*')) as unknown as PronunciationEntry[]));
+    const rows = entries
+      .slice(from, from + 1000)
+      .map((entry, index) => ({ ...entryRow(dictionaryId, entry), created_at: new Date(now + from + index) }));
+    inserted.push(
+      ...((await PronunciationEntry.query(trx).insert(rows).returning('*')) as unknown as PronunciationEntry[]),
+    );
   }
   await PronunciationDictionary.query(trx).patch({ updated_at: new Date() }).where({ id: dictionaryId });
   return inserted;
 }
 
-export async function createDictionary(db: Db, account: Account, props: { name: string; language: string; project_id?: string | null; entries: EntryIn[] }): Promise<PronunciationDictionary> {
+export async function createDictionary(
+  db: Db,
+  account: Account,
+  props: { name: string; language: string; project_id?: string | null; entries: EntryIn[] },
+): Promise<PronunciationDictionary> {
   await checkProject(db, account, props.project_id);
   const id = randomUUID();
   await db.transaction(async (trx) => {
     // The account row serializes creates: two at once cannot both take the 20th place.
     await Account.lock(trx, account.id);
     const count = await PronunciationDictionary.query(trx).modify('ownedBy', account).resultSize();
-    if (count >= MAX_DICTIONARIES) throw conflict(`An account holds at most ${MAX_DICTIONARIES} pronunciation dictionaries; delete one first.`);
-    await PronunciationDictionary.query(trx).insert({ id, account_id: account.id, project_id: props.project_id ?? null, name: props.name, language: props.language });
+    if (count >= MAX_DICTIONARIES)
+      throw conflict(`An account holds at most ${MAX_DICTIONARIES} pronunciation dictionaries; delete one first.`);
+    await PronunciationDictionary.query(trx).insert({
+      id,
+      account_id: account.id,
+      project_id: props.project_id ?? null,
+      name: props.name,
+      language: props.language,
+    });
     await insertEntries(trx, id, props.entries.map(lexiconEntryOf));
   });
   return findDictionary(db, account, id);
 }
 
-export async function updateDictionary(db: Db, account: Account, id: string, changes: { name?: string; language?: string; project_id?: string | null }): Promise<PronunciationDictionary> {
+export async function updateDictionary(
+  db: Db,
+  account: Account,
+  id: string,
+  changes: { name?: string; language?: string; project_id?: string | null },
+): Promise<PronunciationDictionary> {
   await findDictionary(db, account, id);
   await checkProject(db, account, changes.project_id);
   await PronunciationDictionary.query(db)
@@ -100,7 +138,13 @@ export async function deleteDictionary(db: Db, account: Account, id: string): Pr
   if (!deleted) throw notFound('No such pronunciation dictionary.');
 }
 
-export async function addEntries(db: Db, account: Account, id: string, entries: LexiconEntry[], field: string): Promise<{ added: PronunciationEntry[]; count: number }> {
+export async function addEntries(
+  db: Db,
+  account: Account,
+  id: string,
+  entries: LexiconEntry[],
+  field: string,
+): Promise<{ added: PronunciationEntry[]; count: number }> {
   return db.transaction(async (trx) => {
     const have = await lockDictionary(trx, account, id);
     if (have + entries.length > MAX_ENTRIES) throw tooManyEntries(field, have, entries.length);
@@ -119,7 +163,13 @@ export async function deleteEntry(db: Db, account: Account, id: string, entryId:
 }
 
 /** Reads a PLS document into the dictionary: its entries after the existing ones, or instead of them. */
-export async function importPls(db: Db, account: Account, id: string, xml: string, mode: 'replace' | 'append'): Promise<PronunciationDictionary> {
+export async function importPls(
+  db: Db,
+  account: Account,
+  id: string,
+  xml: string,
+  mode: 'replace' | 'append',
+): Promise<PronunciationDictionary> {
   await findDictionary(db, account, id);
   let entries: LexiconEntry[];
   try {
@@ -142,12 +192,19 @@ export async function importPls(db: Db, account: Account, id: string, xml: strin
 }
 
 /** The dictionary as a PLS 1.0 document (case sensitivity has no PLS form and is not written). */
-export async function exportPls(db: Db, account: Account, id: string): Promise<{ dictionary: PronunciationDictionary; pls: string }> {
+export async function exportPls(
+  db: Db,
+  account: Account,
+  id: string,
+): Promise<{ dictionary: PronunciationDictionary; pls: string }> {
   const dictionary = await findDictionary(db, account, id);
   const rows = await PronunciationEntry.query(db)
     .where({ dictionary_id: id })
     .orderBy([{ column: 'created_at' }, { column: 'id' }]);
-  return { dictionary, pls: toPls({ language: dictionary.language, alphabet: 'ipa', entries: rows.map(toLexiconEntry) }) };
+  return {
+    dictionary,
+    pls: toPls({ language: dictionary.language, alphabet: 'ipa', entries: rows.map(toLexiconEntry) }),
+  };
 }
 
 /**
@@ -157,20 +214,30 @@ export async function exportPls(db: Db, account: Account, id: string): Promise<{
  * dictionaries (no project) and, with a project, that project's, the
  * project's first, each oldest first.
  */
-export async function resolveDictionaryIds(db: Db, account: Account, ids: readonly string[] | undefined, projectId: string | null | undefined): Promise<string[]> {
+export async function resolveDictionaryIds(
+  db: Db,
+  account: Account,
+  ids: readonly string[] | undefined,
+  projectId: string | null | undefined,
+): Promise<string[]> {
   if (ids !== undefined) {
     const unique = [...new Set(ids)];
     if (unique.length === 0) return [];
     const valid = unique.every((id) => UUID.test(id));
-    const found = valid ? await PronunciationDictionary.query(db).modify('ownedBy', account).whereIn('id', unique).select('id') : [];
+    const found = valid
+      ? await PronunciationDictionary.query(db).modify('ownedBy', account).whereIn('id', unique).select('id')
+      : [];
     const own = new Set(found.map((row) => row.id));
     const unknown = unique.filter((id) => !own.has(id));
-    if (unknown.length) throw validationError({ pronunciation_dictionary_ids: [`Unknown pronunciation dictionary: ${unknown[0]}.`] });
+    if (unknown.length)
+      throw validationError({ pronunciation_dictionary_ids: [`Unknown pronunciation dictionary: ${unknown[0]}.`] });
     return unique;
   }
   const query = PronunciationDictionary.query(db).modify('ownedBy', account).select('id', 'project_id');
   if (projectId) query.where((where) => where.whereNull('project_id').orWhere('project_id', projectId));
   else query.whereNull('project_id');
   const rows = await query.orderBy([{ column: 'created_at' }, { column: 'id' }]);
-  return [...rows.filter((row) => row.project_id !== null), ...rows.filter((row) => row.project_id === null)].map((row) => row.id);
+  return [...rows.filter((row) => row.project_id !== null), ...rows.filter((row) => row.project_id === null)].map(
+    (row) => row.id,
+  );
 }

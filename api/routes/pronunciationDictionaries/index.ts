@@ -4,7 +4,18 @@ import type { ApiDeps } from '../../deps';
 import { problemResponses } from '../../openapi';
 import { offsetOf, presentPage } from '../../pagination';
 import { defineRoute, type Route } from '../../route';
-import { addEntries, createDictionary, deleteDictionary, deleteEntry, dictionariesOf, exportPls, findDictionary, importPls, lexiconEntryOf, updateDictionary } from './commands';
+import {
+  addEntries,
+  createDictionary,
+  deleteDictionary,
+  deleteEntry,
+  dictionariesOf,
+  exportPls,
+  findDictionary,
+  importPls,
+  lexiconEntryOf,
+  updateDictionary,
+} from './commands';
 import { presentDictionary, presentEntry } from './presenter';
 import {
   DictionaryCreateBody,
@@ -24,7 +35,10 @@ import {
 
 const TAGS = ['Pronunciation dictionaries'];
 const one = { description: 'The dictionary', content: { 'application/json': { schema: DictionaryOut } } };
-const paths = (suffix: string) => ({ v1: `/api/v1/pronunciation-dictionaries/${suffix}`, unversioned: `/api/pronunciation-dictionaries/${suffix}` });
+const paths = (suffix: string) => ({
+  v1: `/api/v1/pronunciation-dictionaries/${suffix}`,
+  unversioned: `/api/pronunciation-dictionaries/${suffix}`,
+});
 const newestFirst = [
   { column: 'created_at', order: 'desc' as const },
   { column: 'id', order: 'desc' as const },
@@ -39,7 +53,10 @@ export function pronunciationDictionaryRoutes({ config, db }: ApiDeps): Route[] 
       tags: TAGS,
       auth: true,
       query: DictionaryListQuery,
-      responses: { 200: { description: 'A page of dictionaries', content: { 'application/json': { schema: DictionaryPage } } }, ...problemResponses(400, 401) },
+      responses: {
+        200: { description: 'A page of dictionaries', content: { 'application/json': { schema: DictionaryPage } } },
+        ...problemResponses(400, 401),
+      },
       async handler(ctx, { account, query }) {
         const [count, rows] = await Promise.all([
           PronunciationDictionary.query(db).modify('ownedBy', account).resultSize(),
@@ -109,7 +126,10 @@ export function pronunciationDictionaryRoutes({ config, db }: ApiDeps): Route[] 
       auth: true,
       params: DictionaryParams,
       query: EntryListQuery,
-      responses: { 200: { description: 'A page of entries', content: { 'application/json': { schema: EntryPage } } }, ...problemResponses(400, 401, 404) },
+      responses: {
+        200: { description: 'A page of entries', content: { 'application/json': { schema: EntryPage } } },
+        ...problemResponses(400, 401, 404),
+      },
       async handler(ctx, { account, params, query }) {
         const dictionary = await findDictionary(db, account, params.id);
         const rows = await PronunciationEntry.query(db)
@@ -128,10 +148,19 @@ export function pronunciationDictionaryRoutes({ config, db }: ApiDeps): Route[] 
       auth: true,
       params: DictionaryParams,
       body: EntryCreateBody,
-      responses: { 201: { description: 'The entries added', content: { 'application/json': { schema: EntriesOut } } }, ...problemResponses(400, 401, 404) },
+      responses: {
+        201: { description: 'The entries added', content: { 'application/json': { schema: EntriesOut } } },
+        ...problemResponses(400, 401, 404),
+      },
       async handler(ctx, { account, params, body }) {
         const entries = body.entries ?? [body];
-        const { added, count } = await addEntries(db, account, params.id, entries.map(lexiconEntryOf), body.entries ? 'entries' : 'grapheme');
+        const { added, count } = await addEntries(
+          db,
+          account,
+          params.id,
+          entries.map(lexiconEntryOf),
+          body.entries ? 'entries' : 'grapheme',
+        );
         ctx.status = 201;
         ctx.body = { results: added.map(presentEntry), entry_count: count };
       },
@@ -170,7 +199,10 @@ export function pronunciationDictionaryRoutes({ config, db }: ApiDeps): Route[] 
       tags: TAGS,
       auth: true,
       params: DictionaryParams,
-      responses: { 200: { description: 'A PLS 1.0 document', content: { 'application/pls+xml': { schema: { type: 'string' } } } }, ...problemResponses(401, 404) },
+      responses: {
+        200: { description: 'A PLS 1.0 document', content: { 'application/pls+xml': { schema: { type: 'string' } } } },
+        ...problemResponses(401, 404),
+      },
       async handler(ctx, { account, params }) {
         const { dictionary, pls } = await exportPls(db, account, params.id);
         ctx.type = 'application/pls+xml; charset=utf-8';

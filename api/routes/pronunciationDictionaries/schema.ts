@@ -11,19 +11,29 @@ const MAX_GRAPHEMES_PER_ENTRY = 10;
 /** Most entries one POST adds (a JSON body holds at most 1000 members; PLS import adds more). */
 export const MAX_BATCH = 200;
 
-const Name = trimmedText(100).meta({ description: 'The dictionary’s name: 1-100 characters (trimmed)', example: 'Product names', minLength: 1, maxLength: 100, pattern: '\\S' });
+const Name = trimmedText(100).meta({
+  description: 'The dictionary’s name: 1-100 characters (trimmed)',
+  example: 'Product names',
+  minLength: 1,
+  maxLength: 100,
+  pattern: '\\S',
+});
 
 const Language = z
   .string()
   .regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, 'Must be a language tag such as en-US or de.')
   .max(35, 'Must be a language tag such as en-US or de.')
-  .meta({ description: 'A BCP 47 language tag, written as the PLS document’s xml:lang (default en-US); every chosen dictionary applies whatever the voice’s language', example: 'en-US' });
+  .meta({
+    description:
+      'A BCP 47 language tag, written as the PLS document’s xml:lang (default en-US); every chosen dictionary applies whatever the voice’s language',
+    example: 'en-US',
+  });
 
-const ProjectId = z
-  .string()
-  .max(64, 'Unknown project.')
-  .nullable()
-  .meta({ description: 'One of your projects’ ids: the dictionary applies by default to that project’s syntheses only; null for all of yours', maxLength: 64 });
+const ProjectId = z.string().max(64, 'Unknown project.').nullable().meta({
+  description:
+    'One of your projects’ ids: the dictionary applies by default to that project’s syntheses only; null for all of yours',
+  maxLength: 64,
+});
 
 // UTF-16 units, as text/lexicon counts its limit.
 const Grapheme = trimmedText(MAX_GRAPHEME, (value) => value.length).meta({
@@ -37,7 +47,10 @@ const Alias = z
   .trim()
   .min(1, 'Must not be empty.')
   .max(MAX_PRONUNCIATION, `Must be at most ${MAX_PRONUNCIATION} characters.`)
-  .meta({ description: `What to say instead, as written (1-${MAX_PRONUNCIATION} characters)`, example: 'open voice box' });
+  .meta({
+    description: `What to say instead, as written (1-${MAX_PRONUNCIATION} characters)`,
+    example: 'open voice box',
+  });
 
 const Phoneme = z
   .string()
@@ -70,8 +83,10 @@ const EntryShape = {
 
 type EntryFields = { grapheme?: string; graphemes?: string[]; alias?: string; phoneme?: string };
 function checkEntry(entry: EntryFields, ctx: z.core.$RefinementCtx, path: PropertyKey[] = []) {
-  if ((entry.grapheme === undefined) === (entry.graphemes === undefined)) ctx.addIssue({ code: 'custom', path: [...path, 'grapheme'], message: 'Give grapheme or graphemes (one of them).' });
-  if (entry.alias === undefined && entry.phoneme === undefined) ctx.addIssue({ code: 'custom', path: [...path, 'alias'], message: 'Give an alias, a phoneme or both.' });
+  if ((entry.grapheme === undefined) === (entry.graphemes === undefined))
+    ctx.addIssue({ code: 'custom', path: [...path, 'grapheme'], message: 'Give grapheme or graphemes (one of them).' });
+  if (entry.alias === undefined && entry.phoneme === undefined)
+    ctx.addIssue({ code: 'custom', path: [...path, 'alias'], message: 'Give an alias, a phoneme or both.' });
 }
 
 export const EntryIn = z
@@ -80,7 +95,9 @@ export const EntryIn = z
   .meta({ id: 'PronunciationEntryIn', minProperties: 1 });
 export type EntryIn = z.output<typeof EntryIn>;
 
-const Entries = z.array(EntryIn).max(MAX_BATCH, `At most ${MAX_BATCH} entries per request (import a PLS document for more).`);
+const Entries = z
+  .array(EntryIn)
+  .max(MAX_BATCH, `At most ${MAX_BATCH} entries per request (import a PLS document for more).`);
 
 export const DictionaryParams = z.object({ id: z.uuid().meta({ description: 'The dictionary’s id' }) });
 export const EntryParams = DictionaryParams.extend({ entry_id: z.uuid().meta({ description: 'The entry’s id' }) });
@@ -95,12 +112,18 @@ export const DictionaryCreateBody = z.strictObject({
 });
 export const DictionaryUpdateBody = z
   .strictObject({ name: Name.optional(), language: Language.optional(), project_id: ProjectId.optional() })
-  .refine((body) => body.name !== undefined || body.language !== undefined || body.project_id !== undefined, 'Give at least one of name, language, project_id.')
+  .refine(
+    (body) => body.name !== undefined || body.language !== undefined || body.project_id !== undefined,
+    'Give at least one of name, language, project_id.',
+  )
   .meta({ minProperties: 1 });
 
 /** One entry, or `{entries: [...]}`. */
 export const EntryCreateBody = z
-  .strictObject({ ...EntryShape, entries: Entries.optional().meta({ description: `Several entries at once (at most ${MAX_BATCH}), instead of one` }) })
+  .strictObject({
+    ...EntryShape,
+    entries: Entries.optional().meta({ description: `Several entries at once (at most ${MAX_BATCH}), instead of one` }),
+  })
   .superRefine((body, ctx) => {
     if (body.entries === undefined) checkEntry(body, ctx);
     else if (Object.entries(body).some(([key, value]) => key !== 'entries' && value !== undefined))
@@ -110,10 +133,9 @@ export const EntryCreateBody = z
 export type EntryCreateBody = z.output<typeof EntryCreateBody>;
 
 export const ImportQuery = z.object({
-  mode: z
-    .enum(['replace', 'append'], 'Must be one of: replace, append.')
-    .default('append')
-    .meta({ description: '`append` (default) adds the document’s entries; `replace` removes the dictionary’s entries first' }),
+  mode: z.enum(['replace', 'append'], 'Must be one of: replace, append.').default('append').meta({
+    description: '`append` (default) adds the document’s entries; `replace` removes the dictionary’s entries first',
+  }),
 });
 export const ImportBody = z.strictObject({
   pls: z.string().min(1, 'This field is required.').meta({
@@ -136,7 +158,10 @@ export const EntryOut = z
   .meta({ id: 'PronunciationEntry' });
 export const EntryPage = pageSchema(EntryOut).meta({ id: 'PronunciationEntryPage' });
 export const EntriesOut = z
-  .object({ results: z.array(EntryOut).meta({ description: 'The entries added, in order' }), entry_count: z.number().int().meta({ description: 'Entries the dictionary holds now' }) })
+  .object({
+    results: z.array(EntryOut).meta({ description: 'The entries added, in order' }),
+    entry_count: z.number().int().meta({ description: 'Entries the dictionary holds now' }),
+  })
   .meta({ id: 'PronunciationEntriesAdded' });
 
 export const DictionaryOut = z
@@ -150,7 +175,9 @@ export const DictionaryOut = z
       .int()
       .meta({ description: `Entries it holds (at most ${MAX_ENTRIES})`, example: 12 }),
     created_at: z.string().meta({ description: 'When it was created (ISO 8601, UTC)', format: 'date-time' }),
-    updated_at: z.string().meta({ description: 'When it or its entries last changed (ISO 8601, UTC)', format: 'date-time' }),
+    updated_at: z
+      .string()
+      .meta({ description: 'When it or its entries last changed (ISO 8601, UTC)', format: 'date-time' }),
   })
   .meta({ id: 'PronunciationDictionary' });
 export const DictionaryPage = pageSchema(DictionaryOut).meta({ id: 'PronunciationDictionaryPage' });

@@ -34,8 +34,14 @@ const MARKER_COOKIE = 'openvox_session';
 const COOKIE_PATH = '/api/';
 const MINUTE = 60;
 
-const json = <T extends z.ZodType>(description: string, schema: T) => ({ description, content: { 'application/json': { schema } } });
-const paths = (suffix: string) => ({ v1: `/api/v1/auth/session/${suffix}`, unversioned: `/api/auth/session/${suffix}` });
+const json = <T extends z.ZodType>(description: string, schema: T) => ({
+  description,
+  content: { 'application/json': { schema } },
+});
+const paths = (suffix: string) => ({
+  v1: `/api/v1/auth/session/${suffix}`,
+  unversioned: `/api/auth/session/${suffix}`,
+});
 
 function setSessionCookie(ctx: Context, deps: ApiDeps, refresh: string | null): void {
   // Secure whenever the browser reached us over https (directly, via a trusted proxy, or as PUBLIC_URL says).
@@ -62,7 +68,8 @@ function setSessionCookie(ctx: Context, deps: ApiDeps, refresh: string | null): 
 
 /** Refuses a request that did not come from a same-origin script. */
 function requireSameOrigin(ctx: Context, deps: ApiDeps): void {
-  if (ctx.get(SESSION_HEADER) !== '1') throw permissionDenied(`Session requests must carry the ${SESSION_HEADER}: 1 header.`);
+  if (ctx.get(SESSION_HEADER) !== '1')
+    throw permissionDenied(`Session requests must carry the ${SESSION_HEADER}: 1 header.`);
   const origin = ctx.get('Origin');
   // Koa 3's ctx.origin echoes the Origin header; this site's own origin is rebuilt from the request.
   const own = `${ctx.protocol}://${ctx.host}`;
@@ -81,12 +88,26 @@ export function sessionRoutes(deps: ApiDeps): Route[] {
       tags: ['Auth'],
       body: LoginBody,
       headers: sessionHeaders,
-      responses: { 200: json('An access token (the session cookie is set, and the `openvox_session=1` marker cookie scripts can read)', SessionOut), ...problemResponses(400, 401, 403, 429) },
+      responses: {
+        200: json(
+          'An access token (the session cookie is set, and the `openvox_session=1` marker cookie scripts can read)',
+          SessionOut,
+        ),
+        ...problemResponses(400, 401, 403, 429),
+      },
       async handler(ctx, { body }) {
         requireSameOrigin(ctx, deps);
         // The same limits as /auth/login/, under the same keys: the session is not a way around them.
-        await enforceRateLimit(db, { key: `login:ip:${ctx.ip}`, limit: config.RATE_LIMIT_LOGIN_PER_MINUTE, windowSeconds: MINUTE });
-        await enforceRateLimit(db, { key: `login:email:${body.email}`, limit: config.RATE_LIMIT_LOGIN_PER_EMAIL_PER_MINUTE, windowSeconds: MINUTE });
+        await enforceRateLimit(db, {
+          key: `login:ip:${ctx.ip}`,
+          limit: config.RATE_LIMIT_LOGIN_PER_MINUTE,
+          windowSeconds: MINUTE,
+        });
+        await enforceRateLimit(db, {
+          key: `login:email:${body.email}`,
+          limit: config.RATE_LIMIT_LOGIN_PER_EMAIL_PER_MINUTE,
+          windowSeconds: MINUTE,
+        });
         const pair = await logIn(deps, body.email, body.password);
         setSessionCookie(ctx, deps, pair.refresh);
         ctx.body = presentSession(pair);
@@ -98,7 +119,10 @@ export function sessionRoutes(deps: ApiDeps): Route[] {
       summary: 'A new access token from the session cookie (which rotates)',
       tags: ['Auth'],
       headers: sessionHeaders,
-      responses: { 200: json('An access token (the session cookie is rotated)', SessionOut), ...problemResponses(401, 403) },
+      responses: {
+        200: json('An access token (the session cookie is rotated)', SessionOut),
+        ...problemResponses(401, 403),
+      },
       async handler(ctx) {
         requireSameOrigin(ctx, deps);
         const refresh = ctx.cookies.get(SESSION_COOKIE);

@@ -21,7 +21,13 @@ function parseRange(header: string | undefined, size: number): { start: number; 
 }
 
 /** Streams an audio object with Content-Length and Range support. */
-export async function sendAudio(ctx: Context, storage: Storage, key: string, format: string, fileName: string): Promise<void> {
+export async function sendAudio(
+  ctx: Context,
+  storage: Storage,
+  key: string,
+  format: string,
+  fileName: string,
+): Promise<void> {
   const size = await storage.size(key);
   // Deleted since its row was read (a DELETE racing this GET): gone, like the synthesis.
   if (size === null) throw notFound('No such synthesis.');

@@ -1,4 +1,9 @@
-import { WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
+import {
+  WithStartWorkflowOperation,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowFailedError,
+  WorkflowNotFoundError,
+} from '@temporalio/client';
 import { CancelledFailure } from '@temporalio/common';
 import { randomUUID } from 'node:crypto';
 import type { Account } from '../../../db/models/Account';
@@ -6,7 +11,13 @@ import { Project } from '../../../db/models/Project';
 import { SubscriptionPlan } from '../../../db/models/SubscriptionPlan';
 import { Voice } from '../../../db/models/Voice';
 import { awaitBriefly, cpuTaskQueue } from '../../../lib/temporal';
-import { reserveUpdate, synthesisDeletionWorkflowId, synthesisWorkflowId, type SynthesisInput, type SynthesisRequest } from '../../../synthesis/contracts';
+import {
+  reserveUpdate,
+  synthesisDeletionWorkflowId,
+  synthesisWorkflowId,
+  type SynthesisInput,
+  type SynthesisRequest,
+} from '../../../synthesis/contracts';
 import type { SynthesisStatus } from '../../../synthesis/status';
 import { creditsFor } from '../../../synthesis/cost';
 import { recordDeleted } from '../../../synthesis/lifecycle';
@@ -34,23 +45,35 @@ async function checkRequest(deps: ApiDeps, account: Account, body: SynthesizeBod
   const { text, characters } = normalizeText(body.text);
   if (characters === 0) throw validationError({ text: ['Must not be empty.'] });
   if (characters > plan.max_text_length) {
-    throw validationError({ text: [`Must be at most ${plan.max_text_length} characters on the ${plan.name} plan (got ${characters}).`] });
+    throw validationError({
+      text: [`Must be at most ${plan.max_text_length} characters on the ${plan.name} plan (got ${characters}).`],
+    });
   }
   if (!/[\p{L}\p{N}]/u.test(text)) throw validationError({ text: ['Must contain a letter or a digit.'] });
   if (!plan.output_formats.includes(body.output_format)) {
     throw validationError({ output_format: [`Not available on the ${plan.name} plan.`] });
   }
-  const voice = await Voice.query(deps.db).modify('visibleTo', account).findById(body.voice_id).select('id', 'status', 'language');
+  const voice = await Voice.query(deps.db)
+    .modify('visibleTo', account)
+    .findById(body.voice_id)
+    .select('id', 'status', 'language');
   if (!voice) throw validationError({ voice_id: ['Unknown voice.'] });
   if (voice.status === 'revoked') throw voiceConsentRevoked();
   if (voice.status !== 'ready') throw voiceNotReady();
   const { textType, warnings } = checkTextType(text, body.text_type, voice.language);
   if (body.project_id !== undefined && body.project_id !== null) {
     const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(body.project_id);
-    const project = uuid ? await Project.query(deps.db).modify('ownedBy', account).findById(body.project_id).select('id') : null;
+    const project = uuid
+      ? await Project.query(deps.db).modify('ownedBy', account).findById(body.project_id).select('id')
+      : null;
     if (!project) throw validationError({ project_id: ['Unknown project.'] });
   }
-  const pronunciationDictionaryIds = await resolveDictionaryIds(deps.db, account, body.pronunciation_dictionary_ids, body.project_id);
+  const pronunciationDictionaryIds = await resolveDictionaryIds(
+    deps.db,
+    account,
+    body.pronunciation_dictionary_ids,
+    body.project_id,
+  );
   return { text, characters, pronunciationDictionaryIds, textType, warnings };
 }
 
@@ -59,12 +82,19 @@ async function checkRequest(deps: ApiDeps, account: Account, body: SynthesizeBod
  * <speak>), and the document's warnings. An invalid document, or one with
  * nothing to say, is a 400 naming the line and column; nothing is reserved.
  */
-export function checkTextType(text: string, asked: 'text' | 'ssml' | undefined, language: string): { textType: 'text' | 'ssml'; warnings: string[] } {
+export function checkTextType(
+  text: string,
+  asked: 'text' | 'ssml' | undefined,
+  language: string,
+): { textType: 'text' | 'ssml'; warnings: string[] } {
   const textType = asked ?? (startsWithSpeak(text) ? 'ssml' : 'text');
   if (textType === 'text') return { textType, warnings: [] };
   try {
     const parsed = parseSsml(text, { language, normalize: false });
-    if (!/[\p{L}\p{N}]/u.test(parsed.plainText)) throw validationError({ text: ['The SSML document has nothing to say: its text must contain a letter or a digit.'] });
+    if (!/[\p{L}\p{N}]/u.test(parsed.plainText))
+      throw validationError({
+        text: ['The SSML document has nothing to say: its text must contain a letter or a digit.'],
+      });
     return { textType, warnings: parsed.warnings };
   } catch (error) {
     if (error instanceof SsmlError) throw validationError({ text: [`Invalid SSML: ${error.message}.`] });
@@ -118,19 +148,27 @@ export async function submitSynthesis(
   });
   let reserved: boolean;
   try {
-    const { outcome } = await temporal.connection.withDeadline(deadline(deps), () => temporal.workflow.executeUpdateWithStart(reserveUpdate, { startWorkflowOperation: start, updateId: 'reserve' }));
+    const { outcome } = await temporal.connection.withDeadline(deadline(deps), () =>
+      temporal.workflow.executeUpdateWithStart(reserveUpdate, { startWorkflowOperation: start, updateId: 'reserve' }),
+    );
     reserved = outcome === 'reserved';
   } catch (error) {
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
     // A repeat after the workflow ended: its row exists if and only if it reserved.
     reserved = (await Synthesis.query(db).findById(id).select('id')) !== undefined;
   }
-  if (!reserved) throw insufficientCredits(`This synthesis costs ${creditsFor(request)} credits; the available balance is lower.`);
+  if (!reserved)
+    throw insufficientCredits(`This synthesis costs ${creditsFor(request)} credits; the available balance is lower.`);
   return { row: await Synthesis.query(db).findById(id).throwIfNotFound(), warnings };
 }
 
 /** The caller's synthesis (deleted ones and other accounts' are not found): all columns, or the given ones. */
-async function findOwn<Row>({ db }: ApiDeps, account: Account, id: string, columns: readonly string[] = ['*']): Promise<Row> {
+async function findOwn<Row>(
+  { db }: ApiDeps,
+  account: Account,
+  id: string,
+  columns: readonly string[] = ['*'],
+): Promise<Row> {
   const row = await Synthesis.query(db).modify('ownedBy', account).modify('live').findById(id).select(columns);
   if (!row) throw notFound('No such synthesis.');
   return row as Row;
@@ -139,7 +177,8 @@ async function findOwn<Row>({ db }: ApiDeps, account: Account, id: string, colum
 export const findSynthesis = (deps: ApiDeps, account: Account, id: string) => findOwn<SynthesisRow>(deps, account, id);
 
 /** The columns its status shows: a poll, the hottest request, does not fetch the text. */
-export const findSynthesisStatus = (deps: ApiDeps, account: Account, id: string) => findOwn<SynthesisStatusRow>(deps, account, id, STATUS_COLUMNS);
+export const findSynthesisStatus = (deps: ApiDeps, account: Account, id: string) =>
+  findOwn<SynthesisStatusRow>(deps, account, id, STATUS_COLUMNS);
 
 /**
  * Asks a running synthesis to cancel and waits until it has ended: `canceled`

@@ -25,10 +25,18 @@ const ENDED = new Set(['completed', 'failed', 'canceled']);
 const openStreams = createOpenCounts();
 
 /** Counts one more stream of the account and address, or throws 429; returns the release. */
-function takeStreamPlace(config: Pick<Config, 'SSE_MAX_STREAMS_PER_ACCOUNT' | 'SSE_MAX_STREAMS_PER_IP'>, accountId: string, ip: string): () => void {
+function takeStreamPlace(
+  config: Pick<Config, 'SSE_MAX_STREAMS_PER_ACCOUNT' | 'SSE_MAX_STREAMS_PER_IP'>,
+  accountId: string,
+  ip: string,
+): () => void {
   const account = `account:${accountId}`;
   const address = `ip:${ip}`;
-  if (openStreams.atLimit(account, config.SSE_MAX_STREAMS_PER_ACCOUNT) || openStreams.atLimit(address, config.SSE_MAX_STREAMS_PER_IP)) throw rateLimited(1);
+  if (
+    openStreams.atLimit(account, config.SSE_MAX_STREAMS_PER_ACCOUNT) ||
+    openStreams.atLimit(address, config.SSE_MAX_STREAMS_PER_IP)
+  )
+    throw rateLimited(1);
   return openStreams.hold([account, address]);
 }
 
@@ -41,7 +49,13 @@ export const wantsEventStream = (ctx: Context) => /\btext\/event-stream\b/i.test
  * ended; then the stream closes. Changes come from the same NOTIFY the
  * workers send for streaming (lib/progress.ts), so nothing polls.
  */
-export async function streamStatus(ctx: Context, deps: ApiDeps, account: Account, id: string, family: Family): Promise<void> {
+export async function streamStatus(
+  ctx: Context,
+  deps: ApiDeps,
+  account: Account,
+  id: string,
+  family: Family,
+): Promise<void> {
   const release = takeStreamPlace(deps.config, account.id, ctx.ip);
   ctx.res.once('close', release);
   const cache = statusCacheOf(deps);

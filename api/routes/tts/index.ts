@@ -12,9 +12,19 @@ import { sendTimestamps, TimestampsBody, TimestampsQuery } from './timestamps';
 import { streamStatus, wantsEventStream } from './events';
 import { deleteSynthesis, findSynthesis, findSynthesisStatus, submitSynthesis } from './commands';
 import { familyPaths, presentAccepted, presentHistoryEntry, presentStatus } from './presenter';
-import { HistoryEntry, IdempotencyHeaders, HistoryPage, HistoryQuery, SynthesisAccepted, SynthesisParams, SynthesisStatus, SynthesizeBody } from './schema';
+import {
+  HistoryEntry,
+  IdempotencyHeaders,
+  HistoryPage,
+  HistoryQuery,
+  SynthesisAccepted,
+  SynthesisParams,
+  SynthesisStatus,
+  SynthesizeBody,
+} from './schema';
 
-const json = (description: string, schema: unknown) => ({ description, content: { 'application/json': { schema } } }) as never;
+const json = (description: string, schema: unknown) =>
+  ({ description, content: { 'application/json': { schema } } }) as never;
 
 export function ttsRoutes(deps: ApiDeps): Route[] {
   const { db, config, storage } = deps;
@@ -22,7 +32,8 @@ export function ttsRoutes(deps: ApiDeps): Route[] {
     defineRoute({
       method: 'post',
       paths: { v1: '/api/v1/tts/normalize/', unversioned: '/api/tts/normalize/' },
-      summary: 'See what a synthesis will say: the text as it will be read, each spoken word mapped to the span of the text it came from (free)',
+      summary:
+        'See what a synthesis will say: the text as it will be read, each spoken word mapped to the span of the text it came from (free)',
       tags: ['Text to speech'],
       auth: true,
       body: NormalizeBody,
@@ -39,14 +50,23 @@ export function ttsRoutes(deps: ApiDeps): Route[] {
       auth: true,
       body: SynthesizeBody,
       headers: IdempotencyHeaders,
-      responses: { 202: json('Accepted; Location is the status URL', SynthesisAccepted), ...problemResponses(400, 401, 402, 409, 413, 415, 422) },
+      responses: {
+        202: json('Accepted; Location is the status URL', SynthesisAccepted),
+        ...problemResponses(400, 401, 402, 409, 413, 415, 422),
+      },
       async handler(ctx, { account, body }, family) {
         const submit = async (synthesisId?: string) => {
           const { row, warnings } = await submitSynthesis(deps, account, body, synthesisId);
-          return { status: 202, body: presentAccepted(row, family, warnings), location: familyPaths[family].status(row.id) };
+          return {
+            status: 202,
+            body: presentAccepted(row, family, warnings),
+            location: familyPaths[family].status(row.id),
+          };
         };
         const key = readIdempotencyKey(ctx);
-        const response = key ? await idempotent(db, account, key, ctx.request.body, submit) : { ...(await submit()), replayed: false };
+        const response = key
+          ? await idempotent(db, account, key, ctx.request.body, submit)
+          : { ...(await submit()), replayed: false };
         ctx.status = response.status;
         if (response.location) ctx.set('Location', response.location);
         if (response.replayed) ctx.set('Idempotent-Replayed', 'true');
@@ -64,14 +84,18 @@ export function ttsRoutes(deps: ApiDeps): Route[] {
       params: SynthesisParams,
       responses: {
         200: {
-          description: 'Status. With `Accept: text/event-stream`: Server-Sent Events, a `status` event (this object) now and at every change, until the synthesis has ended.',
+          description:
+            'Status. With `Accept: text/event-stream`: Server-Sent Events, a `status` event (this object) now and at every change, until the synthesis has ended.',
           content: { 'application/json': { schema: SynthesisStatus }, 'text/event-stream': {} },
         } as never,
         ...problemResponses(401, 404, 429),
       },
       async handler(ctx, { account, params }, family) {
         if (wantsEventStream(ctx)) return streamStatus(ctx, deps, account, params.id, family);
-        ctx.body = presentStatus(await statusCacheOf(deps).find(account, params.id, () => findSynthesisStatus(deps, account, params.id)), family);
+        ctx.body = presentStatus(
+          await statusCacheOf(deps).find(account, params.id, () => findSynthesisStatus(deps, account, params.id)),
+          family,
+        );
       },
     }),
     defineRoute({
@@ -82,7 +106,10 @@ export function ttsRoutes(deps: ApiDeps): Route[] {
       auth: true,
       params: SynthesisParams,
       responses: {
-        200: { description: 'Audio', content: { 'audio/wav': {}, 'audio/mpeg': {}, 'audio/ogg': {}, 'audio/flac': {} } },
+        200: {
+          description: 'Audio',
+          content: { 'audio/wav': {}, 'audio/mpeg': {}, 'audio/ogg': {}, 'audio/flac': {} },
+        },
         206: { description: 'Part of the audio' },
         ...problemResponses(401, 404, 409, 416),
       },
@@ -95,13 +122,17 @@ export function ttsRoutes(deps: ApiDeps): Route[] {
     defineRoute({
       method: 'get',
       paths: { v1: '/api/v1/tts/history/{id}/timestamps/', unversioned: '/api/tts/timestamps/{id}/' },
-      summary: 'When each word is spoken in the audio of a completed synthesis (JSON, or `?format=srt` / `vtt` captions)',
+      summary:
+        'When each word is spoken in the audio of a completed synthesis (JSON, or `?format=srt` / `vtt` captions)',
       tags: ['Text to speech'],
       auth: true,
       params: SynthesisParams,
       query: TimestampsQuery,
       responses: {
-        200: { description: 'Word timestamps', content: { 'application/json': { schema: TimestampsBody }, 'application/x-subrip': {}, 'text/vtt': {} } } as never,
+        200: {
+          description: 'Word timestamps',
+          content: { 'application/json': { schema: TimestampsBody }, 'application/x-subrip': {}, 'text/vtt': {} },
+        } as never,
         ...problemResponses(400, 401, 404, 409),
       },
       async handler(ctx, { account, params, query }) {
@@ -164,7 +195,12 @@ export function ttsRoutes(deps: ApiDeps): Route[] {
         204: {
           description:
             'Deleted. `Synthesis-Status` says how the synthesis ended: `canceled` (it was running; its credits were released), `completed` (charged; it finished before the cancel landed, or earlier), or `failed`.',
-          headers: { 'Synthesis-Status': { description: 'How the synthesis ended.', schema: { type: 'string', enum: ['completed', 'failed', 'canceled'] } } },
+          headers: {
+            'Synthesis-Status': {
+              description: 'How the synthesis ended.',
+              schema: { type: 'string', enum: ['completed', 'failed', 'canceled'] },
+            },
+          },
         } as never,
         ...problemResponses(401, 404, 503),
       },

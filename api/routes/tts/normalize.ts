@@ -20,20 +20,25 @@ import { resolveDictionaryIds } from '../pronunciationDictionaries/commands';
  */
 
 export const NormalizeBody = z.strictObject({
-  text: z.string().min(1, 'This field is required.').max(200_000, 'Too long.').meta({ description: 'The text you would synthesize' }),
-  voice_id: z.string().min(1).max(64).optional().meta({ description: 'The voice you would use: its language decides how the text is read (dates in en-GB are day first)', example: 'en-us-joe' }),
+  text: z
+    .string()
+    .min(1, 'This field is required.')
+    .max(200_000, 'Too long.')
+    .meta({ description: 'The text you would synthesize' }),
+  voice_id: z.string().min(1).max(64).optional().meta({
+    description: 'The voice you would use: its language decides how the text is read (dates in en-GB are day first)',
+    example: 'en-us-joe',
+  }),
   language: z
     .string()
     .regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, 'Must be a language tag such as en-US or de.')
     .optional()
     .meta({ description: 'A BCP 47 language tag, instead of voice_id', example: 'en-GB' }),
   text_normalization: TextNormalizationField,
-  project_id: z
-    .string()
-    .max(64, 'Unknown project.')
-    .nullable()
-    .optional()
-    .meta({ description: 'The project you would file the synthesis under: its pronunciation dictionaries apply by default', maxLength: 64 }),
+  project_id: z.string().max(64, 'Unknown project.').nullable().optional().meta({
+    description: 'The project you would file the synthesis under: its pronunciation dictionaries apply by default',
+    maxLength: 64,
+  }),
   pronunciation_dictionary_ids: PronunciationDictionaryIdsField,
   text_type: TextTypeField,
 });
@@ -41,25 +46,43 @@ export type NormalizeBody = z.output<typeof NormalizeBody>;
 
 const SpokenWordOut = z.object({
   word: z.string().meta({ description: 'A word as it is spoken' }),
-  source_start: z.number().int().meta({ description: 'Where in `text` it comes from: offset of the first UTF-16 code unit' }),
-  source_end: z.number().int().meta({ description: 'End of that span (exclusive); the words of "$5m" all share the span of "$5m"' }),
+  source_start: z
+    .number()
+    .int()
+    .meta({ description: 'Where in `text` it comes from: offset of the first UTF-16 code unit' }),
+  source_end: z
+    .number()
+    .int()
+    .meta({ description: 'End of that span (exclusive); the words of "$5m" all share the span of "$5m"' }),
 });
 
 export const NormalizeOut = z
   .object({
     spoken: z.string().meta({ description: 'The text as it will be read' }),
-    words: z.array(SpokenWordOut).meta({ description: 'Each spoken word, in order, with the span of the text it came from' }),
+    words: z
+      .array(SpokenWordOut)
+      .meta({ description: 'Each spoken word, in order, with the span of the text it came from' }),
     applied: z.boolean().meta({
       description:
         'Whether anything was normalized or a pronunciation entry applied: false with `off` (and no entry matching) or for a language the service does not normalize (the text is read as written)',
     }),
     language: z.string().meta({ description: 'The language the text was read in' }),
-    text_type: z.enum(['text', 'ssml']).meta({ description: 'How the text was read: `ssml` (an SSML document: `spoken` is its speech, breaks left out, and the spans index the document) or `text`' }),
-    warnings: z.array(z.string()).meta({ description: 'What an SSML document asked that is read differently, with line and column; empty for plain text', example: [] }),
+    text_type: z.enum(['text', 'ssml']).meta({
+      description:
+        'How the text was read: `ssml` (an SSML document: `spoken` is its speech, breaks left out, and the spans index the document) or `text`',
+    }),
+    warnings: z.array(z.string()).meta({
+      description: 'What an SSML document asked that is read differently, with line and column; empty for plain text',
+      example: [],
+    }),
   })
   .meta({ id: 'NormalizedText' });
 
-async function ownProject(db: ApiDeps['db'], account: Account, projectId: string | null | undefined): Promise<string | null> {
+async function ownProject(
+  db: ApiDeps['db'],
+  account: Account,
+  projectId: string | null | undefined,
+): Promise<string | null> {
   if (!projectId) return null;
   const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(projectId);
   const project = uuid ? await Project.query(db).modify('ownedBy', account).findById(projectId).select('id') : null;
@@ -67,7 +90,11 @@ async function ownProject(db: ApiDeps['db'], account: Account, projectId: string
   return project.id;
 }
 
-export async function normalizePreview({ db }: ApiDeps, account: Account, body: NormalizeBody): Promise<z.output<typeof NormalizeOut>> {
+export async function normalizePreview(
+  { db }: ApiDeps,
+  account: Account,
+  body: NormalizeBody,
+): Promise<z.output<typeof NormalizeOut>> {
   if (body.voice_id && body.language) throw validationError({ language: ['Give voice_id or language, not both.'] });
   let language = body.language ?? 'en-US';
   if (body.voice_id) {
@@ -76,14 +103,30 @@ export async function normalizePreview({ db }: ApiDeps, account: Account, body: 
     language = voice.language;
   }
   const text = body.text.normalize('NFC');
-  const lexicon = await PronunciationEntry.lexiconOf(db, await resolveDictionaryIds(db, account, body.pronunciation_dictionary_ids, await ownProject(db, account, body.project_id)));
+  const lexicon = await PronunciationEntry.lexiconOf(
+    db,
+    await resolveDictionaryIds(
+      db,
+      account,
+      body.pronunciation_dictionary_ids,
+      await ownProject(db, account, body.project_id),
+    ),
+  );
   const normalize = body.text_normalization !== 'off';
-  const spans = (words: ReadonlyArray<{ word: string; source_start: number; source_end: number }>) => words.map(({ word, source_start, source_end }) => ({ word, source_start, source_end }));
+  const spans = (words: ReadonlyArray<{ word: string; source_start: number; source_end: number }>) =>
+    words.map(({ word, source_start, source_end }) => ({ word, source_start, source_end }));
   // As a synthesis reads it (the same check: an invalid document is a 400 naming its line and column).
   const { textType, warnings } = checkTextType(text.trim(), body.text_type, language);
   if (textType === 'ssml') {
     const parsed = parseSsml(text, { language, lexicon, normalize });
-    return { spoken: parsed.plainText, words: spans(parsed.words), applied: true, language, text_type: textType, warnings };
+    return {
+      spoken: parsed.plainText,
+      words: spans(parsed.words),
+      applied: true,
+      language,
+      text_type: textType,
+      warnings,
+    };
   }
   const plain = { language, text_type: textType, warnings };
   if (lexicon.length > 0) {

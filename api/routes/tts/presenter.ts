@@ -7,5 +7,12 @@ export { familyPaths, presentHistoryEntry, presentStatus } from '../../../synthe
 
 export function presentAccepted(row: SynthesisRow, family: Family, warnings: readonly string[] = []) {
   const paths = familyPaths[family];
-  return { [paths.idKey]: row.id, status: 'queued' as const, created_at: row.created_at.toISOString(), characters: row.characters, status_url: paths.status(row.id), warnings: [...warnings] };
+  return {
+    [paths.idKey]: row.id,
+    status: 'queued' as const,
+    created_at: row.created_at.toISOString(),
+    characters: row.characters,
+    status_url: paths.status(row.id),
+    warnings: [...warnings],
+  };
 }

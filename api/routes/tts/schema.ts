@@ -45,9 +45,23 @@ export const SynthesizeBody = z.strictObject({
       pattern: '\\S',
       description: `The text to speak: 1 to the plan’s max_text_length characters (Unicode code points, after trimming and NFC), with a letter or digit. Costs ${COST_RULE}.`,
     }),
-  voice_id: z.string().min(1, 'This field is required.').max(64, 'Unknown voice.').meta({ description: 'A premade voice’s id or one of your ready cloned voices', example: 'en-us-joe' }),
-  speed: z.number().min(0.5, 'Must be between 0.5 and 2.0.').max(2, 'Must be between 0.5 and 2.0.').default(1).meta({ description: 'Tempo factor, 0.5-2.0 (1 = normal); the pitch is kept' }),
-  pitch: z.number().min(-12, 'Must be between -12 and 12.').max(12, 'Must be between -12 and 12.').default(0).meta({ description: 'Pitch shift in semitones, -12 to +12 (0 = unchanged)' }),
+  voice_id: z
+    .string()
+    .min(1, 'This field is required.')
+    .max(64, 'Unknown voice.')
+    .meta({ description: 'A premade voice’s id or one of your ready cloned voices', example: 'en-us-joe' }),
+  speed: z
+    .number()
+    .min(0.5, 'Must be between 0.5 and 2.0.')
+    .max(2, 'Must be between 0.5 and 2.0.')
+    .default(1)
+    .meta({ description: 'Tempo factor, 0.5-2.0 (1 = normal); the pitch is kept' }),
+  pitch: z
+    .number()
+    .min(-12, 'Must be between -12 and 12.')
+    .max(12, 'Must be between -12 and 12.')
+    .default(0)
+    .meta({ description: 'Pitch shift in semitones, -12 to +12 (0 = unchanged)' }),
   emotion: z
     .enum(EMOTIONS, `Must be one of: ${EMOTIONS.join(', ')}.`)
     .default('neutral')
@@ -56,22 +70,34 @@ export const SynthesizeBody = z.strictObject({
     .enum(OUTPUT_FORMATS, `Must be one of: ${OUTPUT_FORMATS.join(', ')}.`)
     .default('wav')
     .meta({ description: 'The audio format: `wav` (PCM), `mp3`, `ogg` (Opus) or `flac`' }),
-  project_id: z.string().nullable().optional().meta({ description: 'One of your projects’ ids to file the synthesis under; null or absent for none' }),
+  project_id: z
+    .string()
+    .nullable()
+    .optional()
+    .meta({ description: 'One of your projects’ ids to file the synthesis under; null or absent for none' }),
   text_normalization: TextNormalizationField,
   pronunciation_dictionary_ids: PronunciationDictionaryIdsField,
   text_type: TextTypeField,
 });
 export type SynthesizeBody = z.output<typeof SynthesizeBody>;
 
-export const SynthesisParams = z.object({ id: z.uuid().meta({ description: 'The synthesis id (`id`, or `task_id` in the unversioned family)' }) });
+export const SynthesisParams = z.object({
+  id: z.uuid().meta({ description: 'The synthesis id (`id`, or `task_id` in the unversioned family)' }),
+});
 
 export const IdempotencyHeaders = z.object({
-  'Idempotency-Key': z.string().optional().meta({ description: '1-255 printable ASCII characters; a repeat within 24 h with the same body replays the first 202 (Idempotent-Replayed: true).' }),
+  'Idempotency-Key': z.string().optional().meta({
+    description:
+      '1-255 printable ASCII characters; a repeat within 24 h with the same body replays the first 202 (Idempotent-Replayed: true).',
+  }),
 });
 
 /** A time in a query string: an ISO 8601 date-time with its offset, or a date (midnight UTC). */
 const Instant = z
-  .union([z.iso.datetime({ offset: true }), z.iso.date()], 'Must be an ISO 8601 date or date-time, e.g. 2026-11-01 or 2026-11-01T00:00:00Z.')
+  .union(
+    [z.iso.datetime({ offset: true }), z.iso.date()],
+    'Must be an ISO 8601 date or date-time, e.g. 2026-11-01 or 2026-11-01T00:00:00Z.',
+  )
   .transform((value) => new Date(value.length === 10 ? `${value}T00:00:00Z` : value));
 
 export const HistoryQuery = PageQuery.extend({
@@ -81,13 +107,22 @@ export const HistoryQuery = PageQuery.extend({
     .optional()
     .meta({ description: 'Only the syntheses in this status' }),
   voice_id: z.string().max(64).optional().meta({ description: 'Only the syntheses made with this voice' }),
-  created_since: Instant.optional().meta({ description: 'Only the syntheses created at or after this time (ISO 8601; a bare date is midnight UTC)', example: '2026-11-01' }),
-  created_before: Instant.optional().meta({ description: 'Only the syntheses created before this time (ISO 8601; a bare date is midnight UTC)', example: '2026-12-01' }),
+  created_since: Instant.optional().meta({
+    description: 'Only the syntheses created at or after this time (ISO 8601; a bare date is midnight UTC)',
+    example: '2026-11-01',
+  }),
+  created_before: Instant.optional().meta({
+    description: 'Only the syntheses created before this time (ISO 8601; a bare date is midnight UTC)',
+    example: '2026-12-01',
+  }),
 });
 
 const ErrorOut = z
   .object({
-    code: z.string().meta({ description: 'Why it failed: `engine_failed`, `storage_unavailable` or `synthesis_failed` (see /api/docs/errors/)' }),
+    code: z.string().meta({
+      description:
+        'Why it failed: `engine_failed`, `storage_unavailable` or `synthesis_failed` (see /api/docs/errors/)',
+    }),
     message: z.string().meta({ description: 'The reason in words' }),
   })
   .nullable()
@@ -104,15 +139,31 @@ export const SynthesisStatus = z
     status: z.enum(STATUSES).meta({ description: 'Poll until it is neither `queued` nor `processing`' }),
     progress: z.number().meta({ description: 'Share rendered, 0-1; exactly 1 when completed', example: 1 }),
     created_at: z.string().meta({ description: 'When it was submitted (ISO 8601, UTC)', format: 'date-time' }),
-    started_at: z.string().nullable().meta({ description: 'When rendering began (ISO 8601, UTC); null while queued', format: 'date-time' }),
-    completed_at: z.string().nullable().meta({ description: 'When it ended: completed, failed or canceled (ISO 8601, UTC)', format: 'date-time' }),
+    started_at: z
+      .string()
+      .nullable()
+      .meta({ description: 'When rendering began (ISO 8601, UTC); null while queued', format: 'date-time' }),
+    completed_at: z
+      .string()
+      .nullable()
+      .meta({ description: 'When it ended: completed, failed or canceled (ISO 8601, UTC)', format: 'date-time' }),
     characters: z
       .number()
       .int()
-      .meta({ description: `Characters (Unicode code points) of the normalized text; the synthesis costs ${COST_RULE}`, example: 19 }),
-    credits_charged: z.number().int().meta({ description: 'Credits charged: the cost reserved at submission, once completed; 0 before and on failure or cancel', example: 19 }),
+      .meta({
+        description: `Characters (Unicode code points) of the normalized text; the synthesis costs ${COST_RULE}`,
+        example: 19,
+      }),
+    credits_charged: z.number().int().meta({
+      description:
+        'Credits charged: the cost reserved at submission, once completed; 0 before and on failure or cancel',
+      example: 19,
+    }),
     output_format: z.enum(OUTPUT_FORMATS).meta({ description: 'The requested audio format' }),
-    duration_seconds: z.number().nullable().meta({ description: 'Length of the audio in seconds, once completed', example: 1.4 }),
+    duration_seconds: z
+      .number()
+      .nullable()
+      .meta({ description: 'Length of the audio in seconds, once completed', example: 1.4 }),
     audio_url: z.string().nullable().meta({ description: 'Path of the audio download in your family, once completed' }),
     error: ErrorOut,
   })
@@ -125,9 +176,16 @@ export const HistoryEntry = SynthesisStatus.extend({
   pitch: z.number().meta({ description: 'Pitch shift in semitones' }),
   emotion: z.enum(EMOTIONS).meta({ description: 'The prosody preset' }),
   project_id: z.uuid().nullable().meta({ description: 'The project it is filed under, or null' }),
-  text_type: z.enum(TEXT_TYPES).meta({ description: 'How `text` was read: `text` (plain) or `ssml` (an SSML document)' }),
-  text_normalization: z.enum(TEXT_NORMALIZATION).meta({ description: 'Whether written forms were read as words: `auto`, `on` or `off`' }),
-  pronunciation_dictionary_ids: z.array(z.string()).meta({ description: 'The pronunciation dictionaries it applied, in order (the defaults made explicit when it was submitted); empty: none' }),
+  text_type: z
+    .enum(TEXT_TYPES)
+    .meta({ description: 'How `text` was read: `text` (plain) or `ssml` (an SSML document)' }),
+  text_normalization: z
+    .enum(TEXT_NORMALIZATION)
+    .meta({ description: 'Whether written forms were read as words: `auto`, `on` or `off`' }),
+  pronunciation_dictionary_ids: z.array(z.string()).meta({
+    description:
+      'The pronunciation dictionaries it applied, in order (the defaults made explicit when it was submitted); empty: none',
+  }),
 }).meta({ id: 'HistoryEntry' });
 export const HistoryPage = pageSchema(HistoryEntry).meta({ id: 'HistoryPage' });
 
@@ -137,10 +195,16 @@ export const SynthesisAccepted = z
     task_id: TaskId,
     status: z.literal('queued').meta({ description: 'Always `queued` on submission' }),
     created_at: z.string().meta({ description: 'When it was submitted (ISO 8601, UTC)', format: 'date-time' }),
-    characters: z.number().int().meta({ description: 'Characters (Unicode code points) of the normalized text: the credits reserved', example: 19 }),
-    status_url: z.string().meta({ description: 'Path of the status endpoint in your family (also the Location header)' }),
+    characters: z.number().int().meta({
+      description: 'Characters (Unicode code points) of the normalized text: the credits reserved',
+      example: 19,
+    }),
+    status_url: z
+      .string()
+      .meta({ description: 'Path of the status endpoint in your family (also the Location header)' }),
     warnings: z.array(z.string()).meta({
-      description: 'What an SSML document asked that is read differently (an unknown element read as its text, an unsupported attribute…), each with its line and column; empty for plain text',
+      description:
+        'What an SSML document asked that is read differently (an unknown element read as its text, an unsupported attribute…), each with its line and column; empty for plain text',
       example: [],
     }),
   })

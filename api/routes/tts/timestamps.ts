@@ -23,15 +23,23 @@ export const TimestampsBody = z.object({
         word: z.string().meta({ description: 'The word as written in the submitted text: text[char_start:char_end].' }),
         start: z.number().meta({ description: 'Seconds from the start of the delivered audio.' }),
         end: z.number().meta({ description: 'Seconds from the start of the delivered audio at which the word ends.' }),
-        char_start: z.int().meta({ description: "Offset of the word's first character in the synthesis's text (characters are code points)." }),
+        char_start: z.int().meta({
+          description: "Offset of the word's first character in the synthesis's text (characters are code points).",
+        }),
         char_end: z.int().meta({ description: 'Offset just past its last character.' }),
       }),
     )
-    .meta({ description: 'The words of the text in spoken order, each with its time span in the audio and its characters in the text' }),
+    .meta({
+      description:
+        'The words of the text in spoken order, each with its time span in the audio and its characters in the text',
+    }),
 });
 
 /** Caption cues: a few words each, broken after sentence ends and long pauses, at most ~7 s or 42 characters. */
-export function captionCues(text: string, words: readonly TimedWord[]): Array<{ start: number; end: number; text: string }> {
+export function captionCues(
+  text: string,
+  words: readonly TimedWord[],
+): Array<{ start: number; end: number; text: string }> {
   const chars = Array.from(text);
   const cues: Array<{ start: number; end: number; text: string }> = [];
   let first = 0;
@@ -56,7 +64,9 @@ const clock = (seconds: number, separator: string) => {
 };
 
 export function toSrt(cues: ReturnType<typeof captionCues>): string {
-  return cues.map((cue, index) => `${index + 1}\n${clock(cue.start, ',')} --> ${clock(cue.end, ',')}\n${cue.text}\n`).join('\n');
+  return cues
+    .map((cue, index) => `${index + 1}\n${clock(cue.start, ',')} --> ${clock(cue.end, ',')}\n${cue.text}\n`)
+    .join('\n');
 }
 
 export function toVtt(cues: ReturnType<typeof captionCues>): string {
@@ -65,7 +75,12 @@ export function toVtt(cues: ReturnType<typeof captionCues>): string {
 }
 
 /** The timestamps of a synthesis row the caller owns, as JSON or captions. */
-export async function sendTimestamps(ctx: Context, storage: Storage, row: Pick<SynthesisRow, 'id' | 'account_id' | 'status' | 'text'>, format: (typeof TIMESTAMP_FORMATS)[number]): Promise<void> {
+export async function sendTimestamps(
+  ctx: Context,
+  storage: Storage,
+  row: Pick<SynthesisRow, 'id' | 'account_id' | 'status' | 'text'>,
+  format: (typeof TIMESTAMP_FORMATS)[number],
+): Promise<void> {
   if (row.status !== 'completed') throw notReady();
   const stored = await readJsonObject<StoredTimestamps>(storage, timestampsKey(row.account_id, row.id));
   if (!stored) throw timestampsUnavailable();

@@ -23,7 +23,12 @@ export { cloningWorkflowId };
  * uploads cannot both take the last slot): the plan's limit, the voice, the
  * consent record, and the cloning workflow's start.
  */
-export async function startCloning(deps: ApiDeps, account: Account, sample: AcceptedSample, client: { ip: string; userAgent: string }) {
+export async function startCloning(
+  deps: ApiDeps,
+  account: Account,
+  sample: AcceptedSample,
+  client: { ip: string; userAgent: string },
+) {
   const { db, storage, temporal, config } = deps;
   const keys = sampleKeys(account.id, sample.voiceId);
   await storage.put(keys.original, createReadStream(sample.filePath), 'application/octet-stream');
@@ -31,9 +36,13 @@ export async function startCloning(deps: ApiDeps, account: Account, sample: Acce
   try {
     voice = await db.transaction(async (trx) => {
       await Account.lock(trx, account.id);
-      const plan = await SubscriptionPlan.query(trx).findById(account.subscription_tier).select('max_cloned_voices').throwIfNotFound();
+      const plan = await SubscriptionPlan.query(trx)
+        .findById(account.subscription_tier)
+        .select('max_cloned_voices')
+        .throwIfNotFound();
       const count = await Voice.query(trx).modify('countingTowardPlan', account).resultSize();
-      if (count >= plan.max_cloned_voices) throw planLimitReached(`Your plan allows ${plan.max_cloned_voices} cloned voices.`);
+      if (count >= plan.max_cloned_voices)
+        throw planLimitReached(`Your plan allows ${plan.max_cloned_voices} cloned voices.`);
       const inserted = await Voice.query(trx)
         .insert({
           id: sample.voiceId,
@@ -64,7 +73,11 @@ export async function startCloning(deps: ApiDeps, account: Account, sample: Acce
   }
   // Started after the commit: the workflow's first activity reads the voice.
   try {
-    const input: VoiceCloningInput = { voiceId: sample.voiceId, accountId: account.id, cpuTaskQueue: cpuTaskQueue(config) };
+    const input: VoiceCloningInput = {
+      voiceId: sample.voiceId,
+      accountId: account.id,
+      cpuTaskQueue: cpuTaskQueue(config),
+    };
     await temporal.workflow.start<(input: VoiceCloningInput) => Promise<string>>('voiceCloning', {
       workflowId: cloningWorkflowId(sample.voiceId),
       taskQueue: config.TEMPORAL_TASK_QUEUE,

@@ -34,7 +34,10 @@ export async function revokeConsent(deps: ApiDeps, account: Account, id: string)
   }
   const revoked: VoiceRow = await db.transaction(async (trx) => {
     await ConsentRecord.query(trx).where({ voice_id: id }).modify('standing').patch({ revoked_at: trx.fn.now() });
-    const [row] = await Voice.query(trx).patch({ status: 'revoked', profile: null, error: null, updated_at: trx.fn.now() }).where({ id }).returning('*');
+    const [row] = await Voice.query(trx)
+      .patch({ status: 'revoked', profile: null, error: null, updated_at: trx.fn.now() })
+      .where({ id })
+      .returning('*');
     return row;
   });
   const removal = await temporal.workflow.start(voiceDeletion, {

@@ -13,25 +13,44 @@ import { Voice } from '../../../db/models/Voice';
 import { presentVoice } from './presenter';
 import { MyVoicesQuery, VoiceListQuery, VoiceOut, VoicePage, VoiceParams } from './schema';
 
-const json = (description: string, schema: unknown) => ({ description, content: { 'application/json': { schema } } }) as never;
+const json = (description: string, schema: unknown) =>
+  ({ description, content: { 'application/json': { schema } } }) as never;
 
 export function voiceRoutes(deps: ApiDeps): Route[] {
   const { db, config } = deps;
   const list = (category: 'premade' | 'cloned' | undefined) =>
     async function handler(
       ctx: Parameters<Route['handler']>[0],
-      { account, query }: { account: Account; query: { page: number; page_size: number; language?: string; category?: 'premade' | 'cloned'; used?: 'true' | 'false' } },
+      {
+        account,
+        query,
+      }: {
+        account: Account;
+        query: {
+          page: number;
+          page_size: number;
+          language?: string;
+          category?: 'premade' | 'cloned';
+          used?: 'true' | 'false';
+        };
+      },
       family: Family,
     ) {
       const voices = Voice.query(db).modify('visibleTo', account).modify('language', query.language);
       const only = category ?? query.category;
       if (only) voices.where({ category: only });
-      if (query.used === 'true') voices.whereIn('voices.id', Synthesis.query(db).modify('ownedBy', account).modify('live').distinct('syntheses.voice_id'));
+      if (query.used === 'true')
+        voices.whereIn(
+          'voices.id',
+          Synthesis.query(db).modify('ownedBy', account).modify('live').distinct('syntheses.voice_id'),
+        );
       const count = await voices.clone().resultSize();
       // The caller's clones first (newest first), then premade voices in catalog order.
       const rows = await voices
         .clone()
-        .orderByRaw("case when category = 'cloned' then 0 else 1 end, case when category = 'cloned' then created_at end desc nulls last, sort_order, id")
+        .orderByRaw(
+          "case when category = 'cloned' then 0 else 1 end, case when category = 'cloned' then created_at end desc nulls last, sort_order, id",
+        )
         .offset(offsetOf(query))
         .limit(query.page_size);
       ctx.body = presentPage(
@@ -50,8 +69,15 @@ export function voiceRoutes(deps: ApiDeps): Route[] {
       summary: 'Clone a voice from a consented sample (multipart: file, name, description, language, consent=true)',
       tags: ['Voices'],
       auth: true,
-      form: CloneForm.extend({ file: z.string().meta({ format: 'binary', description: 'WAV, MP3, OGG (Vorbis/Opus), FLAC or M4A; at most 20 MiB; 3-300 s' }) }),
-      responses: { 202: json('Accepted: the voice is processing; poll Location', VoiceOut), ...problemResponses(400, 401, 403, 413, 415) },
+      form: CloneForm.extend({
+        file: z
+          .string()
+          .meta({ format: 'binary', description: 'WAV, MP3, OGG (Vorbis/Opus), FLAC or M4A; at most 20 MiB; 3-300 s' }),
+      }),
+      responses: {
+        202: json('Accepted: the voice is processing; poll Location', VoiceOut),
+        ...problemResponses(400, 401, 403, 413, 415),
+      },
       async handler(ctx, { account }, family) {
         const { sample, cleanup } = await receiveSample(ctx);
         try {

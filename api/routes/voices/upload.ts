@@ -13,17 +13,27 @@ import { rejectNul, toFieldErrors } from '../../route';
 const MAX_SAMPLE_BYTES = 20 * 1024 * 1024;
 
 export const CloneForm = z.strictObject({
-  name: z.string().trim().min(1, 'This field is required.').max(100, 'Must be at most 100 characters.').meta({ description: 'The voice’s name, 1-100 characters' }),
-  description: z.string().max(500, 'Must be at most 500 characters.').default('').meta({ description: 'Notes on the voice, at most 500 characters' }),
+  name: z
+    .string()
+    .trim()
+    .min(1, 'This field is required.')
+    .max(100, 'Must be at most 100 characters.')
+    .meta({ description: 'The voice’s name, 1-100 characters' }),
+  description: z
+    .string()
+    .max(500, 'Must be at most 500 characters.')
+    .default('')
+    .meta({ description: 'Notes on the voice, at most 500 characters' }),
   language: z
     .string()
     .max(35, 'Must be at most 35 characters.')
     .regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/, 'Must be a BCP 47 language tag, e.g. en-US.')
     .default('en-US')
     .meta({ description: 'The language spoken in the sample, a BCP 47 tag' }),
-  consent: z
-    .literal('true', 'Must be true: the speaker authorized cloning.')
-    .meta({ description: 'Must be the string `true`: you affirm that the speaker authorized cloning their voice (the service records account, time, client IP and file checksum)' }),
+  consent: z.literal('true', 'Must be true: the speaker authorized cloning.').meta({
+    description:
+      'Must be the string `true`: you affirm that the speaker authorized cloning their voice (the service records account, time, client IP and file checksum)',
+  }),
 });
 
 // The client's file name is never used: the temporary file gets a random name.
@@ -46,8 +56,10 @@ async function readForm(ctx: Context): Promise<void> {
   } catch (thrown) {
     const error = thrown as MulterLike & Error;
     if (error.code === 'LIMIT_FILE_SIZE') throw payloadTooLarge('The file is larger than 20 MiB.');
-    if (error.code === 'LIMIT_UNEXPECTED_FILE' || error.code === 'LIMIT_FILE_COUNT') throw validationError({ file: ['Send exactly one file, in the field "file".'] });
-    if (error.code?.startsWith('LIMIT_')) throw validationError({ [error.field ?? 'non_field_errors']: ['Too many or too large form fields.'] });
+    if (error.code === 'LIMIT_UNEXPECTED_FILE' || error.code === 'LIMIT_FILE_COUNT')
+      throw validationError({ file: ['Send exactly one file, in the field "file".'] });
+    if (error.code?.startsWith('LIMIT_'))
+      throw validationError({ [error.field ?? 'non_field_errors']: ['Too many or too large form fields.'] });
     throw validationError({ non_field_errors: ['The multipart body could not be read.'] });
   }
 }
@@ -73,7 +85,8 @@ export interface AcceptedSample {
  * recorded. The caller removes the temporary file with `cleanup`.
  */
 export async function receiveSample(ctx: Context): Promise<{ sample: AcceptedSample; cleanup(): Promise<void> }> {
-  if (!ctx.is('multipart/form-data')) throw unsupportedMediaType('Send multipart/form-data with the sample in the field "file".');
+  if (!ctx.is('multipart/form-data'))
+    throw unsupportedMediaType('Send multipart/form-data with the sample in the field "file".');
   await readForm(ctx);
   const file = (ctx as unknown as { file?: { path: string; size: number } }).file;
   const cleanup = async () => {
@@ -90,7 +103,16 @@ export async function receiveSample(ctx: Context): Promise<{ sample: AcceptedSam
     if (!(await sniffAudioFile(file.path))) {
       throw unsupportedMediaType('The file is not WAV, MP3, OGG (Vorbis or Opus), FLAC or M4A (AAC or ALAC) audio.');
     }
-    return { sample: { voiceId: randomUUID(), form: parsed.data, filePath: file.path, bytes: file.size, sha256: await sha256File(file.path) }, cleanup };
+    return {
+      sample: {
+        voiceId: randomUUID(),
+        form: parsed.data,
+        filePath: file.path,
+        bytes: file.size,
+        sha256: await sha256File(file.path),
+      },
+      cleanup,
+    };
   } catch (error) {
     await cleanup();
     throw error;

@@ -14,7 +14,10 @@ const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
 /** The operator's settings decide the scheme and whether internal hosts are allowed; deliveries check the resolved address again. */
 function checkUrl(config: Config, url: string): string {
   try {
-    return checkTargetUrl(url, { allowHttp: config.WEBHOOK_ALLOW_HTTP, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS }).toString();
+    return checkTargetUrl(url, {
+      allowHttp: config.WEBHOOK_ALLOW_HTTP,
+      allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+    }).toString();
   } catch (error) {
     if (error instanceof TargetRefused) throw validationError({ url: [error.message] });
     throw error;
@@ -31,16 +34,30 @@ export async function findEndpoint(db: Db, account: Account, id: string): Promis
 }
 
 /** At most WEBHOOK_MAX_ENDPOINTS per account, counted under a lock on the account's row so two creates at once cannot both take the last one. */
-export async function createEndpoint(db: Db, config: Config, account: Account, props: { url: string; events: string[]; description: string }): Promise<WebhookEndpoint> {
+export async function createEndpoint(
+  db: Db,
+  config: Config,
+  account: Account,
+  props: { url: string; events: string[]; description: string },
+): Promise<WebhookEndpoint> {
   const url = checkUrl(config, props.url);
   return db.transaction(async (trx) => {
     await Account.query(trx).findById(account.id).forUpdate().select('id');
     const { count } = (await endpointsOf(trx, account).count({ count: '*' }).first()) as unknown as { count: string };
     if (Number(count) >= config.WEBHOOK_MAX_ENDPOINTS) {
-      throw planLimitReached(`An account can have at most ${config.WEBHOOK_MAX_ENDPOINTS} webhook endpoints; delete one first.`);
+      throw planLimitReached(
+        `An account can have at most ${config.WEBHOOK_MAX_ENDPOINTS} webhook endpoints; delete one first.`,
+      );
     }
     return WebhookEndpoint.query(trx)
-      .insert({ id: randomUUID(), account_id: account.id, url, events: [...new Set(props.events)], description: props.description, secret: newWebhookSecret() })
+      .insert({
+        id: randomUUID(),
+        account_id: account.id,
+        url,
+        events: [...new Set(props.events)],
+        description: props.description,
+        secret: newWebhookSecret(),
+      })
       .returning('*');
   });
 }
@@ -74,6 +91,11 @@ export async function rotateSecret(db: Db, account: Account, id: string): Promis
   const endpoint = await findEndpoint(db, account, id);
   await WebhookEndpoint.query(db)
     .where({ id: endpoint.id })
-    .patch({ secret: newWebhookSecret(), previous_secret: endpoint.secret, previous_secret_expires_at: new Date(Date.now() + ROTATION_OVERLAP_MS), updated_at: db.fn.now() });
+    .patch({
+      secret: newWebhookSecret(),
+      previous_secret: endpoint.secret,
+      previous_secret_expires_at: new Date(Date.now() + ROTATION_OVERLAP_MS),
+      updated_at: db.fn.now(),
+    });
   return findEndpoint(db, account, id);
 }

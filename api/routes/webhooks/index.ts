@@ -9,7 +9,17 @@ import { announceWebhookEvent } from '../../../synthesis/webhooks';
 import { enforceRateLimit } from '../../auth/rateLimit';
 import { createEndpoint, deleteEndpoint, endpointsOf, findEndpoint, rotateSecret, updateEndpoint } from './commands';
 import { presentDelivery, presentEndpoint, presentWithSecret } from './presenter';
-import { DeliveryOut, DeliveryPage, WebhookCreateBody, WebhookListQuery, WebhookOut, WebhookPage, WebhookParams, WebhookUpdateBody, WebhookWithSecretOut } from './schema';
+import {
+  DeliveryOut,
+  DeliveryPage,
+  WebhookCreateBody,
+  WebhookListQuery,
+  WebhookOut,
+  WebhookPage,
+  WebhookParams,
+  WebhookUpdateBody,
+  WebhookWithSecretOut,
+} from './schema';
 
 const json = (description: string, schema: unknown) => ({ description, content: { 'application/json': { schema } } });
 const prefix = (family: Family) => (family === 'v1' ? '/api/v1' : '/api');
@@ -116,9 +126,18 @@ export function webhookRoutes(deps: ApiDeps): Route[] {
       responses: { 202: json('The delivery, under way', DeliveryOut), ...problemResponses(401, 404, 409, 429) },
       async handler(ctx, { account, params }) {
         const endpoint = await findEndpoint(db, account, params.id);
-        await enforceRateLimit(db, { key: `webhook-test:account:${account.id}`, limit: config.RATE_LIMIT_WEBHOOK_TESTS_PER_MINUTE, windowSeconds: 60 });
+        await enforceRateLimit(db, {
+          key: `webhook-test:account:${account.id}`,
+          limit: config.RATE_LIMIT_WEBHOOK_TESTS_PER_MINUTE,
+          windowSeconds: 60,
+        });
         if (!endpoint.enabled) throw conflict('The endpoint is disabled; enable it first.');
-        const event = { id: `evt_${randomUUID().replaceAll('-', '')}`, type: 'ping' as const, accountId: account.id, data: { endpoint_id: endpoint.id } };
+        const event = {
+          id: `evt_${randomUUID().replaceAll('-', '')}`,
+          type: 'ping' as const,
+          accountId: account.id,
+          data: { endpoint_id: endpoint.id },
+        };
         const [deliveryId] = await announceWebhookEvent(deps, event, endpoint.id);
         ctx.status = 202;
         ctx.body = presentDelivery(await WebhookDelivery.query(db).findById(deliveryId).throwIfNotFound());

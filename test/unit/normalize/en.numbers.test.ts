@@ -30,7 +30,10 @@ table('en-US', 'cardinals', [
   ['7 apples', 'seven apples'],
   ['I have 3 cats.', 'I have three cats.'],
   ['007', 'zero zero seven'],
-  ['1234567890123456789', 'one two three four five six seven eight nine zero one two three four five six seven eight nine'],
+  [
+    '1234567890123456789',
+    'one two three four five six seven eight nine zero one two three four five six seven eight nine',
+  ],
   ['abc123', 'abc123'],
   ['(42)', '(forty-two)'],
 ]);

@@ -1,5 +1,16 @@
 import fc from 'fast-check';
-import { cardinal, characters, date, decimal, digits, normalizeText, normalizedLanguages, ordinal, telephone, time } from '../../../text/normalize';
+import {
+  cardinal,
+  characters,
+  date,
+  decimal,
+  digits,
+  normalizeText,
+  normalizedLanguages,
+  ordinal,
+  telephone,
+  time,
+} from '../../../text/normalize';
 
 const SAMPLES = [
   'Dr. Smith paid $1,250.50 on 3/4/2026 at 10:30am.',
@@ -60,14 +71,19 @@ describe('span mapping', () => {
     expect(words[0]).toEqual({ word: 'five', source_start: 3, source_end: 5 });
   });
 
-  test.each(SAMPLES.flatMap((s) => ['en-US', 'en-GB', 'de', 'fr', 'es', 'es-419', 'ja'].map((l) => [l, s] as const)))('%s: spans in order and inside the source: %s', (language, text) => {
-    checkSpans(text, language);
-  });
+  test.each(SAMPLES.flatMap((s) => ['en-US', 'en-GB', 'de', 'fr', 'es', 'es-419', 'ja'].map((l) => [l, s] as const)))(
+    '%s: spans in order and inside the source: %s',
+    (language, text) => {
+      checkSpans(text, language);
+    },
+  );
 
   test('every word of the spoken text is listed, in order', () => {
     for (const text of SAMPLES) {
       const { spoken, words } = normalizeText(text, { language: 'en-US' });
-      expect(words.map((w) => w.word)).toEqual(Array.from(spoken.matchAll(/[\p{L}\p{N}\p{M}]+(?:['’-][\p{L}\p{N}\p{M}]+)*/gu), (m) => m[0]));
+      expect(words.map((w) => w.word)).toEqual(
+        Array.from(spoken.matchAll(/[\p{L}\p{N}\p{M}]+(?:['’-][\p{L}\p{N}\p{M}]+)*/gu), (m) => m[0]),
+      );
     }
   });
 });
@@ -83,7 +99,8 @@ describe('pass-through', () => {
 
   test('known languages say applied', () => {
     expect(normalizedLanguages().sort()).toEqual(['de', 'en', 'es', 'fr']);
-    for (const language of ['en', 'en-GB', 'de-AT', 'fr-CA', 'es-419', 'EN_us']) expect(normalizeText('x', { language }).applied).toBe(true);
+    for (const language of ['en', 'en-GB', 'de-AT', 'fr-CA', 'es-419', 'EN_us'])
+      expect(normalizeText('x', { language }).applied).toBe(true);
   });
 });
 
@@ -154,10 +171,13 @@ describe('properties', () => {
 
   test('text without digits, capitals or symbols is untouched', () => {
     fc.assert(
-      fc.property(fc.array(fc.constantFrom('hello', 'world', 'cat', 'the', 'a', 'is', ' ', ', ', '. '), { maxLength: 20 }), (parts) => {
-        const input = parts.join('');
-        expect(normalizeText(input, { language: 'en' }).spoken).toBe(input);
-      }),
+      fc.property(
+        fc.array(fc.constantFrom('hello', 'world', 'cat', 'the', 'a', 'is', ' ', ', ', '. '), { maxLength: 20 }),
+        (parts) => {
+          const input = parts.join('');
+          expect(normalizeText(input, { language: 'en' }).spoken).toBe(input);
+        },
+      ),
       { numRuns: 200, seed: 3 },
     );
   });

@@ -1,11 +1,27 @@
 /** English word lists: abbreviations, acronyms, units, currencies, months. */
 
-export const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+export const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
 
 /** "Jan", "Sept" … → month number (1–12). */
 export const MONTH_BY_NAME: Record<string, number> = Object.fromEntries([
   ...MONTHS.map((name, i) => [name.toLowerCase(), i + 1]),
-  ...['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'].map((name, i) => [name, i + 1]),
+  ...['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'].map((name, i) => [
+    name,
+    i + 1,
+  ]),
   ['sept', 9],
 ]);
 
@@ -59,7 +75,21 @@ export const ABBREVIATIONS: Record<string, string> = {
 };
 
 /** Titles: always followed by a name, so their period never ends a sentence. */
-export const TITLES = new Set(['Mr.', 'Mrs.', 'Ms.', 'Prof.', 'Gen.', 'Capt.', 'Lt.', 'Col.', 'Sgt.', 'Gov.', 'Sen.', 'Rev.', 'Mt.']);
+export const TITLES = new Set([
+  'Mr.',
+  'Mrs.',
+  'Ms.',
+  'Prof.',
+  'Gen.',
+  'Capt.',
+  'Lt.',
+  'Col.',
+  'Sgt.',
+  'Gov.',
+  'Sen.',
+  'Rev.',
+  'Mt.',
+]);
 
 /** Abbreviations that read two ways: [before a name, after a name]. */
 export const TITLE_OR_PLACE: Record<string, [string, string]> = {
@@ -76,7 +106,9 @@ export const SPELLED = new Set(
 
 /** Read as words even though they are all capitals. */
 export const AS_WORD = new Set(
-  'NASA NATO UNESCO UNICEF LASER RADAR SCUBA AIDS OPEC FIFA UEFA NAFTA ASCII GIF JPEG PNG WAN LAN SIM POTUS SWAT OSHA FEMA INTERPOL ISIS ZIP SAT GUI CAPTCHA RAID NIMBY YOLO'.split(' '),
+  'NASA NATO UNESCO UNICEF LASER RADAR SCUBA AIDS OPEC FIFA UEFA NAFTA ASCII GIF JPEG PNG WAN LAN SIM POTUS SWAT OSHA FEMA INTERPOL ISIS ZIP SAT GUI CAPTCHA RAID NIMBY YOLO'.split(
+    ' ',
+  ),
 );
 
 /** Spelled only after "the": "the WHO", "the US" (elsewhere they are the words who, us). */
@@ -195,11 +227,17 @@ export const SCALE_WORDS: Record<string, string> = {
 };
 
 /** Words after which a 4-digit number is a year. */
-export const YEAR_CUES = new Set('in since of year by from until till before after during circa around early late mid spring summer autumn fall winter'.split(' '));
+export const YEAR_CUES = new Set(
+  'in since of year by from until till before after during circa around early late mid spring summer autumn fall winter'.split(
+    ' ',
+  ),
+);
 
 /** Words after which a Roman numeral is a cardinal number ("World War II", "Chapter IV"). */
 export const ROMAN_CUES = new Set(
-  'War Chapter Part Book Volume Vol Act Scene Section Article Phase Type Class Level Title Appendix Round Stage Episode Season Bowl Grade Schedule Category Canto Psalm Plate Figure Table'.split(' '),
+  'War Chapter Part Book Volume Vol Act Scene Section Article Phase Type Class Level Title Appendix Round Stage Episode Season Bowl Grade Schedule Category Canto Psalm Plate Figure Table'.split(
+    ' ',
+  ),
 );
 
 /** Symbols read on their own. */

@@ -63,7 +63,15 @@ export function cardinalEn(n: number, tag = 'en-US'): string {
   return parts.join(' ');
 }
 
-const ORDINAL_WORDS: Record<string, string> = { one: 'first', two: 'second', three: 'third', five: 'fifth', eight: 'eighth', nine: 'ninth', twelve: 'twelfth' };
+const ORDINAL_WORDS: Record<string, string> = {
+  one: 'first',
+  two: 'second',
+  three: 'third',
+  five: 'fifth',
+  eight: 'eighth',
+  nine: 'ninth',
+  twelve: 'twelfth',
+};
 
 /** Turns the last word of a cardinal into its ordinal: "twenty-one" → "twenty-first". */
 export function ordinalWord(words: string): string {

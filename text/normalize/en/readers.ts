@@ -20,10 +20,12 @@ export function dateEn(parts: DateParts, tag = 'en-US', order?: 'month-first' | 
 }
 
 const DAYS_IN_MONTH = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-export const validDate = (month: number, day: number): boolean => month >= 1 && month <= 12 && day >= 1 && day <= DAYS_IN_MONTH[month - 1];
+export const validDate = (month: number, day: number): boolean =>
+  month >= 1 && month <= 12 && day >= 1 && day <= DAYS_IN_MONTH[month - 1];
 
 /** Two-digit years: 00–49 → 2000s, 50–99 → 1900s. */
-export const fullYear = (year: string): number => (year.length === 2 ? (Number(year) < 50 ? 2000 : 1900) + Number(year) : Number(year));
+export const fullYear = (year: string): number =>
+  year.length === 2 ? (Number(year) < 50 ? 2000 : 1900) + Number(year) : Number(year);
 
 /**
  * A numeric date's parts in the locale's order (month first in en-US, day
@@ -41,7 +43,10 @@ export function numericDate(a: number, b: number, year: number | undefined, firs
 export function parseDateEn(text: string, tag = 'en-US'): DateParts | null {
   const trimmed = text.trim();
   let m = /^(\d{4})-(\d{1,2})-(\d{1,2})$/.exec(trimmed);
-  if (m) return validDate(Number(m[2]), Number(m[3])) ? { year: Number(m[1]), month: Number(m[2]), day: Number(m[3]) } : null;
+  if (m)
+    return validDate(Number(m[2]), Number(m[3]))
+      ? { year: Number(m[1]), month: Number(m[2]), day: Number(m[3]) }
+      : null;
   m = /^(\d{1,2})([/.-])(\d{1,2})(?:\2(\d{4}|\d{2}))?$/.exec(trimmed);
   if (m) return numericDate(Number(m[1]), Number(m[3]), m[4] ? fullYear(m[4]) : undefined, monthFirst(tag));
   m = /^([A-Za-z]+)\.?\s+(\d{1,2})(?:st|nd|rd|th)?(?:,?\s+(\d{4}))?$/.exec(trimmed);
@@ -55,7 +60,8 @@ export function parseDateEn(text: string, tag = 'en-US'): DateParts | null {
   return null;
 }
 
-const minutes = (minute: number, tag: string): string => (minute < 10 ? `oh ${cardinalEn(minute, tag)}` : cardinalEn(minute, tag));
+const minutes = (minute: number, tag: string): string =>
+  minute < 10 ? `oh ${cardinalEn(minute, tag)}` : cardinalEn(minute, tag);
 
 /**
  * With a.m./p.m.: "ten thirty a m", "ten a m", "twelve p m" → "noon", "twelve a m" → "midnight".
@@ -100,8 +106,10 @@ export function charactersEn(text: string): string {
 export function addressEn(text: string, tag = 'en-US'): string {
   const out: string[] = [];
   for (const [token] of text.matchAll(/\p{L}+|\d+|[^\p{L}\d]/gu)) {
-    if (/^\p{L}/u.test(token)) out.push(token.length > 1 && token === token.toUpperCase() ? charactersEn(token) : token.toLowerCase());
-    else if (/^\d/.test(token)) out.push(token.length <= 3 && !token.startsWith('0') ? cardinalEn(Number(token), tag) : digitsEn(token));
+    if (/^\p{L}/u.test(token))
+      out.push(token.length > 1 && token === token.toUpperCase() ? charactersEn(token) : token.toLowerCase());
+    else if (/^\d/.test(token))
+      out.push(token.length <= 3 && !token.startsWith('0') ? cardinalEn(Number(token), tag) : digitsEn(token));
     else if (LETTER_SYMBOLS[token]) out.push(LETTER_SYMBOLS[token]);
   }
   return out.join(' ');

@@ -67,7 +67,11 @@ export const NUMBER_RULES: Rule[] = [
     re: new RegExp(String.raw`(${NUM})\s?(?:(${SCALE})\s?)?([€£¥₹])`, 'uy'),
     apply: (m, ctx) => money('', m[3], m[1], m[2], ctx.tag),
   },
-  { name: 'pence', re: /(\d{1,3})p(?![\p{L}\p{N}])/uy, apply: (m, ctx) => `${cardinalEn(Number(m[1]), ctx.tag)} ${m[1] === '1' ? 'penny' : 'pence'}` },
+  {
+    name: 'pence',
+    re: /(\d{1,3})p(?![\p{L}\p{N}])/uy,
+    apply: (m, ctx) => `${cardinalEn(Number(m[1]), ctx.tag)} ${m[1] === '1' ? 'penny' : 'pence'}`,
+  },
   {
     name: 'iso-date',
     re: /(\d{4})-(\d{2})-(\d{2})(?![\d-])/y,
@@ -81,7 +85,12 @@ export const NUMBER_RULES: Rule[] = [
     name: 'numeric-date',
     re: /(\d{1,2})([/.-])(\d{1,2})\2(\d{4}|\d{2})(?![\d/.-]\d)/y,
     apply: (m, ctx) => {
-      const parts = numericDate(Number(m[1]), Number(m[3]), fullYear(m[4]), ctx.region === 'US' || ctx.region === 'PH' || ctx.region === '');
+      const parts = numericDate(
+        Number(m[1]),
+        Number(m[3]),
+        fullYear(m[4]),
+        ctx.region === 'US' || ctx.region === 'PH' || ctx.region === '',
+      );
       return parts ? dateEn(parts, ctx.tag) : null;
     },
   },
@@ -120,7 +129,9 @@ export const NUMBER_RULES: Rule[] = [
     apply: (m, ctx) => {
       const hour = Number(m[1]);
       if (hour < 1 || hour > 12) return null;
-      return timeEn({ hour, minute: 0, period: m[2].toLowerCase() === 'a' ? 'am' : 'pm' }, ctx.tag) + sentenceEnd(m[3], ctx);
+      return (
+        timeEn({ hour, minute: 0, period: m[2].toLowerCase() === 'a' ? 'am' : 'pm' }, ctx.tag) + sentenceEnd(m[3], ctx)
+      );
     },
   },
   {
@@ -162,7 +173,10 @@ export const NUMBER_RULES: Rule[] = [
     apply: (m, ctx) => {
       const [whole, numerator, denominator] = [Number(m[1]), Number(m[2]), Number(m[3])];
       if (numerator === 0 || numerator >= denominator) return null;
-      const part = numerator === 1 && (denominator === 2 || denominator === 4) ? `a ${denominator === 2 ? 'half' : 'quarter'}` : fractionEn(numerator, denominator, ctx.tag);
+      const part =
+        numerator === 1 && (denominator === 2 || denominator === 4)
+          ? `a ${denominator === 2 ? 'half' : 'quarter'}`
+          : fractionEn(numerator, denominator, ctx.tag);
       return `${cardinalEn(whole, ctx.tag)} and ${part}`;
     },
   },
@@ -170,10 +184,15 @@ export const NUMBER_RULES: Rule[] = [
     name: 'fraction',
     re: /(\d+)\/(\d+)(?![\d/])/y,
     apply: (m, ctx) => {
-      const idioms: Record<string, string> = { '24/7': 'twenty-four seven', '50/50': 'fifty-fifty', '9/11': 'nine eleven' };
+      const idioms: Record<string, string> = {
+        '24/7': 'twenty-four seven',
+        '50/50': 'fifty-fifty',
+        '9/11': 'nine eleven',
+      };
       if (idioms[m[0]]) return idioms[m[0]];
       const [numerator, denominator] = [Number(m[1]), Number(m[2])];
-      if (denominator >= 2 && denominator <= 100 && numerator > 0 && numerator < 1000 && !/^0/.test(m[1] + m[2])) return fractionEn(numerator, denominator, ctx.tag);
+      if (denominator >= 2 && denominator <= 100 && numerator > 0 && numerator < 1000 && !/^0/.test(m[1] + m[2]))
+        return fractionEn(numerator, denominator, ctx.tag);
       return `${numberEn(m[1], ctx.tag)} slash ${numberEn(m[2], ctx.tag)}`;
     },
   },
@@ -204,7 +223,10 @@ export const NUMBER_RULES: Rule[] = [
       if (!m[1] && /^\d{4}$/.test(written)) {
         const n = Number(written);
         const before = previousWord(ctx);
-        const cue = before && !/[\d]/.test(before.gap) && (YEAR_CUES.has(before.word.toLowerCase()) || MONTH_BY_NAME[before.word.toLowerCase()] !== undefined);
+        const cue =
+          before &&
+          !/[\d]/.test(before.gap) &&
+          (YEAR_CUES.has(before.word.toLowerCase()) || MONTH_BY_NAME[before.word.toLowerCase()] !== undefined);
         if ((cue && n >= 1000) || yearRange(n)) return yearEn(n, ctx.tag);
       }
       return (m[1] ? 'minus ' : '') + numberEn(written, ctx.tag);

@@ -1,7 +1,18 @@
 /** English rules for written forms made of letters and symbols: addresses, phone numbers, abbreviations, Roman numerals, acronyms, symbols. */
 import { isCapitalized, nextWord, parseRoman, previousWord, sentenceStartsAt } from '../shared';
 import type { Rule, RuleContext } from '../types';
-import { ABBREVIATIONS, ACRONYM_READING, AS_WORD, NOT_ACRONYM, ROMAN_CUES, SPELLED, SPELLED_AFTER_THE, SYMBOLS, TITLE_OR_PLACE, TITLES } from './lexicon';
+import {
+  ABBREVIATIONS,
+  ACRONYM_READING,
+  AS_WORD,
+  NOT_ACRONYM,
+  ROMAN_CUES,
+  SPELLED,
+  SPELLED_AFTER_THE,
+  SYMBOLS,
+  TITLE_OR_PLACE,
+  TITLES,
+} from './lexicon';
 import { cardinalEn, ordinalEn } from './numbers';
 import { addressEn, charactersEn, telephoneEn } from './readers';
 import { sentenceEnd } from './rules';
@@ -12,14 +23,30 @@ const ABBREVIATION = [...Object.keys(ABBREVIATIONS), ...Object.keys(TITLE_OR_PLA
   .map(escape)
   .join('|');
 const TLD = 'com|org|net|dev|io|ai|app|co|edu|gov|info|biz|me|tv|us|uk|eu|de|fr|es|it|nl|ca|au|ch|at|be|jp|cn|in|ru|br';
-const PHONE_CUES = new Set(['call', 'phone', 'tel', 'telephone', 'fax', 'dial', 'text', 'mobile', 'cell', 'number', 'hotline']);
+const PHONE_CUES = new Set([
+  'call',
+  'phone',
+  'tel',
+  'telephone',
+  'fax',
+  'dial',
+  'text',
+  'mobile',
+  'cell',
+  'number',
+  'hotline',
+]);
 
 /** Reads a title before a name ("Dr. Smith" → Doctor) or a street after one ("Elm Dr." → Drive). */
 function titleOrPlace(key: string, ctx: RuleContext): string {
   const [title, place] = TITLE_OR_PLACE[key];
   const before = previousWord(ctx);
   const after = nextWord(ctx);
-  const nameBefore = before !== null && isCapitalized(before.word) && !/[.!?,;:]/.test(before.gap) && !sentenceStartsAt(ctx.text, before.start);
+  const nameBefore =
+    before !== null &&
+    isCapitalized(before.word) &&
+    !/[.!?,;:]/.test(before.gap) &&
+    !sentenceStartsAt(ctx.text, before.start);
   const nameAfter = after !== null && isCapitalized(after.word) && /^\s+$/.test(after.gap);
   if (nameAfter && !nameBefore) return title;
   if (nameBefore) return place + sentenceEnd('.', ctx);
@@ -32,7 +59,8 @@ function roman(numeral: string, ctx: RuleContext): string | null {
   if (value === null) return null;
   const before = previousWord(ctx);
   if (!before || !/^[ \u00a0]+$/.test(before.gap)) return null;
-  const cue = ROMAN_CUES.has(before.word[0].toUpperCase() + before.word.slice(1).toLowerCase()) && /^\p{Lu}/u.test(before.word);
+  const cue =
+    ROMAN_CUES.has(before.word[0].toUpperCase() + before.word.slice(1).toLowerCase()) && /^\p{Lu}/u.test(before.word);
   const after = nextWord(ctx);
   if (numeral === 'I') {
     // "World War I." yes; "the War I fought" no: I must end the clause.
@@ -40,7 +68,11 @@ function roman(numeral: string, ctx: RuleContext): string | null {
     return cue && endsClause ? cardinalEn(1) : null;
   }
   if (cue) return numeral.length === 1 && !'VX'.includes(numeral) ? null : cardinalEn(value);
-  const regnal = isCapitalized(before.word) && /^\p{L}+$/u.test(before.word) && value <= 40 && !['X', 'XL', 'XXL', 'XXXL', 'XXX', 'CD', 'MD'].includes(numeral);
+  const regnal =
+    isCapitalized(before.word) &&
+    /^\p{L}+$/u.test(before.word) &&
+    value <= 40 &&
+    !['X', 'XL', 'XXL', 'XXXL', 'XXX', 'CD', 'MD'].includes(numeral);
   return regnal && (numeral.length > 1 || numeral === 'V') ? `the ${ordinalEn(value)}` : null;
 }
 
@@ -64,7 +96,11 @@ export const ADDRESS_RULES: Rule[] = [
     re: /(?:https?:\/\/|www\.)[^\s<>"]*[^\s<>".,;:!?)\]}']/iy,
     apply: (m, ctx) => {
       const rest = m[0].replace(/^https?:\/\//i, '').replace(/\/$/, '');
-      return (rest.toLowerCase().startsWith('www.') ? 'w w w dot ' + addressEn(rest.slice(4), ctx.tag) : addressEn(rest, ctx.tag)).trim();
+      return (
+        rest.toLowerCase().startsWith('www.')
+          ? 'w w w dot ' + addressEn(rest.slice(4), ctx.tag)
+          : addressEn(rest, ctx.tag)
+      ).trim();
     },
   },
   {
@@ -74,7 +110,10 @@ export const ADDRESS_RULES: Rule[] = [
   },
   {
     name: 'domain',
-    re: new RegExp(String.raw`[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)*\.(?:${TLD})(?:\/[^\s<>"]*[^\s<>".,;:!?)\]}'])?(?![\p{L}\p{N}])`, 'uy'),
+    re: new RegExp(
+      String.raw`[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)*\.(?:${TLD})(?:\/[^\s<>"]*[^\s<>".,;:!?)\]}'])?(?![\p{L}\p{N}])`,
+      'uy',
+    ),
     apply: (m, ctx) => addressEn(m[0], ctx.tag),
   },
   {
@@ -83,7 +122,13 @@ export const ADDRESS_RULES: Rule[] = [
     apply: (m, ctx) => {
       const digits = m[0].replace(/\D/g, '').length;
       if (m[0].startsWith('+') && digits < 8) return null;
-      if (/^\d{3}-\d{4}$/.test(m[0]) && !m[0].startsWith('555') && !/-0/.test(m[0]) && !PHONE_CUES.has(previousWord(ctx)?.word.toLowerCase() ?? '')) return null;
+      if (
+        /^\d{3}-\d{4}$/.test(m[0]) &&
+        !m[0].startsWith('555') &&
+        !/-0/.test(m[0]) &&
+        !PHONE_CUES.has(previousWord(ctx)?.word.toLowerCase() ?? '')
+      )
+        return null;
       return telephoneEn(m[0]);
     },
   },
@@ -109,7 +154,8 @@ export const WORD_RULES: Rule[] = [
     name: 'vulgar-fraction',
     re: /(\d*)([½¼¾⅓⅔])/y,
     apply: (m) => {
-      const part = { '½': 'a half', '¼': 'a quarter', '¾': 'three quarters', '⅓': 'a third', '⅔': 'two thirds' }[m[2]] ?? '';
+      const part =
+        { '½': 'a half', '¼': 'a quarter', '¾': 'three quarters', '⅓': 'a third', '⅔': 'two thirds' }[m[2]] ?? '';
       return m[1] ? `${cardinalEn(Number(m[1]))} and ${part}` : part.replace(/^a /, 'one ');
     },
   },

@@ -34,7 +34,9 @@ function ResendVerification({ email }: { email: string }) {
       <button type="button" onClick={resend} disabled={state === 'busy'}>
         Send the verification mail again
       </button>
-      {state === 'sent' && <Status>If {email} has an unverified account, a new link is on its way. Older links no longer work.</Status>}
+      {state === 'sent' && (
+        <Status>If {email} has an unverified account, a new link is on its way. Older links no longer work.</Status>
+      )}
       <ErrorMessage error={error} />
     </div>
   );
@@ -65,13 +67,15 @@ export function SignUp() {
       <>
         <PageTitle>Check your mail</PageTitle>
         <p>
-          We sent a verification link to <strong>{registered.email}</strong>. Open it to activate your account and receive your free credits.
+          We sent a verification link to <strong>{registered.email}</strong>. Open it to activate your account and
+          receive your free credits.
         </p>
         {registered.verification_mail && (
           <div class="notice" role="note" aria-label="Where the mail went">
             <p>
-              This server runs in development mode without a mail server (<code>SMTP_URL</code> is not set), so nothing was sent: the mail is a file in{' '}
-              <code>{registered.verification_mail.directory}</code> on the server. Open the newest <code>.eml</code> file there and follow its link, or verify the account from the command line:
+              This server runs in development mode without a mail server (<code>SMTP_URL</code> is not set), so nothing
+              was sent: the mail is a file in <code>{registered.verification_mail.directory}</code> on the server. Open
+              the newest <code>.eml</code> file there and follow its link, or verify the account from the command line:
             </p>
             <pre>
               <code>openvox user verify {registered.email}</code>
@@ -87,7 +91,16 @@ export function SignUp() {
       <PageTitle>Sign up</PageTitle>
       <form onSubmit={submit} class="narrow" noValidate>
         <Field label="Email" name="email" type="email" autoComplete="email" required />
-        <Field label="Password" name="password" type="password" autoComplete="new-password" minLength={8} maxLength={128} required hint="8 to 128 characters." />
+        <Field
+          label="Password"
+          name="password"
+          type="password"
+          autoComplete="new-password"
+          minLength={8}
+          maxLength={128}
+          required
+          hint="8 to 128 characters."
+        />
         <Field label="Name (optional)" name="name" autoComplete="name" maxLength={100} />
         <ErrorMessage error={error} />
         <button type="submit" class="primary" disabled={busy}>
@@ -168,7 +181,9 @@ export function VerifyEmail() {
       {!state.done && !state.error && <Status>Verifying…</Status>}
       {state.done && (
         <>
-          <Status>Your email address is verified. {formatNumber(state.credits!)} credits were granted to your account.</Status>
+          <Status>
+            Your email address is verified. {formatNumber(state.credits!)} credits were granted to your account.
+          </Status>
           <p>
             <Link class="button primary" href="/app/login">
               Log in

@@ -21,7 +21,13 @@ async function download(response: Response, name: string): Promise<void> {
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
-function AddEntry({ dictionary, onAdded }: { dictionary: PronunciationDictionary; onAdded: (message: string) => void }) {
+function AddEntry({
+  dictionary,
+  onAdded,
+}: {
+  dictionary: PronunciationDictionary;
+  onAdded: (message: string) => void;
+}) {
   const [grapheme, setGrapheme] = useState('');
   const [alias, setAlias] = useState('');
   const [phoneme, setPhoneme] = useState('');
@@ -32,7 +38,12 @@ function AddEntry({ dictionary, onAdded }: { dictionary: PronunciationDictionary
     setError(null);
     try {
       await api('POST', path(dictionary.id, 'entries/'), {
-        body: { grapheme, ...(alias.trim() ? { alias } : {}), ...(phoneme.trim() ? { phoneme } : {}), case_sensitive: caseSensitive },
+        body: {
+          grapheme,
+          ...(alias.trim() ? { alias } : {}),
+          ...(phoneme.trim() ? { phoneme } : {}),
+          case_sensitive: caseSensitive,
+        },
       });
       onAdded(`“${grapheme.trim()}” added.`);
       setGrapheme('');
@@ -47,8 +58,21 @@ function AddEntry({ dictionary, onAdded }: { dictionary: PronunciationDictionary
     <form onSubmit={add} aria-labelledby="add-entry">
       <h3 id="add-entry">Add a word</h3>
       <div class="inline-form">
-        <Field label="Written form" value={grapheme} onInput={(event) => setGrapheme(event.currentTarget.value)} maxLength={100} required hint="A word as it appears in your text, e.g. OpenVox." />
-        <Field label="Say it as" value={alias} onInput={(event) => setAlias(event.currentTarget.value)} maxLength={500} hint="What to say instead, e.g. open voice box." />
+        <Field
+          label="Written form"
+          value={grapheme}
+          onInput={(event) => setGrapheme(event.currentTarget.value)}
+          maxLength={100}
+          required
+          hint="A word as it appears in your text, e.g. OpenVox."
+        />
+        <Field
+          label="Say it as"
+          value={alias}
+          onInput={(event) => setAlias(event.currentTarget.value)}
+          maxLength={500}
+          hint="What to say instead, e.g. open voice box."
+        />
         <Field
           label="IPA (optional)"
           value={phoneme}
@@ -58,7 +82,12 @@ function AddEntry({ dictionary, onAdded }: { dictionary: PronunciationDictionary
         />
       </div>
       <div class="field check">
-        <input id="entry-case" type="checkbox" checked={caseSensitive} onChange={(event) => setCaseSensitive(event.currentTarget.checked)} />
+        <input
+          id="entry-case"
+          type="checkbox"
+          checked={caseSensitive}
+          onChange={(event) => setCaseSensitive(event.currentTarget.checked)}
+        />
         <label for="entry-case">Match the case exactly</label>
       </div>
       <ErrorMessage error={error} />
@@ -69,7 +98,13 @@ function AddEntry({ dictionary, onAdded }: { dictionary: PronunciationDictionary
   );
 }
 
-function ImportPls({ dictionary, onImported }: { dictionary: PronunciationDictionary; onImported: (message: string) => void }) {
+function ImportPls({
+  dictionary,
+  onImported,
+}: {
+  dictionary: PronunciationDictionary;
+  onImported: (message: string) => void;
+}) {
   const [mode, setMode] = useState('append');
   const [error, setError] = useState<unknown>(null);
   const submit = async (event: Event & { currentTarget: HTMLFormElement }) => {
@@ -79,7 +114,9 @@ function ImportPls({ dictionary, onImported }: { dictionary: PronunciationDictio
     const file = (form.elements.namedItem('pls') as HTMLInputElement).files?.[0];
     if (!file) return;
     try {
-      const updated = await api<PronunciationDictionary>('POST', `${path(dictionary.id, 'import/')}?mode=${mode}`, { body: { pls: await file.text() } });
+      const updated = await api<PronunciationDictionary>('POST', `${path(dictionary.id, 'import/')}?mode=${mode}`, {
+        body: { pls: await file.text() },
+      });
       form.reset();
       onImported(`Imported ${file.name}: the dictionary has ${countEntries(updated.entry_count)}.`);
     } catch (failure) {
@@ -91,7 +128,13 @@ function ImportPls({ dictionary, onImported }: { dictionary: PronunciationDictio
       <h3 id="import-pls">Import a PLS file</h3>
       <p class="hint">A W3C Pronunciation Lexicon (PLS 1.0, IPA), as other speech services export them.</p>
       <div class="inline-form">
-        <Field label="PLS file" name="pls" type="file" accept=".pls,.xml,application/pls+xml,application/xml,text/xml" required />
+        <Field
+          label="PLS file"
+          name="pls"
+          type="file"
+          accept=".pls,.xml,application/pls+xml,application/xml,text/xml"
+          required
+        />
         <Select
           label="Entries already here"
           value={mode}
@@ -111,7 +154,10 @@ function ImportPls({ dictionary, onImported }: { dictionary: PronunciationDictio
 function Dictionary({ id }: { id: string }) {
   const [page, setPage] = useState(1);
   const dictionary = useLoad((signal) => get<PronunciationDictionary>(path(id), signal), [id]);
-  const entries = useLoad((signal) => get<Page<PronunciationEntry>>(`${path(id, 'entries/')}?page=${page}&page_size=${PAGE_SIZE}`, signal), [id, page]);
+  const entries = useLoad(
+    (signal) => get<Page<PronunciationEntry>>(`${path(id, 'entries/')}?page=${page}&page_size=${PAGE_SIZE}`, signal),
+    [id, page],
+  );
   const [message, setMessage] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(null);
   const changed = (text: string) => {
@@ -126,7 +172,10 @@ function Dictionary({ id }: { id: string }) {
   const exportPls = async () => {
     setError(null);
     try {
-      await download(await request('GET', path(id, 'export/')), `${(dictionary.data?.name ?? 'dictionary').replace(/[^\p{L}\p{N}._-]+/gu, '-')}.pls`);
+      await download(
+        await request('GET', path(id, 'export/')),
+        `${(dictionary.data?.name ?? 'dictionary').replace(/[^\p{L}\p{N}._-]+/gu, '-')}.pls`,
+      );
     } catch (failure) {
       setError(failure);
     }
@@ -142,7 +191,8 @@ function Dictionary({ id }: { id: string }) {
         <>
           <PageTitle>{`Dictionary: ${data.name}`}</PageTitle>
           <p class="meta">
-            {data.language} · {countEntries(data.entry_count)} · {data.project_id ? 'for one project' : 'for all your syntheses'}
+            {data.language} · {countEntries(data.entry_count)} ·{' '}
+            {data.project_id ? 'for one project' : 'for all your syntheses'}
           </p>
           <div class="actions">
             <button type="button" onClick={exportPls}>
@@ -198,7 +248,10 @@ function Dictionary({ id }: { id: string }) {
 }
 
 function DictionaryList() {
-  const dictionaries = useLoad((signal) => get<Page<PronunciationDictionary>>('pronunciation-dictionaries/?page_size=100', signal), []);
+  const dictionaries = useLoad(
+    (signal) => get<Page<PronunciationDictionary>>('pronunciation-dictionaries/?page_size=100', signal),
+    [],
+  );
   const [name, setName] = useState('');
   const [language, setLanguage] = useState('en-US');
   const [error, setError] = useState<unknown>(null);
@@ -208,7 +261,9 @@ function DictionaryList() {
     setError(null);
     setMessage(null);
     try {
-      const created = await api<PronunciationDictionary>('POST', 'pronunciation-dictionaries/', { body: { name, language } });
+      const created = await api<PronunciationDictionary>('POST', 'pronunciation-dictionaries/', {
+        body: { name, language },
+      });
       navigate(`/app/dictionaries?id=${created.id}`);
     } catch (failure) {
       setError(failure);
@@ -223,12 +278,26 @@ function DictionaryList() {
     <>
       <PageTitle>Dictionaries</PageTitle>
       <p>
-        Words said your way: a dictionary replaces a written form with what to say (“OpenVox” → “open voice box”). Your dictionaries apply to every synthesis unless the request names others (
-        <code>pronunciation_dictionary_ids</code>).
+        Words said your way: a dictionary replaces a written form with what to say (“OpenVox” → “open voice box”). Your
+        dictionaries apply to every synthesis unless the request names others (<code>pronunciation_dictionary_ids</code>
+        ).
       </p>
       <form onSubmit={create} class="inline-form">
-        <Field label="Dictionary name" value={name} onInput={(event) => setName(event.currentTarget.value)} maxLength={100} required />
-        <Field label="Language" value={language} onInput={(event) => setLanguage(event.currentTarget.value)} maxLength={35} required hint="A language tag such as en-US." />
+        <Field
+          label="Dictionary name"
+          value={name}
+          onInput={(event) => setName(event.currentTarget.value)}
+          maxLength={100}
+          required
+        />
+        <Field
+          label="Language"
+          value={language}
+          onInput={(event) => setLanguage(event.currentTarget.value)}
+          maxLength={35}
+          required
+          hint="A language tag such as en-US."
+        />
         <button type="submit" class="primary">
           Create dictionary
         </button>
@@ -244,7 +313,11 @@ function DictionaryList() {
               {dictionary.language} · {countEntries(dictionary.entry_count)}
             </p>
             <div class="actions">
-              <Link class="button" href={`/app/dictionaries?id=${dictionary.id}`} aria-label={`Open ${dictionary.name}`}>
+              <Link
+                class="button"
+                href={`/app/dictionaries?id=${dictionary.id}`}
+                aria-label={`Open ${dictionary.name}`}
+              >
                 Open
               </Link>
               <ConfirmButton

@@ -17,7 +17,11 @@ const nextDay = (day: string) => new Date(Date.parse(`${day}T00:00:00Z`) + 86_40
 export function History() {
   const { query } = useLocation();
   const page = Number(query.get('page') ?? '1') || 1;
-  const filters = { voice_id: query.get('voice_id') ?? '', project_id: query.get('project_id') ?? '', status: query.get('status') ?? '' };
+  const filters = {
+    voice_id: query.get('voice_id') ?? '',
+    project_id: query.get('project_id') ?? '',
+    status: query.get('status') ?? '',
+  };
   // Days in UTC: from the start of `from` to the end of `to`.
   const from = query.get('from') ?? '';
   const to = query.get('to') ?? '';
@@ -63,13 +67,19 @@ export function History() {
           label="Voice"
           value={filters.voice_id}
           onChange={(event) => setFilter('voice_id', event.currentTarget.value)}
-          options={[['', 'All voices'], ...(voices.data?.results ?? []).map((voice): [string, string] => [voice.id, voice.name])]}
+          options={[
+            ['', 'All voices'],
+            ...(voices.data?.results ?? []).map((voice): [string, string] => [voice.id, voice.name]),
+          ]}
         />
         <Select
           label="Project"
           value={filters.project_id}
           onChange={(event) => setFilter('project_id', event.currentTarget.value)}
-          options={[['', 'All projects'], ...(projects.data?.results ?? []).map((project): [string, string] => [project.id, project.name])]}
+          options={[
+            ['', 'All projects'],
+            ...(projects.data?.results ?? []).map((project): [string, string] => [project.id, project.name]),
+          ]}
         />
         <Select
           label="Status"
@@ -77,8 +87,18 @@ export function History() {
           onChange={(event) => setFilter('status', event.currentTarget.value)}
           options={[['', 'Any status'], ...STATUSES.map((status): [string, string] => [status, status])]}
         />
-        <Field label="From (UTC day)" type="date" value={from} onChange={(event) => setFilter('from', event.currentTarget.value)} />
-        <Field label="To (UTC day)" type="date" value={to} onChange={(event) => setFilter('to', event.currentTarget.value)} />
+        <Field
+          label="From (UTC day)"
+          type="date"
+          value={from}
+          onChange={(event) => setFilter('from', event.currentTarget.value)}
+        />
+        <Field
+          label="To (UTC day)"
+          type="date"
+          value={to}
+          onChange={(event) => setFilter('to', event.currentTarget.value)}
+        />
       </form>
       {message && <Status>{message}</Status>}
       <ErrorMessage error={history.error} />
@@ -86,22 +106,39 @@ export function History() {
       <ul class="entries">
         {rows.map((entry) => (
           <li key={entry.id} class="entry">
-            <p class={long(entry) && !expanded.has(entry.id) ? 'entry-text clamped' : 'entry-text'} id={`text-${entry.id}`}>
+            <p
+              class={long(entry) && !expanded.has(entry.id) ? 'entry-text clamped' : 'entry-text'}
+              id={`text-${entry.id}`}
+            >
               {entry.text}
             </p>
             {long(entry) && (
-              <button type="button" class="link" aria-expanded={expanded.has(entry.id)} aria-controls={`text-${entry.id}`} onClick={() => toggleText(entry.id)}>
-                {expanded.has(entry.id) ? 'Show less' : `Show the whole text (${formatNumber([...(entry.text ?? '')].length)} characters)`}
+              <button
+                type="button"
+                class="link"
+                aria-expanded={expanded.has(entry.id)}
+                aria-controls={`text-${entry.id}`}
+                onClick={() => toggleText(entry.id)}
+              >
+                {expanded.has(entry.id)
+                  ? 'Show less'
+                  : `Show the whole text (${formatNumber([...(entry.text ?? '')].length)} characters)`}
               </button>
             )}
             <p class="meta">
-              {formatDate(entry.created_at)} · {voiceName(entry.voice_id)} · <span class={`badge ${entry.status}`}>{entry.status}</span> · {formatNumber(entry.characters)} characters
+              {formatDate(entry.created_at)} · {voiceName(entry.voice_id)} ·{' '}
+              <span class={`badge ${entry.status}`}>{entry.status}</span> · {formatNumber(entry.characters)} characters
               {entry.duration_seconds !== null && ` · ${formatSeconds(entry.duration_seconds)}`}
               {entry.error && ` · ${entry.error.message}`}
             </p>
             <div class="actions">
               {entry.status === 'completed' && (
-                <button type="button" aria-expanded={open === entry.id} aria-describedby={`text-${entry.id}`} onClick={() => setOpen(open === entry.id ? null : entry.id)}>
+                <button
+                  type="button"
+                  aria-expanded={open === entry.id}
+                  aria-describedby={`text-${entry.id}`}
+                  onClick={() => setOpen(open === entry.id ? null : entry.id)}
+                >
                   {open === entry.id ? 'Hide player' : 'Play'}
                 </button>
               )}
@@ -116,7 +153,9 @@ export function History() {
                 onConfirm={() => remove(entry)}
               />
             </div>
-            {open === entry.id && <AudioPlayer id={entry.id} format={entry.output_format} text={entry.text} autoFocus autoPlay />}
+            {open === entry.id && (
+              <AudioPlayer id={entry.id} format={entry.output_format} text={entry.text} autoFocus autoPlay />
+            )}
           </li>
         ))}
       </ul>

@@ -7,7 +7,17 @@ import type { ApiKey } from '../types';
 const PAGE_SIZE = 20;
 
 /** A copy button for a text; without clipboard permission (e.g. plain http) it selects `fallback` for Ctrl+C. */
-function CopyButton({ text, label, fallback, accessibleLabel }: { text: string; label: string; fallback: () => void; accessibleLabel?: string }) {
+function CopyButton({
+  text,
+  label,
+  fallback,
+  accessibleLabel,
+}: {
+  text: string;
+  label: string;
+  fallback: () => void;
+  accessibleLabel?: string;
+}) {
   const [copied, setCopied] = useState<string | null>(null);
   const copy = async () => {
     try {
@@ -102,13 +112,20 @@ function NewKey({ created, onDone }: { created: ApiKey; onDone: () => void }) {
         <label for="new-key-value" class="visually-hidden">
           API key
         </label>
-        <input id="new-key-value" ref={input} readOnly value={created.key} class="mono" onFocus={(event) => event.currentTarget.select()} />
+        <input
+          id="new-key-value"
+          ref={input}
+          readOnly
+          value={created.key}
+          class="mono"
+          onFocus={(event) => event.currentTarget.select()}
+        />
         <CopyButton text={created.key!} label="Copy" fallback={() => input.current?.select()} />
       </div>
       <h3>Try it</h3>
       <p>
-        These examples hold the key and this server’s address: paste one into a terminal or a program. Each says “Hello from OpenVox!” into a file, for 19 credits. The{' '}
-        <a href="/api/docs/">API reference</a> has every endpoint.
+        These examples hold the key and this server’s address: paste one into a terminal or a program. Each says “Hello
+        from OpenVox!” into a file, for 19 credits. The <a href="/api/docs/">API reference</a> has every endpoint.
       </p>
       {keySnippets(location.origin, created.key!).map((snippet) => (
         <Snippet key={snippet.id} {...snippet} />
@@ -122,7 +139,10 @@ function NewKey({ created, onDone }: { created: ApiKey; onDone: () => void }) {
 
 export function ApiKeys() {
   const [page, setPage] = useState(1);
-  const keys = useLoad((signal) => get<Page<ApiKey>>(`auth/api-keys/?page=${page}&page_size=${PAGE_SIZE}`, signal), [page]);
+  const keys = useLoad(
+    (signal) => get<Page<ApiKey>>(`auth/api-keys/?page=${page}&page_size=${PAGE_SIZE}`, signal),
+    [page],
+  );
   const [created, setCreated] = useState<ApiKey | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [name, setName] = useState('');
@@ -150,7 +170,8 @@ export function ApiKeys() {
     <>
       <PageTitle>API keys</PageTitle>
       <p>
-        API keys let programs use your account: send one as <code>Authorization: Bearer vk_…</code>. They work until you revoke them.
+        API keys let programs use your account: send one as <code>Authorization: Bearer vk_…</code>. They work until you
+        revoke them.
       </p>
       {created ? (
         <NewKey created={created} onDone={() => setCreated(null)} />

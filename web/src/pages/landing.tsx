@@ -9,8 +9,8 @@ export function Landing() {
       <section class="hero">
         <PageTitle>OpenVox</PageTitle>
         <p class="lead">
-          Text to speech and voice cloning on your own servers. Turn text into natural speech in many languages, clone a voice from a short recording with the speaker's consent, and call it all from
-          one HTTP API.
+          Text to speech and voice cloning on your own servers. Turn text into natural speech in many languages, clone a
+          voice from a short recording with the speaker's consent, and call it all from one HTTP API.
         </p>
         <p class="actions">
           {isLoggedIn() ? (
@@ -36,13 +36,15 @@ export function Landing() {
           <li>
             <h3>REST API</h3>
             <p>
-              Every page of this dashboard uses the public API. Browse it in the <a href="/api/docs/">API reference</a> or fetch the <a href="/api/openapi.json">OpenAPI document</a>.
+              Every page of this dashboard uses the public API. Browse it in the <a href="/api/docs/">API reference</a>{' '}
+              or fetch the <a href="/api/openapi.json">OpenAPI document</a>.
             </p>
           </li>
           <li>
             <h3>OpenAI-compatible</h3>
             <p>
-              Point an OpenAI SDK at <code>{origin}/v1</code> with an API key from this dashboard: <code>POST /v1/audio/speech</code> answers like OpenAI's.
+              Point an OpenAI SDK at <code>{origin}/v1</code> with an API key from this dashboard:{' '}
+              <code>POST /v1/audio/speech</code> answers like OpenAI's.
             </p>
           </li>
           <li>

@@ -63,7 +63,9 @@ export function Playground() {
     return () => controller.abort();
   }, [reuse]);
   useEffect(() => {
-    const voice = wantedVoice && voices.data?.results.find((candidate) => candidate.id === wantedVoice && candidate.status === 'ready');
+    const voice =
+      wantedVoice &&
+      voices.data?.results.find((candidate) => candidate.id === wantedVoice && candidate.status === 'ready');
     if (!voice) return;
     setLanguage(languageOf(voice));
     setVoiceId(voice.id);
@@ -94,7 +96,9 @@ export function Playground() {
   const showSpoken = async () => {
     setError(null);
     try {
-      setSpoken((await api<{ spoken: string }>('POST', 'tts/normalize/', { body: { text, voice_id: voiceId } })).spoken);
+      setSpoken(
+        (await api<{ spoken: string }>('POST', 'tts/normalize/', { body: { text, voice_id: voiceId } })).spoken,
+      );
     } catch (failure) {
       setError(failure);
     }
@@ -110,13 +114,21 @@ export function Playground() {
     setEntry(null);
     setCanceled(null);
     try {
-      const body: Record<string, unknown> = { text, voice_id: voiceId, speed: Number(speed), pitch: Number(pitch), emotion, output_format: format };
+      const body: Record<string, unknown> = {
+        text,
+        voice_id: voiceId,
+        speed: Number(speed),
+        pitch: Number(pitch),
+        emotion,
+        output_format: format,
+      };
       if (projectId) body.project_id = projectId;
       const accepted = await api<Synthesis>('POST', 'tts/synthesize/', { body });
       setStartedAt(Date.now());
       setJob(accepted);
       const final = await followSynthesis(accepted.id, setJob, controller.signal);
-      if (final.status === 'completed') setEntry(await get<Synthesis>(`tts/history/${accepted.id}/`, controller.signal));
+      if (final.status === 'completed')
+        setEntry(await get<Synthesis>(`tts/history/${accepted.id}/`, controller.signal));
       profile.reload();
     } catch (failure) {
       if (!controller.signal.aborted) setError(failure);
@@ -133,7 +145,11 @@ export function Playground() {
       const answer = await request('DELETE', `tts/history/${job.id}/`);
       const ended = answer.headers.get('Synthesis-Status');
       setJob({ ...job, status: ended === 'completed' ? 'completed' : 'canceled' });
-      setCanceled(ended === 'completed' ? 'It had finished before the cancel arrived: it was charged, and it is deleted.' : 'Canceled. Nothing was charged: the reserved credits are available again.');
+      setCanceled(
+        ended === 'completed'
+          ? 'It had finished before the cancel arrived: it was charged, and it is deleted.'
+          : 'Canceled. Nothing was charged: the reserved credits are available again.',
+      );
     } catch (failure) {
       setError(failure);
     } finally {
@@ -151,7 +167,15 @@ export function Playground() {
       <form onSubmit={submit} class="playground">
         <div class="field">
           <label for="text">Text</label>
-          <textarea id="text" rows={6} value={text} onInput={(event) => setText(event.currentTarget.value)} aria-describedby="text-count" aria-invalid={overBy > 0 ? true : undefined} required />
+          <textarea
+            id="text"
+            rows={6}
+            value={text}
+            onInput={(event) => setText(event.currentTarget.value)}
+            aria-describedby="text-count"
+            aria-invalid={overBy > 0 ? true : undefined}
+            required
+          />
           <small id="text-count" class={overBy > 0 ? 'hint over' : 'hint'} aria-live="polite">
             {formatNumber(characters)} {characters === 1 ? 'character' : 'characters'}
             {plan
@@ -186,16 +210,37 @@ export function Playground() {
           />
           <div class="field">
             <label for="speed">Speed: {Number(speed).toFixed(2)}×</label>
-            <input id="speed" type="range" min="0.5" max="2" step="0.05" value={speed} onInput={(event) => setSpeed(event.currentTarget.value)} />
+            <input
+              id="speed"
+              type="range"
+              min="0.5"
+              max="2"
+              step="0.05"
+              value={speed}
+              onInput={(event) => setSpeed(event.currentTarget.value)}
+            />
           </div>
           <div class="field">
             <label for="pitch">
               Pitch: {Number(pitch) > 0 ? '+' : ''}
               {pitch} semitones
             </label>
-            <input id="pitch" type="range" min="-12" max="12" step="1" value={pitch} onInput={(event) => setPitch(event.currentTarget.value)} />
+            <input
+              id="pitch"
+              type="range"
+              min="-12"
+              max="12"
+              step="1"
+              value={pitch}
+              onInput={(event) => setPitch(event.currentTarget.value)}
+            />
           </div>
-          <Select label="Emotion" value={emotion} onChange={(event) => setEmotion(event.currentTarget.value)} options={EMOTIONS.map((name): [string, string] => [name, name])} />
+          <Select
+            label="Emotion"
+            value={emotion}
+            onChange={(event) => setEmotion(event.currentTarget.value)}
+            options={EMOTIONS.map((name): [string, string] => [name, name])}
+          />
           <Select
             label="Format"
             value={format}
@@ -206,17 +251,26 @@ export function Playground() {
             label="Project (optional)"
             value={projectId}
             onChange={(event) => setProjectId(event.currentTarget.value)}
-            options={[['', 'None'], ...(projects.data?.results ?? []).map((project): [string, string] => [project.id, project.name])]}
+            options={[
+              ['', 'None'],
+              ...(projects.data?.results ?? []).map((project): [string, string] => [project.id, project.name]),
+            ]}
           />
         </div>
         {selected?.preview_url && <PreviewButton voice={selected} />}
         <ErrorMessage error={voices.error ?? profile.error} />
-        <button type="submit" class="primary" disabled={inProgress || overBy > 0} aria-describedby={overBy > 0 ? 'submit-reason' : undefined}>
+        <button
+          type="submit"
+          class="primary"
+          disabled={inProgress || overBy > 0}
+          aria-describedby={overBy > 0 ? 'submit-reason' : undefined}
+        >
           Synthesize
         </button>
         {overBy > 0 && plan && (
           <p id="submit-reason" class="reason">
-            The text is {formatNumber(characters)} characters; your plan takes at most {formatNumber(plan.max_text_length)} per synthesis. Remove {formatNumber(overBy)}{' '}
+            The text is {formatNumber(characters)} characters; your plan takes at most{' '}
+            {formatNumber(plan.max_text_length)} per synthesis. Remove {formatNumber(overBy)}{' '}
             {overBy === 1 ? 'character' : 'characters'} to synthesize.
           </p>
         )}
@@ -228,7 +282,8 @@ export function Playground() {
           {inProgress ? (
             <div class="job">
               <label for="job-progress">
-                {job.status === 'queued' ? 'Queued' : 'Rendering'}: {Math.round(done * 100)} %{left ? ` · about ${left} left` : ''}
+                {job.status === 'queued' ? 'Queued' : 'Rendering'}: {Math.round(done * 100)} %
+                {left ? ` · about ${left} left` : ''}
               </label>
               <progress id="job-progress" max={1} value={done} />
               <button type="button" onClick={cancel} disabled={canceling}>
@@ -239,11 +294,14 @@ export function Playground() {
             !canceled && <p>Status: {job.status}</p>
           )}
           {canceled && <Status>{canceled}</Status>}
-          {job.status === 'failed' && <ErrorMessage error={new Error(job.error?.message ?? 'The synthesis failed. Nothing was charged.')} />}
+          {job.status === 'failed' && (
+            <ErrorMessage error={new Error(job.error?.message ?? 'The synthesis failed. Nothing was charged.')} />
+          )}
           {entry && (
             <>
               <Status>
-                Done: {entry.duration_seconds?.toFixed(1)} s of audio for {formatNumber(entry.credits_charged)} credits.{' '}
+                Done: {entry.duration_seconds?.toFixed(1)} s of audio for {formatNumber(entry.credits_charged)}{' '}
+                credits.{' '}
               </Status>
               <AudioPlayer id={entry.id} format={entry.output_format} text={entry.text} autoFocus />
               <p>

@@ -21,7 +21,14 @@ function Rename({ project, onDone }: { project: Project; onDone: () => void }) {
   };
   return (
     <form onSubmit={save} class="inline-form">
-      <Field label={`New name for ${project.name}`} value={name} onInput={(event) => setName(event.currentTarget.value)} maxLength={100} required autoFocus />
+      <Field
+        label={`New name for ${project.name}`}
+        value={name}
+        onInput={(event) => setName(event.currentTarget.value)}
+        maxLength={100}
+        required
+        autoFocus
+      />
       <button type="submit" class="primary">
         Save
       </button>
@@ -35,7 +42,10 @@ function Rename({ project, onDone }: { project: Project; onDone: () => void }) {
 
 export function Projects() {
   const [page, setPage] = useState(1);
-  const projects = useLoad((signal) => get<Page<Project>>(`projects/?page=${page}&page_size=${PAGE_SIZE}`, signal), [page]);
+  const projects = useLoad(
+    (signal) => get<Page<Project>>(`projects/?page=${page}&page_size=${PAGE_SIZE}`, signal),
+    [page],
+  );
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
   const [error, setError] = useState<unknown>(null);
@@ -77,7 +87,12 @@ export function Projects() {
           required
           aria-invalid={error instanceof ApiError && error.problem.errors?.name ? true : undefined}
         />
-        <Field label="Description (optional)" value={description} onInput={(event) => setDescription(event.currentTarget.value)} maxLength={1000} />
+        <Field
+          label="Description (optional)"
+          value={description}
+          onInput={(event) => setDescription(event.currentTarget.value)}
+          maxLength={1000}
+        />
         <button type="submit" class="primary">
           Create project
         </button>
@@ -105,7 +120,11 @@ export function Projects() {
                   {project.synthesis_count} syntheses · created {formatDate(project.created_at)}
                 </p>
                 <div class="actions">
-                  <Link class="button" href={`/app/history?project_id=${project.id}`} aria-label={`Syntheses of ${project.name}`}>
+                  <Link
+                    class="button"
+                    href={`/app/history?project_id=${project.id}`}
+                    aria-label={`Syntheses of ${project.name}`}
+                  >
                     Syntheses
                   </Link>
                   <button type="button" aria-label={`Rename ${project.name}`} onClick={() => setRenaming(project.id)}>

@@ -6,7 +6,8 @@ import type { Plan, Profile } from '../types';
 const DAY = 86_400_000;
 
 /** A UTC day as people read it ("Nov 25"). */
-const formatDay = (iso: string) => new Date(iso).toLocaleDateString(undefined, { month: 'short', day: 'numeric', timeZone: 'UTC' });
+const formatDay = (iso: string) =>
+  new Date(iso).toLocaleDateString(undefined, { month: 'short', day: 'numeric', timeZone: 'UTC' });
 /** The last day of a period whose end is exclusive (the next one starts then). */
 const lastDay = (end: string) => new Date(Date.parse(end) - 1).toISOString();
 
@@ -20,7 +21,8 @@ function niceCeiling(value: number): number {
 function DailyChart({ start, end, daily }: { start: string; end: string; daily: Profile['usage']['daily'] }) {
   const byDay = new Map(daily.map((day) => [day.date, day.credits_used]));
   const labels: string[] = [];
-  for (let day = Date.parse(start); day < Date.parse(end); day += DAY) labels.push(new Date(day).toISOString().slice(0, 10));
+  for (let day = Date.parse(start); day < Date.parse(end); day += DAY)
+    labels.push(new Date(day).toISOString().slice(0, 10));
   const max = Math.max(0, ...labels.map((label) => byDay.get(label) ?? 0));
   const top = niceCeiling(max);
   const ticks = [0, top / 2, top];
@@ -38,7 +40,8 @@ function DailyChart({ start, end, daily }: { start: string; end: string; daily: 
     <figure>
       <svg viewBox={`0 0 ${width} ${height}`} role="img" aria-labelledby="chart-title" class="chart">
         <title id="chart-title">
-          Credits used per day from {formatDay(start)} to {formatDay(lastDay(end))}: {formatNumber(total)} in total, at most {formatNumber(max)} on one day.
+          Credits used per day from {formatDay(start)} to {formatDay(lastDay(end))}: {formatNumber(total)} in total, at
+          most {formatNumber(max)} on one day.
         </title>
         {ticks.map((tick) => (
           <g key={tick} class="tick">
@@ -51,7 +54,14 @@ function DailyChart({ start, end, daily }: { start: string; end: string; daily: 
         {labels.map((label, index) => {
           const value = byDay.get(label) ?? 0;
           return (
-            <rect key={label} x={left + index * bar + 1} y={y(value)} width={Math.max(bar - 2, 1)} height={y(0) - y(value)} class="bar">
+            <rect
+              key={label}
+              x={left + index * bar + 1}
+              y={y(value)}
+              width={Math.max(bar - 2, 1)}
+              height={y(0) - y(value)}
+              class="bar"
+            >
               <title>
                 {formatDay(label)}: {formatNumber(value)} credits
               </title>
@@ -59,7 +69,13 @@ function DailyChart({ start, end, daily }: { start: string; end: string; daily: 
           );
         })}
         {dated.map((index) => (
-          <text key={index} x={left + index * bar + bar / 2} y={height - 8} text-anchor={index === 0 ? 'start' : index === labels.length - 1 ? 'end' : 'middle'} class="axis">
+          <text
+            key={index}
+            x={left + index * bar + bar / 2}
+            y={height - 8}
+            text-anchor={index === 0 ? 'start' : index === labels.length - 1 ? 'end' : 'middle'}
+            class="axis"
+          >
             {formatDay(labels[index])}
           </text>
         ))}
@@ -99,7 +115,8 @@ export function Usage() {
           </dl>
           {billing ? (
             <p>
-              Billing period: {formatDay(billing.start)} to {formatDay(billing.end)}. On {formatDay(billing.end)} your credits are topped up
+              Billing period: {formatDay(billing.start)} to {formatDay(billing.end)}. On {formatDay(billing.end)} your
+              credits are topped up
               {plan ? ` to ${formatNumber(plan.monthly_credits)}` : ''}, and a new period starts.
             </p>
           ) : (

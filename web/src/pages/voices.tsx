@@ -6,7 +6,8 @@ import { Link } from '../router';
 import { ConfirmButton, ErrorMessage, Field, PageTitle, Select, Status, useLoad } from '../ui';
 import type { Voice } from '../types';
 
-const CONSENT = 'I confirm that the person whose voice is in this recording has authorized me to clone it, and that I will use the clone only as they allowed.';
+const CONSENT =
+  'I confirm that the person whose voice is in this recording has authorized me to clone it, and that I will use the clone only as they allowed.';
 
 /** multipart upload with progress: fetch cannot report upload progress, XMLHttpRequest can. */
 function upload(form: FormData, onProgress: (fraction: number) => void): Promise<Voice> {
@@ -61,7 +62,10 @@ function CloneForm({ onCloned }: { onCloned: (voice: Voice) => void }) {
     setVoice(null);
     const form = new FormData(event.currentTarget);
     // The API takes consent only as the string "true".
-    form.set('consent', (event.currentTarget.elements.namedItem('consent') as HTMLInputElement).checked ? 'true' : 'false');
+    form.set(
+      'consent',
+      (event.currentTarget.elements.namedItem('consent') as HTMLInputElement).checked ? 'true' : 'false',
+    );
     setUploaded(0);
     try {
       const created = await upload(form, setUploaded);
@@ -76,7 +80,10 @@ function CloneForm({ onCloned }: { onCloned: (voice: Voice) => void }) {
   return (
     <form onSubmit={submit} class="clone" aria-labelledby="clone-title">
       <h2 id="clone-title">Clone a voice</h2>
-      <p>Upload 3 to 300 seconds of clear speech by one person (WAV, MP3, OGG, FLAC or M4A, up to 20 MiB). Cloning costs no credits.</p>
+      <p>
+        Upload 3 to 300 seconds of clear speech by one person (WAV, MP3, OGG, FLAC or M4A, up to 20 MiB). Cloning costs
+        no credits.
+      </p>
       <Field label="Recording" name="file" type="file" accept="audio/*,.wav,.mp3,.ogg,.flac,.m4a" required />
       <Field label="Voice name" name="name" maxLength={100} required />
       <Field label="Language" name="language" value="en-US" hint="A language tag such as en-US, fr-FR or de." />
@@ -104,7 +111,11 @@ function CloneForm({ onCloned }: { onCloned: (voice: Voice) => void }) {
             </>
           )}
           {voice.status === 'ready' && <Status>“{voice.name}” is ready. Choose it in the playground.</Status>}
-          {voice.status === 'failed' && <ErrorMessage error={new Error(`Cloning “${voice.name}” failed: ${voice.error?.message ?? 'unknown error'}`)} />}
+          {voice.status === 'failed' && (
+            <ErrorMessage
+              error={new Error(`Cloning “${voice.name}” failed: ${voice.error?.message ?? 'unknown error'}`)}
+            />
+          )}
         </div>
       )}
     </form>
@@ -125,11 +136,19 @@ const qualityOf = (voice: Voice) => (voice.quality === 'neural' ? 'neural' : 'cl
 function VoiceLibrary() {
   const catalog = useLoad((signal) => getAll<Voice>('voices/?category=premade', signal), []);
   const [filters, setFilters] = useState<LibraryFilters>(NO_FILTERS);
-  const set = (name: keyof LibraryFilters) => (event: Event & { currentTarget: HTMLInputElement | HTMLSelectElement }) => setFilters({ ...filters, [name]: event.currentTarget.value });
+  const set =
+    (name: keyof LibraryFilters) => (event: Event & { currentTarget: HTMLInputElement | HTMLSelectElement }) =>
+      setFilters({ ...filters, [name]: event.currentTarget.value });
   // A stable sort: the catalog's own order within each quality.
-  const all = [...(catalog.data?.results ?? [])].sort((a, b) => Number(qualityOf(a) !== 'neural') - Number(qualityOf(b) !== 'neural'));
-  const languages = [...new Set(all.map(languageOf))].map((code): [string, string] => [code, languageName(code)]).sort((a, b) => a[1].localeCompare(b[1]));
-  const engines = [...new Set(all.map((voice) => voice.engine).filter((engine): engine is string => Boolean(engine)))].sort();
+  const all = [...(catalog.data?.results ?? [])].sort(
+    (a, b) => Number(qualityOf(a) !== 'neural') - Number(qualityOf(b) !== 'neural'),
+  );
+  const languages = [...new Set(all.map(languageOf))]
+    .map((code): [string, string] => [code, languageName(code)])
+    .sort((a, b) => a[1].localeCompare(b[1]));
+  const engines = [
+    ...new Set(all.map((voice) => voice.engine).filter((engine): engine is string => Boolean(engine))),
+  ].sort();
   const words = filters.search.trim().toLowerCase().split(/\s+/).filter(Boolean);
   const shown = all.filter(
     (voice) =>
@@ -137,15 +156,34 @@ function VoiceLibrary() {
       (!filters.engine || voice.engine === filters.engine) &&
       (!filters.language || languageOf(voice) === filters.language) &&
       words.every((word) =>
-        [voice.name, voice.id, voice.description, voice.gender, voice.engine ?? '', voice.language, languageName(voice.language)].some((field) => field.toLowerCase().includes(word)),
+        [
+          voice.name,
+          voice.id,
+          voice.description,
+          voice.gender,
+          voice.engine ?? '',
+          voice.language,
+          languageName(voice.language),
+        ].some((field) => field.toLowerCase().includes(word)),
       ),
   );
 
   return (
     <section aria-labelledby="library-title">
       <h2 id="library-title">Voice library</h2>
-      <form role="search" aria-label="Voice library" class="filters library-filters" onSubmit={(event) => event.preventDefault()}>
-        <Field label="Search" type="search" value={filters.search} onInput={set('search')} placeholder="Name, language, description" />
+      <form
+        role="search"
+        aria-label="Voice library"
+        class="filters library-filters"
+        onSubmit={(event) => event.preventDefault()}
+      >
+        <Field
+          label="Search"
+          type="search"
+          value={filters.search}
+          onInput={set('search')}
+          placeholder="Name, language, description"
+        />
         <Select
           label="Quality"
           value={filters.quality}
@@ -156,8 +194,18 @@ function VoiceLibrary() {
             ['classic', 'Classic'],
           ]}
         />
-        <Select label="Engine" value={filters.engine} onChange={set('engine')} options={[['', 'All engines'], ...engines.map((engine): [string, string] => [engine, engine])]} />
-        <Select label="Language" value={filters.language} onChange={set('language')} options={[['', 'All languages'], ...languages]} />
+        <Select
+          label="Engine"
+          value={filters.engine}
+          onChange={set('engine')}
+          options={[['', 'All engines'], ...engines.map((engine): [string, string] => [engine, engine])]}
+        />
+        <Select
+          label="Language"
+          value={filters.language}
+          onChange={set('language')}
+          options={[['', 'All languages'], ...languages]}
+        />
       </form>
       <ErrorMessage error={catalog.error} />
       {catalog.data && (
@@ -189,7 +237,11 @@ function VoiceLibrary() {
             {voice.description && <p class="voice-description">{voice.description}</p>}
             <div class="actions">
               {voice.preview_url ? <PreviewButton voice={voice} short /> : <small class="hint">No preview yet</small>}
-              <Link class="button" href={`/app/playground?voice=${encodeURIComponent(voice.id)}`} aria-label={`Use in playground: ${voice.name}`}>
+              <Link
+                class="button"
+                href={`/app/playground?voice=${encodeURIComponent(voice.id)}`}
+                aria-label={`Use in playground: ${voice.name}`}
+              >
                 Use in playground
               </Link>
             </div>
@@ -246,7 +298,9 @@ export function Voices() {
                     <span class={`badge ${voice.status}`}>{voice.status}</span>
                     {voice.error && <small class="hint"> {voice.error.message}</small>}
                   </td>
-                  <td data-label="Similarity">{voice.similarity === null ? '—' : `${Math.round(voice.similarity * 100)} %`}</td>
+                  <td data-label="Similarity">
+                    {voice.similarity === null ? '—' : `${Math.round(voice.similarity * 100)} %`}
+                  </td>
                   <td data-label="Created">{formatDate(voice.created_at)}</td>
                   <td>
                     <ConfirmButton
