@@ -1,4 +1,4 @@
-import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -17,6 +17,7 @@ import {
   speech,
   synthesis,
 } from './load';
+import { heapDiffTable } from './heapDiff';
 import { allProcs, classifyWorkerChild, descendants, type GroupSample, type ProcInfo, sumGroup } from './procs';
 import { startReceiver, type Receiver } from './receiver';
 import { linearTrend, type Point, type Tolerance, verdictOf } from './trend';
@@ -29,6 +30,7 @@ import { linearTrend, type Point, type Tolerance, verdictOf } from './trend';
  *
  * Run: npm run soak -- --minutes 60 [--warmup 5] [--samples FILE] [--report FILE]
  *      npm run soak -- --analyse FILE   (the verdict of a samples file again)
+ *      npm run soak -- --heap-diff BEFORE --heap-diff AFTER   (what grew between two heap snapshots)
  */
 
 const { values: args } = parseArgs({
@@ -38,6 +40,7 @@ const { values: args } = parseArgs({
     samples: { type: 'string' },
     report: { type: 'string' },
     analyse: { type: 'string' },
+    'heap-diff': { type: 'string', multiple: true },
   },
 });
 const MINUTES = Number(args.minutes);
@@ -100,6 +103,39 @@ export interface Sample {
   errorKinds: Record<string, number>;
   /** Ticks skipped because that kind already had its maximum in flight (a backlog). */
   skipped: number;
+  /** The V8 heap of the api's and the worker's main thread (chaos/heapProbe.ts), their latest probe. */
+  heap?: { api?: HeapSample; worker?: HeapSample };
+}
+
+/** MiB: `process.memoryUsage()` as found and after a full GC, and /proc/<pid>/status's RssAnon and RssFile. */
+export interface HeapSample {
+  found: MemoryUsage;
+  afterGc: MemoryUsage;
+  gcMs: number;
+  rssAnon: number;
+  rssFile: number;
+}
+interface MemoryUsage {
+  rss: number;
+  heapTotal: number;
+  heapUsed: number;
+  external: number;
+  arrayBuffers: number;
+}
+
+/** The heap probe's answers (chaos/heapProbe.ts), in order. */
+type ProbeLine = Partial<HeapSample> & { pid: number; command: string; snapshot?: string; heapprofile?: string };
+function readProbe(file: string): ProbeLine[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .flatMap((line) => {
+      try {
+        return line ? [JSON.parse(line) as ProbeLine] : [];
+      } catch {
+        return []; // A line being written as it is read.
+      }
+    });
 }
 
 const EMPTY: GroupSample = { count: 0, rssMiB: 0, anonMiB: 0, fds: 0 };
@@ -221,6 +257,19 @@ function seriesSpecs(samples: Sample[]): SeriesSpec[] {
         tolerance: COUNT,
       });
   }
+  // The V8 heap after a full GC (what is retained), buffers outside it, and native memory against mapped files.
+  for (const role of ['api', 'worker'] as const) {
+    if (!samples.some((s) => s.heap?.[role])) continue;
+    const heap = (pick: (h: HeapSample) => number) => (s: Sample) => (s.heap?.[role] ? pick(s.heap[role]!) : NaN);
+    const memory = (name: string, value: (h: HeapSample) => number) =>
+      specs.push({ name: `${role} ${name}`, unit: 'MiB', value: heap(value), tolerance: MEMORY });
+    memory('heapUsed after GC', (h) => h.afterGc.heapUsed);
+    memory('heapTotal', (h) => h.afterGc.heapTotal);
+    memory('external after GC', (h) => h.afterGc.external);
+    memory('arrayBuffers after GC', (h) => h.afterGc.arrayBuffers);
+    memory('RssAnon', (h) => h.rssAnon);
+    memory('RssFile', (h) => h.rssFile);
+  }
   specs.push({ name: 'PostgreSQL connections', unit: 'conns', value: (s) => s.pgConnections, tolerance: COUNT });
   specs.push({ name: 'Temporal open workflows', unit: 'wfs', value: (s) => s.openWorkflows, tolerance: COUNT });
   const kinds = [...new Set(samples.flatMap((s) => Object.keys(s.ops)))].sort();
@@ -307,13 +356,43 @@ async function soak(): Promise<number> {
   });
   const samplesFile = args.samples ?? path.join(stack.logDir, 'soak-samples.jsonl');
   writeFileSync(samplesFile, '');
+  // The heap probe in the api and the worker, driven by SIGUSR2; what it writes stays in the log directory (/tmp).
+  const heapDir = path.join(stack.logDir, 'heap');
+  mkdirSync(heapDir, { recursive: true });
+  const probeFile = path.join(heapDir, 'probe.jsonl');
+  const probed = {
+    nodeArgs: ['--expose-gc', '--require', path.join(__dirname, 'heapProbe.js')],
+    extraEnv: { HEAP_PROBE_DIR: heapDir },
+  };
+  /** Runs a probe command in the api and the worker; their answers by pid once both answered (or at the limit). */
+  const probe = async (command: string, limitMs: number) => {
+    const pids = [stack.api()?.pid, ...stack.workers().map((worker) => worker.pid)].filter(
+      (pid): pid is number => !!pid,
+    );
+    const seen = readProbe(probeFile).length;
+    for (const pid of pids) {
+      if (command !== 'sample') writeFileSync(path.join(heapDir, `${pid}.command`), command);
+      process.kill(pid, 'SIGUSR2');
+    }
+    const deadline = Date.now() + limitMs;
+    const answers = new Map<number, ProbeLine>();
+    while (answers.size < pids.length && Date.now() < deadline) {
+      await sleep(200);
+      for (const line of readProbe(probeFile).slice(seen)) if (line.command === command) answers.set(line.pid, line);
+    }
+    if (command !== 'sample')
+      log(
+        `heap probe ${command}: ${[...answers.values()].map((line) => line.snapshot ?? line.heapprofile ?? JSON.stringify(line)).join(', ')}`,
+      );
+    return answers;
+  };
   let receiver: Receiver | undefined;
   const findings: Findings = newFindings();
   const ops: Op[] = [];
   let skipped = 0;
   try {
-    await stack.startWorkers(1);
-    await stack.startApi();
+    await stack.startWorkers(1, probed);
+    await stack.startApi(probed);
     log(`stack up (logs in ${stack.logDir}); samples in ${samplesFile}`);
     const hooks = await startReceiver();
     receiver = hooks;
@@ -450,6 +529,9 @@ async function soak(): Promise<number> {
         processes.postgres = backends.group;
         const window = ops.slice(sent);
         sent = ops.length;
+        // After /proc's figures: the probe's full GC changes them.
+        const heap = await probe('sample', 30_000).catch(() => new Map<number, ProbeLine>());
+        const heapOf = (pid: number | undefined) => (pid ? (heap.get(pid) as HeapSample | undefined) : undefined);
         const record: Sample = {
           at: new Date().toISOString(),
           minute,
@@ -460,22 +542,29 @@ async function soak(): Promise<number> {
           openWorkflows: await openWorkflows(stack).catch(() => NaN),
           ...summarizeOps(window),
           skipped,
+          heap: { api: heapOf(stack.api()?.pid), worker: heapOf(stack.workers()[0]?.pid) },
         };
         skipped = 0;
         appendFileSync(samplesFile, `${JSON.stringify(record)}\n`);
         tick += 1;
+        // What is allocated from the end of the warm-up on and still alive at the end, by allocation stack.
+        if (minute === Math.min(WARMUP_MINUTES, MINUTES)) await probe('start-sampling', 30_000);
         log(
-          `minute ${minute}: load ${fixed(record.load[0], 2)}, api ${fixed(processes.api.rssMiB, 0)} MiB/${processes.api.fds} fds, worker ${fixed(processes.worker.rssMiB, 0)} MiB/${processes.worker.fds} fds, piper ${processes.piper.count}, festival ${processes.festival.count}, pg ${record.pgConnections}, wfs ${record.openWorkflows}, ops ${window.length} (${record.errors} errors)`,
+          `minute ${minute}: load ${fixed(record.load[0], 2)}, api ${fixed(processes.api.rssMiB, 0)} MiB/${processes.api.fds} fds (heap ${fixed(record.heap?.api?.afterGc.heapUsed ?? NaN, 0)}), worker ${fixed(processes.worker.rssMiB, 0)} MiB/${processes.worker.fds} fds (heap ${fixed(record.heap?.worker?.afterGc.heapUsed ?? NaN, 0)}), piper ${processes.piper.count}, festival ${processes.festival.count}, pg ${record.pgConnections}, wfs ${record.openWorkflows}, ops ${window.length} (${record.errors} errors)`,
         );
       }
     })();
     await Promise.all([...loops, sampler]);
+    // Heap snapshots once the series are done: one costs seconds and leaves RSS a few hundred MiB higher.
+    await probe('sampling-profile', 300_000);
+    await probe('snapshot', 300_000);
     log(`load over after ${tick} samples; waiting for ${running.size} operations in flight`);
     await Promise.all([...running]);
 
     // Invariants as in the chaos suite, over the accounts that still exist; the erased ones must be gone whole.
     const accountIds = accounts.map((account) => account.id);
     const quiet = await waitQuiescent(stack, accountIds, before, 300_000, async () => undefined);
+    await probe('snapshot', 300_000);
     expect(findings, quiet !== null, 'not quiescent', () => 'not quiescent within 300 s after the load');
     const tally = await checkInvariants(
       stack,
@@ -587,7 +676,11 @@ async function soak(): Promise<number> {
   return findings.violations.length ? 1 : 0;
 }
 
-if (args.analyse) {
+if (args['heap-diff']) {
+  const [before, after] = args['heap-diff'];
+  if (!after) throw new Error('--heap-diff takes two snapshots: --heap-diff BEFORE --heap-diff AFTER');
+  process.stdout.write(`${heapDiffTable(before, after)}\n`);
+} else if (args.analyse) {
   process.stdout.write(`${analyse(args.analyse, WARMUP_MINUTES)}\n`);
 } else {
   soak().then(

@@ -58,6 +58,8 @@ export interface NodeStart {
   extraEnv?: Record<string, string>;
   /** Writes a V8 CPU profile into `<dataDir>/profiles/<name>/` when the process exits. */
   profileAs?: string;
+  /** More node flags before the script (e.g. the soak's `--expose-gc --require <heap probe>`). */
+  nodeArgs?: string[];
 }
 
 export interface IsolatedStack {
@@ -199,8 +201,11 @@ export async function startIsolatedStack(options: IsolatedStackOptions): Promise
   let temporal: Client | undefined;
   const apiUrl = `http://127.0.0.1:${ports.api}`;
 
-  const startNode = (name: 'api' | 'worker', { extraEnv = {}, profileAs }: NodeStart = {}) => {
-    const nodeArgs = profileAs ? ['--cpu-prof', `--cpu-prof-dir=${path.join(profileDir, profileAs)}`] : [];
+  const startNode = (name: 'api' | 'worker', { extraEnv = {}, profileAs, nodeArgs: more = [] }: NodeStart = {}) => {
+    const nodeArgs = [
+      ...(profileAs ? ['--cpu-prof', `--cpu-prof-dir=${path.join(profileDir, profileAs)}`] : []),
+      ...more,
+    ];
     const output = options.childOutput === 'log' ? openSync(path.join(logDir, `${name}.log`), 'a') : 'inherit';
     return spawn(process.execPath, [...nodeArgs, path.join(ROOT, 'dist', name, 'main.js')], {
       env: { ...env, ...extraEnv },
