@@ -82,3 +82,52 @@ export function heapDiffTable(beforeFile: string, afterFile: string, top = 25): 
     );
   return rows.join('\n');
 }
+
+interface ProfileNode {
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  selfSize: number;
+  children: ProfileNode[];
+}
+
+export interface AllocationSite {
+  /** The allocating frame and its callers, innermost first. */
+  stack: string[];
+  bytes: number;
+}
+
+/**
+ * A sampling heap profile (`.heapprofile`, V8's HeapProfiler.getSamplingProfile):
+ * what was allocated since sampling started and is still alive, by allocation
+ * stack, the largest first. V8 scales each sample's size to what it stands for.
+ */
+export function summarizeSamplingProfile(json: string): AllocationSite[] {
+  const { head } = JSON.parse(json) as { head: ProfileNode };
+  const sites: AllocationSite[] = [];
+  const frame = ({ functionName, url, lineNumber }: ProfileNode['callFrame']) =>
+    `${functionName || '(anonymous)'} ${url.replace(/^.*\/(node_modules|dist)\//, '$1/')}:${lineNumber + 1}`;
+  const walk = (node: ProfileNode, callers: string[]) => {
+    const stack = [frame(node.callFrame), ...callers];
+    if (node.selfSize > 0) sites.push({ stack, bytes: node.selfSize });
+    for (const child of node.children) walk(child, stack);
+  };
+  for (const child of head.children) walk(child, []);
+  return sites.sort((a, b) => b.bytes - a.bytes);
+}
+
+/** The `top` largest live allocation sites of a sampling heap profile, with `depth` frames each. */
+export function samplingProfileTable(file: string, top = 20, depth = 6): string {
+  const sites = summarizeSamplingProfile(readFileSync(file, 'utf8'));
+  const total = sites.reduce((sum, site) => sum + site.bytes, 0);
+  return [
+    `Alive at the end and allocated since sampling started: ${(total / 1024).toFixed(1)} KiB in ${sites.length} stacks.`,
+    '',
+    '| KiB | stack (innermost first) |',
+    '|---|---|',
+    ...sites
+      .slice(0, top)
+      .map(
+        (site) =>
+          `| ${(site.bytes / 1024).toFixed(1)} | ${site.stack.slice(0, depth).join(' ← ').replace(/\|/g, '\\|')} |`,
+      ),
+  ].join('\n');
+}

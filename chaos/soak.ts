@@ -17,7 +17,7 @@ import {
   speech,
   synthesis,
 } from './load';
-import { heapDiffTable } from './heapDiff';
+import { heapDiffTable, samplingProfileTable } from './heapDiff';
 import { allProcs, classifyWorkerChild, descendants, type GroupSample, type ProcInfo, sumGroup } from './procs';
 import { startReceiver, type Receiver } from './receiver';
 import { linearTrend, type Point, type Tolerance, verdictOf } from './trend';
@@ -31,6 +31,7 @@ import { linearTrend, type Point, type Tolerance, verdictOf } from './trend';
  * Run: npm run soak -- --minutes 60 [--warmup 5] [--samples FILE] [--report FILE]
  *      npm run soak -- --analyse FILE   (the verdict of a samples file again)
  *      npm run soak -- --heap-diff BEFORE --heap-diff AFTER   (what grew between two heap snapshots)
+ *      npm run soak -- --heap-profile FILE   (the live allocation sites of a sampling heap profile)
  */
 
 const { values: args } = parseArgs({
@@ -41,6 +42,7 @@ const { values: args } = parseArgs({
     report: { type: 'string' },
     analyse: { type: 'string' },
     'heap-diff': { type: 'string', multiple: true },
+    'heap-profile': { type: 'string' },
   },
 });
 const MINUTES = Number(args.minutes);
@@ -680,6 +682,8 @@ if (args['heap-diff']) {
   const [before, after] = args['heap-diff'];
   if (!after) throw new Error('--heap-diff takes two snapshots: --heap-diff BEFORE --heap-diff AFTER');
   process.stdout.write(`${heapDiffTable(before, after)}\n`);
+} else if (args['heap-profile']) {
+  process.stdout.write(`${samplingProfileTable(args['heap-profile'])}\n`);
 } else if (args.analyse) {
   process.stdout.write(`${analyse(args.analyse, WARMUP_MINUTES)}\n`);
 } else {

@@ -1,8 +1,15 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { writeHeapSnapshot } from 'node:v8';
-import { diffSummaries, heapDiffTable, summarizeSnapshot } from '../../chaos/heapDiff';
+import {
+  diffSummaries,
+  heapDiffTable,
+  samplingProfileTable,
+  summarizeSamplingProfile,
+  summarizeSnapshot,
+} from '../../chaos/heapDiff';
 
 /** Instances kept alive between the two snapshots: what a leak looks like in them. */
 class SoakHeapDiffLeak {
@@ -28,7 +35,8 @@ describe('heap snapshot diff', () => {
     expect(leak.countAfter - leak.countBefore).toBe(5_000);
     expect(leak.bytesAfter).toBeGreaterThan(5_000 * 8);
     expect(heapDiffTable(before, after, 1_000)).toContain('| SoakHeapDiffLeak | 0 | 5000 |');
-  });
+    // Two snapshots of a jest worker's heap and their parsing: well over a minute on a loaded machine.
+  }, 600_000);
 
   it('orders the changes by growth in bytes, a group gone counted as shrinking', () => {
     const changes = diffSummaries(
@@ -46,5 +54,34 @@ describe('heap snapshot diff', () => {
       ['A', 100],
       ['Gone', -500],
     ]);
+  });
+
+  it('names the stack that allocated what is still alive in a real sampling heap profile', async () => {
+    const session = new Session();
+    session.connect();
+    const post = (method: string, params?: object) =>
+      new Promise<unknown>((resolve, reject) =>
+        session.post(method, params, (error, result) => (error ? reject(error) : resolve(result))),
+      );
+    await post('HeapProfiler.enable');
+    await post('HeapProfiler.startSampling', { samplingInterval: 1_024 });
+    const retained: number[][] = [];
+    function soakHeapDiffAllocator() {
+      for (let i = 0; i < 20_000; i++) retained.push([i, i, i, i]);
+    }
+    soakHeapDiffAllocator();
+    const { profile } = (await post('HeapProfiler.getSamplingProfile')) as { profile: unknown };
+    await post('HeapProfiler.stopSampling');
+    session.disconnect();
+    const file = path.join(dir, 'live.heapprofile');
+    writeFileSync(file, JSON.stringify(profile));
+
+    const sites = summarizeSamplingProfile(readFileSync(file, 'utf8'));
+    const ours = sites.filter((site) => site.stack[0].startsWith('soakHeapDiffAllocator '));
+    expect(retained).toHaveLength(20_000);
+    // 20 000 arrays of four small integers: well over 500 KiB, whatever V8's exact layout.
+    expect(ours.reduce((sum, site) => sum + site.bytes, 0)).toBeGreaterThan(500 * 1024);
+    expect(sites[0].bytes).toBeGreaterThanOrEqual(sites[sites.length - 1].bytes);
+    expect(samplingProfileTable(file)).toContain('soakHeapDiffAllocator');
   });
 });
