@@ -31,12 +31,11 @@ import type { StoredVoiceProfile } from './cloning';
 import { slotFreedSignal, synthesisWorkflowId } from '../synthesis/contracts';
 import type { UnchargedEnd } from '../synthesis/status';
 import { createWebhookAnnouncer } from './webhooks';
-import { CHUNK_CHARS, loadSpeechPlan, type PlannedChunk, type SpeechPlan } from './speechPlan';
-import { splitText } from '../engines/text';
+import { type PlannedChunk, type SpeechPlan, speechPlanOf, storedSpeechPlan } from '../synthesis/speechPlan';
 import { loadChunkWords, storeChunkWords, storeTimestamps } from '../synthesis/timestamps';
 import type { TimedWord } from '../audio/timestamps';
 
-export { CHUNK_CHARS } from './speechPlan';
+export { CHUNK_CHARS } from '../synthesis/speechPlan';
 
 export interface SynthesisSlot {
   started: boolean;
@@ -52,7 +51,8 @@ export interface SynthesisSlot {
 export async function takeSynthesisSlot(trx: Knex.Transaction, synthesisId: string): Promise<SynthesisSlot> {
   const synthesis = await Synthesis.query(trx).findById(synthesisId);
   if (!synthesis) throw ApplicationFailure.nonRetryable(`synthesis ${synthesisId} does not exist`, 'SynthesisMissing');
-  const chunkCount = (await loadSpeechPlan(trx, synthesis)).chunks.length;
+  // Planned here, with the reservation, the first time: every later step reads this plan.
+  const chunkCount = (await speechPlanOf(trx, synthesis)).chunks.length;
   if (synthesis.status === 'processing') return { started: true, chunkCount };
   if (synthesis.status !== 'queued')
     throw ApplicationFailure.nonRetryable(`synthesis is ${synthesis.status}`, 'SynthesisNotQueued');
@@ -130,7 +130,8 @@ export function createSynthesisActivities(deps: ActivityDeps) {
     ]);
     // Compiled once per job, not per chunk (~38 ms a chunk at 10,000 entries).
     const lexicon = entries.length > 0 ? compileLexicon(entries) : null;
-    const plan: SpeechPlan = await loadSpeechPlan(db, synthesis, lexicon, voice.language);
+    // The plan the slot stored (planned here only for a synthesis whose slot was taken before plans were stored).
+    const plan: SpeechPlan = await speechPlanOf(db, synthesis, lexicon, voice.language);
     return { synthesis, voice, voicing: voicingOf(synthesis, profile), lexicon, plan };
   };
   type Job = Awaited<ReturnType<typeof loadJob>>;
@@ -314,7 +315,8 @@ export function createSynthesisActivities(deps: ActivityDeps) {
       await webhooks.synthesisEnded(input.synthesisId);
       // Last: the client sees the outcome at once, and a storage outage only delays the cleanup (this step retries).
       // A one-chunk text not streamed rendered in one step and stored no chunk: nothing to list.
-      if (storedChunks(synthesis)) await storage.removePrefix(chunkPrefix(input.synthesisId));
+      if (storedChunks(synthesis, await storedSpeechPlan(db, input.synthesisId)))
+        await storage.removePrefix(chunkPrefix(input.synthesisId));
       jobs.forget(input.synthesisId);
     },
 
@@ -357,10 +359,10 @@ async function settledBoth(a: Promise<unknown>, b: Promise<unknown>): Promise<vo
 
 /**
  * Whether the synthesis may have gone through stored chunks (the workflow renders a one-chunk text not streamed
- * in one step): an SSML document's count needs its voice and dictionaries, so its prefix is always listed.
+ * in one step). With no plan stored (a synthesis older than stored plans), its prefix is listed.
  */
-const storedChunks = (synthesis: SynthesisRow) =>
-  synthesis.streaming || synthesis.text_type === 'ssml' || splitText(synthesis.text, CHUNK_CHARS).length > 1;
+const storedChunks = (synthesis: SynthesisRow, plan: SpeechPlan | null) =>
+  synthesis.streaming || plan === null || plan.chunks.length > 1;
 
 /** Jobs kept while they render here: what a render reads of one with a premade voice never changes (text, voice, voicing). */
 const JOBS_KEPT = 64;

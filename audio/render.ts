@@ -44,7 +44,7 @@ export interface RenderChunkInput {
    */
   lexicon?: CompiledLexicon | null;
   /**
-   * The chunk was read already (an SSML chunk, activities/speechPlan.ts):
+   * The chunk was read already (an SSML chunk, synthesis/speechPlan.ts):
    * `text` is what the engine says, with no normalization or dictionary
    * applied here; its words' spans, IPA stretches, prosody and surrounding
    * silence come with it. The result's words then carry offsets into the

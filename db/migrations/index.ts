@@ -18,6 +18,7 @@ import * as adminActions from './016_admin_actions';
 import * as textNormalization from './017_text_normalization';
 import * as pronunciationDictionaries from './018_pronunciation_dictionaries';
 import * as textType from './019_text_type';
+import * as synthesisSpeechPlans from './020_synthesis_speech_plans';
 
 /**
  * Migrations are listed here in order rather than discovered on disk, so the
@@ -43,6 +44,7 @@ const migrations: Record<string, Knex.Migration> = {
   '017_text_normalization': textNormalization,
   '018_pronunciation_dictionaries': pronunciationDictionaries,
   '019_text_type': textType,
+  '020_synthesis_speech_plans': synthesisSpeechPlans,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

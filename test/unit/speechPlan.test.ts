@@ -1,4 +1,4 @@
-import { planSpeech } from '../../activities/speechPlan';
+import { planSpeech } from '../../synthesis/speechPlan';
 import { documentWords } from '../../audio/render';
 import { deliveredWords } from '../../audio/timestamps';
 import { espeakInput, ipaToEspeak } from '../../engines/espeakPhonemes';

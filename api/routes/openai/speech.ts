@@ -10,7 +10,7 @@ import { cancelSynthesis, submitSynthesis } from '../tts/commands';
 import { emotionOf, HISTORY_FORMAT, mapSpeed, type SpeechBody } from './schema';
 import { resolveOpenAiVoice } from './voices';
 import { CONTENT_TYPES, createStreamEncoder, joinSentences, renderedSentences, SynthesisEndedError } from './stream';
-import { loadSpeechPlan } from '../../../activities/speechPlan';
+import { speechPlanOf } from '../../../synthesis/speechPlan';
 import { toOpenAiError } from './errors';
 
 /**
@@ -105,8 +105,8 @@ export async function streamSpeech(ctx: Context, deps: ApiDeps, row: SynthesisRo
   // The client may have gone while the reservation was being answered, before this listener existed.
   if (ctx.req.socket.destroyed) onClose();
 
-  // The chunks the worker renders (one per sentence; an SSML document's by its segments), counted the same way.
-  const plan = await loadSpeechPlan(deps.db, row);
+  // The chunks the worker renders (one per sentence; an SSML document's by its segments): the plan it stored.
+  const plan = await speechPlanOf(deps.db, row);
   const sentences = renderedSentences(deps, row, plan.chunks.length, abort.signal);
   let first: IteratorResult<Int16Array>;
   try {

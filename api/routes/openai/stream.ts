@@ -42,7 +42,7 @@ export class SynthesisEndedError extends Error {
  * stored chunk on PostgreSQL's `synthesis_progress` channel, and this reads
  * the object. Returns after the last chunk; throws SynthesisEndedError when
  * the synthesis fails or is canceled first. `synthesis` is the row the caller
- * submitted, `total` how many chunks its plan has (activities/speechPlan.ts).
+ * submitted, `total` how many chunks its plan has (synthesis/speechPlan.ts).
  */
 export async function* renderedSentences(
   deps: ApiDeps,

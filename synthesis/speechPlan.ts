@@ -6,6 +6,7 @@ import { compileLexicon, type CompiledLexicon } from '../text/lexicon';
 import { PronunciationEntry } from '../db/models/PronunciationEntry';
 import { Voice } from '../db/models/Voice';
 import type { SynthesisRow } from '../db/models/Synthesis';
+import { SynthesisSpeechPlan } from '../db/models/SynthesisSpeechPlan';
 
 /**
  * What a synthesis says, chunk by chunk: the chunks render in parallel, each
@@ -15,6 +16,11 @@ import type { SynthesisRow } from '../db/models/Synthesis';
  * chunk then carrying what the document said of it: its words' spans in the
  * document, the stretches to say as IPA, its prosody and the silence the
  * breaks, sentences and paragraphs put around it. No engine ever sees markup.
+ *
+ * A synthesis is planned once: the first step that needs its plan (the slot,
+ * with the reservation) stores it, and every later one (each render, the
+ * finish, the API's stream) reads that plan (speechPlanOf). The plan depends
+ * on the account's dictionaries, which may change while the synthesis runs.
  */
 
 /** Characters per chunk: small enough to render in parallel, large enough to keep prosody natural. */
@@ -107,17 +113,40 @@ async function languageOf(db: Knex, voiceId: string): Promise<string> {
   return base?.language ?? voice?.language ?? 'en-US';
 }
 
+type PlannedSynthesis = Pick<
+  SynthesisRow,
+  'id' | 'text' | 'streaming' | 'text_type' | 'voice_id' | 'text_normalization' | 'pronunciation_dictionary_ids'
+>;
+
+/**
+ * A synthesis's plan: the stored one, or else (its first step, or a synthesis
+ * whose first step ran before plans were stored) planned from its row now and
+ * stored. `lexicon` and `language`: its dictionaries, compiled, and its
+ * voice's language, when the caller has them already (read otherwise).
+ */
+export async function speechPlanOf(
+  db: Knex,
+  synthesis: PlannedSynthesis,
+  lexicon?: CompiledLexicon | null,
+  language?: string,
+): Promise<SpeechPlan> {
+  const stored = await SynthesisSpeechPlan.planOf(db, synthesis.id);
+  if (stored) return stored;
+  return SynthesisSpeechPlan.keep(db, synthesis.id, await loadSpeechPlan(db, synthesis, lexicon, language));
+}
+
+/** The stored plan of a synthesis, if any, without planning it. */
+export const storedSpeechPlan = (db: Knex, synthesisId: string): Promise<SpeechPlan | null> =>
+  SynthesisSpeechPlan.planOf(db, synthesisId);
+
 /**
  * A synthesis's plan from its row. Plain text needs nothing else; an SSML
  * document is read in its voice's language with its dictionaries (`lexicon`
  * when the caller compiled them already).
  */
-export async function loadSpeechPlan(
+async function loadSpeechPlan(
   db: Knex,
-  synthesis: Pick<
-    SynthesisRow,
-    'text' | 'streaming' | 'text_type' | 'voice_id' | 'text_normalization' | 'pronunciation_dictionary_ids'
-  >,
+  synthesis: PlannedSynthesis,
   lexicon?: CompiledLexicon | null,
   language?: string,
 ): Promise<SpeechPlan> {
