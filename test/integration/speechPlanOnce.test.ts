@@ -22,7 +22,8 @@ import { useWorkflowWorker } from '../helpers/workflowWorker';
  * slot was taken before plans were stored).
  */
 
-jest.setTimeout(180_000);
+// Generous: on a loaded machine the first render waits for the engines to start.
+jest.setTimeout(600_000);
 
 const { deps, api } = useStack();
 const STEPS = [
