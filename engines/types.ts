@@ -46,6 +46,11 @@ export interface EngineDescription<Name extends string = string> {
     modelsDir: string,
     known: { ids: Set<string>; engineVoices: ReadonlySet<string> },
   ): Promise<PremadeVoice[]>;
+  /**
+   * Where in MODELS_DIR its voices' files are (`folder` relative to it, `.` for MODELS_DIR itself) and
+   * which files they are: the worker watches them, so voices installed while it runs join the catalog.
+   */
+  voiceFiles?: { folder: string; file: RegExp };
   /** The engine for these options, or null when they do not enable it (e.g. no MODELS_DIR). */
   create(options: EngineOptions): Engine | null;
 }

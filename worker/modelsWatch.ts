@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { Db } from '../db/knex';
 import { Voice } from '../db/models/Voice';
 import { seedVoices } from '../db/seeds/voices';
-import type { EngineRegistry } from '../engines/registry';
+import { ENGINES, type EngineRegistry } from '../engines/registry';
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/logger';
 import { ensureVoicePreviews } from './voicePreviews';
@@ -38,21 +38,20 @@ export interface ModelsWatch {
   close(): void;
 }
 
-const MODEL_FILE = /\.(onnx|onnx\.json|voice\.json)$/;
-/** Engines that keep their voices in a folder of their own: Kokoro's styles (engines/kokoro). */
-const VOICE_FOLDERS: ReadonlyArray<{ folder: string; file: RegExp }> = [
-  { folder: path.join('kokoro', 'voices'), file: /\.npy$/ },
-];
+/** Where each engine keeps its voices' files in MODELS_DIR, as it describes them (engines/types.ts `voiceFiles`). */
+const VOICE_FILES: ReadonlyArray<{ folder: string; file: RegExp }> = ENGINES.flatMap((description) =>
+  'voiceFiles' in description && description.voiceFiles ? [description.voiceFiles] : [],
+);
 
 /** Names, sizes and modification times of the files that make a voice: what a rescan compares. */
 async function signature(dir: string): Promise<string> {
-  let files: string[];
   try {
-    files = (await readdir(dir)).filter((file) => MODEL_FILE.test(file)).sort();
+    await readdir(dir);
   } catch {
     return '';
   }
-  for (const { folder, file: pattern } of VOICE_FOLDERS) {
+  const files: string[] = [];
+  for (const { folder, file: pattern } of VOICE_FILES) {
     const names = await readdir(path.join(dir, folder)).catch(() => [] as string[]);
     files.push(
       ...names

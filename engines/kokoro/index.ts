@@ -227,6 +227,7 @@ export const kokoroEngine = describeEngine({
   licence:
     'Kokoro-82M (hexgrad, Apache-2.0), int8 ONNX export by kokoro-onnx (MIT). Runs with ONNX Runtime (MIT); phonemes by eSpeak NG (GPL-3.0-or-later).',
   discoverVoices: kokoroCatalogVoices,
+  voiceFiles: { folder: path.join(KOKORO_DIR, 'voices'), file: /\.npy$/ },
   // At most half the render slots' cores run Kokoro (~10x Piper's CPU per audio second), so Piper and the
   // classic engines keep cores of their own while Kokoro renders queue.
   create: ({ modelsDir, maxHosts }) =>

@@ -11,7 +11,7 @@
  * | aʊ | W | | oʊ | O |
  * | ɔɪ | Y | | dʒ | ʤ |
  * | tʃ | ʧ | | ɾ (flap) | T |
- * | ɚ | əɹ | | ɜː, ɜːɹ | ɜɹ |
+ * | ɚ, ɚɹ | əɹ | | ɜː, ɜːɹ | ɜɹ |
  * | ɐ | ə | | ɪə | iə |
  * | r | ɹ | | x, ç | k |
  * | ɬ | l | | o | ɔ |
@@ -23,7 +23,8 @@
  * before its consonant as `ᵊ`); the linking `ʲ` between words; espeak's language-switch flags and
  * anything else outside the vocabulary are dropped (kokoro-onnx, which feeds espeak's IPA unmapped,
  * drops them the same way). Without espeak-ng's tie marks, `əl` is ambiguous (syllabic l or schwa then
- * l): only a word-final one becomes `ᵊl`.
+ * l): only a word-final one becomes `ᵊl`. Before a vowel espeak-ng writes an r-coloured schwa with its
+ * linking r (`wˈɔːɾɚɹ ɪz`, "water is"): that r is the `ɹ` `ɚ` already ends with, so it is not doubled.
  */
 
 const RULES: ReadonlyArray<readonly [string, string]> = (
@@ -44,6 +45,8 @@ const RULES: ReadonlyArray<readonly [string, string]> = (
     ['ɐ', 'ə'],
     ['ɔɪ', 'Y'],
     ['ɚ', 'əɹ'],
+    ['ɚɹ', 'əɹ'],
+    ['ɚr', 'əɹ'],
     ['ɬ', 'l'],
     ['ʲ', ''],
     ['oʊ', 'O'],

@@ -163,5 +163,7 @@ export const piperEngine = describeEngine({
   licence:
     'Piper voice: see its model card for the licence of its data. Runs with ONNX Runtime (MIT); phonemes by eSpeak NG (GPL-3.0-or-later).',
   discoverVoices: piperCatalogVoices,
+  // A model, its config and the sidecar of what the config lacks (engines/piper/models.ts).
+  voiceFiles: { folder: '.', file: /\.(onnx|onnx\.json|voice\.json)$/ },
   create: ({ modelsDir, maxHosts }) => (modelsDir ? createPiperEngine({ modelsDir, maxHosts }) : null),
 });

@@ -33,6 +33,14 @@ describe('kokoro phonemes', () => {
     expect(kokoroSymbols([...'əlˈaʊ'], VOCAB).symbols.join('')).toBe('əlˈW');
     expect(kokoroSymbols([...'θɹˈiːʲ ˈæpəlz'], VOCAB).symbols.join('')).toBe('ɹˈi ˈæpəlz');
   });
+
+  it('does not double the linking r espeak-ng writes after an r-coloured schwa', () => {
+    // "the water is", "never again": one ɹ, as before a consonant.
+    expect(kokoroSymbols([...'ðə wˈɔːɾɚɹ ɪz'], VOCAB).symbols.join('')).toBe('ðə wˈɔTəɹ ɪz');
+    expect(kokoroSymbols([...'nˈɛvɚɹ ɐɡˈɛn'], VOCAB).symbols.join('')).toBe('nˈɛvəɹ əɡˈɛn');
+    expect(kokoroSymbols([...'nˈɛvɚr'], VOCAB).symbols.join('')).toBe('nˈɛvəɹ');
+    expect(kokoroSymbols([...'ˈæftɚ'], VOCAB).symbols.join('')).toBe('ˈæftəɹ');
+  });
 });
 
 describe('kokoro styles', () => {
