@@ -26,6 +26,7 @@ import { compileLexicon } from '../text/lexicon';
 import { PronunciationEntry } from '../db/models/PronunciationEntry';
 import { asPremadeVoice, Voice } from '../db/models/Voice';
 import type { PremadeVoice } from '../engines/catalog';
+import { HEAVY_ENGINES } from '../engines/registry';
 import { cloneFinishOptions } from '../audio/cloning';
 import type { StoredVoiceProfile } from './cloning';
 import { slotFreedSignal, synthesisWorkflowId } from '../synthesis/contracts';
@@ -41,6 +42,19 @@ export interface SynthesisSlot {
   started: boolean;
   /** How many chunks the text renders in. */
   chunkCount: number;
+  /**
+   * Its voice renders with a `high`-tier engine (Kokoro), whose renders run on the heavy queue
+   * (synthesis/contracts.ts `heavyTaskQueue`). Absent in results recorded before that queue existed.
+   */
+  heavy?: boolean;
+}
+
+/** Whether a voice (a cloned one: its base voice) renders with a `high`-tier engine. */
+async function rendersHeavy(trx: Knex.Transaction, voiceId: string): Promise<boolean> {
+  const voice = await Voice.query(trx).findById(voiceId).select('engine', 'category', 'profile');
+  const baseId = voice?.category === 'cloned' ? (voice.profile as { baseVoiceId?: string } | null)?.baseVoiceId : null;
+  const base = baseId ? await Voice.query(trx).findById(baseId).select('engine') : voice;
+  return base?.engine ? HEAVY_ENGINES.has(base.engine) : false;
 }
 
 /**
@@ -53,7 +67,8 @@ export async function takeSynthesisSlot(trx: Knex.Transaction, synthesisId: stri
   if (!synthesis) throw ApplicationFailure.nonRetryable(`synthesis ${synthesisId} does not exist`, 'SynthesisMissing');
   // Planned here, with the reservation, the first time: every later step reads this plan.
   const chunkCount = (await speechPlanOf(trx, synthesis)).chunks.length;
-  if (synthesis.status === 'processing') return { started: true, chunkCount };
+  const heavy = await rendersHeavy(trx, synthesis.voice_id);
+  if (synthesis.status === 'processing') return { started: true, chunkCount, heavy };
   if (synthesis.status !== 'queued')
     throw ApplicationFailure.nonRetryable(`synthesis is ${synthesis.status}`, 'SynthesisNotQueued');
   const account = await Account.query(trx)
@@ -69,9 +84,9 @@ export async function takeSynthesisSlot(trx: Knex.Transaction, synthesisId: stri
     .where({ account_id: synthesis.account_id, status: 'processing' })
     .count({ count: '*' })
     .castTo<{ count: string }[]>();
-  if (Number(count) >= plan.max_concurrent_syntheses) return { started: false, chunkCount };
+  if (Number(count) >= plan.max_concurrent_syntheses) return { started: false, chunkCount, heavy };
   await recordStarted(trx, synthesisId);
-  return { started: true, chunkCount };
+  return { started: true, chunkCount, heavy };
 }
 
 export interface FinishedAudio {

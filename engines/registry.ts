@@ -31,6 +31,14 @@ export const WORD_TIMING_ENGINES: ReadonlySet<string> = new Set(
   ),
 );
 
+/**
+ * The `high`-tier engines (Kokoro): their renders run on a task queue of their own with fewer slots
+ * (synthesis/contracts.ts `heavyTaskQueue`, worker/create.ts), so they never hold Piper's and the classic engines'.
+ */
+export const HEAVY_ENGINES: ReadonlySet<string> = new Set(
+  ENGINES.filter((description) => description.tier === 'high').map((description) => description.name),
+);
+
 export interface EngineOptions {
   /**
    * Operator opt-in (`ENABLE_NONFREE_ENGINES`) for the engines Debian ships in

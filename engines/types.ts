@@ -23,6 +23,12 @@ export type License = 'free' | 'non-free';
 export type QualityTier = 'classic' | 'neural' | 'high';
 
 /**
+ * Render slots for the `high` tier (the heavy task queue's worker, and Kokoro's hosts): half of the render slots
+ * (SYNTHESIS_CONCURRENCY, or the cores), at least one.
+ */
+export const heavyRenderSlots = (renderSlots: number) => Math.max(1, Math.floor(renderSlots / 2));
+
+/**
  * What an engine says about itself, without running anything: the catalog
  * (pure data, the database seed imports it) and the registry read it. Adding
  * an engine is its folder, exporting one of these, plus its line in

@@ -60,6 +60,13 @@ export interface SynthesisInput {
   cpuTaskQueue: string;
 }
 
+/**
+ * Where the renders of a `high`-tier voice run (Kokoro: ~10× Piper's CPU per audio second): a queue of their own
+ * beside the CPU queue, with its own worker slots (half the render slots), so renders waiting for one never hold the
+ * CPU queue's slots that Piper and the classic engines render in.
+ */
+export const heavyTaskQueue = (cpuTaskQueue: string) => `${cpuTaskQueue}-heavy`;
+
 /** How a synthesis workflow ended; `insufficient` means it never held credits and recorded nothing. */
 export type SynthesisResult = 'completed' | 'failed' | 'canceled' | 'insufficient';
 

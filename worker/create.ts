@@ -3,7 +3,9 @@ import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { createActivities, type ActivityDeps } from '../activities';
 import type { Config } from '../lib/config';
+import { heavyRenderSlots } from '../engines/types';
 import { cpuTaskQueue, webhookTaskQueue } from '../lib/temporal';
+import { heavyTaskQueue } from '../synthesis/contracts';
 import { WORKFLOWS_PATH } from './bundle';
 
 export interface WorkerOptions {
@@ -18,11 +20,14 @@ export interface WorkerOptions {
 }
 
 /**
- * The worker process's three workers: one on the service's task queue (every
+ * The worker process's four workers: one on the service's task queue (every
  * workflow, and the bookkeeping activities), one on the CPU queue whose
  * activities run the speech engines and ffmpeg, as many at once as there are cores
- * (or SYNTHESIS_CONCURRENCY), and one on the webhook queue, whose attempts
- * wait on other people's servers (WEBHOOK_CONCURRENCY at once).
+ * (or SYNTHESIS_CONCURRENCY), one on the heavy queue where the `high`-tier
+ * voices' (Kokoro's) renders run, half as many at once, so a Kokoro render
+ * waiting for its turn never holds a slot of the CPU queue, and one on the
+ * webhook queue, whose attempts wait on other people's servers
+ * (WEBHOOK_CONCURRENCY at once).
  */
 export async function createWorkers({
   config,
@@ -42,6 +47,7 @@ export async function createWorkers({
     activities,
     interceptors: { activity: activityInterceptors },
   };
+  const renderSlots = config.SYNTHESIS_CONCURRENCY ?? availableParallelism();
   return Promise.all([
     Worker.create({
       ...common,
@@ -53,9 +59,16 @@ export async function createWorkers({
     Worker.create({
       ...common,
       taskQueue: cpuTaskQueue(config),
-      maxConcurrentActivityTaskExecutions: config.SYNTHESIS_CONCURRENCY ?? availableParallelism(),
+      maxConcurrentActivityTaskExecutions: renderSlots,
       // A cancel reaches a running render with the answer to its next heartbeat: at most a second
       // later, instead of 80 % of the heartbeat timeout (8 s), so a DELETE answers promptly.
+      maxHeartbeatThrottleInterval: '1 second',
+    }),
+    Worker.create({
+      ...common,
+      taskQueue: heavyTaskQueue(cpuTaskQueue(config)),
+      // As many as the Kokoro engine has hosts (engines/kokoro): a render that takes a slot gets a host.
+      maxConcurrentActivityTaskExecutions: heavyRenderSlots(renderSlots),
       maxHeartbeatThrottleInterval: '1 second',
     }),
     Worker.create({

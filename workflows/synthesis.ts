@@ -19,6 +19,7 @@ import {
   captureWorkflowId,
   CREDIT_CAPTURE_WORKFLOW_TYPE,
   FAILURE_CODES,
+  heavyTaskQueue,
   type FailureType,
   progressQuery,
   type ReserveOutcome,
@@ -39,6 +40,11 @@ const FIRST_CHUNK_ALONE = 'stream-first-chunk-alone';
  * left that to recordSynthesisCompleted, one workflow task of this workflow later).
  */
 const CAPTURE_COMPLETES = 'capture-records-completion';
+/**
+ * Patch id: a `high`-tier voice's (Kokoro's) renders run on the heavy queue, with slots of their own (histories
+ * before it rendered every voice on the CPU queue; their slot results have no `heavy`).
+ */
+const HEAVY_QUEUE = 'heavy-renders-own-queue';
 
 /**
  * Short database steps run as local activities: in the worker that runs the
@@ -71,22 +77,27 @@ function failureOf(error: unknown): { code: string; message: string } {
  */
 export async function synthesis({ request, cpuTaskQueue }: SynthesisInput): Promise<SynthesisResult> {
   const { synthesisId, accountId } = request;
-  const engines = proxyActivities<Activities>({
-    taskQueue: cpuTaskQueue,
-    startToCloseTimeout: '10 minutes',
-    // A worker killed mid-render is noticed within seconds, not minutes.
-    heartbeatTimeout: '10 seconds',
-    // Unlimited attempts: the activities decide what is worth a retry (a
-    // storage outage, for STORAGE_RETRY_SECONDS) and fail fast otherwise
-    // (EngineFailed), so a dead worker or a MinIO restart never fails a job.
-    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
-    // On cancel, wait until running renders have stopped, so the cleanup below sees every object.
-    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-  });
+  const onQueue = (taskQueue: string) =>
+    proxyActivities<Activities>({
+      taskQueue,
+      startToCloseTimeout: '10 minutes',
+      // A worker killed mid-render is noticed within seconds, not minutes.
+      heartbeatTimeout: '10 seconds',
+      // Unlimited attempts: the activities decide what is worth a retry (a
+      // storage outage, for STORAGE_RETRY_SECONDS) and fail fast otherwise
+      // (EngineFailed), so a dead worker or a MinIO restart never fails a job.
+      retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
+      // On cancel, wait until running renders have stopped, so the cleanup below sees every object.
+      cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+    });
+  const engines = onQueue(cpuTaskQueue);
+  /** Where the renders run: the heavy queue for a `high`-tier voice (decided once the slot is taken). */
+  let renders = engines;
   const state: SynthesisProgress = { status: 'queued', progress: 0 };
   let reservation: ReserveOutcome | undefined;
   let slotFreed = false;
   let chunkCount = 0;
+  let heavy = false;
 
   setHandler(progressQuery, () => state);
   setHandler(slotFreedSignal, () => {
@@ -113,7 +124,7 @@ export async function synthesis({ request, cpuTaskQueue }: SynthesisInput): Prom
     const pending = Array.from({ length: chunkCount }, (_, index) => index);
     const renderNext = async (): Promise<void> => {
       for (let index = pending.shift(); index !== undefined; index = pending.shift()) {
-        await engines.renderSynthesisChunk({ synthesisId, index });
+        await renders.renderSynthesisChunk({ synthesisId, index });
         rendered += 1;
         // The last step (encode) keeps a share of the bar, so 1 means done.
         report({ progress: Math.round((rendered / (chunkCount + 1)) * 1000) / 1000 });
@@ -124,7 +135,7 @@ export async function synthesis({ request, cpuTaskQueue }: SynthesisInput): Prom
     // and chunk 0 could wait behind others for a slot, then share the cores with them.
     if (request.streaming && patched(FIRST_CHUNK_ALONE)) {
       const first = pending.shift()!;
-      await engines.renderSynthesisChunk({ synthesisId, index: first });
+      await renders.renderSynthesisChunk({ synthesisId, index: first });
       rendered += 1;
       report({ progress: Math.round((rendered / (chunkCount + 1)) * 1000) / 1000 });
     }
@@ -142,15 +153,17 @@ export async function synthesis({ request, cpuTaskQueue }: SynthesisInput): Prom
     // The reservation took a slot if the plan had one free; otherwise wait for one.
     for (let slot: SynthesisSlot = reserved; ; slot = await bookkeeping.acquireSynthesisSlot({ synthesisId })) {
       chunkCount = slot.chunkCount;
+      heavy = slot.heavy === true;
       if (slot.started) break;
       slotFreed = false;
       await condition(() => slotFreed, '5 seconds');
     }
+    if (heavy && patched(HEAVY_QUEUE)) renders = onQueue(heavyTaskQueue(cpuTaskQueue));
     report({ status: 'processing' });
     // A streamed text always goes through stored chunks, even one: the streaming API reads them as they land.
     const audio =
       chunkCount === 1 && !request.streaming
-        ? await engines.renderShortSynthesis({ synthesisId })
+        ? await renders.renderShortSynthesis({ synthesisId })
         : await renderInChunks();
     // Once the audio exists, completing is not interrupted: a cancel now cannot leave it charged but canceled.
     await CancellationScope.nonCancellable(async () => {

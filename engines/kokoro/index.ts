@@ -3,7 +3,7 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { which } from '../../lib/process';
 import { splitText } from '../text';
-import { describeEngine, type Engine, EngineError, type EngineWord } from '../types';
+import { describeEngine, type Engine, EngineError, type EngineWord, heavyRenderSlots } from '../types';
 import { type SentencePhonemes, textToPhonemes } from '../piper/phonemes';
 import { PiperExit, PiperPool, type PiperPoolOptions, type PiperResult } from '../piper/pool';
 import { kokoroCatalogVoices } from './catalogVoices';
@@ -228,10 +228,11 @@ export const kokoroEngine = describeEngine({
     'Kokoro-82M (hexgrad, Apache-2.0), int8 ONNX export by kokoro-onnx (MIT). Runs with ONNX Runtime (MIT); phonemes by eSpeak NG (GPL-3.0-or-later).',
   discoverVoices: kokoroCatalogVoices,
   voiceFiles: { folder: path.join(KOKORO_DIR, 'voices'), file: /\.npy$/ },
-  // At most half the render slots' cores run Kokoro (~10x Piper's CPU per audio second), so Piper and the
-  // classic engines keep cores of their own while Kokoro renders queue.
+  // As many hosts as the heavy queue has slots (half the render slots, engines/registry.ts): Kokoro renders
+  // (~10x Piper's CPU per audio second) wait for a slot of that queue, never for one Piper and the classic
+  // engines render in.
   create: ({ modelsDir, maxHosts }) =>
     modelsDir
-      ? createKokoroEngine({ modelsDir, maxHosts: Math.max(1, Math.floor((maxHosts ?? availableParallelism()) / 2)) })
+      ? createKokoroEngine({ modelsDir, maxHosts: heavyRenderSlots(maxHosts ?? availableParallelism()) })
       : null,
 });

@@ -1,6 +1,10 @@
+import { copyFile, mkdir, mkdtemp, symlink } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { deflateRawSync } from 'node:zlib';
+import { defaultModelsDir } from '../../lib/config';
 
 /**
  * Kokoro voice styles served on 127.0.0.1 in both layouts KOKORO_VOICES_URL takes: one `.npz` of every
@@ -70,4 +74,23 @@ export async function startKokoroMirror(styles: Record<string, Uint8Array>): Pro
     requests,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/**
+ * A MODELS_DIR of its own (in the temporary directory) holding the Kokoro model scripts/install.sh assembled,
+ * linked, and the shipped style jf_alpha under the English name `af_alpha` (an English voice, what an operator
+ * installs from KOKORO_VOICES_URL), plus Piper's en_US-joe-medium. Remove it with `rm -r` when done.
+ */
+export async function kokoroModelsDir(name: string): Promise<string> {
+  const models = process.env.MODELS_DIR ?? defaultModelsDir();
+  const shared = path.join(models, 'kokoro');
+  const joe = path.join(models, 'en_US-joe-medium.onnx');
+  const dir = await mkdtemp(path.join(os.tmpdir(), `openvox-${name}-`));
+  await mkdir(path.join(dir, 'kokoro', 'voices'), { recursive: true });
+  await symlink(path.join(shared, 'kokoro-v1.0.int8.onnx'), path.join(dir, 'kokoro', 'kokoro-v1.0.int8.onnx'));
+  await copyFile(path.join(shared, 'vocab.json'), path.join(dir, 'kokoro', 'vocab.json'));
+  await copyFile(path.join(shared, 'voices', 'jf_alpha.npy'), path.join(dir, 'kokoro', 'voices', 'af_alpha.npy'));
+  await symlink(joe, path.join(dir, 'en_US-joe-medium.onnx'));
+  await copyFile(`${joe}.json`, path.join(dir, 'en_US-joe-medium.onnx.json'));
+  return dir;
 }

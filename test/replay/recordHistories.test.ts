@@ -1,12 +1,15 @@
 import { execFile } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { PASSWORD, uniqueEmail, waitForVerificationToken } from '../helpers/accounts';
 import { call } from '../helpers/http';
 import { createAccount } from '../helpers/factories';
-import { useStack } from '../helpers/stack';
+import { kokoroModelsDir } from '../helpers/kokoroMirror';
+import { createTestDeps, type RunningApi, startApi, startTestWorker, type TestDeps, useStack } from '../helpers/stack';
+import { migrate } from '../../db/migrate';
+import { dropDatabase, recreateDatabase } from '../../scripts/stack';
 import { waitForSynthesis } from '../helpers/synthesis';
 
 /**
@@ -17,24 +20,24 @@ import { waitForSynthesis } from '../helpers/synthesis';
 const record = process.env.RECORD_HISTORIES === '1' ? describe : describe.skip;
 const DIR = path.join(__dirname, 'histories');
 
-record('record workflow histories for replay tests', () => {
-  const { deps, api } = useStack({ worker: true, env: { VERIFICATION_TTL: '2' } });
-
-  // The Temporal CLI writes the proto3 JSON that Worker.runReplayHistory reads.
+/** Writes a workflow's history as the Temporal CLI shows it: the proto3 JSON that Worker.runReplayHistory reads. */
+async function saveHistory(deps: TestDeps, name: string, workflowId: string) {
   const temporalCli = path.join(
     process.env.OPENVOX_BIN_DIR ?? path.join(homedir(), '.cache', 'openvox', 'bin'),
     'temporal',
   );
-  const save = async (name: string, workflowId: string) => {
-    const { stdout } = await promisify(execFile)(
-      temporalCli,
-      ['workflow', 'show', '--workflow-id', workflowId, '--output', 'json', '--address', deps.config.TEMPORAL_ADDRESS],
-      {
-        maxBuffer: 64 * 1024 * 1024,
-      },
-    );
-    await writeFile(path.join(DIR, `${name}.json`), stdout);
-  };
+  const { stdout } = await promisify(execFile)(
+    temporalCli,
+    ['workflow', 'show', '--workflow-id', workflowId, '--output', 'json', '--address', deps.config.TEMPORAL_ADDRESS],
+    { maxBuffer: 64 * 1024 * 1024 },
+  );
+  await writeFile(path.join(DIR, `${name}.json`), stdout);
+}
+
+record('record workflow histories for replay tests', () => {
+  const { deps, api } = useStack({ worker: true, env: { VERIFICATION_TTL: '2' } });
+
+  const save = (name: string, workflowId: string) => saveHistory(deps, name, workflowId);
 
   it('records a completed synthesis of several chunks, its capture, a one-chunk synthesis, a canceled one, its deletion and a refused one', async () => {
     const who = await createAccount(deps);
@@ -168,4 +171,51 @@ record('record workflow histories for replay tests', () => {
     expect(await deps.temporal.workflow.getHandle(`signup:${idle.body.id}`).result()).toBe('expired');
     await save('signup-expired', `signup:${idle.body.id}`);
   });
+});
+
+// Recorded after patched('heavy-renders-own-queue'): a Kokoro voice's renders go to the heavy queue. Its own stack: the
+// Kokoro model and an English style in a MODELS_DIR of its own.
+record('record a Kokoro synthesis history for replay tests', () => {
+  let modelsDir: string;
+  let databaseUrl: string;
+  let deps: ReturnType<typeof createTestDeps>;
+  let api: RunningApi;
+  let worker: Awaited<ReturnType<typeof startTestWorker>>;
+
+  beforeAll(async () => {
+    modelsDir = await kokoroModelsDir('kokoro-replay');
+    const url = new URL(process.env.DATABASE_URL!);
+    url.pathname = `${url.pathname}_kokoro_replay`;
+    databaseUrl = url.toString();
+    await recreateDatabase(databaseUrl);
+    deps = createTestDeps({ DATABASE_URL: databaseUrl, MODELS_DIR: modelsDir, VOICE_PREVIEWS: 'false' });
+    await migrate(deps.db, deps.config);
+    [api, worker] = await Promise.all([startApi(deps), startTestWorker(deps)]);
+  }, 120_000);
+
+  afterAll(async () => {
+    await Promise.all([api?.close(), worker?.shutdown()]);
+    await deps?.close();
+    if (databaseUrl) await dropDatabase(databaseUrl);
+    if (modelsDir) await rm(modelsDir, { recursive: true, force: true });
+  });
+
+  it('records a streamed Kokoro synthesis of two sentences (its renders on the heavy queue)', async () => {
+    const who = await createAccount(deps);
+    const response = await fetch(`${api.url}/v1/audio/speech`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${who.access}` },
+      body: JSON.stringify({
+        model: 'tts-1',
+        voice: 'en-us-kokoro-alpha',
+        input: 'Kokoro reads this. Then one more.',
+        response_format: 'pcm',
+      }),
+    });
+    expect(response.status).toBe(200);
+    await response.arrayBuffer();
+    const id = response.headers.get('x-synthesis-id')!;
+    expect(await deps.temporal.workflow.getHandle(`synthesis:${id}`).result()).toBe('completed');
+    await saveHistory(deps, 'synthesis-kokoro-streamed-completed', `synthesis:${id}`);
+  }, 600_000);
 });

@@ -1,0 +1,130 @@
+import type { WorkflowHandle } from '@temporalio/client';
+import { rm } from 'node:fs/promises';
+import { migrate } from '../../db/migrate';
+import { cpuTaskQueue } from '../../lib/temporal';
+import { dropDatabase, recreateDatabase } from '../../scripts/stack';
+import { heavyTaskQueue, synthesisWorkflowId } from '../../synthesis/contracts';
+import { createAccount, type TestAccount } from '../helpers/factories';
+import { call } from '../helpers/http';
+import { kokoroModelsDir } from '../helpers/kokoroMirror';
+import { createTestDeps, type RunningApi, startApi, startTestWorker } from '../helpers/stack';
+import { waitForSynthesis } from '../helpers/synthesis';
+
+/**
+ * Kokoro renders (~10× Piper's CPU per audio second) queue on a task queue of their own with half the render
+ * slots, so while one renders and others wait, a Piper synthesis still gets a slot of the CPU queue at once:
+ * with two render slots and a Kokoro synthesis of three chunks (three renders asking at once), a Piper
+ * synthesis submitted after it has rendered before any Kokoro chunk has. When Kokoro renders
+ * shared the CPU queue, two of them held both slots (one rendering, one waiting for the only Kokoro host)
+ * and the Piper render waited for a Kokoro chunk to finish.
+ */
+
+let modelsDir: string;
+let databaseUrl: string;
+let deps: ReturnType<typeof createTestDeps>;
+let api: RunningApi;
+let worker: Awaited<ReturnType<typeof startTestWorker>>;
+let kokoroOwner: TestAccount;
+let piperOwner: TestAccount;
+
+beforeAll(async () => {
+  modelsDir = await kokoroModelsDir('kokoro-scheduling');
+  const url = new URL(process.env.DATABASE_URL!);
+  url.pathname = `${url.pathname}_kokoro_scheduling`;
+  databaseUrl = url.toString();
+  await recreateDatabase(databaseUrl);
+  deps = createTestDeps({
+    DATABASE_URL: databaseUrl,
+    MODELS_DIR: modelsDir,
+    VOICE_PREVIEWS: 'false',
+    // Two render slots: the heavy queue has one, as the Kokoro engine has one host.
+    SYNTHESIS_CONCURRENCY: '2',
+  });
+  await migrate(deps.db, deps.config);
+  // Slots of a plan are per account: one account each, so the Piper synthesis is never queued behind the Kokoro one.
+  [api, worker, kokoroOwner, piperOwner] = await Promise.all([
+    startApi(deps),
+    startTestWorker(deps),
+    createAccount(deps, { credits: 100_000 }),
+    createAccount(deps, { credits: 100_000 }),
+  ]);
+}, 120_000);
+
+afterAll(async () => {
+  await Promise.all([api?.close(), worker?.shutdown()]);
+  await deps?.close();
+  if (databaseUrl) await dropDatabase(databaseUrl);
+  await rm(modelsDir, { recursive: true, force: true });
+});
+
+type Events = NonNullable<Awaited<ReturnType<WorkflowHandle['fetchHistory']>>['events']>;
+
+const historyOf = async (synthesisId: string): Promise<Events> =>
+  (await deps.temporal.workflow.getHandle(synthesisWorkflowId(synthesisId)).fetchHistory()).events ?? [];
+
+/** Each activity the workflow scheduled: its type and the task queue it went to. */
+const scheduled = (events: Events) =>
+  events.flatMap((event) => {
+    const attributes = event.activityTaskScheduledEventAttributes;
+    return attributes ? [{ type: attributes.activityType!.name!, queue: attributes.taskQueue!.name! }] : [];
+  });
+
+/** When the server recorded each of the workflow's activities as completed (ms since the epoch). */
+const completions = (events: Events) =>
+  events
+    .filter((event) => event.activityTaskCompletedEventAttributes)
+    .map((event) => Number(event.eventTime!.seconds) * 1000 + (event.eventTime!.nanos ?? 0) / 1e6);
+
+it('renders Kokoro on the heavy queue, and a Piper synthesis submitted behind Kokoro renders does not wait for them', async () => {
+  const voice = await call(api.url, 'GET', '/api/v1/voices/en-us-kokoro-alpha/', undefined, kokoroOwner.access);
+  expect(voice.body).toMatchObject({ engine: 'kokoro', status: 'ready' });
+  // Three chunks of ~390 characters (CHUNK_CHARS is 400): three renders ask for a slot at once.
+  const sentence = 'The committee will meet again next week to review the plans for the new library and the park. ';
+  const kokoroText = sentence.repeat(12).trim();
+  const kokoro = await call(
+    api.url,
+    'POST',
+    '/api/v1/tts/synthesize/',
+    { text: kokoroText, voice_id: 'en-us-kokoro-alpha', output_format: 'wav' },
+    kokoroOwner.access,
+  );
+  expect(kokoro.status).toBe(202);
+  // Its renders are scheduled (all three lanes) before the Piper synthesis is submitted.
+  for (;;) {
+    const renders = scheduled(await historyOf(kokoro.body.id)).filter(
+      (activity) => activity.type === 'renderSynthesisChunk',
+    );
+    if (renders.length >= 3) break;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+
+  const piper = await call(
+    api.url,
+    'POST',
+    '/api/v1/tts/synthesize/',
+    { text: 'A short sentence for Piper.', voice_id: 'en-us-joe', output_format: 'wav' },
+    piperOwner.access,
+  );
+  expect(piper.status).toBe(202);
+  const piperDone = await waitForSynthesis(api.url, piper.body.status_url, piperOwner.access, 300_000);
+  expect(piperDone.status).toBe('completed');
+  // Canceled (nothing charged): the test need not wait for Kokoro's three chunks.
+  expect(
+    (await call(api.url, 'DELETE', `/api/v1/tts/history/${kokoro.body.id}/`, undefined, kokoroOwner.access)).status,
+  ).toBe(204);
+
+  // Ordering, not timing (both from the server's history): the Piper render had completed before any Kokoro chunk
+  // did. Had Kokoro renders held the CPU queue's two slots, Piper's could only start once one of them completed.
+  const [piperEvents, kokoroEvents] = await Promise.all([historyOf(piper.body.id), historyOf(kokoro.body.id)]);
+  const [piperRendered] = completions(piperEvents);
+  expect(piperRendered).toBeGreaterThan(0);
+  for (const chunkRendered of completions(kokoroEvents)) expect(chunkRendered).toBeGreaterThan(piperRendered);
+
+  const queue = cpuTaskQueue(deps.config);
+  expect(scheduled(kokoroEvents)).toEqual([
+    { type: 'renderSynthesisChunk', queue: heavyTaskQueue(queue) },
+    { type: 'renderSynthesisChunk', queue: heavyTaskQueue(queue) },
+    { type: 'renderSynthesisChunk', queue: heavyTaskQueue(queue) },
+  ]);
+  expect(scheduled(piperEvents)).toEqual([{ type: 'renderShortSynthesis', queue }]);
+}, 600_000);
