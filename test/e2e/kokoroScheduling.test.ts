@@ -108,6 +108,13 @@ it('renders Kokoro on the heavy queue, and a Piper synthesis submitted behind Ko
   expect(piper.status).toBe(202);
   const piperDone = await waitForSynthesis(api.url, piper.body.status_url, piperOwner.access, 300_000);
   expect(piperDone.status).toBe('completed');
+  // Slots, when the Piper synthesis is done: the three Kokoro renders are all still pending (none completed), one
+  // of them running (the heavy queue's one slot) and two scheduled, waiting for it outside any worker slot.
+  const { raw } = await deps.temporal.workflow.getHandle(synthesisWorkflowId(kokoro.body.id)).describe();
+  const pending = raw.pendingActivities ?? [];
+  expect(pending.map((activity) => activity.activityType?.name)).toEqual(Array(3).fill('renderSynthesisChunk'));
+  // PendingActivityState: 1 scheduled, 2 started.
+  expect(pending.filter((activity) => Number(activity.state) === 2)).toHaveLength(1);
   // Canceled (nothing charged): the test need not wait for Kokoro's three chunks.
   expect(
     (await call(api.url, 'DELETE', `/api/v1/tts/history/${kokoro.body.id}/`, undefined, kokoroOwner.access)).status,
