@@ -1,6 +1,6 @@
 import autocannon from 'autocannon';
 import Koa from 'koa';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { serve } from '../api/listen';
 import path from 'node:path';
 import { findPremadeVoice } from '../engines/catalog';
@@ -30,15 +30,6 @@ export const ONE_SENTENCE =
 const FIRST_SENTENCE = 'The morning train left on time.';
 const STREAMED = `${FIRST_SENTENCE} Every passenger found a seat by the window before the first stop. The conductor walked through the cars and smiled at the children. Outside, the fields went by in long green stripes.`;
 
-const ppidOf = (pid: number) => {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-  } catch {
-    return -1;
-  }
-};
-
 /**
  * The stack's processes for CPU accounting, limited to this stack's own (the
  * machine runs other stacks): the engine (kept Festival interpreters and Piper
@@ -52,12 +43,11 @@ export function stackGroups(stack: IsolatedStack): ProcessGroup[] {
     {
       name: 'engine',
       match: (stat) =>
-        (stat.comm === 'festival' || stat.cmdline.includes(path.join('piper', 'host'))) &&
-        workerPids().has(ppidOf(stat.pid)),
+        (stat.comm === 'festival' || stat.cmdline.includes(path.join('piper', 'host'))) && workerPids().has(stat.ppid),
     },
     { name: 'api', match: (stat) => stat.pid === stack.api()?.pid },
     // Piper's kept espeak-ng (engines/piper/espeakProcess.ts) counts where the process per clause it replaced did.
-    { name: 'encoder+spawned', match: (stat) => stat.comm === 'espeak-ng' && workerPids().has(ppidOf(stat.pid)) },
+    { name: 'encoder+spawned', match: (stat) => stat.comm === 'espeak-ng' && workerPids().has(stat.ppid) },
     { name: 'worker', match: (stat) => workerPids().has(stat.pid), childrenName: 'encoder+spawned' },
     {
       name: 'temporal',

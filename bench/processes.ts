@@ -1,51 +1,11 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { allStats, type ProcStat } from '../chaos/procs';
 
 /**
  * CPU accounting and CPU-profile summaries for bench/service.ts: where a
  * synthesis's time goes, by process and, inside the Node processes, by function.
  */
-
-/** Linux clock ticks per second (USER_HZ), the unit of /proc/<pid>/stat times. */
-const TICKS_PER_SECOND = 100;
-
-interface ProcStat {
-  pid: number;
-  comm: string;
-  cmdline: string;
-  /** CPU seconds the process used itself. */
-  own: number;
-  /** CPU seconds of its children that exited and were waited for (engines and ffmpeg for the worker). */
-  children: number;
-}
-
-function readStat(pid: number): ProcStat | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // comm may contain spaces and parentheses: the fields start after the last ')'.
-    const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // Fields 14-17 of proc(5) (utime stime cutime cstime) are 11-14 here.
-    const [utime, stime, cutime, cstime] = fields.slice(11, 15).map(Number);
-    const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
-    return {
-      pid,
-      comm,
-      cmdline,
-      own: (utime + stime) / TICKS_PER_SECOND,
-      children: (cutime + cstime) / TICKS_PER_SECOND,
-    };
-  } catch {
-    return null;
-  }
-}
-
-function allProcesses(): ProcStat[] {
-  return readdirSync('/proc')
-    .filter((name) => /^\d+$/.test(name))
-    .map((name) => readStat(Number(name)))
-    .filter((stat): stat is ProcStat => stat !== null);
-}
 
 /** Which processes make up one part of the stack: matched on every snapshot, so restarted processes count too. */
 export interface ProcessGroup {
@@ -60,11 +20,11 @@ export type CpuSnapshot = Map<string, number>;
 export function cpuSnapshot(groups: ProcessGroup[]): CpuSnapshot {
   const totals: CpuSnapshot = new Map();
   const add = (name: string, seconds: number) => totals.set(name, (totals.get(name) ?? 0) + seconds);
-  for (const stat of allProcesses()) {
+  for (const stat of allStats()) {
     const group = groups.find((candidate) => candidate.match(stat));
     if (!group) continue;
-    add(group.name, group.childrenName ? stat.own : stat.own + stat.children);
-    if (group.childrenName) add(group.childrenName, stat.children);
+    add(group.name, group.childrenName ? stat.cpuOwn : stat.cpuOwn + stat.cpuChildren);
+    if (group.childrenName) add(group.childrenName, stat.cpuChildren);
   }
   return totals;
 }

@@ -364,3 +364,77 @@ export async function checkInvariants(stack: Observed, scope: Scope, findings: F
   }
   return tally;
 }
+
+export interface Settling extends Scope {
+  /** Workflow ids that ran before the load (not waited for). */
+  before: Set<string>;
+  /** The bound on the wait for quiescence. */
+  quiesceMs: number;
+  /** Runs on every round of the wait (see waitQuiescent); nothing by default. */
+  tick?: () => Promise<void>;
+  /** Workflow ids that never end (see waitQuiescent). */
+  longLived?: RegExp;
+  /** Every accepted job must have completed (no fault should have failed one). */
+  allCompleted: boolean;
+}
+
+/**
+ * After a load: waits until it is quiet, then checks every invariant over its
+ * accounts, and (with `allCompleted`) that every accepted job completed.
+ * Violations and notes go to `findings`.
+ */
+export async function settle(stack: Observed, settling: Settling, findings: Findings): Promise<Tally> {
+  const { accountIds, before, quiesceMs, tick = async () => undefined, longLived } = settling;
+  const quietAfter = await waitQuiescent(stack, accountIds, before, quiesceMs, tick, longLived);
+  expect(
+    findings,
+    quietAfter !== null,
+    'not quiescent',
+    () => `not quiescent within ${quiesceMs / 1000} s (syntheses still open or workflows still running)`,
+  );
+  if (quietAfter !== null) findings.notes.push(`quiescent ${(quietAfter / 1000).toFixed(1)} s after the load`);
+  const tally = await checkInvariants(stack, settling, findings);
+  if (settling.allCompleted) {
+    const notCompleted = settling.accepted.size - tally.completed;
+    expect(
+      findings,
+      notCompleted === 0,
+      'accepted jobs not completed',
+      () =>
+        `${notCompleted} of ${settling.accepted.size} accepted jobs did not complete (failure codes: ${[...tally.failureCodes].map(([code, n]) => `${n} × ${code}`).join(', ') || 'none'}; canceled: ${tally.canceled})`,
+    );
+  }
+  return tally;
+}
+
+/** One run of a load under a fault, as the suite and the multi-node harness print it. */
+export interface RunRow {
+  name: string;
+  accepted: number;
+  completed: number;
+  failed: number;
+  canceled: number;
+  findings: Findings;
+  seconds: number;
+}
+
+/**
+ * The violations (grouped by check, `shown` details each) and notes of every
+ * row that has any, as text; then the total violation count.
+ */
+export function findingsReport(rows: RunRow[], shown: number): { text: string; violations: number } {
+  let text = '';
+  for (const { name, findings } of rows) {
+    if (!findings.violations.length && !findings.notes.length) continue;
+    text += `\n${name}\n`;
+    const groups = new Map<string, string[]>();
+    for (const { check, detail } of findings.violations) groups.set(check, [...(groups.get(check) ?? []), detail]);
+    for (const [check, details] of groups) {
+      text += `  VIOLATION ${check} (${details.length})\n`;
+      for (const detail of details.slice(0, shown)) text += `    - ${detail}\n`;
+      if (details.length > shown) text += `    - … and ${details.length - shown} more\n`;
+    }
+    for (const note of findings.notes) text += `  note: ${note}\n`;
+  }
+  return { text, violations: rows.reduce((sum, row) => sum + row.findings.violations.length, 0) };
+}

@@ -31,6 +31,19 @@ export interface Op {
   note?: string;
 }
 
+/** The op of `kind` started at `started`, ended now, as it came out. */
+const ended =
+  (kind: string, started: number) =>
+  (ok: boolean, error?: string, id?: string, note?: string): Op => ({
+    kind,
+    ok,
+    ms: Date.now() - started,
+    endedAt: Date.now(),
+    error,
+    id,
+    note,
+  });
+
 export interface Client {
   baseUrl: () => string;
   token: string;
@@ -149,15 +162,7 @@ export async function synthesis(
   onAccepted?: (id: string) => void,
 ): Promise<Op> {
   const started = Date.now();
-  const done = (ok: boolean, error?: string, id?: string, note?: string): Op => ({
-    kind: 'synthesis',
-    ok,
-    ms: Date.now() - started,
-    endedAt: Date.now(),
-    error,
-    id,
-    note,
-  });
+  const done = ended('synthesis', started);
   const { answer } = await callRetrying(
     client,
     'POST',
@@ -185,15 +190,7 @@ export async function followToEnd(
   started = Date.now(),
   kind = 'synthesis',
 ): Promise<Op> {
-  const done = (ok: boolean, error?: string, id?: string, note?: string): Op => ({
-    kind,
-    ok,
-    ms: Date.now() - started,
-    endedAt: Date.now(),
-    error,
-    id,
-    note,
-  });
+  const done = ended(kind, started);
   const deadline = started + options.timeoutMs;
   let final: { status?: string; code?: string } = {};
   let reconnects = 0;
@@ -235,15 +232,7 @@ export async function followToEnd(
 /** POST /v1/audio/speech read to its end; `firstByteMs` in the note. Not retried: a cut stream is an error the client sees. */
 export async function speech(client: Client, input: string, voice: string, format: string, sse: boolean): Promise<Op> {
   const started = Date.now();
-  const done = (ok: boolean, error?: string, id?: string, note?: string): Op => ({
-    kind: 'speech',
-    ok,
-    ms: Date.now() - started,
-    endedAt: Date.now(),
-    error,
-    id,
-    note,
-  });
+  const done = ended('speech', started);
   try {
     const response = await fetch(`${client.baseUrl()}/v1/audio/speech`, {
       method: 'POST',
@@ -279,18 +268,12 @@ export async function speech(client: Client, input: string, voice: string, forma
 }
 
 export async function historyPage(client: Client, page: number): Promise<Op> {
-  const started = Date.now();
+  const done = ended('history', Date.now());
   try {
     const answer = await call(client, 'GET', `/api/v1/tts/history/?page=${page}&page_size=20`);
-    return {
-      kind: 'history',
-      ok: answer.status === 200,
-      ms: Date.now() - started,
-      endedAt: Date.now(),
-      error: answer.status === 200 ? undefined : `http ${answer.status}`,
-    };
+    return done(answer.status === 200, answer.status === 200 ? undefined : `http ${answer.status}`);
   } catch {
-    return { kind: 'history', ok: false, ms: Date.now() - started, endedAt: Date.now(), error: 'no answer' };
+    return done(false, 'no answer');
   }
 }
 
@@ -311,14 +294,7 @@ export async function makeCloneSample(): Promise<Buffer> {
 /** Uploads a clone, waits until it is ready, synthesizes once with it (followed by polling), deletes the voice. */
 export async function cloneCycle(client: Client, sample: Buffer, text: string, timeoutMs: number): Promise<Op[]> {
   const started = Date.now();
-  const op = (ok: boolean, error?: string, id?: string): Op => ({
-    kind: 'clone',
-    ok,
-    ms: Date.now() - started,
-    endedAt: Date.now(),
-    error,
-    id,
-  });
+  const op = ended('clone', started);
   const form = new FormData();
   form.append('name', `Soak ${randomUUID().slice(0, 8)}`);
   form.append('consent', 'true');
@@ -371,11 +347,5 @@ export async function deleteAccount(client: Client, password: string): Promise<O
   const started = Date.now();
   const { answer } = await callRetrying(client, 'DELETE', '/api/v1/auth/profile/', { password }, {}, 60_000);
   const ok = answer?.status === 202;
-  return {
-    kind: 'account deletion',
-    ok,
-    ms: Date.now() - started,
-    endedAt: Date.now(),
-    error: ok ? undefined : `http ${answer?.status ?? 'no answer'}`,
-  };
+  return ended('account deletion', started)(ok, ok ? undefined : `http ${answer?.status ?? 'no answer'}`);
 }

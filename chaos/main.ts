@@ -1,6 +1,7 @@
 import { startIsolatedStack, type IsolatedStack } from '../scripts/isolatedStack';
-import { checkInvariants, expect, newFindings, runningWorkflows, type Violation, waitQuiescent } from './checks';
+import { expect, findingsReport, newFindings, type RunRow, runningWorkflows, settle } from './checks';
 import { scenarios } from './scenarios';
+import { chaosStack, logger } from './stack';
 
 /**
  * The chaos suite (issue 13): on its own isolated stack, kill -9 the worker,
@@ -22,20 +23,11 @@ const SHOWN = Number(process.env.CHAOS_SHOW ?? 5);
 const LONG_LIVED = process.env.CHAOS_LONG_LIVED ? new RegExp(process.env.CHAOS_LONG_LIVED) : undefined;
 const QUIESCE_MS = Number(process.env.CHAOS_QUIESCE_S ?? 240) * 1000;
 
-interface Row {
-  name: string;
-  accepted: number;
-  completed: number;
-  failed: number;
-  canceled: number;
+interface Row extends RunRow {
   unavailable: number;
-  checks: number;
-  violations: Violation[];
-  notes: string[];
-  seconds: number;
 }
 
-const log = (message: string) => process.stderr.write(`[chaos ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
+const log = logger('chaos');
 
 /** Restarts a crashed api or worker, as a process supervisor would; says so in the notes. */
 async function supervise(stack: IsolatedStack, notes: string[]): Promise<void> {
@@ -56,12 +48,7 @@ async function supervise(stack: IsolatedStack, notes: string[]): Promise<void> {
 async function main() {
   const started = Date.now();
   log('starting the isolated stack (PostgreSQL database, Temporal on a sqlite file, MinIO, api, worker)');
-  const stack = await startIsolatedStack({
-    name: `chaos_${process.pid}`,
-    persistentTemporal: true,
-    childOutput: 'log',
-    removeDataOnClose: true,
-  });
+  const stack = await startIsolatedStack(chaosStack('chaos'));
   const rows: Row[] = [];
   const reportedKeys = new Set<string>();
   let interrupted = false;
@@ -98,31 +85,26 @@ async function main() {
           failed: 0,
           canceled: 0,
           unavailable: 0,
-          checks: findings.checks,
-          violations: findings.violations,
-          notes: findings.notes,
+          findings,
           seconds: (Date.now() - scenarioStarted) / 1000,
         });
         await supervise(stack, findings.notes);
         continue;
       }
-      const accountIds = run.accounts.map((account) => account.id);
-      const quietAfter = await waitQuiescent(
+      const tally = await settle(
         stack,
-        accountIds,
-        before,
-        QUIESCE_MS,
-        () => supervise(stack, findings.notes),
-        LONG_LIVED,
-      );
-      expect(
+        {
+          accountIds: run.accounts.map((account) => account.id),
+          accepted: run.accepted,
+          reportedKeys,
+          before,
+          quiesceMs: QUIESCE_MS,
+          tick: () => supervise(stack, findings.notes),
+          longLived: LONG_LIVED,
+          allCompleted: Boolean(run.expectAllCompleted),
+        },
         findings,
-        quietAfter !== null,
-        'not quiescent',
-        () => `not quiescent within ${QUIESCE_MS / 1000} s (syntheses still open or workflows still running)`,
       );
-      if (quietAfter !== null) findings.notes.push(`quiescent ${(quietAfter / 1000).toFixed(1)} s after the load`);
-      const tally = await checkInvariants(stack, { accountIds, accepted: run.accepted, reportedKeys }, findings);
       const unavailable = run.answers.filter((answer) => answer.status === 503).length;
       if (run.no503)
         expect(
@@ -131,16 +113,6 @@ async function main() {
           '503 from a healthy stack',
           () => `${unavailable} × 503 from a healthy stack`,
         );
-      if (run.expectAllCompleted) {
-        const notCompleted = run.accepted.size - tally.completed;
-        expect(
-          findings,
-          notCompleted === 0,
-          'accepted jobs not completed',
-          () =>
-            `${notCompleted} of ${run.accepted.size} accepted jobs did not complete (failure codes: ${[...tally.failureCodes].map(([code, n]) => `${n} × ${code}`).join(', ') || 'none'}; canceled: ${tally.canceled})`,
-        );
-      }
       if (run.failureCode) {
         for (const [code, count] of tally.failureCodes) {
           expect(
@@ -158,9 +130,7 @@ async function main() {
         failed: tally.failed,
         canceled: tally.canceled,
         unavailable,
-        checks: findings.checks,
-        violations: findings.violations,
-        notes: findings.notes,
+        findings,
         seconds: (Date.now() - scenarioStarted) / 1000,
       });
       log(`${name}: ${findings.violations.length} violations`);
@@ -177,22 +147,11 @@ async function main() {
   out('|---|---|---|---|---|---|---|---|---|\n');
   for (const row of rows) {
     out(
-      `| ${row.name} | ${row.accepted} | ${row.completed} | ${row.failed} | ${row.canceled} | ${row.unavailable} | ${row.checks} | ${row.violations.length} | ${row.seconds.toFixed(0)} s |\n`,
+      `| ${row.name} | ${row.accepted} | ${row.completed} | ${row.failed} | ${row.canceled} | ${row.unavailable} | ${row.findings.checks} | ${row.findings.violations.length} | ${row.seconds.toFixed(0)} s |\n`,
     );
   }
-  for (const row of rows) {
-    if (!row.violations.length && !row.notes.length) continue;
-    out(`\n${row.name}\n`);
-    const groups = new Map<string, string[]>();
-    for (const { check, detail } of row.violations) groups.set(check, [...(groups.get(check) ?? []), detail]);
-    for (const [check, details] of groups) {
-      out(`  VIOLATION ${check} (${details.length})\n`);
-      for (const detail of details.slice(0, SHOWN)) out(`    - ${detail}\n`);
-      if (details.length > SHOWN) out(`    - … and ${details.length - SHOWN} more\n`);
-    }
-    for (const note of row.notes) out(`  note: ${note}\n`);
-  }
-  const total = rows.reduce((sum, row) => sum + row.violations.length, 0);
+  const { text, violations: total } = findingsReport(rows, SHOWN);
+  out(text);
   out(`\n${total === 0 ? 'All invariants hold.' : `${total} violations.`}\n`);
   process.exitCode = total === 0 ? 0 : 1;
 }

@@ -11,17 +11,20 @@ import { cpuTaskQueue } from '../lib/temporal';
 import { createStackAccounts, type StackAccount } from '../scripts/isolatedStack';
 import { SEARCH_ATTRIBUTES, TEMPORAL_DYNAMIC_CONFIG, waitFor } from '../scripts/stack';
 import {
-  checkInvariants,
   expect,
+  findingsReport,
   type Findings,
   newFindings,
   type Observed,
+  type RunRow,
   runningWorkflows,
-  waitQuiescent,
+  settle,
 } from './checks';
 import { type Client, followToEnd, type Op, registerWebhook, speech, synthesis } from './load';
 import { createTopology, sh, type NodeNs, type Topology } from './netns';
 import { startReceiver, type Receiver } from './receiver';
+import { logger } from './stack';
+import { sentences as textOf } from './texts';
 
 /**
  * The multi-node harness: on this machine, in Linux network namespaces it
@@ -49,21 +52,12 @@ const PG_RELAY_PORT = 6432;
 const SKEW_SECONDS = 90;
 const QUIESCE_MS = 300_000;
 
-const log = (message: string) =>
-  process.stderr.write(`[multinode ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
+const log = logger('multinode');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Piper (neural), Festival, Flite, eSpeak NG: the fast classic engines twice as often, so a 2-core machine drains the load within minutes. */
 const VOICES = ['en-us-joe', 'en-us-espeak-f', 'en-us-slt', 'en-us-flite-rms', 'en-us-espeak-f', 'en-us-flite-rms'];
 const FORMATS = ['mp3', 'wav', 'ogg', 'flac'];
-const SENTENCES = [
-  'The morning train left on time, and every passenger found a seat by the window before the first stop.',
-  'Rain kept falling on the harbour while the fishing boats came back one after another.',
-  'She wrote the numbers down twice, because the first list had gone missing in the storm.',
-  'A small dog waited at the corner of the market until the baker opened his door.',
-];
-const textOf = (sentences: number, offset: number) =>
-  Array.from({ length: sentences }, (_, i) => SENTENCES[(offset + i) % SENTENCES.length]).join(' ');
 
 function preconditions(): void {
   const missing: string[] = [];
@@ -582,17 +576,10 @@ const faults: Fault[] = [
 
 // ------------------------------------------------------------------- main
 
-interface Row {
-  name: string;
-  accepted: number;
-  completed: number;
-  failed: number;
-  canceled: number;
+interface Row extends RunRow {
   ops: Op[];
   resumed: number;
   restarted: number;
-  findings: Findings;
-  seconds: number;
 }
 
 async function main(): Promise<number> {
@@ -717,21 +704,17 @@ async function main(): Promise<number> {
       }
       await remember();
       const accountIds = accounts.map((account) => account.id);
-      const quiet = await waitQuiescent(harness.observed, accountIds, before, QUIESCE_MS, async () => undefined);
-      expect(findings, quiet !== null, 'not quiescent', () => `not quiescent within ${QUIESCE_MS / 1000} s`);
-      if (quiet !== null) findings.notes.push(`quiescent ${(quiet / 1000).toFixed(1)} s after the load`);
-      const tally = await checkInvariants(
+      const tally = await settle(
         harness.observed,
-        { accountIds, accepted: load.accepted, reportedKeys: new Set() },
+        {
+          accountIds,
+          accepted: load.accepted,
+          reportedKeys: new Set(),
+          before,
+          quiesceMs: QUIESCE_MS,
+          allCompleted: true,
+        },
         findings,
-      );
-      const notCompleted = load.accepted.size - tally.completed;
-      expect(
-        findings,
-        notCompleted === 0,
-        'accepted jobs not completed',
-        () =>
-          `${notCompleted} of ${load.accepted.size} accepted jobs did not complete (${[...tally.failureCodes].map(([code, n]) => `${n} × ${code}`).join(', ') || 'none failed'}; canceled ${tally.canceled})`,
       );
       for (const op of load.ops.filter((candidate) => !candidate.ok))
         expect(findings, false, 'client could not finish', () => `${op.kind} ${op.id ?? ''}: ${op.error}`);
@@ -827,18 +810,12 @@ async function main(): Promise<number> {
       `| ${row.name} | ${row.accepted} | ${row.completed} | ${row.failed} | ${row.canceled} | ${row.ops.length} (${errors}) | ${row.resumed} / ${row.restarted} | ${reopened} | ${row.findings.checks} | ${row.findings.violations.length} | ${row.seconds.toFixed(0)} s |\n`,
     );
   }
-  for (const row of rows) {
-    if (!row.findings.violations.length && !row.findings.notes.length) continue;
-    out(`\n${row.name}\n`);
-    for (const violation of row.findings.violations.slice(0, 10))
-      out(`  VIOLATION ${violation.check}: ${violation.detail}\n`);
-    if (row.findings.violations.length > 10) out(`  … and ${row.findings.violations.length - 10} more\n`);
-    for (const note of row.findings.notes) out(`  note: ${note}\n`);
-  }
+  const report = findingsReport(rows, 10);
+  out(report.text);
   out(
     `\nLeft behind: ${left.length ? left.join('; ') : 'no namespace, link or address'}; ${survivors.length ? `${survivors.length} processes still alive (${survivors.join(', ')})` : `none of the ${seenPids.size} processes that ran in the namespaces is alive`}.\n`,
   );
-  const total = rows.reduce((sum, row) => sum + row.findings.violations.length, 0) + left.length + survivors.length;
+  const total = report.violations + left.length + survivors.length;
   out(`\n${total === 0 ? 'All invariants hold; nothing left behind.' : `${total} violations.`}\n`);
   return total === 0 ? 0 : 1;
 }

@@ -7,11 +7,23 @@ import { readdirSync, readFileSync } from 'node:fs';
  * it is read is skipped.
  */
 
-export interface ProcInfo {
+/** Linux clock ticks per second (USER_HZ), the unit of /proc/<pid>/stat times. */
+const TICKS_PER_SECOND = 100;
+
+/** What /proc/<pid>/stat and cmdline say of a process. */
+export interface ProcStat {
   pid: number;
   ppid: number;
   comm: string;
+  /** The arguments, each followed by a space. */
   cmdline: string;
+  /** CPU seconds the process used itself. */
+  cpuOwn: number;
+  /** CPU seconds of its children that exited and were waited for (engines and ffmpeg for the worker). */
+  cpuChildren: number;
+}
+
+export interface ProcInfo extends ProcStat {
   /** VmRSS, MiB. */
   rssMiB: number;
   /** RssAnon, MiB: the process's own memory (PostgreSQL backends also map shared buffers, which VmRSS counts as they are touched). */
@@ -19,32 +31,56 @@ export interface ProcInfo {
   fds: number;
 }
 
-function readProc(pid: number): ProcInfo | null {
+function readStat(pid: number): ProcStat | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // comm may contain spaces and parentheses: the fields start after the last ')'.
     const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // Fields 4 and 14-17 of proc(5) (ppid; utime stime cutime cstime) are 1 and 11-14 here.
+    const [utime, stime, cutime, cstime] = fields.slice(11, 15).map(Number);
+    const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
+    return {
+      pid,
+      ppid: Number(fields[1]),
+      comm,
+      cmdline,
+      cpuOwn: (utime + stime) / TICKS_PER_SECOND,
+      cpuChildren: (cutime + cstime) / TICKS_PER_SECOND,
+    };
+  } catch {
+    return null;
+  }
+}
+
+function readProc(pid: number): ProcInfo | null {
+  const stat = readStat(pid);
+  if (!stat) return null;
+  try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
     const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? 0);
-    const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ').trim();
     let fds = 0;
     try {
       fds = readdirSync(`/proc/${pid}/fd`).length;
     } catch {
       fds = NaN;
     }
-    return { pid, ppid, comm, cmdline, rssMiB: kib('VmRSS') / 1024, anonMiB: kib('RssAnon') / 1024, fds };
+    return { ...stat, rssMiB: kib('VmRSS') / 1024, anonMiB: kib('RssAnon') / 1024, fds };
   } catch {
     return null;
   }
 }
 
-export function allProcs(): ProcInfo[] {
-  return readdirSync('/proc')
+const pids = () =>
+  readdirSync('/proc')
     .filter((name) => /^\d+$/.test(name))
-    .map((name) => readProc(Number(name)))
-    .filter((info): info is ProcInfo => info !== null);
-}
+    .map(Number);
+
+/** Every process's stat and command line (cheap: for CPU accounting). */
+export const allStats = (): ProcStat[] => pids().flatMap((pid) => readStat(pid) ?? []);
+
+/** Every process, with its memory and descriptors. */
+export const allProcs = (): ProcInfo[] => pids().flatMap((pid) => readProc(pid) ?? []);
 
 /** Every process below `root` (not `root` itself), at any depth. */
 export function descendants(root: number, procs: ProcInfo[]): ProcInfo[] {

@@ -13,6 +13,7 @@ import {
   type SynthesizeBody,
 } from './client';
 import { expect, type Findings } from './checks';
+import { textOfLength } from './texts';
 
 /**
  * The faults of issue 13, one scenario each. A scenario makes its own
@@ -50,20 +51,6 @@ export interface Scenario {
 /** The fast engine (espeak-ng) for the heavy loads; SLT (Festival HTS) where the render should take a while. */
 const FAST_VOICE = 'en-us-espeak-f';
 const SLOW_VOICE = 'en-us-slt';
-const SENTENCES = [
-  'The morning train left on time, and every passenger found a seat by the window before the first stop.',
-  'Rain kept falling on the harbour while the fishing boats came back one after another.',
-  'She wrote the numbers down twice, because the first list had gone missing in the storm.',
-  'A small dog waited at the corner of the market until the baker opened his door.',
-];
-/** A text of exactly `characters` code points (the cost), from whole sentences as far as they fit. */
-function textOf(characters: number, offset = 0): string {
-  let text = '';
-  for (let i = offset; text.length < characters; i++) text += (text ? ' ' : '') + SENTENCES[i % SENTENCES.length];
-  text = text.slice(0, characters);
-  // Trimming must not change the cost.
-  return text.replace(/\s$/, '.');
-}
 const SHORT = 100;
 /** Three chunks of at most 400 characters: chunk objects in storage while it renders. */
 const LONG = 1000;
@@ -159,7 +146,7 @@ async function keyedLoad(
 const mix = (accounts: StackAccount[], count: number, voice: string, longEvery: number) =>
   Array.from({ length: count }, (_, index) => ({
     account: accounts[index % accounts.length],
-    body: { text: textOf(longEvery && index % longEvery === 0 ? LONG : SHORT, index), voice_id: voice },
+    body: { text: textOfLength(longEvery && index % longEvery === 0 ? LONG : SHORT, index), voice_id: voice },
   }));
 
 const finish = (accounts: StackAccount[], outcomes: Outcome[], extra: Partial<ScenarioRun> = {}): ScenarioRun => ({
@@ -263,7 +250,7 @@ export const scenarios: Scenario[] = [
       const accounts = await stack.createAccounts(5, { credits: 100_000 });
       // Two finished syntheses to delete while storage is down: their audio must still go.
       const doomed = await mapLimit(accounts.slice(0, 2), 2, (account) =>
-        submitWithKey(stack.apiUrl, account, { text: textOf(SHORT), voice_id: FAST_VOICE }, BOUND),
+        submitWithKey(stack.apiUrl, account, { text: textOfLength(SHORT), voice_id: FAST_VOICE }, BOUND),
       );
       const doomedIds = [...acceptedIds(doomed)];
       const deadline = Date.now() + 60_000;
@@ -336,7 +323,7 @@ export const scenarios: Scenario[] = [
       const { stack, findings } = context;
       const accounts = await stack.createAccounts(50, { credits: SHORT });
       const submits = accounts.flatMap((account, index) =>
-        [0, 1].map((copy) => ({ account, body: { text: textOf(SHORT, index + copy), voice_id: FAST_VOICE } })),
+        [0, 1].map((copy) => ({ account, body: { text: textOfLength(SHORT, index + copy), voice_id: FAST_VOICE } })),
       );
       const answers = await Promise.all(submits.map(({ account, body }) => submit(stack.apiUrl, account, body)));
       findings.notes.push(`answers: ${formatTally(tally(answers))}`);
@@ -377,7 +364,7 @@ export const scenarios: Scenario[] = [
     async run(context) {
       const { stack, findings } = context;
       const [account] = await stack.createAccounts(1, { credits: 10_000 });
-      const body = { text: textOf(SHORT), voice_id: FAST_VOICE };
+      const body = { text: textOfLength(SHORT), voice_id: FAST_VOICE };
       const answers = await Promise.all(
         Array.from({ length: 50 }, () => submit(stack.apiUrl, account, body, 'chaos-one-key')),
       );

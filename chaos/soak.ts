@@ -20,6 +20,8 @@ import {
 import { heapDiffTable, samplingProfileTable } from './heapDiff';
 import { allProcs, classifyWorkerChild, descendants, type GroupSample, type ProcInfo, sumGroup } from './procs';
 import { startReceiver, type Receiver } from './receiver';
+import { chaosStack, logger } from './stack';
+import { sentences as textOf } from './texts';
 import { linearTrend, type Point, type Tolerance, verdictOf } from './trend';
 
 /**
@@ -47,7 +49,7 @@ const { values: args } = parseArgs({
 });
 const MINUTES = Number(args.minutes);
 const WARMUP_MINUTES = Number(args.warmup);
-const log = (message: string) => process.stderr.write(`[soak ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
+const log = logger('soak');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The voices exercised: Piper (neural), Festival HTS and diphone, Flite, eSpeak NG; every stored format. */
@@ -60,14 +62,6 @@ const SPEECH = [
   { voice: 'en-us-flite-rms', format: 'pcm', sse: false },
   { voice: 'en-us-slt', format: 'flac', sse: false },
 ];
-const SENTENCES = [
-  'The morning train left on time, and every passenger found a seat by the window before the first stop.',
-  'Rain kept falling on the harbour while the fishing boats came back one after another.',
-  'She wrote the numbers down twice, because the first list had gone missing in the storm.',
-  'A small dog waited at the corner of the market until the baker opened his door.',
-];
-const textOf = (sentences: number, offset: number) =>
-  Array.from({ length: sentences }, (_, i) => SENTENCES[(offset + i) % SENTENCES.length]).join(' ');
 
 /** How often each kind of operation starts (ms), and how many may run at once. */
 const CADENCE = {
@@ -344,18 +338,14 @@ async function soak(): Promise<number> {
   const started = Date.now();
   const endAt = started + MINUTES * 60_000;
   log(`soak of ${MINUTES} min: starting the isolated stack`);
-  const stack = await startIsolatedStack({
-    name: `soak_${process.pid}`,
-    persistentTemporal: true,
-    childOutput: 'log',
-    removeDataOnClose: true,
-    env: {
+  const stack = await startIsolatedStack(
+    chaosStack('soak', {
       WEBHOOK_ALLOW_HTTP: 'true',
       WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
       API_METRICS_PORT: '0',
       WORKER_METRICS_PORT: '0',
-    },
-  });
+    }),
+  );
   const samplesFile = args.samples ?? path.join(stack.logDir, 'soak-samples.jsonl');
   writeFileSync(samplesFile, '');
   // The heap probe in the api and the worker, driven by SIGUSR2; what it writes stays in the log directory (/tmp).
