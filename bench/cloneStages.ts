@@ -3,13 +3,12 @@ import { buildVoiceProfile, cloneFinishOptions, type ClonedVoiceProfile } from '
 import { intakeSample } from '../audio/cloning/intake';
 import { analyseSpeaker } from '../audio/cloning/speaker';
 import { similarityScore } from '../audio/cloning/similarity';
-import { ffmpeg, fileUrl } from '../audio/ffmpeg';
 import { finishAudio, type VoiceProfileAdjustment } from '../audio/finish';
 import { renderChunk } from '../audio/render';
 import { findPremadeVoice } from '../engines/catalog';
 import type { EngineRegistry } from '../engines/registry';
 import { realReferences } from './cloning';
-import { melCepstralDistortion, recognize, wordErrors } from './measures';
+import { hear, melCepstralDistortion, wordErrors } from './measures';
 
 /**
  * Clones measured stage by stage: each real reference is cloned (intake →
@@ -61,21 +60,7 @@ export async function cloneStageRows(
       const f0Error = measured.f0MedianHz && heldOut.f0MedianHz ? measured.f0MedianHz / heldOut.f0MedianHz - 1 : NaN;
       let wer = '-';
       if (reference.language.startsWith('en')) {
-        const asr = `${outPath}.16k.wav`;
-        await ffmpeg([
-          '-i',
-          fileUrl(outPath),
-          '-af',
-          'adelay=300,apad=pad_dur=0.3',
-          '-ar',
-          '16000',
-          '-ac',
-          '1',
-          '-c:a',
-          'pcm_s16le',
-          fileUrl(asr),
-        ]);
-        const heard = await recognize(asr);
+        const heard = await hear(outPath);
         if (heard !== null) {
           const errors = wordErrors(reference.heldOutText, heard);
           wer = `${((100 * errors.errors) / errors.words).toFixed(1)} %`;

@@ -14,6 +14,7 @@ import { run } from '../lib/process';
 import type { EngineRegistry } from '../engines/registry';
 import { createEngines } from '../engines/registry';
 import { defaultModelsDir } from '../lib/config';
+import { filterToWav } from './measures';
 
 /**
  * Cloning evaluated on held-out material: each reference speaker is cloned
@@ -140,19 +141,12 @@ async function renderEngineSpeaker(speaker: EngineSpeaker, text: string, outPath
   const raw = `${outPath}.raw.wav`;
   if (speaker.voice.startsWith('flite:')) await run('flite', ['-voice', speaker.voice.slice(6), '-t', text, '-o', raw]);
   else await run('espeak-ng', ['-v', speaker.voice, '-w', raw, text]);
-  await ffmpeg([
-    '-i',
-    fileUrl(raw),
-    '-af',
+  await filterToWav(
+    raw,
     `rubberband=pitch=${speaker.pitch}:tempo=${speaker.tempo}:formant=shifted:pitchq=quality`,
-    '-ar',
-    '16000',
-    '-ac',
-    '1',
-    '-c:a',
-    'pcm_s16le',
-    fileUrl(outPath),
-  ]);
+    outPath,
+    16_000,
+  );
   await rm(raw, { force: true });
 }
 

@@ -7,8 +7,8 @@ import { EMOTION_PRESETS, type Emotion, type EmotionPreset } from '../audio/pros
 import { renderChunk } from '../audio/render';
 import { findPremadeVoice } from '../engines/catalog';
 import { createEngines } from '../engines/registry';
-import { durationAndF0, melCepstralDistortion, recognize, wordErrors } from './measures';
-import { TEXTS, toRecognizerWav } from './quality';
+import { durationAndF0, hear, melCepstralDistortion, wordErrors } from './measures';
+import { TEXTS } from './quality';
 
 /**
  * The emotion presets measured one candidate at a time, how they were
@@ -48,7 +48,7 @@ async function main() {
     };
     const neutralPath = await renderAll('neutral');
     const neutral = await durationAndF0(neutralPath);
-    const heardNeutral = await recognize(await toRecognizerWav(neutralPath, file()));
+    const heardNeutral = await hear(neutralPath, file());
     const neutralWer = wordErrors(TEXTS.join(' '), heardNeutral ?? '');
     console.log(
       `neutral: WER ${neutralWer.errors}/${neutralWer.words}, F0 ${neutral.f0Hz?.toFixed(1)} Hz range ${neutral.f0RangeSt?.toFixed(2)} st, ${neutral.seconds.toFixed(2)} s, ${neutral.lufs.toFixed(1)} LUFS`,
@@ -59,7 +59,7 @@ async function main() {
       try {
         const outPath = await renderAll(emotion);
         const measured = await durationAndF0(outPath);
-        const heard = await recognize(await toRecognizerWav(outPath, file()));
+        const heard = await hear(outPath, file());
         const wer = wordErrors(TEXTS.join(' '), heard ?? '');
         const tilted = file();
         await ffmpeg([

@@ -5,7 +5,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
-import { ffmpeg, fileUrl } from '../audio/ffmpeg';
 import { speechBounds } from '../audio/pcm';
 import { readWavSamples } from '../audio/wav';
 import { createKokoroEngine, KOKORO_DIR, KOKORO_MODEL } from '../engines/kokoro';
@@ -14,7 +13,8 @@ import { textToPhonemes } from '../engines/piper/phonemes';
 import { resolveOpenAiVoice } from '../api/routes/openai/voices';
 import { defaultModelsDir } from '../lib/config';
 import { startIsolatedStack } from '../scripts/isolatedStack';
-import { durationAndF0, recognize, wordErrors } from './measures';
+import { durationAndF0, hear, wordErrors } from './measures';
+import { exitWhenDone } from './report';
 import { EVERYDAY_SENTENCES } from './texts';
 
 /**
@@ -162,23 +162,7 @@ async function main() {
       sentences.map((text) => ({ text, phonemes: null })),
     );
 
-    const heard = async (wav: string) => {
-      const input = `${wav}.16k.wav`;
-      await ffmpeg([
-        '-i',
-        fileUrl(wav),
-        '-af',
-        'adelay=300,apad=pad_dur=0.3',
-        '-ar',
-        '16000',
-        '-ac',
-        '1',
-        '-c:a',
-        'pcm_s16le',
-        fileUrl(input),
-      ]);
-      return (await recognize(input)) ?? '';
-    };
+    const heard = async (wav: string) => (await hear(wav)) ?? '';
     const rows: string[][] = [];
     const base = { cpu: 0, seconds: 0, first: 0 };
     for (const [label, results] of [
@@ -427,10 +411,4 @@ async function throughTheService({
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (error) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+exitWhenDone(main());

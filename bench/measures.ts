@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { analyseAudio, decodeAudio } from '../audio/analysis';
+import { ffmpeg, fileUrl } from '../audio/ffmpeg';
 import { mfccFrames } from '../audio/cloning/mfcc';
 
 /**
@@ -76,6 +77,32 @@ export async function recognize(wavPath: string): Promise<string | null> {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw error;
   }
+}
+
+/** `input` through the ffmpeg filter graph `filter`, written to `outPath` as mono 16-bit WAV (resampled to `rate` Hz when given). */
+export async function filterToWav(input: string, filter: string, outPath: string, rate?: number): Promise<string> {
+  await ffmpeg([
+    '-i',
+    fileUrl(input),
+    '-af',
+    filter,
+    ...(rate ? ['-ar', String(rate)] : []),
+    '-ac',
+    '1',
+    '-c:a',
+    'pcm_s16le',
+    fileUrl(outPath),
+  ]);
+  return outPath;
+}
+
+/**
+ * What pocketsphinx hears in a recording of any rate: brought to 16 kHz mono
+ * with 0.3 s of silence before and after (written to `scratch`); null when
+ * pocketsphinx is not installed.
+ */
+export async function hear(wavPath: string, scratch = `${wavPath}.16k.wav`): Promise<string | null> {
+  return recognize(await filterToWav(wavPath, 'adelay=300,apad=pad_dur=0.3', scratch, 16_000));
 }
 
 export const words = (text: string): string[] =>

@@ -8,6 +8,7 @@ import { freePorts, stopChild, waitFor } from '../scripts/stack';
 import { stackGroups } from './goals';
 import { cpuDelta, cpuSnapshot, type ProcessGroup, summarizeProfile } from './processes';
 import { EVERYDAY_SENTENCES, TRAIN_SENTENCES } from './texts';
+import { table } from './report';
 
 /**
  * The neural path against Piper's own HTTP server (piper-tts 1.8.0 from
@@ -53,12 +54,6 @@ const paragraph = (index: number) =>
 
 const fmt = (value: number, digits = 0) => value.toFixed(digits);
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-const table = (header: string[], rows: string[][]) =>
-  [
-    `| ${header.join(' | ')} |`,
-    `|${header.map(() => '---').join('|')}|`,
-    ...rows.map((row) => `| ${row.join(' | ')} |`),
-  ].join('\n') + '\n';
 
 /** The venv with piper-tts, made once; a marker file says it is complete. */
 function ensureVenv(): string {

@@ -10,6 +10,7 @@ import { textToPhonemeIds } from '../engines/piper/phonemes';
 import { PiperProcess } from '../engines/piper/pool';
 import { defaultModelsDir } from '../lib/config';
 import { longText } from './rss';
+import { exitWhenDone } from './report';
 
 /**
  * One Piper host's memory and CPU over the calls of a long text, the way the
@@ -95,10 +96,4 @@ async function main() {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (error) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+exitWhenDone(main());

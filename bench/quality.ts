@@ -9,7 +9,7 @@ import { findPremadeVoice } from '../engines/catalog';
 import { createEngines, getEngine } from '../engines/registry';
 import { defaultModelsDir } from '../lib/config';
 import { enginePitchRange } from '../engines/types';
-import { durationAndF0, melCepstralDistortion, recognize, wordErrors } from './measures';
+import { durationAndF0, filterToWav, hear, melCepstralDistortion, wordErrors } from './measures';
 import { speakerTable } from './speakers';
 import { cloneStageRows } from './cloneStages';
 import { CLONE_COST_HEADER, cloneCostRows } from './cloneCost';
@@ -147,18 +147,11 @@ async function main() {
               await engine.synthesize({ text, voice: voice.engineVoice, rate: speed, pitch, outPath: raw });
               const keep = (seconds: number) =>
                 `silenceremove=start_periods=1:start_threshold=-55dB:start_silence=${(seconds / speed).toFixed(4)}`;
-              await ffmpeg([
-                '-i',
-                fileUrl(raw),
-                '-af',
+              return filterToWav(
+                raw,
                 [keep(0.03), 'areverse', keep(0.08), 'areverse', 'aresample=24000:resampler=soxr'].join(','),
-                '-ac',
-                '1',
-                '-c:a',
-                'pcm_s16le',
-                fileUrl(outPath),
-              ]);
-              return outPath;
+                outPath,
+              );
             }),
           );
           return finish(chunks, condition);
@@ -173,21 +166,7 @@ async function main() {
                 ? `asetrate=${Math.round(24000 * k)},aresample=24000,atempo=${(speed / k).toFixed(6)}`
                 : `atempo=${speed}`;
         const chunks = await Promise.all(
-          neutralChunks.map(async (chunk) => {
-            const outPath = file();
-            await ffmpeg([
-              '-i',
-              fileUrl(chunk),
-              '-af',
-              `${filter},aresample=24000:resampler=soxr`,
-              '-ac',
-              '1',
-              '-c:a',
-              'pcm_s16le',
-              fileUrl(outPath),
-            ]);
-            return outPath;
-          }),
+          neutralChunks.map((chunk) => filterToWav(chunk, `${filter},aresample=24000:resampler=soxr`, file())),
         );
         return finish(chunks, condition);
       };
@@ -199,7 +178,7 @@ async function main() {
         const [measured, mcd, heard] = await Promise.all([
           durationAndF0(outPath),
           melCepstralDistortion(neutralPath, outPath),
-          toRecognizerWav(outPath, file()).then(recognize),
+          hear(outPath, file()),
         ]);
         // Quality cost: MCD against the neutral rendering through the preset's own treble shelf (an intended linear
         // filter that costs nothing), so what remains is what the rest of the processing did to the spectral envelope.
@@ -319,23 +298,6 @@ async function main() {
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
-}
-
-export async function toRecognizerWav(input: string, outPath: string): Promise<string> {
-  await ffmpeg([
-    '-i',
-    fileUrl(input),
-    '-af',
-    'adelay=300,apad=pad_dur=0.3',
-    '-ar',
-    '16000',
-    '-ac',
-    '1',
-    '-c:a',
-    'pcm_s16le',
-    fileUrl(outPath),
-  ]);
-  return outPath;
 }
 
 export function table(header: string[], rows: string[][]): string {

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { type IsolatedStack, type StackAccount, startIsolatedStack } from '../scripts/isolatedStack';
 import { freeLoopbackPort } from '../worker/metrics';
 import type { GoalContext } from './goals';
+import { exitWhenDone } from './report';
 
 /**
  * Worker memory under the heaviest neural load a free plan allows at once:
@@ -318,11 +319,5 @@ async function main() {
 }
 
 if (require.main === module) {
-  main().then(
-    () => process.exit(0),
-    (error) => {
-      console.error(error);
-      process.exit(1);
-    },
-  );
+  exitWhenDone(main());
 }

@@ -1,11 +1,8 @@
 import { type WorkflowHandle } from '@temporalio/client';
-import autocannon from 'autocannon';
-import Koa from 'koa';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
-import { serve } from '../api/listen';
 import { findPremadeVoice } from '../engines/catalog';
 import { run } from '../lib/process';
 import { readWavInfo } from '../audio/wav';
@@ -14,9 +11,10 @@ import { startIsolatedStack } from '../scripts/isolatedStack';
 import { waitFor } from '../scripts/stack';
 import { cpuDelta, cpuSnapshot, currentRssMiB, peakRssMiB, type ProcessGroup, summarizeProfile } from './processes';
 import { mapLimit } from '../lib/concurrency';
-import { measureGoals, measureLongText, measureStatusReads } from './goals';
+import { measureGoals, measureLongText, measureStatusReads, statusReadRow } from './goals';
 import { measureMemoryGoal } from './rss';
 import { BENCH_WORKER_SCRIPT, benchTaskQueue, startBenchWorker } from './orchestration/worker';
+import { table } from './report';
 
 /**
  * The whole service measured against its own limits, in one run, on its own
@@ -53,12 +51,6 @@ const fmt = (value: number, digits = 1) => value.toFixed(digits);
 const percentile = (values: number[], p: number) =>
   [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(p * values.length))];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const table = (header: string[], rows: string[][]) =>
-  [
-    `| ${header.join(' | ')} |`,
-    `|${header.map(() => '---').join('|')}|`,
-    ...rows.map((row) => `| ${row.join(' | ')} |`),
-  ].join('\n') + '\n';
 
 type HistoryEvent = NonNullable<Awaited<ReturnType<WorkflowHandle['fetchHistory']>>['events']>[number];
 
@@ -511,23 +503,12 @@ async function main() {
       ]);
 
       // 4. API: authenticated status polls of a completed synthesis against a bare Koa JSON handler.
-      const bare = await serve(
-        new Koa().use((ctx) => void (ctx.body = { id: long.id, status: 'completed', progress: 1 })),
+      rows.push(
+        await statusReadRow('API: status polls (completed, JWT)', apiUrl, long.id, {
+          token: accounts[0].token,
+          warm: false,
+        }),
       );
-      const load = async (url: string, headers: Record<string, string> = {}) =>
-        (await autocannon({ url, connections: 10, duration: 5, headers })).requests.average;
-      const bareRps = await load(bare.url);
-      const pollRps = await load(`${apiUrl}/api/v1/tts/history/${long.id}/status/`, {
-        Authorization: `Bearer ${accounts[0].token}`,
-      });
-      await bare.close();
-      rows.push([
-        'API: status polls (completed, JWT)',
-        `${fmt(pollRps, 0)} req/s`,
-        `${fmt(bareRps, 0)} req/s bare Koa`,
-        fmt(pollRps / bareRps, 2),
-        '>= 0.3',
-      ]);
 
       // 5. Memory during 1-4.
       notePeakRss();

@@ -27,6 +27,7 @@ import {
   waitFor,
 } from '../scripts/stack';
 import { TRAIN_SENTENCES } from './texts';
+import { table } from './report';
 
 /**
  * The OpenAI-compatible endpoint's streaming, measured on its own isolated
@@ -48,12 +49,6 @@ const TEXT = TRAIN_SENTENCES.join(' ');
 const fmt = (value: number, digits = 0) => value.toFixed(digits);
 const percentile = (values: number[], p: number) =>
   [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(p * values.length))];
-const table = (header: string[], rows: string[][]) =>
-  [
-    `| ${header.join(' | ')} |`,
-    `|${header.map(() => '---').join('|')}|`,
-    ...rows.map((row) => `| ${row.join(' | ')} |`),
-  ].join('\n') + '\n';
 
 async function main() {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'openvox-bench-streaming-'));

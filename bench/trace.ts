@@ -2,9 +2,10 @@ import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { mapLimit } from '../lib/concurrency';
 import { startIsolatedStack } from '../scripts/isolatedStack';
-import { goalClients, ONE_SENTENCE, rawEngine, stackGroups, table } from './goals';
+import { goalClients, ONE_SENTENCE, rawEngine, stackGroups } from './goals';
 import { sseTimelines } from './traceSse';
 import { cpuDelta, cpuSnapshot, summarizeProfile } from './processes';
+import { table } from './report';
 
 /**
  * Where a synthesis's time goes, for the goal figures' profile-first work:

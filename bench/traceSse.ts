@@ -3,7 +3,8 @@ import { finishAudio, renderChunk } from '../audio';
 import { findPremadeVoice } from '../engines/catalog';
 import { createEngines } from '../engines/registry';
 import type { IsolatedStack, StackAccount } from '../scripts/isolatedStack';
-import { followEvents, median, ONE_SENTENCE, rawEngine, table } from './goals';
+import { followEvents, median, ONE_SENTENCE, rawEngine } from './goals';
+import { table } from './report';
 
 /**
  * The light-load goal's path, one request at a time: a one-sentence

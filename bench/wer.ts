@@ -1,14 +1,14 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { ffmpeg, fileUrl } from '../audio/ffmpeg';
 import { finishAudio } from '../audio/finish';
 import { renderChunk } from '../audio/render';
 import { findPremadeVoice } from '../engines/catalog';
 import { createEngines, getEngine } from '../engines/registry';
 import { defaultModelsDir } from '../lib/config';
-import { recognize, wordErrors } from './measures';
+import { hear, wordErrors } from './measures';
 import { EVERYDAY_SENTENCES } from './texts';
+import { exitWhenDone } from './report';
 
 /**
  * Intelligibility in one run: pocketsphinx's word error rate (bench/measures.ts)
@@ -30,23 +30,7 @@ async function main() {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'openvox-bench-wer-'));
   let counter = 0;
   const file = (ext = 'wav') => path.join(dir, `${++counter}.${ext}`);
-  const heard = async (wav: string) => {
-    const input = file();
-    await ffmpeg([
-      '-i',
-      fileUrl(wav),
-      '-af',
-      'adelay=300,apad=pad_dur=0.3',
-      '-ar',
-      '16000',
-      '-ac',
-      '1',
-      '-c:a',
-      'pcm_s16le',
-      fileUrl(input),
-    ]);
-    return recognize(input);
-  };
+  const heard = (wav: string) => hear(wav, file());
   const rows: string[][] = [];
   try {
     for (const id of ids.length ? ids : VOICES) {
@@ -104,10 +88,4 @@ async function main() {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (error) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+exitWhenDone(main());
