@@ -1,4 +1,4 @@
-import { TRUE_PEAK_BOUND, truePeakScanner, windowPeaks } from './truePeak';
+import { TRUE_PEAK_BOUND, truePeakScanner, windowDequeLength, windowPeaks } from './truePeak';
 
 /**
  * ITU-R BS.1770-4 integrated loudness of a mono signal at any sample rate, so
@@ -218,7 +218,7 @@ export function applyGain(
     energyBefore += scaled * scaled;
     out[i] = Math.round(scaled);
     // A true peak passes its samples by a few dB at most: only samples above half the threshold are examined.
-    if ((sample > threshold / 2 || -sample > threshold / 2) && truePeakAt(i) > threshold) hot.push(i);
+    if ((sample > threshold / 2 || -sample > threshold / 2) && truePeakAt(i, threshold) > threshold) hot.push(i);
   }
   if (hot.length === 0) return { samples: out, energyBefore, energyRemoved: 0 };
 
@@ -232,6 +232,33 @@ export function applyGain(
     energyRemoved += limitStretch(samples, out, start, end, gain, ceiling, w, truePeaks);
   }
   return { samples: out, energyBefore, energyRemoved };
+}
+
+/**
+ * Stretches up to this many samples (~2.7 s at 24 kHz, most of them) work in
+ * buffers kept between calls: the limiter runs over every stretch of every
+ * pass, and its five fresh arrays per stretch were most of the garbage of a
+ * normalization (the OpenAI stream's per sentence, in the API). Longer
+ * stretches allocate their own, so what stays held is small (~1.3 MiB per
+ * thread that ever limited).
+ */
+const STRETCH_BUFFER_SAMPLES = 1 << 16;
+let kept: ReturnType<typeof newStretchBuffers> | undefined;
+
+const newStretchBuffers = () => ({
+  allowed: new Float32Array(STRETCH_BUFFER_SAMPLES),
+  window: {
+    out: new Float32Array(STRETCH_BUFFER_SAMPLES),
+    deque: new Int32Array(windowDequeLength(STRETCH_BUFFER_SAMPLES)),
+  },
+  minimum: { out: new Float32Array(STRETCH_BUFFER_SAMPLES), deque: new Int32Array(STRETCH_BUFFER_SAMPLES) },
+});
+
+/** The kept buffers for a stretch of `length` samples, or undefined when it is longer than they are. */
+function stretchBuffers(length: number): ReturnType<typeof newStretchBuffers> | undefined {
+  if (length > STRETCH_BUFFER_SAMPLES) return undefined;
+  kept ??= newStretchBuffers();
+  return kept;
 }
 
 /**
@@ -251,9 +278,10 @@ function limitStretch(
   truePeaks?: Float64Array,
 ): number {
   const length = end - start;
-  const allowed = new Float32Array(length);
+  const buffers = stretchBuffers(length);
+  const allowed = buffers?.allowed ?? new Float32Array(length);
   const truePeakAt = truePeakScanner(samples, truePeaks);
-  const nearPeak = windowPeaks(samples, start, end);
+  const nearPeak = windowPeaks(samples, start, end, buffers?.window);
   // Where even the largest possible true peak stays under the ceiling, the plain gain is allowed: no interpolation needed.
   const safeUnder = (ceiling / gain) * (1 - 1e-9);
   for (let i = 0; i < length; i++) {
@@ -261,10 +289,11 @@ function limitStretch(
       allowed[i] = gain;
       continue;
     }
-    const magnitude = truePeakAt(start + i);
+    // Only whether it passes the ceiling matters below it: a bound under safeUnder says no, as the peak would.
+    const magnitude = truePeakAt(start + i, safeUnder);
     allowed[i] = magnitude * gain > ceiling ? ceiling / magnitude : gain;
   }
-  const minimum = slidingMinimum(allowed, w);
+  const minimum = slidingMinimum(allowed, length, w, buffers?.minimum);
   const half = w >> 1;
   let sum = 0;
   let count = 0;
@@ -293,11 +322,18 @@ function limitStretch(
   return removed;
 }
 
-/** The minimum of `values` over [i - radius, i + radius] for every i (monotonic deque, O(n)). */
-function slidingMinimum(values: Float32Array, radius: number): Float32Array {
-  const n = values.length;
-  const out = new Float32Array(n);
-  const deque = new Int32Array(n);
+/**
+ * The minimum of `values` over [i - radius, i + radius] for every i < n (monotonic deque, O(n)),
+ * into `scratch` (at least n long) when given.
+ */
+function slidingMinimum(
+  values: Float32Array,
+  n: number,
+  radius: number,
+  scratch?: { out: Float32Array; deque: Int32Array },
+): Float32Array {
+  const out = scratch?.out ?? new Float32Array(n);
+  const deque = scratch?.deque ?? new Int32Array(n);
   let head = 0;
   let tail = 0;
   let next = 0;

@@ -59,6 +59,24 @@ function interSamplePeakAtEnd(samples: Int16Array, first: number): number {
   return peak;
 }
 
+/** Per tap, its largest magnitude over the phases: Σ |sample| × this bounds every phase's sum. */
+const MAX_TAPS = Float64Array.from({ length: TAPS }, (_, j) => Math.max(...PHASES.map((taps) => Math.abs(taps[j]))));
+/** A bound's relative margin: far above the rounding of two 32-term sums, far below any level that matters. */
+const BOUND_MARGIN = 1 + 1e-9;
+
+/** An upper bound of interSamplePeak(samples, i) at a seventh of its work (one weighted sum instead of seven). */
+function interSampleBound(samples: Int16Array, i: number): number {
+  const first = i - HALF_TAPS + 1;
+  const from = Math.max(0, -first);
+  const to = Math.min(TAPS, samples.length - first);
+  let sum = 0;
+  for (let j = from; j < to; j++) {
+    const sample = samples[first + j];
+    sum += (sample < 0 ? -sample : sample) * MAX_TAPS[j];
+  }
+  return sum * BOUND_MARGIN;
+}
+
 /**
  * The true-peak magnitude around sample i (the sample and the oversampled
  * points on each side), for a scan in increasing i: the oversampled peak between i and
@@ -66,13 +84,26 @@ function interSamplePeakAtEnd(samples: Int16Array, first: number): number {
  * (the same values, half the interpolation work of the limiter's scans). With
  * `known` (NaN where not yet computed) the values also outlive the scan:
  * normalizeLoudness's correction passes look at the same samples again.
+ * With `limit`, a caller that only compares the peak with `limit` may get, instead of
+ * the peak, a bound of it that is itself under `limit` (the same comparison, often
+ * without the interpolation).
  */
-export function truePeakScanner(samples: Int16Array, known?: Float64Array): (i: number) => number {
+export function truePeakScanner(samples: Int16Array, known?: Float64Array): (i: number, limit?: number) => number {
   let rightAt = Number.NaN;
   let right = 0;
-  return (i: number) => {
+  let boundAt = Number.NaN;
+  let boundRight = 0;
+  return (i: number, limit?: number) => {
     const kept = known ? known[i] : Number.NaN;
     if (kept === kept) return kept;
+    if (limit !== undefined) {
+      const own = samples[i] < 0 ? -samples[i] : samples[i];
+      const boundLeft = i - 1 === rightAt ? right : i - 1 === boundAt ? boundRight : interSampleBound(samples, i - 1);
+      boundRight = interSampleBound(samples, i);
+      boundAt = i;
+      const bound = Math.max(own, boundLeft, boundRight);
+      if (bound < limit) return bound;
+    }
     const left = i - 1 === rightAt ? right : interSamplePeak(samples, i - 1);
     right = interSamplePeak(samples, i);
     rightAt = i;
@@ -82,13 +113,24 @@ export function truePeakScanner(samples: Int16Array, known?: Float64Array): (i: 
   };
 }
 
+/** The deque windowPeaks needs for a stretch of `length` samples. */
+export const windowDequeLength = (length: number) => length + 2 * HALF_TAPS + 1;
+
 /**
  * The largest |sample| over [i - HALF_TAPS, i + HALF_TAPS] for every i in [start, end): every
- * sample the true peak at i is interpolated from (monotonic deque, O(n)).
+ * sample the true peak at i is interpolated from (monotonic deque, O(n)), at the start of the
+ * array returned (which is `scratch.out` when that is long enough, else a new one).
  */
-export function windowPeaks(samples: Int16Array, start: number, end: number): Float32Array {
-  const out = new Float32Array(end - start);
-  const deque = new Int32Array(end - start + 2 * HALF_TAPS + 1);
+export function windowPeaks(
+  samples: Int16Array,
+  start: number,
+  end: number,
+  scratch?: { out: Float32Array; deque: Int32Array },
+): Float32Array {
+  // Buffers of the caller's, when they are long enough: a limiter pass calls this per stretch, and fresh arrays each time were most of its garbage.
+  const fits = scratch && scratch.out.length >= end - start && scratch.deque.length >= windowDequeLength(end - start);
+  const out = fits ? scratch.out : new Float32Array(end - start);
+  const deque = fits ? scratch.deque : new Int32Array(windowDequeLength(end - start));
   let head = 0;
   let tail = 0;
   let next = Math.max(0, start - HALF_TAPS);

@@ -1,5 +1,6 @@
 import { applyGain, normalizeLoudness } from '../../audio/loudness';
 import { normalizeLoudnessInParallel, PARALLEL_FROM_SAMPLES, shares } from '../../audio/parallelLoudness';
+import { truePeakScanner } from '../../audio/truePeak';
 
 /**
  * The limiter's fast paths (the interpolation without bounds tests, the
@@ -66,6 +67,44 @@ describe('the true-peak limiter', () => {
       expect(fast.energyRemoved).toBeGreaterThan(0);
       expect(fast).toEqual(reference);
     }
+  });
+
+  it('gives the same samples with its kept stretch buffers as with fresh ones, for stretches shorter and longer than they are', () => {
+    // 4 s, loud throughout: at this gain every pitch period passes the ceiling, so one stretch spans it all (96000 samples, more than the kept buffers hold).
+    const long = voiced(4, 10);
+    const short = voiced(1, 11);
+    const reference = (signal: Int16Array, gain: number) =>
+      applyGain(signal, gain, -1.5, RATE, referenceTruePeaks(signal));
+    const expectedLong = reference(long, 8);
+    const expectedShort = reference(short, 3);
+    expect(expectedLong.energyRemoved).toBeGreaterThan(0);
+    expect(expectedShort.energyRemoved).toBeGreaterThan(0);
+    // Short, long, short again: what one stretch leaves in the kept buffers changes nothing for the next.
+    expect(applyGain(short, 3, -1.5, RATE)).toEqual(expectedShort);
+    expect(applyGain(long, 8, -1.5, RATE)).toEqual(expectedLong);
+    expect(applyGain(short, 3, -1.5, RATE)).toEqual(expectedShort);
+    expect(applyGain(long, 8, -1.5, RATE)).toEqual(expectedLong);
+  });
+
+  it("answers a caller's limit with the true peak, or with a bound under the limit only where the peak is under it", () => {
+    const signal = voiced(1, 12);
+    const reference = referenceTruePeaks(signal);
+    let bounded = 0;
+    for (const limit of [8_000, 16_000, 24_000]) {
+      const scan = truePeakScanner(signal);
+      for (let i = 0; i < signal.length; i++) {
+        const answer = scan(i, limit);
+        if (answer < limit) {
+          expect(reference[i]).toBeLessThan(limit);
+          expect(answer).toBeGreaterThanOrEqual(reference[i]);
+          if (answer !== reference[i]) bounded++;
+        } else {
+          expect(answer).toBeCloseTo(reference[i], 6);
+        }
+      }
+    }
+    // The bound did answer for some samples (the comparison covers it).
+    expect(bounded).toBeGreaterThan(0);
   });
 
   it('keeps every true peak of the output under the ceiling', () => {
