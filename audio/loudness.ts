@@ -54,13 +54,33 @@ export class LoudnessMeter {
   push(samples: Float32Array | Int16Array): void {
     const scale = samples instanceof Int16Array ? 1 / 32768 : 1;
     const [{ b: b1, a: a1 }, { b: b2, a: a2 }] = this.stages;
-    const [p0, p1, p2, q1, q2] = [b1[0], b1[1], b1[2], a1[0], a1[1]];
-    const [r0, r1, r2, s1, s2] = [b2[0], b2[1], b2[2], a2[0], a2[1]];
-    let [x1, x2, y1, y2, u1, u2, z1, z2] = this.state;
-    // Locals, not fields, in the loop: this runs over every sample of every synthesis.
+    // Locals, not fields, in the loop: this runs over every sample of every synthesis. Read one by one, not
+    // destructured: with the filter state destructured from its array (and set back from a new one), V8 kept
+    // the loop's numbers boxed, ~50 bytes of garbage a sample (7 MiB per sentence of the OpenAI stream) and
+    // three times the time.
+    const p0 = b1[0];
+    const p1 = b1[1];
+    const p2 = b1[2];
+    const q1 = a1[0];
+    const q2 = a1[1];
+    const r0 = b2[0];
+    const r1 = b2[1];
+    const r2 = b2[2];
+    const s1 = a2[0];
+    const s2 = a2[1];
+    const state = this.state;
+    let x1 = state[0];
+    let x2 = state[1];
+    let y1 = state[2];
+    let y2 = state[3];
+    let u1 = state[4];
+    let u2 = state[5];
+    let z1 = state[6];
+    let z2 = state[7];
     let energy = this.stepEnergy;
     let fill = this.stepFill;
     const stepLength = this.stepLength;
+    const steps = this.steps;
     for (let i = 0; i < samples.length; i++) {
       const x = samples[i] * scale;
       const y = p0 * x + p1 * x1 + p2 * x2 - q1 * y1 - q2 * y2;
@@ -75,14 +95,21 @@ export class LoudnessMeter {
       z1 = z;
       energy += z * z;
       if (++fill === stepLength) {
-        this.steps.push(energy);
+        steps.push(energy);
         energy = 0;
         fill = 0;
       }
     }
     this.stepEnergy = energy;
     this.stepFill = fill;
-    this.state.set([x1, x2, y1, y2, u1, u2, z1, z2]);
+    state[0] = x1;
+    state[1] = x2;
+    state[2] = y1;
+    state[3] = y2;
+    state[4] = u1;
+    state[5] = u2;
+    state[6] = z1;
+    state[7] = z2;
   }
 
   /** LUFS (-70 LUFS absolute and -10 LU relative gates); -70 when nothing passes. */
