@@ -3,6 +3,7 @@ import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { ROOT } from '../../lib/config';
+import { createTestDeps, type RunningApi, startApi, startTestWorker, type TestDeps } from '../helpers/stack';
 
 // Callbacks given to page.evaluate run in the browser; the project compiles without the DOM library, so its few names are declared here.
 declare const document: any;
@@ -101,4 +102,80 @@ export function focusIsVisible(page: Page): Promise<boolean> {
     const style = getComputedStyle(element);
     return (style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) > 0) || style.boxShadow !== 'none';
   });
+}
+
+/** What a dashboard test drives: the API, a worker, the browser, and where its screenshots go. */
+export interface BrowserStack {
+  deps: TestDeps;
+  api: RunningApi;
+  worker: Awaited<ReturnType<typeof startTestWorker>>;
+  browser: Browser;
+  /** The run's screenshot folder (see screenshotDir). */
+  shots: string;
+  /** Stops the browser, the API, the worker and the deps. */
+  close(): Promise<void>;
+}
+
+/** Starts the API and a worker on `deps` (the test stack's by default) and the browser, together. */
+export async function startBrowserStack(label: string, deps: TestDeps = createTestDeps()): Promise<BrowserStack> {
+  const [api, worker, browser, shots] = await Promise.all([
+    startApi(deps),
+    startTestWorker(deps),
+    launchBrowser(),
+    screenshotDir(label),
+  ]);
+  return {
+    deps,
+    api,
+    worker,
+    browser,
+    shots,
+    async close() {
+      await browser.close();
+      await api.close();
+      await worker.shutdown();
+      await deps.close();
+    },
+  };
+}
+
+/**
+ * Collects what goes wrong in a page as lines: uncaught errors, console
+ * errors, and answers of 400 or over. `expected` allows the answers a test
+ * provokes on purpose (the browser's console line for a failed load is then
+ * left to the answer's own judgement); `requests: false` judges no answer.
+ */
+export function problemsOf(
+  page: Page,
+  options: { requests?: boolean; expected?: (status: number, pathname: string) => boolean } = {},
+): string[] {
+  const { requests = true, expected } = options;
+  const problems: string[] = [];
+  const failedLoadsJudged = requests && !expected;
+  page.on('pageerror', (error) => problems.push(`error: ${error.message}`));
+  page.on('console', (message) => {
+    if (message.type() !== 'error') return;
+    if (!failedLoadsJudged && message.text().startsWith('Failed to load resource')) return;
+    problems.push(`console: ${message.text()}`);
+  });
+  if (requests)
+    page.on('response', (response) => {
+      const { pathname } = new URL(response.url());
+      if (response.status() >= 400 && !expected?.(response.status(), pathname))
+        problems.push(`${response.status()} ${response.request().method()} ${pathname}`);
+    });
+  return problems;
+}
+
+/** axe-core on the page as it is now (0 serious or critical violations), then a full-page screenshot to `file`. */
+export async function checkPage(page: Page, name: string, file: string): Promise<void> {
+  expect({ page: name, violations: await seriousViolations(page) }).toEqual({ page: name, violations: [] });
+  await page.screenshot({ path: file, fullPage: true });
+}
+
+/** Fills in the login form the page shows and submits it. */
+export async function submitLogin(page: Page, credentials: { email: string; password: string }): Promise<void> {
+  await page.getByLabel('Email').fill(credentials.email);
+  await page.getByLabel('Password').fill(credentials.password);
+  await page.getByRole('button', { name: 'Log in' }).click();
 }

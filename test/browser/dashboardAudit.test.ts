@@ -3,10 +3,9 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { createAccount, createVoice, type TestAccount } from '../helpers/factories';
-import { createTestDeps, type RunningApi, startApi, startTestWorker } from '../helpers/stack';
-import { launchBrowser, screenshotDir, seriousViolations } from './browser';
+import { type BrowserStack, problemsOf, seriousViolations, startBrowserStack, submitLogin } from './browser';
 
 // Callbacks given to page.evaluate run in the browser; the project compiles without the DOM library.
 declare const document: any;
@@ -36,60 +35,34 @@ const PRIVATE_PAGES: [string, string][] = [
 ];
 
 describe('dashboard: every page at 1280 and 390 px, light and dark', () => {
-  let deps: ReturnType<typeof createTestDeps>;
-  let api: RunningApi;
-  let worker: Awaited<ReturnType<typeof startTestWorker>>;
-  let browser: Browser;
-  let shots: string;
+  let stack: BrowserStack;
   let account: TestAccount;
 
   beforeAll(async () => {
-    deps = createTestDeps();
-    [api, worker, browser, shots] = await Promise.all([
-      startApi(deps),
-      startTestWorker(deps),
-      launchBrowser(),
-      screenshotDir('dashboard-audit'),
-    ]);
-    account = await createAccount(deps);
+    stack = await startBrowserStack('dashboard-audit');
+    account = await createAccount(stack.deps);
     // A clone with a long name: its row must fit a phone too.
-    await createVoice(deps, account, {
+    await createVoice(stack.deps, account, {
       name: 'My narrator voice for the long audiobook',
       similarity: 0.87,
       engine: 'festival',
       quality: 'classic',
     });
   }, 120_000);
-  afterAll(async () => {
-    await browser?.close();
-    await api?.close();
-    await worker?.shutdown();
-    await deps?.close();
-  });
+  afterAll(() => stack?.close());
 
   /** A page with every console error, failed request and uncaught error it causes collected in `problems`. */
   async function openContext(size: { width: number; height: number }, colorScheme: 'light' | 'dark' = 'light') {
-    const context = await browser.newContext({ viewport: size, colorScheme });
+    const context = await stack.browser.newContext({ viewport: size, colorScheme });
     const page = await context.newPage();
-    const problems: string[] = [];
-    page.on('console', (message) => message.type() === 'error' && problems.push(`console: ${message.text()}`));
-    page.on('pageerror', (error) => problems.push(`error: ${error.message}`));
-    page.on(
-      'response',
-      (response) =>
-        response.status() >= 400 &&
-        problems.push(`${response.status()} ${response.request().method()} ${new URL(response.url()).pathname}`),
-    );
-    return { context, page, problems };
+    return { context, page, problems: problemsOf(page) };
   }
   const widthOf = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth as number);
   const waitForHeading = (page: Page) => page.getByRole('heading', { level: 1 }).first().waitFor();
 
   async function logIn(page: Page) {
-    await page.goto(`${api.url}/app/login`);
-    await page.getByLabel('Email').fill(account.email);
-    await page.getByLabel('Password').fill(account.password);
-    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.goto(`${stack.api.url}/app/login`);
+    await submitLogin(page, account);
     await page.getByRole('heading', { level: 1, name: 'Playground' }).waitFor();
   }
 
@@ -97,14 +70,14 @@ describe('dashboard: every page at 1280 and 390 px, light and dark', () => {
     for (const size of SIZES) {
       const { context, page, problems } = await openContext(size);
       for (const url of [...PUBLIC_PAGES, ...PRIVATE_PAGES.map(([href]) => href)]) {
-        await page.goto(`${api.url}${url}`, { waitUntil: 'networkidle' });
+        await page.goto(`${stack.api.url}${url}`, { waitUntil: 'networkidle' });
         await waitForHeading(page);
         expect({ url, width: await widthOf(page) }).toEqual({ url, width: size.width });
       }
       // A private page sends an anonymous visitor to the login form, without asking the server about a session it has not got.
       expect(new URL(page.url()).pathname).toBe('/app/login');
       for (const url of ['/api/docs/', '/api/docs/errors/']) {
-        await page.goto(`${api.url}${url}`, { waitUntil: 'networkidle' });
+        await page.goto(`${stack.api.url}${url}`, { waitUntil: 'networkidle' });
       }
       expect(problems).toEqual([]);
       await context.close();
@@ -113,7 +86,7 @@ describe('dashboard: every page at 1280 and 390 px, light and dark', () => {
 
   it('serves the site icon at /favicon.svg and /favicon.ico', async () => {
     for (const name of ['favicon.svg', 'favicon.ico']) {
-      const response = await fetch(`${api.url}/${name}`);
+      const response = await fetch(`${stack.api.url}/${name}`);
       expect(response.status).toBe(200);
       expect(response.headers.get('content-type')).toBe('image/svg+xml');
       expect(await response.text()).toMatch(/^<svg /);
@@ -126,22 +99,22 @@ describe('dashboard: every page at 1280 and 390 px, light and dark', () => {
         const { context, page, problems } = await openContext(size, colorScheme);
         const label = `${colorScheme}-${size.width}`;
         for (const url of PUBLIC_PAGES) {
-          await page.goto(`${api.url}${url}`, { waitUntil: 'networkidle' });
+          await page.goto(`${stack.api.url}${url}`, { waitUntil: 'networkidle' });
           await waitForHeading(page);
           expect({ url, label, violations: await seriousViolations(page) }).toEqual({ url, label, violations: [] });
           expect({ url, label, width: await widthOf(page) }).toEqual({ url, label, width: size.width });
         }
         await logIn(page);
         // A key and a project, so the tables and lists have rows.
-        await page.goto(`${api.url}/app/keys`);
+        await page.goto(`${stack.api.url}/app/keys`);
         await page.getByLabel('Key name').fill(`laptop ${label}`);
         await page.getByRole('button', { name: 'Create key' }).click();
         await page.getByLabel('API key').waitFor();
         expect({ label, violations: await seriousViolations(page) }).toEqual({ label, violations: [] });
         expect({ label, width: await widthOf(page) }).toEqual({ label, width: size.width });
-        await page.screenshot({ path: path.join(shots, `keys-created-${label}.png`), fullPage: true });
+        await page.screenshot({ path: path.join(stack.shots, `keys-created-${label}.png`), fullPage: true });
         // The first screen of it, as docs/screenshots/api-keys.png shows it.
-        if (label === 'light-1280') await page.screenshot({ path: path.join(shots, 'api-keys-readme.png') });
+        if (label === 'light-1280') await page.screenshot({ path: path.join(stack.shots, 'api-keys-readme.png') });
         await page.getByRole('button', { name: 'Done' }).click();
         for (const [href, title] of PRIVATE_PAGES) {
           await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: title, exact: true }).click();
@@ -151,7 +124,7 @@ describe('dashboard: every page at 1280 and 390 px, light and dark', () => {
           expect({ href, label, violations: await seriousViolations(page) }).toEqual({ href, label, violations: [] });
           expect({ href, label, width: await widthOf(page) }).toEqual({ href, label, width: size.width });
           await page.screenshot({
-            path: path.join(shots, `${title.toLowerCase().replace(/ /g, '-')}-${label}.png`),
+            path: path.join(stack.shots, `${title.toLowerCase().replace(/ /g, '-')}-${label}.png`),
             fullPage: true,
           });
         }
@@ -171,7 +144,7 @@ describe('dashboard: every page at 1280 and 390 px, light and dark', () => {
     const backgrounds: string[] = [];
     for (const colorScheme of SCHEMES) {
       const { context, page } = await openContext(SIZES[0], colorScheme);
-      await page.goto(`${api.url}/`);
+      await page.goto(`${stack.api.url}/`);
       await waitForHeading(page);
       backgrounds.push(await page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor as string));
       await context.close();
@@ -185,7 +158,7 @@ describe('dashboard: every page at 1280 and 390 px, light and dark', () => {
     expect(
       await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'API docs' }).getAttribute('href'),
     ).toBe('/api/docs/');
-    await page.goto(`${api.url}/app/keys`);
+    await page.goto(`${stack.api.url}/app/keys`);
     await page.getByLabel('Key name').fill('snippets');
     await page.getByRole('button', { name: 'Create key' }).click();
     const key = await page.getByLabel('API key').inputValue();
@@ -196,10 +169,10 @@ describe('dashboard: every page at 1280 and 390 px, light and dark', () => {
     const cli = (await snippet('openvox CLI'))!;
     for (const code of [curl, python, node, cli]) {
       expect(code).toContain(key);
-      expect(code).toContain(api.url);
+      expect(code).toContain(stack.api.url);
     }
-    expect(python).toContain(`base_url="${api.url}/v1"`);
-    expect(node).toContain(`baseURL: '${api.url}/v1'`);
+    expect(python).toContain(`base_url="${stack.api.url}/v1"`);
+    expect(node).toContain(`baseURL: '${stack.api.url}/v1'`);
     expect(cli).toContain(`OPENVOX_API_KEY=${key}`);
     // Pasted into a shell, the curl example writes an MP3.
     const dir = await mkdtemp(path.join(tmpdir(), 'openvox-snippet-'));
@@ -220,7 +193,7 @@ describe('dashboard: every page at 1280 and 390 px, light and dark', () => {
   it('on a duplicate project name shows only the error, and names projects in accessible labels, not the visible text', async () => {
     const { context, page, problems } = await openContext(SIZES[1]);
     await logIn(page);
-    await page.goto(`${api.url}/app/projects`);
+    await page.goto(`${stack.api.url}/app/projects`);
     await page.getByLabel('Project name').fill('Audiobook chapter 1');
     await page.getByRole('button', { name: 'Create project' }).click();
     await page.getByRole('status').getByText('Project “Audiobook chapter 1” created.').waitFor();
@@ -247,11 +220,11 @@ describe('dashboard: every page at 1280 and 390 px, light and dark', () => {
     const { context, page, problems } = await openContext(SIZES[0]);
     await logIn(page);
     const profile = (await (
-      await fetch(`${api.url}/api/v1/auth/profile/`, { headers: { Authorization: `Bearer ${account.access}` } })
+      await fetch(`${stack.api.url}/api/v1/auth/profile/`, { headers: { Authorization: `Bearer ${account.access}` } })
     ).json()) as {
       billing_period: { start: string; end: string };
     };
-    await page.goto(`${api.url}/app/usage`);
+    await page.goto(`${stack.api.url}/app/usage`);
     const refill = new Date(profile.billing_period.end).toLocaleDateString('en-US', {
       month: 'short',
       day: 'numeric',
@@ -276,7 +249,7 @@ describe('dashboard: every page at 1280 and 390 px, light and dark', () => {
       (request) => request.url().includes('/timestamps/') && asked.push(new URL(request.url()).pathname),
     );
     for (const voice_id of ['en-us-espeak-m', 'en-us-slt']) {
-      const response = await fetch(`${api.url}/api/v1/tts/synthesize/`, {
+      const response = await fetch(`${stack.api.url}/api/v1/tts/synthesize/`, {
         method: 'POST',
         headers: { Authorization: `Bearer ${account.access}`, 'Content-Type': 'application/json' },
         body: JSON.stringify({ text: `Spoken by ${voice_id}.`, voice_id }),
@@ -285,7 +258,7 @@ describe('dashboard: every page at 1280 and 390 px, light and dark', () => {
       for (let status = ''; status !== 'completed'; await new Promise((resolve) => setTimeout(resolve, 200))) {
         status = (
           (await (
-            await fetch(`${api.url}/api/v1/tts/history/${id}/status/`, {
+            await fetch(`${stack.api.url}/api/v1/tts/history/${id}/status/`, {
               headers: { Authorization: `Bearer ${account.access}` },
             })
           ).json()) as { status: string }
@@ -294,7 +267,7 @@ describe('dashboard: every page at 1280 and 390 px, light and dark', () => {
       }
     }
     await logIn(page);
-    await page.goto(`${api.url}/app/history`);
+    await page.goto(`${stack.api.url}/app/history`);
     for (const voice_id of ['en-us-espeak-m', 'en-us-slt']) {
       const entry = page.locator('li.entry', { hasText: `Spoken by ${voice_id}.` });
       await entry.getByRole('button', { name: /^Play/ }).first().click();
@@ -319,7 +292,7 @@ describe('dashboard: every page at 1280 and 390 px, light and dark', () => {
     const entriesOf = async () =>
       (
         (await (
-          await fetch(`${api.url}/api/v1/pronunciation-dictionaries/${id}/entries/`, {
+          await fetch(`${stack.api.url}/api/v1/pronunciation-dictionaries/${id}/entries/`, {
             headers: { Authorization: `Bearer ${account.access}` },
           })
         ).json()) as {
@@ -340,7 +313,7 @@ describe('dashboard: every page at 1280 and 390 px, light and dark', () => {
     expect(await entriesOf()).toEqual(['OpenVox=open voice box', 'SQL=sequel']);
     expect({ violations: await seriousViolations(page) }).toEqual({ violations: [] });
     expect(await widthOf(page)).toBe(SIZES[1].width);
-    await page.screenshot({ path: path.join(shots, 'dictionary-dark-390.png'), fullPage: true });
+    await page.screenshot({ path: path.join(stack.shots, 'dictionary-dark-390.png'), fullPage: true });
 
     await page.getByRole('button', { name: 'Remove SQL' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Remove word' }).click();
@@ -389,7 +362,7 @@ describe('dashboard: every page at 1280 and 390 px, light and dark', () => {
     await page.getByText('Dictionary “Product names” deleted.').waitFor();
     expect(
       (
-        await fetch(`${api.url}/api/v1/pronunciation-dictionaries/${id}/`, {
+        await fetch(`${stack.api.url}/api/v1/pronunciation-dictionaries/${id}/`, {
           headers: { Authorization: `Bearer ${account.access}` },
         })
       ).status,

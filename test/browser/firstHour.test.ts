@@ -1,11 +1,19 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { mailsTo, PASSWORD, uniqueEmail } from '../helpers/accounts';
 import { makeSample } from '../helpers/samples';
-import { createTestDeps, type RunningApi, startApi, startTestWorker } from '../helpers/stack';
-import { focusIsVisible, launchBrowser, screenshotDir, seriousViolations, tabTo } from './browser';
+import { createTestDeps } from '../helpers/stack';
+import {
+  type BrowserStack,
+  checkPage,
+  focusIsVisible,
+  problemsOf,
+  startBrowserStack,
+  submitLogin,
+  tabTo,
+} from './browser';
 
 // Callbacks given to page.evaluate run in the browser; the project compiles without the DOM library, so its few names are declared here.
 declare const document: any;
@@ -20,26 +28,18 @@ type HTMLAudioElement = any;
  */
 describe('dashboard: the first hour in a browser', () => {
   let mailDir: string;
-  let shots: string;
-  let deps: ReturnType<typeof createTestDeps>;
-  let api: RunningApi;
-  let worker: Awaited<ReturnType<typeof startTestWorker>>;
-  let browser: Browser;
+  let stack: BrowserStack;
   let context: BrowserContext;
   let page: Page;
   const email = uniqueEmail('browser');
-  const problems: string[] = [];
+  let problems: string[];
   /** Answers the run provokes on purpose: the wrong password. (No refresh without a session, no timestamps asked where there are none.) */
   const EXPECTED_FAILURES: [number, RegExp][] = [[401, /^\/api\/v1\/auth\/session\/$/]];
 
-  /** axe-core on the page as it is now (0 serious or critical violations), then a screenshot. */
-  async function checkPage(name: string) {
-    expect({ page: name, violations: await seriousViolations(page) }).toEqual({ page: name, violations: [] });
-    await page.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true });
-  }
+  const check = (name: string) => checkPage(page, name, path.join(stack.shots, `${name}.png`));
   /** An access token for checking the API's side of what the page shows. */
   const accessOf = async (address: string) => {
-    const response = await fetch(`${api.url}/api/v1/auth/login/`, {
+    const response = await fetch(`${stack.api.url}/api/v1/auth/login/`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify({ email: address, password: PASSWORD }),
@@ -51,46 +51,23 @@ describe('dashboard: the first hour in a browser', () => {
 
   beforeAll(async () => {
     mailDir = await mkdtemp(path.join(tmpdir(), 'openvox-browser-mail-'));
-    deps = createTestDeps({ MAIL_DIR: mailDir });
-    [api, worker, browser, shots] = await Promise.all([
-      startApi(deps),
-      startTestWorker(deps),
-      launchBrowser(),
-      screenshotDir('dashboard'),
-    ]);
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: api.url });
+    stack = await startBrowserStack('dashboard', createTestDeps({ MAIL_DIR: mailDir }));
+    context = await stack.browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: stack.api.url });
     page = await context.newPage();
     // A CSP refusal or an uncaught error anywhere in the run fails the last test.
-    // Failed requests are judged below by URL; every other console error is a problem.
-    page.on(
-      'console',
-      (message) =>
-        message.type() === 'error' &&
-        !message.text().startsWith('Failed to load resource') &&
-        problems.push(message.text()),
-    );
-    page.on('response', (response) => {
-      const { pathname } = new URL(response.url());
-      if (
-        response.status() >= 400 &&
-        !EXPECTED_FAILURES.some(([status, path]) => status === response.status() && path.test(pathname))
-      ) {
-        problems.push(`${response.status()} ${response.request().method()} ${pathname}`);
-      }
+    problems = problemsOf(page, {
+      expected: (status, pathname) =>
+        EXPECTED_FAILURES.some(([expected, path]) => status === expected && path.test(pathname)),
     });
-    page.on('pageerror', (error) => problems.push(error.message));
   }, 120_000);
   afterAll(async () => {
-    await browser?.close();
-    await api?.close();
-    await worker?.shutdown();
-    await deps?.close();
+    await stack?.close();
     await rm(mailDir, { recursive: true, force: true });
   });
 
   it('shows the landing page at / to a browser, with a strict Content-Security-Policy', async () => {
-    const response = await page.goto(`${api.url}/`);
+    const response = await page.goto(`${stack.api.url}/`);
     expect(response?.headers()['content-type']).toMatch(/^text\/html/);
     const csp = response?.headers()['content-security-policy'] ?? '';
     expect(csp).toContain("script-src 'self'");
@@ -98,14 +75,14 @@ describe('dashboard: the first hour in a browser', () => {
     await expect(page.getByRole('heading', { level: 1, name: 'OpenVox' }).isVisible()).resolves.toBe(true);
     expect(await page.getByRole('link', { name: 'API reference' }).getAttribute('href')).toBe('/api/docs/');
     expect(await page.getByText('/v1/audio/speech').count()).toBeGreaterThan(0);
-    await checkPage('landing');
+    await check('landing');
   });
 
   it('signs up, and the link from the mail confirms and says 35 000 credits were granted', async () => {
     await page.getByRole('link', { name: 'Sign up free' }).click();
     await page.getByLabel('Email').fill(email);
     await page.getByLabel('Password').fill(PASSWORD);
-    await checkPage('signup');
+    await check('signup');
     await page.getByRole('button', { name: 'Create account' }).click();
     await page.getByRole('heading', { name: 'Check your mail' }).waitFor();
 
@@ -121,19 +98,17 @@ describe('dashboard: the first hour in a browser', () => {
     expect(link).toBeDefined();
     // The mail names PUBLIC_URL; this test's server listens on another port.
     const url = new URL(link!);
-    await page.goto(`${api.url}${url.pathname}${url.search}`);
+    await page.goto(`${stack.api.url}${url.pathname}${url.search}`);
     expect(new URL(page.url()).pathname).toBe('/app/verify-email');
     await page.getByText('35 000 credits were granted').waitFor();
-    await checkPage('verified');
+    await check('verified');
   });
 
   it('logs in and lands in the playground', async () => {
     await page.getByRole('link', { name: 'Log in' }).first().click();
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill('not the password');
-    await page.getByRole('button', { name: 'Log in' }).click();
+    await submitLogin(page, { email, password: 'not the password' });
     await page.getByRole('alert').getByText('Invalid email or password.').waitFor();
-    await checkPage('login-error');
+    await check('login-error');
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Log in' }).click();
     await page.getByRole('heading', { level: 1, name: 'Playground' }).waitFor();
@@ -153,7 +128,7 @@ describe('dashboard: the first hour in a browser', () => {
     await page.getByText('Copied to the clipboard.').waitFor();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(key);
     const withKey = () =>
-      fetch(`${api.url}/api/v1/auth/profile/`, { headers: { Authorization: `Bearer ${key}` } }).then(
+      fetch(`${stack.api.url}/api/v1/auth/profile/`, { headers: { Authorization: `Bearer ${key}` } }).then(
         (response) => response.status,
       );
     expect(await withKey()).toBe(200);
@@ -161,11 +136,11 @@ describe('dashboard: the first hour in a browser', () => {
     const row = page.getByRole('row', { name: /laptop/ });
     await row.waitFor();
     expect(await row.textContent()).toContain(key.slice(0, 8));
-    await checkPage('api-keys');
+    await check('api-keys');
 
     await row.getByRole('button', { name: 'Revoke laptop' }).click();
     const dialog = page.getByRole('dialog');
-    await checkPage('api-keys-revoke-dialog');
+    await check('api-keys-revoke-dialog');
     await dialog.getByRole('button', { name: 'Revoke key' }).click();
     await page.getByText('Key “laptop” revoked').waitFor();
     await page.getByRole('row', { name: /laptop/ }).waitFor({ state: 'detached' });
@@ -189,12 +164,12 @@ describe('dashboard: the first hour in a browser', () => {
     await page.getByLabel('Format').selectOption('wav');
     // A preview button only where the catalog gives the voice a preview_url.
     const voices = (await (
-      await fetch(`${api.url}/api/v1/voices/en-us-slt/`, {
+      await fetch(`${stack.api.url}/api/v1/voices/en-us-slt/`, {
         headers: { Authorization: `Bearer ${await accessOf(email)}` },
       })
     ).json()) as { preview_url?: string | null };
     expect(await page.getByRole('button', { name: /Play a preview/ }).count()).toBe(voices.preview_url ? 1 : 0);
-    await checkPage('playground-form');
+    await check('playground-form');
     await page.getByRole('button', { name: 'Synthesize' }).click();
     const audio = page.getByTestId('audio');
     await audio.waitFor({ timeout: 60_000 });
@@ -208,7 +183,7 @@ describe('dashboard: the first hour in a browser', () => {
     });
     expect(played.duration).toBeGreaterThan(0.5);
     expect(played.currentTime).toBeGreaterThan(0);
-    await checkPage('playground');
+    await check('playground');
   });
 
   it('lists the synthesis in the history, plays and downloads it', async () => {
@@ -222,7 +197,7 @@ describe('dashboard: the first hour in a browser', () => {
     const id = /openvox-([0-9a-f-]{36})\./.exec(
       (await entry.getByRole('link', { name: 'Download WAV' }).getAttribute('download')) ?? '',
     )?.[1];
-    const timestamps = await fetch(`${api.url}/api/v1/tts/history/${id}/timestamps/`, {
+    const timestamps = await fetch(`${stack.api.url}/api/v1/tts/history/${id}/timestamps/`, {
       headers: { Authorization: `Bearer ${await accessOf(email)}` },
     });
     expect(timestamps.status).toBe(200);
@@ -235,7 +210,7 @@ describe('dashboard: the first hour in a browser', () => {
     ]);
     const bytes = await readFile((await download.path())!);
     expect(bytes.subarray(0, 4).toString('latin1')).toBe('RIFF');
-    await checkPage('history');
+    await check('history');
   });
 
   it('manages projects and shows usage', async () => {
@@ -247,7 +222,7 @@ describe('dashboard: the first hour in a browser', () => {
     await page.getByLabel('New name for Audiobook').fill('Audiobook, part one');
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByRole('heading', { name: 'Audiobook, part one' }).waitFor();
-    await checkPage('projects');
+    await check('projects');
 
     await goTo('Usage');
     await page.getByText('Credits available').waitFor();
@@ -256,7 +231,7 @@ describe('dashboard: the first hour in a browser', () => {
     expect(available).toBe(
       String(35000 - 'Hello from the OpenVox dashboard.'.length).replace(/\B(?=(\d{3})+(?!\d))/g, ' '),
     );
-    await checkPage('usage');
+    await check('usage');
   });
 
   it('clones a voice from a WAV with consent, then deletes it after confirmation', async () => {
@@ -269,18 +244,18 @@ describe('dashboard: the first hour in a browser', () => {
     // The consent box is required: the browser stops the form first, so nothing is uploaded.
     expect(await page.getByText('Upload:').count()).toBe(0);
     await page.getByLabel(/authorized me to clone it/).check();
-    await checkPage('voices');
+    await check('voices');
     await page.getByRole('button', { name: 'Upload and clone' }).click();
     await page.getByText('Upload: 100 %').waitFor({ timeout: 30_000 });
     await page.getByText('“My test voice” is ready').waitFor({ timeout: 600_000 });
     const row = page.getByRole('row', { name: /My test voice/ });
     expect(await row.textContent()).toContain('ready');
-    await checkPage('voices-cloned');
+    await check('voices-cloned');
     await row.getByRole('button', { name: 'Delete My test voice' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Delete voice' }).click();
     await page.getByText('“My test voice” deleted').waitFor();
     await page.getByRole('row', { name: /My test voice/ }).waitFor({ state: 'detached' });
-    const mine = await fetch(`${api.url}/api/v1/voices/?category=cloned`, {
+    const mine = await fetch(`${stack.api.url}/api/v1/voices/?category=cloned`, {
       headers: { Authorization: `Bearer ${await accessOf(email)}` },
     });
     expect(((await mine.json()) as { count: number }).count).toBe(0);
@@ -288,7 +263,7 @@ describe('dashboard: the first hour in a browser', () => {
 
   it('runs the API keys page by keyboard alone, with a visible focus', async () => {
     // A fresh load: the session comes back from the cookie.
-    await page.goto(`${api.url}/app/keys`);
+    await page.goto(`${stack.api.url}/app/keys`);
     await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
     await page.locator('body').focus();
     await tabTo(page, /Skip to content/);
@@ -323,12 +298,12 @@ describe('dashboard: the first hour in a browser', () => {
       await goTo(link);
       await page.getByRole('heading', { level: 1, name: link }).waitFor();
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-      await checkPage(name);
+      await check(name);
     }
     await page.getByRole('button', { name: 'Log out' }).click();
     await page.getByRole('heading', { level: 1, name: 'Log in' }).waitFor();
     // The session is gone: a private page sends the browser to the login page.
-    await page.goto(`${api.url}/app/keys`);
+    await page.goto(`${stack.api.url}/app/keys`);
     await page.getByRole('heading', { level: 1, name: 'Log in' }).waitFor();
     // Nothing in the whole run tripped the CSP, threw, or failed unexpectedly.
     expect(problems).toEqual([]);

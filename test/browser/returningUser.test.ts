@@ -1,11 +1,11 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { call, PASSWORD, uniqueEmail } from '../helpers/accounts';
 import { createAccount, type TestAccount } from '../helpers/factories';
-import { createTestDeps, type RunningApi, startApi, startTestWorker } from '../helpers/stack';
-import { launchBrowser, screenshotDir, seriousViolations } from './browser';
+import { createTestDeps, type RunningApi, startApi } from '../helpers/stack';
+import { type BrowserStack, checkPage, problemsOf, startBrowserStack, submitLogin } from './browser';
 
 // Callbacks given to page.evaluate run in the browser; the project compiles without the DOM library, so its few names are declared here.
 declare const navigator: any;
@@ -20,33 +20,19 @@ const VIEWPORTS = [
   { name: 'phone', width: 390, height: 844 },
 ];
 
-let deps: ReturnType<typeof createTestDeps>;
-let api: RunningApi;
+let stack: BrowserStack;
 /** A development server that writes mail to files, as a newcomer's first run does. */
 let devDeps: ReturnType<typeof createTestDeps>;
 let devApi: RunningApi;
 let mailDir: string;
-let worker: Awaited<ReturnType<typeof startTestWorker>>;
-let browser: Browser;
-let shots: string;
 
 beforeAll(async () => {
-  deps = createTestDeps();
   mailDir = await mkdtemp(path.join(tmpdir(), 'openvox-browser-devmail-'));
   devDeps = createTestDeps({ NODE_ENV: 'development', SMTP_URL: undefined, MAIL_DIR: mailDir });
-  [api, worker, browser, shots, devApi] = await Promise.all([
-    startApi(deps),
-    startTestWorker(deps),
-    launchBrowser(),
-    screenshotDir('returning-user'),
-    startApi(devDeps),
-  ]);
+  [stack, devApi] = await Promise.all([startBrowserStack('returning-user'), startApi(devDeps)]);
 }, 120_000);
 afterAll(async () => {
-  await browser?.close();
-  await api?.close();
-  await worker?.shutdown();
-  await deps?.close();
+  await stack?.close();
   await devApi?.close();
   await devDeps?.close();
   if (mailDir) await rm(mailDir, { recursive: true, force: true });
@@ -56,33 +42,19 @@ describe.each(VIEWPORTS)('the dashboard at $width×$height', (viewport) => {
   let context: BrowserContext;
   let page: Page;
   let account: TestAccount;
-  const problems: string[] = [];
+  let problems: string[];
 
-  /** axe-core on the page as it is now (0 serious or critical violations), then a screenshot. */
-  async function checkPage(name: string) {
-    expect({ page: name, violations: await seriousViolations(page) }).toEqual({ page: name, violations: [] });
-    await page.screenshot({ path: path.join(shots, `${name}-${viewport.name}.png`), fullPage: true });
-  }
+  const check = (name: string) => checkPage(page, name, path.join(stack.shots, `${name}-${viewport.name}.png`));
   const heading = (name: string) => page.getByRole('heading', { level: 1, name }).waitFor();
-  async function logInWithForm() {
-    await page.getByLabel('Email').fill(account.email);
-    await page.getByLabel('Password').fill(account.password);
-    await page.getByRole('button', { name: 'Log in' }).click();
-  }
+  const logInWithForm = () => submitLogin(page, account);
 
   beforeAll(async () => {
-    account = await createAccount(deps);
-    context = await browser.newContext({ viewport: { width: viewport.width, height: viewport.height } });
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: api.url });
+    account = await createAccount(stack.deps);
+    context = await stack.browser.newContext({ viewport: { width: viewport.width, height: viewport.height } });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: stack.api.url });
     page = await context.newPage();
-    page.on('pageerror', (error) => problems.push(error.message));
-    page.on(
-      'console',
-      (message) =>
-        message.type() === 'error' &&
-        !message.text().startsWith('Failed to load resource') &&
-        problems.push(message.text()),
-    );
+    // Answers are not judged here: the tests provoke refusals (a text over the plan's limit).
+    problems = problemsOf(page, { requests: false });
   });
   afterAll(() => context?.close());
 
@@ -98,10 +70,10 @@ describe.each(VIEWPORTS)('the dashboard at $width×$height', (viewport) => {
     expect(await note.textContent()).toContain(mailDir);
     expect(await note.getByText(`openvox user verify ${email}`).isVisible()).toBe(true);
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(viewport.width);
-    await checkPage('signup-check-mail-development');
+    await check('signup-check-mail-development');
 
     // Not a development server (this run's is NODE_ENV=test): the page says nothing of files.
-    await page.goto(`${api.url}/app/signup`);
+    await page.goto(`${stack.api.url}/app/signup`);
     await page.getByLabel('Email').fill(uniqueEmail('testmail'));
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Create account' }).click();
@@ -110,9 +82,9 @@ describe.each(VIEWPORTS)('the dashboard at $width×$height', (viewport) => {
   });
 
   it('logs in, logs out, logs in again and lands in the playground; /app/login while logged in goes there too', async () => {
-    await page.goto(`${api.url}/app/login`);
+    await page.goto(`${stack.api.url}/app/login`);
     await heading('Log in');
-    await checkPage('login');
+    await check('login');
     await logInWithForm();
     await heading('Playground');
 
@@ -126,25 +98,25 @@ describe.each(VIEWPORTS)('the dashboard at $width×$height', (viewport) => {
     await page.getByRole('button', { name: 'Log out' }).isVisible();
 
     // A fresh load of the login page with a live session cookie: straight on.
-    await page.goto(`${api.url}/app/login`);
+    await page.goto(`${stack.api.url}/app/login`);
     await heading('Playground');
 
     // The page you came for wins, when it is a dashboard page (and never the login page).
     await page.getByRole('button', { name: 'Log out' }).click();
     await heading('Log in');
-    await page.goto(`${api.url}/app/history`);
+    await page.goto(`${stack.api.url}/app/history`);
     await heading('Log in');
     expect(new URL(page.url()).searchParams.get('next')).toBe('/app/history');
     await logInWithForm();
     await heading('History');
     await page.getByRole('button', { name: 'Log out' }).click();
-    await page.goto(`${api.url}/app/login?next=${encodeURIComponent('/app/login')}`);
+    await page.goto(`${stack.api.url}/app/login?next=${encodeURIComponent('/app/login')}`);
     await logInWithForm();
     await heading('Playground');
   });
 
   it('keeps a pasted text over the limit whole, turns the counter red and says why Synthesize waits', async () => {
-    const plans = await call(api.url, 'GET', '/api/v1/subscription-plans/', undefined, account.access);
+    const plans = await call(stack.api.url, 'GET', '/api/v1/subscription-plans/', undefined, account.access);
     const limit = (plans.body.results as { id: string; max_text_length: number }[]).find(
       (plan) => plan.id === 'free',
     )!.max_text_length;
@@ -152,7 +124,7 @@ describe.each(VIEWPORTS)('the dashboard at $width×$height', (viewport) => {
     expect(limit).toBeLessThan(length);
     const text = 'The quick brown fox jumps over the lazy dog again and again. '.repeat(200).slice(0, length - 1) + '.';
 
-    await page.goto(`${api.url}/app/playground`);
+    await page.goto(`${stack.api.url}/app/playground`);
     await heading('Playground');
     const box = page.getByLabel('Text');
     await box.focus();
@@ -172,7 +144,7 @@ describe.each(VIEWPORTS)('the dashboard at $width×$height', (viewport) => {
     // The reason is the button's description, so a screen reader hears it on the button.
     const describedBy = await submit.getAttribute('aria-describedby');
     expect(await reason.getAttribute('id')).toBe(describedBy);
-    await checkPage('playground-over-limit');
+    await check('playground-over-limit');
 
     // Back within the limit: the red and the reason go, Synthesize is offered again.
     await box.fill(text.slice(0, limit));
@@ -188,13 +160,13 @@ describe.each(VIEWPORTS)('the dashboard at $width×$height', (viewport) => {
       .slice(0, length)
       .replace(/\s*\S*$/, '.');
   const balanceOf = async () =>
-    (await call(api.url, 'GET', '/api/v1/auth/profile/', undefined, account.access)).body as {
+    (await call(stack.api.url, 'GET', '/api/v1/auth/profile/', undefined, account.access)).body as {
       credit_balance: number;
       credits_reserved: number;
     };
 
   it('shows percent and the time left while a long text renders, then brings the result into view and focuses the player', async () => {
-    await page.goto(`${api.url}/app/playground?voice=en-us-joe`);
+    await page.goto(`${stack.api.url}/app/playground?voice=en-us-joe`);
     await heading('Playground');
     await page.waitForFunction(
       () => document.querySelector('select option[value="en-us-joe"]')?.parentElement.value === 'en-us-joe',
@@ -205,19 +177,19 @@ describe.each(VIEWPORTS)('the dashboard at $width×$height', (viewport) => {
     // Percent and time left, as the CLI shows them, while it runs.
     await result.getByText(/^Rendering: \d+ % · about \d+\.\d s left$/).waitFor({ timeout: 240_000 });
     expect(await result.getByRole('button', { name: 'Cancel' }).isVisible()).toBe(true);
-    await checkPage('playground-rendering');
+    await check('playground-rendering');
     const audio = result.getByTestId('audio');
     await audio.waitFor({ timeout: 240_000 });
     await page.waitForFunction(() => document.activeElement?.dataset?.testid === 'audio');
     const box = (await audio.boundingBox())!;
     expect(box.y).toBeGreaterThanOrEqual(0);
     expect(box.y + box.height).toBeLessThanOrEqual(viewport.height);
-    await checkPage('playground-result');
+    await check('playground-result');
   }, 300_000);
 
   it('cancels a running synthesis: nothing is charged', async () => {
     const before = await balanceOf();
-    await page.goto(`${api.url}/app/playground?voice=en-us-joe`);
+    await page.goto(`${stack.api.url}/app/playground?voice=en-us-joe`);
     await heading('Playground');
     await page.waitForFunction(
       () => document.querySelector('select option[value="en-us-joe"]')?.parentElement.value === 'en-us-joe',
@@ -234,14 +206,14 @@ describe.each(VIEWPORTS)('the dashboard at $width×$height', (viewport) => {
     expect(await page.getByRole('button', { name: 'Synthesize' }).isDisabled()).toBe(false);
     const after = await balanceOf();
     expect(after).toEqual({ ...after, credit_balance: before.credit_balance, credits_reserved: 0 });
-    await checkPage('playground-canceled');
+    await check('playground-canceled');
   }, 240_000);
 
   it('history: long texts clamped with an expander, only the voices used in the filter, Play plays at once, Reuse settings fills the playground', async () => {
-    await page.goto(`${api.url}/app/history`);
+    await page.goto(`${stack.api.url}/app/history`);
     await heading('History');
     // The canceled synthesis was deleted: the history holds the long one rendered with en-us-joe.
-    const used = await call(api.url, 'GET', '/api/v1/voices/?used=true', undefined, account.access);
+    const used = await call(stack.api.url, 'GET', '/api/v1/voices/?used=true', undefined, account.access);
     expect(used.body.results.map((voice: { id: string }) => voice.id)).toEqual(['en-us-joe']);
     const filter = page.getByRole('form', { name: 'Filters' }).getByLabel('Voice');
     await filter.locator('option', { hasText: used.body.results[0].name }).waitFor({ state: 'attached' });
@@ -259,7 +231,7 @@ describe.each(VIEWPORTS)('the dashboard at $width×$height', (viewport) => {
     const whole = await text.evaluate((element) => ({ shown: element.clientHeight, whole: element.scrollHeight }));
     expect(whole.shown).toBe(whole.whole);
     expect(page.url()).toContain('/app/history');
-    await checkPage('history-expanded');
+    await check('history-expanded');
 
     // One click plays.
     await entry.getByRole('button', { name: 'Play', exact: true }).click();
@@ -270,7 +242,7 @@ describe.each(VIEWPORTS)('the dashboard at $width×$height', (viewport) => {
       return element && !element.paused && element.currentTime > 0;
     });
     await audio.evaluate((element: { pause(): void }) => element.pause());
-    await checkPage('history-playing');
+    await check('history-playing');
 
     const fullText = await text.textContent();
     await entry.getByRole('link', { name: 'Reuse settings' }).click();
