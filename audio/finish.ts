@@ -3,7 +3,8 @@ import { PassThrough, Readable } from 'node:stream';
 import { ffmpeg, fileUrl, rawPcmInput, REPRODUCIBLE_OUTPUT } from './ffmpeg';
 import { normalizeLoudnessInParallel } from './parallelLoudness';
 import { assertProsody, type Emotion, EMOTION_PRESETS, type OutputFormat } from './prosody';
-import { CHUNK_SAMPLE_RATE, pcmBytes, readWavSamples, wavHeader } from './wav';
+import { pcmBytes, wavHeader } from '../lib/wavFormat';
+import { CHUNK_SAMPLE_RATE, readWavSamples } from './wav';
 
 /**
  * Optional post-processing toward a cloned voice (the cloning work fills it

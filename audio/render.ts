@@ -12,7 +12,8 @@ import { pauseSamples, type VoiceProfileAdjustment, type Voicing, voicingFilters
 import { assertProsody, type Emotion, EMOTION_PRESETS, planEmotionRate, residualTempo } from './prosody';
 import { normalizeForSpeech } from '../engines/text';
 import { resample, speechBounds, type SpeechSpan } from './pcm';
-import { CHUNK_SAMPLE_RATE, pcmBytes, readWavInfo, readWavSamples, wavHeader, writeSilenceWav } from './wav';
+import { pcmBytes, wavHeader } from '../lib/wavFormat';
+import { CHUNK_SAMPLE_RATE, readWavInfo, readWavSamples, writeSilenceWav } from './wav';
 
 export interface RenderChunkInput {
   voice: PremadeVoice;

@@ -1,32 +1,8 @@
 import { open, readFile, writeFile } from 'node:fs/promises';
+import { wavHeader } from '../lib/wavFormat';
 
 /** The one PCM format every rendered chunk has: joining chunks needs no conversion. */
 export const CHUNK_SAMPLE_RATE = 24_000;
-
-/** 16-bit samples as bytes (little-endian, as on every machine this runs on): a view, not a copy. */
-export function pcmBytes(samples: Int16Array): Buffer {
-  return Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength);
-}
-
-/** The 44-byte header of a mono 16-bit PCM WAV holding `samples` samples. */
-export function wavHeader(samples: number, sampleRate = CHUNK_SAMPLE_RATE): Buffer {
-  const dataBytes = samples * 2;
-  const header = Buffer.alloc(44);
-  header.write('RIFF', 0, 'ascii');
-  header.writeUInt32LE(36 + dataBytes, 4);
-  header.write('WAVE', 8, 'ascii');
-  header.write('fmt ', 12, 'ascii');
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20); // PCM
-  header.writeUInt16LE(1, 22); // mono
-  header.writeUInt32LE(sampleRate, 24);
-  header.writeUInt32LE(sampleRate * 2, 28);
-  header.writeUInt16LE(2, 32);
-  header.writeUInt16LE(16, 34);
-  header.write('data', 36, 'ascii');
-  header.writeUInt32LE(dataBytes, 40);
-  return header;
-}
 
 /** A mono 16-bit PCM WAV of silence. */
 export function silenceWav(seconds: number, sampleRate = CHUNK_SAMPLE_RATE): Buffer {

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { holdProcess } from '../../lib/process';
 import { EngineError } from '../types';
-import type { HostReply, HostRequest } from './host';
+import type { HostReply } from '../onnxHost';
+import type { HostRequest } from './host';
 import type { KokoroHostRequest } from '../kokoro/host';
 
 /**
@@ -80,7 +81,7 @@ export class PiperExit extends Error {
 /** node with tsx under the TypeScript sources (tests, tsx), plain node for the compiled dist/. */
 function hostCommand(host: string): { command: string; args: string[] } {
   const script = `${host}${path.extname(__filename)}`;
-  // --expose-gc: the host collects the model's bytes once its session is built (engines/piper/host.ts).
+  // --expose-gc: the host collects the model's bytes once its session is built (engines/onnxHost.ts).
   if (path.extname(__filename) === '.ts')
     return { command: process.execPath, args: ['--expose-gc', '--require', require.resolve('tsx/cjs'), script] };
   return { command: process.execPath, args: ['--expose-gc', script] };

@@ -16,7 +16,7 @@ import {
   uploadTempFiles,
 } from '../helpers/cloningInput';
 import { mapLimit } from '../../lib/concurrency';
-import { wavHeader } from '../../audio/wav';
+import { wavHeader } from '../../lib/wavFormat';
 import { createAccount, createVoice, type TestAccount } from '../helpers/factories';
 import { createObjectLister } from '../helpers/objects';
 import { uploadSample } from '../helpers/samples';

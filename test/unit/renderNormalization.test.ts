@@ -5,7 +5,7 @@ import { renderChunk } from '../../audio/render';
 import { findPremadeVoice } from '../../engines/catalog';
 import type { EngineRegistry } from '../../engines/registry';
 import type { Engine } from '../../engines/types';
-import { pcmBytes, wavHeader } from '../../audio/wav';
+import { pcmBytes, wavHeader } from '../../lib/wavFormat';
 
 /** An engine that records what it was asked to say and answers with a tone, one word's worth per word. */
 function recordingEngine(name: 'festival' | 'piper') {

@@ -8,7 +8,8 @@ import { pauseSamples } from '../../../audio/finish';
 import { normalizeLoudness } from '../../../audio/loudness';
 import { EMOTION_PRESETS, type Emotion } from '../../../audio/prosody';
 import { Synthesis } from '../../../db/models/Synthesis';
-import { CHUNK_SAMPLE_RATE, pcmBytes, wavHeader, wavSamplesOf } from '../../../audio/wav';
+import { CHUNK_SAMPLE_RATE, wavSamplesOf } from '../../../audio/wav';
+import { pcmBytes, streamingWavHeader, wavHeader } from '../../../lib/wavFormat';
 import { completeFlacStreamInfo } from '../../../audio/flac';
 import type { ApiDeps } from '../../deps';
 import type { SynthesisRow } from '../../../db/models/Synthesis';
@@ -263,7 +264,7 @@ export function createStreamEncoder(
   if (format === 'flac' && whole) return wholeFlacEncoder();
   if (format === 'wav' || format === 'pcm') {
     const output = new PassThrough();
-    if (format === 'wav') output.write(streamingWavHeader());
+    if (format === 'wav') output.write(streamingWavHeader(CHUNK_SAMPLE_RATE));
     return {
       output,
       async write(pcm) {
@@ -355,23 +356,4 @@ function wholeFlacEncoder(): StreamEncoder {
       output.destroy();
     },
   };
-}
-
-/** A mono 16-bit WAV header of unknown length: decoders read samples until the stream ends. */
-function streamingWavHeader(): Buffer {
-  const header = Buffer.alloc(44);
-  header.write('RIFF', 0, 'ascii');
-  header.writeUInt32LE(0xffffffff, 4);
-  header.write('WAVE', 8, 'ascii');
-  header.write('fmt ', 12, 'ascii');
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20);
-  header.writeUInt16LE(1, 22);
-  header.writeUInt32LE(CHUNK_SAMPLE_RATE, 24);
-  header.writeUInt32LE(CHUNK_SAMPLE_RATE * 2, 28);
-  header.writeUInt16LE(2, 32);
-  header.writeUInt16LE(16, 34);
-  header.write('data', 36, 'ascii');
-  header.writeUInt32LE(0xffffffff, 40);
-  return header;
 }
