@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ensureRetentionSchedule } from '../../lib/retentionSchedule';
+import { ensureRetentionSchedule } from '../../lib/schedules';
 import { stableEventId } from '../../synthesis/webhooks';
 import { call } from '../helpers/accounts';
 import { until } from '../helpers/cloningInput';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { hashPassword } from '../../api/auth/passwords';
 import { SIGNUP_GRANT_REFERENCE } from '../../db/erasedSignups';
 import { applyGrant, reserve } from '../../db/ledger';
-import { ensureBillingSchedule } from '../../lib/billingSchedule';
+import { ensureBillingSchedule } from '../../lib/schedules';
 import { billingRefill } from '../../workflows';
 import { uniqueEmail } from '../helpers/accounts';
 import { useStack } from '../helpers/stack';

@@ -10,6 +10,7 @@ import { INVALID_TOKEN, resendSignal, signupWorkflowId, verifyUpdate } from '../
 import { signupVerification } from '../../../workflows/signupVerification';
 import { hasFailureType, violatedUniqueConstraint } from '../../failures';
 import { hashPassword, verifyPassword } from '../../auth/passwords';
+import { enforceRateLimit } from '../../auth/rateLimit';
 import type { ApiDeps } from '../../deps';
 import { authenticationFailed, emailNotVerified, emailTaken, tokenInvalid, validationError } from '../../errors';
 
@@ -110,8 +111,32 @@ async function issueTokenPair({ db, tokens }: ApiDeps, accountId: string, family
   };
 }
 
-/** Checks the password (unknown emails cost the same), then opens a new refresh-token family. */
-export async function logIn(deps: ApiDeps, email: string, password: string): Promise<TokenPairOut> {
+export interface LogInProps {
+  email: string;
+  password: string;
+  /** The caller's address: its attempts are limited as well as the email's. */
+  ip: string;
+}
+
+const MINUTE = 60;
+
+/**
+ * Within the login limits (per address and per email, under the same keys for /auth/login/ and the dashboard's
+ * session, so neither is a way around the other), checks the password (unknown emails cost the same), then opens
+ * a new refresh-token family.
+ */
+export async function logIn(deps: ApiDeps, { email, password, ip }: LogInProps): Promise<TokenPairOut> {
+  const { config, db } = deps;
+  await enforceRateLimit(db, {
+    key: `login:ip:${ip}`,
+    limit: config.RATE_LIMIT_LOGIN_PER_MINUTE,
+    windowSeconds: MINUTE,
+  });
+  await enforceRateLimit(db, {
+    key: `login:email:${email}`,
+    limit: config.RATE_LIMIT_LOGIN_PER_EMAIL_PER_MINUTE,
+    windowSeconds: MINUTE,
+  });
   const account = await Account.query(deps.db).findOne({ email });
   const valid = await verifyPassword(account?.password_hash ?? null, password);
   if (!account || !valid) throw authenticationFailed('Invalid email or password.');

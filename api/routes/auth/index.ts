@@ -53,7 +53,6 @@ const json = <T extends z.ZodType>(description: string, schema: T) => ({
 });
 const paths = (suffix: string) => ({ v1: `/api/v1/auth/${suffix}`, unversioned: `/api/auth/${suffix}` });
 const HOUR = 3600;
-const MINUTE = 60;
 
 export function authRoutes(deps: ApiDeps): Route[] {
   const { config, db } = deps;
@@ -144,17 +143,7 @@ export function authRoutes(deps: ApiDeps): Route[] {
       body: LoginBody,
       responses: { 200: json('Tokens', TokenPair), ...problemResponses(400, 401, 403, 429) },
       async handler(ctx, { body }) {
-        await enforceRateLimit(db, {
-          key: `login:ip:${ctx.ip}`,
-          limit: config.RATE_LIMIT_LOGIN_PER_MINUTE,
-          windowSeconds: MINUTE,
-        });
-        await enforceRateLimit(db, {
-          key: `login:email:${body.email}`,
-          limit: config.RATE_LIMIT_LOGIN_PER_EMAIL_PER_MINUTE,
-          windowSeconds: MINUTE,
-        });
-        ctx.body = await logIn(deps, body.email, body.password);
+        ctx.body = await logIn(deps, { email: body.email, password: body.password, ip: ctx.ip });
       },
     }),
     defineRoute({

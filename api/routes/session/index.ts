@@ -1,7 +1,6 @@
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { RefreshTokenFamily } from '../../../db/models/RefreshTokenFamily';
-import { enforceRateLimit } from '../../auth/rateLimit';
 import type { ApiDeps } from '../../deps';
 import { notAuthenticated, permissionDenied } from '../../errors';
 import { problemResponses } from '../../openapi';
@@ -32,7 +31,6 @@ const SESSION_COOKIE = 'openvox_refresh';
 const MARKER_COOKIE = 'openvox_session';
 /** Both families live under /api/, so one cookie serves both. */
 const COOKIE_PATH = '/api/';
-const MINUTE = 60;
 
 const json = <T extends z.ZodType>(description: string, schema: T) => ({
   description,
@@ -79,7 +77,7 @@ function requireSameOrigin(ctx: Context, deps: ApiDeps): void {
 }
 
 export function sessionRoutes(deps: ApiDeps): Route[] {
-  const { config, db } = deps;
+  const { db } = deps;
   return [
     defineRoute({
       method: 'post',
@@ -97,18 +95,7 @@ export function sessionRoutes(deps: ApiDeps): Route[] {
       },
       async handler(ctx, { body }) {
         requireSameOrigin(ctx, deps);
-        // The same limits as /auth/login/, under the same keys: the session is not a way around them.
-        await enforceRateLimit(db, {
-          key: `login:ip:${ctx.ip}`,
-          limit: config.RATE_LIMIT_LOGIN_PER_MINUTE,
-          windowSeconds: MINUTE,
-        });
-        await enforceRateLimit(db, {
-          key: `login:email:${body.email}`,
-          limit: config.RATE_LIMIT_LOGIN_PER_EMAIL_PER_MINUTE,
-          windowSeconds: MINUTE,
-        });
-        const pair = await logIn(deps, body.email, body.password);
+        const pair = await logIn(deps, { email: body.email, password: body.password, ip: ctx.ip });
         setSessionCookie(ctx, deps, pair.refresh);
         ctx.body = presentSession(pair);
       },
