@@ -38,6 +38,11 @@ const PROBLEM_DESCRIPTIONS: Record<number, string> = {
   503: 'A dependency is unavailable',
 };
 
+/** A JSON response of `schema`, for a route's `responses`. */
+export function jsonResponse(description: string, schema: z.ZodType) {
+  return { description, content: { 'application/json': { schema } } };
+}
+
 export function problemResponses(...statuses: number[]) {
   return Object.fromEntries(
     statuses.map((status) => [

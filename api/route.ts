@@ -2,6 +2,7 @@ import type { Context } from 'koa';
 import { z } from 'zod';
 import type { ZodOpenApiOperationObject } from 'zod-openapi';
 import type { Account } from '../db/models/Account';
+import type { Family } from '../synthesis/resources';
 import { type FieldErrors, notFound, unsupportedMediaType, validationError } from './errors';
 
 /**
@@ -9,8 +10,16 @@ import { type FieldErrors, notFound, unsupportedMediaType, validationError } fro
  * validate its input (and document it in OpenAPI), and its handler.
  */
 
-/** `v1` for /api/v1/..., `unversioned` for /api/... */
-export type Family = 'v1' | 'unversioned';
+export type { Family };
+
+/** Where a family's paths start: `/api/v1` or `/api`. */
+export const familyPrefix = (family: Family): string => (family === 'v1' ? '/api/v1' : '/api');
+
+/** One path in both families: `inBothFamilies('projects/{id}/')` is `/api/v1/projects/{id}/` and `/api/projects/{id}/`. */
+export const inBothFamilies = (path: string): Record<Family, string> => ({
+  v1: `${familyPrefix('v1')}/${path}`,
+  unversioned: `${familyPrefix('unversioned')}/${path}`,
+});
 
 type AnyObject = z.ZodObject<z.ZodRawShape>;
 

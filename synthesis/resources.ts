@@ -9,8 +9,8 @@ import { WORD_TIMING_ENGINES } from '../engines/registry';
  * worker, which both use it.
  */
 
-/** The API's two path families (api/route.ts): `/api/v1/...` and `/api/...`. */
-type Family = 'v1' | 'unversioned';
+/** The API's two path families (api/route.ts): `v1` for `/api/v1/...`, `unversioned` for `/api/...`. */
+export type Family = 'v1' | 'unversioned';
 
 /** The few places where the two families differ: the id's name and the paths. */
 export const familyPaths = {

@@ -7,22 +7,18 @@ import type { ApiDeps } from '../../deps';
 import { notFound } from '../../errors';
 import { problemResponses } from '../../openapi';
 import { offsetOf, presentPage } from '../../pagination';
-import { defineRoute, type Route } from '../../route';
+import { defineRoute, type Route, inBothFamilies } from '../../route';
 import { type ApiKeyRow, presentApiKey } from './presenter';
 import { ApiKeyCreateBody, ApiKeyCreated, ApiKeyListQuery, ApiKeyPage, ApiKeyParams } from './schema';
 
 const COLUMNS = ['id', 'name', 'prefix', 'created_at', 'last_used_at'];
-const paths = (suffix: string) => ({
-  v1: `/api/v1/auth/api-keys/${suffix}`,
-  unversioned: `/api/auth/api-keys/${suffix}`,
-});
 
 export function apiKeyRoutes(deps: ApiDeps): Route[] {
   const { db, config } = deps;
   return [
     defineRoute({
       method: 'get',
-      paths: paths(''),
+      paths: inBothFamilies('auth/api-keys/'),
       summary: "The caller's API keys, newest first (the keys themselves are never shown again)",
       tags: ['API keys'],
       auth: true,
@@ -48,7 +44,7 @@ export function apiKeyRoutes(deps: ApiDeps): Route[] {
     }),
     defineRoute({
       method: 'post',
-      paths: paths(''),
+      paths: inBothFamilies('auth/api-keys/'),
       summary: 'Create an API key; the key is shown once, in this response',
       tags: ['API keys'],
       auth: true,
@@ -75,7 +71,7 @@ export function apiKeyRoutes(deps: ApiDeps): Route[] {
     }),
     defineRoute({
       method: 'delete',
-      paths: paths('{id}/'),
+      paths: inBothFamilies('auth/api-keys/{id}/'),
       summary: 'Delete an API key; it stops working at once',
       tags: ['API keys'],
       auth: true,

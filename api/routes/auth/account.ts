@@ -3,7 +3,7 @@ import { verifyPassword } from '../../auth/passwords';
 import { enforceRateLimit } from '../../auth/rateLimit';
 import type { ApiDeps } from '../../deps';
 import { passwordIncorrect, validationError } from '../../errors';
-import { problemResponses } from '../../openapi';
+import { problemResponses, jsonResponse } from '../../openapi';
 import { defineRoute, type Route } from '../../route';
 import { Account } from '../../../db/models/Account';
 import { markAccountDeleted } from '../../../db/privacy';
@@ -45,10 +45,6 @@ const AccountDeletionBody = z.strictObject({
     .meta({ description: "The account's password, to confirm" }),
 });
 
-const json = <T extends z.ZodType>(description: string, schema: T) => ({
-  description,
-  content: { 'application/json': { schema } },
-});
 const profilePaths = { v1: '/api/v1/auth/profile/', unversioned: '/api/auth/profile/' };
 
 /**
@@ -85,7 +81,7 @@ export function accountRoutes(deps: ApiDeps): Route[] {
       tags: ['Auth'],
       auth: true,
       body: ProfileUpdateBody,
-      responses: { 200: json('Profile', Profile), ...problemResponses(400, 401, 415) },
+      responses: { 200: jsonResponse('Profile', Profile), ...problemResponses(400, 401, 415) },
       async handler(ctx, { account, body }) {
         if (body.name === undefined && body.history_retention_days === undefined) {
           throw validationError({ non_field_errors: ['Give at least one of name, history_retention_days.'] });
@@ -109,7 +105,7 @@ export function accountRoutes(deps: ApiDeps): Route[] {
       auth: true,
       body: AccountDeletionBody,
       responses: {
-        202: json('Accepted: the account no longer authenticates; its data is being erased', Accepted),
+        202: jsonResponse('Accepted: the account no longer authenticates; its data is being erased', Accepted),
         ...problemResponses(400, 401, 403, 415, 429, 503),
       },
       async handler(ctx, { account, body }) {

@@ -2,8 +2,8 @@ import type { Context } from 'koa';
 import path from 'node:path';
 import { enforceRateLimit } from '../../auth/rateLimit';
 import type { ApiDeps } from '../../deps';
-import { problemResponses } from '../../openapi';
-import { defineRoute, type Route } from '../../route';
+import { problemResponses, jsonResponse } from '../../openapi';
+import { defineRoute, type Route, inBothFamilies } from '../../route';
 import { logIn, logOut, refreshTokens, registerAccount, resendVerification, verifyEmail } from './commands';
 import { presentAccount, presentProfile } from './presenter';
 import {
@@ -47,11 +47,6 @@ function fileMailHint(config: ApiDeps['config']): { verification_mail?: { delive
   };
 }
 
-const json = <T extends z.ZodType>(description: string, schema: T) => ({
-  description,
-  content: { 'application/json': { schema } },
-});
-const paths = (suffix: string) => ({ v1: `/api/v1/auth/${suffix}`, unversioned: `/api/auth/${suffix}` });
 const HOUR = 3600;
 
 export function authRoutes(deps: ApiDeps): Route[] {
@@ -62,7 +57,7 @@ export function authRoutes(deps: ApiDeps): Route[] {
     ctx.body = { email_verified: true };
   };
   const verifyResponses = {
-    200: json(
+    200: jsonResponse(
       'Verified and credited',
       z.object({ email_verified: z.literal(true).meta({ description: 'Always `true`: the account may log in now' }) }),
     ),
@@ -72,11 +67,14 @@ export function authRoutes(deps: ApiDeps): Route[] {
   return [
     defineRoute({
       method: 'post',
-      paths: paths('register/'),
+      paths: inBothFamilies('auth/register/'),
       summary: 'Create an account; a verification email is sent',
       tags: ['Auth'],
       body: RegisterBody,
-      responses: { 201: json('Account created', RegisteredAccount), ...problemResponses(400, 409, 413, 415, 429) },
+      responses: {
+        201: jsonResponse('Account created', RegisteredAccount),
+        ...problemResponses(400, 409, 413, 415, 429),
+      },
       async handler(ctx, { body }) {
         await enforceRateLimit(db, {
           key: `register:ip:${ctx.ip}`,
@@ -90,7 +88,7 @@ export function authRoutes(deps: ApiDeps): Route[] {
     }),
     defineRoute({
       method: 'post',
-      paths: paths('verify-email/'),
+      paths: inBothFamilies('auth/verify-email/'),
       summary: 'Verify an email address with the mailed token; grants the free credits',
       tags: ['Auth'],
       body: VerifyEmailBody,
@@ -99,7 +97,7 @@ export function authRoutes(deps: ApiDeps): Route[] {
     }),
     defineRoute({
       method: 'get',
-      paths: paths('verify-email/'),
+      paths: inBothFamilies('auth/verify-email/'),
       summary: 'Verify an email address from the mailed link',
       tags: ['Auth'],
       query: VerifyEmailQuery,
@@ -108,11 +106,11 @@ export function authRoutes(deps: ApiDeps): Route[] {
     }),
     defineRoute({
       method: 'post',
-      paths: paths('resend-verification/'),
+      paths: inBothFamilies('auth/resend-verification/'),
       summary: 'Mail a new verification link (202 whether or not the account exists)',
       tags: ['Auth'],
       body: ResendBody,
-      responses: { 202: json('Accepted', Accepted), ...problemResponses(400, 429) },
+      responses: { 202: jsonResponse('Accepted', Accepted), ...problemResponses(400, 429) },
       async handler(ctx, { body }) {
         await enforceRateLimit(db, {
           key: `resend:email:${body.email}`,
@@ -137,29 +135,29 @@ export function authRoutes(deps: ApiDeps): Route[] {
     }),
     defineRoute({
       method: 'post',
-      paths: paths('login/'),
+      paths: inBothFamilies('auth/login/'),
       summary: 'Exchange email and password for an access and a refresh token',
       tags: ['Auth'],
       body: LoginBody,
-      responses: { 200: json('Tokens', TokenPair), ...problemResponses(400, 401, 403, 429) },
+      responses: { 200: jsonResponse('Tokens', TokenPair), ...problemResponses(400, 401, 403, 429) },
       async handler(ctx, { body }) {
         ctx.body = await logIn(deps, { email: body.email, password: body.password, ip: ctx.ip });
       },
     }),
     defineRoute({
       method: 'post',
-      paths: paths('refresh/'),
+      paths: inBothFamilies('auth/refresh/'),
       summary: 'Rotate a refresh token: a new pair; the old token stops working',
       tags: ['Auth'],
       body: RefreshBody,
-      responses: { 200: json('Tokens', TokenPair), ...problemResponses(400, 401) },
+      responses: { 200: jsonResponse('Tokens', TokenPair), ...problemResponses(400, 401) },
       async handler(ctx, { body }) {
         ctx.body = await refreshTokens(deps, body.refresh);
       },
     }),
     defineRoute({
       method: 'post',
-      paths: paths('logout/'),
+      paths: inBothFamilies('auth/logout/'),
       summary: "Revoke the refresh token's session",
       tags: ['Auth'],
       auth: true,
@@ -172,11 +170,11 @@ export function authRoutes(deps: ApiDeps): Route[] {
     }),
     defineRoute({
       method: 'get',
-      paths: paths('profile/'),
+      paths: inBothFamilies('auth/profile/'),
       summary: 'The caller: plan, credits and usage of the current month',
       tags: ['Auth'],
       auth: true,
-      responses: { 200: json('Profile', Profile), ...problemResponses(401) },
+      responses: { 200: jsonResponse('Profile', Profile), ...problemResponses(401) },
       async handler(ctx, { account }) {
         ctx.body = presentProfile(account, await usageOf(db, account));
       },

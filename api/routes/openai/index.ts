@@ -5,6 +5,7 @@ import { defineRoute, type Route } from '../../route';
 import { holdStreamPlace, submitSpeech, streamSpeech } from './speech';
 import { ModelList, ModelParams, Model, MODELS, OpenAiError, SpeechBody, VoiceList } from './schema';
 import { englishCatalog, OPENAI_VOICES, openAiVoiceFor } from './voices';
+import { jsonResponse } from '../../openapi';
 
 /**
  * OpenAI's audio API, so any OpenAI client reaches this service by changing
@@ -12,8 +13,6 @@ import { englishCatalog, OPENAI_VOICES, openAiVoiceFor } from './voices';
  * or an access token). Errors on these paths are in OpenAI's shape (errors.ts).
  */
 
-const json = (description: string, schema: unknown) =>
-  ({ description, content: { 'application/json': { schema } } }) as never;
 const openAiErrors = (...statuses: number[]) =>
   Object.fromEntries(
     statuses.map((status) => [
@@ -73,7 +72,7 @@ export function openAiRoutes(deps: ApiDeps): Route[] {
       summary: 'The speech models (OpenAI-compatible list)',
       tags: ['OpenAI-compatible'],
       auth: true,
-      responses: { 200: json('Models', ModelList), ...openAiErrors(401) },
+      responses: { 200: jsonResponse('Models', ModelList), ...openAiErrors(401) },
       async handler(ctx) {
         ctx.body = { object: 'list', data: MODELS.map((model) => presentModel(model.id)) };
       },
@@ -85,7 +84,7 @@ export function openAiRoutes(deps: ApiDeps): Route[] {
       tags: ['OpenAI-compatible'],
       auth: true,
       params: ModelParams,
-      responses: { 200: json('Model', Model), ...openAiErrors(401, 404) },
+      responses: { 200: jsonResponse('Model', Model), ...openAiErrors(401, 404) },
       async handler(ctx, { params }) {
         if (!MODELS.some((model) => model.id === params.id)) throw notFound(`The model '${params.id}' does not exist.`);
         ctx.body = presentModel(params.id);
@@ -98,7 +97,7 @@ export function openAiRoutes(deps: ApiDeps): Route[] {
         "Voice ids for `voice`: OpenAI's names (with the catalog voice each renders with), the premade voices and the caller's ready cloned voices",
       tags: ['OpenAI-compatible'],
       auth: true,
-      responses: { 200: json('Voices', VoiceList), ...openAiErrors(401) },
+      responses: { 200: jsonResponse('Voices', VoiceList), ...openAiErrors(401) },
       async handler(ctx, { account }) {
         const rows = await Voice.query(db)
           .modify('live')

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineRoute, type Family, type Route } from '../../route';
+import { defineRoute, type Family, type Route, inBothFamilies } from '../../route';
 
 /** The entry points of each family, so the start banner's `/api/v1/` answers with somewhere to go next. */
 const RESOURCES: Record<string, Record<Family, string>> = {
@@ -48,7 +48,7 @@ export function apiIndexRoutes(version: string): Route[] {
   return [
     defineRoute({
       method: 'get',
-      paths: { v1: '/api/v1/', unversioned: '/api/' },
+      paths: inBothFamilies(''),
       summary: 'Index of the API’s resources',
       tags: ['Operations'],
       responses,

@@ -1,7 +1,7 @@
 import { SubscriptionPlan } from '../../../db/models/SubscriptionPlan';
 import type { ApiDeps } from '../../deps';
 import { offsetOf, presentPage } from '../../pagination';
-import { defineRoute, type Route } from '../../route';
+import { defineRoute, type Route, inBothFamilies } from '../../route';
 import { problemResponses } from '../../openapi';
 import { presentPlan } from './presenter';
 import { PlanListQuery, PlanPage } from './schema';
@@ -10,7 +10,7 @@ export function planRoutes({ config, db }: ApiDeps): Route[] {
   return [
     defineRoute({
       method: 'get',
-      paths: { v1: '/api/v1/subscription-plans/', unversioned: '/api/subscription-plans/' },
+      paths: inBothFamilies('subscription-plans/'),
       summary: 'List subscription plans, cheapest first',
       tags: ['Plans'],
       query: PlanListQuery,

@@ -2,7 +2,7 @@ import { Project } from '../../../db/models/Project';
 import type { ApiDeps } from '../../deps';
 import { problemResponses } from '../../openapi';
 import { offsetOf, presentPage } from '../../pagination';
-import { defineRoute, type Route } from '../../route';
+import { defineRoute, type Route, inBothFamilies, familyPrefix } from '../../route';
 import { createProject, deleteProject, findProject, projectsOf, updateProject } from './commands';
 import { presentProject } from './presenter';
 import {
@@ -15,13 +15,12 @@ import {
 } from './schema';
 
 const one = { description: 'The project', content: { 'application/json': { schema: ProjectOut } } };
-const paths = (suffix: string) => ({ v1: `/api/v1/projects/${suffix}`, unversioned: `/api/projects/${suffix}` });
 
 export function projectRoutes({ config, db }: ApiDeps): Route[] {
   return [
     defineRoute({
       method: 'get',
-      paths: paths(''),
+      paths: inBothFamilies('projects/'),
       summary: "The caller's projects, newest first",
       tags: ['Projects'],
       auth: true,
@@ -48,7 +47,7 @@ export function projectRoutes({ config, db }: ApiDeps): Route[] {
     }),
     defineRoute({
       method: 'post',
-      paths: paths(''),
+      paths: inBothFamilies('projects/'),
       summary: 'Create a project',
       tags: ['Projects'],
       auth: true,
@@ -57,13 +56,13 @@ export function projectRoutes({ config, db }: ApiDeps): Route[] {
       async handler(ctx, { account, body }, family) {
         const project = await createProject(db, account, body);
         ctx.status = 201;
-        ctx.set('Location', `${family === 'v1' ? '/api/v1' : '/api'}/projects/${project.id}/`);
+        ctx.set('Location', `${familyPrefix(family)}/projects/${project.id}/`);
         ctx.body = presentProject(project);
       },
     }),
     defineRoute({
       method: 'get',
-      paths: paths('{id}/'),
+      paths: inBothFamilies('projects/{id}/'),
       summary: 'One project',
       tags: ['Projects'],
       auth: true,
@@ -75,7 +74,7 @@ export function projectRoutes({ config, db }: ApiDeps): Route[] {
     }),
     defineRoute({
       method: 'patch',
-      paths: paths('{id}/'),
+      paths: inBothFamilies('projects/{id}/'),
       summary: 'Change the name or description of a project',
       tags: ['Projects'],
       auth: true,
@@ -88,7 +87,7 @@ export function projectRoutes({ config, db }: ApiDeps): Route[] {
     }),
     defineRoute({
       method: 'delete',
-      paths: paths('{id}/'),
+      paths: inBothFamilies('projects/{id}/'),
       summary: 'Delete a project (its syntheses stay, without a project)',
       tags: ['Projects'],
       auth: true,

@@ -3,7 +3,7 @@ import { PronunciationEntry } from '../../../db/models/PronunciationEntry';
 import type { ApiDeps } from '../../deps';
 import { problemResponses } from '../../openapi';
 import { offsetOf, presentPage } from '../../pagination';
-import { defineRoute, type Route } from '../../route';
+import { defineRoute, type Route, inBothFamilies, familyPrefix } from '../../route';
 import {
   addEntries,
   createDictionary,
@@ -35,10 +35,6 @@ import {
 
 const TAGS = ['Pronunciation dictionaries'];
 const one = { description: 'The dictionary', content: { 'application/json': { schema: DictionaryOut } } };
-const paths = (suffix: string) => ({
-  v1: `/api/v1/pronunciation-dictionaries/${suffix}`,
-  unversioned: `/api/pronunciation-dictionaries/${suffix}`,
-});
 const newestFirst = [
   { column: 'created_at', order: 'desc' as const },
   { column: 'id', order: 'desc' as const },
@@ -48,7 +44,7 @@ export function pronunciationDictionaryRoutes({ config, db }: ApiDeps): Route[] 
   return [
     defineRoute({
       method: 'get',
-      paths: paths(''),
+      paths: inBothFamilies('pronunciation-dictionaries/'),
       summary: "The caller's pronunciation dictionaries, newest first",
       tags: TAGS,
       auth: true,
@@ -67,7 +63,7 @@ export function pronunciationDictionaryRoutes({ config, db }: ApiDeps): Route[] 
     }),
     defineRoute({
       method: 'post',
-      paths: paths(''),
+      paths: inBothFamilies('pronunciation-dictionaries/'),
       summary: 'Create a pronunciation dictionary (at most 20 per account)',
       tags: TAGS,
       auth: true,
@@ -76,13 +72,13 @@ export function pronunciationDictionaryRoutes({ config, db }: ApiDeps): Route[] 
       async handler(ctx, { account, body }, family) {
         const dictionary = await createDictionary(db, account, body);
         ctx.status = 201;
-        ctx.set('Location', `${family === 'v1' ? '/api/v1' : '/api'}/pronunciation-dictionaries/${dictionary.id}/`);
+        ctx.set('Location', `${familyPrefix(family)}/pronunciation-dictionaries/${dictionary.id}/`);
         ctx.body = presentDictionary(dictionary);
       },
     }),
     defineRoute({
       method: 'get',
-      paths: paths('{id}/'),
+      paths: inBothFamilies('pronunciation-dictionaries/{id}/'),
       summary: 'One pronunciation dictionary, with its number of entries',
       tags: TAGS,
       auth: true,
@@ -94,7 +90,7 @@ export function pronunciationDictionaryRoutes({ config, db }: ApiDeps): Route[] 
     }),
     defineRoute({
       method: 'patch',
-      paths: paths('{id}/'),
+      paths: inBothFamilies('pronunciation-dictionaries/{id}/'),
       summary: 'Rename a pronunciation dictionary, or change its language or project',
       tags: TAGS,
       auth: true,
@@ -107,7 +103,7 @@ export function pronunciationDictionaryRoutes({ config, db }: ApiDeps): Route[] 
     }),
     defineRoute({
       method: 'delete',
-      paths: paths('{id}/'),
+      paths: inBothFamilies('pronunciation-dictionaries/{id}/'),
       summary: 'Delete a pronunciation dictionary and its entries',
       tags: TAGS,
       auth: true,
@@ -120,7 +116,7 @@ export function pronunciationDictionaryRoutes({ config, db }: ApiDeps): Route[] 
     }),
     defineRoute({
       method: 'get',
-      paths: paths('{id}/entries/'),
+      paths: inBothFamilies('pronunciation-dictionaries/{id}/entries/'),
       summary: "A dictionary's entries, oldest first (the order they were added)",
       tags: TAGS,
       auth: true,
@@ -142,7 +138,7 @@ export function pronunciationDictionaryRoutes({ config, db }: ApiDeps): Route[] 
     }),
     defineRoute({
       method: 'post',
-      paths: paths('{id}/entries/'),
+      paths: inBothFamilies('pronunciation-dictionaries/{id}/entries/'),
       summary: 'Add an entry, or several (`{entries: [...]}`); at most 10,000 per dictionary',
       tags: TAGS,
       auth: true,
@@ -167,7 +163,7 @@ export function pronunciationDictionaryRoutes({ config, db }: ApiDeps): Route[] 
     }),
     defineRoute({
       method: 'delete',
-      paths: paths('{id}/entries/{entry_id}/'),
+      paths: inBothFamilies('pronunciation-dictionaries/{id}/entries/{entry_id}/'),
       summary: 'Remove one entry',
       tags: TAGS,
       auth: true,
@@ -180,7 +176,7 @@ export function pronunciationDictionaryRoutes({ config, db }: ApiDeps): Route[] 
     }),
     defineRoute({
       method: 'post',
-      paths: paths('{id}/import/'),
+      paths: inBothFamilies('pronunciation-dictionaries/{id}/import/'),
       summary: 'Read a PLS 1.0 document into the dictionary (`?mode=append` by default, or `replace`)',
       tags: TAGS,
       auth: true,
@@ -194,7 +190,7 @@ export function pronunciationDictionaryRoutes({ config, db }: ApiDeps): Route[] 
     }),
     defineRoute({
       method: 'get',
-      paths: paths('{id}/export/'),
+      paths: inBothFamilies('pronunciation-dictionaries/{id}/export/'),
       summary: 'The dictionary as a PLS 1.0 document (application/pls+xml)',
       tags: TAGS,
       auth: true,

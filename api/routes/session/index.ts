@@ -1,10 +1,9 @@
 import type { Context } from 'koa';
-import { z } from 'zod';
 import { RefreshTokenFamily } from '../../../db/models/RefreshTokenFamily';
 import type { ApiDeps } from '../../deps';
 import { notAuthenticated, permissionDenied } from '../../errors';
-import { problemResponses } from '../../openapi';
-import { defineRoute, type Route } from '../../route';
+import { problemResponses, jsonResponse } from '../../openapi';
+import { defineRoute, type Route, inBothFamilies } from '../../route';
 import { logIn, refreshTokens } from '../auth/commands';
 import { LoginBody } from '../auth/schema';
 import { presentSession } from './presenter';
@@ -31,15 +30,6 @@ const SESSION_COOKIE = 'openvox_refresh';
 const MARKER_COOKIE = 'openvox_session';
 /** Both families live under /api/, so one cookie serves both. */
 const COOKIE_PATH = '/api/';
-
-const json = <T extends z.ZodType>(description: string, schema: T) => ({
-  description,
-  content: { 'application/json': { schema } },
-});
-const paths = (suffix: string) => ({
-  v1: `/api/v1/auth/session/${suffix}`,
-  unversioned: `/api/auth/session/${suffix}`,
-});
 
 function setSessionCookie(ctx: Context, deps: ApiDeps, refresh: string | null): void {
   // Secure whenever the browser reached us over https (directly, via a trusted proxy, or as PUBLIC_URL says).
@@ -81,13 +71,13 @@ export function sessionRoutes(deps: ApiDeps): Route[] {
   return [
     defineRoute({
       method: 'post',
-      paths: paths(''),
+      paths: inBothFamilies('auth/session/'),
       summary: 'Log in for the browser dashboard: the refresh token is set as an HttpOnly cookie',
       tags: ['Auth'],
       body: LoginBody,
       headers: sessionHeaders,
       responses: {
-        200: json(
+        200: jsonResponse(
           'An access token (the session cookie is set, and the `openvox_session=1` marker cookie scripts can read)',
           SessionOut,
         ),
@@ -102,12 +92,12 @@ export function sessionRoutes(deps: ApiDeps): Route[] {
     }),
     defineRoute({
       method: 'post',
-      paths: paths('refresh/'),
+      paths: inBothFamilies('auth/session/refresh/'),
       summary: 'A new access token from the session cookie (which rotates)',
       tags: ['Auth'],
       headers: sessionHeaders,
       responses: {
-        200: json('An access token (the session cookie is rotated)', SessionOut),
+        200: jsonResponse('An access token (the session cookie is rotated)', SessionOut),
         ...problemResponses(401, 403),
       },
       async handler(ctx) {
@@ -126,7 +116,7 @@ export function sessionRoutes(deps: ApiDeps): Route[] {
     }),
     defineRoute({
       method: 'delete',
-      paths: paths(''),
+      paths: inBothFamilies('auth/session/'),
       summary: "Log out of the browser dashboard: revokes the session's refresh tokens and clears the cookie",
       tags: ['Auth'],
       headers: sessionHeaders,

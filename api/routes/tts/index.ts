@@ -2,9 +2,9 @@ import { Synthesis } from '../../../db/models/Synthesis';
 import type { ApiDeps } from '../../deps';
 import { idempotent, readIdempotencyKey } from '../../idempotency';
 import { notReady } from '../../errors';
-import { problemResponses } from '../../openapi';
+import { problemResponses, jsonResponse } from '../../openapi';
 import { offsetOf, presentPage } from '../../pagination';
-import { defineRoute, type Route } from '../../route';
+import { defineRoute, type Route, inBothFamilies } from '../../route';
 import { sendAudio } from './audio';
 import { NormalizeBody, NormalizeOut, normalizePreview } from './normalize';
 import { statusCacheOf } from './statusCache';
@@ -23,35 +23,32 @@ import {
   SynthesizeBody,
 } from './schema';
 
-const json = (description: string, schema: unknown) =>
-  ({ description, content: { 'application/json': { schema } } }) as never;
-
 export function ttsRoutes(deps: ApiDeps): Route[] {
   const { db, config, storage } = deps;
   return [
     defineRoute({
       method: 'post',
-      paths: { v1: '/api/v1/tts/normalize/', unversioned: '/api/tts/normalize/' },
+      paths: inBothFamilies('tts/normalize/'),
       summary:
         'See what a synthesis will say: the text as it will be read, each spoken word mapped to the span of the text it came from (free)',
       tags: ['Text to speech'],
       auth: true,
       body: NormalizeBody,
-      responses: { 200: json('The spoken form', NormalizeOut), ...problemResponses(400, 401, 413, 415) },
+      responses: { 200: jsonResponse('The spoken form', NormalizeOut), ...problemResponses(400, 401, 413, 415) },
       async handler(ctx, { account, body }) {
         ctx.body = await normalizePreview(deps, account, body);
       },
     }),
     defineRoute({
       method: 'post',
-      paths: { v1: '/api/v1/tts/synthesize/', unversioned: '/api/tts/synthesize/' },
+      paths: inBothFamilies('tts/synthesize/'),
       summary: 'Submit text for speech synthesis; poll the status URL',
       tags: ['Text to speech'],
       auth: true,
       body: SynthesizeBody,
       headers: IdempotencyHeaders,
       responses: {
-        202: json('Accepted; Location is the status URL', SynthesisAccepted),
+        202: jsonResponse('Accepted; Location is the status URL', SynthesisAccepted),
         ...problemResponses(400, 401, 402, 409, 413, 415, 422),
       },
       async handler(ctx, { account, body }, family) {
@@ -141,12 +138,12 @@ export function ttsRoutes(deps: ApiDeps): Route[] {
     }),
     defineRoute({
       method: 'get',
-      paths: { v1: '/api/v1/tts/history/', unversioned: '/api/tts/history/' },
+      paths: inBothFamilies('tts/history/'),
       summary: "The caller's syntheses, newest first",
       tags: ['Text to speech'],
       auth: true,
       query: HistoryQuery,
-      responses: { 200: json('A page of history', HistoryPage), ...problemResponses(400, 401) },
+      responses: { 200: jsonResponse('A page of history', HistoryPage), ...problemResponses(400, 401) },
       async handler(ctx, { account, query }, family) {
         const entries = Synthesis.query(db).modify('ownedBy', account).modify('live');
         if (query.project_id) entries.where({ project_id: query.project_id });
@@ -174,19 +171,19 @@ export function ttsRoutes(deps: ApiDeps): Route[] {
     }),
     defineRoute({
       method: 'get',
-      paths: { v1: '/api/v1/tts/history/{id}/', unversioned: '/api/tts/history/{id}/' },
+      paths: inBothFamilies('tts/history/{id}/'),
       summary: 'One history entry',
       tags: ['Text to speech'],
       auth: true,
       params: SynthesisParams,
-      responses: { 200: json('The entry', HistoryEntry), ...problemResponses(401, 404) },
+      responses: { 200: jsonResponse('The entry', HistoryEntry), ...problemResponses(401, 404) },
       async handler(ctx, { account, params }, family) {
         ctx.body = presentHistoryEntry(await findSynthesis(deps, account, params.id), family);
       },
     }),
     defineRoute({
       method: 'delete',
-      paths: { v1: '/api/v1/tts/history/{id}/', unversioned: '/api/tts/history/{id}/' },
+      paths: inBothFamilies('tts/history/{id}/'),
       summary: 'Remove an entry and its audio; a running synthesis is canceled and its credits released',
       tags: ['Text to speech'],
       auth: true,

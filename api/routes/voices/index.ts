@@ -1,9 +1,9 @@
 import type { Account } from '../../../db/models/Account';
 import type { ApiDeps } from '../../deps';
 import { notFound } from '../../errors';
-import { problemResponses } from '../../openapi';
+import { problemResponses, jsonResponse } from '../../openapi';
 import { offsetOf, presentPage } from '../../pagination';
-import { defineRoute, type Family, type Route } from '../../route';
+import { defineRoute, type Family, type Route, inBothFamilies, familyPrefix } from '../../route';
 import { z } from 'zod';
 import { deleteVoice, startCloning } from './commands';
 import { revokeConsent } from './consent';
@@ -12,9 +12,6 @@ import { Synthesis } from '../../../db/models/Synthesis';
 import { Voice } from '../../../db/models/Voice';
 import { presentVoice } from './presenter';
 import { MyVoicesQuery, VoiceListQuery, VoiceOut, VoicePage, VoiceParams } from './schema';
-
-const json = (description: string, schema: unknown) =>
-  ({ description, content: { 'application/json': { schema } } }) as never;
 
 export function voiceRoutes(deps: ApiDeps): Route[] {
   const { db, config } = deps;
@@ -75,7 +72,7 @@ export function voiceRoutes(deps: ApiDeps): Route[] {
           .meta({ format: 'binary', description: 'WAV, MP3, OGG (Vorbis/Opus), FLAC or M4A; at most 20 MiB; 3-300 s' }),
       }),
       responses: {
-        202: json('Accepted: the voice is processing; poll Location', VoiceOut),
+        202: jsonResponse('Accepted: the voice is processing; poll Location', VoiceOut),
         ...problemResponses(400, 401, 403, 413, 415),
       },
       async handler(ctx, { account }, family) {
@@ -83,7 +80,7 @@ export function voiceRoutes(deps: ApiDeps): Route[] {
         try {
           const voice = await startCloning(deps, account, sample, { ip: ctx.ip, userAgent: ctx.get('User-Agent') });
           ctx.status = 202;
-          ctx.set('Location', `${family === 'v1' ? '/api/v1' : '/api'}/voices/${voice.id}/`);
+          ctx.set('Location', `${familyPrefix(family)}/voices/${voice.id}/`);
           ctx.body = presentVoice(voice, family);
         } finally {
           await cleanup();
@@ -92,7 +89,7 @@ export function voiceRoutes(deps: ApiDeps): Route[] {
     }),
     defineRoute({
       method: 'delete',
-      paths: { v1: '/api/v1/voices/{id}/', unversioned: '/api/voices/{id}/' },
+      paths: inBothFamilies('voices/{id}/'),
       summary: 'Delete a cloned voice and its sample (premade voices: 403)',
       tags: ['Voices'],
       auth: true,
@@ -105,24 +102,24 @@ export function voiceRoutes(deps: ApiDeps): Route[] {
     }),
     defineRoute({
       method: 'post',
-      paths: { v1: '/api/v1/voices/{id}/revoke-consent/', unversioned: '/api/voices/{id}/revoke-consent/' },
+      paths: inBothFamilies('voices/{id}/revoke-consent/'),
       summary: "Revoke the speaker's consent: the clone is disabled at once (status revoked) and its sample deleted",
       tags: ['Voices'],
       auth: true,
       params: VoiceParams,
-      responses: { 200: json('The voice, now revoked', VoiceOut), ...problemResponses(401, 403, 404) },
+      responses: { 200: jsonResponse('The voice, now revoked', VoiceOut), ...problemResponses(401, 403, 404) },
       async handler(ctx, { account, params }) {
         ctx.body = presentVoice(await revokeConsent(deps, account, params.id));
       },
     }),
     defineRoute({
       method: 'get',
-      paths: { v1: '/api/v1/voices/', unversioned: '/api/voices/' },
+      paths: inBothFamilies('voices/'),
       summary: "Voices: the caller's clones, then the premade catalog (best voice of each language first)",
       tags: ['Voices'],
       auth: true,
       query: VoiceListQuery,
-      responses: { 200: json('A page of voices', VoicePage), ...problemResponses(400, 401) },
+      responses: { 200: jsonResponse('A page of voices', VoicePage), ...problemResponses(400, 401) },
       handler: list(undefined),
     }),
     defineRoute({
@@ -132,17 +129,17 @@ export function voiceRoutes(deps: ApiDeps): Route[] {
       tags: ['Voices'],
       auth: true,
       query: MyVoicesQuery,
-      responses: { 200: json('A page of voices', VoicePage), ...problemResponses(400, 401) },
+      responses: { 200: jsonResponse('A page of voices', VoicePage), ...problemResponses(400, 401) },
       handler: list('cloned'),
     }),
     defineRoute({
       method: 'get',
-      paths: { v1: '/api/v1/voices/{id}/', unversioned: '/api/voices/{id}/' },
+      paths: inBothFamilies('voices/{id}/'),
       summary: 'One voice (poll a clone here until it is ready)',
       tags: ['Voices'],
       auth: true,
       params: VoiceParams,
-      responses: { 200: json('The voice', VoiceOut), ...problemResponses(401, 404) },
+      responses: { 200: jsonResponse('The voice', VoiceOut), ...problemResponses(401, 404) },
       async handler(ctx, { account, params }, family) {
         const voice = await Voice.query(db).modify('visibleTo', account).findById(params.id);
         if (!voice) throw notFound('No such voice.');

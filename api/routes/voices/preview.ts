@@ -2,7 +2,7 @@ import { Voice } from '../../../db/models/Voice';
 import type { ApiDeps } from '../../deps';
 import { notFound } from '../../errors';
 import { problemResponses } from '../../openapi';
-import { defineRoute, type Route } from '../../route';
+import { defineRoute, type Route, inBothFamilies } from '../../route';
 import { VoiceParams } from './schema';
 
 /**
@@ -15,7 +15,7 @@ export function voicePreviewRoutes({ db, storage }: ApiDeps): Route[] {
   return [
     defineRoute({
       method: 'get',
-      paths: { v1: '/api/v1/voices/{id}/preview/', unversioned: '/api/voices/{id}/preview/' },
+      paths: inBothFamilies('voices/{id}/preview/'),
       summary: "A premade voice's preview: a short sample in its language (MP3, public)",
       tags: ['Voices'],
       auth: false,

@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { WebhookDelivery } from '../../../db/models/WebhookDelivery';
 import type { ApiDeps } from '../../deps';
 import { conflict } from '../../errors';
-import { problemResponses } from '../../openapi';
+import { problemResponses, jsonResponse } from '../../openapi';
 import { offsetOf, presentPage } from '../../pagination';
-import { defineRoute, type Family, type Route } from '../../route';
+import { defineRoute, type Route, inBothFamilies, familyPrefix } from '../../route';
 import { announceWebhookEvent } from '../../../synthesis/webhooks';
 import { enforceRateLimit } from '../../auth/rateLimit';
 import { createEndpoint, deleteEndpoint, endpointsOf, findEndpoint, rotateSecret, updateEndpoint } from './commands';
@@ -21,9 +21,6 @@ import {
   WebhookWithSecretOut,
 } from './schema';
 
-const json = (description: string, schema: unknown) => ({ description, content: { 'application/json': { schema } } });
-const prefix = (family: Family) => (family === 'v1' ? '/api/v1' : '/api');
-const paths = (suffix: string) => ({ v1: `/api/v1/webhooks/${suffix}`, unversioned: `/api/webhooks/${suffix}` });
 const tags = ['Webhooks'];
 
 export function webhookRoutes(deps: ApiDeps): Route[] {
@@ -31,12 +28,12 @@ export function webhookRoutes(deps: ApiDeps): Route[] {
   return [
     defineRoute({
       method: 'get',
-      paths: paths(''),
+      paths: inBothFamilies('webhooks/'),
       summary: "The caller's webhook endpoints, newest first",
       tags,
       auth: true,
       query: WebhookListQuery,
-      responses: { 200: json('A page of endpoints', WebhookPage), ...problemResponses(400, 401) },
+      responses: { 200: jsonResponse('A page of endpoints', WebhookPage), ...problemResponses(400, 401) },
       async handler(ctx, { account, query }) {
         const [counted, rows] = await Promise.all([
           endpointsOf(db, account).count({ count: '*' }).first().castTo<{ count: string } | undefined>(),
@@ -53,47 +50,47 @@ export function webhookRoutes(deps: ApiDeps): Route[] {
     }),
     defineRoute({
       method: 'post',
-      paths: paths(''),
+      paths: inBothFamilies('webhooks/'),
       summary: 'Register a webhook endpoint (the answer shows its signing secret, once)',
       tags,
       auth: true,
       body: WebhookCreateBody,
-      responses: { 201: json('Created', WebhookWithSecretOut), ...problemResponses(400, 401, 403) },
+      responses: { 201: jsonResponse('Created', WebhookWithSecretOut), ...problemResponses(400, 401, 403) },
       async handler(ctx, { account, body }, family) {
         const endpoint = await createEndpoint(db, config, account, body);
         ctx.status = 201;
-        ctx.set('Location', `${prefix(family)}/webhooks/${endpoint.id}/`);
+        ctx.set('Location', `${familyPrefix(family)}/webhooks/${endpoint.id}/`);
         ctx.body = presentWithSecret(endpoint);
       },
     }),
     defineRoute({
       method: 'get',
-      paths: paths('{id}/'),
+      paths: inBothFamilies('webhooks/{id}/'),
       summary: 'One webhook endpoint',
       tags,
       auth: true,
       params: WebhookParams,
-      responses: { 200: json('The endpoint', WebhookOut), ...problemResponses(401, 404) },
+      responses: { 200: jsonResponse('The endpoint', WebhookOut), ...problemResponses(401, 404) },
       async handler(ctx, { account, params }) {
         ctx.body = presentEndpoint(await findEndpoint(db, account, params.id));
       },
     }),
     defineRoute({
       method: 'patch',
-      paths: paths('{id}/'),
+      paths: inBothFamilies('webhooks/{id}/'),
       summary: "Change an endpoint's url, events, description, or enable/disable it",
       tags,
       auth: true,
       params: WebhookParams,
       body: WebhookUpdateBody,
-      responses: { 200: json('The endpoint', WebhookOut), ...problemResponses(400, 401, 404) },
+      responses: { 200: jsonResponse('The endpoint', WebhookOut), ...problemResponses(400, 401, 404) },
       async handler(ctx, { account, params, body }) {
         ctx.body = presentEndpoint(await updateEndpoint(db, config, account, params.id, body));
       },
     }),
     defineRoute({
       method: 'delete',
-      paths: paths('{id}/'),
+      paths: inBothFamilies('webhooks/{id}/'),
       summary: 'Delete a webhook endpoint and its delivery log',
       tags,
       auth: true,
@@ -106,24 +103,27 @@ export function webhookRoutes(deps: ApiDeps): Route[] {
     }),
     defineRoute({
       method: 'post',
-      paths: paths('{id}/rotate-secret/'),
+      paths: inBothFamilies('webhooks/{id}/rotate-secret/'),
       summary: 'A new signing secret; the old one keeps signing beside it for 24 h',
       tags,
       auth: true,
       params: WebhookParams,
-      responses: { 200: json('The endpoint with its new secret', WebhookWithSecretOut), ...problemResponses(401, 404) },
+      responses: {
+        200: jsonResponse('The endpoint with its new secret', WebhookWithSecretOut),
+        ...problemResponses(401, 404),
+      },
       async handler(ctx, { account, params }) {
         ctx.body = presentWithSecret(await rotateSecret(db, account, params.id));
       },
     }),
     defineRoute({
       method: 'post',
-      paths: paths('{id}/test/'),
+      paths: inBothFamilies('webhooks/{id}/test/'),
       summary: 'Send a `ping` event to the endpoint',
       tags,
       auth: true,
       params: WebhookParams,
-      responses: { 202: json('The delivery, under way', DeliveryOut), ...problemResponses(401, 404, 409, 429) },
+      responses: { 202: jsonResponse('The delivery, under way', DeliveryOut), ...problemResponses(401, 404, 409, 429) },
       async handler(ctx, { account, params }) {
         const endpoint = await findEndpoint(db, account, params.id);
         await enforceRateLimit(db, {
@@ -145,13 +145,13 @@ export function webhookRoutes(deps: ApiDeps): Route[] {
     }),
     defineRoute({
       method: 'get',
-      paths: paths('{id}/deliveries/'),
+      paths: inBothFamilies('webhooks/{id}/deliveries/'),
       summary: "An endpoint's deliveries, newest first: status, attempts, last response code",
       tags,
       auth: true,
       params: WebhookParams,
       query: WebhookListQuery,
-      responses: { 200: json('A page of deliveries', DeliveryPage), ...problemResponses(400, 401, 404) },
+      responses: { 200: jsonResponse('A page of deliveries', DeliveryPage), ...problemResponses(400, 401, 404) },
       async handler(ctx, { account, params, query }) {
         const endpoint = await findEndpoint(db, account, params.id);
         const deliveries = () => WebhookDelivery.query(db).where({ endpoint_id: endpoint.id });
