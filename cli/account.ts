@@ -10,6 +10,7 @@ import {
   type StoredConfig,
   writeConfig,
 } from './client';
+import type { ApiKeyCreatedJson, ApiKeyJson, ApiKeyPageJson, TokenPairJson } from './wire';
 
 /**
  * The user's account from the command line: `openvox login` makes an API key
@@ -27,25 +28,23 @@ interface AccountIo {
 
 type Print = (command: Command, value: unknown, text: () => string) => void;
 
-interface ApiKey {
-  id: string;
-  name: string;
-  prefix: string;
-  created_at: string;
-  last_used_at: string | null;
-}
-
 /** The API's key name field holds 1-100 characters. */
 const machineKeyName = () => `openvox CLI on ${os.hostname()}`.slice(0, 100);
 
 /** Every key of the account (pages of 100), newest first. */
-async function allKeys(api: OpenVoxClient): Promise<ApiKey[]> {
-  const keys: ApiKey[] = [];
+async function allKeys(api: OpenVoxClient): Promise<ApiKeyJson[]> {
+  const keys: ApiKeyJson[] = [];
   for (let page = 1; ; page++) {
-    const answer = await api.json('GET', `/api/v1/auth/api-keys/?page_size=100&page=${page}`);
+    const answer = await api.json<ApiKeyPageJson>('GET', `/api/v1/auth/api-keys/?page_size=100&page=${page}`);
     keys.push(...answer.results);
     if (!answer.next || answer.results.length === 0) return keys;
   }
+}
+
+/** Removes the login's key (and whose it is) from the config file, keeping the rest (its URL). */
+async function forgetLogin(file: string, stored: StoredConfig): Promise<void> {
+  const { api_key: _key, api_key_id: _id, email: _email, ...rest } = stored;
+  await writeConfig(file, rest);
 }
 
 export function addAccountCommands(program: Command, io: AccountIo, print: Print): void {
@@ -96,10 +95,10 @@ export function addAccountCommands(program: Command, io: AccountIo, print: Print
       password ??= await ask('Password', { secret: true, envName: 'OPENVOX_PASSWORD', flag: '--password-stdin' });
 
       const api = new OpenVoxClient({ url });
-      const session = await api.json('POST', '/api/v1/auth/login/', { json: { email, password } });
-      let created: ApiKey & { key: string };
+      const session = await api.json<TokenPairJson>('POST', '/api/v1/auth/login/', { json: { email, password } });
+      let created: ApiKeyCreatedJson;
       try {
-        created = await api.json('POST', '/api/v1/auth/api-keys/', {
+        created = await api.json<ApiKeyCreatedJson>('POST', '/api/v1/auth/api-keys/', {
           json: { name: options.keyName || machineKeyName() },
           token: session.access,
         });
@@ -166,11 +165,7 @@ export function addAccountCommands(program: Command, io: AccountIo, print: Print
           throw new Error(`could not revoke the stored key, kept in ${path}: ${(error as Error).message}`);
         note = ' (it no longer worked)';
       }
-      const rest: StoredConfig = { ...stored };
-      delete rest.api_key;
-      delete rest.api_key_id;
-      delete rest.email;
-      await writeConfig(path, rest);
+      await forgetLogin(path, stored);
       print(
         command,
         { config: path, revoked, removed: true },
@@ -212,7 +207,7 @@ export function addAccountCommands(program: Command, io: AccountIo, print: Print
     )
     .argument('<name>', 'what it is for, 1-100 characters')
     .action(async (name: string, _options, command: Command) => {
-      const created = await client().json('POST', '/api/v1/auth/api-keys/', { json: { name } });
+      const created = await client().json<ApiKeyCreatedJson>('POST', '/api/v1/auth/api-keys/', { json: { name } });
       if (!(command.optsWithGlobals().json as boolean))
         io.err(`created API key "${created.name}" (${created.id}); it is shown this once:\n`);
       print(command, created, () => created.key);
@@ -235,13 +230,7 @@ export function addAccountCommands(program: Command, io: AccountIo, print: Print
       const path = file();
       const stored = readConfig(path);
       const wasLogin = stored.api_key_id === key.id;
-      if (wasLogin) {
-        const rest: StoredConfig = { ...stored };
-        delete rest.api_key;
-        delete rest.api_key_id;
-        delete rest.email;
-        await writeConfig(path, rest);
-      }
+      if (wasLogin) await forgetLogin(path, stored);
       print(
         command,
         { ...key, revoked: true, removed_from_config: wasLogin },

@@ -134,7 +134,8 @@ export class OpenVoxClient {
     return response;
   }
 
-  async json<T = any>(method: string, apiPath: string, init?: Parameters<OpenVoxClient['request']>[2]): Promise<T> {
+  /** The answer's JSON, as the caller says it is typed (cli/wire.ts has the API's answers). */
+  async json<T>(method: string, apiPath: string, init?: Parameters<OpenVoxClient['request']>[2]): Promise<T> {
     return (await (await this.request(method, apiPath, init)).json()) as T;
   }
 
@@ -143,7 +144,10 @@ export class OpenVoxClient {
     const key = randomUUID();
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.json('POST', '/api/v1/tts/synthesize/', { json: body, headers: { 'Idempotency-Key': key } });
+        return await this.json<{ id: string; characters: number }>('POST', '/api/v1/tts/synthesize/', {
+          json: body,
+          headers: { 'Idempotency-Key': key },
+        });
       } catch (error) {
         const retryable =
           !(error instanceof ApiError) ||

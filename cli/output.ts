@@ -1,8 +1,8 @@
 /** How the CLI shows durations and progress, the same for every command. */
 
-/** `13.7 s`, `2 min 13.7 s`, `1 h 2 min 5.0 s`: tenths of a second, never a raw float. */
-export function formatDuration(seconds: number): string {
-  if (!Number.isFinite(seconds)) return '?';
+/** `13.7 s`, `2 min 13.7 s`, `1 h 2 min 5.0 s`: tenths of a second, never a raw float; `?` for an unknown length. */
+export function formatDuration(seconds: number | null): string {
+  if (seconds === null || !Number.isFinite(seconds)) return '?';
   const tenths = Math.round(Math.max(0, seconds) * 10);
   const hours = Math.floor(tenths / 36000);
   const minutes = Math.floor((tenths % 36000) / 600);

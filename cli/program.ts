@@ -13,6 +13,7 @@ import { addAccountCommands } from './account';
 import { ApiError, clientSettings, OpenVoxClient } from './client';
 import { createProgress, formatDuration, progressLine } from './output';
 import { addPiperVoiceCommands } from './voices';
+import type { HistoryPageJson, ProfileJson, SynthesisStatusJson, VoiceJson, VoicePageJson } from './wire';
 
 export interface Io {
   out(text: string): void;
@@ -254,7 +255,8 @@ function buildProgram(io: Io): Command {
       // The catalog lists neural voices first: the server's best English voice.
       const voiceId: string =
         options.voice ??
-        (await api.json('GET', '/api/v1/voices/?language=en&category=premade&page_size=1')).results[0]?.id ??
+        (await api.json<VoicePageJson>('GET', '/api/v1/voices/?language=en&category=premade&page_size=1')).results[0]
+          ?.id ??
         'en-us-slt';
       const submitted = await api.submit({
         text,
@@ -269,9 +271,9 @@ function buildProgram(io: Io): Command {
       const progress = createProgress(io, { quiet: json(command) });
       const line = (state: { status: string; progress?: number }) =>
         progressLine(state.status, state.progress ?? 0, (Date.now() - started) / 1000);
-      let status: any;
+      let status: SynthesisStatusJson;
       for (;;) {
-        status = await api.json('GET', `/api/v1/tts/history/${submitted.id}/status/`);
+        status = await api.json<SynthesisStatusJson>('GET', `/api/v1/tts/history/${submitted.id}/status/`);
         if (!['queued', 'processing'].includes(status.status)) break;
         progress.update(() => line(status));
         await sleep(500);
@@ -322,12 +324,10 @@ function buildProgram(io: Io): Command {
       const query = new URLSearchParams({ page_size: String(options.limit) });
       if (options.language) query.set('language', options.language);
       if (options.category) query.set('category', options.category);
-      const page = await client().json('GET', `/api/v1/voices/?${query}`);
+      const page = await client().json<VoicePageJson>('GET', `/api/v1/voices/?${query}`);
       print(command, page.results, () =>
         page.results
-          .map((voice: any) =>
-            [voice.id, voice.language, voice.gender, voice.category, voice.status, voice.name].join('\t'),
-          )
+          .map((voice) => [voice.id, voice.language, voice.gender, voice.category, voice.status, voice.name].join('\t'))
           .join('\n'),
       );
     });
@@ -340,10 +340,10 @@ function buildProgram(io: Io): Command {
     .action(async (options, command: Command) => {
       const query = new URLSearchParams({ page_size: String(options.limit) });
       if (options.status) query.set('status', options.status);
-      const page = await client().json('GET', `/api/v1/tts/history/?${query}`);
+      const page = await client().json<HistoryPageJson>('GET', `/api/v1/tts/history/?${query}`);
       print(command, page.results, () =>
         page.results
-          .map((entry: any) =>
+          .map((entry) =>
             [
               entry.id,
               entry.created_at,
@@ -361,7 +361,7 @@ function buildProgram(io: Io): Command {
     .command('usage')
     .description('Your balance and this period’s usage (user command)')
     .action(async (_options, command: Command) => {
-      const profile = await client().json('GET', '/api/v1/auth/profile/');
+      const profile = await client().json<ProfileJson>('GET', '/api/v1/auth/profile/');
       const summary = {
         email: profile.email,
         plan: profile.subscription_tier,
@@ -376,7 +376,7 @@ function buildProgram(io: Io): Command {
           `credits: ${profile.credit_balance} available, ${profile.credits_reserved} reserved${profile.billing_period ? `; next refill ${profile.billing_period.end.slice(0, 10)}` : ''}`,
           `this period (${profile.usage.period_start.slice(0, 10)} to ${profile.usage.period_end.slice(0, 10)}): ${profile.usage.syntheses} syntheses, ${profile.usage.syntheses_failed} failed, ${profile.usage.credits_used} credits, ${formatDuration(profile.usage.audio_seconds)} of audio, ${profile.usage.cloned_voices}/${profile.usage.cloned_voices_limit} cloned voices`,
           ...profile.usage.daily.map(
-            (day: any) =>
+            (day) =>
               `  ${day.date}: ${day.syntheses} syntheses, ${day.credits_used} credits, ${formatDuration(day.audio_seconds)} of audio`,
           ),
         ].join('\n'),
@@ -401,14 +401,14 @@ function buildProgram(io: Io): Command {
       form.set('language', options.language);
       form.set('consent', 'true');
       const api = client();
-      let voice = await api.json('POST', '/api/v1/voices/upload/', { body: form });
+      let voice = await api.json<VoiceJson>('POST', '/api/v1/voices/upload/', { body: form });
       const started = Date.now();
       const progress = createProgress(io, { quiet: json(command) || !options.wait });
       const line = () => `cloning ${voice.id}: ${voice.status}, ${formatDuration((Date.now() - started) / 1000)}`;
       while (options.wait && voice.status === 'processing') {
         progress.update(line);
         await sleep(1000);
-        voice = await api.json('GET', `/api/v1/voices/${voice.id}/`);
+        voice = await api.json<VoiceJson>('GET', `/api/v1/voices/${voice.id}/`);
       }
       progress.end(line());
       if (voice.status === 'failed')
