@@ -1,14 +1,11 @@
-import type { QueryBuilder } from 'objection';
-import { type Owner, TableModel } from './TableModel';
+import { TableModel, ownedBy } from './TableModel';
 
 /** An account's API key: only its SHA-256 is kept (the key is shown once). */
 export class ApiKey extends TableModel {
   static override tableName = 'api_keys';
 
   static override modifiers = {
-    ownedBy(query: QueryBuilder<ApiKey>, account: Owner) {
-      query.where({ 'api_keys.account_id': account.id });
-    },
+    ownedBy,
   };
 
   id!: string;

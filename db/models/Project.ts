@@ -1,14 +1,11 @@
-import type { QueryBuilder } from 'objection';
-import { TableModel } from './TableModel';
+import { TableModel, ownedBy } from './TableModel';
 
 export class Project extends TableModel {
   static override tableName = 'projects';
 
   static override modifiers = {
     /** An account's projects: another account's project is indistinguishable from a missing one. */
-    ownedBy(query: QueryBuilder<Project>, account: { id: string }) {
-      query.where({ 'projects.account_id': account.id });
-    },
+    ownedBy,
   };
 
   id!: string;

@@ -1,14 +1,11 @@
-import type { QueryBuilder } from 'objection';
-import { type Owner, TableModel } from './TableModel';
+import { TableModel, ownedBy } from './TableModel';
 
 export class PronunciationDictionary extends TableModel {
   static override tableName = 'pronunciation_dictionaries';
 
   static override modifiers = {
     /** An account's dictionaries: another account's is indistinguishable from a missing one. */
-    ownedBy(query: QueryBuilder<PronunciationDictionary>, account: Owner) {
-      query.where({ 'pronunciation_dictionaries.account_id': account.id });
-    },
+    ownedBy,
   };
 
   id!: string;

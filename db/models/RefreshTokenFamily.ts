@@ -1,15 +1,13 @@
 import type { Knex } from 'knex';
 import type { QueryBuilder } from 'objection';
-import { type Owner, TableModel } from './TableModel';
+import { TableModel, ownedBy } from './TableModel';
 
 /** A login session: every refresh token rotated from one login belongs to one family. */
 export class RefreshTokenFamily extends TableModel {
   static override tableName = 'refresh_token_families';
 
   static override modifiers = {
-    ownedBy(query: QueryBuilder<RefreshTokenFamily>, account: Owner) {
-      query.where({ 'refresh_token_families.account_id': account.id });
-    },
+    ownedBy,
     /** Not revoked (by a logout, a detected reuse or the account's deletion). */
     active(query: QueryBuilder<RefreshTokenFamily>) {
       query.whereNull('refresh_token_families.revoked_at');

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { raw, type QueryBuilder } from 'objection';
 import type { SynthesisStatus } from '../../synthesis/status';
-import { type Owner, TableModel } from './TableModel';
+import { type Owner, TableModel, ownedBy } from './TableModel';
 
 /** A row of the `syntheses` table, as knex returns it (bigint columns arrive as strings). */
 export interface SynthesisRow {
@@ -73,9 +73,7 @@ export class Synthesis extends TableModel {
     live(query: QueryBuilder<Synthesis>) {
       query.whereNull('syntheses.deleted_at');
     },
-    ownedBy(query: QueryBuilder<Synthesis>, account: Owner) {
-      query.where({ 'syntheses.account_id': account.id });
-    },
+    ownedBy,
     /** Queued or processing: its workflow still runs. */
     running(query: QueryBuilder<Synthesis>) {
       query.whereIn('syntheses.status', RUNNING_STATUSES);

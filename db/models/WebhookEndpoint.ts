@@ -1,15 +1,12 @@
 import type { Knex } from 'knex';
-import type { QueryBuilder } from 'objection';
-import { type Owner, TableModel } from './TableModel';
+import { TableModel, ownedBy } from './TableModel';
 
 /** A receiver of an account's events. The secret is kept as issued: HMAC signing needs it in clear. */
 export class WebhookEndpoint extends TableModel {
   static override tableName = 'webhook_endpoints';
 
   static override modifiers = {
-    ownedBy(query: QueryBuilder<WebhookEndpoint>, account: Owner) {
-      query.where({ 'webhook_endpoints.account_id': account.id });
-    },
+    ownedBy,
   };
 
   /** The account's enabled endpoints that take events of `type` (or just `endpointId`, enabled: the test ping). */
