@@ -55,6 +55,11 @@ export async function createWorkers({
       ...workflows,
       // After a worker dies, its workflows' next tasks wait this long on its sticky queue before any worker gets them (default 10 s).
       stickyQueueScheduleToStartTimeout: '3 seconds',
+      // A restarted worker replays every open workflow from its history. With the SDK's default of 40 tasks
+      // taken at once, on a starved CPU the last of them finished after the server's 10 s workflow task
+      // timeout, so each was retried from the start, again and again (the chaos suite's worker kill at a
+      // load average of 30-40: nothing completed in 14 minutes). Tasks not taken wait on the server instead.
+      maxConcurrentWorkflowTaskExecutions: Math.max(2, 2 * availableParallelism()),
     }),
     Worker.create({
       ...common,
