@@ -38,8 +38,8 @@ describe('credit ledger steps', () => {
   it('reserves, records the synthesis and takes a free slot together; repeating the reservation changes nothing', async () => {
     const { id } = await createAccount(deps, { credits: 1000 });
     const wanted = request(id, 300);
-    expect(await reserveSynthesis(wanted)).toEqual({ outcome: 'reserved', started: true, chunkCount: 1 });
-    expect(await reserveSynthesis(wanted)).toEqual({ outcome: 'reserved', started: true, chunkCount: 1 });
+    expect(await reserveSynthesis(wanted)).toEqual({ outcome: 'reserved', started: true, chunkCount: 1, heavy: false });
+    expect(await reserveSynthesis(wanted)).toEqual({ outcome: 'reserved', started: true, chunkCount: 1, heavy: false });
     expect(await balances(id)).toEqual({ available: 700, reserved: 300 });
     const rows = await deps.db('syntheses').where({ account_id: id }).select('id', 'characters', 'status');
     expect(rows).toEqual([{ id: wanted.synthesisId, characters: 300, status: 'processing' }]);
@@ -51,9 +51,9 @@ describe('credit ledger steps', () => {
     const results = [];
     for (const characters of [100, 100, 500]) results.push(await reserveSynthesis(request(id, characters)));
     expect(results).toEqual([
-      { outcome: 'reserved', started: true, chunkCount: 1 },
-      { outcome: 'reserved', started: true, chunkCount: 1 },
-      { outcome: 'reserved', started: false, chunkCount: 2 },
+      { outcome: 'reserved', started: true, chunkCount: 1, heavy: false },
+      { outcome: 'reserved', started: true, chunkCount: 1, heavy: false },
+      { outcome: 'reserved', started: false, chunkCount: 2, heavy: false },
     ]);
     expect((await balances(id)).reserved).toBe(700);
   });
