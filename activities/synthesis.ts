@@ -321,7 +321,10 @@ export function createSynthesisActivities(deps: ActivityDeps) {
       });
     },
 
-    async recordSynthesisCompleted(input: { synthesisId: string } & CompletedAudio): Promise<void> {
+    /** `keepChunks`: a streamed synthesis whose reader may still need them (the workflow removes them later). */
+    async recordSynthesisCompleted(
+      input: { synthesisId: string; keepChunks?: boolean } & CompletedAudio,
+    ): Promise<void> {
       const synthesis = await loadSynthesis(input.synthesisId);
       // The capture recorded it already (workflows/synthesis.ts, CAPTURE_COMPLETES); before that patch, this step does.
       if (synthesis.status !== 'completed') await recordCompletion(db, input.synthesisId, input, creditsFor(synthesis));
@@ -330,9 +333,14 @@ export function createSynthesisActivities(deps: ActivityDeps) {
       await webhooks.synthesisEnded(input.synthesisId);
       // Last: the client sees the outcome at once, and a storage outage only delays the cleanup (this step retries).
       // A one-chunk text not streamed rendered in one step and stored no chunk: nothing to list.
-      if (storedChunks(synthesis, await storedSpeechPlan(db, input.synthesisId)))
+      if (!input.keepChunks && storedChunks(synthesis, await storedSpeechPlan(db, input.synthesisId)))
         await storage.removePrefix(chunkPrefix(input.synthesisId));
       jobs.forget(input.synthesisId);
+    },
+
+    /** A completed streamed synthesis's chunks, once its reader no longer needs them. */
+    async removeSynthesisChunks({ synthesisId }: { synthesisId: string }): Promise<void> {
+      await storage.removePrefix(chunkPrefix(synthesisId));
     },
 
     /** A deleted synthesis (it has ended): hidden from history, its audio and any chunk gone from storage. */

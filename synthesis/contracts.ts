@@ -81,6 +81,16 @@ export const reserveUpdate = defineUpdate<{ outcome: ReserveOutcome }>('reserve'
 /** Sent to a queued synthesis when another synthesis of its account ends and frees a slot. */
 export const slotFreedSignal = defineSignal('slotFreed');
 
+/**
+ * From the API's stream of a synthesis (the OpenAI route): `reading: true` every READER_RENEW_SECONDS while it
+ * still reads stored chunks, `reading: false` once it has stopped. A streamed synthesis keeps its chunks after
+ * completing until its reader has stopped or has been silent for READER_SILENCE_SECONDS: a client that reads
+ * slower than the worker finishes (a player reading at playback speed) must not find the rest removed.
+ */
+export const streamReaderSignal = defineSignal<[{ reading: boolean }]>('streamReader');
+export const READER_RENEW_SECONDS = 20;
+export const READER_SILENCE_SECONDS = 60;
+
 export interface SynthesisProgress {
   status: SynthesisStatus;
   progress: number;

@@ -22,9 +22,11 @@ import {
   heavyTaskQueue,
   type FailureType,
   progressQuery,
+  READER_SILENCE_SECONDS,
   type ReserveOutcome,
   reserveUpdate,
   slotFreedSignal,
+  streamReaderSignal,
   type SynthesisInput,
   type SynthesisProgress,
   type SynthesisResult,
@@ -45,6 +47,11 @@ const CAPTURE_COMPLETES = 'capture-records-completion';
  * before it rendered every voice on the CPU queue; their slot results have no `heavy`).
  */
 const HEAVY_QUEUE = 'heavy-renders-own-queue';
+/**
+ * Patch id: a streamed synthesis removes its chunks only once the API's reader has stopped (or fell silent);
+ * histories before it removed them in recordSynthesisCompleted, under a reader that had fallen behind.
+ */
+const CHUNKS_OUTLIVE_READER = 'stream-chunks-outlive-reader';
 
 /**
  * Short database steps run as local activities: in the worker that runs the
@@ -98,8 +105,15 @@ export async function synthesis({ request, cpuTaskQueue }: SynthesisInput): Prom
   let slotFreed = false;
   let chunkCount = 0;
   let heavy = false;
+  /** The API's stream reader (streamed syntheses): stopped, and heard from since the last look. */
+  let readerStopped = false;
+  let readerHeard = false;
 
   setHandler(progressQuery, () => state);
+  setHandler(streamReaderSignal, ({ reading }) => {
+    readerHeard = true;
+    if (!reading) readerStopped = true;
+  });
   setHandler(slotFreedSignal, () => {
     slotFreed = true;
   });
@@ -172,11 +186,20 @@ export async function synthesis({ request, cpuTaskQueue }: SynthesisInput): Prom
         workflowId: captureWorkflowId(synthesisId),
         args: [capture],
       });
-      // The rest of the record (webhooks, the next queued synthesis, chunk cleanup), and the completion itself for
-      // histories from before the capture recorded it.
-      await bookkeeping.recordSynthesisCompleted({ synthesisId, ...audio });
+      const outliveReader = request.streaming === true && patched(CHUNKS_OUTLIVE_READER);
+      // The rest of the record (webhooks, the next queued synthesis, chunk cleanup unless a reader may still need
+      // them), and the completion itself for histories from before the capture recorded it.
+      await bookkeeping.recordSynthesisCompleted({ synthesisId, ...audio, ...(outliveReader && { keepChunks: true }) });
+      report({ status: 'completed', progress: 1 });
+      if (outliveReader) {
+        // A durable timer, no slot held: each word from the reader restarts the wait.
+        while (!readerStopped) {
+          readerHeard = false;
+          if (!(await condition(() => readerStopped || readerHeard, `${READER_SILENCE_SECONDS} seconds`))) break;
+        }
+        await bookkeeping.removeSynthesisChunks({ synthesisId });
+      }
     });
-    report({ status: 'completed', progress: 1 });
     result = 'completed';
   } catch (error) {
     const canceled = isCancellation(error);

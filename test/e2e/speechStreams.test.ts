@@ -6,6 +6,8 @@ import { eventually } from '../helpers/eventually';
 import { createAccount, type TestAccount } from '../helpers/factories';
 import { useStack } from '../helpers/stack';
 import { waitForSynthesis } from '../helpers/synthesis';
+import { chunkPrefix } from '../../synthesis/objects';
+import { synthesisWorkflowId } from '../../synthesis/contracts';
 
 /**
  * What a streamed speech request may cost and hold: audio that reached the
@@ -103,6 +105,35 @@ describe('OpenAI speech streams: what they cost and hold', () => {
     ]);
     for (const busyId of busy) await call(api.url, 'DELETE', `/api/v1/tts/history/${busyId}/`, undefined, owner.access);
   }, 120_000);
+
+  it('a client that reads slower than the worker finishes gets the whole audio: the chunks outlive the completion until its reader stops', async () => {
+    // Minutes of raw audio (over 10 MB), more than the socket buffers hold: the server's reader waits on the client.
+    const input = TRAIN_SENTENCES.join(' ').repeat(8).slice(0, 4000);
+    const response = await fetch(`${api.url}/v1/audio/speech`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${owner.access}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ model: 'tts-1', voice: 'en-us-espeak-m', input, response_format: 'pcm' }),
+    });
+    expect(response.status).toBe(200);
+    const id = response.headers.get('x-synthesis-id')!;
+    const reader = response.body!.getReader();
+    let received = (await reader.read()).value?.length ?? 0;
+    // The client stops reading; the worker finishes, stores and records the whole audio meanwhile.
+    const done = await waitForSynthesis(api.url, `/api/v1/tts/history/${id}/status/`, owner.access);
+    expect(done.status).toBe('completed');
+    const total = Math.round(done.duration_seconds * 24_000) * 2;
+    // Time enough for the cleanup that, before, removed the chunks this reader had still to read.
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    // The API's reader has not read them all (the client holds it back), so the chunks are still there.
+    expect((await deps.storage.list(chunkPrefix(id))).length).toBeGreaterThan(0);
+    for (let part = await reader.read(); !part.done; part = await reader.read()) received += part.value.length;
+    // Every sample of the stored audio (its duration is rounded to the millisecond).
+    expect(Math.abs(received - total)).toBeLessThanOrEqual(48);
+    // The reader stopped: the workflow removes the chunks and ends.
+    await deps.temporal.workflow.getHandle(synthesisWorkflowId(id)).result();
+    expect(await deps.storage.list(chunkPrefix(id))).toEqual([]);
+    await call(api.url, 'DELETE', `/api/v1/tts/history/${id}/`, undefined, owner.access);
+  }, 180_000);
 
   it('streams waiting for a render slot hold no encoder process', async () => {
     const before = await ffmpegChildren();

@@ -5,13 +5,15 @@ import { randomUUID } from 'node:crypto';
 import {
   FAILURE_CODES,
   progressQuery,
+  READER_SILENCE_SECONDS,
   slotFreedSignal,
+  streamReaderSignal,
   type SynthesisRequest,
   synthesisWorkflowId,
 } from '../../synthesis/contracts';
 import type { synthesis } from '../../workflows/synthesis';
 import { eventually } from '../helpers/eventually';
-import { gate, useWorkflowWorker } from '../helpers/workflowWorker';
+import { durationMs, gate, historyOf, useWorkflowWorker } from '../helpers/workflowWorker';
 
 /**
  * The synthesis workflow's orchestration (slot queueing, the cleanup after a
@@ -27,6 +29,7 @@ const wf = useWorkflowWorker([
   'renderSynthesisChunk',
   'finishSynthesis',
   'recordSynthesisCompleted',
+  'removeSynthesisChunks',
   'recordSynthesisEnded',
   'releaseCredits',
   'captureCredits',
@@ -191,5 +194,66 @@ describe('synthesis workflow (mocked activities)', () => {
     expect(wf.callsOf('recordSynthesisEnded')).toContainEqual([
       { synthesisId: input.synthesisId, status: 'failed', error: FAILURE_CODES.EngineFailed },
     ]);
+  });
+
+  describe('a streamed synthesis and its reader', () => {
+    const streamed = () => ({ ...request(), streaming: true });
+    beforeEach(() =>
+      wf.mock({
+        reserveSynthesis: async () => ({ outcome: 'reserved', started: true, chunkCount: 2 }),
+        renderSynthesisChunk: async () => ({ words: 0 }) as never,
+        finishSynthesis: async () => AUDIO,
+        removeSynthesisChunks: async () => undefined,
+      }),
+    );
+
+    it('a reader that stopped before the completion: the chunks go right after it', async () => {
+      const input = streamed();
+      const finishing = gate();
+      wf.mock({ finishSynthesis: async () => (await finishing.promise, AUDIO) });
+      const handle = await start(input);
+      await eventually('the finish', () => stepsOf(input.synthesisId).includes('finishSynthesis'));
+      await handle.signal(streamReaderSignal, { reading: false });
+      finishing.open();
+      expect(await handle.result()).toBe('completed');
+      expect(stepsOf(input.synthesisId).slice(-3)).toEqual([
+        'captureCredits',
+        'recordSynthesisCompleted',
+        'removeSynthesisChunks',
+      ]);
+      expect(wf.callsOf('recordSynthesisCompleted')).toContainEqual([
+        { synthesisId: input.synthesisId, ...AUDIO, keepChunks: true },
+      ]);
+    });
+
+    it('a reader still reading at the completion: the chunks stay until it stops, each renewal restarting the wait', async () => {
+      const input = streamed();
+      const handle = await start(input);
+      await eventually('the completion', () => stepsOf(input.synthesisId).includes('recordSynthesisCompleted'));
+      // Completed for every reader of its status, and still waiting for the stream's reader.
+      await eventually('the completed state', async () => (await handle.query(progressQuery)).status === 'completed');
+      await handle.signal(streamReaderSignal, { reading: true });
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(stepsOf(input.synthesisId)).not.toContain('removeSynthesisChunks');
+      expect((await handle.describe()).status.name).toBe('RUNNING');
+
+      await handle.signal(streamReaderSignal, { reading: false });
+      expect(await handle.result()).toBe('completed');
+      expect(stepsOf(input.synthesisId).at(-1)).toBe('removeSynthesisChunks');
+      // One wait per word heard (the completion's, the renewal's), each bounded by the reader's silence.
+      const timers = (await historyOf(handle)).filter((event) => event.timerStartedEventAttributes);
+      expect(timers.map((event) => durationMs(event.timerStartedEventAttributes!.startToFireTimeout))).toEqual([
+        READER_SILENCE_SECONDS * 1000,
+        READER_SILENCE_SECONDS * 1000,
+      ]);
+    });
+
+    it('a synthesis not streamed never waits for a reader', async () => {
+      const input = request();
+      wf.mock({ reserveSynthesis: async () => ({ outcome: 'reserved', started: true, chunkCount: 2 }) });
+      expect(await (await start(input)).result()).toBe('completed');
+      expect(stepsOf(input.synthesisId)).not.toContain('removeSynthesisChunks');
+      expect(wf.callsOf('recordSynthesisCompleted')).toContainEqual([{ synthesisId: input.synthesisId, ...AUDIO }]);
+    });
   });
 });

@@ -128,6 +128,25 @@ record('record workflow histories for replay tests', () => {
     await save('synthesis-streamed-completed', `synthesis:${id}`);
   });
 
+  it('records a streamed synthesis whose client reads on after it completed (its chunks wait for the reader)', async () => {
+    const who = await createAccount(deps);
+    // Minutes of raw audio, more than the socket buffers hold: the API's reader waits on this client.
+    const input = 'The chunks stay until the reader has read them all. '.repeat(70);
+    const response = await fetch(`${api.url}/v1/audio/speech`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${who.access}` },
+      body: JSON.stringify({ model: 'tts-1', voice: 'en-us-espeak-m', input, response_format: 'pcm' }),
+    });
+    expect(response.status).toBe(200);
+    const id = response.headers.get('x-synthesis-id')!;
+    const reader = response.body!.getReader();
+    await reader.read();
+    await waitForSynthesis(api.url, `/api/v1/tts/history/${id}/status/`, who.access);
+    while (!(await reader.read()).done);
+    expect(await deps.temporal.workflow.getHandle(`synthesis:${id}`).result()).toBe('completed');
+    await save('synthesis-streamed-reader-after-completion', `synthesis:${id}`);
+  }, 300_000);
+
   it('records an account deletion that stops a running synthesis, and a history retention run', async () => {
     const who = await createAccount(deps);
     const running = await call(

@@ -118,7 +118,11 @@ export async function streamSpeech(ctx: Context, deps: ApiDeps, row: SynthesisRo
     }
     throw error;
   }
-  if (abort.signal.aborted || first.done) return;
+  if (abort.signal.aborted || first.done) {
+    // Its `finally` runs: the progress watch closes and the workflow hears that the reader stopped.
+    await sentences.return(undefined);
+    return;
+  }
   // The encoder process (spares are started ahead) only once there is audio for it.
   // A text of one sentence: its whole audio is known before the first byte goes out.
   const encoder = createStreamEncoder(body.response_format, { whole: plan.chunks.length === 1 });
@@ -159,8 +163,13 @@ export async function streamSpeech(ctx: Context, deps: ApiDeps, row: SynthesisRo
   }
 
   const pump = async () => {
-    for (const pcm of join(first.value)) await encoder.write(pcm);
-    for await (const samples of sentences) for (const pcm of join(samples)) await encoder.write(pcm);
+    try {
+      for (const pcm of join(first.value)) await encoder.write(pcm);
+      for await (const samples of sentences) for (const pcm of join(samples)) await encoder.write(pcm);
+    } finally {
+      // A write that failed before the loop took the generator over leaves it suspended: its `finally` runs here.
+      await sentences.return(undefined);
+    }
     if (abort.signal.aborted) return encoder.destroy();
     await encoder.end();
   };

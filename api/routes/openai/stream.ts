@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { PassThrough, type Readable, type Writable } from 'node:stream';
 import { chunkKey } from '../../../synthesis/objects';
+import { READER_RENEW_SECONDS, streamReaderSignal, synthesisWorkflowId } from '../../../synthesis/contracts';
 import { rawPcmInput, REPRODUCIBLE_OUTPUT } from '../../../audio/ffmpeg';
 import { pauseSamples } from '../../../audio/finish';
 import { normalizeLoudness } from '../../../audio/loudness';
@@ -44,6 +45,8 @@ export class SynthesisEndedError extends Error {
  * the object. Returns after the last chunk; throws SynthesisEndedError when
  * the synthesis fails or is canceled first. `synthesis` is the row the caller
  * submitted, `total` how many chunks its plan has (synthesis/speechPlan.ts).
+ * While it reads, it tells the synthesis's workflow so, which keeps the
+ * chunks after completing until this reader has stopped (streamReaderSignal).
  */
 export async function* renderedSentences(
   deps: ApiDeps,
@@ -66,8 +69,20 @@ export async function* renderedSentences(
     for await (const piece of stream) bytes.push(piece as Buffer);
     return wavSamplesOf(Buffer.concat(bytes), `chunk ${index}`).samples;
   };
+  const workflow = deps.temporal.workflow.getHandle(synthesisWorkflowId(synthesisId));
+  // Best effort: a word lost (Temporal unreachable, the workflow gone) only lets the chunks go sooner or later.
+  const tell = (reading: boolean) =>
+    deps.background.run(
+      () => workflow.signal(streamReaderSignal, { reading }),
+      (error) => deps.logger.debug({ err: error, synthesis_id: synthesisId }, 'stream reader signal not delivered'),
+    );
+  const renew = setInterval(() => tell(true), READER_RENEW_SECONDS * 1000).unref();
   // Watching before the first read: a chunk stored in between is announced to this watch.
-  const watch = await progress.watch(synthesisId);
+  const watch = await progress.watch(synthesisId).catch((error: unknown) => {
+    clearInterval(renew);
+    tell(false);
+    throw error;
+  });
   try {
     let next = 0;
     while (next < total) {
@@ -97,6 +112,8 @@ export async function* renderedSentences(
       await watch.wait(FALLBACK_MS, signal);
     }
   } finally {
+    clearInterval(renew);
+    tell(false);
     watch.close();
   }
 }
