@@ -70,6 +70,8 @@ function preconditions(): void {
   ])
     if (!existsSync(binary)) missing.push(binary);
   if (!existsSync(FAKETIME_LIB)) missing.push(`${FAKETIME_LIB} (Debian package faketime: apt-get install faketime)`);
+  if (!['/usr/sbin/iptables', '/sbin/iptables'].some((binary) => existsSync(binary)))
+    missing.push('iptables (Debian package iptables: apt-get install iptables)');
   if (missing.length) throw new Error(`the multi-node harness needs: ${missing.join('; ')}`);
 }
 

@@ -41,6 +41,8 @@ TEST_APT_PACKAGES=(asterisk-core-sounds-en-g722 asterisk-core-sounds-fr-g722 ast
 # Debian's chromium: the dashboard's browser tests (test/browser/) drive it with
 # playwright-core, which downloads no browser of its own.
 TEST_APT_PACKAGES+=(chromium)
+# The multi-node harness (npm run multinode): libfaketime runs one node's clock ahead, iptables drops packets.
+TEST_APT_PACKAGES+=(faketime iptables)
 NONFREE_SOURCES=/etc/apt/sources.list.d/openvox-nonfree.sources
 
 # The neural voice: Piper's en_US-joe-medium (dataset CC0, fine-tuned from
