@@ -77,7 +77,8 @@ function failureOf(error: unknown): { code: string; message: string } {
  * credits, record the synthesis and take a free slot (one transaction) →
  * answer the `reserve` update → wait for a slot if none was free → render (a one-chunk text in one step; longer
  * ones in chunks in parallel, then join) → post-process, encode, store →
- * capture the credits (`credits:capture:<uuid>`) → record.
+ * capture the credits (`credits:capture:<uuid>`) → record (a streamed text: then remove its chunks once the
+ * API's reader has stopped).
  * On failure or cancel: release the credits, remove the objects, record why.
  * The reservation is made here and nowhere else, so whatever happens to the
  * API or the client, this workflow settles it.
