@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Page } from 'playwright-core';
+import { NAV } from '../../web/src/nav';
 import { createAccount, createVoice, type TestAccount } from '../helpers/factories';
 import { type BrowserStack, problemsOf, seriousViolations, startBrowserStack, submitLogin } from './browser';
 
@@ -24,15 +25,8 @@ const SIZES = [
 ] as const;
 const SCHEMES = ['light', 'dark'] as const;
 const PUBLIC_PAGES = ['/', '/app/login', '/app/signup', '/app/no-such-page'];
-const PRIVATE_PAGES: [string, string][] = [
-  ['/app/playground', 'Playground'],
-  ['/app/history', 'History'],
-  ['/app/voices', 'Voices'],
-  ['/app/projects', 'Projects'],
-  ['/app/dictionaries', 'Dictionaries'],
-  ['/app/keys', 'API keys'],
-  ['/app/usage', 'Usage'],
-];
+// Every page of the main navigation, as the dashboard lists them.
+const PRIVATE_PAGES = NAV;
 
 describe('dashboard: every page at 1280 and 390 px, light and dark', () => {
   let stack: BrowserStack;

@@ -10,6 +10,7 @@ import { Voices } from './pages/voices';
 import { Projects } from './pages/projects';
 import { Usage } from './pages/usage';
 import { Dictionaries } from './pages/dictionaries';
+import { NAV } from './nav';
 import { afterLogIn, Link, navigate, useLocation } from './router';
 import { PageTitle } from './ui';
 
@@ -24,15 +25,6 @@ const PRIVATE = {
   '/app/usage': Usage,
   '/app/dictionaries': Dictionaries,
 } as const;
-const NAV: [string, string][] = [
-  ['/app/playground', 'Playground'],
-  ['/app/history', 'History'],
-  ['/app/voices', 'Voices'],
-  ['/app/projects', 'Projects'],
-  ['/app/dictionaries', 'Dictionaries'],
-  ['/app/keys', 'API keys'],
-  ['/app/usage', 'Usage'],
-];
 
 export function App() {
   const { path, query } = useLocation();

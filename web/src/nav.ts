@@ -1,0 +1,10 @@
+/** The pages behind the login, as the main navigation lists them: address and name (each page's heading too). */
+export const NAV: [string, string][] = [
+  ['/app/playground', 'Playground'],
+  ['/app/history', 'History'],
+  ['/app/voices', 'Voices'],
+  ['/app/projects', 'Projects'],
+  ['/app/dictionaries', 'Dictionaries'],
+  ['/app/keys', 'API keys'],
+  ['/app/usage', 'Usage'],
+];
