@@ -164,16 +164,20 @@ describe.each(VIEWPORTS)('the dashboard at $width×$height', (viewport) => {
       credit_balance: number;
       credits_reserved: number;
     };
-
-  it('shows percent and the time left while a long text renders, then brings the result into view and focuses the player', async () => {
+  /** Starts a synthesis of `text` with en-us-joe in the playground: its Result region. */
+  const synthesize = async (text: string) => {
     await page.goto(`${stack.api.url}/app/playground?voice=en-us-joe`);
     await heading('Playground');
     await page.waitForFunction(
       () => document.querySelector('select option[value="en-us-joe"]')?.parentElement.value === 'en-us-joe',
     );
-    await page.getByLabel('Text').fill(longText(900));
+    await page.getByLabel('Text').fill(text);
     await page.getByRole('button', { name: 'Synthesize' }).click();
-    const result = page.getByRole('region', { name: 'Result' });
+    return page.getByRole('region', { name: 'Result' });
+  };
+
+  it('shows percent and the time left while a long text renders, then brings the result into view and focuses the player', async () => {
+    const result = await synthesize(longText(900));
     // Percent and time left, as the CLI shows them, while it runs.
     await result.getByText(/^Rendering: \d+ % · about \d+\.\d s left$/).waitFor({ timeout: 240_000 });
     expect(await result.getByRole('button', { name: 'Cancel' }).isVisible()).toBe(true);
@@ -189,14 +193,7 @@ describe.each(VIEWPORTS)('the dashboard at $width×$height', (viewport) => {
 
   it('cancels a running synthesis: nothing is charged', async () => {
     const before = await balanceOf();
-    await page.goto(`${stack.api.url}/app/playground?voice=en-us-joe`);
-    await heading('Playground');
-    await page.waitForFunction(
-      () => document.querySelector('select option[value="en-us-joe"]')?.parentElement.value === 'en-us-joe',
-    );
-    await page.getByLabel('Text').fill(longText(4500));
-    await page.getByRole('button', { name: 'Synthesize' }).click();
-    const result = page.getByRole('region', { name: 'Result' });
+    const result = await synthesize(longText(4500));
     await result.getByRole('button', { name: 'Cancel' }).click();
     // The answer comes once the cancel has landed in the workflow, which takes a while on a busy machine.
     await result
