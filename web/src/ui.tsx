@@ -1,6 +1,7 @@
 import type { ComponentChildren, JSX } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useRef } from 'preact/hooks';
 import { ApiError } from './api';
+import { useAction } from './hooks';
 
 let nextId = 0;
 const useId = (prefix: string) => useRef(`${prefix}-${++nextId}`).current;
@@ -19,47 +20,62 @@ export function PageTitle({ children }: { children: string }) {
   );
 }
 
-type InputProps = Omit<JSX.InputHTMLAttributes<HTMLInputElement>, 'label' | 'value'> & {
+/** A form control's attributes, with a visible label, and `onValue` told each new value. */
+type ControlProps<Attributes> = Omit<Attributes, 'label' | 'value'> & {
   label: string;
-  hint?: string;
-  value?: string | number;
+  onValue?: (value: string) => void;
 };
 
-/** A labelled input; the hint is read with it (aria-describedby). */
-export function Field({ label, hint, ...input }: InputProps) {
-  const id = useId('field');
+/** A control under its label (the label names it: for=id). */
+function Labelled({ id, label, children }: { id: string; label: string; children: ComponentChildren }) {
   return (
     <div class="field">
       <label for={id}>{label}</label>
-      <input id={id} aria-describedby={hint ? `${id}-hint` : undefined} {...input} />
+      {children}
+    </div>
+  );
+}
+
+type InputProps = ControlProps<JSX.InputHTMLAttributes<HTMLInputElement>> & { hint?: string; value?: string | number };
+
+/** A labelled input; the hint is read with it (aria-describedby); `onValue` hears each input. */
+export function Field({ label, hint, onValue, ...input }: InputProps) {
+  const id = useId('field');
+  return (
+    <Labelled id={id} label={label}>
+      <input
+        id={id}
+        aria-describedby={hint ? `${id}-hint` : undefined}
+        onInput={onValue && ((event) => onValue(event.currentTarget.value))}
+        {...input}
+      />
       {hint && (
         <small id={`${id}-hint`} class="hint">
           {hint}
         </small>
       )}
-    </div>
+    </Labelled>
   );
 }
 
-type SelectProps = Omit<JSX.SelectHTMLAttributes<HTMLSelectElement>, 'label' | 'value'> & {
-  label: string;
+type SelectProps = ControlProps<JSX.SelectHTMLAttributes<HTMLSelectElement>> & {
   value?: string;
   options: [string, string][];
 };
 
-export function Select({ label, options, ...select }: SelectProps) {
+/** A labelled choice of `options` ([value, text]); `onValue` hears each change. */
+export function Select({ label, options, onValue, ...select }: SelectProps) {
   const id = useId('select');
   return (
-    <div class="field">
-      <label for={id}>{label}</label>
-      <select id={id} {...select}>
+    <Labelled id={id} label={label}>
+      <select id={id} onChange={onValue && ((event) => onValue(event.currentTarget.value))} {...select}>
         {options.map(([value, text]) => (
           <option key={value} value={value}>
             {text}
           </option>
         ))}
       </select>
-    </div>
+    </Labelled>
   );
 }
 
@@ -87,7 +103,7 @@ export function Status({ children }: { children: ComponentChildren }) {
 /** A button that asks first, in a modal dialog (focus stays inside; Escape cancels). */
 export function ConfirmButton({
   label,
-  accessibleLabel,
+  subject,
   question,
   confirmLabel,
   onConfirm,
@@ -95,8 +111,8 @@ export function ConfirmButton({
   class: className = 'danger',
 }: {
   label: string;
-  /** The name screen readers hear when the visible label alone is ambiguous ("Delete" → "Delete my voice"); it starts with `label`. */
-  accessibleLabel?: string;
+  /** What it acts on, when the visible label alone is ambiguous: screen readers hear "Delete my voice" for "Delete". */
+  subject?: string;
   question: string;
   confirmLabel: string;
   onConfirm: () => Promise<void> | void;
@@ -105,26 +121,16 @@ export function ConfirmButton({
 }) {
   const dialog = useRef<HTMLDialogElement>(null);
   const titleId = useId('confirm');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  const confirm = async () => {
-    setBusy(true);
-    setError(null);
-    try {
-      await onConfirm();
-      dialog.current?.close();
-    } catch (failure) {
-      setError(failure);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const confirm = useAction(async () => {
+    await onConfirm();
+    dialog.current?.close();
+  });
   return (
     <>
       <button
         type="button"
         class={className}
-        aria-label={accessibleLabel}
+        aria-label={subject && `${label} ${subject}`}
         aria-describedby={describedBy}
         onClick={() => dialog.current?.showModal()}
       >
@@ -132,12 +138,12 @@ export function ConfirmButton({
       </button>
       <dialog ref={dialog} aria-labelledby={titleId}>
         <p id={titleId}>{question}</p>
-        <ErrorMessage error={error} />
+        <ErrorMessage error={confirm.error} />
         <div class="actions">
           <button type="button" onClick={() => dialog.current?.close()}>
             Cancel
           </button>
-          <button type="button" class="danger" disabled={busy} onClick={confirm}>
+          <button type="button" class="danger" disabled={confirm.busy} onClick={() => confirm.run()}>
             {confirmLabel}
           </button>
         </div>
@@ -172,28 +178,4 @@ export function Pager({
       </button>
     </nav>
   );
-}
-
-/** Loads data for a component, again whenever `deps` change; `reload` refetches. */
-export function useLoad<T>(
-  load: (signal: AbortSignal) => Promise<T>,
-  deps: unknown[],
-): { data: T | undefined; error: unknown; reload: () => void } {
-  const [data, setData] = useState<T>();
-  const [error, setError] = useState<unknown>(null);
-  const [round, setRound] = useState(0);
-  useEffect(() => {
-    const controller = new AbortController();
-    load(controller.signal).then(
-      (value) => {
-        setData(value);
-        setError(null);
-      },
-      (failure) => {
-        if (!controller.signal.aborted) setError(failure);
-      },
-    );
-    return () => controller.abort();
-  }, [...deps, round]);
-  return { data, error, reload: () => setRound((value) => value + 1) };
 }

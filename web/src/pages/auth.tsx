@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api, get, logIn } from '../api';
 import { formatNumber } from '../format';
 import { afterLogIn, Link, navigate, useLocation } from '../router';
+import { useAction, useSubmit } from '../hooks';
 import { ErrorMessage, Field, PageTitle, Status } from '../ui';
 import type { Plan } from '../types';
 
@@ -11,57 +12,37 @@ interface Registered {
   verification_mail?: { delivery: 'file'; directory: string };
 }
 
-type FormEvent = Event & { currentTarget: HTMLFormElement };
 const value = (form: HTMLFormElement, name: string) => (form.elements.namedItem(name) as HTMLInputElement).value;
 
 /** Asks for a new verification mail; the API answers 202 whether or not the address has an account. */
 function ResendVerification({ email }: { email: string }) {
-  const [state, setState] = useState<'idle' | 'sent' | 'busy'>('idle');
-  const [error, setError] = useState<unknown>(null);
-  const resend = async () => {
-    setState('busy');
-    setError(null);
-    try {
-      await api('POST', 'auth/resend-verification/', { body: { email } });
-      setState('sent');
-    } catch (failure) {
-      setError(failure);
-      setState('idle');
-    }
-  };
+  const [sent, setSent] = useState(false);
+  const resend = useAction(async () => {
+    setSent(false);
+    await api('POST', 'auth/resend-verification/', { body: { email } });
+    setSent(true);
+  });
   return (
     <div>
-      <button type="button" onClick={resend} disabled={state === 'busy'}>
+      <button type="button" onClick={() => resend.run()} disabled={resend.busy}>
         Send the verification mail again
       </button>
-      {state === 'sent' && (
+      {sent && (
         <Status>If {email} has an unverified account, a new link is on its way. Older links no longer work.</Status>
       )}
-      <ErrorMessage error={error} />
+      <ErrorMessage error={resend.error} />
     </div>
   );
 }
 
 export function SignUp() {
-  const [error, setError] = useState<unknown>(null);
   const [registered, setRegistered] = useState<Registered | null>(null);
-  const [busy, setBusy] = useState(false);
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    const form = event.currentTarget;
-    setBusy(true);
-    setError(null);
-    try {
-      const account = await api<Registered>('POST', 'auth/register/', {
-        body: { email: value(form, 'email'), password: value(form, 'password'), name: value(form, 'name') },
-      });
-      setRegistered(account);
-    } catch (failure) {
-      setError(failure);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const submit = useSubmit(async (form) => {
+    const account = await api<Registered>('POST', 'auth/register/', {
+      body: { email: value(form, 'email'), password: value(form, 'password'), name: value(form, 'name') },
+    });
+    setRegistered(account);
+  });
   if (registered) {
     return (
       <>
@@ -89,7 +70,7 @@ export function SignUp() {
   return (
     <>
       <PageTitle>Sign up</PageTitle>
-      <form onSubmit={submit} class="narrow" noValidate>
+      <form onSubmit={submit.onSubmit} class="narrow" noValidate>
         <Field label="Email" name="email" type="email" autoComplete="email" required />
         <Field
           label="Password"
@@ -102,8 +83,8 @@ export function SignUp() {
           hint="8 to 128 characters."
         />
         <Field label="Name (optional)" name="name" autoComplete="name" maxLength={100} />
-        <ErrorMessage error={error} />
-        <button type="submit" class="primary" disabled={busy}>
+        <ErrorMessage error={submit.error} />
+        <button type="submit" class="primary" disabled={submit.busy}>
           Create account
         </button>
       </form>
@@ -116,34 +97,26 @@ export function SignUp() {
 
 export function LogIn() {
   const { query } = useLocation();
-  const [error, setError] = useState<unknown>(null);
   const [unverified, setUnverified] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    const form = event.currentTarget;
-    setBusy(true);
-    setError(null);
+  const submit = useSubmit(async (form) => {
     setUnverified(null);
     const email = value(form, 'email');
     try {
       await logIn(email, value(form, 'password'));
-      navigate(afterLogIn(query.get('next')));
     } catch (failure) {
-      setError(failure);
       if (failure instanceof ApiError && failure.code === 'email_not_verified') setUnverified(email);
-    } finally {
-      setBusy(false);
+      throw failure;
     }
-  };
+    navigate(afterLogIn(query.get('next')));
+  });
   return (
     <>
       <PageTitle>Log in</PageTitle>
-      <form onSubmit={submit} class="narrow" noValidate>
+      <form onSubmit={submit.onSubmit} class="narrow" noValidate>
         <Field label="Email" name="email" type="email" autoComplete="email" required />
         <Field label="Password" name="password" type="password" autoComplete="current-password" required />
-        <ErrorMessage error={error} />
-        <button type="submit" class="primary" disabled={busy}>
+        <ErrorMessage error={submit.error} />
+        <button type="submit" class="primary" disabled={submit.busy}>
           Log in
         </button>
       </form>

@@ -1,8 +1,11 @@
 import { useState } from 'preact/hooks';
 import { api, get, type Page, request } from '../api';
+import { InlineForm } from '../components/forms';
+import { EntryCard, EntryList, RecordTable } from '../components/lists';
 import { formatNumber } from '../format';
+import { useAction, usePagedLoad, useLoad, useSubmit } from '../hooks';
 import { Link, navigate, useLocation } from '../router';
-import { ConfirmButton, ErrorMessage, Field, PageTitle, Pager, Select, Status, useLoad } from '../ui';
+import { ConfirmButton, ErrorMessage, Field, PageTitle, Pager, Select, Status } from '../ui';
 import type { PronunciationDictionary, PronunciationEntry } from '../types';
 
 const PAGE_SIZE = 50;
@@ -21,47 +24,40 @@ async function download(response: Response, name: string): Promise<void> {
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
-function AddEntry({
-  dictionary,
-  onAdded,
-}: {
+/** A form that changes a dictionary; `onChanged` says how, for the page's status line. */
+interface EditProps {
   dictionary: PronunciationDictionary;
-  onAdded: (message: string) => void;
-}) {
+  onChanged: (message: string) => void;
+}
+
+function AddEntry({ dictionary, onChanged }: EditProps) {
   const [grapheme, setGrapheme] = useState('');
   const [alias, setAlias] = useState('');
   const [phoneme, setPhoneme] = useState('');
   const [caseSensitive, setCaseSensitive] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  const add = async (event: Event) => {
-    event.preventDefault();
-    setError(null);
-    try {
-      await api('POST', path(dictionary.id, 'entries/'), {
-        body: {
-          grapheme,
-          ...(alias.trim() ? { alias } : {}),
-          ...(phoneme.trim() ? { phoneme } : {}),
-          case_sensitive: caseSensitive,
-        },
-      });
-      onAdded(`“${grapheme.trim()}” added.`);
-      setGrapheme('');
-      setAlias('');
-      setPhoneme('');
-      setCaseSensitive(false);
-    } catch (failure) {
-      setError(failure);
-    }
-  };
+  const add = useSubmit(async () => {
+    await api('POST', path(dictionary.id, 'entries/'), {
+      body: {
+        grapheme,
+        ...(alias.trim() ? { alias } : {}),
+        ...(phoneme.trim() ? { phoneme } : {}),
+        case_sensitive: caseSensitive,
+      },
+    });
+    onChanged(`“${grapheme.trim()}” added.`);
+    setGrapheme('');
+    setAlias('');
+    setPhoneme('');
+    setCaseSensitive(false);
+  });
   return (
-    <form onSubmit={add} aria-labelledby="add-entry">
+    <form onSubmit={add.onSubmit} aria-labelledby="add-entry">
       <h3 id="add-entry">Add a word</h3>
       <div class="inline-form">
         <Field
           label="Written form"
           value={grapheme}
-          onInput={(event) => setGrapheme(event.currentTarget.value)}
+          onValue={setGrapheme}
           maxLength={100}
           required
           hint="A word as it appears in your text, e.g. OpenVox."
@@ -69,14 +65,14 @@ function AddEntry({
         <Field
           label="Say it as"
           value={alias}
-          onInput={(event) => setAlias(event.currentTarget.value)}
+          onValue={setAlias}
           maxLength={500}
           hint="What to say instead, e.g. open voice box."
         />
         <Field
           label="IPA (optional)"
           value={phoneme}
-          onInput={(event) => setPhoneme(event.currentTarget.value)}
+          onValue={setPhoneme}
           maxLength={500}
           hint="Kept in the dictionary and its PLS export; engines say the alias."
         />
@@ -90,7 +86,7 @@ function AddEntry({
         />
         <label for="entry-case">Match the case exactly</label>
       </div>
-      <ErrorMessage error={error} />
+      <ErrorMessage error={add.error} />
       <button type="submit" class="primary">
         Add word
       </button>
@@ -98,33 +94,19 @@ function AddEntry({
   );
 }
 
-function ImportPls({
-  dictionary,
-  onImported,
-}: {
-  dictionary: PronunciationDictionary;
-  onImported: (message: string) => void;
-}) {
+function ImportPls({ dictionary, onChanged }: EditProps) {
   const [mode, setMode] = useState('append');
-  const [error, setError] = useState<unknown>(null);
-  const submit = async (event: Event & { currentTarget: HTMLFormElement }) => {
-    event.preventDefault();
-    setError(null);
-    const form = event.currentTarget;
+  const submit = useSubmit(async (form) => {
     const file = (form.elements.namedItem('pls') as HTMLInputElement).files?.[0];
     if (!file) return;
-    try {
-      const updated = await api<PronunciationDictionary>('POST', `${path(dictionary.id, 'import/')}?mode=${mode}`, {
-        body: { pls: await file.text() },
-      });
-      form.reset();
-      onImported(`Imported ${file.name}: the dictionary has ${countEntries(updated.entry_count)}.`);
-    } catch (failure) {
-      setError(failure);
-    }
-  };
+    const updated = await api<PronunciationDictionary>('POST', `${path(dictionary.id, 'import/')}?mode=${mode}`, {
+      body: { pls: await file.text() },
+    });
+    form.reset();
+    onChanged(`Imported ${file.name}: the dictionary has ${countEntries(updated.entry_count)}.`);
+  });
   return (
-    <form onSubmit={submit} aria-labelledby="import-pls">
+    <form onSubmit={submit.onSubmit} aria-labelledby="import-pls">
       <h3 id="import-pls">Import a PLS file</h3>
       <p class="hint">A W3C Pronunciation Lexicon (PLS 1.0, IPA), as other speech services export them.</p>
       <div class="inline-form">
@@ -138,7 +120,7 @@ function ImportPls({
         <Select
           label="Entries already here"
           value={mode}
-          onChange={(event) => setMode(event.currentTarget.value)}
+          onValue={setMode}
           options={[
             ['append', 'Keep them, add the file’s'],
             ['replace', 'Replace them with the file’s'],
@@ -146,20 +128,15 @@ function ImportPls({
         />
         <button type="submit">Import</button>
       </div>
-      <ErrorMessage error={error} />
+      <ErrorMessage error={submit.error} />
     </form>
   );
 }
 
 function Dictionary({ id }: { id: string }) {
-  const [page, setPage] = useState(1);
   const dictionary = useLoad((signal) => get<PronunciationDictionary>(path(id), signal), [id]);
-  const entries = useLoad(
-    (signal) => get<Page<PronunciationEntry>>(`${path(id, 'entries/')}?page=${page}&page_size=${PAGE_SIZE}`, signal),
-    [id, page],
-  );
+  const entries = usePagedLoad<PronunciationEntry>(path(id, 'entries/'), PAGE_SIZE);
   const [message, setMessage] = useState<string | null>(null);
-  const [error, setError] = useState<unknown>(null);
   const changed = (text: string) => {
     setMessage(text);
     dictionary.reload();
@@ -169,24 +146,19 @@ function Dictionary({ id }: { id: string }) {
     await api('DELETE', path(id, `entries/${entry.id}/`));
     changed(`“${entry.graphemes.join(', ')}” removed.`);
   };
-  const exportPls = async () => {
-    setError(null);
-    try {
-      await download(
-        await request('GET', path(id, 'export/')),
-        `${(dictionary.data?.name ?? 'dictionary').replace(/[^\p{L}\p{N}._-]+/gu, '-')}.pls`,
-      );
-    } catch (failure) {
-      setError(failure);
-    }
-  };
+  const exportPls = useAction(async () =>
+    download(
+      await request('GET', path(id, 'export/')),
+      `${(dictionary.data?.name ?? 'dictionary').replace(/[^\p{L}\p{N}._-]+/gu, '-')}.pls`,
+    ),
+  );
   const data = dictionary.data;
   return (
     <>
       <p>
         <Link href="/app/dictionaries">All dictionaries</Link>
       </p>
-      <ErrorMessage error={dictionary.error ?? entries.error ?? error} />
+      <ErrorMessage error={dictionary.error ?? entries.error ?? exportPls.error} />
       {data && (
         <>
           <PageTitle>{`Dictionary: ${data.name}`}</PageTitle>
@@ -195,52 +167,34 @@ function Dictionary({ id }: { id: string }) {
             {data.project_id ? 'for one project' : 'for all your syntheses'}
           </p>
           <div class="actions">
-            <button type="button" onClick={exportPls}>
+            <button type="button" onClick={() => exportPls.run()}>
               Export PLS
             </button>
           </div>
           {message && <Status>{message}</Status>}
-          <AddEntry dictionary={data} onAdded={changed} />
+          <AddEntry dictionary={data} onChanged={changed} />
           <h2>Words</h2>
           {entries.data && entries.data.count === 0 && <p>No words yet.</p>}
-          {entries.data && entries.data.results.length > 0 && (
-            <div class="table-wrap">
-              <table class="stack">
-                <thead>
-                  <tr>
-                    <th scope="col">Written form</th>
-                    <th scope="col">Said as</th>
-                    <th scope="col">IPA</th>
-                    <th scope="col">Case</th>
-                    <th scope="col">
-                      <span class="visually-hidden">Actions</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {entries.data.results.map((entry) => (
-                    <tr key={entry.id}>
-                      <th scope="row">{entry.graphemes.join(', ')}</th>
-                      <td data-label="Said as">{entry.alias ?? '—'}</td>
-                      <td data-label="IPA">{entry.phoneme ?? '—'}</td>
-                      <td data-label="Case">{entry.case_sensitive ? 'exact' : 'any'}</td>
-                      <td>
-                        <ConfirmButton
-                          label="Remove"
-                          accessibleLabel={`Remove ${entry.graphemes.join(', ')}`}
-                          question={`Remove “${entry.graphemes.join(', ')}” from the dictionary?`}
-                          confirmLabel="Remove word"
-                          onConfirm={() => remove(entry)}
-                        />
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )}
-          {entries.data && <Pager page={page} count={entries.data.count} pageSize={PAGE_SIZE} onPage={setPage} />}
-          <ImportPls dictionary={data} onImported={changed} />
+          <RecordTable
+            records={entries.data?.results}
+            columns={[
+              { title: 'Written form', cell: (entry) => entry.graphemes.join(', ') },
+              { title: 'Said as', cell: (entry) => entry.alias ?? '—' },
+              { title: 'IPA', cell: (entry) => entry.phoneme ?? '—' },
+              { title: 'Case', cell: (entry) => (entry.case_sensitive ? 'exact' : 'any') },
+            ]}
+            actions={(entry) => (
+              <ConfirmButton
+                label="Remove"
+                subject={entry.graphemes.join(', ')}
+                question={`Remove “${entry.graphemes.join(', ')}” from the dictionary?`}
+                confirmLabel="Remove word"
+                onConfirm={() => remove(entry)}
+              />
+            )}
+          />
+          <Pager {...entries.pager} />
+          <ImportPls dictionary={data} onChanged={changed} />
         </>
       )}
     </>
@@ -254,21 +208,14 @@ function DictionaryList() {
   );
   const [name, setName] = useState('');
   const [language, setLanguage] = useState('en-US');
-  const [error, setError] = useState<unknown>(null);
   const [message, setMessage] = useState<string | null>(null);
-  const create = async (event: Event) => {
-    event.preventDefault();
-    setError(null);
+  const create = useSubmit(async () => {
     setMessage(null);
-    try {
-      const created = await api<PronunciationDictionary>('POST', 'pronunciation-dictionaries/', {
-        body: { name, language },
-      });
-      navigate(`/app/dictionaries?id=${created.id}`);
-    } catch (failure) {
-      setError(failure);
-    }
-  };
+    const created = await api<PronunciationDictionary>('POST', 'pronunciation-dictionaries/', {
+      body: { name, language },
+    });
+    navigate(`/app/dictionaries?id=${created.id}`);
+  });
   const remove = async (dictionary: PronunciationDictionary) => {
     await api('DELETE', path(dictionary.id));
     setMessage(`Dictionary “${dictionary.name}” deleted.`);
@@ -282,55 +229,46 @@ function DictionaryList() {
         dictionaries apply to every synthesis unless the request names others (<code>pronunciation_dictionary_ids</code>
         ).
       </p>
-      <form onSubmit={create} class="inline-form">
-        <Field
-          label="Dictionary name"
-          value={name}
-          onInput={(event) => setName(event.currentTarget.value)}
-          maxLength={100}
-          required
-        />
+      <InlineForm submit={create} label="Create dictionary">
+        <Field label="Dictionary name" value={name} onValue={setName} maxLength={100} required />
         <Field
           label="Language"
           value={language}
-          onInput={(event) => setLanguage(event.currentTarget.value)}
+          onValue={setLanguage}
           maxLength={35}
           required
           hint="A language tag such as en-US."
         />
-        <button type="submit" class="primary">
-          Create dictionary
-        </button>
-      </form>
-      <ErrorMessage error={error ?? dictionaries.error} />
+      </InlineForm>
+      <ErrorMessage error={dictionaries.error} />
       {message && <Status>{message}</Status>}
       {dictionaries.data && dictionaries.data.count === 0 && <p>No dictionaries yet.</p>}
-      <ul class="entries">
-        {dictionaries.data?.results.map((dictionary) => (
-          <li key={dictionary.id} class="entry">
-            <h2 class="entry-title">{dictionary.name}</h2>
-            <p class="meta">
-              {dictionary.language} · {countEntries(dictionary.entry_count)}
-            </p>
-            <div class="actions">
-              <Link
-                class="button"
-                href={`/app/dictionaries?id=${dictionary.id}`}
-                aria-label={`Open ${dictionary.name}`}
-              >
-                Open
-              </Link>
-              <ConfirmButton
-                label="Delete"
-                accessibleLabel={`Delete ${dictionary.name}`}
-                question={`Delete the dictionary “${dictionary.name}” and its ${countEntries(dictionary.entry_count)}?`}
-                confirmLabel="Delete dictionary"
-                onConfirm={() => remove(dictionary)}
-              />
-            </div>
-          </li>
-        ))}
-      </ul>
+      <EntryList records={dictionaries.data?.results}>
+        {(dictionary) => (
+          <EntryCard
+            title={dictionary.name}
+            meta={`${dictionary.language} · ${countEntries(dictionary.entry_count)}`}
+            actions={
+              <>
+                <Link
+                  class="button"
+                  href={`/app/dictionaries?id=${dictionary.id}`}
+                  aria-label={`Open ${dictionary.name}`}
+                >
+                  Open
+                </Link>
+                <ConfirmButton
+                  label="Delete"
+                  subject={dictionary.name}
+                  question={`Delete the dictionary “${dictionary.name}” and its ${countEntries(dictionary.entry_count)}?`}
+                  confirmLabel="Delete dictionary"
+                  onConfirm={() => remove(dictionary)}
+                />
+              </>
+            }
+          />
+        )}
+      </EntryList>
     </>
   );
 }

@@ -3,7 +3,9 @@ import { api, get, getAll, type Page } from '../api';
 import { AudioPlayer } from '../audio';
 import { formatDate, formatNumber, formatSeconds } from '../format';
 import { Link, navigate, useLocation } from '../router';
-import { ConfirmButton, ErrorMessage, Field, PageTitle, Pager, Select, Status, useLoad } from '../ui';
+import { EntryList } from '../components/lists';
+import { useLoad } from '../hooks';
+import { ConfirmButton, ErrorMessage, Field, PageTitle, Pager, Select, Status } from '../ui';
 import type { Project, Synthesis, Voice } from '../types';
 
 const PAGE_SIZE = 20;
@@ -66,7 +68,7 @@ export function History() {
         <Select
           label="Voice"
           value={filters.voice_id}
-          onChange={(event) => setFilter('voice_id', event.currentTarget.value)}
+          onValue={(value) => setFilter('voice_id', value)}
           options={[
             ['', 'All voices'],
             ...(voices.data?.results ?? []).map((voice): [string, string] => [voice.id, voice.name]),
@@ -75,7 +77,7 @@ export function History() {
         <Select
           label="Project"
           value={filters.project_id}
-          onChange={(event) => setFilter('project_id', event.currentTarget.value)}
+          onValue={(value) => setFilter('project_id', value)}
           options={[
             ['', 'All projects'],
             ...(projects.data?.results ?? []).map((project): [string, string] => [project.id, project.name]),
@@ -84,7 +86,7 @@ export function History() {
         <Select
           label="Status"
           value={filters.status}
-          onChange={(event) => setFilter('status', event.currentTarget.value)}
+          onValue={(value) => setFilter('status', value)}
           options={[['', 'Any status'], ...STATUSES.map((status): [string, string] => [status, status])]}
         />
         <Field
@@ -103,9 +105,9 @@ export function History() {
       {message && <Status>{message}</Status>}
       <ErrorMessage error={history.error} />
       {history.data && rows.length === 0 && <p>No syntheses match.</p>}
-      <ul class="entries">
-        {rows.map((entry) => (
-          <li key={entry.id} class="entry">
+      <EntryList records={rows}>
+        {(entry) => (
+          <>
             <p
               class={long(entry) && !expanded.has(entry.id) ? 'entry-text clamped' : 'entry-text'}
               id={`text-${entry.id}`}
@@ -156,9 +158,9 @@ export function History() {
             {open === entry.id && (
               <AudioPlayer id={entry.id} format={entry.output_format} text={entry.text} autoFocus autoPlay />
             )}
-          </li>
-        ))}
-      </ul>
+          </>
+        )}
+      </EntryList>
       {history.data && (
         <Pager
           page={page}

@@ -1,7 +1,10 @@
 import { useRef, useState } from 'preact/hooks';
-import { api, get, type Page } from '../api';
+import { api } from '../api';
 import { formatDate } from '../format';
-import { ConfirmButton, ErrorMessage, Field, PageTitle, Pager, Status, useLoad } from '../ui';
+import { InlineForm } from '../components/forms';
+import { RecordTable } from '../components/lists';
+import { usePagedLoad, useSubmit } from '../hooks';
+import { ConfirmButton, ErrorMessage, Field, PageTitle, Pager, Status } from '../ui';
 import type { ApiKey } from '../types';
 
 const PAGE_SIZE = 20;
@@ -138,28 +141,17 @@ function NewKey({ created, onDone }: { created: ApiKey; onDone: () => void }) {
 }
 
 export function ApiKeys() {
-  const [page, setPage] = useState(1);
-  const keys = useLoad(
-    (signal) => get<Page<ApiKey>>(`auth/api-keys/?page=${page}&page_size=${PAGE_SIZE}`, signal),
-    [page],
-  );
+  const keys = usePagedLoad<ApiKey>('auth/api-keys/', PAGE_SIZE);
   const [created, setCreated] = useState<ApiKey | null>(null);
-  const [error, setError] = useState<unknown>(null);
   const [name, setName] = useState('');
   const [message, setMessage] = useState<string | null>(null);
 
-  const create = async (event: Event) => {
-    event.preventDefault();
-    setError(null);
+  const create = useSubmit(async () => {
     setMessage(null);
-    try {
-      setCreated(await api<ApiKey>('POST', 'auth/api-keys/', { body: { name } }));
-      setName('');
-      keys.reload();
-    } catch (failure) {
-      setError(failure);
-    }
-  };
+    setCreated(await api<ApiKey>('POST', 'auth/api-keys/', { body: { name } }));
+    setName('');
+    keys.reload();
+  });
   const revoke = async (key: ApiKey) => {
     await api('DELETE', `auth/api-keys/${key.id}/`);
     setMessage(`Key “${key.name}” revoked: requests with it now fail.`);
@@ -176,65 +168,41 @@ export function ApiKeys() {
       {created ? (
         <NewKey created={created} onDone={() => setCreated(null)} />
       ) : (
-        <form onSubmit={create} class="inline-form">
+        <InlineForm submit={create} label="Create key">
           <Field
             label="Key name"
             name="name"
             value={name}
-            onInput={(event) => setName(event.currentTarget.value)}
+            onValue={setName}
             maxLength={100}
             required
             hint="For example the program or server that will use it."
           />
-          <button type="submit" class="primary">
-            Create key
-          </button>
-        </form>
+        </InlineForm>
       )}
-      <ErrorMessage error={error} />
       {message && <Status>{message}</Status>}
       <h2>Your keys</h2>
       <ErrorMessage error={keys.error} />
       {keys.data && keys.data.count === 0 && <p>No keys yet.</p>}
-      {keys.data && keys.data.results.length > 0 && (
-        <div class="table-wrap">
-          <table class="stack">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Prefix</th>
-                <th scope="col">Created</th>
-                <th scope="col">Last used</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {keys.data.results.map((key) => (
-                <tr key={key.id}>
-                  <th scope="row">{key.name}</th>
-                  <td class="mono" data-label="Prefix">
-                    {key.prefix}…
-                  </td>
-                  <td data-label="Created">{formatDate(key.created_at)}</td>
-                  <td data-label="Last used">{formatDate(key.last_used_at)}</td>
-                  <td>
-                    <ConfirmButton
-                      label="Revoke"
-                      accessibleLabel={`Revoke ${key.name}`}
-                      question={`Revoke the key “${key.name}”? Programs using it stop working at once.`}
-                      confirmLabel="Revoke key"
-                      onConfirm={() => revoke(key)}
-                    />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      {keys.data && <Pager page={page} count={keys.data.count} pageSize={PAGE_SIZE} onPage={setPage} />}
+      <RecordTable
+        records={keys.data?.results}
+        columns={[
+          { title: 'Name', cell: (key) => key.name },
+          { title: 'Prefix', cell: (key) => `${key.prefix}…`, class: 'mono' },
+          { title: 'Created', cell: (key) => formatDate(key.created_at) },
+          { title: 'Last used', cell: (key) => formatDate(key.last_used_at) },
+        ]}
+        actions={(key) => (
+          <ConfirmButton
+            label="Revoke"
+            subject={key.name}
+            question={`Revoke the key “${key.name}”? Programs using it stop working at once.`}
+            confirmLabel="Revoke key"
+            onConfirm={() => revoke(key)}
+          />
+        )}
+      />
+      <Pager {...keys.pager} />
     </>
   );
 }

@@ -5,7 +5,8 @@ import { countCharacters, formatNumber, formatSeconds, languageName, languageOf 
 import { PreviewButton } from '../preview';
 import { followSynthesis } from '../progress';
 import { Link, useLocation } from '../router';
-import { ErrorMessage, PageTitle, Select, Status, useLoad } from '../ui';
+import { useLoad } from '../hooks';
+import { ErrorMessage, Field, PageTitle, Select, Status } from '../ui';
 import type { Plan, Profile, Project, Synthesis, Voice } from '../types';
 
 const EMOTIONS = ['neutral', 'happy', 'sad', 'angry', 'calm', 'excited'];
@@ -196,61 +197,52 @@ export function Playground() {
           <Select
             label="Language"
             value={language}
-            onChange={(event) => chooseLanguage(event.currentTarget.value)}
+            onValue={chooseLanguage}
             options={[['', 'All languages'], ...languages.map((code): [string, string] => [code, languageName(code)])]}
           />
           <Select
             label="Voice"
             value={voiceId}
-            onChange={(event) => setVoiceId(event.currentTarget.value)}
+            onValue={setVoiceId}
             options={shown.map((voice): [string, string] => [
               voice.id,
               `${voice.name} (${voice.language}${voice.gender ? `, ${voice.gender}` : ''}${voice.quality === 'neural' ? ', neural' : ''}${voice.category === 'cloned' ? ', my clone' : ''})`,
             ])}
           />
-          <div class="field">
-            <label for="speed">Speed: {Number(speed).toFixed(2)}×</label>
-            <input
-              id="speed"
-              type="range"
-              min="0.5"
-              max="2"
-              step="0.05"
-              value={speed}
-              onInput={(event) => setSpeed(event.currentTarget.value)}
-            />
-          </div>
-          <div class="field">
-            <label for="pitch">
-              Pitch: {Number(pitch) > 0 ? '+' : ''}
-              {pitch} semitones
-            </label>
-            <input
-              id="pitch"
-              type="range"
-              min="-12"
-              max="12"
-              step="1"
-              value={pitch}
-              onInput={(event) => setPitch(event.currentTarget.value)}
-            />
-          </div>
+          <Field
+            label={`Speed: ${Number(speed).toFixed(2)}×`}
+            type="range"
+            min="0.5"
+            max="2"
+            step="0.05"
+            value={speed}
+            onValue={setSpeed}
+          />
+          <Field
+            label={`Pitch: ${Number(pitch) > 0 ? '+' : ''}${pitch} semitones`}
+            type="range"
+            min="-12"
+            max="12"
+            step="1"
+            value={pitch}
+            onValue={setPitch}
+          />
           <Select
             label="Emotion"
             value={emotion}
-            onChange={(event) => setEmotion(event.currentTarget.value)}
+            onValue={setEmotion}
             options={EMOTIONS.map((name): [string, string] => [name, name])}
           />
           <Select
             label="Format"
             value={format}
-            onChange={(event) => setFormat(event.currentTarget.value)}
+            onValue={setFormat}
             options={(plan?.output_formats ?? FORMATS).map((name): [string, string] => [name, name.toUpperCase()])}
           />
           <Select
             label="Project (optional)"
             value={projectId}
-            onChange={(event) => setProjectId(event.currentTarget.value)}
+            onValue={setProjectId}
             options={[
               ['', 'None'],
               ...(projects.data?.results ?? []).map((project): [string, string] => [project.id, project.name]),

@@ -1,6 +1,7 @@
 import { get, type Page } from '../api';
 import { formatNumber } from '../format';
-import { ErrorMessage, PageTitle, useLoad } from '../ui';
+import { useLoad } from '../hooks';
+import { ErrorMessage, PageTitle } from '../ui';
 import type { Plan, Profile } from '../types';
 
 const DAY = 86_400_000;

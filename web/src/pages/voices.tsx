@@ -1,9 +1,11 @@
 import { useEffect, useState } from 'preact/hooks';
 import { accessToken, api, ApiError, get, getAll, type Page, type Problem, restoreSession } from '../api';
+import { RecordTable } from '../components/lists';
 import { formatDate, languageName, languageOf } from '../format';
+import { useLoad } from '../hooks';
 import { PreviewButton } from '../preview';
 import { Link } from '../router';
-import { ConfirmButton, ErrorMessage, Field, PageTitle, Select, Status, useLoad } from '../ui';
+import { ConfirmButton, ErrorMessage, Field, PageTitle, Select, Status } from '../ui';
 import type { Voice } from '../types';
 
 const CONSENT =
@@ -136,9 +138,7 @@ const qualityOf = (voice: Voice) => (voice.quality === 'neural' ? 'neural' : 'cl
 function VoiceLibrary() {
   const catalog = useLoad((signal) => getAll<Voice>('voices/?category=premade', signal), []);
   const [filters, setFilters] = useState<LibraryFilters>(NO_FILTERS);
-  const set =
-    (name: keyof LibraryFilters) => (event: Event & { currentTarget: HTMLInputElement | HTMLSelectElement }) =>
-      setFilters({ ...filters, [name]: event.currentTarget.value });
+  const set = (name: keyof LibraryFilters) => (value: string) => setFilters({ ...filters, [name]: value });
   // A stable sort: the catalog's own order within each quality.
   const all = [...(catalog.data?.results ?? [])].sort(
     (a, b) => Number(qualityOf(a) !== 'neural') - Number(qualityOf(b) !== 'neural'),
@@ -181,13 +181,13 @@ function VoiceLibrary() {
           label="Search"
           type="search"
           value={filters.search}
-          onInput={set('search')}
+          onValue={set('search')}
           placeholder="Name, language, description"
         />
         <Select
           label="Quality"
           value={filters.quality}
-          onChange={set('quality')}
+          onValue={set('quality')}
           options={[
             ['', 'Any quality'],
             ['neural', 'Neural'],
@@ -197,13 +197,13 @@ function VoiceLibrary() {
         <Select
           label="Engine"
           value={filters.engine}
-          onChange={set('engine')}
+          onValue={set('engine')}
           options={[['', 'All engines'], ...engines.map((engine): [string, string] => [engine, engine])]}
         />
         <Select
           label="Language"
           value={filters.language}
-          onChange={set('language')}
+          onValue={set('language')}
           options={[['', 'All languages'], ...languages]}
         />
       </form>
@@ -274,49 +274,36 @@ export function Voices() {
       {message && <Status>{message}</Status>}
       <ErrorMessage error={mine.error} />
       {mine.data && mine.data.count === 0 && <p>No cloned voices yet.</p>}
-      {mine.data && mine.data.results.length > 0 && (
-        <div class="table-wrap">
-          <table class="stack">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Language</th>
-                <th scope="col">Status</th>
-                <th scope="col">Similarity</th>
-                <th scope="col">Created</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {cloned.map((voice) => (
-                <tr key={voice.id}>
-                  <th scope="row">{voice.name}</th>
-                  <td data-label="Language">{voice.language}</td>
-                  <td data-label="Status">
-                    <span class={`badge ${voice.status}`}>{voice.status}</span>
-                    {voice.error && <small class="hint"> {voice.error.message}</small>}
-                  </td>
-                  <td data-label="Similarity">
-                    {voice.similarity === null ? '—' : `${Math.round(voice.similarity * 100)} %`}
-                  </td>
-                  <td data-label="Created">{formatDate(voice.created_at)}</td>
-                  <td>
-                    <ConfirmButton
-                      label="Delete"
-                      accessibleLabel={`Delete ${voice.name}`}
-                      question={`Delete the voice “${voice.name}” and its recording? Syntheses made with it stay in your history.`}
-                      confirmLabel="Delete voice"
-                      onConfirm={() => remove(voice)}
-                    />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <RecordTable
+        records={cloned}
+        columns={[
+          { title: 'Name', cell: (voice) => voice.name },
+          { title: 'Language', cell: (voice) => voice.language },
+          {
+            title: 'Status',
+            cell: (voice) => (
+              <>
+                <span class={`badge ${voice.status}`}>{voice.status}</span>
+                {voice.error && <small class="hint"> {voice.error.message}</small>}
+              </>
+            ),
+          },
+          {
+            title: 'Similarity',
+            cell: (voice) => (voice.similarity === null ? '—' : `${Math.round(voice.similarity * 100)} %`),
+          },
+          { title: 'Created', cell: (voice) => formatDate(voice.created_at) },
+        ]}
+        actions={(voice) => (
+          <ConfirmButton
+            label="Delete"
+            subject={voice.name}
+            question={`Delete the voice “${voice.name}” and its recording? Syntheses made with it stay in your history.`}
+            confirmLabel="Delete voice"
+            onConfirm={() => remove(voice)}
+          />
+        )}
+      />
       <CloneForm
         onCloned={(voice) => {
           setFollowed(voice);
