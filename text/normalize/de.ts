@@ -1,5 +1,5 @@
 /** German: numbers written as one word below a million, "eins" alone but "ein Euro", dates day first, 24-hour times. */
-import { europeanRules, type EuropeanWords } from './european';
+import { digitReader, europeanReaders, europeanRules, type EuropeanWords } from './european';
 import { previousWord } from './shared';
 import type { DateParts, Language, RuleContext, TimeParts } from './types';
 
@@ -124,7 +124,7 @@ export function dateDe(parts: DateParts, ctx: RuleContext | null): string {
 export const timeDe = (parts: TimeParts): string =>
   `${beforeNoun(parts.hour, false)} Uhr${parts.minute ? ' ' + cardinalDe(parts.minute) : ''}`;
 
-const digitsDe = (text: string): string => Array.from(text.replace(/\D/g, ''), (d) => ONES[Number(d)]).join(' ');
+const digitsDe = digitReader(ONES);
 
 const WORDS: EuropeanWords = {
   cardinal: cardinalDe,
@@ -204,20 +204,13 @@ export const german: Language = {
   code: 'de',
   cardinal: (n) => cardinalDe(n),
   ordinal: (n) => ordinalDe(n),
-  decimal: (integer, fraction) => `${cardinalDe(Number(integer || 0))} Komma ${digitsDe(fraction)}`,
-  digits: digitsDe,
-  characters: (text) =>
-    Array.from(text.replace(/\s/g, ''), (c) => (/\d/.test(c) ? digitsDe(c) : c.toUpperCase())).join(' '),
+  ...europeanReaders({
+    cardinal: cardinalDe,
+    digits: digitsDe,
+    decimalWord: () => 'Komma',
+    dateSeparator: String.raw`\.\s?`,
+  }),
   date: (parts) => dateDe(parts, null),
-  parseDate: (text) => {
-    const m = /^\s*(?:(\d{4})-(\d{1,2})-(\d{1,2})|(\d{1,2})\.\s?(\d{1,2})\.\s?(\d{4}))\s*$/.exec(text);
-    if (!m) return null;
-    return m[1]
-      ? { year: Number(m[1]), month: Number(m[2]), day: Number(m[3]) }
-      : { year: Number(m[6]), month: Number(m[5]), day: Number(m[4]) };
-  },
   time: (parts) => timeDe(parts),
-  telephone: (text) =>
-    (text.trim().startsWith('+') ? 'plus ' : '') + (text.match(/\d+/g) ?? []).map(digitsDe).join(', '),
   rulesFor: () => RULES,
 };

@@ -1,5 +1,5 @@
 /** Spanish: "veintiuno"/"veintiún euros", "cien"/"ciento uno", decimal comma in Spain and point in Mexico and es-419, "3 de marzo de 2026". */
-import { decimalPoint, europeanRules, type EuropeanWords } from './european';
+import { decimalPoint, digitReader, europeanReaders, europeanRules, type EuropeanWords } from './european';
 import type { DateParts, Language, Rule, TimeParts } from './types';
 
 const ONES = [
@@ -164,7 +164,7 @@ export function dateEs(parts: DateParts, tag: string): string {
 export const timeEs = (parts: TimeParts): string =>
   `${beforeNoun(parts.hour, true)} ${parts.minute ? 'y ' + cardinalEs(parts.minute) : 'en punto'}`;
 
-const digitsEs = (text: string): string => Array.from(text.replace(/\D/g, ''), (d) => ONES[Number(d)]).join(' ');
+const digitsEs = digitReader(ONES);
 
 const words = (point: boolean): EuropeanWords => ({
   cardinal: cardinalEs,
@@ -242,21 +242,13 @@ export const spanish: Language = {
   code: 'es',
   cardinal: (n) => cardinalEs(n),
   ordinal: (n) => ordinalEs(n),
-  decimal: (integer, fraction, tag) =>
-    `${cardinalEs(Number(integer || 0))} ${decimalPoint(tag) ? 'punto' : 'coma'} ${digitsEs(fraction)}`,
-  digits: digitsEs,
-  characters: (text) =>
-    Array.from(text.replace(/\s/g, ''), (c) => (/\d/.test(c) ? digitsEs(c) : c.toUpperCase())).join(' '),
+  ...europeanReaders({
+    cardinal: cardinalEs,
+    digits: digitsEs,
+    decimalWord: (tag) => (decimalPoint(tag) ? 'punto' : 'coma'),
+    dateSeparator: '/',
+  }),
   date: dateEs,
-  parseDate: (text) => {
-    const m = /^\s*(?:(\d{4})-(\d{1,2})-(\d{1,2})|(\d{1,2})\/(\d{1,2})\/(\d{4}))\s*$/.exec(text);
-    if (!m) return null;
-    return m[1]
-      ? { year: Number(m[1]), month: Number(m[2]), day: Number(m[3]) }
-      : { year: Number(m[6]), month: Number(m[5]), day: Number(m[4]) };
-  },
   time: timeEs,
-  telephone: (text) =>
-    (text.trim().startsWith('+') ? 'plus ' : '') + (text.match(/\d+/g) ?? []).map(digitsEs).join(', '),
   rulesFor: (tag) => (decimalPoint(tag) ? POINT_RULES : COMMA_RULES),
 };

@@ -4,8 +4,8 @@
  * thousands, day-first numeric dates, 24-hour times. Each language supplies
  * its words; this file supplies the patterns.
  */
-import { parseInteger } from './shared';
-import type { DateParts, Rule, RuleContext, TimeParts } from './types';
+import { alternation, parseInteger, WORD_END } from './shared';
+import type { DateParts, Language, Rule, RuleContext, TimeParts } from './types';
 
 export interface EuropeanWords {
   cardinal(n: number, tag: string): string;
@@ -35,13 +35,6 @@ export interface EuropeanWords {
   digits(text: string): string;
 }
 
-const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-const alternation = (keys: string[]): string =>
-  [...keys]
-    .sort((a, b) => b.length - a.length)
-    .map(escape)
-    .join('|');
-const after = String.raw`(?![\p{L}\p{N}])`;
 const DAYS = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 const valid = (month: number, day: number): boolean => month >= 1 && month <= 12 && day >= 1 && day <= DAYS[month - 1];
 const signAllowed = (ctx: RuleContext): boolean => ctx.start === 0 || /[\s(\[{"'“«:;=]/.test(ctx.text[ctx.start - 1]);
@@ -49,6 +42,45 @@ const signAllowed = (ctx: RuleContext): boolean => ctx.start === 0 || /[\s(\[{"'
 /** Decimal point regions: Mexico, Central America, the US, and the es-419 block; elsewhere a comma. */
 export const decimalPoint = (tag: string): boolean =>
   /^es-(419|MX|US|GT|HN|SV|NI|PA|DO|PR|CU)$/i.test(tag) || /^(en|ja|zh|ko)\b/i.test(tag);
+
+/** Digit by digit, with the language's words for zero to nine. */
+export const digitReader =
+  (ones: readonly string[]) =>
+  (text: string): string =>
+    Array.from(text.replace(/\D/g, ''), (d) => ones[Number(d)]).join(' ');
+
+/**
+ * The readers a continental language needs beyond its own words: a decimal
+ * read "<integer> <decimalWord> <digits>", letters spelled one by one, a
+ * telephone number group by group after "plus", and a date written ISO or
+ * day first with `dateSeparator` (a regex: "/", or "\.\s?" in German).
+ */
+export function europeanReaders(words: {
+  cardinal(n: number): string;
+  digits(text: string): string;
+  decimalWord(tag: string): string;
+  dateSeparator: string;
+}): Pick<Language, 'decimal' | 'digits' | 'characters' | 'parseDate' | 'telephone'> {
+  const { cardinal, digits, decimalWord, dateSeparator: sep } = words;
+  const numericDate = new RegExp(
+    String.raw`^\s*(?:(\d{4})-(\d{1,2})-(\d{1,2})|(\d{1,2})${sep}(\d{1,2})${sep}(\d{4}))\s*$`,
+  );
+  return {
+    decimal: (integer, fraction, tag) => `${cardinal(Number(integer || 0))} ${decimalWord(tag)} ${digits(fraction)}`,
+    digits,
+    characters: (text) =>
+      Array.from(text.replace(/\s/g, ''), (c) => (/\d/.test(c) ? digits(c) : c.toUpperCase())).join(' '),
+    parseDate: (text) => {
+      const m = numericDate.exec(text);
+      if (!m) return null;
+      return m[1]
+        ? { year: Number(m[1]), month: Number(m[2]), day: Number(m[3]) }
+        : { year: Number(m[6]), month: Number(m[5]), day: Number(m[4]) };
+    },
+    telephone: (text) =>
+      (text.trim().startsWith('+') ? 'plus ' : '') + (text.match(/\d+/g) ?? []).map(digits).join(', '),
+  };
+}
 
 /** `extra` rules (ordinals like French "1er") are tried after dates and times, before ranges and plain numbers. */
 export function europeanRules(words: EuropeanWords, point: boolean, extra: Rule[] = []): Rule[] {
@@ -118,7 +150,7 @@ export function europeanRules(words: EuropeanWords, point: boolean, extra: Rule[
   return [
     {
       name: 'money-before',
-      re: new RegExp(String.raw`([-−]?)(${CURRENCY})\s?(${NUM})(?:\s?(${SCALE})${after})?`, 'uy'),
+      re: new RegExp(String.raw`([-−]?)(${CURRENCY})\s?(${NUM})(?:\s?(${SCALE})${WORD_END})?`, 'uy'),
       apply: (m, ctx) => (m[1] && !signAllowed(ctx) ? null : money(m[1], m[3], m[4], m[2], ctx.tag)),
     },
     {
@@ -143,13 +175,16 @@ export function europeanRules(words: EuropeanWords, point: boolean, extra: Rule[
     },
     {
       name: 'month-date',
-      re: new RegExp(String.raw`(\d{1,2})(?:\.|er|º|°)?\s(?:de\s)?(${MONTH})(?:\s(?:de\s)?(\d{4}))?${after}`, 'uy'),
+      re: new RegExp(String.raw`(\d{1,2})(?:\.|er|º|°)?\s(?:de\s)?(${MONTH})(?:\s(?:de\s)?(\d{4}))?${WORD_END}`, 'uy'),
       apply: (m, ctx) =>
         dateOf(ctx, { day: Number(m[1]), month: monthNumber(m[2]), year: m[3] ? Number(m[3]) : undefined }),
     },
     {
       name: 'time',
-      re: new RegExp(String.raw`(\d{1,2})(?::(\d{2})(?:\s?(?:${HOUR}))?|\s?(?:${HOUR})(?:\s?(\d{2}))?)${after}`, 'uy'),
+      re: new RegExp(
+        String.raw`(\d{1,2})(?::(\d{2})(?:\s?(?:${HOUR}))?|\s?(?:${HOUR})(?:\s?(\d{2}))?)${WORD_END}`,
+        'uy',
+      ),
       apply: (m, ctx) => {
         const hour = Number(m[1]);
         const minute = Number(m[2] ?? m[3] ?? 0);
@@ -159,7 +194,7 @@ export function europeanRules(words: EuropeanWords, point: boolean, extra: Rule[
     ...extra,
     {
       name: 'range',
-      re: new RegExp(String.raw`(${NUM})(?:-|\s?[–—]\s?)(${NUM})(?:\s?(${UNIT}))?${after}`, 'uy'),
+      re: new RegExp(String.raw`(${NUM})(?:-|\s?[–—]\s?)(${NUM})(?:\s?(${UNIT}))?${WORD_END}`, 'uy'),
       apply: (m, ctx) =>
         /^0\d/.test(m[2])
           ? null

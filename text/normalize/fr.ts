@@ -1,5 +1,5 @@
 /** French: traditional spelling ("vingt et un", "quatre-vingts", "deux cents"), "21 h 30", "1er", dates day first. */
-import { europeanRules, type EuropeanWords } from './european';
+import { digitReader, europeanReaders, europeanRules, type EuropeanWords } from './european';
 import type { DateParts, Language, TimeParts } from './types';
 
 const ONES = [
@@ -113,7 +113,7 @@ export function dateFr(parts: DateParts): string {
 export const timeFr = (parts: TimeParts): string =>
   `${beforeNoun(parts.hour, true)} ${parts.hour <= 1 ? 'heure' : 'heures'}${parts.minute ? ' ' + cardinalFr(parts.minute) : ''}`;
 
-const digitsFr = (text: string): string => Array.from(text.replace(/\D/g, ''), (d) => ONES[Number(d)]).join(' ');
+const digitsFr = digitReader(ONES);
 
 const WORDS: EuropeanWords = {
   cardinal: cardinalFr,
@@ -196,20 +196,8 @@ export const french: Language = {
   code: 'fr',
   cardinal: (n) => cardinalFr(n),
   ordinal: (n) => ordinalFr(n),
-  decimal: (integer, fraction) => `${cardinalFr(Number(integer || 0))} virgule ${digitsFr(fraction)}`,
-  digits: digitsFr,
-  characters: (text) =>
-    Array.from(text.replace(/\s/g, ''), (c) => (/\d/.test(c) ? digitsFr(c) : c.toUpperCase())).join(' '),
+  ...europeanReaders({ cardinal: cardinalFr, digits: digitsFr, decimalWord: () => 'virgule', dateSeparator: '/' }),
   date: dateFr,
-  parseDate: (text) => {
-    const m = /^\s*(?:(\d{4})-(\d{1,2})-(\d{1,2})|(\d{1,2})\/(\d{1,2})\/(\d{4}))\s*$/.exec(text);
-    if (!m) return null;
-    return m[1]
-      ? { year: Number(m[1]), month: Number(m[2]), day: Number(m[3]) }
-      : { year: Number(m[6]), month: Number(m[5]), day: Number(m[4]) };
-  },
   time: timeFr,
-  telephone: (text) =>
-    (text.trim().startsWith('+') ? 'plus ' : '') + (text.match(/\d+/g) ?? []).map(digitsFr).join(', '),
   rulesFor: () => RULES,
 };

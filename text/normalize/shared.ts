@@ -14,6 +14,16 @@ export function isAlnumAt(text: string, index: number): boolean {
   return ALNUM.test(String.fromCodePoint(cp));
 }
 
+/** A regex alternation of literal keys, longest first so that "km/h" wins over "km". */
+export const alternation = (keys: readonly string[]): string =>
+  [...keys]
+    .sort((a, b) => b.length - a.length)
+    .map((key) => key.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'))
+    .join('|');
+
+/** Lookahead: no letter or digit follows (the match ends a word). */
+export const WORD_END = String.raw`(?![\p{L}\p{N}])`;
+
 /** A spoken or written word: letters/digits/marks, with inner apostrophes or hyphens. */
 export const WORD = /[\p{L}\p{N}\p{M}]+(?:['’-][\p{L}\p{N}\p{M}]+)*/gu;
 

@@ -1,23 +1,15 @@
 /** English rules for numbers: money, dates, times, ranges, fractions, units, years, plain numbers. */
-import { parseInteger, previousWord } from '../shared';
+import { alternation, parseInteger, previousWord, WORD_END } from '../shared';
 import type { Rule, RuleContext } from '../types';
 import { CURRENCIES, MONTH_BY_NAME, SCALE_WORDS, TIGHT_ONLY, UNITS, YEAR_CUES } from './lexicon';
 import { cardinalEn, decimalEn, digitsEn, fractionEn, ordinalEn, pluralNumberWords, yearEn } from './numbers';
 import { dateEn, fullYear, numericDate, timeEn, validDate } from './readers';
-
-const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-const alternation = (keys: string[]): string =>
-  [...keys]
-    .sort((a, b) => b.length - a.length)
-    .map(escape)
-    .join('|');
 
 /** A number as written in English: 1,250 · 3.14 · .5 · 1250 (no sign). */
 const NUM = String.raw`(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|\.\d+`;
 const UNIT = alternation(Object.keys(UNITS));
 const SCALE = alternation(Object.keys(SCALE_WORDS));
 const MONTH = String.raw`(?:January|February|March|April|May|June|July|August|September|October|November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec)`;
-const after = String.raw`(?![\p{L}\p{N}])`;
 
 /** A minus sign counts only where a number starts a word: not in "a-5", "5-3". */
 const signAllowed = (ctx: RuleContext): boolean => ctx.start === 0 || /[\s(\[{"'“:;,=]/.test(ctx.text[ctx.start - 1]);
@@ -59,7 +51,7 @@ const yearRange = (n: number): boolean => n >= 1100 && n <= 2099;
 export const NUMBER_RULES: Rule[] = [
   {
     name: 'money',
-    re: new RegExp(String.raw`([-−]?)([$€£¥₹])\s?(${NUM})(?:\s?(${SCALE})${after})?`, 'uy'),
+    re: new RegExp(String.raw`([-−]?)([$€£¥₹])\s?(${NUM})(?:\s?(${SCALE})${WORD_END})?`, 'uy'),
     apply: (m, ctx) => (m[1] && !signAllowed(ctx) ? null : money(m[1], m[2], m[3], m[4], ctx.tag)),
   },
   {
@@ -96,7 +88,7 @@ export const NUMBER_RULES: Rule[] = [
   },
   {
     name: 'month-day',
-    re: new RegExp(String.raw`(${MONTH})\.?\s(\d{1,2})(?:st|nd|rd|th)?(?:,?\s(\d{4}))?${after}(?!:)`, 'uy'),
+    re: new RegExp(String.raw`(${MONTH})\.?\s(\d{1,2})(?:st|nd|rd|th)?(?:,?\s(\d{4}))?${WORD_END}(?!:)`, 'uy'),
     apply: (m, ctx) => {
       const month = MONTH_BY_NAME[m[1].toLowerCase()];
       if (!validDate(month, Number(m[2]))) return null;
@@ -105,7 +97,7 @@ export const NUMBER_RULES: Rule[] = [
   },
   {
     name: 'day-month',
-    re: new RegExp(String.raw`(\d{1,2})(?:st|nd|rd|th)?\s(?:of\s)?(${MONTH})\.?(?:,?\s(\d{4}))?${after}`, 'uy'),
+    re: new RegExp(String.raw`(\d{1,2})(?:st|nd|rd|th)?\s(?:of\s)?(${MONTH})\.?(?:,?\s(\d{4}))?${WORD_END}`, 'uy'),
     apply: (m, ctx) => {
       const month = MONTH_BY_NAME[m[2].toLowerCase()];
       if (!validDate(month, Number(m[1]))) return null;

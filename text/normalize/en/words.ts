@@ -1,5 +1,5 @@
 /** English rules for written forms made of letters and symbols: addresses, phone numbers, abbreviations, Roman numerals, acronyms, symbols. */
-import { isCapitalized, nextWord, parseRoman, previousWord, sentenceStartsAt } from '../shared';
+import { alternation, isCapitalized, nextWord, parseRoman, previousWord, sentenceStartsAt } from '../shared';
 import type { Rule, RuleContext } from '../types';
 import {
   ABBREVIATIONS,
@@ -17,11 +17,7 @@ import { cardinalEn, ordinalEn } from './numbers';
 import { addressEn, charactersEn, telephoneEn } from './readers';
 import { sentenceEnd } from './rules';
 
-const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-const ABBREVIATION = [...Object.keys(ABBREVIATIONS), ...Object.keys(TITLE_OR_PLACE)]
-  .sort((a, b) => b.length - a.length)
-  .map(escape)
-  .join('|');
+const ABBREVIATION = alternation([...Object.keys(ABBREVIATIONS), ...Object.keys(TITLE_OR_PLACE)]);
 const TLD = 'com|org|net|dev|io|ai|app|co|edu|gov|info|biz|me|tv|us|uk|eu|de|fr|es|it|nl|ca|au|ch|at|be|jp|cn|in|ru|br';
 const PHONE_CUES = new Set([
   'call',
