@@ -144,6 +144,25 @@ interface Frame {
 
 type Item = { type: 'speech'; piece: Mapped; prosody: Prosody } | (BreakSegment & { implicit?: boolean }) | MarkSegment;
 
+/** A break as a segment shows it: without the parser's `implicit` flag. */
+const bareBreak = ({ ms, reason, source_start, source_end }: BreakSegment): BreakSegment => ({
+  type: 'break',
+  ms,
+  reason,
+  source_start,
+  source_end,
+});
+
+/** The pause at the opening and at the closing tag of a <p> or <s>: implicit, so an explicit <break> beside it wins. */
+const edgePause = (name: string, start: number, end: number): Item => ({
+  type: 'break',
+  ms: name === 'p' ? PARAGRAPH_PAUSE : SENTENCE_PAUSE,
+  reason: name === 'p' ? 'paragraph' : 'sentence',
+  source_start: start,
+  source_end: end,
+  implicit: true,
+});
+
 const sameProsody = (a: Prosody, b: Prosody): boolean =>
   a.rate === b.rate && a.pitch === b.pitch && a.volume === b.volume;
 
@@ -375,14 +394,7 @@ export function parseSsml(input: string, options: SsmlOptions): ParsedSsml {
       }
       case 'p':
       case 's':
-        addItem({
-          type: 'break',
-          ms: element.name === 'p' ? PARAGRAPH_PAUSE : SENTENCE_PAUSE,
-          reason: element.name === 'p' ? 'paragraph' : 'sentence',
-          source_start: element.start,
-          source_end: element.end,
-          implicit: true,
-        });
+        addItem(edgePause(element.name, element.start, element.end));
         break;
       case 'lang':
         warn(
@@ -443,14 +455,7 @@ export function parseSsml(input: string, options: SsmlOptions): ParsedSsml {
       }
       case 'p':
       case 's':
-        addItem({
-          type: 'break',
-          ms: element.name === 'p' ? PARAGRAPH_PAUSE : SENTENCE_PAUSE,
-          reason: element.name === 'p' ? 'paragraph' : 'sentence',
-          source_start: start,
-          source_end: end,
-          implicit: true,
-        });
+        addItem(edgePause(element.name, start, end));
         break;
     }
   };
@@ -505,23 +510,11 @@ function assemble(items: readonly Item[], warnings: string[]): ParsedSsml {
       }
       const next = segments[i + 1];
       if (next?.type === 'break' && !next.implicit) continue;
-      kept.push({
-        type: 'break',
-        ms: segment.ms,
-        reason: segment.reason,
-        source_start: segment.source_start,
-        source_end: segment.source_end,
-      });
+      kept.push(bareBreak(segment));
     } else if (segment.type === 'break') {
       const previous = kept[kept.length - 1];
       if (previous?.type === 'break' && previous.reason !== 'break') kept.pop();
-      kept.push({
-        type: 'break',
-        ms: segment.ms,
-        reason: segment.reason,
-        source_start: segment.source_start,
-        source_end: segment.source_end,
-      });
+      kept.push(bareBreak(segment));
     } else kept.push(segment);
   }
   const speech = kept.filter((s): s is SpeechSegment => s.type === 'speech');
