@@ -7,7 +7,7 @@ import { enginePitchRange, type EngineTiming } from '../engines/types';
 import { chunkWordTimes, spokenReading, type TimedWord } from './timestamps';
 import { normalizeText } from '../text/normalize';
 import { applyLexicon, type CompiledLexicon } from '../text/lexicon';
-import { ffmpeg, fileUrl } from './ffmpeg';
+import { ffmpeg, fileUrl, monoWavOutput } from './ffmpeg';
 import { pauseSamples, type VoiceProfileAdjustment, type Voicing, voicingFilters } from './finish';
 import { assertProsody, type Emotion, EMOTION_PRESETS, planEmotionRate, residualTempo } from './prosody';
 import { normalizeForSpeech } from '../engines/text';
@@ -356,24 +356,5 @@ export async function applyVoicing(
 /** One ffmpeg pass: `filters`, then the common chunk format (24 kHz mono 16-bit WAV). */
 async function toChunkWav(input: string, filters: string[], outPath: string, signal?: AbortSignal): Promise<void> {
   const chain = [...filters, `aresample=${CHUNK_SAMPLE_RATE}:resampler=soxr`].join(',');
-  await ffmpeg(
-    [
-      '-i',
-      fileUrl(input),
-      '-af',
-      chain,
-      '-ar',
-      String(CHUNK_SAMPLE_RATE),
-      '-ac',
-      '1',
-      '-c:a',
-      'pcm_s16le',
-      '-map_metadata',
-      '-1',
-      '-f',
-      'wav',
-      fileUrl(outPath),
-    ],
-    signal,
-  );
+  await ffmpeg(['-i', fileUrl(input), '-af', chain, ...monoWavOutput(CHUNK_SAMPLE_RATE, outPath)], signal);
 }

@@ -1,6 +1,6 @@
 import { ProcessError, run } from '../../lib/process';
 import { ANALYSIS_RATE } from '../analysis';
-import { fileUrl } from '../ffmpeg';
+import { FFMPEG_QUIET, fileUrl, monoWavOutput } from '../ffmpeg';
 import { integratedLoudness } from '../loudness';
 import { DEMUXERS, type SampleFormat, sniffAudioFile } from './sniff';
 import { detectSpeech, readPcm16Wav } from './speech';
@@ -172,12 +172,7 @@ async function decode(
     await run(
       'ffmpeg',
       [
-        '-nostdin',
-        '-hide_banner',
-        '-nostats',
-        '-v',
-        'error',
-        '-y',
+        ...FFMPEG_QUIET,
         // Read local files only, with the demuxer the content names (no probing into playlists or other protocols).
         ...(strict ? ['-xerror'] : []),
         '-protocol_whitelist',
@@ -196,19 +191,9 @@ async function decode(
         String(maxSeconds + 1),
         '-af',
         `aformat=channel_layouts=mono,aresample=${ANALYSIS_RATE}:resampler=soxr`,
-        '-ar',
-        String(ANALYSIS_RATE),
-        '-ac',
-        '1',
-        '-c:a',
-        'pcm_s16le',
-        '-map_metadata',
-        '-1',
         '-fflags',
         '+bitexact',
-        '-f',
-        'wav',
-        fileUrl(outWavPath),
+        ...monoWavOutput(ANALYSIS_RATE, outWavPath),
       ],
       { signal, timeoutMs: 120_000 },
     );

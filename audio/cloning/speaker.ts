@@ -3,23 +3,28 @@ import { decimateByTwo, Fft, median, PowerSpectrum, resample, smooth, toDb } fro
 import { integratedLoudness } from '../loudness';
 import { detectSpeech, FRAME_SECONDS, pitchTrack, readPcm16Wav, type SpeechActivity } from './speech';
 
+/** What detectSpeech measured, kept as it measured it (the two levels rounded to 0.01 dB). */
+type SpeechMeasures = Pick<
+  SpeechActivity,
+  | 'speechSeconds'
+  | 'voicedSeconds'
+  | 'f0MedianHz'
+  | 'f0StdSemitones'
+  | 'f0P10Hz'
+  | 'f0P90Hz'
+  | 'activeRmsDb'
+  | 'peakDb'
+  | 'clippingRatio'
+>;
+
 /**
  * A speaker's acoustic profile, measured from a sample (or from a render, to
  * compare): pitch, speaking rate, long-term spectrum, cepstrum, formants,
  * level. JSON-serializable: stored on the voice.
  */
-export interface SpeakerProfile {
+export interface SpeakerProfile extends SpeechMeasures {
   version: 1;
   durationSeconds: number;
-  /** Frames above the energy VAD threshold, seconds (pauses excluded). */
-  speechSeconds: number;
-  voicedSeconds: number;
-  /** YIN median F0 of voiced frames, Hz. */
-  f0MedianHz: number | null;
-  /** Standard deviation of F0 around the median, semitones. */
-  f0StdSemitones: number | null;
-  f0P10Hz: number | null;
-  f0P90Hz: number | null;
   /** Articulation rate: syllable nuclei (voiced envelope peaks) per second of speech, pauses excluded. */
   syllablesPerSecond: number | null;
   /** Long-term average spectrum of the speech frames: band centres (Hz) and power density (dB) relative to the median band. */
@@ -32,9 +37,6 @@ export interface SpeakerProfile {
   formantSpacingHz: number | null;
   /** BS.1770 integrated loudness, LUFS. */
   integratedLufs: number;
-  activeRmsDb: number;
-  peakDb: number;
-  clippingRatio: number;
 }
 
 const FFT_SIZE = 512;

@@ -20,9 +20,10 @@ export interface SpeechActivity {
   active: Uint8Array;
   /** YIN F0 per 10 ms frame (null: unvoiced or silent); frame i starts at sample i × 10 ms. */
   pitch: Array<number | null>;
+  /** Active frames, seconds (pauses excluded). */
   speechSeconds: number;
   voicedSeconds: number;
-  /** Median F0 of voiced frames, Hz. */
+  /** YIN median F0 of voiced frames, Hz. */
   f0MedianHz: number | null;
   /** Standard deviation of voiced F0 around the median, semitones: ~2-4 in speech, ~0 for a steady tone. */
   f0StdSemitones: number | null;
