@@ -19,6 +19,7 @@ import {
   voiceCloningWorkflowId,
   voiceDeletionWorkflowId,
 } from '../synthesis/contracts';
+import { requestCancel } from '../lib/temporal';
 import { deleteEnded } from '../synthesis/lifecycle';
 import { accountAudioPrefix, chunkPrefix, removeSynthesisObjects } from '../synthesis/objects';
 import { withHeartbeat } from './work';
@@ -45,14 +46,7 @@ export function createPrivacyActivities({ db, storage, temporal, config }: Activ
     ];
   };
 
-  /** Asks a workflow to cancel; one that has ended (or never existed) needs nothing. */
-  const cancel = async (workflowId: string) => {
-    try {
-      await temporal.workflow.getHandle(workflowId).cancel();
-    } catch (error) {
-      if (!(error instanceof WorkflowNotFoundError)) throw error;
-    }
-  };
+  const cancel = (workflowId: string) => requestCancel(temporal.workflow.getHandle(workflowId));
 
   const closed = async (workflowId: string) => {
     try {

@@ -1,4 +1,5 @@
 import type { Context } from 'koa';
+import type { Model, QueryBuilder } from 'objection';
 import { z } from 'zod';
 
 /** `?page=&page_size=` as API.md defines them; anything else is a 400. */
@@ -56,3 +57,22 @@ export function presentPage<T>(ctx: Context, publicUrl: string, page: PageQuery,
 }
 
 export const offsetOf = (page: PageQuery) => (page.page - 1) * page.page_size;
+
+/** API.md: lists are newest first unless said otherwise; the id orders rows created at the same instant. */
+export const NEWEST_FIRST: { column: string; order: 'desc' }[] = [
+  { column: 'created_at', order: 'desc' },
+  { column: 'id', order: 'desc' },
+];
+
+/**
+ * The rows of one page of an ordered list, and how many rows all its pages
+ * hold. `counted`, when given, is the same list without the columns that
+ * cost a subquery a row, so that counting does not compute them.
+ */
+export function pageOf<M extends Model>(
+  list: QueryBuilder<M, M[]>,
+  page: PageQuery,
+  counted: QueryBuilder<M, M[]> = list,
+): Promise<[number, M[]]> {
+  return Promise.all([counted.resultSize(), list.clone().offset(offsetOf(page)).limit(page.page_size)]);
+}

@@ -1,4 +1,4 @@
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import type { Config } from './config';
 
 /** The typed Temporal client the API uses to start, signal and describe workflows. */
@@ -36,4 +36,30 @@ export function webhookTaskQueue(config: Pick<Config, 'TEMPORAL_TASK_QUEUE'>): s
  */
 export async function awaitBriefly(client: Client, handle: { result(): Promise<unknown> }, ms = 5_000): Promise<void> {
   await client.connection.withDeadline(Date.now() + ms, () => handle.result()).catch(() => undefined);
+}
+
+/** Asks a workflow to cancel; one that has ended (or never started) needs nothing. */
+export async function requestCancel(handle: { cancel(): Promise<unknown> }): Promise<void> {
+  try {
+    await handle.cancel();
+  } catch (error) {
+    if (!(error instanceof WorkflowNotFoundError)) throw error;
+  }
+}
+
+/**
+ * Starts the workflow that removes the stored objects of `id` (a synthesis's
+ * audio, a voice's sample), once per workflow id: a repeated request joins the
+ * removal already running. Wait for it with awaitBriefly.
+ */
+export function startRemoval(
+  { temporal, config }: { temporal: Client; config: Pick<Config, 'TEMPORAL_TASK_QUEUE'> },
+  removal: { workflow: (id: string) => Promise<void>; workflowId: string; id: string },
+) {
+  return temporal.workflow.start(removal.workflow, {
+    workflowId: removal.workflowId,
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    args: [removal.id],
+    workflowIdConflictPolicy: 'USE_EXISTING',
+  });
 }

@@ -5,8 +5,8 @@ import { API_KEY_PREFIX } from '../../auth/authenticate';
 import { authCacheOf } from '../../auth/cache';
 import type { ApiDeps } from '../../deps';
 import { notFound } from '../../errors';
-import { problemResponses } from '../../openapi';
-import { offsetOf, presentPage } from '../../pagination';
+import { jsonResponse, problemResponses } from '../../openapi';
+import { NEWEST_FIRST, pageOf, presentPage } from '../../pagination';
 import { defineRoute, type Route, inBothFamilies } from '../../route';
 import { type ApiKeyRow, presentApiKey } from './presenter';
 import { ApiKeyCreateBody, ApiKeyCreated, ApiKeyListQuery, ApiKeyPage, ApiKeyParams } from './schema';
@@ -23,23 +23,11 @@ export function apiKeyRoutes(deps: ApiDeps): Route[] {
       tags: ['API keys'],
       auth: true,
       query: ApiKeyListQuery,
-      responses: {
-        200: { description: 'A page of keys', content: { 'application/json': { schema: ApiKeyPage } } },
-        ...problemResponses(400, 401),
-      },
+      responses: { 200: jsonResponse('A page of keys', ApiKeyPage), ...problemResponses(400, 401) },
       async handler(ctx, { account, query }) {
-        const keys = ApiKey.query(db).modify('ownedBy', account);
-        const [{ count }] = await keys.clone().count({ count: '*' }).castTo<{ count: string }[]>();
-        const rows: ApiKeyRow[] = await keys
-          .clone()
-          .select(COLUMNS)
-          .orderBy([
-            { column: 'created_at', order: 'desc' },
-            { column: 'id', order: 'desc' },
-          ])
-          .offset(offsetOf(query))
-          .limit(query.page_size);
-        ctx.body = presentPage(ctx, config.PUBLIC_URL, query, Number(count), rows.map(presentApiKey));
+        const keys = ApiKey.query(db).modify('ownedBy', account).select(COLUMNS).orderBy(NEWEST_FIRST);
+        const [count, rows]: [number, ApiKeyRow[]] = await pageOf(keys, query);
+        ctx.body = presentPage(ctx, config.PUBLIC_URL, query, count, rows.map(presentApiKey));
       },
     }),
     defineRoute({
@@ -49,10 +37,7 @@ export function apiKeyRoutes(deps: ApiDeps): Route[] {
       tags: ['API keys'],
       auth: true,
       body: ApiKeyCreateBody,
-      responses: {
-        201: { description: 'Created', content: { 'application/json': { schema: ApiKeyCreated } } },
-        ...problemResponses(400, 401),
-      },
+      responses: { 201: jsonResponse('Created', ApiKeyCreated), ...problemResponses(400, 401) },
       async handler(ctx, { account, body }) {
         const key = `${API_KEY_PREFIX}${randomSecret(32)}`;
         const row = await ApiKey.query(db)

@@ -1,7 +1,7 @@
 import { Project } from '../../../db/models/Project';
 import type { ApiDeps } from '../../deps';
-import { problemResponses } from '../../openapi';
-import { offsetOf, presentPage } from '../../pagination';
+import { jsonResponse, problemResponses } from '../../openapi';
+import { NEWEST_FIRST, pageOf, presentPage } from '../../pagination';
 import { defineRoute, type Route, inBothFamilies, familyPrefix } from '../../route';
 import { createProject, deleteProject, findProject, projectsOf, updateProject } from './commands';
 import { presentProject } from './presenter';
@@ -14,7 +14,7 @@ import {
   ProjectUpdateBody,
 } from './schema';
 
-const one = { description: 'The project', content: { 'application/json': { schema: ProjectOut } } };
+const one = jsonResponse('The project', ProjectOut);
 
 export function projectRoutes({ config, db }: ApiDeps): Route[] {
   return [
@@ -25,23 +25,13 @@ export function projectRoutes({ config, db }: ApiDeps): Route[] {
       tags: ['Projects'],
       auth: true,
       query: ProjectListQuery,
-      responses: {
-        200: { description: 'A page of projects', content: { 'application/json': { schema: ProjectPage } } },
-        ...problemResponses(400, 401),
-      },
+      responses: { 200: jsonResponse('A page of projects', ProjectPage), ...problemResponses(400, 401) },
       async handler(ctx, { account, query }) {
-        const projects = projectsOf(db, account);
-        const [count, rows] = await Promise.all([
-          Project.query(db).modify('ownedBy', account).resultSize(),
-          projects
-            .clone()
-            .orderBy([
-              { column: 'created_at', order: 'desc' },
-              { column: 'id', order: 'desc' },
-            ])
-            .offset(offsetOf(query))
-            .limit(query.page_size),
-        ]);
+        const [count, rows] = await pageOf(
+          projectsOf(db, account).orderBy(NEWEST_FIRST),
+          query,
+          Project.query(db).modify('ownedBy', account),
+        );
         ctx.body = presentPage(ctx, config.PUBLIC_URL, query, count, rows.map(presentProject));
       },
     }),
@@ -52,7 +42,7 @@ export function projectRoutes({ config, db }: ApiDeps): Route[] {
       tags: ['Projects'],
       auth: true,
       body: ProjectCreateBody,
-      responses: { 201: { ...one, description: 'Created' }, ...problemResponses(400, 401, 409) },
+      responses: { 201: jsonResponse('Created', ProjectOut), ...problemResponses(400, 401, 409) },
       async handler(ctx, { account, body }, family) {
         const project = await createProject(db, account, body);
         ctx.status = 201;

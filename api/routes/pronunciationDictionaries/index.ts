@@ -1,8 +1,8 @@
 import { PronunciationDictionary } from '../../../db/models/PronunciationDictionary';
 import { PronunciationEntry } from '../../../db/models/PronunciationEntry';
 import type { ApiDeps } from '../../deps';
-import { problemResponses } from '../../openapi';
-import { offsetOf, presentPage } from '../../pagination';
+import { jsonResponse, problemResponses } from '../../openapi';
+import { NEWEST_FIRST, offsetOf, pageOf, presentPage } from '../../pagination';
 import { defineRoute, type Route, inBothFamilies, familyPrefix } from '../../route';
 import {
   addEntries,
@@ -34,11 +34,7 @@ import {
 } from './schema';
 
 const TAGS = ['Pronunciation dictionaries'];
-const one = { description: 'The dictionary', content: { 'application/json': { schema: DictionaryOut } } };
-const newestFirst = [
-  { column: 'created_at', order: 'desc' as const },
-  { column: 'id', order: 'desc' as const },
-];
+const one = jsonResponse('The dictionary', DictionaryOut);
 
 export function pronunciationDictionaryRoutes({ config, db }: ApiDeps): Route[] {
   return [
@@ -49,15 +45,13 @@ export function pronunciationDictionaryRoutes({ config, db }: ApiDeps): Route[] 
       tags: TAGS,
       auth: true,
       query: DictionaryListQuery,
-      responses: {
-        200: { description: 'A page of dictionaries', content: { 'application/json': { schema: DictionaryPage } } },
-        ...problemResponses(400, 401),
-      },
+      responses: { 200: jsonResponse('A page of dictionaries', DictionaryPage), ...problemResponses(400, 401) },
       async handler(ctx, { account, query }) {
-        const [count, rows] = await Promise.all([
-          PronunciationDictionary.query(db).modify('ownedBy', account).resultSize(),
-          dictionariesOf(db, account).orderBy(newestFirst).offset(offsetOf(query)).limit(query.page_size),
-        ]);
+        const [count, rows] = await pageOf(
+          dictionariesOf(db, account).orderBy(NEWEST_FIRST),
+          query,
+          PronunciationDictionary.query(db).modify('ownedBy', account),
+        );
         ctx.body = presentPage(ctx, config.PUBLIC_URL, query, count, rows.map(presentDictionary));
       },
     }),
@@ -68,7 +62,7 @@ export function pronunciationDictionaryRoutes({ config, db }: ApiDeps): Route[] 
       tags: TAGS,
       auth: true,
       body: DictionaryCreateBody,
-      responses: { 201: { ...one, description: 'Created' }, ...problemResponses(400, 401, 409) },
+      responses: { 201: jsonResponse('Created', DictionaryOut), ...problemResponses(400, 401, 409) },
       async handler(ctx, { account, body }, family) {
         const dictionary = await createDictionary(db, account, body);
         ctx.status = 201;
@@ -122,10 +116,7 @@ export function pronunciationDictionaryRoutes({ config, db }: ApiDeps): Route[] 
       auth: true,
       params: DictionaryParams,
       query: EntryListQuery,
-      responses: {
-        200: { description: 'A page of entries', content: { 'application/json': { schema: EntryPage } } },
-        ...problemResponses(400, 401, 404),
-      },
+      responses: { 200: jsonResponse('A page of entries', EntryPage), ...problemResponses(400, 401, 404) },
       async handler(ctx, { account, params, query }) {
         const dictionary = await findDictionary(db, account, params.id);
         const rows = await PronunciationEntry.query(db)
@@ -144,10 +135,7 @@ export function pronunciationDictionaryRoutes({ config, db }: ApiDeps): Route[] 
       auth: true,
       params: DictionaryParams,
       body: EntryCreateBody,
-      responses: {
-        201: { description: 'The entries added', content: { 'application/json': { schema: EntriesOut } } },
-        ...problemResponses(400, 401, 404),
-      },
+      responses: { 201: jsonResponse('The entries added', EntriesOut), ...problemResponses(400, 401, 404) },
       async handler(ctx, { account, params, body }) {
         const entries = body.entries ?? [body];
         const { added, count } = await addEntries(

@@ -2,7 +2,6 @@ import {
   WithStartWorkflowOperation,
   WorkflowExecutionAlreadyStartedError,
   WorkflowFailedError,
-  WorkflowNotFoundError,
 } from '@temporalio/client';
 import { CancelledFailure } from '@temporalio/common';
 import { randomUUID } from 'node:crypto';
@@ -10,7 +9,7 @@ import type { Account } from '../../../db/models/Account';
 import { Project } from '../../../db/models/Project';
 import { SubscriptionPlan } from '../../../db/models/SubscriptionPlan';
 import { Voice } from '../../../db/models/Voice';
-import { awaitBriefly, cpuTaskQueue } from '../../../lib/temporal';
+import { awaitBriefly, cpuTaskQueue, requestCancel, startRemoval } from '../../../lib/temporal';
 import {
   reserveUpdate,
   synthesisDeletionWorkflowId,
@@ -188,13 +187,9 @@ export const findSynthesisStatus = (deps: ApiDeps, account: Account, id: string)
 export async function cancelSynthesis(deps: ApiDeps, id: string): Promise<SynthesisStatus> {
   const handle = deps.temporal.workflow.getHandle<typeof synthesis>(synthesisWorkflowId(id));
   return deps.temporal.connection.withDeadline(deadline(deps), async () => {
-    try {
-      // Durable once the server has it: the workflow cancels even if this request dies now.
-      await handle.cancel();
-    } catch (error) {
-      // It has already ended: its result says how.
-      if (!(error instanceof WorkflowNotFoundError)) throw error;
-    }
+    // Durable once the server has it: the workflow cancels even if this request dies now.
+    // One that has already ended needs nothing: its result says how it ended.
+    await requestCancel(handle);
     try {
       const result = await handle.result();
       return result === 'completed' ? 'completed' : 'failed';
@@ -213,16 +208,15 @@ export async function cancelSynthesis(deps: ApiDeps, id: string): Promise<Synthe
  * leaves the audio behind. Returns the synthesis's final status.
  */
 export async function deleteSynthesis(deps: ApiDeps, account: Account, id: string): Promise<SynthesisStatus> {
-  const { db, temporal, config } = deps;
+  const { db, temporal } = deps;
   const row = await findSynthesisStatus(deps, account, id);
   let status = row.status;
   if (status === 'queued' || status === 'processing') status = await cancelSynthesis(deps, id);
   // Started before the row is marked: if this process dies in between, the entry is still there to delete again.
-  const removal = await temporal.workflow.start(synthesisDeletion, {
+  const removal = await startRemoval(deps, {
+    workflow: synthesisDeletion,
     workflowId: synthesisDeletionWorkflowId(id),
-    taskQueue: config.TEMPORAL_TASK_QUEUE,
-    args: [id],
-    workflowIdConflictPolicy: 'USE_EXISTING',
+    id,
   });
   await recordDeleted(db, id);
   // Before the answer: this process's status cache forgets it at once (the others hear the trigger's NOTIFY).

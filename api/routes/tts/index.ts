@@ -3,7 +3,7 @@ import type { ApiDeps } from '../../deps';
 import { idempotent, readIdempotencyKey } from '../../idempotency';
 import { notReady } from '../../errors';
 import { problemResponses, jsonResponse } from '../../openapi';
-import { offsetOf, presentPage } from '../../pagination';
+import { NEWEST_FIRST, pageOf, presentPage } from '../../pagination';
 import { defineRoute, type Route, inBothFamilies } from '../../route';
 import { sendAudio } from './audio';
 import { NormalizeBody, NormalizeOut, normalizePreview } from './normalize';
@@ -151,22 +151,9 @@ export function ttsRoutes(deps: ApiDeps): Route[] {
         if (query.voice_id) entries.where({ voice_id: query.voice_id });
         if (query.created_since) entries.where('created_at', '>=', query.created_since);
         if (query.created_before) entries.where('created_at', '<', query.created_before);
-        const [{ count }] = await entries.clone().count({ count: '*' }).castTo<{ count: string }[]>();
-        const rows = await entries
-          .clone()
-          .orderBy([
-            { column: 'created_at', order: 'desc' },
-            { column: 'id', order: 'desc' },
-          ])
-          .offset(offsetOf(query))
-          .limit(query.page_size);
-        ctx.body = presentPage(
-          ctx,
-          config.PUBLIC_URL,
-          query,
-          Number(count),
-          rows.map((row) => presentHistoryEntry(row, family)),
-        );
+        const [count, rows] = await pageOf(entries.orderBy(NEWEST_FIRST), query);
+        const results = rows.map((row) => presentHistoryEntry(row, family));
+        ctx.body = presentPage(ctx, config.PUBLIC_URL, query, count, results);
       },
     }),
     defineRoute({

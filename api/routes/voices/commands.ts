@@ -1,10 +1,10 @@
-import { WorkflowNotFoundError } from '@temporalio/client';
 import { createReadStream } from 'node:fs';
 import { Account } from '../../../db/models/Account';
 import { ConsentRecord } from '../../../db/models/ConsentRecord';
 import { SubscriptionPlan } from '../../../db/models/SubscriptionPlan';
 import { Voice } from '../../../db/models/Voice';
-import { awaitBriefly, cpuTaskQueue } from '../../../lib/temporal';
+import type { Db } from '../../../db/knex';
+import { awaitBriefly, cpuTaskQueue, requestCancel, startRemoval } from '../../../lib/temporal';
 import type { VoiceCloningInput } from '../../../workflows/voiceCloning';
 import { voiceCloningWorkflowId as cloningWorkflowId, voiceDeletionWorkflowId } from '../../../synthesis/contracts';
 import { voiceDeletion } from '../../../workflows/deletion';
@@ -16,7 +16,6 @@ const sampleKeys = (accountId: string, voiceId: string) => ({
   original: `samples/${accountId}/${voiceId}/original`,
   normalized: `samples/${accountId}/${voiceId}/normalized.wav`,
 });
-export { cloningWorkflowId };
 
 /**
  * Stores the sample, then in one transaction (the account row locked, so two
@@ -92,27 +91,31 @@ export async function startCloning(
   return voice;
 }
 
+/** A voice the caller can use: premade, or their own clone. Another account's or an unknown one is 404. */
+export async function findVoice(db: Db, account: Account, id: string): Promise<Voice> {
+  const voice = await Voice.query(db).modify('visibleTo', account).findById(id);
+  if (!voice) throw notFound('No such voice.');
+  return voice;
+}
+
+/**
+ * The caller's clone, before it loses its sample (deletion, revoked consent):
+ * premade voices are 403 (`premade` says why), and a clone still processing
+ * is canceled first.
+ */
+export async function stopClone(deps: ApiDeps, account: Account, id: string, premade: string): Promise<void> {
+  const voice = await findVoice(deps.db, account, id);
+  if (voice.category === 'premade') throw permissionDenied(premade);
+  if (voice.status === 'processing') await requestCancel(deps.temporal.workflow.getHandle(cloningWorkflowId(id)));
+}
+
 /** Premade voices are 403; another account's or unknown ones 404. A clone still processing is canceled first. */
 export async function deleteVoice(deps: ApiDeps, account: Account, id: string): Promise<void> {
   const { db, temporal } = deps;
-  const voice = await Voice.query(db).modify('visibleTo', account).findById(id);
-  if (!voice) throw notFound('No such voice.');
-  if (voice.category === 'premade') throw permissionDenied('Premade voices cannot be deleted.');
-  if (voice.status === 'processing') {
-    try {
-      await temporal.workflow.getHandle(cloningWorkflowId(id)).cancel();
-    } catch (error) {
-      if (!(error instanceof WorkflowNotFoundError)) throw error;
-    }
-  }
+  await stopClone(deps, account, id, 'Premade voices cannot be deleted.');
   // A workflow removes the objects, so a storage outage delays the removal and never leaves a sample behind.
   // Started before the row is marked: if this process dies in between, the voice is still there to delete again.
-  const removal = await temporal.workflow.start(voiceDeletion, {
-    workflowId: voiceDeletionWorkflowId(id),
-    taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
-    args: [id],
-    workflowIdConflictPolicy: 'USE_EXISTING',
-  });
+  const removal = await startRemoval(deps, { workflow: voiceDeletion, workflowId: voiceDeletionWorkflowId(id), id });
   await Voice.query(db).patch({ deleted_at: db.fn.now(), updated_at: db.fn.now() }).where({ id });
   await awaitBriefly(temporal, removal);
 }

@@ -1,13 +1,11 @@
-import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Account } from '../../../db/models/Account';
 import { ConsentRecord } from '../../../db/models/ConsentRecord';
 import { Voice } from '../../../db/models/Voice';
-import { awaitBriefly } from '../../../lib/temporal';
+import { awaitBriefly, startRemoval } from '../../../lib/temporal';
 import { consentRevocationWorkflowId } from '../../../synthesis/contracts';
 import { voiceDeletion } from '../../../workflows/deletion';
 import type { ApiDeps } from '../../deps';
-import { notFound, permissionDenied } from '../../errors';
-import { cloningWorkflowId } from './commands';
+import { stopClone } from './commands';
 import type { VoiceRow } from './presenter';
 
 /**
@@ -21,17 +19,8 @@ import type { VoiceRow } from './presenter';
  * 403, another account's or unknown ones 404, as for deletion.
  */
 export async function revokeConsent(deps: ApiDeps, account: Account, id: string): Promise<VoiceRow> {
-  const { db, temporal, config } = deps;
-  const voice = await Voice.query(db).modify('visibleTo', account).findById(id);
-  if (!voice) throw notFound('No such voice.');
-  if (voice.category === 'premade') throw permissionDenied('Premade voices have no consent to revoke.');
-  if (voice.status === 'processing') {
-    try {
-      await temporal.workflow.getHandle(cloningWorkflowId(id)).cancel();
-    } catch (error) {
-      if (!(error instanceof WorkflowNotFoundError)) throw error;
-    }
-  }
+  const { db, temporal } = deps;
+  await stopClone(deps, account, id, 'Premade voices have no consent to revoke.');
   const revoked: VoiceRow = await db.transaction(async (trx) => {
     await ConsentRecord.query(trx).where({ voice_id: id }).modify('standing').patch({ revoked_at: trx.fn.now() });
     const [row] = await Voice.query(trx)
@@ -40,11 +29,10 @@ export async function revokeConsent(deps: ApiDeps, account: Account, id: string)
       .returning('*');
     return row;
   });
-  const removal = await temporal.workflow.start(voiceDeletion, {
+  const removal = await startRemoval(deps, {
+    workflow: voiceDeletion,
     workflowId: consentRevocationWorkflowId(id),
-    taskQueue: config.TEMPORAL_TASK_QUEUE,
-    args: [id],
-    workflowIdConflictPolicy: 'USE_EXISTING',
+    id,
   });
   await awaitBriefly(temporal, removal);
   return revoked;

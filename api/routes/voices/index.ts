@@ -1,11 +1,10 @@
 import type { Account } from '../../../db/models/Account';
 import type { ApiDeps } from '../../deps';
-import { notFound } from '../../errors';
 import { problemResponses, jsonResponse } from '../../openapi';
-import { offsetOf, presentPage } from '../../pagination';
+import { pageOf, presentPage } from '../../pagination';
 import { defineRoute, type Family, type Route, inBothFamilies, familyPrefix } from '../../route';
 import { z } from 'zod';
-import { deleteVoice, startCloning } from './commands';
+import { deleteVoice, findVoice, startCloning } from './commands';
 import { revokeConsent } from './consent';
 import { CloneForm, receiveSample } from './upload';
 import { Synthesis } from '../../../db/models/Synthesis';
@@ -41,22 +40,13 @@ export function voiceRoutes(deps: ApiDeps): Route[] {
           'voices.id',
           Synthesis.query(db).modify('ownedBy', account).modify('live').distinct('syntheses.voice_id'),
         );
-      const count = await voices.clone().resultSize();
       // The caller's clones first (newest first), then premade voices in catalog order.
-      const rows = await voices
-        .clone()
-        .orderByRaw(
-          "case when category = 'cloned' then 0 else 1 end, case when category = 'cloned' then created_at end desc nulls last, sort_order, id",
-        )
-        .offset(offsetOf(query))
-        .limit(query.page_size);
-      ctx.body = presentPage(
-        ctx,
-        config.PUBLIC_URL,
-        query,
-        count,
-        rows.map((row) => presentVoice(row, family)),
+      voices.orderByRaw(
+        "case when category = 'cloned' then 0 else 1 end, case when category = 'cloned' then created_at end desc nulls last, sort_order, id",
       );
+      const [count, rows] = await pageOf(voices, query);
+      const results = rows.map((row) => presentVoice(row, family));
+      ctx.body = presentPage(ctx, config.PUBLIC_URL, query, count, results);
     };
 
   return [
@@ -141,9 +131,7 @@ export function voiceRoutes(deps: ApiDeps): Route[] {
       params: VoiceParams,
       responses: { 200: jsonResponse('The voice', VoiceOut), ...problemResponses(401, 404) },
       async handler(ctx, { account, params }, family) {
-        const voice = await Voice.query(db).modify('visibleTo', account).findById(params.id);
-        if (!voice) throw notFound('No such voice.');
-        ctx.body = presentVoice(voice, family);
+        ctx.body = presentVoice(await findVoice(db, account, params.id), family);
       },
     }),
   ];

@@ -3,7 +3,7 @@ import { WebhookDelivery } from '../../../db/models/WebhookDelivery';
 import type { ApiDeps } from '../../deps';
 import { conflict } from '../../errors';
 import { problemResponses, jsonResponse } from '../../openapi';
-import { offsetOf, presentPage } from '../../pagination';
+import { NEWEST_FIRST, pageOf, presentPage } from '../../pagination';
 import { defineRoute, type Route, inBothFamilies, familyPrefix } from '../../route';
 import { announceWebhookEvent } from '../../../synthesis/webhooks';
 import { enforceRateLimit } from '../../auth/rateLimit';
@@ -35,17 +35,8 @@ export function webhookRoutes(deps: ApiDeps): Route[] {
       query: WebhookListQuery,
       responses: { 200: jsonResponse('A page of endpoints', WebhookPage), ...problemResponses(400, 401) },
       async handler(ctx, { account, query }) {
-        const [counted, rows] = await Promise.all([
-          endpointsOf(db, account).count({ count: '*' }).first().castTo<{ count: string } | undefined>(),
-          endpointsOf(db, account)
-            .orderBy([
-              { column: 'created_at', order: 'desc' },
-              { column: 'id', order: 'desc' },
-            ])
-            .offset(offsetOf(query))
-            .limit(query.page_size),
-        ]);
-        ctx.body = presentPage(ctx, config.PUBLIC_URL, query, Number(counted?.count ?? 0), rows.map(presentEndpoint));
+        const [count, rows] = await pageOf(endpointsOf(db, account).orderBy(NEWEST_FIRST), query);
+        ctx.body = presentPage(ctx, config.PUBLIC_URL, query, count, rows.map(presentEndpoint));
       },
     }),
     defineRoute({
@@ -154,18 +145,9 @@ export function webhookRoutes(deps: ApiDeps): Route[] {
       responses: { 200: jsonResponse('A page of deliveries', DeliveryPage), ...problemResponses(400, 401, 404) },
       async handler(ctx, { account, params, query }) {
         const endpoint = await findEndpoint(db, account, params.id);
-        const deliveries = () => WebhookDelivery.query(db).where({ endpoint_id: endpoint.id });
-        const [counted, rows] = await Promise.all([
-          deliveries().count({ count: '*' }).first().castTo<{ count: string } | undefined>(),
-          deliveries()
-            .orderBy([
-              { column: 'created_at', order: 'desc' },
-              { column: 'id', order: 'desc' },
-            ])
-            .offset(offsetOf(query))
-            .limit(query.page_size),
-        ]);
-        ctx.body = presentPage(ctx, config.PUBLIC_URL, query, Number(counted?.count ?? 0), rows.map(presentDelivery));
+        const deliveries = WebhookDelivery.query(db).where({ endpoint_id: endpoint.id }).orderBy(NEWEST_FIRST);
+        const [count, rows] = await pageOf(deliveries, query);
+        ctx.body = presentPage(ctx, config.PUBLIC_URL, query, count, rows.map(presentDelivery));
       },
     }),
   ];
