@@ -40,6 +40,15 @@ const log: string[] = [];
 const semitonesApart = (a: SpeakerProfile, b: SpeakerProfile) =>
   Math.abs(12 * Math.log2(a.f0MedianHz! / b.f0MedianHz!));
 
+/** eSpeak NG's en-us+m3 (at `pitch`, its default 50 when not given) reading two Harvard sentences, analysed. */
+async function espeakSample(name: string, pitch?: number): Promise<SpeakerProfile> {
+  const samplePath = path.join(dir, `${name}.wav`);
+  const text = 'The birch canoe slid on the smooth planks. Glue the sheet to the dark blue background.';
+  const pitchArgs = pitch === undefined ? [] : ['-p', String(pitch)];
+  execFileSync('espeak-ng', ['-v', 'en-us+m3', ...pitchArgs, '-w', samplePath, text]);
+  return analyseSpeaker(samplePath);
+}
+
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'openvox-cloning-'));
   const real = process.env.CLONING_TEST_REFERENCES === 'engine' ? [] : await realReferences(dir);
@@ -79,15 +88,7 @@ describe('analyseSpeaker', () => {
 
 describe('buildVoiceProfile candidates', () => {
   it('skips a voice that cannot render, falls back to en-US voices for a language without any, and renders through `render`', async () => {
-    const samplePath = path.join(dir, 'candidates-sample.wav');
-    execFileSync('espeak-ng', [
-      '-v',
-      'en-us+m3',
-      '-w',
-      samplePath,
-      'The birch canoe slid on the smooth planks. Glue the sheet to the dark blue background.',
-    ]);
-    const sample = await analyseSpeaker(samplePath);
+    const sample = await espeakSample('candidates-sample');
     const rendered: string[] = [];
     const clone = await buildVoiceProfile({
       sample,
@@ -124,17 +125,7 @@ describe('neural base voices', () => {
   });
 
   it('fit a male sample like any other base voice', async () => {
-    const samplePath = path.join(dir, 'neural-sample.wav');
-    execFileSync('espeak-ng', [
-      '-v',
-      'en-us+m3',
-      '-p',
-      '30',
-      '-w',
-      samplePath,
-      'The birch canoe slid on the smooth planks. Glue the sheet to the dark blue background.',
-    ]);
-    const sample = await analyseSpeaker(samplePath);
+    const sample = await espeakSample('neural-sample', 30);
     // neuralFloor Infinity: the classic voice competes whatever the neural fit scores.
     const candidates = ['en-us-joe', 'en-us-flite-rms'].map((id) => findPremadeVoice(id)!);
     const clone = await buildVoiceProfile({
@@ -173,15 +164,7 @@ describe('neural voices first', () => {
   let sample: SpeakerProfile;
 
   beforeAll(async () => {
-    const samplePath = path.join(dir, 'tiers-sample.wav');
-    execFileSync('espeak-ng', [
-      '-v',
-      'en-us+m3',
-      '-w',
-      samplePath,
-      'The birch canoe slid on the smooth planks. Glue the sheet to the dark blue background.',
-    ]);
-    sample = await analyseSpeaker(samplePath);
+    sample = await espeakSample('tiers-sample');
   });
 
   const cloneWith = async (neuralFloor?: number) => {
