@@ -3,7 +3,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { loadSigningKey } from '../../api/auth/signingKey';
 import { PASSWORD, uniqueEmail, waitForVerificationToken } from '../helpers/accounts';
 import { claimsOf, signToken, tamperPayload, unsignedToken } from '../helpers/jwt';
-import { createTestDeps, type RunningApi, startApi, startTestWorker, useStack } from '../helpers/stack';
+import { useStack } from '../helpers/stack';
 import { call, expectProblem, readReply, type Reply } from '../helpers/http';
 
 /**
@@ -11,8 +11,6 @@ import { call, expectProblem, readReply, type Reply } from '../helpers/http';
  * authentication"): each must get a clear problem+json answer and change
  * nothing. Every case runs in both path families.
  */
-
-type Worker = Awaited<ReturnType<typeof startTestWorker>>;
 
 const FAMILIES = [['/api/v1'], ['/api']];
 
@@ -53,57 +51,39 @@ async function count(query: Knex.QueryBuilder): Promise<number> {
   return Number((row as { n: string | number }).n);
 }
 
+/** Awaits every query of `named` at once: the same names, each with its result. */
+async function allOf<T extends Record<string, PromiseLike<unknown>>>(
+  named: T,
+): Promise<{ [Name in keyof T]: Awaited<T[Name]> }> {
+  const results = await Promise.all(Object.values(named));
+  return Object.fromEntries(Object.keys(named).map((name, index) => [name, results[index]])) as {
+    [Name in keyof T]: Awaited<T[Name]>;
+  };
+}
+
 /** Everything a request about these accounts or emails could have changed. */
-async function footprint(accountIds: string[], emails: string[] = []) {
+function footprint(accountIds: string[], emails: string[] = []) {
   const { db } = deps;
   const ids = accountIds.length ? accountIds : [randomUUID()];
-  const [
-    accounts,
-    withEmails,
-    ledger,
-    apiKeys,
-    families,
-    revoked,
-    refreshTokens,
-    rotated,
-    verificationTokens,
-    usedTokens,
-  ] = await Promise.all([
-    db('accounts')
+  const refreshTokens = () =>
+    db('refresh_tokens')
+      .join('refresh_token_families as f', 'f.id', 'refresh_tokens.family_id')
+      .whereIn('f.account_id', ids);
+  return allOf({
+    accounts: db('accounts')
       .whereIn('id', ids)
       .orderBy('id')
       .select('id', 'email', 'name', 'password_hash', 'email_verified_at', 'credit_balance', 'updated_at'),
-    count(db('accounts').whereIn('email', emails.length ? emails : ['-'])),
-    count(db('credit_ledger').whereIn('account_id', ids)),
-    count(db('api_keys').whereIn('account_id', ids)),
-    count(db('refresh_token_families').whereIn('account_id', ids)),
-    count(db('refresh_token_families').whereIn('account_id', ids).whereNotNull('revoked_at')),
-    count(
-      db('refresh_tokens')
-        .join('refresh_token_families as f', 'f.id', 'refresh_tokens.family_id')
-        .whereIn('f.account_id', ids),
-    ),
-    count(
-      db('refresh_tokens')
-        .join('refresh_token_families as f', 'f.id', 'refresh_tokens.family_id')
-        .whereIn('f.account_id', ids)
-        .whereNotNull('rotated_at'),
-    ),
-    count(db('email_verification_tokens').whereIn('account_id', ids)),
-    count(db('email_verification_tokens').whereIn('account_id', ids).whereNotNull('used_at')),
-  ]);
-  return {
-    accounts,
-    withEmails,
-    ledger,
-    apiKeys,
-    families,
-    revoked,
-    refreshTokens,
-    rotated,
-    verificationTokens,
-    usedTokens,
-  };
+    withEmails: count(db('accounts').whereIn('email', emails.length ? emails : ['-'])),
+    ledger: count(db('credit_ledger').whereIn('account_id', ids)),
+    apiKeys: count(db('api_keys').whereIn('account_id', ids)),
+    families: count(db('refresh_token_families').whereIn('account_id', ids)),
+    revoked: count(db('refresh_token_families').whereIn('account_id', ids).whereNotNull('revoked_at')),
+    refreshTokens: count(refreshTokens()),
+    rotated: count(refreshTokens().whereNotNull('rotated_at')),
+    verificationTokens: count(db('email_verification_tokens').whereIn('account_id', ids)),
+    usedTokens: count(db('email_verification_tokens').whereIn('account_id', ids).whereNotNull('used_at')),
+  });
 }
 
 const accountsWithEmail = (email: string) => count(deps.db('accounts').where({ email: email.trim().toLowerCase() }));
@@ -1019,13 +999,10 @@ describe.each(FAMILIES)('bad input to the auth endpoints under %s', (family) => 
 });
 
 describe('expired verification tokens (VERIFICATION_TTL=1)', () => {
-  const shortDeps = createTestDeps({ VERIFICATION_TTL: '1' });
-  let shortApi: RunningApi;
-  let shortWorker: Worker;
+  const { deps: shortDeps, api: shortApi } = useStack({ worker: true, env: { VERIFICATION_TTL: '1' } });
   const signups = new Map<string, { id: string; email: string; token: string }>();
 
   beforeAll(async () => {
-    [shortApi, shortWorker] = await Promise.all([startApi(shortDeps), startTestWorker(shortDeps)]);
     // One account per family; both tokens expire during one wait.
     await Promise.all(
       FAMILIES.map(async ([family]) => {
@@ -1047,10 +1024,6 @@ describe('expired verification tokens (VERIFICATION_TTL=1)', () => {
       .first();
     const wait = new Date(latest!.expires_at).getTime() - Date.now() + 250;
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, wait)));
-  });
-  afterAll(async () => {
-    await Promise.all([shortApi?.close(), shortWorker?.shutdown()]);
-    await shortDeps.close();
   });
 
   it.each(FAMILIES)(

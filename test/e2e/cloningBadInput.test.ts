@@ -12,9 +12,9 @@ import {
   send,
   silenceMp3,
   speech,
-  until,
   uploadTempFiles,
 } from '../helpers/cloningInput';
+import { until } from '../helpers/eventually';
 import { mapLimit } from '../../lib/concurrency';
 import { wavHeader } from '../../lib/wavFormat';
 import { createAccount, createVoice, type TestAccount } from '../helpers/factories';

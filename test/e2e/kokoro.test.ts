@@ -1,20 +1,15 @@
-import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, symlink } from 'node:fs/promises';
-import os from 'node:os';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { runCli } from '../../cli/program';
-import { migrate } from '../../db/migrate';
 import { premadeVoices } from '../../engines/catalog';
 import { sharedEngines } from '../../engines/registry';
 import { resolveOpenAiVoice } from '../../api/routes/openai/voices';
 import { defaultModelsDir } from '../../lib/config';
-import { dropDatabase, recreateDatabase } from '../../scripts/stack';
-import { type ModelsWatch, watchModels } from '../../worker/modelsWatch';
 import { eventually } from '../helpers/eventually';
-import { createAccount, type TestAccount } from '../helpers/factories';
 import { call } from '../helpers/http';
-import { startKokoroMirror } from '../helpers/kokoroMirror';
-import { createTestDeps, type RunningApi, startApi, startTestWorker } from '../helpers/stack';
-import { fetchAndMeasure, waitForSynthesis } from '../helpers/synthesis';
+import { installKokoroModels, startKokoroMirror } from '../helpers/kokoroMirror';
+import { useAccount, useStack } from '../helpers/stack';
+import { fetchAndMeasure, synthesizeAndWait } from '../helpers/synthesis';
 
 /**
  * Kokoro through the service, with the model scripts/install.sh assembled (MODELS_DIR/kokoro) and its
@@ -25,50 +20,22 @@ import { fetchAndMeasure, waitForSynthesis } from '../helpers/synthesis';
  */
 
 const SHARED = path.join(process.env.MODELS_DIR ?? defaultModelsDir(), 'kokoro');
-const JOE = path.join(process.env.MODELS_DIR ?? defaultModelsDir(), 'en_US-joe-medium.onnx');
 
-let modelsDir: string;
-let databaseUrl: string;
-let deps: ReturnType<typeof createTestDeps>;
-let api: RunningApi;
-let worker: Awaited<ReturnType<typeof startTestWorker>>;
-let owner: TestAccount;
-let modelsWatch: ModelsWatch;
-
-beforeAll(async () => {
-  modelsDir = await mkdtemp(path.join(os.tmpdir(), 'openvox-kokoro-'));
-  await mkdir(path.join(modelsDir, 'kokoro', 'voices'), { recursive: true });
-  await symlink(path.join(SHARED, 'kokoro-v1.0.int8.onnx'), path.join(modelsDir, 'kokoro', 'kokoro-v1.0.int8.onnx'));
-  await copyFile(path.join(SHARED, 'vocab.json'), path.join(modelsDir, 'kokoro', 'vocab.json'));
-  for (const file of await readdir(path.join(SHARED, 'voices')))
-    await copyFile(path.join(SHARED, 'voices', file), path.join(modelsDir, 'kokoro', 'voices', file));
-  await symlink(JOE, path.join(modelsDir, 'en_US-joe-medium.onnx'));
-  await copyFile(`${JOE}.json`, path.join(modelsDir, 'en_US-joe-medium.onnx.json'));
-  const url = new URL(process.env.DATABASE_URL!);
-  url.pathname = `${url.pathname}_kokoro`;
-  databaseUrl = url.toString();
-  await recreateDatabase(databaseUrl);
-  deps = createTestDeps({ DATABASE_URL: databaseUrl, MODELS_DIR: modelsDir, VOICE_PREVIEWS: 'false' });
-  await migrate(deps.db, deps.config);
-  [api, worker, owner] = await Promise.all([
-    startApi(deps),
-    startTestWorker(deps),
-    createAccount(deps, { credits: 10_000 }),
-  ]);
-  const engines = sharedEngines({ enableNonFree: deps.config.ENABLE_NONFREE_ENGINES, modelsDir });
-  modelsWatch = await watchModels(
-    { db: deps.db, engines, config: deps.config, temporal: deps.temporal, logger: deps.logger },
-    { pollMs: 1000 },
-  );
-}, 60_000);
-
-afterAll(async () => {
-  modelsWatch?.close();
-  await Promise.all([api?.close(), worker?.shutdown()]);
-  await deps?.close();
-  if (databaseUrl) await dropDatabase(databaseUrl);
-  await rm(modelsDir, { recursive: true, force: true });
+const { deps, api } = useStack({
+  worker: true,
+  database: 'kokoro',
+  // Every shipped style under its own name.
+  models: async (dir) =>
+    installKokoroModels(
+      dir,
+      Object.fromEntries((await readdir(path.join(SHARED, 'voices'))).map((file) => [file, file])),
+    ),
+  env: { VOICE_PREVIEWS: 'false' },
+  watchModels: { pollMs: 1000 },
+  startTimeoutMs: 60_000,
 });
+const modelsDir = deps.config.MODELS_DIR;
+const owner = useAccount(deps, { credits: 10_000 });
 
 describe('Kokoro voices', () => {
   it('ships the five Japanese styles as hidden catalog entries: espeak-ng cannot phonemize Japanese text', async () => {
@@ -145,23 +112,15 @@ describe('Kokoro voices', () => {
       // The OpenAI names: the female ones speak with the Kokoro voice, ahead of Piper.
       expect(await resolveOpenAiVoice(deps.db, 'nova')).toBe('en-us-kokoro-alpha');
 
-      const accepted = await call(
+      const { done } = await synthesizeAndWait(
         api.url,
-        'POST',
-        '/api/v1/tts/synthesize/',
+        owner.access,
         {
           text: 'Kokoro reads this sentence aloud. And then a second one.',
           voice_id: 'en-us-kokoro-alpha',
           output_format: 'wav',
         },
-        owner.access,
-      );
-      expect(accepted.status).toBe(202);
-      const done = await waitForSynthesis(
-        api.url,
-        `/api/v1/tts/history/${accepted.body.id}/status/`,
-        owner.access,
-        240_000,
+        { timeoutMs: 240_000 },
       );
       expect(done).toMatchObject({ status: 'completed', error: null });
       const audio = await fetchAndMeasure(api.url, done.audio_url, owner.access);

@@ -1,14 +1,10 @@
-import type { WorkflowHandle } from '@temporalio/client';
-import { rm } from 'node:fs/promises';
-import { migrate } from '../../db/migrate';
 import { cpuTaskQueue } from '../../lib/temporal';
-import { dropDatabase, recreateDatabase } from '../../scripts/stack';
 import { heavyTaskQueue, synthesisWorkflowId } from '../../synthesis/contracts';
-import { createAccount, type TestAccount } from '../helpers/factories';
 import { call } from '../helpers/http';
-import { kokoroModelsDir } from '../helpers/kokoroMirror';
-import { createTestDeps, type RunningApi, startApi, startTestWorker } from '../helpers/stack';
+import { installKokoroModels } from '../helpers/kokoroMirror';
+import { useAccount, useStack } from '../helpers/stack';
 import { waitForSynthesis } from '../helpers/synthesis';
+import { type HistoryEvent, historyOf } from '../helpers/workflowWorker';
 
 /**
  * Kokoro renders (~10× Piper's CPU per audio second) queue on a task queue of their own with half the render
@@ -19,48 +15,25 @@ import { waitForSynthesis } from '../helpers/synthesis';
  * and the Piper render waited for a Kokoro chunk to finish.
  */
 
-let modelsDir: string;
-let databaseUrl: string;
-let deps: ReturnType<typeof createTestDeps>;
-let api: RunningApi;
-let worker: Awaited<ReturnType<typeof startTestWorker>>;
-let kokoroOwner: TestAccount;
-let piperOwner: TestAccount;
-
-beforeAll(async () => {
-  modelsDir = await kokoroModelsDir('kokoro-scheduling');
-  const url = new URL(process.env.DATABASE_URL!);
-  url.pathname = `${url.pathname}_kokoro_scheduling`;
-  databaseUrl = url.toString();
-  await recreateDatabase(databaseUrl);
-  deps = createTestDeps({
-    DATABASE_URL: databaseUrl,
-    MODELS_DIR: modelsDir,
+const { deps, api } = useStack({
+  worker: true,
+  database: 'kokoro_scheduling',
+  models: (dir) => installKokoroModels(dir),
+  env: {
     VOICE_PREVIEWS: 'false',
     // Two render slots: the heavy queue has one, as the Kokoro engine has one host.
     SYNTHESIS_CONCURRENCY: '2',
-  });
-  await migrate(deps.db, deps.config);
-  // Slots of a plan are per account: one account each, so the Piper synthesis is never queued behind the Kokoro one.
-  [api, worker, kokoroOwner, piperOwner] = await Promise.all([
-    startApi(deps),
-    startTestWorker(deps),
-    createAccount(deps, { credits: 100_000 }),
-    createAccount(deps, { credits: 100_000 }),
-  ]);
-}, 120_000);
-
-afterAll(async () => {
-  await Promise.all([api?.close(), worker?.shutdown()]);
-  await deps?.close();
-  if (databaseUrl) await dropDatabase(databaseUrl);
-  await rm(modelsDir, { recursive: true, force: true });
+  },
+  startTimeoutMs: 120_000,
 });
+// Slots of a plan are per account: one account each, so the Piper synthesis is never queued behind the Kokoro one.
+const kokoroOwner = useAccount(deps, { credits: 100_000 });
+const piperOwner = useAccount(deps, { credits: 100_000 });
 
-type Events = NonNullable<Awaited<ReturnType<WorkflowHandle['fetchHistory']>>['events']>;
+type Events = HistoryEvent[];
 
-const historyOf = async (synthesisId: string): Promise<Events> =>
-  (await deps.temporal.workflow.getHandle(synthesisWorkflowId(synthesisId)).fetchHistory()).events ?? [];
+const eventsOf = (synthesisId: string): Promise<Events> =>
+  historyOf(deps.temporal.workflow.getHandle(synthesisWorkflowId(synthesisId)));
 
 /** Each activity the workflow scheduled: its type and the task queue it went to. */
 const scheduled = (events: Events) =>
@@ -91,7 +64,7 @@ it('renders Kokoro on the heavy queue, and a Piper synthesis submitted behind Ko
   expect(kokoro.status).toBe(202);
   // Its renders are scheduled (all three lanes) before the Piper synthesis is submitted.
   for (;;) {
-    const renders = scheduled(await historyOf(kokoro.body.id)).filter(
+    const renders = scheduled(await eventsOf(kokoro.body.id)).filter(
       (activity) => activity.type === 'renderSynthesisChunk',
     );
     if (renders.length >= 3) break;
@@ -122,7 +95,7 @@ it('renders Kokoro on the heavy queue, and a Piper synthesis submitted behind Ko
 
   // Ordering, not timing (both from the server's history): the Piper render had completed before any Kokoro chunk
   // did. Had Kokoro renders held the CPU queue's two slots, Piper's could only start once one of them completed.
-  const [piperEvents, kokoroEvents] = await Promise.all([historyOf(piper.body.id), historyOf(kokoro.body.id)]);
+  const [piperEvents, kokoroEvents] = await Promise.all([eventsOf(piper.body.id), eventsOf(kokoro.body.id)]);
   const [piperRendered] = completions(piperEvents);
   expect(piperRendered).toBeGreaterThan(0);
   for (const chunkRendered of completions(kokoroEvents)) expect(chunkRendered).toBeGreaterThan(piperRendered);

@@ -1,17 +1,12 @@
-import { copyFile, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { copyFile, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { migrate } from '../../db/migrate';
 import { premadeVoices } from '../../engines/catalog';
 import { defaultModelsDir } from '../../lib/config';
-import { dropDatabase, recreateDatabase } from '../../scripts/stack';
 import { call } from '../helpers/http';
-import { createAccount, type TestAccount } from '../helpers/factories';
-import { createTestDeps, type RunningApi, startApi, startTestWorker } from '../helpers/stack';
-import { fetchAndMeasure, waitForSynthesis } from '../helpers/synthesis';
+import { useAccount, useStack } from '../helpers/stack';
+import { fetchAndMeasure, synthesizeAndWait } from '../helpers/synthesis';
 import { eventually } from '../helpers/eventually';
-import { sharedEngines } from '../../engines/registry';
-import { type ModelsWatch, watchModels } from '../../worker/modelsWatch';
 import { runCli } from '../../cli/program';
 import { startPiperMirror } from '../helpers/piperMirror';
 
@@ -24,26 +19,17 @@ import { startPiperMirror } from '../helpers/piperMirror';
 
 const JOE = path.join(process.env.MODELS_DIR ?? defaultModelsDir(), 'en_US-joe-medium.onnx');
 
-let modelsDir: string;
-let databaseUrl: string;
-let deps: ReturnType<typeof createTestDeps>;
-let api: RunningApi;
-let worker: Awaited<ReturnType<typeof startTestWorker>>;
-let owner: TestAccount;
-let modelsWatch: ModelsWatch;
-
-beforeAll(async () => {
-  modelsDir = await mkdtemp(path.join(os.tmpdir(), 'openvox-models-'));
-  // The built-in joe, plus "narrator" (with a sidecar) and a British "en_GB-joe-medium" (config only).
+/** The built-in joe, plus "narrator" (with a sidecar) and a British "en_GB-joe-medium" (config only). */
+async function addVoices(dir: string): Promise<void> {
   for (const name of ['en_US-joe-medium', 'narrator', 'en_GB-joe-medium']) {
-    await symlink(JOE, path.join(modelsDir, `${name}.onnx`));
-    await copyFile(`${JOE}.json`, path.join(modelsDir, `${name}.onnx.json`));
+    await symlink(JOE, path.join(dir, `${name}.onnx`));
+    await copyFile(`${JOE}.json`, path.join(dir, `${name}.onnx.json`));
   }
   const gbConfig = JSON.parse(await readFile(`${JOE}.json`, 'utf8'));
   gbConfig.language.code = 'en_GB';
-  await writeFile(path.join(modelsDir, 'en_GB-joe-medium.onnx.json'), JSON.stringify(gbConfig));
+  await writeFile(path.join(dir, 'en_GB-joe-medium.onnx.json'), JSON.stringify(gbConfig));
   await writeFile(
-    path.join(modelsDir, 'narrator.voice.json'),
+    path.join(dir, 'narrator.voice.json'),
     JSON.stringify({
       id: 'en-us-narrator',
       name: 'Narrator',
@@ -53,37 +39,19 @@ beforeAll(async () => {
     }),
   );
   // Not a voice: a model without its config.
-  await symlink(JOE, path.join(modelsDir, 'orphan.onnx'));
+  await symlink(JOE, path.join(dir, 'orphan.onnx'));
+}
 
-  const url = new URL(process.env.DATABASE_URL!);
-  url.pathname = `${url.pathname}_models`;
-  databaseUrl = url.toString();
-  await recreateDatabase(databaseUrl);
-  deps = createTestDeps({ DATABASE_URL: databaseUrl, MODELS_DIR: modelsDir });
-  await migrate(deps.db, deps.config);
-  [api, worker, owner] = await Promise.all([
-    startApi(deps),
-    startTestWorker(deps),
-    createAccount(deps, { credits: 10_000 }),
-  ]);
-  // As the worker process does: the same engines its activities render with.
-  const engines = sharedEngines({ enableNonFree: deps.config.ENABLE_NONFREE_ENGINES, modelsDir });
-  modelsWatch = await watchModels({
-    db: deps.db,
-    engines,
-    config: deps.config,
-    temporal: deps.temporal,
-    logger: deps.logger,
-  });
-}, 60_000);
-
-afterAll(async () => {
-  modelsWatch?.close();
-  await Promise.all([api?.close(), worker?.shutdown()]);
-  await deps?.close();
-  if (databaseUrl) await dropDatabase(databaseUrl);
-  await rm(modelsDir, { recursive: true, force: true });
+// The worker process's watch of MODELS_DIR runs too, as in a worker process.
+const { deps, api } = useStack({
+  worker: true,
+  database: 'models',
+  models: addVoices,
+  watchModels: {},
+  startTimeoutMs: 60_000,
 });
+const modelsDir = deps.config.MODELS_DIR;
+const owner = useAccount(deps, { credits: 10_000 });
 
 describe('Piper voices in MODELS_DIR', () => {
   it('lists them with the neural voices, before every classic voice, ids from the sidecar or the file name', async () => {
@@ -119,15 +87,11 @@ describe('Piper voices in MODELS_DIR', () => {
   });
 
   it('synthesizes with an added voice', async () => {
-    const accepted = await call(
-      api.url,
-      'POST',
-      '/api/v1/tts/synthesize/',
-      { text: 'The narrator reads this sentence aloud.', voice_id: 'en-us-narrator', output_format: 'mp3' },
-      owner.access,
-    );
-    expect(accepted.status).toBe(202);
-    const done = await waitForSynthesis(api.url, `/api/v1/tts/history/${accepted.body.id}/status/`, owner.access);
+    const { done } = await synthesizeAndWait(api.url, owner.access, {
+      text: 'The narrator reads this sentence aloud.',
+      voice_id: 'en-us-narrator',
+      output_format: 'mp3',
+    });
     expect(done).toMatchObject({ status: 'completed', error: null });
     const audio = await fetchAndMeasure(api.url, done.audio_url, owner.access);
     expect(audio.analysis.durationSeconds).toBeGreaterThan(1);
@@ -173,15 +137,11 @@ describe('Piper voices in MODELS_DIR', () => {
         60_000,
       );
 
-      const accepted = await call(
-        api.url,
-        'POST',
-        '/api/v1/tts/synthesize/',
-        { text: 'A voice installed a moment ago.', voice_id: 'en-gb-alba-medium', output_format: 'wav' },
-        owner.access,
-      );
-      expect(accepted.status).toBe(202);
-      const done = await waitForSynthesis(api.url, `/api/v1/tts/history/${accepted.body.id}/status/`, owner.access);
+      const { done } = await synthesizeAndWait(api.url, owner.access, {
+        text: 'A voice installed a moment ago.',
+        voice_id: 'en-gb-alba-medium',
+        output_format: 'wav',
+      });
       expect(done).toMatchObject({ status: 'completed', error: null });
 
       expect(await openvox(['voices', 'remove', 'en_GB-alba-medium'])).toBe(0);

@@ -1,47 +1,26 @@
 import { randomUUID } from 'node:crypto';
 import { ensureRetentionSchedule } from '../../lib/schedules';
 import { stableEventId } from '../../synthesis/webhooks';
-import { call } from '../helpers/accounts';
-import { until } from '../helpers/cloningInput';
-import { createAccount, type TestAccount } from '../helpers/factories';
+import { requestsBelow } from '../helpers/http';
+import { until } from '../helpers/eventually';
+import { createAccount, createSynthesis, type TestAccount } from '../helpers/factories';
 import { createObjectLister } from '../helpers/objects';
-import { makeSample, uploadSample } from '../helpers/samples';
-import { createTestDeps, type RunningApi, startApi, startTestWorker } from '../helpers/stack';
-import { waitForSynthesis } from '../helpers/synthesis';
+import { uploadConsentedSample } from '../helpers/samples';
+import { useAccount, useStack } from '../helpers/stack';
+import { synthesizeAndWait } from '../helpers/synthesis';
 
 describe('consent revocation and history retention', () => {
   // The operator's default retention: 60 days for accounts without their own setting.
-  const deps = createTestDeps({ HISTORY_RETENTION_DAYS: '60' });
+  const { deps, api } = useStack({ worker: true, env: { HISTORY_RETENTION_DAYS: '60' } });
   const objects = createObjectLister(deps.config);
-  let api: RunningApi;
-  let worker: Awaited<ReturnType<typeof startTestWorker>>;
-  let owner: TestAccount;
-  let stranger: TestAccount;
-  beforeAll(async () => {
-    [api, worker, owner, stranger] = await Promise.all([
-      startApi(deps),
-      startTestWorker(deps),
-      createAccount(deps),
-      createAccount(deps),
-    ]);
-  });
-  afterAll(async () => {
-    await Promise.all([api.close(), worker.shutdown()]);
-    await deps.close();
-  });
-  const req = (method: string, path: string, body?: unknown, who: TestAccount = owner) =>
-    call(api.url, method, path, body, who.access);
+  const owner = useAccount(deps);
+  const stranger = useAccount(deps);
+  const req = requestsBelow(api, '', owner);
 
   describe('revoke-consent', () => {
     let voiceId: string;
     beforeAll(async () => {
-      const uploaded = await uploadSample(
-        api.url,
-        '/api/v1/voices/upload/',
-        owner.access,
-        { name: 'Revocable', consent: 'true' },
-        { bytes: await makeSample('wav'), name: 'me.wav' },
-      );
+      const uploaded = await uploadConsentedSample(api.url, owner.access, 'Revocable');
       expect(uploaded.status).toBe(202);
       voiceId = uploaded.body.id;
       const ready = await until(
@@ -109,13 +88,9 @@ describe('consent revocation and history retention', () => {
   });
 
   it('stops a clone still processing: it stays revoked after its workflow ends, and its sample is removed', async () => {
-    const uploaded = await uploadSample(
-      api.url,
-      '/api/voices/clone/',
-      owner.access,
-      { name: 'Withdrawn early', consent: 'true' },
-      { bytes: await makeSample('wav'), name: 'me.wav' },
-    );
+    const uploaded = await uploadConsentedSample(api.url, owner.access, 'Withdrawn early', {
+      endpoint: '/api/voices/clone/',
+    });
     expect(uploaded.status).toBe(202);
     const id = uploaded.body.id;
     const revoked = await req('POST', `/api/voices/${id}/revoke-consent/`);
@@ -167,10 +142,9 @@ describe('consent revocation and history retention', () => {
       expect((await req('PATCH', '/api/v1/auth/profile/', { history_retention_days: 365 }, keeper)).status).toBe(200);
       const defaulted = await createAccount(deps); // no setting: the operator's 60 days
       const make = async (who: TestAccount, text: string) => {
-        const accepted = await req('POST', '/api/v1/tts/synthesize/', { text, voice_id: 'en-us-slt' }, who);
-        expect(accepted.status).toBe(202);
-        expect((await waitForSynthesis(api.url, accepted.body.status_url, who.access)).status).toBe('completed');
-        return (await deps.db('syntheses').where({ id: accepted.body.id }).first()) as {
+        const { id, done } = await synthesizeAndWait(api.url, who.access, { text, voice_id: 'en-us-slt' });
+        expect(done.status).toBe('completed');
+        return (await deps.db('syntheses').where({ id }).first()) as {
           id: string;
           audio_key: string;
         };
@@ -205,32 +179,16 @@ describe('consent revocation and history retention', () => {
       await backdate(keptByOwnSetting.id, 90);
       await backdate(oldByDefault.id, 61);
       // A job still running is never deleted, however old.
-      const running = randomUUID();
-      await deps.db('syntheses').insert({
-        id: running,
-        account_id: owner.id,
-        voice_id: 'en-us-slt',
+      const running = await createSynthesis(deps, owner, {
         text: 'Still running.',
-        characters: 14,
-        speed: 1,
-        pitch: 0,
-        emotion: 'neutral',
-        output_format: 'wav',
         status: 'processing',
         created_at: deps.db.raw(`now() - interval '400 days'`),
       });
+      const everyone = [owner.id, keeper.id, defaulted.id];
       const credits = async () =>
-        deps
-          .db('accounts')
-          .whereIn('id', [owner.id, keeper.id, defaulted.id])
-          .orderBy('id')
-          .select('id', 'credit_balance', 'credits_reserved');
+        deps.db('accounts').whereIn('id', everyone).orderBy('id').select('id', 'credit_balance', 'credits_reserved');
       const ledgerRows = async () =>
-        deps
-          .db('credit_ledger')
-          .whereIn('account_id', [owner.id, keeper.id, defaulted.id])
-          .orderBy('id')
-          .select('id', 'kind', 'amount');
+        deps.db('credit_ledger').whereIn('account_id', everyone).orderBy('id').select('id', 'kind', 'amount');
       const [creditsBefore, ledgerBefore] = await Promise.all([credits(), ledgerRows()]);
 
       const result = await deps.temporal.workflow.execute('historyRetention', {

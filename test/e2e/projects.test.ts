@@ -1,16 +1,12 @@
-import { call } from '../helpers/http';
-import { createAccount, type TestAccount } from '../helpers/factories';
-import { fetchOpenApiDocument, useStack } from '../helpers/stack';
+import { call, requestsBelow } from '../helpers/http';
+import { createAccount } from '../helpers/factories';
+import { fetchOpenApiDocument, useAccount, useStack } from '../helpers/stack';
 
 describe.each([['/api/v1'], ['/api']])('projects in the %s family', (family) => {
   const { deps, api } = useStack();
-  let owner: TestAccount;
-  let stranger: TestAccount;
-  beforeAll(async () => {
-    [owner, stranger] = await Promise.all([createAccount(deps), createAccount(deps)]);
-  });
-  const req = (method: string, path: string, body?: unknown, who: TestAccount = owner) =>
-    call(api.url, method, `${family}/projects/${path}`, body, who.access);
+  const owner = useAccount(deps);
+  const stranger = useAccount(deps);
+  const req = requestsBelow(api, `${family}/projects/`, owner);
 
   it('creates, reads, lists newest first, updates and deletes a project', async () => {
     const created = await req('POST', '', { name: 'Audiobook', description: 'Chapter one' });

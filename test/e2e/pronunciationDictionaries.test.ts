@@ -1,7 +1,7 @@
-import { call } from '../helpers/http';
+import { call, requestsBelow } from '../helpers/http';
 import { createAccount, createProject, type TestAccount } from '../helpers/factories';
-import { useStack } from '../helpers/stack';
-import { fetchAndMeasure, waitForSynthesis } from '../helpers/synthesis';
+import { useAccount, useStack } from '../helpers/stack';
+import { fetchAndMeasure, synthesizeAndWait } from '../helpers/synthesis';
 import { Synthesis } from '../../db/models/Synthesis';
 
 const PLS = `<?xml version="1.0" encoding="UTF-8"?>
@@ -13,13 +13,9 @@ const PLS = `<?xml version="1.0" encoding="UTF-8"?>
 
 describe.each([['/api/v1'], ['/api']])('pronunciation dictionaries in the %s family', (family) => {
   const { deps, api } = useStack();
-  let owner: TestAccount;
-  let stranger: TestAccount;
-  beforeAll(async () => {
-    [owner, stranger] = await Promise.all([createAccount(deps), createAccount(deps)]);
-  });
-  const req = (method: string, path: string, body?: unknown, who: TestAccount = owner) =>
-    call(api.url, method, `${family}/pronunciation-dictionaries/${path}`, body, who.access);
+  const owner = useAccount(deps);
+  const stranger = useAccount(deps);
+  const req = requestsBelow(api, `${family}/pronunciation-dictionaries/`, owner);
 
   it('creates, reads, lists, updates and deletes a dictionary and its entries', async () => {
     const projectId = await createProject(deps, owner, `p-${family}`);
@@ -276,30 +272,16 @@ describe('pronunciation dictionaries in reading and synthesis', () => {
   });
 
   const synthesize = async (voice: string, extra: Record<string, unknown>) => {
-    const accepted = await call(
+    const { id, done } = await synthesizeAndWait(
       api.url,
-      'POST',
-      '/api/v1/tts/synthesize/',
+      owner.access,
       { text: 'OpenVox is here.', voice_id: voice, ...extra },
-      owner.access,
-    );
-    expect(accepted.status).toBe(202);
-    const done = await waitForSynthesis(
-      api.url,
-      `/api/v1/tts/history/${accepted.body.id}/status/`,
-      owner.access,
-      120_000,
+      { timeoutMs: 120_000 },
     );
     expect(done.status).toBe('completed');
-    const row = await Synthesis.query(deps.db).findById(accepted.body.id).select('pronunciation_dictionary_ids');
-    const audio = await fetchAndMeasure(api.url, `/api/v1/tts/history/${accepted.body.id}/audio/`, owner.access);
-    const timestamps = await call(
-      api.url,
-      'GET',
-      `/api/v1/tts/history/${accepted.body.id}/timestamps/`,
-      undefined,
-      owner.access,
-    );
+    const row = await Synthesis.query(deps.db).findById(id).select('pronunciation_dictionary_ids');
+    const audio = await fetchAndMeasure(api.url, `/api/v1/tts/history/${id}/audio/`, owner.access);
+    const timestamps = await call(api.url, 'GET', `/api/v1/tts/history/${id}/timestamps/`, undefined, owner.access);
     return {
       seconds: audio.analysis.durationSeconds,
       ids: row!.pronunciation_dictionary_ids,

@@ -1,26 +1,13 @@
-import { call } from '../helpers/http';
-import { createAccount, type TestAccount } from '../helpers/factories';
-import { useStack } from '../helpers/stack';
-import { fetchAndMeasure, waitForSynthesis } from '../helpers/synthesis';
+import { requestsBelow } from '../helpers/http';
+import { useAccount, useStack } from '../helpers/stack';
+import { fetchAndMeasure, SYNTHESIS_FAMILIES, waitForSynthesis } from '../helpers/synthesis';
 
 const SENTENCE = 'The quick brown fox jumps over the lazy dog.';
 
-describe.each([
-  [
-    '/api/v1',
-    'id',
-    (id: string) => `/api/v1/tts/history/${id}/status/`,
-    (id: string) => `/api/v1/tts/history/${id}/audio/`,
-  ],
-  ['/api', 'task_id', (id: string) => `/api/tts/status/${id}/`, (id: string) => `/api/tts/audio/${id}/`],
-])('synthesis in the %s family', (family, idKey, statusPath, audioPath) => {
+describe.each(SYNTHESIS_FAMILIES)('synthesis in the %s family', (family, idKey, statusPath, audioPath) => {
   const { deps, api } = useStack({ worker: true });
-  let owner: TestAccount;
-  beforeAll(async () => {
-    owner = await createAccount(deps, { credits: 10_000 });
-  });
-  const req = (method: string, path: string, body?: unknown, who: TestAccount = owner) =>
-    call(api.url, method, `${family}${path}`, body, who.access);
+  const owner = useAccount(deps, { credits: 10_000 });
+  const req = requestsBelow(api, family, owner);
 
   it('submits, reports progress to completion, serves measurable audio and charges the characters once', async () => {
     const accepted = await req('POST', '/tts/synthesize/', { text: `  ${SENTENCE}  `, voice_id: 'en-us-slt' });

@@ -1,7 +1,11 @@
-import { call } from '../helpers/http';
-import { createAccount, type TestAccount } from '../helpers/factories';
-import { useStack } from '../helpers/stack';
-import { expectPlausibleAudio, fetchAndMeasure, FORMAT_CASES, startJobs, waitForSynthesis } from '../helpers/synthesis';
+import { useAccount, useStack } from '../helpers/stack';
+import {
+  fetchAndMeasure,
+  itRendersEveryFormat,
+  startJobs,
+  SYNTHESIS_FAMILIES,
+  synthesizeAndWait,
+} from '../helpers/synthesis';
 
 /**
  * The neural voice en-us-joe (Piper, its model in MODELS_DIR) through the
@@ -15,30 +19,13 @@ const TEXT =
   'Speech synthesis turns written words into sound for every listener. The quick brown fox jumps over the lazy dog.';
 
 const { deps, api } = useStack({ worker: true });
-let owner: TestAccount;
+const owner = useAccount(deps, { credits: 100_000 });
 
-beforeAll(async () => {
-  owner = await createAccount(deps, { credits: 100_000 });
-});
-
-describe.each([
-  ['/api/v1', 'id', (id: string) => `/api/v1/tts/history/${id}/status/`],
-  ['/api', 'task_id', (id: string) => `/api/tts/status/${id}/`],
-])('en-us-joe in the %s family', (family, idKey, statusPath) => {
+describe.each(SYNTHESIS_FAMILIES)('en-us-joe in the %s family', (family, idKey) => {
   const jobs = new Map<string, Promise<{ id: string; done: any }>>();
   const job = (name: string) => jobs.get(name)!;
-  const synthesize = async (body: Record<string, unknown>) => {
-    const accepted = await call(
-      api.url,
-      'POST',
-      `${family}/tts/synthesize/`,
-      { text: TEXT, voice_id: VOICE, ...body },
-      owner.access,
-    );
-    expect(accepted.status).toBe(202);
-    const id = accepted.body[idKey];
-    return { id, done: await waitForSynthesis(api.url, statusPath(id), owner.access) };
-  };
+  const synthesize = (body: Record<string, unknown>) =>
+    synthesizeAndWait(api.url, owner.access, { text: TEXT, voice_id: VOICE, ...body }, { family });
 
   beforeAll(() => {
     const bodies: Record<string, Record<string, unknown>> = {
@@ -56,26 +43,15 @@ describe.each([
     startJobs(bodies, synthesize, jobs);
   });
 
-  it.each(FORMAT_CASES)(
+  itRendersEveryFormat(
     'renders %s (%s, %s/%s): a male voice, plausible length, audible',
-    async (format, contentType, container, codec) => {
-      const { id, done } = await job(format);
-      expect(done).toMatchObject({
-        [idKey]: id,
-        status: 'completed',
-        progress: 1,
-        output_format: format,
-        error: null,
-        credits_charged: TEXT.length,
-      });
-      const audio = await fetchAndMeasure(api.url, done.audio_url, owner.access);
-      expectPlausibleAudio(audio, done, { contentType, container, codec, seconds: [4, 12] });
+    { api, token: () => owner.access, job, idKey, seconds: [4, 12], fields: () => ({ credits_charged: TEXT.length }) },
+    async (audio, { done }) => {
       expect(audio.analysis.f0MedianHz).toBeGreaterThan(60);
       expect(audio.analysis.f0MedianHz).toBeLessThan(150);
       const wav = (await job('wav')).done;
       expect(Math.abs(done.duration_seconds / wav.duration_seconds - 1)).toBeLessThan(0.1);
     },
-    120_000,
   );
 
   if (family === '/api/v1') {

@@ -2,7 +2,14 @@ import { randomUUID } from 'node:crypto';
 
 import { createAccount, createSynthesis, createVoice, type TestAccount } from '../helpers/factories';
 import { useStack } from '../helpers/stack';
-import { expectPlausibleAudio, fetchAndMeasure, FORMAT_CASES, startJobs, waitForSynthesis } from '../helpers/synthesis';
+import {
+  fetchAndMeasure,
+  itRendersEveryFormat,
+  startJobs,
+  SYNTHESIS_FAMILIES,
+  synthesizeAndWait,
+  waitForSynthesis,
+} from '../helpers/synthesis';
 import { BAD_PAGE_QUERIES, call, expectProblem, readReply, type Reply } from '../helpers/http';
 
 /**
@@ -68,21 +75,20 @@ async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean
   }
 }
 
-describe.each([
-  [
-    '/api/v1',
-    'id',
-    (id: string) => `/api/v1/tts/history/${id}/status/`,
-    (id: string) => `/api/v1/tts/history/${id}/audio/`,
-  ],
-  ['/api', 'task_id', (id: string) => `/api/tts/status/${id}/`, (id: string) => `/api/tts/audio/${id}/`],
-])('synthesis requests in the %s family', (family, idKey, statusPath, audioPath) => {
+describe.each(SYNTHESIS_FAMILIES)('synthesis requests in the %s family', (family, idKey, statusPath, audioPath) => {
   const req = (method: string, path: string, body: unknown, who: TestAccount) =>
     call(api.url, method, `${family}${path}`, body, who.access);
   /** GET of a full path (status and audio paths carry the family already). */
   const get = (path: string, who: TestAccount) => call(api.url, 'GET', path, undefined, who.access);
   const submit = (who: TestAccount, body: unknown) => req('POST', '/tts/synthesize/', body, who);
   const entryPath = (id: string) => `/tts/history/${id}/`;
+  /** The answers of status, audio, entry GET and entry DELETE for `id`, asked in turn by `who`. */
+  const askEveryEndpoint = async (id: string, who: TestAccount) => [
+    await get(statusPath(id), who),
+    await get(audioPath(id), who),
+    await req('GET', entryPath(id), undefined, who),
+    await req('DELETE', entryPath(id), undefined, who),
+  ];
   const rawPost = async (who: TestAccount, text: string): Promise<Reply> => {
     const response = await fetch(`${api.url}${family}/tts/synthesize/`, {
       method: 'POST',
@@ -99,13 +105,8 @@ describe.each([
   };
 
   /** Submits (expecting 202) and polls to the end. */
-  async function synthesize(who: TestAccount, body: Record<string, unknown>): Promise<{ id: string; done: any }> {
-    const accepted = await submit(who, body);
-    if (accepted.status !== 202)
-      throw new Error(`submit answered ${accepted.status}: ${JSON.stringify(accepted.body)}`);
-    const id = accepted.body[idKey] as string;
-    return { id, done: await waitForSynthesis(api.url, statusPath(id), who.access) };
-  }
+  const synthesize = (who: TestAccount, body: Record<string, unknown>) =>
+    synthesizeAndWait(api.url, who.access, body, { family });
 
   describe('rejecting bad input', () => {
     let owner: TestAccount;
@@ -359,27 +360,16 @@ describe.each([
       startJobs(bodies, (body) => synthesize(owner, body), jobs);
     });
 
-    it.each(FORMAT_CASES)(
+    itRendersEveryFormat(
       'serves %s as %s, probing as %s/%s, with a plausible, audible duration',
-      async (format, contentType, container, codec) => {
-        const { id, done } = await job(format);
-        expect(done).toMatchObject({
-          [idKey]: id,
-          status: 'completed',
-          progress: 1,
-          output_format: format,
-          audio_url: audioPath(id),
-          error: null,
-        });
-        const audio = await fetchAndMeasure(api.url, done.audio_url, owner.access);
-        expectPlausibleAudio(audio, done, { contentType, container, codec, seconds: [3, 15] });
+      { api, token: () => owner.access, job, idKey, seconds: [3, 15], fields: (id) => ({ audio_url: audioPath(id) }) },
+      async (audio, { done }) => {
         expect(Number(audio.response.headers.get('content-length'))).toBe(audio.bytes.length);
         expect(audio.response.headers.get('accept-ranges')).toBe('bytes');
         // Every format carries the same speech: the durations agree with the WAV's.
         const wav = (await job('wav')).done;
         expect(Math.abs(done.duration_seconds - wav.duration_seconds)).toBeLessThan(0.15);
       },
-      120_000,
     );
 
     it('speed 2.0 gives at most 0.55x the duration of the same text at speed 1.0', async () => {
@@ -532,14 +522,7 @@ describe.each([
     it("answers 404 for another account's synthesis on status, audio, entry GET and DELETE, and leaves it unchanged", async () => {
       const before = await req('GET', entryPath(id), undefined, owner);
       expect(before.status).toBe(200);
-      for (const reply of [
-        await get(statusPath(id), stranger),
-        await get(audioPath(id), stranger),
-        await req('GET', entryPath(id), undefined, stranger),
-        await req('DELETE', entryPath(id), undefined, stranger),
-      ]) {
-        expectProblem(reply, 404, 'not_found');
-      }
+      for (const reply of await askEveryEndpoint(id, stranger)) expectProblem(reply, 404, 'not_found');
       expect((await req('GET', '/tts/history/', undefined, stranger)).body.count).toBe(0);
       expect(await req('GET', entryPath(id), undefined, owner)).toMatchObject({ status: 200, body: before.body });
       expect((await fetchAudio(id, owner)).response.status).toBe(200);
@@ -552,14 +535,7 @@ describe.each([
       '7d3c2f9a-1b2c-4d5e-8f90-123456789abcd',
       '7d3c2f9a-1b2c-4d5e-8f90-123456789abc',
     ])('answers 404 for the malformed or unknown id %s on status, audio, entry GET and DELETE', async (bad) => {
-      for (const reply of [
-        await get(statusPath(bad), owner),
-        await get(audioPath(bad), owner),
-        await req('GET', entryPath(bad), undefined, owner),
-        await req('DELETE', entryPath(bad), undefined, owner),
-      ]) {
-        expectProblem(reply, 404, 'not_found');
-      }
+      for (const reply of await askEveryEndpoint(bad, owner)) expectProblem(reply, 404, 'not_found');
     });
   });
 
@@ -607,6 +583,17 @@ describe.each([
 
     it('lists newest first; each entry is the status object plus text, voice_id, speed, pitch, emotion, project_id and how the text was read', async () => {
       const read = { text_type: 'text', text_normalization: 'auto', pronunciation_dictionary_ids: [] };
+      /** What an entry adds to a status object for `text`: by default asked of VOICE as it speaks, in no project. */
+      const asked = (text: string, request: Record<string, unknown> = {}) => ({
+        text,
+        voice_id: VOICE,
+        speed: 1,
+        pitch: 0,
+        emotion: 'neutral',
+        project_id: null,
+        ...request,
+        ...read,
+      });
       const page = await list('');
       expect(page.status).toBe(200);
       expect(page.body).toMatchObject({ count: 3, next: null, previous: null });
@@ -614,13 +601,13 @@ describe.each([
       const [failed, secondEntry, firstEntry] = page.body.results;
       expect(secondEntry).toEqual({
         ...second.done,
-        text: 'The second entry.',
-        voice_id: otherVoice,
-        speed: 1.1,
-        pitch: -2,
-        emotion: 'calm',
-        project_id: projectId,
-        ...read,
+        ...asked('The second entry.', {
+          voice_id: otherVoice,
+          speed: 1.1,
+          pitch: -2,
+          emotion: 'calm',
+          project_id: projectId,
+        }),
       });
       expect(secondEntry).toMatchObject({
         status: 'completed',
@@ -628,16 +615,7 @@ describe.each([
         audio_url: audioPath(second.id),
         credits_charged: 17,
       });
-      expect(firstEntry).toEqual({
-        ...first.done,
-        text: 'The first entry.',
-        voice_id: VOICE,
-        speed: 1,
-        pitch: 0,
-        emotion: 'neutral',
-        project_id: null,
-        ...read,
-      });
+      expect(firstEntry).toEqual({ ...first.done, ...asked('The first entry.') });
       expect(failed).toEqual({
         [idKey]: failedId,
         status: 'failed',
@@ -651,13 +629,7 @@ describe.each([
         duration_seconds: null,
         audio_url: null,
         error: { code: 'synthesis_failed', message: expect.any(String) },
-        text: 'It failed.',
-        voice_id: VOICE,
-        speed: 1,
-        pitch: 0,
-        emotion: 'neutral',
-        project_id: null,
-        ...read,
+        ...asked('It failed.'),
       });
     });
 

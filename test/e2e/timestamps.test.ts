@@ -4,8 +4,8 @@ import path from 'node:path';
 import { decodeAudio } from '../../audio/analysis';
 import { timestampsKey } from '../../synthesis/objects';
 import { call } from '../helpers/accounts';
-import { createAccount, type TestAccount } from '../helpers/factories';
-import { createTestDeps, type RunningApi, startApi, startTestWorker } from '../helpers/stack';
+import { createAccount } from '../helpers/factories';
+import { useAccount, useStack } from '../helpers/stack';
 import { waitForSynthesis } from '../helpers/synthesis';
 
 /**
@@ -25,24 +25,9 @@ const SENTENCES = [
 const TEXT = SENTENCES.join(' ');
 const WORD = /[\p{L}\p{M}\p{N}]+(?:['’.,-][\p{L}\p{M}\p{N}]+)*/gu;
 
-const deps = createTestDeps();
-let api: RunningApi;
-let worker: Awaited<ReturnType<typeof startTestWorker>>;
-let owner: TestAccount;
-let stranger: TestAccount;
-
-beforeAll(async () => {
-  [api, worker, owner, stranger] = await Promise.all([
-    startApi(deps),
-    startTestWorker(deps),
-    createAccount(deps, { credits: 20_000 }),
-    createAccount(deps),
-  ]);
-});
-afterAll(async () => {
-  await Promise.all([api.close(), worker.shutdown()]);
-  await deps.close();
-});
+const { deps, api } = useStack({ worker: true });
+const owner = useAccount(deps, { credits: 20_000 });
+const stranger = useAccount(deps);
 
 const get = (url: string, token = owner.access) =>
   fetch(`${api.url}${url}`, { headers: { Authorization: `Bearer ${token}` } });

@@ -7,9 +7,9 @@ import { sharedEngines } from '../../engines/registry';
 import { loadConfig } from '../../lib/config';
 import { createMailer } from '../../lib/mail';
 import { call } from '../helpers/http';
-import { until } from '../helpers/cloningInput';
+import { until } from '../helpers/eventually';
 import { createAccount, type TestAccount } from '../helpers/factories';
-import { makeSample, uploadSample } from '../helpers/samples';
+import { uploadConsentedSample } from '../helpers/samples';
 import { startApi, useStack } from '../helpers/stack';
 
 interface Received {
@@ -62,6 +62,9 @@ describe('webhooks', () => {
   beforeAll(async () => {
     [owner, stranger] = await Promise.all([createAccount(deps), createAccount(deps)]);
   });
+  /** Registers an endpoint of the owner's in `family` that sends `events` to `target`: the API's answer. */
+  const register = (target: { url: string }, events: string[], family = '/api/v1') =>
+    call(api.url, 'POST', `${family}/webhooks/`, { url: target.url, events }, owner.access);
 
   describe.each([['/api/v1'], ['/api']])('endpoints in the %s family', (family) => {
     const req = (method: string, path: string, body?: unknown, who: TestAccount = owner) =>
@@ -184,13 +187,7 @@ describe('webhooks', () => {
   it('delivers signed synthesis.completed and voice.ready events to a local receiver', async () => {
     const target = await receiver();
     try {
-      const endpoint = await call(
-        api.url,
-        'POST',
-        '/api/v1/webhooks/',
-        { url: target.url, events: ['synthesis.completed', 'voice.ready'] },
-        owner.access,
-      );
+      const endpoint = await register(target, ['synthesis.completed', 'voice.ready']);
       const { secret } = endpoint.body;
 
       const submitted = await call(
@@ -231,14 +228,7 @@ describe('webhooks', () => {
       });
       expect(completed.headers['openvox-webhook-id']).toBe(event.id);
 
-      const bytes = await makeSample('wav', 'en-us+m3', 30);
-      const voice = await uploadSample(
-        api.url,
-        '/api/v1/voices/upload/',
-        owner.access,
-        { name: 'Hooked', consent: 'true' },
-        { bytes, name: 'sample.wav' },
-      );
+      const voice = await uploadConsentedSample(api.url, owner.access, 'Hooked', { pitch: 30 });
       expect(voice.status).toBe(202);
       const ready = await until(
         'voice.ready',
@@ -267,13 +257,7 @@ describe('webhooks', () => {
   it('retries a receiver that fails three times, then records one delivery with four attempts; both secrets sign after a rotation', async () => {
     const target = await receiver((count) => (count <= 3 ? 500 : 200));
     try {
-      const endpoint = await call(
-        api.url,
-        'POST',
-        '/api/webhooks/',
-        { url: target.url, events: ['voice.failed'] },
-        owner.access,
-      );
+      const endpoint = await register(target, ['voice.failed'], '/api');
       const rotated = await call(
         api.url,
         'POST',
@@ -322,13 +306,7 @@ describe('webhooks', () => {
   it('disables an endpoint whose receiver answers 410', async () => {
     const target = await receiver(() => 410);
     try {
-      const endpoint = await call(
-        api.url,
-        'POST',
-        '/api/v1/webhooks/',
-        { url: target.url, events: ['voice.ready'] },
-        owner.access,
-      );
+      const endpoint = await register(target, ['voice.ready']);
       await call(api.url, 'POST', `/api/v1/webhooks/${endpoint.body.id}/test/`, undefined, owner.access);
       const disabled = await until('disabled', async () => {
         const reply = await call(api.url, 'GET', `/api/v1/webhooks/${endpoint.body.id}/`, undefined, owner.access);

@@ -195,19 +195,3 @@ export async function send(
 export async function uploadTempFiles(): Promise<string[]> {
   return (await readdir(tmpdir())).filter((name) => name.startsWith('openvox-upload-')).sort();
 }
-
-/** Polls `probe` until it returns something other than null/false; throws naming `what` after timeoutMs. */
-export async function until<T>(
-  what: string,
-  probe: () => Promise<T | null | false>,
-  timeoutMs = 60_000,
-  everyMs = 200,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== null && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, everyMs));
-  }
-}

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ApiDeps } from '../../api/deps';
 import { hashPassword } from '../../api/auth/passwords';
+import type { SynthesisRequest } from '../../synthesis/contracts';
 
 /**
  * Rows written straight to the database. No jest here (bench/http.ts uses
@@ -89,4 +90,28 @@ export async function createSynthesis(deps: ApiDeps, owner: { id: string }, fiel
     id,
   });
   return id;
+}
+
+/**
+ * The request a synthesis workflow is started with (synthesis/contracts.ts): `text` for `accountId` in
+ * en-us-slt, as the API makes it for a body with nothing else; `changes` override.
+ */
+export function synthesisRequest(
+  accountId: string,
+  text: string,
+  changes: Partial<SynthesisRequest> = {},
+): SynthesisRequest {
+  return {
+    synthesisId: randomUUID(),
+    accountId,
+    projectId: null,
+    voiceId: 'en-us-slt',
+    text,
+    characters: [...text].length,
+    speed: 1,
+    pitch: 0,
+    emotion: 'neutral',
+    outputFormat: 'wav',
+    ...changes,
+  };
 }

@@ -40,6 +40,15 @@ export async function call(
   );
 }
 
+/**
+ * `call` for the paths below `prefix`, as `owner` unless another account is given: `owner` is read at each
+ * request, so a view of an account not made yet (useAccount) does.
+ */
+export function requestsBelow(api: { url: string }, prefix: string, owner: { access: string }) {
+  return (method: string, path: string, body?: unknown, who: { access: string } = owner): Promise<Reply> =>
+    call(api.url, method, `${prefix}${path}`, body, who.access);
+}
+
 /** A request with a raw (possibly invalid) JSON text body. */
 export async function sendRaw(
   url: string,

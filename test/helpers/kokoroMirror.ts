@@ -18,18 +18,18 @@ export function zip(files: Record<string, Uint8Array>, deflate = false): Buffer 
   let offset = 0;
   for (const [name, data] of Object.entries(files)) {
     const body = deflate ? deflateRawSync(data) : Buffer.from(data);
-    const local = Buffer.alloc(30);
+    // A local header and its central directory entry describe the file alike, the entry's fields 2 bytes later.
+    const describe = (header: Buffer, at: number) => {
+      header.writeUInt16LE(deflate ? 8 : 0, at);
+      header.writeUInt32LE(body.length, at + 10);
+      header.writeUInt32LE(data.length, at + 14);
+      header.writeUInt16LE(Buffer.byteLength(name), at + 18);
+      return header;
+    };
+    const local = describe(Buffer.alloc(30), 8);
     local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(deflate ? 8 : 0, 8);
-    local.writeUInt32LE(body.length, 18);
-    local.writeUInt32LE(data.length, 22);
-    local.writeUInt16LE(Buffer.byteLength(name), 26);
-    const entry = Buffer.alloc(46);
+    const entry = describe(Buffer.alloc(46), 10);
     entry.writeUInt32LE(0x02014b50, 0);
-    entry.writeUInt16LE(deflate ? 8 : 0, 10);
-    entry.writeUInt32LE(body.length, 20);
-    entry.writeUInt32LE(data.length, 24);
-    entry.writeUInt16LE(Buffer.byteLength(name), 28);
     entry.writeUInt32LE(offset, 42);
     locals.push(local, Buffer.from(name), body);
     central.push(entry, Buffer.from(name));
@@ -77,20 +77,30 @@ export async function startKokoroMirror(styles: Record<string, Uint8Array>): Pro
 }
 
 /**
- * A MODELS_DIR of its own (in the temporary directory) holding the Kokoro model scripts/install.sh assembled,
- * linked, and the shipped style jf_alpha under the English name `af_alpha` (an English voice, what an operator
- * installs from KOKORO_VOICES_URL), plus Piper's en_US-joe-medium. Remove it with `rm -r` when done.
+ * Fills `dir` as scripts/install.sh fills MODELS_DIR for Kokoro, from the one it assembled: the model linked, its
+ * vocabulary, and of the shipped styles the files `styles` names (shipped file -> its name here; by default jf_alpha
+ * under the English name `af_alpha`, an English voice as an operator installs from KOKORO_VOICES_URL); plus Piper's
+ * en_US-joe-medium.
  */
-export async function kokoroModelsDir(name: string): Promise<string> {
+export async function installKokoroModels(
+  dir: string,
+  styles: Record<string, string> = { 'jf_alpha.npy': 'af_alpha.npy' },
+): Promise<void> {
   const models = process.env.MODELS_DIR ?? defaultModelsDir();
   const shared = path.join(models, 'kokoro');
   const joe = path.join(models, 'en_US-joe-medium.onnx');
-  const dir = await mkdtemp(path.join(os.tmpdir(), `openvox-${name}-`));
   await mkdir(path.join(dir, 'kokoro', 'voices'), { recursive: true });
   await symlink(path.join(shared, 'kokoro-v1.0.int8.onnx'), path.join(dir, 'kokoro', 'kokoro-v1.0.int8.onnx'));
   await copyFile(path.join(shared, 'vocab.json'), path.join(dir, 'kokoro', 'vocab.json'));
-  await copyFile(path.join(shared, 'voices', 'jf_alpha.npy'), path.join(dir, 'kokoro', 'voices', 'af_alpha.npy'));
+  for (const [shipped, name] of Object.entries(styles))
+    await copyFile(path.join(shared, 'voices', shipped), path.join(dir, 'kokoro', 'voices', name));
   await symlink(joe, path.join(dir, 'en_US-joe-medium.onnx'));
   await copyFile(`${joe}.json`, path.join(dir, 'en_US-joe-medium.onnx.json'));
+}
+
+/** A MODELS_DIR of its own (in the temporary directory) as installKokoroModels fills one. Remove it with `rm -r` when done. */
+export async function kokoroModelsDir(name: string): Promise<string> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), `openvox-${name}-`));
+  await installKokoroModels(dir);
   return dir;
 }

@@ -1,7 +1,7 @@
 import type { ApiDeps } from '../../api/deps';
 import { call } from './accounts';
 import type { TestAccount } from './factories';
-import { makeSample, uploadSample } from './samples';
+import { uploadConsentedSample } from './samples';
 import { waitForSynthesis } from './synthesis';
 
 /**
@@ -39,13 +39,7 @@ export async function seedAccount(baseUrl: string, account: TestAccount, { marke
   const project = await req('POST', '/projects/', { name: `Project ${marker}` });
   const apiKey = await req('POST', '/auth/api-keys/', { name: `key ${marker}` });
   const webhook = await req('POST', '/webhooks/', { url: 'https://example.com/hook', events: ['credits.low'] });
-  const voice = await uploadSample(
-    baseUrl,
-    '/api/v1/voices/upload/',
-    account.access,
-    { name: `Voice ${marker}`, consent: 'true' },
-    { bytes: await makeSample('wav'), name: 'me.wav' },
-  );
+  const voice = await uploadConsentedSample(baseUrl, account.access, `Voice ${marker}`);
   const finished = await req('POST', '/tts/synthesize/', {
     text: `Finished ${marker}.`,
     voice_id: 'en-us-slt',

@@ -52,3 +52,21 @@ export async function uploadSample(
   const text = await response.text();
   return { status: response.status, headers: response.headers, body: (text ? JSON.parse(text) : null) as any };
 }
+
+/**
+ * Clones a voice named `name` the usual way: a spoken sample (makeSample in `format`, at `pitch`) uploaded with
+ * consent to `endpoint`. Returns the API's answer.
+ */
+export async function uploadConsentedSample(
+  baseUrl: string,
+  token: string,
+  name: string,
+  {
+    endpoint = '/api/v1/voices/upload/',
+    format = 'wav',
+    pitch,
+  }: { endpoint?: string; format?: Parameters<typeof makeSample>[0]; pitch?: number } = {},
+) {
+  const bytes = await makeSample(format, undefined, pitch);
+  return uploadSample(baseUrl, endpoint, token, { name, consent: 'true' }, { bytes, name: `me.${format}` });
+}

@@ -21,6 +21,37 @@ export async function waitForSynthesis(
   }
 }
 
+/**
+ * The synthesis endpoints' two path families, for describe.each: the prefix, the key of a synthesis's id, and
+ * the status and audio paths of an id.
+ */
+export const SYNTHESIS_FAMILIES = [
+  [
+    '/api/v1',
+    'id',
+    (id: string) => `/api/v1/tts/history/${id}/status/`,
+    (id: string) => `/api/v1/tts/history/${id}/audio/`,
+  ],
+  ['/api', 'task_id', (id: string) => `/api/tts/status/${id}/`, (id: string) => `/api/tts/audio/${id}/`],
+] as const;
+
+export type SynthesisFamily = (typeof SYNTHESIS_FAMILIES)[number][0];
+
+/** Submits a synthesis in `family` (default /api/v1), expecting 202, and polls it to its end: its id and last status. */
+export async function synthesizeAndWait(
+  baseUrl: string,
+  token: string,
+  body: Record<string, unknown>,
+  { family = '/api/v1', timeoutMs }: { family?: SynthesisFamily; timeoutMs?: number } = {},
+): Promise<{ id: string; done: any }> {
+  const [, idKey, statusPath] = SYNTHESIS_FAMILIES.find(([prefix]) => prefix === family)!;
+  const accepted = await call(baseUrl, 'POST', `${family}/tts/synthesize/`, body, token);
+  // The whole reply, so that a refusal shows its problem.
+  expect({ status: accepted.status, body: accepted.body }).toMatchObject({ status: 202 });
+  const id: string = accepted.body[idKey];
+  return { id, done: await waitForSynthesis(baseUrl, statusPath(id), token, timeoutMs) };
+}
+
 /** Downloads audio and measures it: container, codec and the decoded signal. */
 export async function fetchAndMeasure(baseUrl: string, audioUrl: string, token: string) {
   const response = await fetch(`${baseUrl}${audioUrl}`, { headers: { Authorization: `Bearer ${token}` } });
@@ -37,7 +68,7 @@ export async function fetchAndMeasure(baseUrl: string, audioUrl: string, token: 
 }
 
 /** Every output format: the Content-Type it is served with, and the container and codec ffprobe finds in it. */
-export const FORMAT_CASES: [format: string, contentType: string, container: string, codec: string][] = [
+const FORMAT_CASES: [format: string, contentType: string, container: string, codec: string][] = [
   ['wav', 'audio/wav', 'wav', 'pcm_s16le'],
   ['mp3', 'audio/mpeg', 'mp3', 'mp3'],
   ['ogg', 'audio/ogg', 'ogg', 'opus'],
@@ -66,7 +97,7 @@ export function startJobs<T>(
  * Content-Type, of its container and codec, of a duration within `seconds`
  * that agrees with the recorded one, and audible speech (not mostly silence).
  */
-export function expectPlausibleAudio(
+function expectPlausibleAudio(
   audio: Awaited<ReturnType<typeof fetchAndMeasure>>,
   done: { duration_seconds: number },
   expected: { contentType: string; container: string; codec: string; seconds: [min: number, max: number] },
@@ -79,4 +110,45 @@ export function expectPlausibleAudio(
   expect(Math.abs(audio.analysis.durationSeconds - done.duration_seconds)).toBeLessThan(0.15);
   expect(audio.analysis.silenceRatio).toBeLessThan(0.6);
   expect(audio.analysis.activeRmsDb).toBeGreaterThan(-40);
+}
+
+type Rendering = { id: string; done: any };
+type MeasuredAudio = Awaited<ReturnType<typeof fetchAndMeasure>>;
+
+/**
+ * One test per output format (FORMAT_CASES, `title` formatted with its row) over jobs named by their format (see
+ * startJobs): each rendering completed in full in its format, with `fields` of its id too, and served to `token()`
+ * as plausible audio of that format (expectPlausibleAudio, within `seconds`); then `also` checks what the suite adds.
+ */
+export function itRendersEveryFormat(
+  title: string,
+  suite: {
+    api: { url: string };
+    token: () => string;
+    job: (format: string) => Promise<Rendering>;
+    idKey: string;
+    seconds: [min: number, max: number];
+    fields: (id: string) => Record<string, unknown>;
+  },
+  also: (audio: MeasuredAudio, rendering: Rendering) => Promise<void>,
+): void {
+  it.each(FORMAT_CASES)(
+    title,
+    async (format, contentType, container, codec) => {
+      const rendering = await suite.job(format);
+      const { id, done } = rendering;
+      expect(done).toMatchObject({
+        [suite.idKey]: id,
+        status: 'completed',
+        progress: 1,
+        output_format: format,
+        error: null,
+        ...suite.fields(id),
+      });
+      const audio = await fetchAndMeasure(suite.api.url, done.audio_url, suite.token());
+      expectPlausibleAudio(audio, done, { contentType, container, codec, seconds: suite.seconds });
+      await also(audio, rendering);
+    },
+    120_000,
+  );
 }

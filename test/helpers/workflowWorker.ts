@@ -34,6 +34,19 @@ export interface WorkflowWorker {
   callsOf(name: keyof Activities): unknown[][];
 }
 
+/** The activities the synthesis workflow calls, for a worker that runs it. */
+export const SYNTHESIS_ACTIVITIES = [
+  'reserveSynthesis',
+  'acquireSynthesisSlot',
+  'renderShortSynthesis',
+  'renderSynthesisChunk',
+  'finishSynthesis',
+  'recordSynthesisCompleted',
+  'recordSynthesisEnded',
+  'releaseCredits',
+  'captureCredits',
+] as const satisfies readonly (keyof Activities)[];
+
 /** Starts the worker in beforeAll and stops it in afterAll; `mock` sets what each activity does. */
 export function useWorkflowWorker(activityNames: (keyof Activities)[]): WorkflowWorker {
   const taskQueue = `workflow-logic-${randomUUID()}`;

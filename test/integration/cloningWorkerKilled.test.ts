@@ -1,6 +1,6 @@
 import { createAccount } from '../helpers/factories';
 import { call } from '../helpers/http';
-import { makeSample, uploadSample } from '../helpers/samples';
+import { uploadConsentedSample } from '../helpers/samples';
 import { type RunningApi, useStack } from '../helpers/stack';
 import { killAllWorkerProcesses, spawnWorkerProcess } from '../helpers/workerProcess';
 
@@ -17,13 +17,7 @@ describe('a worker killed while it clones a voice', () => {
   it('leaves the voice to end ready after a new worker starts, never stuck in processing', async () => {
     const owner = await createAccount(deps);
     const first = spawnWorkerProcess(deps.config.TEMPORAL_TASK_QUEUE);
-    const accepted = await uploadSample(
-      api.url,
-      '/api/v1/voices/upload/',
-      owner.access,
-      { name: 'Interrupted', consent: 'true' },
-      { bytes: await makeSample('flac'), name: 'me.flac' },
-    );
+    const accepted = await uploadConsentedSample(api.url, owner.access, 'Interrupted', { format: 'flac' });
     expect(accepted.status).toBe(202);
     const voiceId = accepted.body.id;
     const handle = deps.temporal.workflow.getHandle(`voice-cloning:${voiceId}`);

@@ -3,7 +3,7 @@ import { createCreditActivities } from '../../activities/credits';
 import type { ActivityDeps } from '../../activities';
 import type { creditCapture } from '../../workflows/creditCapture';
 import { captureWorkflowId, CREDIT_CAPTURE_WORKFLOW_TYPE, type SynthesisRequest } from '../../synthesis/contracts';
-import { createAccount } from '../helpers/factories';
+import { createAccount, synthesisRequest } from '../helpers/factories';
 import { createTestDeps, startTestWorker } from '../helpers/stack';
 
 describe('credit ledger steps', () => {
@@ -17,23 +17,9 @@ describe('credit ledger steps', () => {
   };
   const ledger = (accountId: string) =>
     deps.db('credit_ledger').where({ account_id: accountId }).orderBy('id').select('kind', 'reference', 'amount');
-  const request = (
-    accountId: string,
-    characters: number,
-    changes: Partial<SynthesisRequest> = {},
-  ): SynthesisRequest => ({
-    synthesisId: randomUUID(),
-    accountId,
-    projectId: null,
-    voiceId: 'en-us-slt',
-    text: 'x'.repeat(characters),
-    characters,
-    speed: 1,
-    pitch: 0,
-    emotion: 'neutral',
-    outputFormat: 'wav',
-    ...changes,
-  });
+  /** A request of `characters` characters. */
+  const request = (accountId: string, characters: number, changes: Partial<SynthesisRequest> = {}) =>
+    synthesisRequest(accountId, 'x'.repeat(characters), changes);
 
   it('reserves, records the synthesis and takes a free slot together; repeating the reservation changes nothing', async () => {
     const { id } = await createAccount(deps, { credits: 1000 });

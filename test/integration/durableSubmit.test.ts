@@ -1,5 +1,5 @@
 import { WithStartWorkflowOperation } from '@temporalio/client';
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -8,7 +8,8 @@ import { freePorts, type Managed, startMinio } from '../../scripts/stack';
 import { reserveUpdate, synthesisWorkflowId, type SynthesisInput } from '../../synthesis/contracts';
 import { synthesis } from '../../workflows/synthesis';
 import { call } from '../helpers/http';
-import { createAccount, type TestAccount } from '../helpers/factories';
+import { until } from '../helpers/eventually';
+import { createAccount, synthesisRequest, type TestAccount } from '../helpers/factories';
 import { createTestDeps, type RunningApi, startApi, startTestWorker } from '../helpers/stack';
 import { waitForSynthesis } from '../helpers/synthesis';
 
@@ -28,20 +29,6 @@ const VOICE = 'en-us-slt';
 const TEXT = 'The quick brown fox jumps over the lazy dog near the quiet river bank.';
 /** Several chunks of the slow voice: a synthesis that runs for several seconds. */
 const LONG_TEXT = 'A gentle breeze carried the scent of rain across the open fields. '.repeat(20).trim();
-
-async function until<T>(
-  what: string,
-  probe: () => Promise<T | undefined | null | false>,
-  timeoutMs = 90_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(150);
-  }
-}
 
 describe('durable submit path', () => {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'openvox-durable-'));
@@ -82,6 +69,30 @@ describe('durable submit path', () => {
   };
   const ensureWorker = async () => {
     worker ??= await startTestWorker(deps);
+  };
+  /**
+   * The claim of `key` a request that died leaves for `text` (in progress until `lockedUntil`), and the input of
+   * the synthesis workflow it would have started.
+   */
+  const claimOfDeadRequest = async (
+    who: TestAccount,
+    key: string,
+    text: string,
+    lockedUntil: Date,
+  ): Promise<SynthesisInput> => {
+    const request = synthesisRequest(who.id, text, { voiceId: VOICE });
+    await deps.db('idempotency_keys').insert({
+      account_id: who.id,
+      key,
+      // The hash of the body as the API computes it (canonical JSON: keys sorted).
+      request_hash: createHash('sha256')
+        .update(JSON.stringify({ text, voice_id: VOICE }))
+        .digest(),
+      synthesis_id: request.synthesisId,
+      status: 'in_progress',
+      locked_until: lockedUntil,
+    });
+    return { request, cpuTaskQueue: `${deps.config.TEMPORAL_TASK_QUEUE}-cpu` };
   };
   const objectsOf = async (who: TestAccount, id: string) => [
     ...(await deps.storage.list(`syntheses/${who.id}/${id}`)),
@@ -162,11 +173,16 @@ describe('durable submit path', () => {
     } finally {
       await ensureWorker();
     }
-    const row: { id: string } = await until('the workflow to record its synthesis', () =>
-      deps.db('syntheses').where({ account_id: who.id }).first('id'),
+    const row: { id: string } = await until(
+      'the workflow to record its synthesis',
+      () => deps.db('syntheses').where({ account_id: who.id }).first('id'),
+      90_000,
     );
-    await until('the synthesis to end', async () =>
-      ['completed', 'failed'].includes((await deps.db('syntheses').where({ id: row.id }).first('status')).status),
+    await until(
+      'the synthesis to end',
+      async () =>
+        ['completed', 'failed'].includes((await deps.db('syntheses').where({ id: row.id }).first('status')).status),
+      90_000,
     );
     expect((await ledger(who.id)).map(([kind]) => kind)).toEqual(['reserve', 'capture']);
     expect((await balances(who.id)).reserved).toBe(0);
@@ -176,33 +192,8 @@ describe('durable submit path', () => {
     const who = await createAccount(deps, { credits: 1_000 });
     const body = { text: TEXT, voice_id: VOICE };
     // The state a crashed API leaves: its claim in progress, and the workflow it had started.
-    const synthesisId = randomUUID();
-    await deps.db('idempotency_keys').insert({
-      account_id: who.id,
-      key: 'crashed-mid-request',
-      // The hash of the body as the API computes it (canonical JSON: keys sorted).
-      request_hash: createHash('sha256')
-        .update(JSON.stringify({ text: TEXT, voice_id: VOICE }))
-        .digest(),
-      synthesis_id: synthesisId,
-      status: 'in_progress',
-      locked_until: new Date(Date.now() + 5_000),
-    });
-    const input: SynthesisInput = {
-      request: {
-        synthesisId,
-        accountId: who.id,
-        projectId: null,
-        voiceId: VOICE,
-        text: TEXT,
-        characters: TEXT.length,
-        speed: 1,
-        pitch: 0,
-        emotion: 'neutral',
-        outputFormat: 'wav',
-      },
-      cpuTaskQueue: `${deps.config.TEMPORAL_TASK_QUEUE}-cpu`,
-    };
+    const input = await claimOfDeadRequest(who, 'crashed-mid-request', TEXT, new Date(Date.now() + 5_000));
+    const { synthesisId } = input.request;
     await deps.temporal.workflow.executeUpdateWithStart(reserveUpdate, {
       startWorkflowOperation: new WithStartWorkflowOperation(synthesis, {
         workflowId: synthesisWorkflowId(synthesisId),
@@ -233,32 +224,8 @@ describe('durable submit path', () => {
   it('a key whose request died is answered from its synthesis even after the workflow has ended (completed → 202, refused → 402)', async () => {
     const who = await createAccount(deps, { credits: 100 });
     const claimDeadRequest = async (key: string, text: string) => {
-      const synthesisId = randomUUID();
-      await deps.db('idempotency_keys').insert({
-        account_id: who.id,
-        key,
-        request_hash: createHash('sha256')
-          .update(JSON.stringify({ text, voice_id: VOICE }))
-          .digest(),
-        synthesis_id: synthesisId,
-        status: 'in_progress',
-        locked_until: new Date(),
-      });
-      const input: SynthesisInput = {
-        request: {
-          synthesisId,
-          accountId: who.id,
-          projectId: null,
-          voiceId: VOICE,
-          text,
-          characters: text.length,
-          speed: 1,
-          pitch: 0,
-          emotion: 'neutral',
-          outputFormat: 'wav',
-        },
-        cpuTaskQueue: `${deps.config.TEMPORAL_TASK_QUEUE}-cpu`,
-      };
+      const input = await claimOfDeadRequest(who, key, text, new Date());
+      const { synthesisId } = input.request;
       const handle = await deps.temporal.workflow.start(synthesis, {
         workflowId: synthesisWorkflowId(synthesisId),
         taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
@@ -314,6 +281,7 @@ describe('durable submit path', () => {
     await until(
       'rendering to start',
       async () => (await deps.db('syntheses').where({ id: accepted.body.id }).first('status')).status === 'processing',
+      90_000,
     );
     await minio.stop();
     await sleep(10_000);

@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import { sha256 } from '../../lib/secrets';
 import { mailsTo, PASSWORD, uniqueEmail, waitForVerificationToken } from '../helpers/accounts';
 import { call } from '../helpers/http';
+import { until } from '../helpers/eventually';
 import { type RunningApi, startTestWorker, type TestDeps, useStack } from '../helpers/stack';
 import { killAllWorkerProcesses, spawnWorkerProcess, type WorkerProcess } from '../helpers/workerProcess';
 
@@ -18,21 +19,6 @@ jest.setTimeout(120_000);
 type Deps = TestDeps;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Polls `probe` until it returns something truthy; fails with `what` after `timeoutMs`. */
-async function until<T>(
-  what: string,
-  probe: () => Promise<T | undefined | null | false>,
-  timeoutMs = 30_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
 
 /**
  * A deep copy in which every binary field (payload `data` in a decoded
@@ -68,21 +54,25 @@ async function historyEvents(deps: Deps, accountId: string) {
 
 /** Resolves once the first mail's activity completed and the worker finished the workflow task after it. */
 async function waitUntilWorkflowIdle(deps: Deps, accountId: string): Promise<void> {
-  await until('the workflow to block on verify or the TTL', async () => {
-    const events = await historyEvents(deps, accountId);
-    const lastIndex = (found: (event: (typeof events)[number]) => unknown) => {
-      for (let index = events.length - 1; index >= 0; index--) if (found(events[index])) return index;
-      return -1;
-    };
-    const mailed = lastIndex((event) => event.activityTaskCompletedEventAttributes);
-    // After the mail: the TTL timer started, and no workflow task is scheduled but not yet completed.
-    return (
-      mailed >= 0 &&
-      lastIndex((event) => event.timerStartedEventAttributes) > mailed &&
-      lastIndex((event) => event.workflowTaskCompletedEventAttributes) >
-        lastIndex((event) => event.workflowTaskScheduledEventAttributes)
-    );
-  });
+  await until(
+    'the workflow to block on verify or the TTL',
+    async () => {
+      const events = await historyEvents(deps, accountId);
+      const lastIndex = (found: (event: (typeof events)[number]) => unknown) => {
+        for (let index = events.length - 1; index >= 0; index--) if (found(events[index])) return index;
+        return -1;
+      };
+      const mailed = lastIndex((event) => event.activityTaskCompletedEventAttributes);
+      // After the mail: the TTL timer started, and no workflow task is scheduled but not yet completed.
+      return (
+        mailed >= 0 &&
+        lastIndex((event) => event.timerStartedEventAttributes) > mailed &&
+        lastIndex((event) => event.workflowTaskCompletedEventAttributes) >
+          lastIndex((event) => event.workflowTaskScheduledEventAttributes)
+      );
+    },
+    30_000,
+  );
 }
 
 /** How many activities of `type` the current run has started and not finished. */

@@ -1,17 +1,14 @@
-import { randomUUID } from 'node:crypto';
 import { createActivities } from '../../activities';
 import { SynthesisSpeechPlan } from '../../db/models/SynthesisSpeechPlan';
 import { Synthesis } from '../../db/models/Synthesis';
-import { sharedEngines } from '../../engines/registry';
-import { createMailer } from '../../lib/mail';
 import { type SynthesisRequest, synthesisWorkflowId } from '../../synthesis/contracts';
 import { chunkPrefix } from '../../synthesis/objects';
 import { CHUNK_CHARS } from '../../synthesis/speechPlan';
 import type { synthesis } from '../../workflows/synthesis';
-import { createAccount, type TestAccount } from '../helpers/factories';
+import { createAccount, synthesisRequest, type TestAccount } from '../helpers/factories';
 import { call } from '../helpers/http';
-import { useStack } from '../helpers/stack';
-import { useWorkflowWorker } from '../helpers/workflowWorker';
+import { activityDeps, useStack } from '../helpers/stack';
+import { SYNTHESIS_ACTIVITIES, useWorkflowWorker } from '../helpers/workflowWorker';
 
 /**
  * A synthesis is planned once (synthesis/speechPlan.ts): its first step stores
@@ -26,30 +23,12 @@ import { useWorkflowWorker } from '../helpers/workflowWorker';
 jest.setTimeout(600_000);
 
 const { deps, api } = useStack();
-const STEPS = [
-  'reserveSynthesis',
-  'acquireSynthesisSlot',
-  'renderShortSynthesis',
-  'renderSynthesisChunk',
-  'finishSynthesis',
-  'recordSynthesisCompleted',
-  'recordSynthesisEnded',
-  'releaseCredits',
-  'captureCredits',
-] as const;
-const wf = useWorkflowWorker([...STEPS]);
-const real = createActivities({
-  config: deps.config,
-  db: deps.db,
-  storage: deps.storage,
-  temporal: deps.temporal,
-  mailer: createMailer(deps.config, deps.logger),
-  engines: sharedEngines({ enableNonFree: deps.config.ENABLE_NONFREE_ENGINES, modelsDir: deps.config.MODELS_DIR }),
-});
+const wf = useWorkflowWorker([...SYNTHESIS_ACTIVITIES]);
+const real = createActivities(activityDeps(deps));
 
 /** Every step real; `afterReserve` runs between the reservation (where the plan is made) and the renders. */
 function runReal(afterReserve: (synthesisId: string) => Promise<void>) {
-  wf.mock(Object.fromEntries(STEPS.map((name) => [name, real[name]])));
+  wf.mock(Object.fromEntries(SYNTHESIS_ACTIVITIES.map((name) => [name, real[name]])));
   wf.mock({
     reserveSynthesis: async (request) => {
       const reserved = await real.reserveSynthesis(request);
@@ -67,21 +46,8 @@ beforeAll(async () => {
 const dictionaries = (path: string, body?: unknown) =>
   call(api.url, 'POST', `/api/v1/pronunciation-dictionaries/${path}`, body, owner.access);
 
-function request(text: string, extra: Partial<SynthesisRequest> = {}): SynthesisRequest {
-  return {
-    synthesisId: randomUUID(),
-    accountId: owner.id,
-    projectId: null,
-    voiceId: 'en-us-espeak-m',
-    text,
-    characters: [...text].length,
-    speed: 1,
-    pitch: 0,
-    emotion: 'neutral',
-    outputFormat: 'wav',
-    ...extra,
-  };
-}
+const request = (text: string, extra: Partial<SynthesisRequest> = {}): SynthesisRequest =>
+  synthesisRequest(owner.id, text, { voiceId: 'en-us-espeak-m', ...extra });
 
 async function run(input: SynthesisRequest): Promise<string> {
   return wf.client.workflow.execute<typeof synthesis>('synthesis', {

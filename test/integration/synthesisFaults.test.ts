@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { audioKey, chunkKey } from '../../synthesis/objects';
 import { call } from '../helpers/http';
+import { until } from '../helpers/eventually';
 import { createAccount, type TestAccount } from '../helpers/factories';
 import { createObjectLister } from '../helpers/objects';
 import { type RunningApi, type TestDeps, useStack } from '../helpers/stack';
@@ -20,22 +21,6 @@ type Deps = TestDeps;
 type Family = 'v1' | 'unversioned';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Polls `probe` until it returns something truthy; fails with `what` after `timeoutMs`. */
-async function until<T>(
-  what: string,
-  probe: () => Promise<T | undefined | null | false>,
-  timeoutMs = 60_000,
-  intervalMs = 100,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(intervalMs);
-  }
-}
 
 const FAMILIES = {
   v1: {
