@@ -42,6 +42,7 @@ export const SYNTHESIS_ACTIVITIES = [
   'renderSynthesisChunk',
   'finishSynthesis',
   'recordSynthesisCompleted',
+  'removeSynthesisChunks',
   'recordSynthesisEnded',
   'releaseCredits',
   'captureCredits',
