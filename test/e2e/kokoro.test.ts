@@ -6,7 +6,7 @@ import { sharedEngines } from '../../engines/registry';
 import { resolveOpenAiVoice } from '../../api/routes/openai/voices';
 import { defaultModelsDir } from '../../lib/config';
 import { eventually } from '../helpers/eventually';
-import { call } from '../helpers/http';
+import { call, postSpeech } from '../helpers/http';
 import { installKokoroModels, startKokoroMirror } from '../helpers/kokoroMirror';
 import { useAccount, useStack } from '../helpers/stack';
 import { fetchAndMeasure, synthesizeAndWait } from '../helpers/synthesis';
@@ -126,15 +126,11 @@ describe('Kokoro voices', () => {
       const audio = await fetchAndMeasure(api.url, done.audio_url, owner.access);
       expect(audio.analysis.durationSeconds).toBeGreaterThan(2);
 
-      const speech = await fetch(`${api.url}/v1/audio/speech`, {
-        method: 'POST',
-        headers: { Authorization: `Bearer ${owner.access}`, 'Content-Type': 'application/json' },
-        body: JSON.stringify({
-          model: 'tts-1',
-          voice: 'nova',
-          input: 'Hello from the OpenAI route.',
-          response_format: 'wav',
-        }),
+      const speech = await postSpeech(api.url, owner.access, {
+        model: 'tts-1',
+        voice: 'nova',
+        input: 'Hello from the OpenAI route.',
+        response_format: 'wav',
       });
       expect(speech.status).toBe(200);
       expect((await speech.arrayBuffer()).byteLength).toBeGreaterThan(24_000);

@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
 import { readdir, readFile } from 'node:fs/promises';
 import { TRAIN_SENTENCES } from '../../bench/texts';
-import { call } from '../helpers/http';
+import { call, postSpeech } from '../helpers/http';
 import { eventually } from '../helpers/eventually';
 import { createAccount, type TestAccount } from '../helpers/factories';
 import { useStack } from '../helpers/stack';
@@ -109,10 +109,11 @@ describe('OpenAI speech streams: what they cost and hold', () => {
   it('a client that reads slower than the worker finishes gets the whole audio: the chunks outlive the completion until its reader stops', async () => {
     // Minutes of raw audio (over 10 MB), more than the socket buffers hold: the server's reader waits on the client.
     const input = TRAIN_SENTENCES.join(' ').repeat(8).slice(0, 4000);
-    const response = await fetch(`${api.url}/v1/audio/speech`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${owner.access}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ model: 'tts-1', voice: 'en-us-espeak-m', input, response_format: 'pcm' }),
+    const response = await postSpeech(api.url, owner.access, {
+      model: 'tts-1',
+      voice: 'en-us-espeak-m',
+      input,
+      response_format: 'pcm',
     });
     expect(response.status).toBe(200);
     const id = response.headers.get('x-synthesis-id')!;
@@ -138,15 +139,11 @@ describe('OpenAI speech streams: what they cost and hold', () => {
   it('streams waiting for a render slot hold no encoder process', async () => {
     const before = await ffmpegChildren();
     const streams = Array.from({ length: 12 }, (_, index) =>
-      fetch(`${api.url}/v1/audio/speech`, {
-        method: 'POST',
-        headers: { Authorization: `Bearer ${owner.access}`, 'Content-Type': 'application/json' },
-        body: JSON.stringify({
-          model: 'tts-1',
-          voice: 'en-us-flite-slt',
-          input: `Stream number ${index + 1}. ${TRAIN_SENTENCES.slice(0, 3).join(' ')}`,
-          response_format: 'mp3',
-        }),
+      postSpeech(api.url, owner.access, {
+        model: 'tts-1',
+        voice: 'en-us-flite-slt',
+        input: `Stream number ${index + 1}. ${TRAIN_SENTENCES.slice(0, 3).join(' ')}`,
+        response_format: 'mp3',
       }),
     );
     // While they run (two at a time, the plan's slots), count the encoders now and then.

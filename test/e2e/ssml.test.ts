@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { call } from '../helpers/http';
+import { call, postSpeech } from '../helpers/http';
 import { createAccount, type TestAccount } from '../helpers/factories';
 import { useStack } from '../helpers/stack';
 import { fetchAndMeasure, waitForSynthesis } from '../helpers/synthesis';
@@ -161,11 +161,7 @@ describe('SSML on the OpenAI-compatible speech endpoint', () => {
   it('streams a document, warns in a header, refuses an invalid one', async () => {
     const owner = await createAccount(deps, { credits: 10_000 });
     const speech = (input: string) =>
-      fetch(`${api.url}/v1/audio/speech`, {
-        method: 'POST',
-        headers: { Authorization: `Bearer ${owner.access}`, 'Content-Type': 'application/json' },
-        body: JSON.stringify({ model: 'tts-1', voice: 'en-us-slt', input, response_format: 'pcm' }),
-      });
+      postSpeech(api.url, owner.access, { model: 'tts-1', voice: 'en-us-slt', input, response_format: 'pcm' });
     const short = await speech('<speak>One. <baz>Two.</baz></speak>');
     expect(short.status).toBe(200);
     expect(JSON.parse(short.headers.get('x-synthesis-warnings')!)).toEqual([

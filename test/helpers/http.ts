@@ -49,6 +49,15 @@ export function requestsBelow(api: { url: string }, prefix: string, owner: { acc
     call(api.url, method, `${prefix}${path}`, body, who.access);
 }
 
+/** `POST /v1/audio/speech` as `token`: the Response itself, so that a test reads the stream at its own pace. */
+export function postSpeech(url: string, token: string, body: Record<string, unknown>): Promise<Response> {
+  return fetch(`${url}/v1/audio/speech`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+}
+
 /** A request with a raw (possibly invalid) JSON text body. */
 export async function sendRaw(
   url: string,

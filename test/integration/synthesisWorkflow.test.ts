@@ -13,7 +13,7 @@ import {
 } from '../../synthesis/contracts';
 import type { synthesis } from '../../workflows/synthesis';
 import { eventually } from '../helpers/eventually';
-import { durationMs, gate, historyOf, useWorkflowWorker } from '../helpers/workflowWorker';
+import { durationMs, gate, historyOf, SYNTHESIS_ACTIVITIES, useWorkflowWorker } from '../helpers/workflowWorker';
 
 /**
  * The synthesis workflow's orchestration (slot queueing, the cleanup after a
@@ -22,18 +22,7 @@ import { durationMs, gate, historyOf, useWorkflowWorker } from '../helpers/workf
  * storage) is tested with the whole stack in test/e2e.
  */
 
-const wf = useWorkflowWorker([
-  'reserveSynthesis',
-  'acquireSynthesisSlot',
-  'renderShortSynthesis',
-  'renderSynthesisChunk',
-  'finishSynthesis',
-  'recordSynthesisCompleted',
-  'removeSynthesisChunks',
-  'recordSynthesisEnded',
-  'releaseCredits',
-  'captureCredits',
-]);
+const wf = useWorkflowWorker([...SYNTHESIS_ACTIVITIES]);
 
 const AUDIO = { audioKey: 'syntheses/a/b.wav', bytes: 1000, durationSeconds: 1 };
 

@@ -4,7 +4,7 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { PASSWORD, uniqueEmail, waitForVerificationToken } from '../helpers/accounts';
-import { call } from '../helpers/http';
+import { call, postSpeech } from '../helpers/http';
 import { createAccount } from '../helpers/factories';
 import { kokoroModelsDir } from '../helpers/kokoroMirror';
 import { createTestDeps, type RunningApi, startApi, startTestWorker, type TestDeps, useStack } from '../helpers/stack';
@@ -111,15 +111,11 @@ record('record workflow histories for replay tests', () => {
 
   it('records a streamed synthesis of one sentence (rendered as a stored chunk, then finished)', async () => {
     const who = await createAccount(deps);
-    const response = await fetch(`${api.url}/v1/audio/speech`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${who.access}` },
-      body: JSON.stringify({
-        model: 'tts-1',
-        voice: 'alloy',
-        input: 'One sentence, streamed as it renders.',
-        response_format: 'pcm',
-      }),
+    const response = await postSpeech(api.url, who.access, {
+      model: 'tts-1',
+      voice: 'alloy',
+      input: 'One sentence, streamed as it renders.',
+      response_format: 'pcm',
     });
     expect(response.status).toBe(200);
     await response.arrayBuffer();
@@ -132,10 +128,11 @@ record('record workflow histories for replay tests', () => {
     const who = await createAccount(deps);
     // Minutes of raw audio, more than the socket buffers hold: the API's reader waits on this client.
     const input = 'The chunks stay until the reader has read them all. '.repeat(70);
-    const response = await fetch(`${api.url}/v1/audio/speech`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${who.access}` },
-      body: JSON.stringify({ model: 'tts-1', voice: 'en-us-espeak-m', input, response_format: 'pcm' }),
+    const response = await postSpeech(api.url, who.access, {
+      model: 'tts-1',
+      voice: 'en-us-espeak-m',
+      input,
+      response_format: 'pcm',
     });
     expect(response.status).toBe(200);
     const id = response.headers.get('x-synthesis-id')!;
@@ -221,15 +218,11 @@ record('record a Kokoro synthesis history for replay tests', () => {
 
   it('records a streamed Kokoro synthesis of two sentences (its renders on the heavy queue)', async () => {
     const who = await createAccount(deps);
-    const response = await fetch(`${api.url}/v1/audio/speech`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${who.access}` },
-      body: JSON.stringify({
-        model: 'tts-1',
-        voice: 'en-us-kokoro-alpha',
-        input: 'Kokoro reads this. Then one more.',
-        response_format: 'pcm',
-      }),
+    const response = await postSpeech(api.url, who.access, {
+      model: 'tts-1',
+      voice: 'en-us-kokoro-alpha',
+      input: 'Kokoro reads this. Then one more.',
+      response_format: 'pcm',
     });
     expect(response.status).toBe(200);
     await response.arrayBuffer();
