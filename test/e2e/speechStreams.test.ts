@@ -5,7 +5,7 @@ import { call, postSpeech } from '../helpers/http';
 import { eventually } from '../helpers/eventually';
 import { createAccount, type TestAccount } from '../helpers/factories';
 import { useStack } from '../helpers/stack';
-import { waitForSynthesis } from '../helpers/synthesis';
+import { streamReadAfterCompletion, waitForSynthesis } from '../helpers/synthesis';
 import { chunkPrefix } from '../../synthesis/objects';
 import { synthesisWorkflowId } from '../../synthesis/contracts';
 
@@ -109,25 +109,15 @@ describe('OpenAI speech streams: what they cost and hold', () => {
   it('a client that reads slower than the worker finishes gets the whole audio: the chunks outlive the completion until its reader stops', async () => {
     // Minutes of raw audio (over 10 MB), more than the socket buffers hold: the server's reader waits on the client.
     const input = TRAIN_SENTENCES.join(' ').repeat(8).slice(0, 4000);
-    const response = await postSpeech(api.url, owner.access, {
-      model: 'tts-1',
-      voice: 'en-us-espeak-m',
-      input,
-      response_format: 'pcm',
-    });
-    expect(response.status).toBe(200);
-    const id = response.headers.get('x-synthesis-id')!;
-    const reader = response.body!.getReader();
-    let received = (await reader.read()).value?.length ?? 0;
-    // The client stops reading; the worker finishes, stores and records the whole audio meanwhile.
-    const done = await waitForSynthesis(api.url, `/api/v1/tts/history/${id}/status/`, owner.access);
+    // The client stops reading after its first bytes; the worker finishes, stores and records the whole audio meanwhile.
+    const { id, done, readRest } = await streamReadAfterCompletion(api.url, owner.access, 'en-us-espeak-m', input);
     expect(done.status).toBe('completed');
     const total = Math.round(done.duration_seconds * 24_000) * 2;
     // Time enough for the cleanup that, before, removed the chunks this reader had still to read.
     await new Promise((resolve) => setTimeout(resolve, 3_000));
     // The API's reader has not read them all (the client holds it back), so the chunks are still there.
     expect((await deps.storage.list(chunkPrefix(id))).length).toBeGreaterThan(0);
-    for (let part = await reader.read(); !part.done; part = await reader.read()) received += part.value.length;
+    const received = await readRest();
     // Every sample of the stored audio (its duration is rounded to the millisecond).
     expect(Math.abs(received - total)).toBeLessThanOrEqual(48);
     // The reader stopped: the workflow removes the chunks and ends.

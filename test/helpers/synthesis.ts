@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { analyseAudio, type AudioAnalysis, probeFormat } from '../../audio/analysis';
-import { call } from './http';
+import { call, postSpeech } from './http';
 
 /** Polls a status URL until the synthesis is no longer queued or processing. */
 export async function waitForSynthesis(
@@ -151,4 +151,23 @@ export function itRendersEveryFormat(
     },
     120_000,
   );
+}
+
+/**
+ * A streamed `pcm` speech request whose client reads its first bytes, then reads nothing more until the synthesis
+ * has completed (`done`, its final status); `readRest` reads the rest and answers how many bytes came in all.
+ */
+export async function streamReadAfterCompletion(url: string, token: string, voice: string, input: string) {
+  const response = await postSpeech(url, token, { model: 'tts-1', voice, input, response_format: 'pcm' });
+  expect(response.status).toBe(200);
+  const id = response.headers.get('x-synthesis-id')!;
+  const reader = response.body!.getReader();
+  const first = (await reader.read()).value?.length ?? 0;
+  const done = await waitForSynthesis(url, `/api/v1/tts/history/${id}/status/`, token);
+  const readRest = async () => {
+    let received = first;
+    for (let part = await reader.read(); !part.done; part = await reader.read()) received += part.value.length;
+    return received;
+  };
+  return { id, done, readRest };
 }

@@ -10,7 +10,7 @@ import { kokoroModelsDir } from '../helpers/kokoroMirror';
 import { createTestDeps, type RunningApi, startApi, startTestWorker, type TestDeps, useStack } from '../helpers/stack';
 import { migrate } from '../../db/migrate';
 import { dropDatabase, recreateDatabase } from '../../scripts/stack';
-import { waitForSynthesis } from '../helpers/synthesis';
+import { streamReadAfterCompletion, waitForSynthesis } from '../helpers/synthesis';
 
 /**
  * Records the histories that test/integration/replay.test.ts replays. Runs only
@@ -32,6 +32,21 @@ async function saveHistory(deps: TestDeps, name: string, workflowId: string) {
     { maxBuffer: 64 * 1024 * 1024 },
   );
   await writeFile(path.join(DIR, `${name}.json`), stdout);
+}
+
+/** A streamed speech request (`pcm`) read to its end; the synthesis's id once its workflow has completed. */
+async function streamedToTheEnd(
+  { api, deps }: { api: { url: string }; deps: TestDeps },
+  who: { access: string },
+  voice: string,
+  input: string,
+): Promise<string> {
+  const response = await postSpeech(api.url, who.access, { model: 'tts-1', voice, input, response_format: 'pcm' });
+  expect(response.status).toBe(200);
+  await response.arrayBuffer();
+  const id = response.headers.get('x-synthesis-id')!;
+  expect(await deps.temporal.workflow.getHandle(`synthesis:${id}`).result()).toBe('completed');
+  return id;
 }
 
 record('record workflow histories for replay tests', () => {
@@ -111,16 +126,7 @@ record('record workflow histories for replay tests', () => {
 
   it('records a streamed synthesis of one sentence (rendered as a stored chunk, then finished)', async () => {
     const who = await createAccount(deps);
-    const response = await postSpeech(api.url, who.access, {
-      model: 'tts-1',
-      voice: 'alloy',
-      input: 'One sentence, streamed as it renders.',
-      response_format: 'pcm',
-    });
-    expect(response.status).toBe(200);
-    await response.arrayBuffer();
-    const id = response.headers.get('x-synthesis-id')!;
-    expect(await deps.temporal.workflow.getHandle(`synthesis:${id}`).result()).toBe('completed');
+    const id = await streamedToTheEnd({ api, deps }, who, 'alloy', 'One sentence, streamed as it renders.');
     await save('synthesis-streamed-completed', `synthesis:${id}`);
   });
 
@@ -128,18 +134,8 @@ record('record workflow histories for replay tests', () => {
     const who = await createAccount(deps);
     // Minutes of raw audio, more than the socket buffers hold: the API's reader waits on this client.
     const input = 'The chunks stay until the reader has read them all. '.repeat(70);
-    const response = await postSpeech(api.url, who.access, {
-      model: 'tts-1',
-      voice: 'en-us-espeak-m',
-      input,
-      response_format: 'pcm',
-    });
-    expect(response.status).toBe(200);
-    const id = response.headers.get('x-synthesis-id')!;
-    const reader = response.body!.getReader();
-    await reader.read();
-    await waitForSynthesis(api.url, `/api/v1/tts/history/${id}/status/`, who.access);
-    while (!(await reader.read()).done);
+    const { id, readRest } = await streamReadAfterCompletion(api.url, who.access, 'en-us-espeak-m', input);
+    await readRest();
     expect(await deps.temporal.workflow.getHandle(`synthesis:${id}`).result()).toBe('completed');
     await save('synthesis-streamed-reader-after-completion', `synthesis:${id}`);
   }, 300_000);
@@ -218,16 +214,7 @@ record('record a Kokoro synthesis history for replay tests', () => {
 
   it('records a streamed Kokoro synthesis of two sentences (its renders on the heavy queue)', async () => {
     const who = await createAccount(deps);
-    const response = await postSpeech(api.url, who.access, {
-      model: 'tts-1',
-      voice: 'en-us-kokoro-alpha',
-      input: 'Kokoro reads this. Then one more.',
-      response_format: 'pcm',
-    });
-    expect(response.status).toBe(200);
-    await response.arrayBuffer();
-    const id = response.headers.get('x-synthesis-id')!;
-    expect(await deps.temporal.workflow.getHandle(`synthesis:${id}`).result()).toBe('completed');
+    const id = await streamedToTheEnd({ api, deps }, who, 'en-us-kokoro-alpha', 'Kokoro reads this. Then one more.');
     await saveHistory(deps, 'synthesis-kokoro-streamed-completed', `synthesis:${id}`);
   }, 600_000);
 });
