@@ -23,7 +23,7 @@ export const PROGRESS_CHANNEL = 'synthesis_progress';
 export const AUTH_CHANNEL = 'auth_changed';
 
 /** A watch on one synthesis: created before the first read, so no notification after it is missed. */
-interface ProgressWatch {
+export interface ProgressWatch {
   /**
    * Resolves at once if a notification came since the last call, else at the
    * next one, after `fallbackMs`, or when `signal` aborts.

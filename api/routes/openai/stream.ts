@@ -13,6 +13,7 @@ import { CHUNK_SAMPLE_RATE, wavSamplesOf } from '../../../audio/wav';
 import { pcmBytes, streamingWavHeader, wavHeader } from '../../../lib/wavFormat';
 import { completeFlacStreamInfo } from '../../../audio/flac';
 import type { ApiDeps } from '../../deps';
+import type { ProgressWatch } from '../../../lib/progress';
 import type { SynthesisRow } from '../../../db/models/Synthesis';
 import { isMissingObject } from '../../../lib/storage';
 import type { ResponseFormat } from './schema';
@@ -77,13 +78,10 @@ export async function* renderedSentences(
       (error) => deps.logger.debug({ err: error, synthesis_id: synthesisId }, 'stream reader signal not delivered'),
     );
   const renew = setInterval(() => tell(true), READER_RENEW_SECONDS * 1000).unref();
-  // Watching before the first read: a chunk stored in between is announced to this watch.
-  const watch = await progress.watch(synthesisId).catch((error: unknown) => {
-    clearInterval(renew);
-    tell(false);
-    throw error;
-  });
+  let watch: ProgressWatch | undefined;
   try {
+    // Watching before the first read: a chunk stored in between is announced to this watch.
+    watch = await progress.watch(synthesisId);
     let next = 0;
     while (next < total) {
       if (signal.aborted) return;
@@ -106,7 +104,8 @@ export async function* renderedSentences(
           next += 1;
           continue;
         }
-        // Completed with chunks unread: they were removed before this reader got to them (it fell behind by the whole finish step).
+        // Ended with chunks unread: removed under this reader (a failure or cancel, the entry deleted, or this reader
+        // silent past READER_SILENCE_SECONDS; a workflow started before the chunks waited for readers removed them at once).
         throw new SynthesisEndedError(status, error);
       }
       await watch.wait(FALLBACK_MS, signal);
@@ -114,7 +113,7 @@ export async function* renderedSentences(
   } finally {
     clearInterval(renew);
     tell(false);
-    watch.close();
+    watch?.close();
   }
 }
 
