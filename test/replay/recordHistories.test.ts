@@ -1,15 +1,13 @@
 import { execFile } from 'node:child_process';
-import { rm, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { PASSWORD, uniqueEmail, waitForVerificationToken } from '../helpers/accounts';
 import { call, postSpeech } from '../helpers/http';
 import { createAccount } from '../helpers/factories';
-import { kokoroModelsDir } from '../helpers/kokoroMirror';
-import { createTestDeps, type RunningApi, startApi, startTestWorker, type TestDeps, useStack } from '../helpers/stack';
-import { migrate } from '../../db/migrate';
-import { dropDatabase, recreateDatabase } from '../../scripts/stack';
+import { installKokoroModels } from '../helpers/kokoroMirror';
+import { type TestDeps, useStack } from '../helpers/stack';
 import { streamReadAfterCompletion, waitForSynthesis } from '../helpers/synthesis';
 
 /**
@@ -188,28 +186,12 @@ record('record workflow histories for replay tests', () => {
 // Recorded after patched('heavy-renders-own-queue'): a Kokoro voice's renders go to the heavy queue. Its own stack: the
 // Kokoro model and an English style in a MODELS_DIR of its own.
 record('record a Kokoro synthesis history for replay tests', () => {
-  let modelsDir: string;
-  let databaseUrl: string;
-  let deps: ReturnType<typeof createTestDeps>;
-  let api: RunningApi;
-  let worker: Awaited<ReturnType<typeof startTestWorker>>;
-
-  beforeAll(async () => {
-    modelsDir = await kokoroModelsDir('kokoro-replay');
-    const url = new URL(process.env.DATABASE_URL!);
-    url.pathname = `${url.pathname}_kokoro_replay`;
-    databaseUrl = url.toString();
-    await recreateDatabase(databaseUrl);
-    deps = createTestDeps({ DATABASE_URL: databaseUrl, MODELS_DIR: modelsDir, VOICE_PREVIEWS: 'false' });
-    await migrate(deps.db, deps.config);
-    [api, worker] = await Promise.all([startApi(deps), startTestWorker(deps)]);
-  }, 120_000);
-
-  afterAll(async () => {
-    await Promise.all([api?.close(), worker?.shutdown()]);
-    await deps?.close();
-    if (databaseUrl) await dropDatabase(databaseUrl);
-    if (modelsDir) await rm(modelsDir, { recursive: true, force: true });
+  const { deps, api } = useStack({
+    worker: true,
+    database: 'kokoro_replay',
+    models: (dir) => installKokoroModels(dir),
+    env: { VOICE_PREVIEWS: 'false' },
+    startTimeoutMs: 120_000,
   });
 
   it('records a streamed Kokoro synthesis of two sentences (its renders on the heavy queue)', async () => {
