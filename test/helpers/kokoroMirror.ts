@@ -1,7 +1,6 @@
-import { copyFile, mkdir, mkdtemp, symlink } from 'node:fs/promises';
+import { copyFile, mkdir, symlink } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { deflateRawSync } from 'node:zlib';
 import { defaultModelsDir } from '../../lib/config';
@@ -96,11 +95,4 @@ export async function installKokoroModels(
     await copyFile(path.join(shared, 'voices', shipped), path.join(dir, 'kokoro', 'voices', name));
   await symlink(joe, path.join(dir, 'en_US-joe-medium.onnx'));
   await copyFile(`${joe}.json`, path.join(dir, 'en_US-joe-medium.onnx.json'));
-}
-
-/** A MODELS_DIR of its own (in the temporary directory) as installKokoroModels fills one. Remove it with `rm -r` when done. */
-export async function kokoroModelsDir(name: string): Promise<string> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), `openvox-${name}-`));
-  await installKokoroModels(dir);
-  return dir;
 }
