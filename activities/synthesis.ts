@@ -1,4 +1,4 @@
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, Context, heartbeat } from '@temporalio/activity';
 import { readFile } from 'node:fs/promises';
 import { createWriteStream } from 'node:fs';
 import path from 'node:path';
@@ -295,6 +295,59 @@ export function createSynthesisActivities(deps: ActivityDeps) {
             // The chunks stay until the synthesis is recorded: a retry of this step still finds them.
             return finishAndStore(job, chunks, dir, signal, await loadChunkWords(storage, synthesisId, chunkCount));
           }),
+        );
+      });
+    },
+
+    /**
+     * A streamed synthesis in one step: its chunks (one per sentence) rendered
+     * in text order, each stored and announced as it lands (the API's reader
+     * fetches it), then joined, normalized, encoded and stored from the files
+     * already here. One activity instead of one per sentence plus a finish:
+     * no task round trip per sentence and no chunk fetched back. A retry after
+     * a worker died resumes after the chunks its heartbeats said were stored
+     * (fetched back, not rendered again), so a listener's next sentence is the
+     * next one rendered.
+     */
+    async renderStreamedSynthesis({ synthesisId }: { synthesisId: string }): Promise<FinishedAudio> {
+      return classified(async () => {
+        const job = await loadJob(synthesisId);
+        const { chunks } = job.plan;
+        const resumed = Context.current().info.heartbeatDetails as { stored?: number } | undefined;
+        let stored = Math.min(resumed?.stored ?? 0, chunks.length);
+        return withHeartbeat(
+          (signal) =>
+            inTempDir(async (dir) => {
+              const paths = chunks.map((_, index) => path.join(dir, `chunk-${index}.wav`));
+              const words: Array<TimedWord[] | undefined> = [];
+              if (stored > 0) {
+                await Promise.all(
+                  paths
+                    .slice(0, stored)
+                    .map(async (chunk, index) =>
+                      pipeline(await storage.get(chunkKey(synthesisId, index)), createWriteStream(chunk)),
+                    ),
+                );
+                words.push(...(await loadChunkWords(storage, synthesisId, stored)));
+              }
+              for (let index = stored; index < chunks.length; index++) {
+                const rendered = await render(job, chunks[index], paths[index], signal);
+                unlessCanceled(signal);
+                words.push(rendered.words);
+                const audio = await readFile(paths[index]);
+                await settledBoth(
+                  storeChunkWords(storage, synthesisId, index, rendered.words),
+                  storage.put(chunkKey(synthesisId, index), audio, 'audio/wav'),
+                );
+                // The listener hears of it at once (the same statement notifies); the finish keeps a share of the bar.
+                await reportProgress(synthesisId, (index + 1) / (chunks.length + 1));
+                stored = index + 1;
+                heartbeat({ stored });
+              }
+              // The chunks stay until the synthesis is recorded (and its reader has stopped).
+              return finishAndStore(job, paths, dir, signal, words);
+            }),
+          () => ({ stored }),
         );
       });
     },

@@ -19,10 +19,15 @@ export async function inTempDir<T>(work: (dir: string) => Promise<T>): Promise<T
  * the heartbeat timeout); heartbeats also deliver a cancel, which aborts the
  * work (engines and ffmpeg are killed) through the signal it is given.
  */
-export async function withHeartbeat<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+export async function withHeartbeat<T>(
+  work: (signal: AbortSignal) => Promise<T>,
+  /** What each heartbeat carries, for the next attempt (Context.current().info.heartbeatDetails) to resume from. */
+  details?: () => unknown,
+): Promise<T> {
   const { cancellationSignal } = Context.current();
-  heartbeat();
-  const timer = setInterval(() => heartbeat(), 2_000);
+  const beat = () => heartbeat(details?.());
+  beat();
+  const timer = setInterval(beat, 2_000);
   try {
     return await work(cancellationSignal);
   } catch (error) {

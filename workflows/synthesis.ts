@@ -52,6 +52,12 @@ const HEAVY_QUEUE = 'heavy-renders-own-queue';
  * histories before it removed them in recordSynthesisCompleted, under a reader that had fallen behind.
  */
 const CHUNKS_OUTLIVE_READER = 'stream-chunks-outlive-reader';
+/**
+ * Patch id: a streamed synthesis (not `high`-tier) renders, stores and finishes in one activity, sentence after
+ * sentence (histories before it ran an activity per sentence and a finish; Kokoro's still do, in parallel lanes,
+ * since one of its sentences takes about as long to render as to hear).
+ */
+const STREAM_IN_ONE_STEP = 'stream-in-one-activity';
 
 /**
  * Short database steps run as local activities: in the worker that runs the
@@ -76,7 +82,7 @@ function failureOf(error: unknown): { code: string; message: string } {
  * `synthesis:<uuid>`, started by the API with Update-with-Start: reserve the
  * credits, record the synthesis and take a free slot (one transaction) →
  * answer the `reserve` update → wait for a slot if none was free → render (a one-chunk text in one step; longer
- * ones in chunks in parallel, then join) → post-process, encode, store →
+ * ones in chunks in parallel, then join; a stream sentence after sentence in one step) → post-process, encode, store →
  * capture the credits (`credits:capture:<uuid>`) → record (a streamed text: then remove its chunks once the
  * API's reader has stopped).
  * On failure or cancel: release the credits, remove the objects, record why.
@@ -176,9 +182,12 @@ export async function synthesis({ request, cpuTaskQueue }: SynthesisInput): Prom
     if (heavy && patched(HEAVY_QUEUE)) renders = onQueue(heavyTaskQueue(cpuTaskQueue));
     report({ status: 'processing' });
     // A streamed text always goes through stored chunks, even one: the streaming API reads them as they land.
-    const audio =
-      chunkCount === 1 && !request.streaming
+    const audio = !request.streaming
+      ? chunkCount === 1
         ? await renders.renderShortSynthesis({ synthesisId })
+        : await renderInChunks()
+      : !heavy && patched(STREAM_IN_ONE_STEP)
+        ? await renders.renderStreamedSynthesis({ synthesisId })
         : await renderInChunks();
     // Once the audio exists, completing is not interrupted: a cancel now cannot leave it charged but canceled.
     await CancellationScope.nonCancellable(async () => {

@@ -1,5 +1,5 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { availableParallelism, loadavg } from 'node:os';
+import { availableParallelism, cpus } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { holdProcess } from '../../lib/process';
@@ -21,8 +21,8 @@ import type { KokoroHostRequest } from '../kokoro/host';
  * `maxRssBytes` (ONNX Runtime keeps the memory of its longest call).
  *
  * Threads: a request alone on a machine with cores to spare gets a process
- * with `loneThreads` intra-op threads (2: a sentence renders ~1.3-1.5×
- * faster, which is what a single listener waits for); while others run,
+ * with `loneThreads` intra-op threads (2, spinning: a sentence renders
+ * ~1.5× faster, which is what a single listener waits for); while others run,
  * each process takes one core, one thread. The thread count is fixed when a
  * session loads, so processes of both kinds are kept; a request takes a warm
  * process of the other kind rather than wait 1-2 s for a new one.
@@ -208,6 +208,41 @@ export class PiperProcess {
   }
 }
 
+/** How often the idle meter samples the machine's CPU times. */
+const IDLE_SAMPLE_MS = 200;
+
+/** CPU time of all cores so far (ms): idle and in all. */
+function cpuTimes(): { idle: number; total: number } {
+  let idle = 0;
+  let total = 0;
+  for (const { times } of cpus()) {
+    idle += times.idle;
+    total += times.user + times.nice + times.sys + times.idle + times.irq;
+  }
+  return { idle, total };
+}
+
+/**
+ * Idle cores over the last 200-400 ms: samples of the CPU times every
+ * IDLE_SAMPLE_MS (an unref'd timer: ~20 µs a sample), the older of the last
+ * two against now. Every process on the machine counts, ours included.
+ */
+function startIdleMeter(): () => number {
+  const cores = availableParallelism();
+  let older = cpuTimes();
+  let newer = older;
+  setInterval(() => {
+    older = newer;
+    newer = cpuTimes();
+  }, IDLE_SAMPLE_MS).unref();
+  return () => {
+    const now = cpuTimes();
+    const total = now.total - older.total;
+    // No tick yet (the first request): take the machine as idle, as a lone request usually finds it.
+    return total > 0 ? ((now.idle - older.idle) / total) * cores : cores;
+  };
+}
+
 export class PiperPool {
   /** Least recently used first. */
   private readonly idle: PiperProcess[] = [];
@@ -215,6 +250,8 @@ export class PiperPool {
   /** Callers waiting for a process slot, first come first served. */
   private readonly waiting: Array<() => void> = [];
   private readonly options: Required<PiperPoolOptions>;
+  /** Cores the machine left idle a moment ago (started on the first request that could take more than one thread). */
+  private idleCores?: () => number;
   /** Processes started, for the bench and the tests. */
   started = 0;
 
@@ -260,15 +297,20 @@ export class PiperPool {
 
   /**
    * The threads for a request starting now: more than one only when it runs
-   * alone (no other request busy or waiting here) and the machine is not
-   * already oversubscribed (1-minute load average below the cores): a second
-   * thread without a core of its own only waits for the first (measured on
-   * the shared 2-core machine at a load of 8: 953 against 737 ms a sentence).
+   * alone (no other request busy or waiting here) and the machine has the
+   * cores for them idle right now (over the last fraction of a second, not
+   * the 1-minute load average, which still counts a burst that ended a
+   * minute ago and missed every quiet moment right after one). A thread
+   * without a core of its own only waits for the others, and a spinning one
+   * takes the core from whoever has it (one sentence on the 2-core machine
+   * with the other core busy: 1 thread 349 ms, 2 threads 344, 2 spinning 441;
+   * both cores idle: 334, 237, 214).
    */
   private threadsNow(): number {
     const { loneThreads } = this.options;
     if (loneThreads <= 1 || this.busy > 1 || this.waiting.length > 0) return 1;
-    return loadavg()[0] < availableParallelism() ? loneThreads : 1;
+    this.idleCores ??= startIdleMeter();
+    return this.idleCores() >= loneThreads - 0.5 ? loneThreads : 1;
   }
 
   /** Waits until a process slot is free (with() starts the next waiter as it ends), or the signal aborts. */

@@ -41,6 +41,7 @@ export const SYNTHESIS_ACTIVITIES = [
   'renderShortSynthesis',
   'renderSynthesisChunk',
   'finishSynthesis',
+  'renderStreamedSynthesis',
   'recordSynthesisCompleted',
   'removeSynthesisChunks',
   'recordSynthesisEnded',

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { audioKey, chunkKey } from '../../synthesis/objects';
-import { call } from '../helpers/http';
+import { call, postSpeech } from '../helpers/http';
+import { TRAIN_SENTENCES } from '../../bench/texts';
 import { until } from '../helpers/eventually';
 import { createAccount, type TestAccount } from '../helpers/factories';
 import { createObjectLister } from '../helpers/objects';
@@ -695,6 +696,57 @@ describe('synthesis with the worker as a separate process (SIGKILL, no worker)',
       await worker.kill();
     }
     expect(await h.balances(who.id)).toEqual({ credit_balance: initial.credit_balance, credits_reserved: 0 });
+  });
+
+  it('a stream whose worker is SIGKILLed after some sentences: the retry resumes after the stored ones, and the client gets every sample of the stored audio, charged once', async () => {
+    let worker = await startWorker();
+    try {
+      const who = await createAccount(deps);
+      const input = TRAIN_SENTENCES.join(' ').repeat(6);
+      const response = await postSpeech(api.url, who.access, {
+        model: 'tts-1',
+        voice: 'en-us-espeak-m',
+        input,
+        response_format: 'pcm',
+      });
+      expect(response.status).toBe(200);
+      const id = response.headers.get('x-synthesis-id')!;
+      // Read as it comes, in the background: the client stays on through the kill.
+      const received = (async () => {
+        let bytes = 0;
+        for await (const part of response.body!) bytes += (part as Uint8Array).length;
+        return bytes;
+      })();
+      await until('a few sentences stored', async () => (await h.listWork(id)).length >= 6, 120_000, 20);
+      await worker.kill();
+      const workflow = deps.temporal.workflow.getHandle(`synthesis:${id}`);
+      // The render's last heartbeat says how many sentences were stored: the next attempt starts after them.
+      const resumeFrom = await until(
+        'the render heartbeat to be recorded',
+        async () => {
+          const pending = (await workflow.describe()).raw.pendingActivities ?? [];
+          const render = pending.find((each) => each.activityType?.name === 'renderStreamedSynthesis');
+          const payload = render?.heartbeatDetails?.payloads?.[0]?.data;
+          return payload ? (JSON.parse(Buffer.from(payload).toString()) as { stored: number }).stored : null;
+        },
+        30_000,
+      );
+      expect(resumeFrom).toBeGreaterThan(0);
+      worker = spawnWorkerProcess(taskQueue);
+      const done = await waitForSynthesis(api.url, `/api/v1/tts/history/${id}/status/`, who.access, 240_000);
+      expect(done).toMatchObject({ status: 'completed', credits_charged: done.characters });
+      // Every sample of the stored audio reached the client, across the kill (the duration is rounded to the ms).
+      expect(Math.abs((await received) - Math.round(done.duration_seconds * 24_000) * 2)).toBeLessThanOrEqual(48);
+      expect(await h.ledger(who.id, id)).toEqual([
+        ['reserve', done.characters],
+        ['capture', done.characters],
+      ]);
+      expect(await h.activityAttempts(id)).toMatchObject({ renderStreamedSynthesis: 2 });
+      expect(await workflow.result()).toBe('completed');
+      expect(await h.leftovers(who.id, id)).toMatchObject({ work: [], chunks: [] });
+    } finally {
+      await worker.kill();
+    }
   });
 
   it('completes every synthesis with valid audio and exactly one reserve and one capture each when the worker is SIGKILLed mid-render and restarted', async () => {

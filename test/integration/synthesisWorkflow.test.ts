@@ -190,18 +190,31 @@ describe('synthesis workflow (mocked activities)', () => {
     beforeEach(() =>
       wf.mock({
         reserveSynthesis: async () => ({ outcome: 'reserved', started: true, chunkCount: 2 }),
-        renderSynthesisChunk: async () => ({ words: 0 }) as never,
-        finishSynthesis: async () => AUDIO,
+        renderStreamedSynthesis: async () => AUDIO,
         removeSynthesisChunks: async () => undefined,
       }),
     );
 
+    it('renders, stores and finishes every sentence in one activity, then captures and records', async () => {
+      const input = streamed();
+      const handle = await start(input);
+      await handle.signal(streamReaderSignal, { reading: false });
+      expect(await handle.result()).toBe('completed');
+      expect(stepsOf(input.synthesisId)).toEqual([
+        'reserveSynthesis',
+        'renderStreamedSynthesis',
+        'captureCredits',
+        'recordSynthesisCompleted',
+        'removeSynthesisChunks',
+      ]);
+    });
+
     it('a reader that stopped before the completion: the chunks go right after it', async () => {
       const input = streamed();
       const finishing = gate();
-      wf.mock({ finishSynthesis: async () => (await finishing.promise, AUDIO) });
+      wf.mock({ renderStreamedSynthesis: async () => (await finishing.promise, AUDIO) });
       const handle = await start(input);
-      await eventually('the finish', () => stepsOf(input.synthesisId).includes('finishSynthesis'));
+      await eventually('the render', () => stepsOf(input.synthesisId).includes('renderStreamedSynthesis'));
       await handle.signal(streamReaderSignal, { reading: false });
       finishing.open();
       expect(await handle.result()).toBe('completed');
