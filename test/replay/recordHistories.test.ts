@@ -128,6 +128,13 @@ record('record workflow histories for replay tests', () => {
     await save('synthesis-streamed-completed', `synthesis:${id}`);
   });
 
+  it('records a streamed synthesis of three sentences rendered, stored and finished in one activity', async () => {
+    const who = await createAccount(deps);
+    const input = 'The first sentence goes out. The second follows it. The third ends the stream.';
+    const id = await streamedToTheEnd({ api, deps }, who, 'alloy', input);
+    await save('synthesis-streamed-one-activity', `synthesis:${id}`);
+  });
+
   it('records a streamed synthesis whose client reads on after it completed (its chunks wait for the reader)', async () => {
     const who = await createAccount(deps);
     // Minutes of raw audio, more than the socket buffers hold: the API's reader waits on this client.
