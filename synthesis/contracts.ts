@@ -67,6 +67,16 @@ export interface SynthesisInput {
  */
 export const heavyTaskQueue = (cpuTaskQueue: string) => `${cpuTaskQueue}-heavy`;
 
+/**
+ * Where a streamed synthesis's one activity runs (it renders sentence after sentence, a listener waiting on each):
+ * a queue with more slots than the cores, so that every stream's next sentence waits in the engine pool's line
+ * beside the others' (first come, first served, a sentence at a time) rather than whole streams waiting for a slot.
+ */
+export const streamTaskQueue = (cpuTaskQueue: string) => `${cpuTaskQueue}-streams`;
+
+/** Streamed syntheses one worker process runs at once, per render slot (their renders still take turns at the engines). */
+export const STREAMS_PER_RENDER_SLOT = 4;
+
 /** How a synthesis workflow ended; `insufficient` means it never held credits and recorded nothing. */
 export type SynthesisResult = 'completed' | 'failed' | 'canceled' | 'insufficient';
 

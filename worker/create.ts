@@ -5,7 +5,7 @@ import { createActivities, type ActivityDeps } from '../activities';
 import type { Config } from '../lib/config';
 import { heavyRenderSlots } from '../engines/types';
 import { cpuTaskQueue, webhookTaskQueue } from '../lib/temporal';
-import { heavyTaskQueue } from '../synthesis/contracts';
+import { heavyTaskQueue, STREAMS_PER_RENDER_SLOT, streamTaskQueue } from '../synthesis/contracts';
 import { WORKFLOWS_PATH } from './bundle';
 
 export interface WorkerOptions {
@@ -20,14 +20,16 @@ export interface WorkerOptions {
 }
 
 /**
- * The worker process's four workers: one on the service's task queue (every
+ * The worker process's five workers: one on the service's task queue (every
  * workflow, and the bookkeeping activities), one on the CPU queue whose
  * activities run the speech engines and ffmpeg, as many at once as there are cores
  * (or SYNTHESIS_CONCURRENCY), one on the heavy queue where the `high`-tier
  * voices' (Kokoro's) renders run, half as many at once, so a Kokoro render
- * waiting for its turn never holds a slot of the CPU queue, and one on the
- * webhook queue, whose attempts wait on other people's servers
- * (WEBHOOK_CONCURRENCY at once).
+ * waiting for its turn never holds a slot of the CPU queue, one on the
+ * streams queue, where each streamed synthesis renders sentence after
+ * sentence in one activity (four per render slot: their sentences take turns
+ * at the engines), and one on the webhook queue, whose attempts wait on other
+ * people's servers (WEBHOOK_CONCURRENCY at once).
  */
 export async function createWorkers({
   config,
@@ -74,6 +76,12 @@ export async function createWorkers({
       taskQueue: heavyTaskQueue(cpuTaskQueue(config)),
       // As many as the Kokoro engine has hosts (engines/kokoro): a render that takes a slot gets a host.
       maxConcurrentActivityTaskExecutions: heavyRenderSlots(renderSlots),
+      maxHeartbeatThrottleInterval: '1 second',
+    }),
+    Worker.create({
+      ...common,
+      taskQueue: streamTaskQueue(cpuTaskQueue(config)),
+      maxConcurrentActivityTaskExecutions: STREAMS_PER_RENDER_SLOT * renderSlots,
       maxHeartbeatThrottleInterval: '1 second',
     }),
     Worker.create({

@@ -20,6 +20,7 @@ import {
   CREDIT_CAPTURE_WORKFLOW_TYPE,
   FAILURE_CODES,
   heavyTaskQueue,
+  streamTaskQueue,
   type FailureType,
   progressQuery,
   READER_SILENCE_SECONDS,
@@ -54,8 +55,8 @@ const HEAVY_QUEUE = 'heavy-renders-own-queue';
 const CHUNKS_OUTLIVE_READER = 'stream-chunks-outlive-reader';
 /**
  * Patch id: a streamed synthesis (not `high`-tier) renders, stores and finishes in one activity, sentence after
- * sentence (histories before it ran an activity per sentence and a finish; Kokoro's still do, in parallel lanes,
- * since one of its sentences takes about as long to render as to hear).
+ * sentence, on the streams queue (histories before it ran an activity per sentence and a finish; Kokoro's still do,
+ * in parallel lanes, since one of its sentences takes about as long to render as to hear).
  */
 const STREAM_IN_ONE_STEP = 'stream-in-one-activity';
 
@@ -187,7 +188,7 @@ export async function synthesis({ request, cpuTaskQueue }: SynthesisInput): Prom
         ? await renders.renderShortSynthesis({ synthesisId })
         : await renderInChunks()
       : !heavy && patched(STREAM_IN_ONE_STEP)
-        ? await renders.renderStreamedSynthesis({ synthesisId })
+        ? await onQueue(streamTaskQueue(cpuTaskQueue)).renderStreamedSynthesis({ synthesisId })
         : await renderInChunks();
     // Once the audio exists, completing is not interrupted: a cancel now cannot leave it charged but canceled.
     await CancellationScope.nonCancellable(async () => {

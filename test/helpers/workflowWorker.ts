@@ -3,6 +3,7 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
 import type { Activities } from '../../activities';
 import { installRuntimeOnce } from './runtime';
+import { streamTaskQueue } from '../../synthesis/contracts';
 
 /**
  * Our workflows' logic, tested without the rest of the stack: the run's
@@ -69,8 +70,8 @@ export function useWorkflowWorker(activityNames: (keyof Activities)[]): Workflow
   let connection: Connection | undefined;
   let nativeConnection: NativeConnection | undefined;
   let client: Client | undefined;
-  let running: Promise<void> | undefined;
-  let worker: Worker | undefined;
+  let running: Promise<unknown> | undefined;
+  let workers: Worker[] = [];
 
   beforeEach(() => {
     mocks = {};
@@ -84,19 +85,22 @@ export function useWorkflowWorker(activityNames: (keyof Activities)[]): Workflow
       NativeConnection.connect({ address }),
     ]);
     client = new Client({ connection, namespace });
-    worker = await Worker.create({
+    const common = {
       connection: nativeConnection,
       namespace,
-      taskQueue,
-      workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE! },
       activities,
       // A cancel reaches a heartbeating activity with the answer to its next heartbeat: soon, not 80 % of the heartbeat timeout.
-      maxHeartbeatThrottleInterval: '100 milliseconds',
-    });
-    running = worker.run();
+      maxHeartbeatThrottleInterval: '100 milliseconds' as const,
+    };
+    workers = await Promise.all([
+      Worker.create({ ...common, taskQueue, workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE! } }),
+      // A streamed synthesis's one activity runs on the streams queue beside the CPU queue (this worker's queue).
+      Worker.create({ ...common, taskQueue: streamTaskQueue(taskQueue) }),
+    ]);
+    running = Promise.all(workers.map((worker) => worker.run()));
   });
   afterAll(async () => {
-    worker?.shutdown();
+    for (const worker of workers) worker.shutdown();
     await running;
     await Promise.all([connection?.close(), nativeConnection?.close()]);
   });

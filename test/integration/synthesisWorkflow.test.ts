@@ -252,7 +252,11 @@ describe('synthesis workflow (mocked activities)', () => {
 
     it('a synthesis not streamed never waits for a reader', async () => {
       const input = request();
-      wf.mock({ reserveSynthesis: async () => ({ outcome: 'reserved', started: true, chunkCount: 2 }) });
+      wf.mock({
+        reserveSynthesis: async () => ({ outcome: 'reserved', started: true, chunkCount: 2 }),
+        renderSynthesisChunk: async () => ({ seconds: 1 }),
+        finishSynthesis: async () => AUDIO,
+      });
       expect(await (await start(input)).result()).toBe('completed');
       expect(stepsOf(input.synthesisId)).not.toContain('removeSynthesisChunks');
       expect(wf.callsOf('recordSynthesisCompleted')).toContainEqual([{ synthesisId: input.synthesisId, ...AUDIO }]);
