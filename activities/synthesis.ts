@@ -304,10 +304,11 @@ export function createSynthesisActivities(deps: ActivityDeps) {
      * in text order, each stored and announced as it lands (the API's reader
      * fetches it), then joined, normalized, encoded and stored from the files
      * already here. One activity instead of one per sentence plus a finish:
-     * no task round trip per sentence and no chunk fetched back. A retry after
-     * a worker died resumes after the chunks its heartbeats said were stored
-     * (fetched back, not rendered again), so a listener's next sentence is the
-     * next one rendered.
+     * no task round trip per sentence and no chunk fetched back. A sentence
+     * is stored and announced while the next one renders (in order, one at a
+     * time). A retry after a worker died resumes after the chunks its
+     * heartbeats said were stored (fetched back, not rendered again), so a
+     * listener's next sentence is the next one rendered.
      */
     async renderStreamedSynthesis({ synthesisId }: { synthesisId: string }): Promise<FinishedAudio> {
       return classified(async () => {
@@ -330,19 +331,35 @@ export function createSynthesisActivities(deps: ActivityDeps) {
                 );
                 words.push(...(await loadChunkWords(storage, synthesisId, stored)));
               }
-              for (let index = stored; index < chunks.length; index++) {
-                const rendered = await render(job, chunks[index], paths[index], signal);
-                unlessCanceled(signal);
-                words.push(rendered.words);
+              /** Stores one rendered sentence and tells the listener (the same statement notifies). */
+              const storeSentence = async (index: number, sentenceWords: TimedWord[] | undefined) => {
                 const audio = await readFile(paths[index]);
                 await settledBoth(
-                  storeChunkWords(storage, synthesisId, index, rendered.words),
+                  storeChunkWords(storage, synthesisId, index, sentenceWords),
                   storage.put(chunkKey(synthesisId, index), audio, 'audio/wav'),
                 );
-                // The listener hears of it at once (the same statement notifies); the finish keeps a share of the bar.
+                // The finish keeps a share of the bar.
                 await reportProgress(synthesisId, (index + 1) / (chunks.length + 1));
                 stored = index + 1;
                 heartbeat({ stored });
+              };
+              /** The sentence being stored while the next renders; a failed store stops the renders (thrown below). */
+              let storing: Promise<void> = Promise.resolve();
+              let storeFailed = false;
+              try {
+                for (let index = stored; index < chunks.length && !storeFailed; index++) {
+                  const rendered = await render(job, chunks[index], paths[index], signal);
+                  unlessCanceled(signal);
+                  words.push(rendered.words);
+                  storing = storing.then(() => storeSentence(index, rendered.words));
+                  storing.catch(() => {
+                    storeFailed = true;
+                  });
+                }
+                await storing;
+              } finally {
+                // Whatever ended the loop, no write is still in flight when the cleanup after a failure looks.
+                await storing.catch(() => undefined);
               }
               // The chunks stay until the synthesis is recorded (and its reader has stopped).
               return finishAndStore(job, paths, dir, signal, words);

@@ -21,8 +21,8 @@ import type { KokoroHostRequest } from '../kokoro/host';
  * `maxRssBytes` (ONNX Runtime keeps the memory of its longest call).
  *
  * Threads: a request alone on a machine with cores to spare gets a process
- * with `loneThreads` intra-op threads (2, spinning: a sentence renders
- * ~1.5× faster, which is what a single listener waits for); while others run,
+ * with `loneThreads` intra-op threads (2: a sentence renders ~1.4× faster,
+ * which is what a single listener waits for); while others run,
  * each process takes one core, one thread. The thread count is fixed when a
  * session loads, so processes of both kinds are kept; a request takes a warm
  * process of the other kind rather than wait 1-2 s for a new one.
@@ -301,10 +301,9 @@ export class PiperPool {
    * cores for them idle right now (over the last fraction of a second, not
    * the 1-minute load average, which still counts a burst that ended a
    * minute ago and missed every quiet moment right after one). A thread
-   * without a core of its own only waits for the others, and a spinning one
-   * takes the core from whoever has it (one sentence on the 2-core machine
-   * with the other core busy: 1 thread 349 ms, 2 threads 344, 2 spinning 441;
-   * both cores idle: 334, 237, 214).
+   * without a core of its own only waits for the others (one sentence on the
+   * 2-core machine with the other core busy: 1 thread 349 ms, 2 threads 344;
+   * both cores idle: 334 and 237; two threads cost ~13 % more CPU).
    */
   private threadsNow(): number {
     const { loneThreads } = this.options;
