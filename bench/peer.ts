@@ -96,7 +96,12 @@ async function main() {
   const modelPath = path.join(process.env.MODELS_DIR ?? defaultModelsDir(), `${MODEL}.onnx`);
   if (!existsSync(modelPath)) throw new Error(`${modelPath} is missing (scripts/install.sh fetches it)`);
   process.env.WORKER_METRICS_PORT ??= '0';
-  const stack = await startIsolatedStack({ name: `peer_${process.pid}`, childOutput: 'log' });
+  // No voice previews: a new stack's worker renders one per premade voice at start, which ran into the first rounds.
+  const stack = await startIsolatedStack({
+    name: `peer_${process.pid}`,
+    childOutput: 'log',
+    env: { VOICE_PREVIEWS: 'false' },
+  });
   let peer: ChildProcess | undefined;
   const rows: string[][] = [];
   const cpuRows: string[][] = [];
