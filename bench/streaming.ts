@@ -73,6 +73,8 @@ async function main() {
     MINIO_SECRET_KEY: 'bench-secret',
     PORT: String(apiPort),
     JWT_SECRET: randomUUID() + randomUUID(),
+    // No voice previews: a new stack's worker renders one per premade voice at start, into the first rounds.
+    VOICE_PREVIEWS: 'false',
   };
   const config = loadConfig(env);
   const services: Managed[] = [];
