@@ -25,7 +25,11 @@ import type { KokoroHostRequest } from '../kokoro/host';
  * which is what a single listener waits for); while others run,
  * each process takes one core, one thread. The thread count is fixed when a
  * session loads, so processes of both kinds are kept; a request takes a warm
- * process of the other kind rather than wait 1-2 s for a new one.
+ * process of the other kind rather than wait 1-2 s for a new one, and one of
+ * its own kind is started in the background for the next request (at most
+ * one process beyond `maxHosts`, an idle spare like any other): under load,
+ * a two-thread process kept serving one-thread requests cost ~15 % more CPU
+ * per sentence (bench:peer's 4-client rounds after its lone rounds).
  */
 
 export interface PiperPoolOptions {
@@ -39,6 +43,8 @@ export interface PiperPoolOptions {
   maxHosts?: number;
   /** Intra-op threads of a request alone on a machine that is not busy (default: 2, at most the cores; 1 turns it off). */
   loneThreads?: number;
+  /** Cores the machine left idle a moment ago (default: measured, see startIdleMeter; tests fix it). */
+  idleCores?: () => number;
   /**
    * Another model's host in the same protocol (engines/kokoro/host.ts): its absolute path without the
    * extension, and the engine named in its errors. Default Piper's (engines/piper/host.ts).
@@ -68,6 +74,7 @@ const DEFAULTS: Required<PiperPoolOptions> = {
   maxIdle: 2,
   maxHosts: availableParallelism(),
   loneThreads: Math.min(2, availableParallelism()),
+  idleCores: () => measuredIdleCores(),
   host: { path: path.join(__dirname, 'host'), engine: 'piper' },
 };
 const START_TIMEOUT_MS = 60_000;
@@ -89,7 +96,7 @@ function hostCommand(host: string): { command: string; args: string[] } {
 
 export class PiperProcess {
   private readonly child: ChildProcessWithoutNullStreams;
-  private readonly ready: Promise<void>;
+  readonly ready: Promise<void>;
   private sequence = 0;
   private stderr = '';
   private pending = new Map<number, { resolve: (reply: HostReply) => void; reject: (error: Error) => void }>();
@@ -224,9 +231,13 @@ function cpuTimes(): { idle: number; total: number } {
 
 /**
  * Idle cores over the last 200-400 ms: samples of the CPU times every
- * IDLE_SAMPLE_MS (an unref'd timer: ~20 µs a sample), the older of the last
- * two against now. Every process on the machine counts, ours included.
+ * IDLE_SAMPLE_MS (an unref'd timer: ~20 µs a sample, started on the first
+ * call), the older of the last two against now. Every process on the machine
+ * counts, ours included.
  */
+let idleMeter: (() => number) | undefined;
+const measuredIdleCores = () => (idleMeter ??= startIdleMeter())();
+
 function startIdleMeter(): () => number {
   const cores = availableParallelism();
   let older = cpuTimes();
@@ -250,8 +261,8 @@ export class PiperPool {
   /** Callers waiting for a process slot, first come first served. */
   private readonly waiting: Array<() => void> = [];
   private readonly options: Required<PiperPoolOptions>;
-  /** Cores the machine left idle a moment ago (started on the first request that could take more than one thread). */
-  private idleCores?: () => number;
+  /** Hosts being started in the background for the next request of their kind (see prestart). */
+  private starting = 0;
   /** Processes started, for the bench and the tests. */
   started = 0;
 
@@ -263,9 +274,14 @@ export class PiperPool {
     };
   }
 
-  /** Processes running now, busy and idle (the bench and the tests). */
+  /** The intra-op threads of each idle process, least recently used first (the tests). */
+  get idleThreads(): number[] {
+    return this.idle.map((host) => host.threads);
+  }
+
+  /** Processes running now, busy, idle and starting in the background (the bench and the tests). */
   get size(): number {
-    return this.busy + this.idle.length;
+    return this.busy + this.idle.length + this.starting;
   }
 
   /** Runs `work` on an idle process of `modelPath`, or on a new one once fewer than `maxHosts` are busy. */
@@ -280,6 +296,7 @@ export class PiperPool {
       // The most recently used of the wanted kind, else of the other kind (a start costs more than the threads gain).
       const warm = warmOnes.filter((candidate) => candidate.threads === threads).pop() ?? warmOnes.pop();
       if (warm) this.idle.splice(this.idle.indexOf(warm), 1);
+      if (warm && warm.threads !== threads) this.prestart(modelPath, threads);
       // No warm one: an idle process of another voice makes room for the new one.
       else while (this.idle.length > 0 && this.size > this.options.maxHosts) this.retire(this.idle[0]);
       host = warm ?? new PiperProcess(modelPath, threads, this.options.host);
@@ -308,8 +325,28 @@ export class PiperPool {
   private threadsNow(): number {
     const { loneThreads } = this.options;
     if (loneThreads <= 1 || this.busy > 1 || this.waiting.length > 0) return 1;
-    this.idleCores ??= startIdleMeter();
-    return this.idleCores() >= loneThreads - 0.5 ? loneThreads : 1;
+    return this.options.idleCores() >= loneThreads - 0.5 ? loneThreads : 1;
+  }
+
+  /**
+   * Starts a process of `threads` in the background, which joins the idle
+   * ones once loaded, when a request had to take a warm process of the other
+   * kind: the next request of this kind finds its own. One at a time, and at
+   * most one process beyond maxHosts (the idle list keeps its cap: the least
+   * recently used goes).
+   */
+  private prestart(modelPath: string, threads: number) {
+    if (this.starting > 0 || this.size >= this.options.maxHosts + 1) return;
+    const host = new PiperProcess(modelPath, threads, this.options.host);
+    this.started += 1;
+    this.starting += 1;
+    host.hold(false);
+    host.ready
+      .then(
+        () => this.release(host),
+        () => host.kill(),
+      )
+      .finally(() => (this.starting -= 1));
   }
 
   /** Waits until a process slot is free (with() starts the next waiter as it ends), or the signal aborts. */

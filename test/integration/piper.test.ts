@@ -6,6 +6,7 @@ import { createPiperEngine, type PiperEngine } from '../../engines/piper';
 import { PiperProcess } from '../../engines/piper/pool';
 import { EngineError } from '../../engines/types';
 import { defaultModelsDir } from '../../lib/config';
+import { until } from '../helpers/eventually';
 
 /**
  * The piper engine on the real model (scripts/install.sh puts
@@ -92,7 +93,8 @@ describe('piper engine', () => {
     await expect(pending).rejects.toThrow(/aborted/);
   });
   it('runs at most maxHosts processes at once: callers beyond wait for a free one, an aborted one stops waiting', async () => {
-    const capped = createPiperEngine({ modelsDir, noise: false, maxHosts: 1 });
+    // One kind of process (one thread): this is about the cap, not about the kinds (below).
+    const capped = createPiperEngine({ modelsDir, noise: false, maxHosts: 1, loneThreads: 1 });
     try {
       const text = 'One process at a time renders this sentence.';
       let most = 0;
@@ -137,8 +139,33 @@ describe('piper engine', () => {
       host.kill();
     }
   });
+  it('a request alone on idle cores gets two threads; one that takes a warm process of the other kind starts its own kind for the next', async () => {
+    let idleCores = 0;
+    const pool = createPiperEngine({ modelsDir, noise: false, idleCores: () => idleCores });
+    try {
+      const render = (n: number) =>
+        pool.synthesize({ text: 'Two kinds of processes.', voice: JOE, outPath: path.join(dir, `kinds-${n}.wav`) });
+      // Alone, but no core idle: one thread.
+      await render(1);
+      expect(pool.pool.idleThreads).toEqual([1]);
+      // Alone on idle cores: two threads wanted; the warm one-thread process serves it at once...
+      idleCores = 2;
+      await render(2);
+      // ...and a two-thread process starts beside it, joining the idle ones once loaded.
+      expect(pool.pool.started).toBe(2);
+      await until('the two-thread process', async () => pool.pool.idleThreads.includes(2), 60_000);
+      expect([...pool.pool.idleThreads].sort()).toEqual([1, 2]);
+      // The next request alone takes it: no other start.
+      await render(3);
+      expect(pool.pool.started).toBe(2);
+      expect(pool.pool.idleThreads.at(-1)).toBe(2);
+    } finally {
+      pool.pool.close();
+    }
+  });
+
   it('keeps a second idle process only a short while after a burst, the most recently used one longer', async () => {
-    const pool = createPiperEngine({ modelsDir, noise: false, spareIdleMs: 300 });
+    const pool = createPiperEngine({ modelsDir, noise: false, spareIdleMs: 300, loneThreads: 1 });
     try {
       const text = 'Two renders at once take two processes.';
       await Promise.all(

@@ -36,7 +36,7 @@ beforeAll(async () => {
     path.join(dir, `${NAME}.onnx.json`),
     JSON.stringify({ ...config, num_speakers: 3, speaker_id_map: { alice: 0, bob: 1, carol: 2 } }),
   );
-  engine = createPiperEngine({ modelsDir: dir, noise: false });
+  engine = createPiperEngine({ modelsDir: dir, noise: false, loneThreads: 1 });
 });
 afterAll(async () => {
   engine?.pool.close();
