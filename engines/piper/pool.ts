@@ -216,7 +216,7 @@ export class PiperProcess {
 }
 
 /** How often the idle meter samples the machine's CPU times. */
-const IDLE_SAMPLE_MS = 200;
+const IDLE_SAMPLE_MS = 50;
 
 /** CPU time of all cores so far (ms): idle and in all. */
 function cpuTimes(): { idle: number; total: number } {
@@ -230,7 +230,7 @@ function cpuTimes(): { idle: number; total: number } {
 }
 
 /**
- * Idle cores over the last 200-400 ms: samples of the CPU times every
+ * Idle cores over the last 50-100 ms: samples of the CPU times every
  * IDLE_SAMPLE_MS (an unref'd timer: ~20 µs a sample, started on the first
  * call), the older of the last two against now. Every process on the machine
  * counts, ours included.
@@ -314,18 +314,21 @@ export class PiperPool {
 
   /**
    * The threads for a request starting now: more than one only when it runs
-   * alone (no other request busy or waiting here) and the machine has the
-   * cores for them idle right now (over the last fraction of a second, not
-   * the 1-minute load average, which still counts a burst that ended a
-   * minute ago and missed every quiet moment right after one). A thread
-   * without a core of its own only waits for the others (one sentence on the
-   * 2-core machine with the other core busy: 1 thread 349 ms, 2 threads 344;
-   * both cores idle: 334 and 237; two threads cost ~13 % more CPU).
+   * alone (no other request busy or waiting here) and the machine had the
+   * cores for its other threads idle a moment ago (the last 50-100 ms; its
+   * first thread takes the core that the request's own steps before it were
+   * using). Not the 1-minute load average, which still counts a burst that
+   * ended a minute ago, nor a longer window, which still counted the
+   * previous request's render (bench:peer alternates with the peer's server).
+   * A second thread without a core of its own only waits for the first (one
+   * sentence on the 2-core machine with the other core busy: 1 thread 349 ms,
+   * 2 threads 344; both cores idle: 334 and 237; two threads cost ~13 % more
+   * CPU).
    */
   private threadsNow(): number {
     const { loneThreads } = this.options;
     if (loneThreads <= 1 || this.busy > 1 || this.waiting.length > 0) return 1;
-    return this.options.idleCores() >= loneThreads - 0.5 ? loneThreads : 1;
+    return this.options.idleCores() >= loneThreads - 1 ? loneThreads : 1;
   }
 
   /**
