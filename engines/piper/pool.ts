@@ -1,5 +1,5 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { availableParallelism, cpus } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { holdProcess } from '../../lib/process';
@@ -43,8 +43,8 @@ export interface PiperPoolOptions {
   maxHosts?: number;
   /** Intra-op threads of a request alone on a machine that is not busy (default: 2, at most the cores; 1 turns it off). */
   loneThreads?: number;
-  /** Cores the machine left idle a moment ago (default: measured, see startIdleMeter; tests fix it). */
-  idleCores?: () => number;
+  /** Whether the machine has cores to spare for a lone request's threads (default: see quietMachine; tests fix it). */
+  quietMachine?: () => boolean;
   /**
    * Another model's host in the same protocol (engines/kokoro/host.ts): its absolute path without the
    * extension, and the engine named in its errors. Default Piper's (engines/piper/host.ts).
@@ -74,7 +74,7 @@ const DEFAULTS: Required<PiperPoolOptions> = {
   maxIdle: 2,
   maxHosts: availableParallelism(),
   loneThreads: Math.min(2, availableParallelism()),
-  idleCores: () => measuredIdleCores(),
+  quietMachine: () => quietMachine(),
   host: { path: path.join(__dirname, 'host'), engine: 'piper' },
 };
 const START_TIMEOUT_MS = 60_000;
@@ -215,43 +215,19 @@ export class PiperProcess {
   }
 }
 
-/** How often the idle meter samples the machine's CPU times. */
-const IDLE_SAMPLE_MS = 50;
-
-/** CPU time of all cores so far (ms): idle and in all. */
-function cpuTimes(): { idle: number; total: number } {
-  let idle = 0;
-  let total = 0;
-  for (const { times } of cpus()) {
-    idle += times.idle;
-    total += times.user + times.nice + times.sys + times.idle + times.irq;
-  }
-  return { idle, total };
-}
-
 /**
- * Idle cores over the last 50-100 ms: samples of the CPU times every
- * IDLE_SAMPLE_MS (an unref'd timer: ~20 µs a sample, started on the first
- * call), the older of the last two against now. Every process on the machine
- * counts, ours included.
+ * Whether a lone request may take more than one core: the 1-minute load
+ * average under twice the cores. Not a measure of the last moments: the
+ * request's own steps just before its render (the API, Temporal, the
+ * worker, PostgreSQL) keep about a core busy, which a short window counted
+ * as other work (bench:peer: a lone sentence saw 0-1.3 idle cores of 2).
+ * A second thread without a core of its own mostly waits for the first: with
+ * one other busy core, one sentence took 349 ms on 1 thread and 344 on 2
+ * (334 and 237 on idle cores), for ~13 % more CPU; at a load of 8, 737 and
+ * 953 ms. So two threads are the better bet until the machine is overloaded.
  */
-let idleMeter: (() => number) | undefined;
-const measuredIdleCores = () => (idleMeter ??= startIdleMeter())();
-
-function startIdleMeter(): () => number {
-  const cores = availableParallelism();
-  let older = cpuTimes();
-  let newer = older;
-  setInterval(() => {
-    older = newer;
-    newer = cpuTimes();
-  }, IDLE_SAMPLE_MS).unref();
-  return () => {
-    const now = cpuTimes();
-    const total = now.total - older.total;
-    // No tick yet (the first request): take the machine as idle, as a lone request usually finds it.
-    return total > 0 ? ((now.idle - older.idle) / total) * cores : cores;
-  };
+function quietMachine(): boolean {
+  return loadavg()[0] < 2 * availableParallelism();
 }
 
 export class PiperPool {
@@ -314,21 +290,13 @@ export class PiperPool {
 
   /**
    * The threads for a request starting now: more than one only when it runs
-   * alone (no other request busy or waiting here) and the machine had the
-   * cores for its other threads idle a moment ago (the last 50-100 ms; its
-   * first thread takes the core that the request's own steps before it were
-   * using). Not the 1-minute load average, which still counts a burst that
-   * ended a minute ago, nor a longer window, which still counted the
-   * previous request's render (bench:peer alternates with the peer's server).
-   * A second thread without a core of its own only waits for the first (one
-   * sentence on the 2-core machine with the other core busy: 1 thread 349 ms,
-   * 2 threads 344; both cores idle: 334 and 237; two threads cost ~13 % more
-   * CPU).
+   * alone (no other request busy or waiting here) on a machine that is not
+   * overloaded (quietMachine).
    */
   private threadsNow(): number {
     const { loneThreads } = this.options;
     if (loneThreads <= 1 || this.busy > 1 || this.waiting.length > 0) return 1;
-    return this.options.idleCores() >= loneThreads - 1 ? loneThreads : 1;
+    return this.options.quietMachine() ? loneThreads : 1;
   }
 
   /**

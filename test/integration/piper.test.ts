@@ -139,17 +139,17 @@ describe('piper engine', () => {
       host.kill();
     }
   });
-  it('a request alone on idle cores gets two threads; one that takes a warm process of the other kind starts its own kind for the next', async () => {
-    let idleCores = 0;
-    const pool = createPiperEngine({ modelsDir, noise: false, idleCores: () => idleCores });
+  it('a request alone on a quiet machine gets two threads; one that takes a warm process of the other kind starts its own kind for the next', async () => {
+    let quiet = false;
+    const pool = createPiperEngine({ modelsDir, noise: false, quietMachine: () => quiet });
     try {
       const render = (n: number) =>
         pool.synthesize({ text: 'Two kinds of processes.', voice: JOE, outPath: path.join(dir, `kinds-${n}.wav`) });
-      // Alone, but no core idle: one thread.
+      // Alone, but on a busy machine: one thread.
       await render(1);
       expect(pool.pool.idleThreads).toEqual([1]);
-      // Alone on idle cores: two threads wanted; the warm one-thread process serves it at once...
-      idleCores = 2;
+      // Alone on a quiet machine: two threads wanted; the warm one-thread process serves it at once...
+      quiet = true;
       await render(2);
       // ...and a two-thread process starts beside it, joining the idle ones once loaded.
       expect(pool.pool.started).toBe(2);
