@@ -230,6 +230,9 @@ function quietMachine(): boolean {
   return loadavg()[0] < 2 * availableParallelism();
 }
 
+/** How long after the last contended request a request still counts as one of a burst (one thread). */
+const ALONE_AFTER_MS = 2_000;
+
 export class PiperPool {
   /** Least recently used first. */
   private readonly idle: PiperProcess[] = [];
@@ -239,6 +242,8 @@ export class PiperPool {
   private readonly options: Required<PiperPoolOptions>;
   /** Hosts being started in the background for the next request of their kind (see prestart). */
   private starting = 0;
+  /** When a request last found another busy or waiting here (performance.now()). */
+  private contendedAt = -Infinity;
   /** Processes started, for the bench and the tests. */
   started = 0;
 
@@ -290,12 +295,16 @@ export class PiperPool {
 
   /**
    * The threads for a request starting now: more than one only when it runs
-   * alone (no other request busy or waiting here) on a machine that is not
-   * overloaded (quietMachine).
+   * alone (no other request busy or waiting here, nor for ALONE_AFTER_MS
+   * before) on a machine that is not overloaded (quietMachine). Concurrent
+   * streams leave the pool for moments between their sentences; taking those
+   * for "alone" switched the kind of process wanted back and forth.
    */
   private threadsNow(): number {
     const { loneThreads } = this.options;
-    if (loneThreads <= 1 || this.busy > 1 || this.waiting.length > 0) return 1;
+    const now = performance.now();
+    if (this.busy > 1 || this.waiting.length > 0) this.contendedAt = now;
+    if (loneThreads <= 1 || now - this.contendedAt < ALONE_AFTER_MS) return 1;
     return this.options.quietMachine() ? loneThreads : 1;
   }
 
