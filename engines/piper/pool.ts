@@ -276,8 +276,11 @@ export class PiperPool {
       const warmOnes = this.idle.filter((candidate) => candidate.alive && candidate.modelPath === modelPath);
       // The most recently used of the wanted kind, else of the other kind (a start costs more than the threads gain).
       const warm = warmOnes.filter((candidate) => candidate.threads === threads).pop() ?? warmOnes.pop();
-      if (warm) this.idle.splice(this.idle.indexOf(warm), 1);
-      if (warm && warm.threads !== threads) this.prestart(modelPath, threads);
+      if (warm) {
+        this.idle.splice(this.idle.indexOf(warm), 1);
+        // Of the other kind: it serves this request at once, and one of the wanted kind starts for the next.
+        if (warm.threads !== threads) this.prestart(modelPath, threads);
+      }
       // No warm one: an idle process of another voice makes room for the new one.
       else while (this.idle.length > 0 && this.size > this.options.maxHosts) this.retire(this.idle[0]);
       host = warm ?? new PiperProcess(modelPath, threads, this.options.host);
