@@ -220,9 +220,10 @@ describe('output formats', () => {
       return count;
     };
     const abort = new AbortController();
-    // Minutes of audio, so that both processes are still running when the abort comes.
+    // Many minutes of audio, so that both processes are still running when the abort comes (with 120 chunks the
+    // encoder, which ends before the meter, had sometimes finished between the wait below and its check).
     const finishing = finishAudio({
-      chunks: Array<string>(120).fill(chunks[0]),
+      chunks: Array<string>(360).fill(chunks[0]),
       speed: 1,
       pitch: 0,
       emotion: 'neutral',
@@ -232,13 +233,13 @@ describe('output formats', () => {
     });
     finishing.catch(() => undefined);
     // Generous waits: on a loaded machine the loudness pass before the encode alone can take seconds.
-    await eventually('the encoder and the meter', async () => (await ffmpegChildren()) === 2, 40_000);
+    await eventually('the encoder and the meter', async () => (await ffmpegChildren()) === 2, 60_000);
     expect(await ffmpegChildren()).toBe(2);
     abort.abort();
     await expect(finishing).rejects.toThrow(/aborted/);
     await eventually('both ffmpeg processes to end', async () => (await ffmpegChildren()) === 0, 20_000);
     expect(await ffmpegChildren()).toBe(0);
-  }, 90_000);
+  }, 120_000);
 
   it('encodes the same chunks to the same bytes every time (retries are idempotent)', async () => {
     for (const format of ['wav', 'mp3', 'ogg', 'flac'] as const) {
