@@ -205,6 +205,32 @@ export function createSynthesisActivities(deps: ActivityDeps) {
   };
 
   /**
+   * Stores a rendered chunk and its words under keys derived from (synthesis, index), so a retry overwrites.
+   * Side by side, one storage round trip on a streamed sentence's way to the listener: only the finish reads
+   * the words, after the caller's store has returned.
+   */
+  const storeChunk = async (synthesisId: string, index: number, chunkPath: string, words?: TimedWord[]) => {
+    const audio = await readFile(chunkPath);
+    await settledBoth(
+      storeChunkWords(storage, synthesisId, index, words),
+      storage.put(chunkKey(synthesisId, index), audio, 'audio/wav'),
+    );
+  };
+
+  /**
+   * The synthesis's first `paths.length` stored chunks, fetched side by side into those files (files, not
+   * memory: the longest texts make hundreds of megabytes of chunks), and their words.
+   */
+  const fetchChunks = async (synthesisId: string, paths: readonly string[]) => {
+    await Promise.all(
+      paths.map(async (chunk, index) =>
+        pipeline(await storage.get(chunkKey(synthesisId, index)), createWriteStream(chunk)),
+      ),
+    );
+    return loadChunkWords(storage, synthesisId, paths.length);
+  };
+
+  /**
    * The status endpoint's progress (a read of PostgreSQL costs the service far
    * less than asking Temporal on every poll). Chunks start in index order, so
    * chunk i done means about i+1 done; the value only grows, a retry changes
@@ -256,13 +282,7 @@ export function createSynthesisActivities(deps: ActivityDeps) {
             const outPath = path.join(dir, 'chunk.wav');
             const { durationSeconds, words } = await render(job, chunk, outPath, signal);
             unlessCanceled(signal);
-            // Side by side, one storage round trip on a streamed sentence's way to the listener: only the finish
-            // reads the words, and it runs after this step has returned (so after both are stored).
-            const audio = await readFile(outPath);
-            await settledBoth(
-              storeChunkWords(storage, synthesisId, index, words),
-              storage.put(chunkKey(synthesisId, index), audio, 'audio/wav'),
-            );
+            await storeChunk(synthesisId, index, outPath, words);
             return { seconds: durationSeconds };
           }),
         );
@@ -285,15 +305,10 @@ export function createSynthesisActivities(deps: ActivityDeps) {
         return withHeartbeat((signal) =>
           inTempDir(async (dir) => {
             // Fetched side by side: this step runs alone after the renders, so its wall time is the synthesis's.
-            // To files, not memory: the longest texts make hundreds of megabytes of chunks.
             const chunks = Array.from({ length: chunkCount }, (_, index) => path.join(dir, `chunk-${index}.wav`));
-            await Promise.all(
-              chunks.map(async (chunk, index) =>
-                pipeline(await storage.get(chunkKey(synthesisId, index)), createWriteStream(chunk)),
-              ),
-            );
+            const words = await fetchChunks(synthesisId, chunks);
             // The chunks stay until the synthesis is recorded: a retry of this step still finds them.
-            return finishAndStore(job, chunks, dir, signal, await loadChunkWords(storage, synthesisId, chunkCount));
+            return finishAndStore(job, chunks, dir, signal, words);
           }),
         );
       });
@@ -320,24 +335,10 @@ export function createSynthesisActivities(deps: ActivityDeps) {
           (signal) =>
             inTempDir(async (dir) => {
               const paths = chunks.map((_, index) => path.join(dir, `chunk-${index}.wav`));
-              const words: Array<TimedWord[] | undefined> = [];
-              if (stored > 0) {
-                await Promise.all(
-                  paths
-                    .slice(0, stored)
-                    .map(async (chunk, index) =>
-                      pipeline(await storage.get(chunkKey(synthesisId, index)), createWriteStream(chunk)),
-                    ),
-                );
-                words.push(...(await loadChunkWords(storage, synthesisId, stored)));
-              }
+              const words = await fetchChunks(synthesisId, paths.slice(0, stored));
               /** Stores one rendered sentence and tells the listener (the same statement notifies). */
               const storeSentence = async (index: number, sentenceWords: TimedWord[] | undefined) => {
-                const audio = await readFile(paths[index]);
-                await settledBoth(
-                  storeChunkWords(storage, synthesisId, index, sentenceWords),
-                  storage.put(chunkKey(synthesisId, index), audio, 'audio/wav'),
-                );
+                await storeChunk(synthesisId, index, paths[index], sentenceWords);
                 // The finish keeps a share of the bar.
                 await reportProgress(synthesisId, (index + 1) / (chunks.length + 1));
                 stored = index + 1;

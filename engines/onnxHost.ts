@@ -125,9 +125,10 @@ async function load(
   threads: number,
 ): Promise<{ session: Session; durationOutput: string | null }> {
   // The pool decides how many cores a host takes (engines/piper/pool.ts): one intra-op thread, or two for a
-  // request alone on the machine with its cores idle. The threads do not spin waiting for work: spinning makes a
-  // lone sentence ~10 % faster (237 -> 214 ms on 2 idle cores) but costs ~40 % more CPU per sentence than one
-  // thread (two threads without it: ~13 %), and a warm two-thread host also serves requests under load.
+  // request alone in the pool on a machine that is not overloaded. The threads do not spin waiting for work:
+  // spinning makes a lone sentence ~10 % faster (237 -> 214 ms on 2 idle cores) but costs ~40 % more CPU per
+  // sentence than one thread (two threads without it: ~13 %), and a warm two-thread host also serves requests
+  // under load.
   // No memory pattern: the models' shapes change with every sentence, so the cached patterns only
   // held memory (a 5000-character text's Piper calls: peak 503 -> 409 MiB, no CPU cost measured).
   const options: Session.SessionOptions = {

@@ -74,7 +74,7 @@ const DEFAULTS: Required<PiperPoolOptions> = {
   maxIdle: 2,
   maxHosts: availableParallelism(),
   loneThreads: Math.min(2, availableParallelism()),
-  quietMachine: () => quietMachine(),
+  quietMachine,
   host: { path: path.join(__dirname, 'host'), engine: 'piper' },
 };
 const START_TIMEOUT_MS = 60_000;
