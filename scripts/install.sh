@@ -25,8 +25,8 @@ SPEECH_PACKAGES=(
   festvox-suopuhe-lj festvox-suopuhe-mv festvox-italp16k festvox-itapc16k festvox-ru
   festvox-hi-nsk festvox-mr-nsk festvox-te-nsk festival-hi festival-mr festival-te
 )
-# jq: README's first session reads JSON answers with it.
-APT_PACKAGES=(postgresql ffmpeg jq "${SPEECH_PACKAGES[@]}")
+# jq: README's first session reads JSON answers with it. poppler-utils: Studio's PDF import (pdftotext, pdfinfo, pdftohtml).
+APT_PACKAGES=(postgresql ffmpeg jq poppler-utils "${SPEECH_PACKAGES[@]}")
 
 # Non-free engines (SVOX Pico, RHVoice) only when the operator opts in with
 # ENABLE_NONFREE_ENGINES=true: they live in Debian's contrib/non-free sections,
