@@ -29,7 +29,8 @@ import type { PremadeVoice } from '../engines/catalog';
 import { HEAVY_ENGINES } from '../engines/registry';
 import { cloneFinishOptions } from '../audio/cloning';
 import type { StoredVoiceProfile } from './cloning';
-import { slotFreedSignal, synthesisWorkflowId } from '../synthesis/contracts';
+import { type FailureType, slotFreedSignal, synthesisWorkflowId } from '../synthesis/contracts';
+import { spokenCharacters } from '../synthesis/spokenLength';
 import type { UnchargedEnd } from '../synthesis/status';
 import { createWebhookAnnouncer } from './webhooks';
 import { type PlannedChunk, type SpeechPlan, speechPlanOf, storedSpeechPlan } from '../synthesis/speechPlan';
@@ -143,8 +144,18 @@ export function createSynthesisActivities(deps: ActivityDeps) {
       loadVoice(synthesis.voice_id),
       PronunciationEntry.lexiconOf(db, synthesis.pronunciation_dictionary_ids ?? []),
     ]);
-    // Compiled once per job, not per chunk (~38 ms a chunk at 10,000 entries).
+    // Compiled once per job, not per chunk.
     const lexicon = entries.length > 0 ? compileLexicon(entries) : null;
+    // Plain text meets its dictionaries at the render, not when it was submitted (an SSML plan holds its aliases):
+    // an alias lengthened since must not make it say more than was charged.
+    const allowed = synthesis.spoken_characters;
+    if (lexicon && allowed !== null && synthesis.text_type === 'text') {
+      if (spokenCharacters(synthesis.text, 'text', voice.language, lexicon) > allowed)
+        throw ApplicationFailure.nonRetryable(
+          `synthesis ${synthesisId}: its dictionaries now say more than ${allowed} characters`,
+          'DictionaryChanged' satisfies FailureType,
+        );
+    }
     // The plan the slot stored (planned here only for a synthesis whose slot was taken before plans were stored).
     const plan: SpeechPlan = await speechPlanOf(db, synthesis, lexicon, voice.language);
     return { synthesis, voice, voicing: voicingOf(synthesis, profile), lexicon, plan };

@@ -119,6 +119,31 @@ const EnvSchema = z.object({
    */
   PIPER_VOICES_URL: url.default('https://huggingface.co/rhasspy/piper-voices/resolve/v1.0.0/'),
   /**
+   * Other origins (`https://cdn.example.org`, comma-separated) whose files the
+   * index at PIPER_VOICES_URL may name by absolute URL. Empty (default): only
+   * PIPER_VOICES_URL's own origin, so an index cannot send the installer to
+   * another host (the server's own redirects are still followed).
+   */
+  PIPER_VOICES_FILE_ORIGINS: z
+    .string()
+    .default('')
+    .transform((value, context) => {
+      const origins: string[] = [];
+      for (const entry of value
+        .split(',')
+        .map((item) => item.trim())
+        .filter(Boolean)) {
+        const parsed = URL.canParse(entry) ? new URL(entry) : null;
+        if (parsed && /^https?:$/.test(parsed.protocol)) origins.push(parsed.origin);
+        else
+          context.addIssue({
+            code: 'custom',
+            message: `${entry} is not an http(s) origin like https://cdn.example.org`,
+          });
+      }
+      return origins;
+    }),
+  /**
    * Where `openvox voices install kokoro:<voice>` reads Kokoro voice styles: an `.npz` of every voice
    * (kokoro-onnx's `voices-v1.0.bin`), or a directory URL (ending in `/`) of `<voice>.npy` files.
    */
@@ -168,6 +193,8 @@ const EnvSchema = z.object({
   WEBHOOK_MAX_ENDPOINTS: z.coerce.number().int().min(1).max(1000).default(20),
   /** `POST /webhooks/{id}/test/` pings per account per minute (0 turns the limit off). */
   RATE_LIMIT_WEBHOOK_TESTS_PER_MINUTE: rateLimit.default(10),
+  /** `POST /tts/normalize/` previews per account per minute: free, so bounded (0 turns the limit off). */
+  RATE_LIMIT_NORMALIZE_PER_MINUTE: rateLimit.default(60),
 
   /**
    * Synthesis history older than this many days is deleted (with its audio) for

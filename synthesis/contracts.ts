@@ -32,6 +32,12 @@ export interface SynthesisRequest {
   text: string;
   /** Code points of `text`: the cost in credits. */
   characters: number;
+  /**
+   * Code points the text says once its dictionaries' aliases replace what they
+   * match, when that is more than `characters`: then it is the cost. Absent
+   * otherwise (and in requests made before aliases were charged).
+   */
+  spokenCharacters?: number;
   speed: number;
   pitch: number;
   emotion: string;
@@ -121,6 +127,11 @@ export const FAILURE_CODES = {
   EngineFailed: {
     code: 'engine_failed',
     message: 'The speech engine could not render this text; nothing was charged.',
+  },
+  DictionaryChanged: {
+    code: 'dictionary_changed',
+    message:
+      'A pronunciation dictionary changed after this synthesis was submitted and now makes its text say more than was charged; nothing was charged. Submit it again.',
   },
 } as const;
 export const UNKNOWN_FAILURE = {

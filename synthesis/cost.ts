@@ -9,9 +9,13 @@ import type { SynthesisRequest } from './contracts';
  */
 export const CREDITS_PER_CHARACTER = 1;
 
-/** The credits a checked request costs: `characters` are code points of the trimmed, NFC text. */
-export const creditsFor = (request: Pick<SynthesisRequest, 'characters'>): number =>
-  request.characters * CREDITS_PER_CHARACTER;
+/**
+ * The credits a checked request costs: `characters` are code points of the
+ * trimmed, NFC text; when its dictionaries' aliases make it say more
+ * (`spokenCharacters`, synthesis/spokenLength.ts), what it says is charged.
+ */
+export const creditsFor = (request: Pick<SynthesisRequest, 'characters' | 'spokenCharacters'>): number =>
+  Math.max(request.characters, request.spokenCharacters ?? 0) * CREDITS_PER_CHARACTER;
 
 /** The rule in words, for the API's descriptions: "1 credit per character". */
 export const COST_RULE = `${CREDITS_PER_CHARACTER} credit${CREDITS_PER_CHARACTER === 1 ? '' : 's'} per character`;

@@ -31,6 +31,7 @@ export async function recordRequest(trx: Knex.Transaction, request: SynthesisReq
       voice_id: request.voiceId,
       text: request.text,
       characters: request.characters,
+      spoken_characters: request.spokenCharacters ?? request.characters,
       speed: request.speed,
       pitch: request.pitch,
       emotion: request.emotion,

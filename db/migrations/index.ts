@@ -19,6 +19,7 @@ import * as textNormalization from './017_text_normalization';
 import * as pronunciationDictionaries from './018_pronunciation_dictionaries';
 import * as textType from './019_text_type';
 import * as synthesisSpeechPlans from './020_synthesis_speech_plans';
+import * as spokenCharacters from './021_spoken_characters';
 
 /**
  * Migrations are listed here in order rather than discovered on disk, so the
@@ -45,6 +46,7 @@ const migrations: Record<string, Knex.Migration> = {
   '018_pronunciation_dictionaries': pronunciationDictionaries,
   '019_text_type': textType,
   '020_synthesis_speech_plans': synthesisSpeechPlans,
+  '021_spoken_characters': spokenCharacters,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

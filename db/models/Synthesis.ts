@@ -23,6 +23,8 @@ export interface SynthesisRow {
   pronunciation_dictionary_ids: string[] | null;
   /** `text` or `ssml` (text/ssml): how `text` is read. */
   text_type: TextType;
+  /** Code points said after the dictionaries' aliases, as charged at submit; null before it was recorded. */
+  spoken_characters: number | null;
   status: SynthesisStatus;
   progress: number;
   credits_charged: number;

@@ -36,5 +36,6 @@ export async function testEnvironment(
     RATE_LIMIT_LOGIN_PER_MINUTE: '0',
     RATE_LIMIT_LOGIN_PER_EMAIL_PER_MINUTE: '0',
     RATE_LIMIT_RESEND_PER_HOUR: '0',
+    RATE_LIMIT_NORMALIZE_PER_MINUTE: '0',
   };
 }

@@ -50,28 +50,79 @@ export interface LexiconResult {
   matches: number;
 }
 
-interface Candidate {
-  re: RegExp;
-  length: number;
+/** One written form of an entry, as the matcher looks it up. */
+interface Form {
   entry: LexiconEntry;
+  /** The entry's place in the dictionary: among forms of one length, the earlier entry wins. */
+  order: number;
+  /** Its last character is a letter, digit or mark: the match must not run on into a word. */
   endsInWord: boolean;
 }
 
-/** A dictionary prepared for matching: candidates by the lower-cased first word (or first character) of their grapheme. */
+/** The forms that start with one key (their first word, lower-cased, or their first character), by exact text. */
+interface Bucket {
+  /** The forms' lengths (UTF-16, whitespace runs as one space), longest first: at most MAX_GRAPHEME distinct ones. */
+  lengths: number[];
+  forms: Map<string, Form>;
+}
+
+/**
+ * A dictionary prepared for matching. Forms are looked up by their key and
+ * then by their exact text, one hash lookup per distinct length, so the work
+ * at a place in the text is bounded by MAX_GRAPHEME, whatever the number of
+ * entries: matching is linear in the text (a regular expression per form,
+ * tried at every word, was quadratic in entries × words).
+ */
 export interface CompiledLexicon {
-  byKey: Map<string, Candidate[]>;
+  /** Case-insensitive forms: looked up in the folded text. */
+  folded: Map<string, Bucket>;
+  /** Case-sensitive forms: looked up in the text as written. */
+  exact: Map<string, Bucket>;
 }
 
 const ALNUM = /[\p{L}\p{N}\p{M}]/u;
 const FIRST_WORD = /^[\p{L}\p{N}\p{M}]+/u;
-const escapeRe = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const WHITESPACE = /\s/;
+
+/**
+ * Lower-cases each code point whose lower case has the same UTF-16 length,
+ * so offsets in the folded text are offsets in the text (the few others,
+ * such as U+0130, match only as written).
+ */
+function fold(text: string): string {
+  let out = '';
+  for (const char of text) {
+    const lower = char.toLowerCase();
+    out += lower.length === char.length ? lower : char;
+  }
+  return out;
+}
+
+/** The key a form is filed under and a place in the text is looked up by: its first word, or its first character. */
+const keyAt = (text: string, at: number): string => {
+  const word = FIRST_WORD.exec(text.slice(at, at + MAX_GRAPHEME + 1))?.[0];
+  return word ?? String.fromCodePoint(text.codePointAt(at)!);
+};
+
+function file(table: Map<string, Bucket>, written: string, form: Form): void {
+  const key = keyAt(written, 0);
+  let bucket = table.get(key);
+  if (!bucket) table.set(key, (bucket = { lengths: [], forms: new Map() }));
+  // The earlier entry keeps a form written twice.
+  if (bucket.forms.has(written)) return;
+  bucket.forms.set(written, form);
+  if (!bucket.lengths.includes(written.length)) {
+    bucket.lengths.push(written.length);
+    bucket.lengths.sort((a, b) => b - a);
+  }
+}
 
 /** Checks the limits and prepares `entries` for matching. Throws RangeError beyond the limits. */
 export function compileLexicon(entries: readonly LexiconEntry[]): CompiledLexicon {
   if (entries.length > MAX_ENTRIES)
     throw new RangeError(`A dictionary holds at most ${MAX_ENTRIES} entries (${entries.length} given)`);
-  const byKey = new Map<string, Candidate[]>();
-  for (const entry of entries) {
+  const compiled: CompiledLexicon = { folded: new Map(), exact: new Map() };
+  entries.forEach((entry, order) => {
     if (entry.alias === undefined && entry.phoneme === undefined)
       throw new RangeError(`Entry "${entry.graphemes[0] ?? ''}" has neither alias nor phoneme`);
     if ((entry.alias?.length ?? 0) > MAX_PRONUNCIATION || (entry.phoneme?.length ?? 0) > MAX_PRONUNCIATION)
@@ -80,27 +131,43 @@ export function compileLexicon(entries: readonly LexiconEntry[]): CompiledLexico
       const grapheme = raw.trim();
       if (grapheme === '' || [...grapheme].length > MAX_GRAPHEME)
         throw new RangeError(`Graphemes are 1 to ${MAX_GRAPHEME} characters ("${raw.slice(0, 20)}")`);
-      const source = grapheme.split(/\s+/).map(escapeRe).join('\\s+');
-      const candidate: Candidate = {
-        re: new RegExp(source, entry.caseSensitive ? 'uy' : 'iuy'),
-        length: grapheme.length,
-        entry,
-        endsInWord: ALNUM.test(grapheme.slice(-1)),
-      };
-      const key = (FIRST_WORD.exec(grapheme)?.[0] ?? grapheme[0]).toLowerCase();
-      const list = byKey.get(key) ?? [];
-      list.push(candidate);
-      byKey.set(key, list);
+      // Whitespace in a form matches any run of whitespace: the text's runs are read as one space too.
+      const written = grapheme.split(/\s+/).join(' ');
+      const form: Form = { entry, order, endsInWord: ALNUM.test(written.slice(-1)) };
+      if (entry.caseSensitive) file(compiled.exact, written, form);
+      else file(compiled.folded, fold(written), form);
     }
-  }
-  // Longest grapheme first; among equals, the earlier entry.
-  for (const list of byKey.values()) list.sort((a, b) => b.length - a.length);
-  return { byKey };
+  });
+  return compiled;
 }
 
-/** E-mail addresses, URLs and domain names: no entry matches inside them. */
-const PROTECTED =
-  /[\p{L}\p{N}._%+-]+@[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+|\b(?:https?|ftp):\/\/\S+|\bwww\.\S+|\b[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)*\.(?:com|org|net|edu|gov|io|dev|ai|app|info|co|uk|de|fr|es|eu|us)\b(?:\/\S*)?/giu;
+/** E-mail addresses, URLs and domain names, each matched against a whole word of the text (anchored: linear). */
+const GUARDED = [
+  /^[\p{L}\p{N}._%+-]+@[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+$/u,
+  /(?:https?|ftp):\/\/|^www\./iu,
+  /^[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)*\.(?:com|org|net|edu|gov|io|dev|ai|app|info|co|uk|de|fr|es|eu|us)(?:\/.*)?$/iu,
+];
+
+/**
+ * For each UTF-16 offset, how many characters before it lie in an e-mail
+ * address, URL or domain name (no entry matches inside them). One pass:
+ * each run of non-whitespace, without the punctuation around it, is tested
+ * once by anchored patterns.
+ */
+function guardedPrefix(text: string): Uint32Array {
+  const prefix = new Uint32Array(text.length + 1);
+  const guarded = new Uint8Array(text.length);
+  for (const word of text.matchAll(/\S+/g)) {
+    let start = word.index;
+    let end = start + word[0].length;
+    while (start < end && !ALNUM.test(text[start])) start++;
+    while (end > start && !ALNUM.test(text[end - 1]) && text[end - 1] !== '/') end--;
+    const core = text.slice(start, end);
+    if (core.length > 0 && GUARDED.some((pattern) => pattern.test(core))) guarded.fill(1, start, end);
+  }
+  for (let i = 0; i < text.length; i++) prefix[i + 1] = prefix[i] + guarded[i];
+  return prefix;
+}
 
 interface Match {
   start: number;
@@ -108,38 +175,78 @@ interface Match {
   entry: LexiconEntry;
 }
 
+/** The text with each whitespace run read as one space, and where each of its offsets lies in the text. */
+function collapseWhitespace(text: string): { collapsed: string; origin: Uint32Array } {
+  const origin = new Uint32Array(text.length + 1);
+  let collapsed = '';
+  for (let i = 0; i < text.length; i++) {
+    if (WHITESPACE.test(text[i]) && i > 0 && WHITESPACE.test(text[i - 1])) continue;
+    origin[collapsed.length] = i;
+    collapsed += WHITESPACE.test(text[i]) ? ' ' : text[i];
+  }
+  origin[collapsed.length] = text.length;
+  return { collapsed, origin: origin.subarray(0, collapsed.length + 1) };
+}
+
+/**
+ * How many hash lookups findMatches made in all since the process started:
+ * the tests' measure that matching stays linear (no timing in tests).
+ */
+export const matcherWork = { lookups: 0 };
+
 function findMatches(text: string, lexicon: CompiledLexicon): Match[] {
-  const guarded = [...text.matchAll(PROTECTED)].map((m) => [m.index ?? 0, (m.index ?? 0) + m[0].length] as const);
-  const inGuard = (start: number, end: number): boolean => guarded.some(([a, b]) => start < b && end > a);
+  const { collapsed, origin } = collapseWhitespace(text);
+  const folded = lexicon.folded.size > 0 ? fold(collapsed) : '';
+  const guard = guardedPrefix(text);
   const matches: Match[] = [];
   let i = 0;
-  while (i < text.length) {
-    const atWord = ALNUM.test(text[i]);
-    if (atWord && i > 0 && ALNUM.test(text[i - 1])) {
+  while (i < collapsed.length) {
+    const atWord = ALNUM.test(collapsed[i]);
+    if (atWord && i > 0 && ALNUM.test(collapsed[i - 1])) {
       i++;
       continue;
     }
-    const key = atWord
-      ? (FIRST_WORD.exec(text.slice(i, i + MAX_GRAPHEME + 1))?.[0] ?? text[i]).toLowerCase()
-      : text[i].toLowerCase();
-    let best: Match | null = null;
-    for (const candidate of lexicon.byKey.get(key) ?? []) {
-      candidate.re.lastIndex = i;
-      const m = candidate.re.exec(text);
-      if (!m) continue;
-      const end = i + m[0].length;
-      if (candidate.endsInWord && end < text.length && ALNUM.test(text[end])) continue;
-      if (inGuard(i, end)) continue;
-      if (!best || end > best.end) best = { start: i, end, entry: candidate.entry };
+    let best: { end: number; form: Form } | null = null;
+    for (const [table, view] of [
+      [lexicon.folded, folded],
+      [lexicon.exact, collapsed],
+    ] as const) {
+      const bucket = table.size > 0 ? table.get(keyAt(view, i)) : undefined;
+      if (!bucket) continue;
+      for (const length of bucket.lengths) {
+        const end = i + length;
+        if (end > view.length || (best && end < best.end)) continue;
+        matcherWork.lookups++;
+        const form = bucket.forms.get(view.slice(i, end));
+        if (!form) continue;
+        if (form.endsInWord && end < view.length && ALNUM.test(view[end])) continue;
+        if (guard[origin[end]] - guard[origin[i]] > 0) continue;
+        if (!best || end > best.end || form.order < best.form.order) best = { end, form };
+        break;
+      }
     }
     if (best) {
-      matches.push(best);
+      matches.push({ start: origin[i], end: origin[best.end], entry: best.form.entry });
       i = best.end;
     } else if (atWord) {
-      while (i < text.length && ALNUM.test(text[i])) i++;
+      while (i < collapsed.length && ALNUM.test(collapsed[i])) i++;
     } else i++;
   }
   return matches;
+}
+
+/**
+ * How many more characters (code points) the dictionary's aliases make the
+ * text: for each place an alias replaces, its length less the written
+ * form's. What is spoken beyond the written text is charged (synthesis/cost.ts).
+ */
+export function aliasExpansion(text: string, lexicon: CompiledLexicon): number {
+  let extra = 0;
+  for (const match of findMatches(text, lexicon)) {
+    if (match.entry.alias === undefined) continue;
+    extra += [...match.entry.alias].length - [...text.slice(match.start, match.end)].length;
+  }
+  return extra;
 }
 
 /** Applies the dictionary to a piece of source text that already carries its spans (SSML text), then normalizes the rest. */

@@ -4,5 +4,5 @@
  * docs/text.md, "Pronunciation dictionaries".
  */
 export { parsePls, toPls, PlsError } from './pls';
-export { applyLexicon, compileLexicon, readMapped, type CompiledLexicon } from './apply';
+export { aliasExpansion, applyLexicon, compileLexicon, matcherWork, readMapped, type CompiledLexicon } from './apply';
 export { MAX_ENTRIES, MAX_GRAPHEME, MAX_PRONUNCIATION, type Lexicon, type LexiconEntry } from './types';

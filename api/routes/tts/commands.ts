@@ -28,6 +28,7 @@ import type { SynthesizeBody } from './schema';
 import { resolveDictionaryIds } from '../pronunciationDictionaries/commands';
 import { statusCacheOf } from './statusCache';
 import { parseSsml, SsmlError, startsWithSpeak } from '../../../text/ssml';
+import { compiledDictionaries, spokenCharacters } from '../../../synthesis/spokenLength';
 import { STATUS_COLUMNS, Synthesis, type SynthesisRow, type SynthesisStatusRow } from '../../../db/models/Synthesis';
 
 /** A workflow that does not answer by then (no live worker) gets the client a 503 with Retry-After, not a hung request. */
@@ -73,7 +74,29 @@ async function checkRequest(deps: ApiDeps, account: Account, body: SynthesizeBod
     body.pronunciation_dictionary_ids,
     body.project_id,
   );
-  return { text, characters, pronunciationDictionaryIds, textType, warnings };
+  const lexicon = await compiledDictionaries(deps.db, pronunciationDictionaryIds);
+  const spoken = spokenCharacters(text, textType, voice.language, lexicon);
+  checkSpokenLength(spoken, characters, plan);
+  return { text, characters, spokenCharacters: spoken, pronunciationDictionaryIds, textType, warnings };
+}
+
+/**
+ * The plan's text limit holds for what is said, not only for what is
+ * written: a dictionary whose aliases make a text say more than the limit is
+ * refused before anything is reserved (what it says within the limit is
+ * charged: synthesis/cost.ts).
+ */
+export function checkSpokenLength(
+  spoken: number,
+  written: number,
+  plan: Pick<SubscriptionPlan, 'max_text_length' | 'name'>,
+): void {
+  if (spoken <= plan.max_text_length || spoken <= written) return;
+  throw validationError({
+    text: [
+      `With your pronunciation dictionaries' aliases this text says ${spoken} characters; the ${plan.name} plan allows at most ${plan.max_text_length}.`,
+    ],
+  });
 }
 
 /**
@@ -118,7 +141,11 @@ export async function submitSynthesis(
   { streaming = false }: { streaming?: boolean } = {},
 ): Promise<{ row: SynthesisRow; warnings: string[] }> {
   const { db, temporal, config } = deps;
-  const { text, characters, pronunciationDictionaryIds, textType, warnings } = await checkRequest(deps, account, body);
+  const { text, characters, spokenCharacters, pronunciationDictionaryIds, textType, warnings } = await checkRequest(
+    deps,
+    account,
+    body,
+  );
   const request: SynthesisRequest = {
     synthesisId: id,
     accountId: account.id,
@@ -126,6 +153,7 @@ export async function submitSynthesis(
     voiceId: body.voice_id,
     text,
     characters,
+    ...(spokenCharacters > characters && { spokenCharacters }),
     speed: body.speed,
     pitch: body.pitch,
     emotion: body.emotion,

@@ -7,6 +7,7 @@ import { NEWEST_FIRST, pageOf, presentPage } from '../../pagination';
 import { defineRoute, type Route, inBothFamilies } from '../../route';
 import { sendAudio } from './audio';
 import { NormalizeBody, NormalizeOut, normalizePreview } from './normalize';
+import { enforceRateLimit } from '../../auth/rateLimit';
 import { statusCacheOf } from './statusCache';
 import { sendTimestamps, TimestampsBody, TimestampsQuery } from './timestamps';
 import { streamStatus, wantsEventStream } from './events';
@@ -34,8 +35,13 @@ export function ttsRoutes(deps: ApiDeps): Route[] {
       tags: ['Text to speech'],
       auth: true,
       body: NormalizeBody,
-      responses: { 200: jsonResponse('The spoken form', NormalizeOut), ...problemResponses(400, 401, 413, 415) },
+      responses: { 200: jsonResponse('The spoken form', NormalizeOut), ...problemResponses(400, 401, 413, 415, 429) },
       async handler(ctx, { account, body }) {
+        await enforceRateLimit(db, {
+          key: `normalize:account:${account.id}`,
+          limit: config.RATE_LIMIT_NORMALIZE_PER_MINUTE,
+          windowSeconds: 60,
+        });
         ctx.body = await normalizePreview(deps, account, body);
       },
     }),

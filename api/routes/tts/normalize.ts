@@ -7,10 +7,11 @@ import type { Account } from '../../../db/models/Account';
 import type { ApiDeps } from '../../deps';
 import { validationError } from '../../errors';
 import { PronunciationDictionaryIdsField, TextNormalizationField, TextTypeField } from './schema';
-import { checkTextType } from './commands';
+import { checkSpokenLength, checkTextType } from './commands';
+import { SubscriptionPlan } from '../../../db/models/SubscriptionPlan';
+import { compiledDictionaries, spokenCharacters } from '../../../synthesis/spokenLength';
 import { parseSsml } from '../../../text/ssml';
 import { applyLexicon } from '../../../text/lexicon';
-import { PronunciationEntry } from '../../../db/models/PronunciationEntry';
 import { resolveDictionaryIds } from '../pronunciationDictionaries/commands';
 
 /**
@@ -20,11 +21,9 @@ import { resolveDictionaryIds } from '../pronunciationDictionaries/commands';
  */
 
 export const NormalizeBody = z.strictObject({
-  text: z
-    .string()
-    .min(1, 'This field is required.')
-    .max(200_000, 'Too long.')
-    .meta({ description: 'The text you would synthesize' }),
+  text: z.string().min(1, 'This field is required.').max(200_000, 'Too long.').meta({
+    description: "The text you would synthesize: at most your plan's `max_text_length` characters, as a synthesis",
+  }),
   voice_id: z.string().min(1).max(64).optional().meta({
     description: 'The voice you would use: its language decides how the text is read (dates in en-GB are day first)',
     example: 'en-us-joe',
@@ -96,14 +95,21 @@ export async function normalizePreview(
   body: NormalizeBody,
 ): Promise<z.output<typeof NormalizeOut>> {
   if (body.voice_id && body.language) throw validationError({ language: ['Give voice_id or language, not both.'] });
+  // Bounded like a synthesis: the work below is linear in the text, and the plan's limit bounds the text.
+  const plan = await SubscriptionPlan.query(db).findById(account.subscription_tier).throwIfNotFound();
+  const text = body.text.normalize('NFC');
+  const characters = [...text.trim()].length;
+  if (characters > plan.max_text_length)
+    throw validationError({
+      text: [`Must be at most ${plan.max_text_length} characters on the ${plan.name} plan (got ${characters}).`],
+    });
   let language = body.language ?? 'en-US';
   if (body.voice_id) {
     const voice = await Voice.query(db).modify('visibleTo', account).findById(body.voice_id).select('language');
     if (!voice) throw validationError({ voice_id: ['Unknown voice.'] });
     language = voice.language;
   }
-  const text = body.text.normalize('NFC');
-  const lexicon = await PronunciationEntry.lexiconOf(
+  const lexicon = await compiledDictionaries(
     db,
     await resolveDictionaryIds(
       db,
@@ -117,6 +123,8 @@ export async function normalizePreview(
     words.map(({ word, source_start, source_end }) => ({ word, source_start, source_end }));
   // As a synthesis reads it (the same check: an invalid document is a 400 naming its line and column).
   const { textType, warnings } = checkTextType(text.trim(), body.text_type, language);
+  // The same rule as a synthesis: what the aliases make it say must fit the plan.
+  checkSpokenLength(spokenCharacters(text.trim(), textType, language, lexicon), characters, plan);
   if (textType === 'ssml') {
     const parsed = parseSsml(text, { language, lexicon, normalize });
     return {
@@ -129,7 +137,7 @@ export async function normalizePreview(
     };
   }
   const plain = { language, text_type: textType, warnings };
-  if (lexicon.length > 0) {
+  if (lexicon) {
     // As a synthesis reads it: the dictionary first, then (unless off) the normalizer over the rest.
     const read = applyLexicon(text, lexicon, { language, normalize });
     return { spoken: read.spoken, words: spans(read.words), applied: read.spoken !== text, ...plain };
