@@ -62,3 +62,20 @@ export function createProgress(
     },
   };
 }
+
+/**
+ * Control characters, and the Unicode ones that reorder or break lines, that
+ * text from outside (a voice index, a model card, an environment variable)
+ * could use to move the cursor, recolour or rewrite the terminal, or forge a
+ * line of the listing it is printed in.
+ */
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/gu;
+
+/** Outside text for one field of a line: each control character as an escape (`\x1b`, `\n`, `\u202e`), the rest as it is. */
+export function printable(text: string): string {
+  return text.replace(UNPRINTABLE, (char) => {
+    const named: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+    const code = char.charCodeAt(0);
+    return named[char] ?? (code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16)}`);
+  });
+}

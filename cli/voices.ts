@@ -8,14 +8,16 @@ import {
   removeVoice,
 } from '../engines/piper/install';
 import { recommendedKeys } from '../engines/piper/recommendedVoices';
-import { fetchVoiceIndex, listVoices, QUALITIES, voiceSize } from '../engines/piper/voiceIndex';
+import { fetchVoiceIndex, listVoices, QUALITIES, VoiceInstallError, voiceSize } from '../engines/piper/voiceIndex';
 import { loadConfig } from '../lib/config';
-import { LOG_INTERVAL_MS, progressLine } from './output';
+import { LOG_INTERVAL_MS, printable, progressLine } from './output';
 
 /**
  * The operator's Piper voice commands: `openvox voices available|install|remove`.
  * They read MODELS_DIR and PIPER_VOICES_URL like the service (lib/config.ts)
- * and download only when run; the service itself never does.
+ * and download only when run; the service itself never does. What the index
+ * and the model cards say is outside text: every field of it printed goes
+ * through `printable`, so none can drive the terminal or forge a line.
  */
 
 interface VoiceCommandIo {
@@ -51,7 +53,7 @@ function progressReporter(
       if (quiet) return;
       const line = () =>
         progressLine(
-          `${key} ${megabytes(done)}/${megabytes(total)} MB`,
+          `${printable(key)} ${megabytes(done)}/${megabytes(total)} MB`,
           total > 0 ? done / total : 1,
           (Date.now() - started) / 1000,
         );
@@ -59,7 +61,7 @@ function progressReporter(
         io.err(`\r${line()}`);
         drawn = true;
       } else if (lastLine === null) {
-        io.err(`${key}: downloading ${megabytes(total)} MB\n`);
+        io.err(`${printable(key)}: downloading ${megabytes(total)} MB\n`);
         lastLine = Date.now();
       } else if (Date.now() - lastLine >= LOG_INTERVAL_MS) {
         io.err(`${line()}\n`);
@@ -70,6 +72,20 @@ function progressReporter(
       if (drawn) io.err('\n');
       drawn = false;
     },
+  };
+}
+
+type Action = Parameters<Command['action']>[0];
+
+/** The installer's refusals quote the index (a speaker's name, a size): escaped like the rest of the output. */
+function escapingRefusals(action: Action): Action {
+  return async function (this: Command, ...args) {
+    try {
+      await action.apply(this, args);
+    } catch (error) {
+      if (error instanceof VoiceInstallError) error.message = printable(error.message);
+      throw error;
+    }
   };
 }
 
@@ -92,35 +108,37 @@ export function addPiperVoiceCommands(voices: Command, io: VoiceCommandIo, print
     .description("Operator: the Piper voices of the index at PIPER_VOICES_URL ('*': installed in MODELS_DIR)")
     .option('--language <tag>', 'e.g. de, de_DE or de-DE')
     .option('--quality <quality>', QUALITIES.join(', '), quality)
-    .action(async (options, command: Command) => {
-      const { modelsDir, baseUrl } = settings();
-      const listed = listVoices(await fetchVoiceIndex(baseUrl), options);
-      const rows = await Promise.all(
-        listed.map(async (voice) => ({
-          key: voice.key,
-          language: voice.language.code,
-          quality: voice.quality,
-          speakers: voice.num_speakers,
-          size_bytes: voiceSize(voice),
-          installed: await isInstalled(voice.key, modelsDir),
-        })),
-      );
-      print(command, rows, () =>
-        rows.length === 0
-          ? `no voice matches in ${baseUrl}`
-          : rows
-              .map((row) =>
-                [
-                  `${row.installed ? '*' : ' '} ${row.key}`,
-                  row.language,
-                  row.quality,
-                  `${row.speakers} speaker${row.speakers === 1 ? '' : 's'}`,
-                  `${megabytes(row.size_bytes)} MB`,
-                ].join('\t'),
-              )
-              .join('\n'),
-      );
-    });
+    .action(
+      escapingRefusals(async (options, command: Command) => {
+        const { modelsDir, baseUrl } = settings();
+        const listed = listVoices(await fetchVoiceIndex(baseUrl), options);
+        const rows = await Promise.all(
+          listed.map(async (voice) => ({
+            key: voice.key,
+            language: voice.language.code,
+            quality: voice.quality,
+            speakers: voice.num_speakers,
+            size_bytes: voiceSize(voice),
+            installed: await isInstalled(voice.key, modelsDir),
+          })),
+        );
+        print(command, rows, () =>
+          rows.length === 0
+            ? `no voice matches in ${baseUrl}`
+            : rows
+                .map((row) =>
+                  [
+                    `${row.installed ? '*' : ' '} ${printable(row.key)}`,
+                    printable(row.language),
+                    printable(row.quality),
+                    `${row.speakers} speaker${row.speakers === 1 ? '' : 's'}`,
+                    `${megabytes(row.size_bytes)} MB`,
+                  ].join('\t'),
+                )
+                .join('\n'),
+        );
+      }),
+    );
 
   voices
     .command('install')
@@ -134,59 +152,65 @@ export function addPiperVoiceCommands(voices: Command, io: VoiceCommandIo, print
       '--speakers <names>',
       "one multi-speaker model's speakers the catalog offers, comma-separated (names of its speaker_id_map), e.g. p225,p226",
     )
-    .action(async (keys: string[], options, command: Command) => {
-      // command.error prints the usage error and exits 2, like commander's own.
-      if (keys.length > 0 === Boolean(options.recommended))
-        command.error('error: name voice keys or give --recommended, not both', { exitCode: 2 });
-      if (options.language && !options.recommended)
-        command.error('error: --language goes with --recommended (name the keys otherwise)', { exitCode: 2 });
-      if (options.speakers !== undefined && keys.length !== 1)
-        command.error('error: --speakers goes with one voice key', { exitCode: 2 });
-      const speakers = options.speakers === undefined ? undefined : String(options.speakers).split(',');
-      const { modelsDir, baseUrl, kokoroUrl, kokoroSha256 } = settings();
-      const results: Array<InstallResult | KokoroInstallResult> = [];
-      for (const key of keys) {
-        const name = kokoroName(key);
-        if (name === null) continue;
-        const result = await installKokoroVoice(name, { modelsDir, url: kokoroUrl, sha256: kokoroSha256 || undefined });
-        results.push(result);
-        if (!json(command))
-          io.out(
-            result.status === 'installed'
-              ? `installed ${key} (${megabytes(result.bytes)} MB) in ${modelsDir}: ${result.language}, Kokoro-82M voice style\n`
-              : `${key} is already installed in ${modelsDir}\n`,
-          );
-      }
-      const piperKeys = keys.filter((key) => kokoroName(key) === null);
-      if (!options.recommended && piperKeys.length === 0) {
-        if (json(command)) print(command, results, () => '');
-        return;
-      }
-      const index = await fetchVoiceIndex(baseUrl);
-      const wanted = options.recommended ? recommendedKeys(index, options.language) : piperKeys;
-      for (const key of wanted) {
-        const progress = progressReporter(io, json(command));
-        try {
-          results.push(await installVoice(key, { index, baseUrl, modelsDir, onProgress: progress.report, speakers }));
-        } finally {
-          progress.end();
-        }
-        const result = results[results.length - 1] as InstallResult;
-        if (!json(command)) {
-          io.out(
-            result.status === 'installed'
-              ? `installed ${key} (${megabytes(result.bytes)} MB) in ${modelsDir}: ${result.sidecar?.language}, ${result.sidecar?.quality} quality; ${result.sidecar?.licence}\n`
-              : `${key} is already installed in ${modelsDir}\n`,
-          );
-          if (result.speakers > 1) {
+    .action(
+      escapingRefusals(async (keys: string[], options, command: Command) => {
+        // command.error prints the usage error and exits 2, like commander's own.
+        if (keys.length > 0 === Boolean(options.recommended))
+          command.error('error: name voice keys or give --recommended, not both', { exitCode: 2 });
+        if (options.language && !options.recommended)
+          command.error('error: --language goes with --recommended (name the keys otherwise)', { exitCode: 2 });
+        if (options.speakers !== undefined && keys.length !== 1)
+          command.error('error: --speakers goes with one voice key', { exitCode: 2 });
+        const speakers = options.speakers === undefined ? undefined : String(options.speakers).split(',');
+        const { modelsDir, baseUrl, kokoroUrl, kokoroSha256 } = settings();
+        const results: Array<InstallResult | KokoroInstallResult> = [];
+        for (const key of keys) {
+          const name = kokoroName(key);
+          if (name === null) continue;
+          const result = await installKokoroVoice(name, {
+            modelsDir,
+            url: kokoroUrl,
+            sha256: kokoroSha256 || undefined,
+          });
+          results.push(result);
+          if (!json(command))
             io.out(
-              `note: ${key} has ${result.speakers} speakers; the catalog offers ${result.offered.length} of them: ${result.offered.join(', ')}. Choose others with --speakers a,b,c or in ${key}.voice.json (docs/voices.md)\n`,
+              result.status === 'installed'
+                ? `installed ${key} (${megabytes(result.bytes)} MB) in ${modelsDir}: ${result.language}, Kokoro-82M voice style\n`
+                : `${key} is already installed in ${modelsDir}\n`,
             );
+        }
+        const piperKeys = keys.filter((key) => kokoroName(key) === null);
+        if (!options.recommended && piperKeys.length === 0) {
+          if (json(command)) print(command, results, () => '');
+          return;
+        }
+        const index = await fetchVoiceIndex(baseUrl);
+        const wanted = options.recommended ? recommendedKeys(index, options.language) : piperKeys;
+        for (const key of wanted) {
+          const progress = progressReporter(io, json(command));
+          try {
+            results.push(await installVoice(key, { index, baseUrl, modelsDir, onProgress: progress.report, speakers }));
+          } finally {
+            progress.end();
+          }
+          const result = results[results.length - 1] as InstallResult;
+          if (!json(command)) {
+            io.out(
+              result.status === 'installed'
+                ? `installed ${printable(key)} (${megabytes(result.bytes)} MB) in ${modelsDir}: ${printable(`${result.sidecar?.language}, ${result.sidecar?.quality} quality; ${result.sidecar?.licence}`)}\n`
+                : `${printable(key)} is already installed in ${modelsDir}\n`,
+            );
+            if (result.speakers > 1) {
+              io.out(
+                `note: ${printable(key)} has ${result.speakers} speakers; the catalog offers ${result.offered.length} of them: ${printable(result.offered.join(', '))}. Choose others with --speakers a,b,c or in ${printable(key)}.voice.json (docs/voices.md)\n`,
+              );
+            }
           }
         }
-      }
-      if (json(command)) print(command, results, () => '');
-    });
+        if (json(command)) print(command, results, () => '');
+      }),
+    );
 
   voices
     .command('remove')
@@ -194,18 +218,20 @@ export function addPiperVoiceCommands(voices: Command, io: VoiceCommandIo, print
       'Operator: delete Piper voices from MODELS_DIR (the model first, so the service stops offering it at once)',
     )
     .argument('<keys...>', 'voice keys, e.g. de_DE-thorsten-medium')
-    .action(async (keys: string[], _options, command: Command) => {
-      const { modelsDir } = settings();
-      const results: Array<{ key: string; removed: string[] }> = [];
-      for (const key of keys) {
-        const name = kokoroName(key);
-        results.push({
-          key,
-          removed: name === null ? await removeVoice(key, modelsDir) : await removeKokoroVoice(name, modelsDir),
-        });
-      }
-      print(command, results, () =>
-        results.map((result) => `removed ${result.key} from ${modelsDir}: ${result.removed.join(', ')}`).join('\n'),
-      );
-    });
+    .action(
+      escapingRefusals(async (keys: string[], _options, command: Command) => {
+        const { modelsDir } = settings();
+        const results: Array<{ key: string; removed: string[] }> = [];
+        for (const key of keys) {
+          const name = kokoroName(key);
+          results.push({
+            key,
+            removed: name === null ? await removeVoice(key, modelsDir) : await removeKokoroVoice(name, modelsDir),
+          });
+        }
+        print(command, results, () =>
+          results.map((result) => `removed ${result.key} from ${modelsDir}: ${result.removed.join(', ')}`).join('\n'),
+        );
+      }),
+    );
 }

@@ -2,7 +2,7 @@ import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/p
 import path from 'node:path';
 import { type DownloadOptions, downloadVerified, InterruptedDownload } from './download';
 import { defaultSpeakers, speakerIdMap } from './models';
-import { baseUrlOf, type IndexVoice, type VoiceIndex, VoiceInstallError } from './voiceIndex';
+import { baseUrlOf, type IndexFile, type IndexVoice, type VoiceIndex, VoiceInstallError } from './voiceIndex';
 
 /**
  * Installs and removes Piper voices of the index in MODELS_DIR, the way the
@@ -24,6 +24,8 @@ export interface InstallProgress {
 export interface InstallOptions {
   index: VoiceIndex;
   baseUrl: string;
+  /** Origins besides the base URL's that the index may name files on (PIPER_VOICES_FILE_ORIGINS). */
+  fileOrigins?: readonly string[];
   modelsDir: string;
   onProgress?: (progress: InstallProgress) => void;
   download?: DownloadOptions;
@@ -75,11 +77,41 @@ function roleOf(file: string): Role | null {
   return base === 'MODEL_CARD' ? 'card' : null;
 }
 
-/** The files of a voice the service needs, in download order (small first: a wrong mirror fails fast). */
-function filesOf(voice: IndexVoice): Array<{ role: Role; path: string; size_bytes: number; md5_digest: string }> {
-  const files = Object.entries(voice.files)
-    .map(([file, facts]) => ({ role: roleOf(file), path: file, ...facts }))
-    .filter((file): file is { role: Role; path: string; size_bytes: number; md5_digest: string } => file.role !== null);
+/**
+ * The most bytes the installer takes the index's word for, per file: Piper's
+ * largest models (high quality) are about 110 MB. An index saying more is
+ * wrong or hostile, and would have the installer fill the disk.
+ */
+const MAX_FILE_BYTES = 1_000_000_000;
+
+interface VoiceFile extends IndexFile {
+  role: Role;
+  path: string;
+  url: URL;
+}
+
+/**
+ * The files of a voice the service needs, in download order (small first: a
+ * wrong mirror fails fast), each refused unless its size is plausible and its
+ * URL on the index's origin (or one the operator allows): the index is
+ * outside data.
+ */
+function filesOf(voice: IndexVoice, base: URL, fileOrigins: readonly string[]): VoiceFile[] {
+  const files: VoiceFile[] = [];
+  for (const [file, facts] of Object.entries(voice.files)) {
+    const role = roleOf(file);
+    if (role === null) continue;
+    if (facts.size_bytes > MAX_FILE_BYTES)
+      throw new VoiceInstallError(
+        `${voice.key}: the index says ${file} has ${facts.size_bytes} bytes, more than the ${MAX_FILE_BYTES} any Piper voice file could: nothing was downloaded`,
+      );
+    const url = new URL(file, base);
+    if (url.origin !== base.origin && !fileOrigins.includes(url.origin))
+      throw new VoiceInstallError(
+        `${voice.key}: the index names ${url.href}, off ${base.origin} (PIPER_VOICES_URL); nothing was downloaded (PIPER_VOICES_FILE_ORIGINS allows another origin)`,
+      );
+    files.push({ role, path: file, url, size_bytes: facts.size_bytes, md5_digest: facts.md5_digest });
+  }
   for (const role of ['model', 'config'] as const) {
     if (files.filter((file) => file.role === role).length !== 1)
       throw new VoiceInstallError(`${voice.key}: the index lists no single ${SUFFIX[role]} file`);
@@ -188,7 +220,15 @@ export async function installVoice(key: string, options: InstallOptions): Promis
   const voice = options.index[key];
   if (!voice)
     throw new VoiceInstallError(`${key} is not in the Piper voice index (list them with: openvox voices available)`);
-  const files = filesOf(voice);
+  const base = baseUrlOf(options.baseUrl);
+  let files: VoiceFile[];
+  try {
+    files = filesOf(voice, base, options.fileOrigins ?? []);
+  } catch (error) {
+    // What an earlier run of this index left is no more to be trusted than what it says now.
+    await removePartials(key, options.modelsDir);
+    throw error;
+  }
   const wantedSpeakers = options.speakers ? checkSpeakers(voice, options.speakers) : undefined;
   const target = (role: Role) => path.join(options.modelsDir, `${key}${SUFFIX[role]}`);
   const sidecarPath = path.join(options.modelsDir, `${key}${SIDECAR}`);
@@ -201,13 +241,12 @@ export async function installVoice(key: string, options: InstallOptions): Promis
   }
 
   await mkdir(options.modelsDir, { recursive: true });
-  const base = baseUrlOf(options.baseUrl);
   const total = files.reduce((sum, file) => sum + file.size_bytes, 0);
   let finished = 0;
   try {
     for (const file of files) {
       await downloadVerified(
-        new URL(file.path, base),
+        file.url,
         `${target(file.role)}${PARTIAL}`,
         file,
         (done) => options.onProgress?.({ key, done: finished + done, total }),
@@ -223,7 +262,7 @@ export async function installVoice(key: string, options: InstallOptions): Promis
 
   const card = files.find((file) => file.role === 'card');
   const cardText = card ? await readFile(`${target('card')}${PARTIAL}`, 'utf8') : null;
-  const sidecar = sidecarOf(voice, cardText, card ? new URL(card.path, base).href : null);
+  const sidecar = sidecarOf(voice, cardText, card ? card.url.href : null);
   if (wantedSpeakers) sidecar.speakers = wantedSpeakers.map((speaker) => ({ speaker }));
   await writeFile(`${sidecarPath}${PARTIAL}`, `${JSON.stringify(sidecar, null, 2)}\n`);
 

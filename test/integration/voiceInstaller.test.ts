@@ -5,7 +5,7 @@ import path from 'node:path';
 import { InterruptedDownload } from '../../engines/piper/download';
 import { installVoice, removeVoice } from '../../engines/piper/install';
 import { findPiperModels } from '../../engines/piper/models';
-import { fetchVoiceIndex, listVoices, type VoiceIndex } from '../../engines/piper/voiceIndex';
+import { fetchVoiceIndex, type IndexFile, listVoices, type VoiceIndex } from '../../engines/piper/voiceIndex';
 import { JOE_MODEL, type PiperMirror, startPiperMirror } from '../helpers/piperMirror';
 
 /**
@@ -196,6 +196,53 @@ describe('verifying', () => {
   it('fails at once on a file the mirror does not have', async () => {
     mirror.fail(mirror.pathOf(GB, 'MODEL_CARD'), { kind: 'status', status: 404 });
     await expect(install(GB)).rejects.toThrow(`${mirror.url}${mirror.pathOf(GB, 'MODEL_CARD')}: HTTP 404`);
+    expect(await readdir(dir)).toEqual([]);
+  });
+});
+
+describe('an index not to be trusted', () => {
+  /** GB's entry with one file's facts or path changed. */
+  const withFile = (file: '.onnx' | '.onnx.json', change: (path: string, facts: IndexFile) => [string, IndexFile]) => {
+    const files = Object.fromEntries(
+      Object.entries(index[GB].files).map(([path, facts]) =>
+        path === mirror.pathOf(GB, file) ? change(path, facts) : [path, facts],
+      ),
+    );
+    return { ...index, [GB]: { ...index[GB], files } } as VoiceIndex;
+  };
+
+  it('refuses a file on another origin unless it is allowed, before downloading anything', async () => {
+    const other = await startPiperMirror([{ code: 'en_GB', name: 'testa', quality: 'medium' }]);
+    try {
+      const elsewhere = withFile('.onnx.json', (file, facts) => [`${other.url}${file}`, facts]);
+      const before = mirror.requests.length;
+      await expect(
+        installVoice(GB, { index: elsewhere, baseUrl: mirror.url, modelsDir: dir, download: fast }),
+      ).rejects.toThrow(
+        `${GB}: the index names ${other.url}${mirror.pathOf(GB, '.onnx.json')}, off ${new URL(mirror.url).origin} (PIPER_VOICES_URL); nothing was downloaded`,
+      );
+      expect(other.requests).toEqual([]);
+      expect(mirror.requests.length).toBe(before);
+      expect(await readdir(dir)).toEqual([]);
+
+      const allowed = { index: elsewhere, baseUrl: mirror.url, modelsDir: dir, download: fast };
+      expect(await installVoice(GB, { ...allowed, fileOrigins: [new URL(other.url).origin] })).toMatchObject({
+        status: 'installed',
+      });
+      expect(other.requests.map((request) => request.path)).toEqual([mirror.pathOf(GB, '.onnx.json')]);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('refuses a size no Piper voice has, downloading nothing and removing an earlier partial', async () => {
+    const huge = withFile('.onnx', (file, facts) => [file, { ...facts, size_bytes: Number.MAX_SAFE_INTEGER }]);
+    await writeFile(path.join(dir, `${GB}.onnx.partial`), Buffer.alloc(3_000_000));
+    const before = mirror.requests.length;
+    await expect(
+      installVoice(GB, { index: huge, baseUrl: mirror.url, modelsDir: dir, download: fast }),
+    ).rejects.toThrow(`the index says ${mirror.pathOf(GB, '.onnx')} has ${Number.MAX_SAFE_INTEGER} bytes, more than`);
+    expect(mirror.requests.length).toBe(before);
     expect(await readdir(dir)).toEqual([]);
   });
 });

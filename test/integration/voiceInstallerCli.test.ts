@@ -14,6 +14,8 @@ import { type PiperMirror, startPiperMirror } from '../helpers/piperMirror';
 const GB = 'en_GB-testa-medium';
 const THORSTEN = 'de_DE-thorsten-medium'; // a recommended key, served by the mirror as joe's bytes
 const MULTI = 'en_US-testm-medium';
+/** Its model card's licence line carries terminal escapes (a title, a screen clear). */
+const ESCAPES = 'en_GB-testesc-low';
 
 let mirror: PiperMirror;
 let dir: string;
@@ -24,6 +26,7 @@ beforeAll(async () => {
     { code: 'de_DE', name: 'thorsten', quality: 'medium' },
     { code: 'de_DE', name: 'testb', quality: 'low' },
     { code: 'en_US', name: 'testm', quality: 'medium', speakers: 3 },
+    { code: 'en_GB', name: 'testesc', quality: 'low', licence: 'CC0\x1b]0;owned\x07\x1b[2J' },
   ]);
 });
 afterAll(() => mirror.close());
@@ -58,6 +61,26 @@ describe('openvox voices available', () => {
       { key: GB, language: 'en_GB', quality: 'medium', speakers: 1, size_bytes: expect.any(Number), installed: true },
     ]);
     expect((await openvox(['voices', 'available', '--language', 'en'])).stdout).toContain(`* ${GB}\t`);
+  });
+
+  it('escapes control characters of the index: a key cannot drive the terminal or forge a listing line', async () => {
+    const forged = `zz_ZZ-x-low\x1b[2K\r\n* ${GB}\tinstalled`;
+    mirror.index[forged] = { ...mirror.index[GB], key: forged, language: { code: 'zz_ZZ\u202e', family: 'zz' } };
+    try {
+      const listed = await openvox(['voices', 'available']);
+      expect(listed.code).toBe(0);
+      expect(listed.stdout).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f\u202e]/u);
+      const lines = listed.stdout.trimEnd().split('\n');
+      // One line of GB's own, not marked installed; the forged one stays inside the key's field.
+      expect(lines.filter((line) => /^[* ] en_GB-testa-medium\t/.test(line))).toEqual([
+        expect.stringMatching(new RegExp(`^  ${GB}\t`)),
+      ]);
+      expect(lines).toContainEqual(
+        expect.stringMatching(/^ {2}zz_ZZ-x-low\\x1b\[2K\\r\\n\* en_GB-testa-medium\\tinstalled\tzz_ZZ\\u202e\tmedium\t/),
+      );
+    } finally {
+      delete mirror.index[forged];
+    }
   });
 
   it('refuses an unknown quality as a usage error', async () => {
@@ -96,6 +119,14 @@ describe('openvox voices install', () => {
 
     const again = await openvox(['voices', 'install', GB]);
     expect(again.stdout).toBe(`${GB} is already installed in ${dir}\n`);
+  });
+
+  it('prints no terminal escape of a model card', async () => {
+    const installed = await openvox(['voices', 'install', ESCAPES]);
+    expect(installed.code).toBe(0);
+    expect(installed.stdout).toContain(`installed ${ESCAPES} (`);
+    expect(installed.stdout).toContain('dataset licence CC0');
+    expect(installed.stdout).not.toMatch(/[\x07\x1b]/);
   });
 
   it('redraws one progress bar on a terminal', async () => {

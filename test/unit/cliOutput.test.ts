@@ -1,4 +1,4 @@
-import { createProgress, formatDuration, LOG_INTERVAL_MS, progressLine } from '../../cli/output';
+import { createProgress, formatDuration, LOG_INTERVAL_MS, printable, progressLine } from '../../cli/output';
 
 describe('formatDuration', () => {
   it.each([
@@ -69,5 +69,13 @@ describe('createProgress', () => {
     progress.update(() => 'x');
     progress.end('y');
     expect(lines).toEqual([]);
+  });
+});
+
+describe('printable', () => {
+  it('escapes control characters and the Unicode ones that reorder or break lines, and keeps the rest', () => {
+    expect(printable('en_US-joe-medium Grüße 日本')).toBe('en_US-joe-medium Grüße 日本');
+    expect(printable('a\x1b[2Jb\r\n\tc\x07\x00\x7f\x9b')).toBe('a\\x1b[2Jb\\r\\n\\tc\\x07\\x00\\x7f\\x9b');
+    expect(printable('evil\u202egnp.exe\u2028x\u2066')).toBe('evil\\u202egnp.exe\\u2028x\\u2066');
   });
 });
