@@ -38,26 +38,30 @@ const FINNISH: VoiceText = { charset: 'latin1', letters: /[äöåÄÖÅ]/u };
 const ITALIAN: VoiceText = { charset: 'latin1', letters: /[àèéìíîòóùúÀÈÉÌÍÎÒÓÙÚ]/u };
 const DEVANAGARI: VoiceText = { charset: 'utf8', letters: /[\u0900-\u097f\u200c\u200d]/u, latin: false };
 
-const VOICE_TEXT: Record<string, VoiceText> = {
-  cmu_us_slt_arctic_hts: ENGLISH,
-  kal_diphone: ENGLISH,
-  ked_diphone: ENGLISH,
-  // Catalan wants ISO-8859-15, identical to Latin-1 for every Catalan letter.
-  upc_ca_ona_hts: { charset: 'latin1', letters: /[àèéíïòóúüçÀÈÉÍÏÒÓÚÜÇ·]/u },
-  czech_dita: CZECH,
-  czech_krb: CZECH,
-  czech_machac: CZECH,
-  czech_ph: CZECH,
-  suo_fi_lj_diphone: FINNISH,
-  hy_fi_mv_diphone: FINNISH,
-  lp_diphone: ITALIAN,
-  pc_diphone: ITALIAN,
-  // UTF-8 Cyrillic; the voice knows no ё.
-  msu_ru_nsh_clunits: { charset: 'utf8', letters: /[а-яА-Я]/u, innerPunctuation: false },
-  hindi_NSK_diphone: DEVANAGARI,
-  marathi_NSK_diphone: DEVANAGARI,
-  telugu_NSK_diphone: { charset: 'utf8', letters: /[\u0c00-\u0c7f\u200c\u200d]/u, latin: false },
-};
+/** Null prototype: a voice named "constructor" finds nothing here (the lookup is by a name, not a known key). */
+const VOICE_TEXT: Readonly<Record<string, VoiceText>> = Object.assign(
+  Object.create(null) as Record<string, VoiceText>,
+  {
+    cmu_us_slt_arctic_hts: ENGLISH,
+    kal_diphone: ENGLISH,
+    ked_diphone: ENGLISH,
+    // Catalan wants ISO-8859-15, identical to Latin-1 for every Catalan letter.
+    upc_ca_ona_hts: { charset: 'latin1', letters: /[àèéíïòóúüçÀÈÉÍÏÒÓÚÜÇ·]/u },
+    czech_dita: CZECH,
+    czech_krb: CZECH,
+    czech_machac: CZECH,
+    czech_ph: CZECH,
+    suo_fi_lj_diphone: FINNISH,
+    hy_fi_mv_diphone: FINNISH,
+    lp_diphone: ITALIAN,
+    pc_diphone: ITALIAN,
+    // UTF-8 Cyrillic; the voice knows no ё.
+    msu_ru_nsh_clunits: { charset: 'utf8', letters: /[а-яА-Я]/u, innerPunctuation: false },
+    hindi_NSK_diphone: DEVANAGARI,
+    marathi_NSK_diphone: DEVANAGARI,
+    telugu_NSK_diphone: { charset: 'utf8', letters: /[\u0c00-\u0c7f\u200c\u200d]/u, latin: false },
+  },
+);
 
 /**
  * Reduces text to what a voice's front end survives. Festival voices abort an

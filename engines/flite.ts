@@ -14,12 +14,16 @@ import { describeEngine, type Engine, EngineError } from './types';
  * target of m Hz gives a median F0 of about m - 5 Hz for slt and awb). rms
  * ignores the target; kal is a diphone voice without it.
  */
-const F0_TARGET_HZ: Readonly<Record<string, number>> = { slt: 172, awb: 133 };
+/** By voice name: a Map, so a name such as "constructor" finds nothing. */
+const F0_TARGET_HZ: ReadonlyMap<string, number> = new Map([
+  ['slt', 172],
+  ['awb', 133],
+]);
 const PITCH_RANGE = { min: -6, max: 6 } as const;
 
 /** The `--setf` arguments that shift `voice` by `semitones` (none where the voice has no F0 target). */
 function flitePitchArguments(voice: string, semitones: number): string[] {
-  const target = F0_TARGET_HZ[voice];
+  const target = F0_TARGET_HZ.get(voice);
   if (!target || semitones === 0) return [];
   const clamped = Math.min(PITCH_RANGE.max, Math.max(PITCH_RANGE.min, semitones));
   return ['--setf', `int_f0_target_mean=${(target * 2 ** (clamped / 12)).toFixed(1)}`];

@@ -166,8 +166,8 @@ const LATIN2_HIGH =
   '\u00a0Ą˘Ł¤ĽŚ§¨ŠŞŤŹ\u00adŽŻ°ą˛ł´ľśˇ¸šşťź˝žżŔÁÂĂÄĹĆÇČÉĘËĚÍÎĎĐŃŇÓÔŐÖ×ŘŮÚŰÜÝŢßŕáâăäĺćçčéęëěíîďđńňóôőö÷řůúűüýţ˙';
 const LATIN2 = new Map(Array.from(LATIN2_HIGH, (char, index) => [char, 0xa0 + index] as const));
 
-// Typography with a plain equivalent every 8-bit voice can say.
-const PLAIN: Record<string, string> = {
+// Typography with a plain equivalent every 8-bit voice can say. Looked up by the text's characters: null prototype.
+const PLAIN: Readonly<Record<string, string>> = Object.assign(Object.create(null) as Record<string, string>, {
   '‘': "'",
   '’': "'",
   '‚': "'",
@@ -210,7 +210,7 @@ const PLAIN: Record<string, string> = {
   ı: 'i',
   Ħ: 'H',
   ħ: 'h',
-};
+});
 
 /**
  * Encodes text for an engine that reads bytes in a legacy charset (most

@@ -143,7 +143,8 @@ export function parseXml(source: string, handlers: Handlers, options: ParseOptio
     open.push({ name: tag.name, start });
     handlers.open({
       name: tag.name,
-      attributes: { ...(tag.attributes as Record<string, string>) },
+      // Null prototype: an attribute lookup by name never finds an inherited constructor or toString.
+      attributes: Object.assign(Object.create(null) as Record<string, string>, tag.attributes),
       start: start - shift,
       end: parser.position - shift,
       selfClosing: tag.isSelfClosing,

@@ -36,17 +36,22 @@ const MAX_PIECE_CHARS = 250;
  * reads kana but speaks each kanji as the English words "Chinese letter", and misaki's own Japanese
  * front end (pyopenjtalk) has no espeak-ng equivalent here; the other languages are not judged yet.
  */
-export const KOKORO_LANGUAGES: Readonly<Record<string, { language: string; espeak: string; enabled: boolean }>> = {
-  a: { language: 'en-US', espeak: 'en-us', enabled: true },
-  b: { language: 'en-GB', espeak: 'en-gb', enabled: true },
-  j: { language: 'ja-JP', espeak: 'ja', enabled: false },
-  z: { language: 'zh-CN', espeak: 'cmn', enabled: false },
-  e: { language: 'es-ES', espeak: 'es', enabled: false },
-  f: { language: 'fr-FR', espeak: 'fr-fr', enabled: false },
-  h: { language: 'hi-IN', espeak: 'hi', enabled: false },
-  i: { language: 'it-IT', espeak: 'it', enabled: false },
-  p: { language: 'pt-BR', espeak: 'pt-br', enabled: false },
-};
+type KokoroLanguage = { language: string; espeak: string; enabled: boolean };
+/** By a voice's first letter: null prototype, as every table looked up by a name. */
+export const KOKORO_LANGUAGES: Readonly<Record<string, KokoroLanguage>> = Object.assign(
+  Object.create(null) as Record<string, KokoroLanguage>,
+  {
+    a: { language: 'en-US', espeak: 'en-us', enabled: true },
+    b: { language: 'en-GB', espeak: 'en-gb', enabled: true },
+    j: { language: 'ja-JP', espeak: 'ja', enabled: false },
+    z: { language: 'zh-CN', espeak: 'cmn', enabled: false },
+    e: { language: 'es-ES', espeak: 'es', enabled: false },
+    f: { language: 'fr-FR', espeak: 'fr-fr', enabled: false },
+    h: { language: 'hi-IN', espeak: 'hi', enabled: false },
+    i: { language: 'it-IT', espeak: 'it', enabled: false },
+    p: { language: 'pt-BR', espeak: 'pt-br', enabled: false },
+  },
+);
 
 export const kokoroLanguage = (voice: string) => KOKORO_LANGUAGES[voice[0]] ?? null;
 

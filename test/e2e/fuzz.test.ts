@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { buildOpenApiDocument } from '../../api/openapi';
 import { resourceRoutes } from '../../api/app';
 import { createAccount, createProject, type TestAccount } from '../helpers/factories';
-import { sendRaw } from '../helpers/http';
+import { call, sendRaw } from '../helpers/http';
 import { errorShapeErrors, type JsonEndpoint, jsonEndpoints } from '../helpers/jsonRoutes';
 import { useStack } from '../helpers/stack';
 
@@ -250,5 +250,45 @@ describe('fuzzing every JSON route from its own schema', () => {
       }
     }
     expect(checked).toBeGreaterThan(100);
+  });
+
+  /**
+   * Issue 41, item 5: SSML attribute values are looked up in tables too. A
+   * strength of "__proto__" lifted the break cap, a rate of "constructor" was
+   * NaN. Every attribute (and element name) gets every prototype name: never
+   * a 5xx, and a value that must be one of a list is refused.
+   */
+  it('answers every SSML attribute set to a prototype name with no 5xx, and refuses enumerated ones', async () => {
+    const ATTRIBUTES: Array<[string, (value: string) => string, 'refused' | 'any']> = [
+      ['break strength', (v) => `a <break strength="${v}"/> b`, 'refused'],
+      ['break time', (v) => `a <break time="${v}"/> b`, 'refused'],
+      ['prosody rate', (v) => `<prosody rate="${v}">a</prosody>`, 'refused'],
+      ['prosody pitch', (v) => `<prosody pitch="${v}">a</prosody>`, 'refused'],
+      ['prosody volume', (v) => `<prosody volume="${v}">a</prosody>`, 'refused'],
+      ['emphasis level', (v) => `<emphasis level="${v}">a</emphasis>`, 'refused'],
+      ['say-as interpret-as', (v) => `<say-as interpret-as="${v}">5</say-as>`, 'any'],
+      ['say-as format', (v) => `<say-as interpret-as="date" format="${v}">5/3</say-as>`, 'refused'],
+      ['say-as detail', (v) => `<say-as interpret-as="cardinal" detail="${v}">5</say-as>`, 'any'],
+      ['sub alias', (v) => `<sub alias="${v}">a</sub>`, 'any'],
+      ['phoneme alphabet', (v) => `<phoneme alphabet="${v}" ph="a">a</phoneme>`, 'any'],
+      ['phoneme ph', (v) => `<phoneme ph="${v}">a</phoneme>`, 'any'],
+      ['s xml:lang', (v) => `<s xml:lang="${v}">a</s>`, 'any'],
+      ['lang xml:lang', (v) => `<lang xml:lang="${v}">a</lang>`, 'any'],
+      ['mark name', (v) => `a <mark name="${v}"/> b`, 'any'],
+      ['an attribute named so', (v) => `a <break time="1s" ${v}="x"/> b`, 'any'],
+      ['an element named so', (v) => `a <${v}>b</${v}>`, 'any'],
+    ];
+    // An account per attribute: previews are rate limited per account.
+    for (const [label, markup, expected] of ATTRIBUTES) {
+      const who = await createAccount(deps, { credits: 0 });
+      for (const value of PROTOTYPE_NAMES) {
+        const text = `<speak>${markup(value)}</speak>`;
+        const reply = await call(api.url, 'POST', '/api/v1/tts/normalize/', { text, language: 'en-US' }, who.access);
+        if (reply.status >= 500) throw new Error(`${label}=${value}: ${reply.status}`);
+        if (reply.status >= 400)
+          expect([label, value, errorShapeErrors('/api/v1/tts/normalize/', reply)]).toEqual([label, value, []]);
+        expect([label, value, reply.status]).toEqual([label, value, expected === 'refused' ? 400 : expect.any(Number)]);
+      }
+    }
   });
 });

@@ -387,3 +387,73 @@ describe('spans into the SSML source', () => {
     expect(segment.pronunciations).toEqual([{ ipa: 'ˈeɪdə', start: 0, end: 3, source_start: 7, source_end: 10 }]);
   });
 });
+
+/** Names every plain object inherits: a table lookup by client text must not find them (issue 41, item 5). */
+const PROTOTYPE_NAMES = ['__proto__', 'constructor', 'toString', 'valueOf', 'hasOwnProperty', 'prototype'];
+
+describe('prototype names in attribute values', () => {
+  test.each(PROTOTYPE_NAMES)('<break strength="%s"/> is an error, not a lifted break cap', (name) => {
+    expect(errorOf(`<speak>a<break strength="${name}"/>b</speak>`).message).toBe(
+      `<break> strength="${name}" is not one of none, x-weak, weak, medium, strong, x-strong at line 1, column 26`,
+    );
+  });
+
+  test('twelve 10 s breaks after a prototype-named strength still hit the 60 s cap', () => {
+    const breaks = '<break time="10s"/>a'.repeat(12);
+    for (const name of PROTOTYPE_NAMES)
+      expect(() => parseSsml(`<speak>a<break strength="${name}"/>${breaks}</speak>`, { language })).toThrow(SsmlError);
+  });
+
+  test.each(PROTOTYPE_NAMES.flatMap((name) => ['rate', 'pitch', 'volume'].map((key) => [key, name])))(
+    '<prosody %s="%s"> is an error, not NaN',
+    (key, name) => {
+      expect(errorOf(`<speak><prosody ${key}="${name}">a</prosody></speak>`).message).toMatch(
+        new RegExp(`^<prosody> ${key}="${name.replace(/[$]/g, '\\$&')}" is not a`),
+      );
+    },
+  );
+
+  test.each(PROTOTYPE_NAMES)('<emphasis level="%s"> is an error, not NaN or silence', (name) => {
+    expect(errorOf(`<speak><emphasis level="${name}">a</emphasis></speak>`).message).toBe(
+      `<emphasis> level="${name}" is not one of strong, moderate, none, reduced at line 1, column 25`,
+    );
+  });
+
+  test.each(PROTOTYPE_NAMES.filter((name) => name !== '__proto__'))(
+    'an element named <%s> is an unknown element read as its text',
+    (name) => {
+      const result = parseSsml(`<speak><${name} a="b">x</${name}></speak>`, { language });
+      expect(result.plainText).toBe('x');
+      expect(result.warnings).toEqual([`unknown element <${name}> read as its text at line 1, column 8`]);
+    },
+  );
+
+  test.each(PROTOTYPE_NAMES)('an attribute named %s is ignored with a warning', (name) => {
+    const result = parseSsml(`<speak><break time="1s" ${name}="x"/>a</speak>`, { language });
+    expect(result.segments[0]).toMatchObject({ type: 'break', ms: 1000 });
+    expect(result.warnings).toEqual([
+      `attribute ${name} of <break> is not supported and was ignored at line 1, column ${27 + name.length}`,
+    ]);
+  });
+
+  test('every prosody, emphasis and break value stays a finite number', () => {
+    for (const name of PROTOTYPE_NAMES)
+      for (const markup of [
+        `<prosody rate="${name}">a</prosody>`,
+        `<prosody pitch="${name}">a</prosody>`,
+        `<prosody volume="${name}">a</prosody>`,
+        `<emphasis level="${name}">a</emphasis>`,
+        `<break strength="${name}"/>`,
+      ]) {
+        let segments: Segment[] = [];
+        try {
+          segments = parseSsml(`<speak>b ${markup} c</speak>`, { language }).segments;
+        } catch (error) {
+          if (!(error instanceof SsmlError)) throw error;
+        }
+        for (const segment of segments)
+          if (segment.type === 'speech') expect(Object.values(segment.prosody).every(Number.isFinite)).toBe(true);
+          else if (segment.type === 'break') expect(Number.isFinite(segment.ms)).toBe(true);
+      }
+  });
+});

@@ -4,7 +4,7 @@
  * thousands, day-first numeric dates, 24-hour times. Each language supplies
  * its words; this file supplies the patterns.
  */
-import { alternation, parseInteger, WORD_END } from './shared';
+import { alternation, lookup, parseInteger, WORD_END } from './shared';
 import type { DateParts, Language, Rule, RuleContext, TimeParts } from './types';
 
 export interface EuropeanWords {
@@ -83,7 +83,15 @@ export function europeanReaders(words: {
 }
 
 /** `extra` rules (ordinals like French "1er") are tried after dates and times, before ranges and plain numbers. */
-export function europeanRules(words: EuropeanWords, point: boolean, extra: Rule[] = []): Rule[] {
+export function europeanRules(given: EuropeanWords, point: boolean, extra: Rule[] = []): Rule[] {
+  // The tables are looked up by what the text says: null-prototype copies.
+  const words: EuropeanWords = {
+    ...given,
+    currencies: lookup(given.currencies),
+    scales: lookup(given.scales),
+    units: lookup(given.units),
+    abbreviations: lookup(given.abbreviations),
+  };
   const [dec, group] = point ? ['\\.', ','] : [',', '.'];
   // Groups: "." (or ",") and (narrow) no-break spaces; French also plain spaces, which need exact groups of three.
   const NUM = String.raw`(?:\d{1,3}(?:[${group}\u00a0\u202f]\d{3})+|\d{1,3}(?: \d{3})+(?![\d])|\d+)(?:${dec}\d+)?`;

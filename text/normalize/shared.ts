@@ -3,6 +3,14 @@ import type { RuleContext } from './types';
 
 const ALNUM = /[\p{L}\p{N}\p{M}]/u;
 
+/**
+ * A word table with a null prototype. The rules look words of the text up in
+ * their tables ("constructor 2500": is "constructor" a month?); a plain object
+ * would answer with what it inherits.
+ */
+export const lookup = <T>(entries: Record<string, T>): Readonly<Record<string, T>> =>
+  Object.freeze(Object.assign(Object.create(null) as Record<string, T>, entries));
+
 /** True if the code point at `index` is a letter, digit or combining mark. */
 export function isAlnumAt(text: string, index: number): boolean {
   if (index < 0 || index >= text.length) return false;

@@ -119,18 +119,21 @@ export const SSML_LIMITS = {
 } as const;
 
 const SPEAK_ATTRIBUTES = /^(?:version|xmlns(?::.*)?|xml:lang|xml:base|xsi:schemaLocation|onlangfailure)$/;
-const KNOWN_ATTRIBUTES: Record<string, string[]> = {
-  break: ['time', 'strength'],
-  'say-as': ['interpret-as', 'format', 'detail'],
-  sub: ['alias'],
-  phoneme: ['alphabet', 'ph'],
-  prosody: ['rate', 'pitch', 'volume'],
-  emphasis: ['level'],
-  p: ['xml:lang'],
-  s: ['xml:lang'],
-  lang: ['xml:lang', 'onlangfailure'],
-  mark: ['name'],
-};
+/** By element name, which the client writes: a Map, so <constructor> finds nothing. */
+const KNOWN_ATTRIBUTES: ReadonlyMap<string, readonly string[]> = new Map(
+  Object.entries({
+    break: ['time', 'strength'],
+    'say-as': ['interpret-as', 'format', 'detail'],
+    sub: ['alias'],
+    phoneme: ['alphabet', 'ph'],
+    prosody: ['rate', 'pitch', 'volume'],
+    emphasis: ['level'],
+    p: ['xml:lang'],
+    s: ['xml:lang'],
+    lang: ['xml:lang', 'onlangfailure'],
+    mark: ['name'],
+  }),
+);
 /** Elements whose content is text only. */
 const TEXT_ONLY = new Set(['say-as', 'sub', 'phoneme']);
 const EMPTY = new Set(['break', 'mark']);
@@ -294,7 +297,7 @@ export function parseSsml(input: string, options: SsmlOptions): ParsedSsml {
     for (const [name, value] of Object.entries(attr))
       if (value.length > SSML_LIMITS.attribute)
         fail(`attribute ${name} is longer than ${SSML_LIMITS.attribute} characters`, attributeAt(element, name));
-    const known = KNOWN_ATTRIBUTES[element.name];
+    const known = KNOWN_ATTRIBUTES.get(element.name);
     if (known && element.name !== 'speak')
       for (const name of Object.keys(attr))
         if (!known.includes(name))
@@ -323,15 +326,16 @@ export function parseSsml(input: string, options: SsmlOptions): ParsedSsml {
         break;
       }
       case 'break': {
-        let ms = BREAK_STRENGTH.medium;
+        let ms = BREAK_STRENGTH.get('medium') ?? 0;
         if (attr.strength !== undefined) {
-          if (!(attr.strength in BREAK_STRENGTH))
-            bad(
+          const strength = BREAK_STRENGTH.get(attr.strength);
+          if (strength === undefined)
+            return bad(
               element,
               'strength',
-              `strength="${attr.strength}" is not one of ${Object.keys(BREAK_STRENGTH).join(', ')}`,
+              `strength="${attr.strength}" is not one of ${[...BREAK_STRENGTH.keys()].join(', ')}`,
             );
-          ms = BREAK_STRENGTH[attr.strength];
+          ms = strength;
         }
         if (attr.time !== undefined) {
           const result = breakTime(attr.time);
@@ -383,8 +387,8 @@ export function parseSsml(input: string, options: SsmlOptions): ParsedSsml {
         break;
       case 'emphasis': {
         const level = attr.level ?? 'moderate';
-        const change = EMPHASIS[level];
-        if (!change) bad(element, 'level', `level="${level}" is not one of strong, moderate, none, reduced`);
+        const change = EMPHASIS.get(level);
+        if (!change) return bad(element, 'level', `level="${level}" is not one of strong, moderate, none, reduced`);
         frame.prosody = bounded(element, {
           rate: prosody.rate * change.rate,
           pitch: prosody.pitch + change.pitch,

@@ -16,38 +16,38 @@ export interface Prosody {
 export const NEUTRAL: Prosody = { rate: 1, pitch: 0, volume: 1 };
 export const RANGE = { rate: [0.5, 2], pitch: [-12, 12], volume: [0, 2] } as const;
 
+/*
+ * The tables below are looked up by attribute values the client wrote, so
+ * they are Maps: a plain object would also "find" __proto__, constructor or
+ * toString (a strength of "__proto__" made the running break total a string
+ * and lifted its cap; a rate of "constructor" became NaN).
+ */
+
 /** <break strength>: milliseconds. A <break/> without attributes is "medium". */
-export const BREAK_STRENGTH: Record<string, number> = {
-  none: 0,
-  'x-weak': 100,
-  weak: 250,
-  medium: 400,
-  strong: 700,
-  'x-strong': 1200,
-};
+export const BREAK_STRENGTH: ReadonlyMap<string, number> = new Map([
+  ['none', 0],
+  ['x-weak', 100],
+  ['weak', 250],
+  ['medium', 400],
+  ['strong', 700],
+  ['x-strong', 1200],
+]);
 /** Pauses at the end (and start) of a sentence <s> and a paragraph <p>. */
 export const SENTENCE_PAUSE = 300;
 export const PARAGRAPH_PAUSE = 600;
 
 /** Named values set the value (absolute); numbers, percentages, semitones and decibels change the enclosing one. */
-const RATES: Record<string, number> = { 'x-slow': 0.5, slow: 0.75, medium: 1, default: 1, fast: 1.25, 'x-fast': 1.75 };
-const PITCHES: Record<string, number> = { 'x-low': -6, low: -3, medium: 0, default: 0, high: 3, 'x-high': 6 };
-const VOLUMES: Record<string, number> = {
-  silent: 0,
-  'x-soft': 0.25,
-  soft: 0.5,
-  medium: 1,
-  default: 1,
-  loud: 1.41,
-  'x-loud': 2,
-};
+const table = <T>(entries: Record<string, T>): ReadonlyMap<string, T> => new Map(Object.entries(entries));
+const RATES = table({ 'x-slow': 0.5, slow: 0.75, medium: 1, default: 1, fast: 1.25, 'x-fast': 1.75 });
+const PITCHES = table({ 'x-low': -6, low: -3, medium: 0, default: 0, high: 3, 'x-high': 6 });
+const VOLUMES = table({ silent: 0, 'x-soft': 0.25, soft: 0.5, medium: 1, default: 1, loud: 1.41, 'x-loud': 2 });
 /** <emphasis level>: rate ×, pitch + semitones, volume ×. */
-export const EMPHASIS: Record<string, Prosody> = {
+export const EMPHASIS: ReadonlyMap<string, Prosody> = table({
   strong: { rate: 0.85, pitch: 2, volume: 1.41 },
   moderate: { rate: 0.92, pitch: 1, volume: 1.19 },
   none: { rate: 1, pitch: 0, volume: 1 },
   reduced: { rate: 1.05, pitch: -1, volume: 0.71 },
-};
+});
 
 /** Result of reading a value: the number, or an error message for the attribute. `ignored`: a valid value we cannot apply. */
 type Read = { value: number; ignored?: string } | { error: string };
@@ -60,7 +60,8 @@ export function breakTime(value: string): Read {
 
 export function rate(value: string, enclosing: number): Read {
   const v = value.trim();
-  if (v in RATES) return { value: RATES[v] };
+  const named = RATES.get(v);
+  if (named !== undefined) return { value: named };
   const percent = /^([+-]?)(\d+(?:\.\d+)?)%$/.exec(v);
   if (percent) {
     const p = Number(percent[2]) * (percent[1] === '-' ? -1 : 1);
@@ -77,7 +78,8 @@ export function rate(value: string, enclosing: number): Read {
 
 export function pitch(value: string, enclosing: number): Read {
   const v = value.trim();
-  if (v in PITCHES) return { value: PITCHES[v] };
+  const named = PITCHES.get(v);
+  if (named !== undefined) return { value: named };
   const st = /^([+-]?\d+(?:\.\d+)?)st$/.exec(v);
   if (st) return { value: enclosing + Number(st[1]) };
   const percent = /^([+-]?\d+(?:\.\d+)?)%$/.exec(v);
@@ -94,7 +96,8 @@ export function pitch(value: string, enclosing: number): Read {
 
 export function volume(value: string, enclosing: number): Read {
   const v = value.trim();
-  if (v in VOLUMES) return { value: VOLUMES[v] };
+  const named = VOLUMES.get(v);
+  if (named !== undefined) return { value: named };
   const db = /^([+-]?\d+(?:\.\d+)?)dB$/.exec(v);
   if (db) return { value: enclosing * 10 ** (Number(db[1]) / 20) };
   return {

@@ -1,4 +1,5 @@
-/** English word lists: abbreviations, acronyms, units, currencies, months. */
+/** English word lists: abbreviations, acronyms, units, currencies, months. Tables looked up by text have a null prototype (`lookup`). */
+import { lookup } from '../shared';
 
 export const MONTHS = [
   'January',
@@ -16,17 +17,19 @@ export const MONTHS = [
 ];
 
 /** "Jan", "Sept" … → month number (1–12). */
-export const MONTH_BY_NAME: Record<string, number> = Object.fromEntries([
-  ...MONTHS.map((name, i) => [name.toLowerCase(), i + 1]),
-  ...['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'].map((name, i) => [
-    name,
-    i + 1,
-  ]),
-  ['sept', 9],
-]);
+export const MONTH_BY_NAME: Readonly<Record<string, number>> = lookup(
+  Object.fromEntries([
+    ...MONTHS.map((name, i) => [name.toLowerCase(), i + 1]),
+    ...['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'].map((name, i) => [
+      name,
+      i + 1,
+    ]),
+    ['sept', 9],
+  ]) as Record<string, number>,
+);
 
 /** Abbreviations that always read the same way (the trailing period is part of the key). */
-export const ABBREVIATIONS: Record<string, string> = {
+export const ABBREVIATIONS: Readonly<Record<string, string>> = lookup({
   'Mr.': 'Mister',
   'Mrs.': 'Missus',
   'Ms.': 'Miz',
@@ -72,7 +75,7 @@ export const ABBREVIATIONS: Record<string, string> = {
   'est.': 'established',
   'fig.': 'figure',
   'Fig.': 'Figure',
-};
+});
 
 /** Titles: always followed by a name, so their period never ends a sentence. */
 export const TITLES = new Set([
@@ -92,10 +95,10 @@ export const TITLES = new Set([
 ]);
 
 /** Abbreviations that read two ways: [before a name, after a name]. */
-export const TITLE_OR_PLACE: Record<string, [string, string]> = {
+export const TITLE_OR_PLACE: Readonly<Record<string, [string, string]>> = lookup({
   'Dr.': ['Doctor', 'Drive'],
   'St.': ['Saint', 'Street'],
-};
+});
 
 /** Read letter by letter even though they could be pronounced. */
 export const SPELLED = new Set(
@@ -118,10 +121,15 @@ export const SPELLED_AFTER_THE = new Set(['WHO', 'US']);
 export const NOT_ACRONYM = new Set('HMM HM SHH SH PSST BRR GRR TSK ZZZ NTH MM MMM'.split(' '));
 
 /** Special readings: "OK" is a word, "JPEG" says "jay peg". */
-export const ACRONYM_READING: Record<string, string> = { OK: 'okay', JPEG: 'jay peg', GIF: 'gif', ASCII: 'ask ee' };
+export const ACRONYM_READING: Readonly<Record<string, string>> = lookup({
+  OK: 'okay',
+  JPEG: 'jay peg',
+  GIF: 'gif',
+  ASCII: 'ask ee',
+});
 
 /** Unit symbol → [singular, plural]. Case matters (m metre, M mega…, MB megabyte, Mb megabit). */
-export const UNITS: Record<string, [string, string]> = {
+export const UNITS: Readonly<Record<string, [string, string]>> = lookup({
   'km/h': ['kilometer per hour', 'kilometers per hour'],
   kph: ['kilometer per hour', 'kilometers per hour'],
   mph: ['mile per hour', 'miles per hour'],
@@ -193,22 +201,22 @@ export const UNITS: Record<string, [string, string]> = {
   '‰': ['per mille', 'per mille'],
   px: ['pixel', 'pixels'],
   dB: ['decibel', 'decibels'],
-};
+});
 
 /** Units that are only units right after a number with no space ("5m", "3h"), never after a space ("5 A" is not five amps). */
 export const TIGHT_ONLY = new Set(['A', 'B', 'K', 't', 'V', 'W']);
 
 /** Currency symbol → [major singular, major plural, minor singular, minor plural]; no minor unit for yen. */
-export const CURRENCIES: Record<string, [string, string, string, string]> = {
+export const CURRENCIES: Readonly<Record<string, [string, string, string, string]>> = lookup({
   $: ['dollar', 'dollars', 'cent', 'cents'],
   '€': ['euro', 'euros', 'cent', 'cents'],
   '£': ['pound', 'pounds', 'penny', 'pence'],
   '¥': ['yen', 'yen', '', ''],
   '₹': ['rupee', 'rupees', 'paisa', 'paise'],
-};
+});
 
 /** Scale suffixes after a money amount: "$5m", "€1.2bn", "$3 million". */
-export const SCALE_WORDS: Record<string, string> = {
+export const SCALE_WORDS: Readonly<Record<string, string>> = lookup({
   k: 'thousand',
   K: 'thousand',
   thousand: 'thousand',
@@ -224,7 +232,7 @@ export const SCALE_WORDS: Record<string, string> = {
   tn: 'trillion',
   T: 'trillion',
   trillion: 'trillion',
-};
+});
 
 /** Words after which a 4-digit number is a year. */
 export const YEAR_CUES = new Set(
@@ -241,7 +249,7 @@ export const ROMAN_CUES = new Set(
 );
 
 /** Symbols read on their own. */
-export const SYMBOLS: Record<string, string> = {
+export const SYMBOLS: Readonly<Record<string, string>> = lookup({
   '&': 'and',
   '@': 'at',
   '+': 'plus',
@@ -256,10 +264,10 @@ export const SYMBOLS: Record<string, string> = {
   '<': 'less than',
   '>': 'greater than',
   '~': 'about',
-};
+});
 
 /** How symbols inside addresses and spelled strings read. */
-export const LETTER_SYMBOLS: Record<string, string> = {
+export const LETTER_SYMBOLS: Readonly<Record<string, string>> = lookup({
   '.': 'dot',
   '-': 'dash',
   _: 'underscore',
@@ -274,4 +282,4 @@ export const LETTER_SYMBOLS: Record<string, string> = {
   '~': 'tilde',
   '%': 'percent',
   ' ': 'space',
-};
+});

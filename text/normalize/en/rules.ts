@@ -1,5 +1,5 @@
 /** English rules for numbers: money, dates, times, ranges, fractions, units, years, plain numbers. */
-import { alternation, parseInteger, previousWord, WORD_END } from '../shared';
+import { alternation, lookup, parseInteger, previousWord, WORD_END } from '../shared';
 import type { Rule, RuleContext } from '../types';
 import { CURRENCIES, MONTH_BY_NAME, SCALE_WORDS, TIGHT_ONLY, UNITS, YEAR_CUES } from './lexicon';
 import { cardinalEn, decimalEn, digitsEn, fractionEn, ordinalEn, pluralNumberWords, yearEn } from './numbers';
@@ -176,11 +176,7 @@ export const NUMBER_RULES: Rule[] = [
     name: 'fraction',
     re: /(\d+)\/(\d+)(?![\d/])/y,
     apply: (m, ctx) => {
-      const idioms: Record<string, string> = {
-        '24/7': 'twenty-four seven',
-        '50/50': 'fifty-fifty',
-        '9/11': 'nine eleven',
-      };
+      const idioms = lookup({ '24/7': 'twenty-four seven', '50/50': 'fifty-fifty', '9/11': 'nine eleven' });
       if (idioms[m[0]]) return idioms[m[0]];
       const [numerator, denominator] = [Number(m[1]), Number(m[2])];
       if (denominator >= 2 && denominator <= 100 && numerator > 0 && numerator < 1000 && !/^0/.test(m[1] + m[2]))
