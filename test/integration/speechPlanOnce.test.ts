@@ -97,6 +97,25 @@ describe('the speech plan of a synthesis', () => {
     expect(nextPlan.chunks.map((chunk) => chunk.text).join(' ')).toContain('World Health Organization');
   });
 
+  it('of plain text meets its dictionaries at the render: an alias lengthened since fails it as dictionary_changed, uncharged', async () => {
+    const dictionary = await dictionaries('', { name: 'Grows', entries: [{ grapheme: 'WHO', alias: 'who' }] });
+    expect(dictionary.status).toBe(201);
+    const input = request('The WHO said so.', { pronunciationDictionaryIds: [dictionary.body.id] });
+    runReal(async () => {
+      const added = await dictionaries(`${dictionary.body.id}/entries/`, {
+        grapheme: 'said',
+        alias: 'said, at great length, '.repeat(20),
+      });
+      expect(added.status).toBe(201);
+    });
+    expect(await run(input)).toBe('failed');
+    const row = await Synthesis.query(deps.db).findById(input.synthesisId);
+    expect(row).toMatchObject({ status: 'failed', credits_charged: 0, error: { code: 'dictionary_changed' } });
+    expect(wf.callsOf('captureCredits')).not.toContainEqual([
+      expect.objectContaining({ reference: input.synthesisId }),
+    ]);
+  });
+
   it('of a synthesis whose slot was taken before plans were stored is made by its next step, and kept', async () => {
     // Plain text of three chunks, not streamed: renders, a finish, and stored chunks to remove at the end.
     const text = Array.from(
