@@ -1,0 +1,146 @@
+import type { ImportedBlock, ImportedChapter } from '../document';
+import { levelsFromParents, parentIndexes, readsTitleWhenEmpty } from './chapters';
+import { linesToBlocks, paragraphsOf } from './lines';
+
+/**
+ * A PDF's text as pdftotext gives it (pages split by form feeds) made into
+ * readable lines: running headers and footers and page numbers dropped,
+ * paragraph ends marked; then cut into chapters at its outline's entries.
+ */
+
+export interface OutlineEntry {
+  title: string;
+  /** 1-based page number the entry points at. */
+  page: number;
+  level: number;
+}
+
+/** One line of the document, with the 0-based page it is on. */
+export interface PageLine {
+  page: number;
+  text: string;
+}
+
+const PAGE_NUMBER = /^(?:page\s+)?(?:\d{1,4}|[ivxlcdm]{1,7})(?:\s*(?:of|\/)\s*\d{1,4})?$|^[-–—]\s*\d{1,4}\s*[-–—]$/i;
+/** How many lines at each end of a page may be a running header or footer. */
+const EDGE_LINES = 2;
+
+const runningKey = (line: string) => line.trim().toLowerCase().replace(/\d+/g, '#').replace(/\s+/g, ' ');
+
+/**
+ * Lines that open or close many pages (a book's or chapter's title over
+ * every page, "Draft – page 3" under it; digits count as one) and page
+ * numbers are dropped from the page edges.
+ */
+export function dropRunningLines(pages: readonly string[][]): string[][] {
+  const edgeCounts = new Map<string, number>();
+  for (const lines of pages) {
+    const filled = lines.filter((line) => line.trim() !== '');
+    const edges = new Set([...filled.slice(0, EDGE_LINES), ...filled.slice(-EDGE_LINES)].map(runningKey));
+    for (const key of edges) edgeCounts.set(key, (edgeCounts.get(key) ?? 0) + 1);
+  }
+  const running = (line: string) => {
+    const count = edgeCounts.get(runningKey(line)) ?? 0;
+    return PAGE_NUMBER.test(line.trim()) || (count >= 3 && count >= pages.length * 0.3);
+  };
+  return pages.map((lines) => {
+    let start = 0;
+    let end = lines.length;
+    for (let seen = 0; start < end && seen <= EDGE_LINES; start++) {
+      if (lines[start].trim() === '') continue;
+      if (!running(lines[start])) break;
+      seen++;
+    }
+    for (let seen = 0; end > start && seen <= EDGE_LINES; end--) {
+      if (lines[end - 1].trim() === '') continue;
+      if (!running(lines[end - 1])) break;
+      seen++;
+    }
+    return lines.slice(start, end);
+  });
+}
+
+/**
+ * The pages' lines in one run, with a blank line after each line that ends
+ * a paragraph: a line that closes a sentence well short of the text's
+ * usual line length (pdftotext keeps blank lines only between text blocks).
+ * A paragraph goes on across a page break.
+ */
+export function documentLines(pages: readonly string[][]): PageLine[] {
+  const lengths = pages
+    .flat()
+    .map((line) => line.trim().length)
+    .filter((length) => length > 0)
+    .sort((a, b) => a - b);
+  const usual = lengths[Math.floor(lengths.length * 0.9)] ?? 0;
+  const lines: PageLine[] = [];
+  pages.forEach((pageLines, page) => {
+    for (const line of pageLines) {
+      lines.push({ page, text: line });
+      const text = line.trim();
+      if (text !== '' && /[.!?…"”’)]$/.test(text) && text.length < usual * 0.8) lines.push({ page, text: '' });
+    }
+  });
+  return lines;
+}
+
+const comparable = (text: string) => text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
+
+/**
+ * Chapters at the outline's entries, in its order: each starts on its page
+ * at the line that says its title (or the page's top) and runs to the next
+ * one's start. Text before the first entry (title page, contents) is kept
+ * only as front matter on request.
+ */
+export function chaptersAtOutline(
+  lines: readonly PageLine[],
+  outline: readonly OutlineEntry[],
+  frontMatter: { include: boolean; title: string },
+): ImportedChapter[] {
+  const starts: number[] = [];
+  for (const entry of outline) {
+    const previous = starts.length > 0 ? starts[starts.length - 1] : 0;
+    const title = comparable(entry.title);
+    let start = lines.findIndex((line, index) => index >= previous && line.page >= entry.page - 1);
+    if (start < 0) start = lines.length;
+    const onPage = lines.findIndex(
+      (line, index) =>
+        index >= start &&
+        line.page === entry.page - 1 &&
+        comparable(line.text) !== '' &&
+        (title.startsWith(comparable(line.text)) || comparable(line.text).startsWith(title)),
+    );
+    starts.push(onPage >= 0 ? onPage : start);
+  }
+  const parents = parentIndexes(outline.map((entry) => entry.level));
+  const levels = levelsFromParents(parents);
+  const chapters: ImportedChapter[] = outline.map((entry, index) => {
+    const end = index + 1 < starts.length ? starts[index + 1] : lines.length;
+    const body = lines.slice(starts[index], end).map((line) => line.text);
+    const heading: ImportedBlock[] = [];
+    // The title as printed (perhaps over two or three lines) is the chapter's heading block.
+    for (let count = 1; count <= 3 && count <= body.length; count++) {
+      if (comparable(body.slice(0, count).join(' ')) === comparable(entry.title)) {
+        body.splice(0, count);
+        heading.push({ kind: 'heading', text: entry.title });
+        break;
+      }
+    }
+    return readsTitleWhenEmpty({
+      title: entry.title,
+      level: levels[index],
+      parentIndex: parents[index],
+      blocks: [...heading, ...linesToBlocks(paragraphsOf(body))],
+    });
+  });
+  const lead = lines.slice(0, starts[0] ?? lines.length).map((line) => line.text);
+  const leadBlocks = linesToBlocks(paragraphsOf(lead));
+  if (!frontMatter.include || leadBlocks.length === 0) return chapters;
+  return [
+    { title: frontMatter.title, level: 0, parentIndex: null, blocks: leadBlocks },
+    ...chapters.map((chapter) => ({
+      ...chapter,
+      parentIndex: chapter.parentIndex === null ? null : chapter.parentIndex + 1,
+    })),
+  ];
+}
