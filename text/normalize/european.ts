@@ -94,7 +94,8 @@ export function europeanRules(given: EuropeanWords, point: boolean, extra: Rule[
   };
   const [dec, group] = point ? ['\\.', ','] : [',', '.'];
   // Groups: "." (or ",") and (narrow) no-break spaces; French also plain spaces, which need exact groups of three.
-  const NUM = String.raw`(?:\d{1,3}(?:[${group}\u00a0\u202f]\d{3})+|\d{1,3}(?: \d{3})+(?![\d])|\d+)(?:${dec}\d+)?`;
+  // At most six groups (21 digits): tried at each group of "1 123 123 … x" a rule reads a few groups, not the run.
+  const NUM = String.raw`(?:\d{1,3}(?:[${group}\u00a0\u202f]\d{3}){1,6}|\d{1,3}(?: \d{3}){1,6}(?![\d])|\d+)(?:${dec}\d+)?`;
   const CURRENCY = alternation(Object.keys(words.currencies));
   const SCALE = alternation(Object.keys(words.scales));
   const UNIT = alternation(Object.keys(words.units));

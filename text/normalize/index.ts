@@ -49,9 +49,13 @@ export const normalizedLanguages = (): string[] => [...LANGUAGES.keys()];
 
 export function normalizeText(text: string, options: NormalizeOptions): Normalized {
   const language = languageFor(options.language);
-  if (!language) return { ...run(text, [], options.language), spoken: text, applied: false };
-  return { ...run(text, language.rulesFor(options.language), options.language), applied: true };
+  const { spoken, words } = run(text, language?.rulesFor(options.language) ?? [], options.language);
+  return language ? { spoken, words, applied: true } : { spoken: text, words, applied: false };
 }
+
+/** The work normalizeText does on `text`: characters shown to the rules plus those stepped over (tests check it is linear). */
+export const normalizationSteps = (text: string, options: NormalizeOptions): number =>
+  run(text, languageFor(options.language)?.rulesFor(options.language) ?? [], options.language).steps;
 
 function need(tag: string): Language {
   const language = languageFor(tag);

@@ -3,6 +3,14 @@
  * word boundary; what no rule claims is copied as written. Every piece keeps
  * the source span it came from, so each spoken word can point back into the
  * text the client sent.
+ *
+ * Linear time: a rule tried at position i sees only a window of the text
+ * (its reach past i, and CONTEXT characters either side), so what each try
+ * can read is bounded whatever the text holds. Rules used to scan to the end
+ * of a long run ("a.a.a.….a@" tried the e-mail rule at every word, each time
+ * to the @), which made some texts quadratic (issue 41). `steps` counts the
+ * characters the rules are shown plus those the scanner steps over: the
+ * tests check it grows linearly.
  */
 import { isAlnumAt, WORD } from './shared';
 import type { Rule, RuleContext } from './types';
@@ -31,9 +39,15 @@ function region(tag: string): string {
   );
 }
 
+/** How far past its start a rule may match unless it says otherwise (`Rule.reach`). */
+export const REACH = 256;
+/** What a rule sees before its start and after its reach: its lookaheads and its context words. */
+export const CONTEXT = 64;
+
 /** Splits `text` into pieces: rule replacements and the untouched text between them. */
-function scan(text: string, rules: readonly Rule[], tag: string): Piece[] {
+function scan(text: string, rules: readonly Rule[], tag: string): { pieces: Piece[]; steps: number } {
   const pieces: Piece[] = [];
+  let steps = 0;
   const reg = region(tag);
   let plainStart = 0;
   let i = 0;
@@ -48,13 +62,19 @@ function scan(text: string, rules: readonly Rule[], tag: string): Piece[] {
     let claimed = false;
     if (boundary) {
       for (const rule of rules) {
-        rule.re.lastIndex = i;
-        const match = rule.re.exec(text);
-        if (!match || match[0].length === 0) continue;
+        const reach = rule.reach ?? REACH;
+        const from = Math.max(0, i - CONTEXT);
+        const window = text.slice(from, Math.min(text.length, i + reach + CONTEXT));
+        // What the rule may read (counted in full at the text's ends too: the count is an upper bound).
+        steps += reach + 2 * CONTEXT;
+        rule.re.lastIndex = i - from;
+        const match = rule.re.exec(window);
+        // Longer than its reach, the match may have run into the window's end (lookaheads saw no more text).
+        if (!match || match[0].length === 0 || match[0].length > reach) continue;
         const end = i + match[0].length;
         // A match must not end inside a word ("5kgs" is not "5 kg" + "s").
         if (isAlnumAt(text, end - 1) && isAlnumAt(text, end)) continue;
-        const ctx: RuleContext = { text, start: i, end, tag, region: reg };
+        const ctx: RuleContext = { text: window, start: i - from, end: end - from, tag, region: reg };
         const spoken = rule.apply(match, ctx);
         if (spoken === null) continue;
         flush(i);
@@ -66,21 +86,25 @@ function scan(text: string, rules: readonly Rule[], tag: string): Piece[] {
       }
     }
     if (claimed) continue;
+    const was = i;
     if (here) while (i < text.length && isAlnumAt(text, i)) i++;
     else i++;
+    steps += i - was;
   }
   flush(text.length);
-  return pieces;
+  return { pieces, steps };
 }
 
 /** Joins pieces into the spoken text and the word → source span list. */
 function assemble(pieces: readonly Piece[]): { spoken: string; words: SpokenWord[] } {
-  let spoken = '';
+  const chunks: string[] = [];
   const words: SpokenWord[] = [];
+  // Whether the spoken text so far ends with a letter or digit (testing the whole string each time was quadratic).
+  let alnumEnd = false;
   for (const piece of pieces) {
     let chunk = piece.text;
     // Keep a replacement apart from letters it touches ("R&D" → "R and D").
-    if (/[\p{L}\p{N}]$/u.test(spoken) && /^[\p{L}\p{N}]/u.test(chunk)) chunk = ' ' + chunk;
+    if (alnumEnd && /^[\p{L}\p{N}]/u.test(chunk)) chunk = ' ' + chunk;
     for (const match of chunk.matchAll(WORD)) {
       const offset = (match.index ?? 0) - (chunk.length - piece.text.length);
       words.push(
@@ -89,12 +113,18 @@ function assemble(pieces: readonly Piece[]): { spoken: string; words: SpokenWord
           : { word: match[0], source_start: piece.start + offset, source_end: piece.start + offset + match[0].length },
       );
     }
-    spoken += chunk;
+    chunks.push(chunk);
+    if (chunk !== '') alnumEnd = /[\p{L}\p{N}]$/u.test(chunk);
   }
-  return { spoken, words };
+  return { spoken: chunks.join(''), words };
 }
 
 /** Runs `rules` over `text`. With no rules, spoken is the text itself and each word maps to itself. */
-export function run(text: string, rules: readonly Rule[], tag: string): { spoken: string; words: SpokenWord[] } {
-  return assemble(scan(text, rules, tag));
+export function run(
+  text: string,
+  rules: readonly Rule[],
+  tag: string,
+): { spoken: string; words: SpokenWord[]; steps: number } {
+  const { pieces, steps } = scan(text, rules, tag);
+  return { ...assemble(pieces), steps };
 }

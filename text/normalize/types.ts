@@ -7,7 +7,11 @@
 
 /** What a rule sees besides its own match: the whole source and the match's span. */
 export interface RuleContext {
-  /** The source text (the one the client sent); offsets below index it. */
+  /**
+   * The source text around the match (the scanner's window: at most
+   * CONTEXT characters either side of what the rule may match); offsets
+   * below index it. A rule never reads the whole text.
+   */
   text: string;
   start: number;
   end: number;
@@ -21,6 +25,13 @@ export interface Rule {
   name: string;
   /** Must carry the sticky flag (y): it is tried at one position at a time. */
   re: RegExp;
+  /**
+   * The longest text it matches (default REACH in scan.ts). The rule sees
+   * only that much past where it is tried (and CONTEXT more either side), so
+   * a text of n characters costs O(n) whatever it holds; a longer match is
+   * not taken.
+   */
+  reach?: number;
   /** The spoken form, or null when the rule does not apply after all (the next rule is tried). */
   apply(match: RegExpExecArray, ctx: RuleContext): string | null;
 }

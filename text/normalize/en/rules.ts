@@ -5,8 +5,12 @@ import { CURRENCIES, MONTH_BY_NAME, SCALE_WORDS, TIGHT_ONLY, UNITS, YEAR_CUES } 
 import { cardinalEn, decimalEn, digitsEn, fractionEn, ordinalEn, pluralNumberWords, yearEn } from './numbers';
 import { dateEn, fullYear, numericDate, timeEn, validDate } from './readers';
 
-/** A number as written in English: 1,250 · 3.14 · .5 · 1250 (no sign). */
-const NUM = String.raw`(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|\.\d+`;
+/**
+ * A number as written in English: 1,250 · 3.14 · .5 · 1250 (no sign). Runs
+ * that cross separators are bounded (up to 21 digits in groups), so a rule
+ * tried inside "1,123,123,…" reads a few groups, not the rest of the run.
+ */
+const NUM = String.raw`(?:\d{1,3}(?:,\d{3}){1,6}|\d+)(?:\.\d+)?|\.\d+`;
 const UNIT = alternation(Object.keys(UNITS));
 const SCALE = alternation(Object.keys(SCALE_WORDS));
 const MONTH = String.raw`(?:January|February|March|April|May|June|July|August|September|October|November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec)`;
@@ -153,7 +157,7 @@ export const NUMBER_RULES: Rule[] = [
   },
   {
     name: 'ordinal',
-    re: /(\d{1,3}(?:,\d{3})+|\d+)(?:st|nd|rd|th|ST|ND|RD|TH)(?![\p{L}\p{N}])/uy,
+    re: /(\d{1,3}(?:,\d{3}){1,6}|\d+)(?:st|nd|rd|th|ST|ND|RD|TH)(?![\p{L}\p{N}])/uy,
     apply: (m, ctx) => {
       const n = parseInteger(m[1]);
       return n === null ? null : ordinalEn(n, ctx.tag);
@@ -186,7 +190,7 @@ export const NUMBER_RULES: Rule[] = [
   },
   {
     name: 'dotted-numbers',
-    re: /\d+(?:\.\d+){2,}(?![\d.]\d)/y,
+    re: /\d+(?:\.\d+){2,15}(?![\d.]\d)/y,
     apply: (m, ctx) =>
       m[0]
         .split('.')
@@ -227,5 +231,6 @@ export const NUMBER_RULES: Rule[] = [
 export function sentenceEnd(period: string | undefined, ctx: RuleContext): string {
   if (!period) return '';
   const rest = ctx.text.slice(ctx.end);
-  return /^\s*($|\n|["”’)]?\s+\p{Lu})/u.test(rest) ? '.' : '';
+  // Alternatives that each read the spaces once ("\s*[…]?\s+" backtracked over every split of a long run).
+  return /^(?:\s*$|\s*\n|\s+\p{Lu}|\s*["”’)]\s+\p{Lu})/u.test(rest) ? '.' : '';
 }

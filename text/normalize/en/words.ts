@@ -89,7 +89,8 @@ function acronym(letters: string, plural: string, ctx: RuleContext): string | nu
 export const ADDRESS_RULES: Rule[] = [
   {
     name: 'url',
-    re: /(?:https?:\/\/|www\.)[^\s<>"]*[^\s<>".,;:!?)\]}']/iy,
+    re: /(?:https?:\/\/|www\.)[^\s<>"]{0,2000}[^\s<>".,;:!?)\]}']/iy,
+    reach: 2048,
     apply: (m, ctx) => {
       const rest = m[0].replace(/^https?:\/\//i, '').replace(/\/$/, '');
       return (
@@ -101,15 +102,19 @@ export const ADDRESS_RULES: Rule[] = [
   },
   {
     name: 'email',
-    re: /[\p{L}\p{N}][\p{L}\p{N}._%+-]*@[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+/uy,
+    // Bounded as mail addresses are (64 before the @, labels of 63): tried at every word of "a.a.a.…@", it reads 64 characters, not the run.
+    re: /[\p{L}\p{N}][\p{L}\p{N}._%+-]{0,63}@[\p{L}\p{N}-]{1,63}(?:\.[\p{L}\p{N}-]{1,63}){1,4}/uy,
+    reach: 400,
     apply: (m, ctx) => addressEn(m[0], ctx.tag),
   },
   {
     name: 'domain',
     re: new RegExp(
-      String.raw`[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)*\.(?:${TLD})(?:\/[^\s<>"]*[^\s<>".,;:!?)\]}'])?(?![\p{L}\p{N}])`,
+      // Labels of at most 63 characters, at most six of them: tried inside "a-a-a-…" or "a.a.a.…" it reads one label's length.
+      String.raw`[\p{L}\p{N}-]{1,63}(?:\.[\p{L}\p{N}-]{1,63}){0,4}\.(?:${TLD})(?:\/[^\s<>"]{0,1000}[^\s<>".,;:!?)\]}'])?(?![\p{L}\p{N}])`,
       'uy',
     ),
+    reach: 2048,
     apply: (m, ctx) => addressEn(m[0], ctx.tag),
   },
   {
