@@ -5,8 +5,8 @@ import { ProcessError, run, withTempDir } from '../../lib/process';
 import { emptyMetadata, type ImportedDocument } from '../document';
 import { collapseSpaces } from './chapters';
 import { ImportError } from './importError';
-import { chaptersAtOutline, documentLines, dropRunningLines, type OutlineEntry } from './pdfPages';
-import { plainTextChapters } from './plainText';
+import { chaptersAtOutline, documentLines, dropRunningLines, type OutlineEntry, type PageLine } from './pdfPages';
+import { headingRank, plainTextChapters } from './plainText';
 
 /**
  * PDF, through poppler's command-line tools on a temp file (removed
@@ -60,10 +60,7 @@ export async function importPdf(bytes: Buffer, options: PdfOptions): Promise<Imp
   const chapters =
     outline.length > 0
       ? chaptersAtOutline(lines, outline, { include: options.includeFrontMatter, title: leadTitle })
-      : plainTextChapters(
-          lines.map((line) => line.text),
-          { leadTitle },
-        );
+      : plainTextChapters(headingsOpenPages(lines), { leadTitle });
   return { metadata, cover: null, chapters };
 }
 
@@ -82,6 +79,13 @@ async function popplerRun(
     const why = error.exitCode === null ? 'took too long to read' : 'is damaged or not a PDF';
     throw new ImportError('document_unreadable', `The PDF ${why} (${command}).`);
   }
+}
+
+/** The lines as plain text, a heading that opens a page standing alone (as a heading must, to be found). */
+function headingsOpenPages(lines: readonly PageLine[]): string[] {
+  return lines.flatMap((line, index) =>
+    index > 0 && line.page !== lines[index - 1].page && headingRank(line.text) !== null ? ['', line.text] : [line.text],
+  );
 }
 
 /** pdfinfo's `Key: value` lines. */
