@@ -26,7 +26,7 @@ export interface BookTarget {
 export interface EpubPackage {
   metadata: ImportedMetadata;
   manifest: Map<string, ManifestItem>;
-  /** Linear spine items' paths, in reading order. */
+  /** Linear spine items' paths (XHTML or HTML documents), in reading order. */
   spine: string[];
   /** EPUB 3: the navigation document (its `properties="nav"` item). */
   navPath: string | null;
@@ -98,9 +98,12 @@ export function readPackage(opfPath: string, opfXml: string): EpubPackage {
     });
   }
   const spineElement = firstDescendant(opf, 'spine');
+  // Reading order: the linear spine items that are documents (a spine may list an image or an SVG page).
   const spine = descendants(opf, 'itemref')
     .filter((itemref) => itemref.attributes.linear !== 'no')
-    .flatMap((itemref) => manifest.get(itemref.attributes.idref ?? '')?.path ?? []);
+    .flatMap((itemref) => manifest.get(itemref.attributes.idref ?? '') ?? [])
+    .filter((item) => /^(?:application\/xhtml\+xml|text\/html)$/i.test(item.mediaType))
+    .map((item) => item.path);
   const items = [...manifest.entries()];
   const guide = descendants(opf, 'reference').flatMap((reference) => {
     const target = resolveTarget(opfPath, reference.attributes.href ?? '');

@@ -119,7 +119,9 @@ function sniffFormat(bytes: Buffer, options: Pick<ImportOptions, 'filename' | 'c
     if (declared || named === 'epub') return 'epub';
     throw new ImportError('unsupported_media_type', 'The file is a zip archive but not an EPUB.');
   }
-  if (bytes.subarray(0, 1024).includes('%PDF-')) return 'pdf';
+  // A PDF's header may follow up to 1 KiB of junk; a text that says %PDF- in its first lines stays a text.
+  const pdfHeaderAt = bytes.subarray(0, 1024).indexOf('%PDF-');
+  if (pdfHeaderAt === 0 || (pdfHeaderAt > 0 && (named === undefined || named === 'pdf'))) return 'pdf';
   if (named === 'epub' || named === 'pdf') {
     throw new ImportError(
       'document_unreadable',

@@ -76,6 +76,10 @@ async function popplerRun(
     if (/password/i.test(error.stderr)) {
       throw new ImportError('document_protected', 'The PDF is protected by a password.');
     }
+    // pdftotext's exit code 3: the document's permissions forbid copying its text.
+    if (error.exitCode === 3 || /copying of text/i.test(error.stderr)) {
+      throw new ImportError('document_protected', 'The PDF does not allow its text to be copied.');
+    }
     const why = error.exitCode === null ? 'took too long to read' : 'is damaged or not a PDF';
     throw new ImportError('document_unreadable', `The PDF ${why} (${command}).`);
   }
