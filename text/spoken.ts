@@ -214,13 +214,18 @@ export function slice(piece: Mapped, from: number, to: number): Mapped {
 export const sourceOf = (piece: Mapped, from: number, to: number): { start: number; end: number } | null =>
   spanOf(piece, from, to);
 
-/** All pieces in order, as `concat` would join them pairwise (with `separate`), in one pass. */
+/**
+ * All pieces in order, as `concat` would join them pairwise (with `separate`),
+ * in one pass: linear in the total length (the text is joined once at the
+ * end, and only the last piece's end is tested for a letter).
+ */
 export function join(pieces: readonly Mapped[], separate = false): Mapped {
   const out = empty();
+  const parts: string[] = [];
+  let alnumEnd = false;
   for (const piece of pieces) {
-    const space = separate && ALNUM_END.test(out.text) && ALNUM_START.test(piece.text);
+    const space = separate && alnumEnd && ALNUM_START.test(piece.text);
     const shift = out.ipa.length;
-    const parts: string[] = [out.text];
     if (space) {
       parts.push(' ');
       out.starts.push(-1);
@@ -228,13 +233,14 @@ export function join(pieces: readonly Mapped[], separate = false): Mapped {
       out.marks.push(-1);
     }
     parts.push(piece.text);
-    out.text = parts.join('');
+    if (piece.text !== '') alnumEnd = ALNUM_END.test(piece.text);
     for (let i = 0; i < piece.text.length; i++) {
       out.starts.push(piece.starts[i]);
       out.ends.push(piece.ends[i]);
       out.marks.push(piece.marks[i] < 0 ? -1 : piece.marks[i] + shift);
     }
-    out.ipa.push(...piece.ipa);
+    for (const ipa of piece.ipa) out.ipa.push(ipa);
   }
+  out.text = parts.join('');
   return out;
 }

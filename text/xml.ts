@@ -38,11 +38,38 @@ export function lineColumn(source: string, offset: number): { line: number; colu
   return { line, column: [...source.slice(lineStart, at)].length + 1 };
 }
 
-/** "at line 3, column 7", for warnings. */
-export const where = (source: string, offset: number): string => {
-  const { line, column } = lineColumn(source, offset);
-  return `at line ${line}, column ${column}`;
-};
+/**
+ * Line and column of many offsets in one source: the line starts (and, when
+ * the source has surrogate pairs, a code point count) are indexed once, so
+ * each lookup is a binary search, not a scan from the start (a document with
+ * a warning at each of thousands of elements was quadratic).
+ */
+export function lineColumns(source: string): (offset: number) => { line: number; column: number } {
+  const lineStarts = [0];
+  for (let i = source.indexOf('\n'); i !== -1; i = source.indexOf('\n', i + 1)) lineStarts.push(i + 1);
+  // Code points before each offset; without surrogate pairs that is the offset itself.
+  let codePoints: Uint32Array | null = null;
+  if (/[\ud800-\udbff][\udc00-\udfff]/.test(source)) {
+    codePoints = new Uint32Array(source.length + 1);
+    for (let i = 0; i < source.length; i++) {
+      const pairEnd = i > 0 && /[\udc00-\udfff]/.test(source[i]) && /[\ud800-\udbff]/.test(source[i - 1]);
+      codePoints[i + 1] = codePoints[i] + (pairEnd ? 0 : 1);
+    }
+  }
+  const count = (offset: number): number => (codePoints ? codePoints[offset] : offset);
+  return (offset) => {
+    const at = Math.max(0, Math.min(offset, source.length));
+    let low = 0;
+    let high = lineStarts.length - 1;
+    // The last line start at or before `at` (a newline at `at` itself still belongs to its line).
+    while (low < high) {
+      const middle = (low + high + 1) >> 1;
+      if (lineStarts[middle] <= at) low = middle;
+      else high = middle - 1;
+    }
+    return { line: low + 1, column: count(at) - count(lineStarts[low]) + 1 };
+  };
+}
 
 /** Text decoded from the source, each UTF-16 unit with the source span it came from (an entity: the whole reference). */
 export interface DecodedText {

@@ -457,3 +457,36 @@ describe('prototype names in attribute values', () => {
       }
   });
 });
+
+describe('many warnings (issue 41, item 4)', () => {
+  test('at most 100 are kept, then one line counts the rest', () => {
+    const { warnings } = parseSsml(`<speak>a${'<x/>'.repeat(500)}</speak>`, { language });
+    expect(warnings).toHaveLength(101);
+    expect(warnings[0]).toBe('unknown element <x> read as its text at line 1, column 9');
+    expect(warnings[99]).toBe(`unknown element <x> read as its text at line 1, column ${9 + 99 * 4}`);
+    expect(warnings[100]).toBe('and 400 more warnings like these');
+  });
+
+  test('lines and columns stay exact past newlines and surrogate pairs', () => {
+    const { warnings } = parseSsml('<speak>😀\n<x/> 😀😀<y/>\n\n  <z/></speak>', { language });
+    expect(warnings).toEqual([
+      'unknown element <x> read as its text at line 2, column 1',
+      'unknown element <y> read as its text at line 2, column 8',
+      'unknown element <z> read as its text at line 4, column 3',
+    ]);
+  });
+});
+
+describe('one parse for a preview (issue 41, item 4)', () => {
+  test.each([
+    ['<speak>a</speak>', true],
+    ['<speak>%</speak>', false],
+    ['<speak> <break time="1s"/> </speak>', false],
+    ['<speak><sub alias="five">%</sub></speak>', true],
+    ['<speak><say-as interpret-as="cardinal">5</say-as></speak>', true],
+    ['<speak><phoneme ph="a">ah</phoneme></speak>', true],
+  ])('%s speaks: %s (as the text is written, whatever normalization says)', (input, speaks) => {
+    expect(parseSsml(input, { language }).speaks).toBe(speaks);
+    expect(parseSsml(input, { language, normalize: false }).speaks).toBe(speaks);
+  });
+});

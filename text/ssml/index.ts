@@ -14,8 +14,7 @@ import { ipaProblem } from '../ipa';
 import type { SpokenWord } from '../normalize';
 import {
   collapse,
-  concat,
-  empty,
+  join,
   finish,
   fromSpans,
   identity,
@@ -25,7 +24,7 @@ import {
   type Mapped,
   type Pronunciation,
 } from '../spoken';
-import { decode, lineColumn, MarkupError, parseXml, where, type Element } from '../xml';
+import { decode, lineColumn, lineColumns, MarkupError, parseXml, type Element } from '../xml';
 import {
   BREAK_STRENGTH,
   breakTime,
@@ -101,8 +100,15 @@ export interface ParsedSsml {
   words: SpokenWord[];
   /** The speech segments' text joined with spaces (breaks and marks left out). */
   plainText: string;
-  /** What was read differently from what the document asked, each with its line and column. */
+  /** What was read differently from what the document asked, each with its line and column; at most SSML_LIMITS.warnings, then one line saying how many more. */
   warnings: string[];
+  /**
+   * Whether the document has anything to say as written: a letter or a digit
+   * in its text, aliases or say-as readings, before normalization and
+   * dictionaries. A synthesis refuses a document without (the same test
+   * `plainText` of a parse with normalize: false and no lexicon gives).
+   */
+  speaks: boolean;
 }
 
 export const SSML_LIMITS = {
@@ -116,6 +122,8 @@ export const SSML_LIMITS = {
   totalBreakMs: 60_000,
   /** Any attribute value, characters. */
   attribute: 1000,
+  /** Warnings kept (the rest are counted in one more line): each is a line of the answer. */
+  warnings: 100,
 } as const;
 
 const SPEAK_ATTRIBUTES = /^(?:version|xmlns(?::.*)?|xml:lang|xml:base|xsi:schemaLocation|onlangfailure)$/;
@@ -141,11 +149,13 @@ const EMPTY = new Set(['break', 'mark']);
 interface Frame {
   element: Element;
   prosody: Prosody;
-  /** Decoded content of a text-only element. */
-  content?: Mapped;
+  /** Decoded content of a text-only element, in pieces (joined once, at its end). */
+  content?: Mapped[];
 }
 
-type Item = { type: 'speech'; piece: Mapped; prosody: Prosody } | (BreakSegment & { implicit?: boolean }) | MarkSegment;
+/** Speech keeps its pieces in a list, joined once when the document ends: joining at each piece was quadratic. */
+type Item =
+  { type: 'speech'; pieces: Mapped[]; prosody: Prosody } | (BreakSegment & { implicit?: boolean }) | MarkSegment;
 
 /** A break as a segment shows it: without the parser's `implicit` flag. */
 const bareBreak = ({ ms, reason, source_start, source_end }: BreakSegment): BreakSegment => ({
@@ -206,32 +216,46 @@ export function parseSsml(input: string, options: SsmlOptions): ParsedSsml {
 
   const items: Item[] = [];
   const stack: Frame[] = [];
-  let pending: { piece: Mapped; prosody: Prosody } | null = null;
+  let pending: { pieces: Mapped[]; prosody: Prosody } | null = null;
+  /** Whether the document's own text (before normalization and dictionaries) has a letter or a digit to say. */
+  let speaks = false;
+  const written = (text: string): void => {
+    if (!speaks && /[\p{L}\p{N}]/u.test(text)) speaks = true;
+  };
   let totalBreakMs = 0;
 
   const read = (piece: Mapped): Mapped => readMapped(piece, lexicon, { language, normalize: options.normalize }).read;
   const flush = (): void => {
     if (!pending) return;
-    const { piece, prosody } = pending;
+    const { pieces, prosody } = pending;
     pending = null;
-    addPiece(read(piece), prosody);
+    addPiece(read(join(pieces)), prosody);
   };
   function addPiece(piece: Mapped, prosody: Prosody): void {
     flush();
     const last = items[items.length - 1];
-    if (last?.type === 'speech' && sameProsody(last.prosody, prosody)) last.piece = concat(last.piece, piece, true);
-    else items.push({ type: 'speech', piece, prosody });
+    if (last?.type === 'speech' && sameProsody(last.prosody, prosody)) last.pieces.push(piece);
+    else items.push({ type: 'speech', pieces: [piece], prosody });
   }
   const addText = (piece: Mapped, prosody: Prosody): void => {
     if (pending && !sameProsody(pending.prosody, prosody)) flush();
-    pending = pending ? { piece: concat(pending.piece, piece), prosody } : { piece, prosody };
+    written(piece.text);
+    if (pending) pending.pieces.push(piece);
+    else pending = { pieces: [piece], prosody };
   };
   const addItem = (item: Item): void => {
     flush();
     items.push(item);
   };
+  const position = lineColumns(input);
+  let unsaid = 0;
   const warn = (message: string, offset: number): void => {
-    warnings.push(`${message} ${where(input, offset)}`);
+    if (warnings.length >= SSML_LIMITS.warnings) {
+      unsaid++;
+      return;
+    }
+    const { line, column } = position(offset);
+    warnings.push(`${message} at line ${line}, column ${column}`);
   };
   const attributeAt = (element: Element, name: string): number => {
     const m = new RegExp(`\\s${name.replace(/[.:-]/g, '\\$&')}\\s*=\\s*["']`).exec(
@@ -243,8 +267,7 @@ export function parseSsml(input: string, options: SsmlOptions): ParsedSsml {
     fail(`<${element.name}> ${message}`, attributeAt(element, attribute));
 
   /** The content span of a text-only element: its text without surrounding whitespace, else the element itself. */
-  const contentSpan = (frame: Frame, closeEnd: number): { start: number; end: number } => {
-    const content = frame.content ?? empty();
+  const contentSpan = (frame: Frame, content: Mapped, closeEnd: number): { start: number; end: number } => {
     const first = content.text.search(/\S/);
     if (first === -1) return { start: frame.element.start, end: closeEnd };
     const last = content.text.trimEnd().length - 1;
@@ -361,12 +384,12 @@ export function parseSsml(input: string, options: SsmlOptions): ParsedSsml {
             `<say-as interpret-as="${kind}"> is not supported; its text is read as written`,
             attributeAt(element, 'interpret-as'),
           );
-        frame.content = empty();
+        frame.content = [];
         break;
       }
       case 'sub':
         if (attr.alias === undefined) fail('<sub> needs an alias attribute', element.start);
-        frame.content = empty();
+        frame.content = [];
         break;
       case 'phoneme': {
         if (attr.ph === undefined) fail('<phoneme> needs a ph attribute', element.start);
@@ -379,7 +402,7 @@ export function parseSsml(input: string, options: SsmlOptions): ParsedSsml {
             `<phoneme alphabet="${attr.alphabet}"> is not supported (only ipa); its text is read`,
             attributeAt(element, 'alphabet'),
           );
-        frame.content = empty();
+        frame.content = [];
         break;
       }
       case 'prosody':
@@ -425,15 +448,17 @@ export function parseSsml(input: string, options: SsmlOptions): ParsedSsml {
     const { element } = frame;
     const attr = element.attributes;
     const prosody = frame.prosody;
-    const content = frame.content ?? empty();
-    const span = contentSpan(frame, end);
+    const content = join(frame.content ?? []);
+    const span = contentSpan(frame, content, end);
     switch (element.name) {
       case 'sub':
+        written(attr.alias);
         addPiece(replacement(attr.alias, span.start, span.end), prosody);
         break;
       case 'phoneme': {
         if (content.text.trim() === '') fail('<phoneme> needs the text it pronounces', element.start);
         const said = options.normalize === false ? content : normalized(content, language);
+        written(content.text);
         addPiece((attr.alphabet ?? 'ipa').toLowerCase() === 'ipa' ? pronounced(said, attr.ph) : said, prosody);
         break;
       }
@@ -454,6 +479,7 @@ export function parseSsml(input: string, options: SsmlOptions): ParsedSsml {
             warn(`<say-as> is not supported for ${language}; read as ordinary text`, element.start);
           }
         }
+        written(reading ?? content.text);
         addPiece(reading === null ? read(content) : replacement(reading, span.start, span.end), prosody);
         break;
       }
@@ -467,7 +493,7 @@ export function parseSsml(input: string, options: SsmlOptions): ParsedSsml {
   const text = (start: number, end: number, cdata: boolean): void => {
     const frame = stack[stack.length - 1];
     const piece = cdata ? identity(input.slice(start, end), start) : fromDecoded(start, end);
-    if (frame.content) frame.content = concat(frame.content, piece);
+    if (frame.content) frame.content.push(piece);
     else if (EMPTY.has(frame.element.name)) {
       if (piece.text.trim() !== '') fail(`<${frame.element.name}> must be empty`, start);
     } else addText(piece, frame.prosody);
@@ -483,18 +509,19 @@ export function parseSsml(input: string, options: SsmlOptions): ParsedSsml {
     { error: SsmlError, ...(wrapped ? { prefix: '<speak>', suffix: '</speak>' } : {}) },
   );
   flush();
-  return assemble(items, warnings);
+  if (unsaid > 0) warnings.push(`and ${unsaid} more ${unsaid === 1 ? 'warning' : 'warnings'} like these`);
+  return { ...assemble(items), warnings, speaks };
 }
 
 /** Speech items become segments (empty ones dropped); pauses of <s>/<p> next to another pause or at either end of the document go. */
-function assemble(items: readonly Item[], warnings: string[]): ParsedSsml {
+function assemble(items: readonly Item[]): Pick<ParsedSsml, 'segments' | 'words' | 'plainText'> {
   const segments: Array<Segment & { implicit?: boolean }> = [];
   for (const item of items) {
     if (item.type !== 'speech') {
       segments.push(item);
       continue;
     }
-    const { spoken, words, pronunciations } = finish(collapse(item.piece));
+    const { spoken, words, pronunciations } = finish(collapse(join(item.pieces, true)));
     if (spoken !== '') segments.push({ type: 'speech', text: spoken, words, pronunciations, prosody: item.prosody });
   }
   const speechAt = segments.map((s) => s.type === 'speech');
@@ -526,6 +553,5 @@ function assemble(items: readonly Item[], warnings: string[]): ParsedSsml {
     segments: kept,
     words: speech.flatMap((s) => s.words),
     plainText: speech.map((s) => s.text).join(' '),
-    warnings,
   };
 }
