@@ -1,5 +1,5 @@
 import type { ImportedBlock, ImportedChapter } from '../document';
-import { levelsFromParents, parentIndexes, readsTitleWhenEmpty } from './chapters';
+import { collapseSpaces, levelsFromParents, parentIndexes, readsTitleWhenEmpty } from './chapters';
 import { linesToBlocks, paragraphsOf } from './lines';
 
 /**
@@ -28,35 +28,27 @@ const EDGE_LINES = 2;
 const runningKey = (line: string) => line.trim().toLowerCase().replace(/\d+/g, '#').replace(/\s+/g, ' ');
 
 /**
- * Lines that open or close many pages (a book's or chapter's title over
- * every page, "Draft – page 3" under it; digits count as one) and page
- * numbers are dropped from the page edges.
+ * Lines that open or close several pages (a book's or chapter's title over
+ * its pages, "Draft – page 3" under them; digits count as one; a sentence's
+ * end is never one) and page numbers are dropped from the page edges: the
+ * first and last few lines of text of each page.
  */
 export function dropRunningLines(pages: readonly string[][]): string[][] {
   const edgeCounts = new Map<string, number>();
-  for (const lines of pages) {
-    const filled = lines.filter((line) => line.trim() !== '');
-    const edges = new Set([...filled.slice(0, EDGE_LINES), ...filled.slice(-EDGE_LINES)].map(runningKey));
-    for (const key of edges) edgeCounts.set(key, (edgeCounts.get(key) ?? 0) + 1);
-  }
-  const running = (line: string) => {
-    const count = edgeCounts.get(runningKey(line)) ?? 0;
-    return PAGE_NUMBER.test(line.trim()) || (count >= 3 && count >= pages.length * 0.3);
+  const edgesOf = (lines: readonly string[]) => {
+    const filled = lines.flatMap((line, index) => (line.trim() === '' ? [] : [index]));
+    return new Set([...filled.slice(0, EDGE_LINES), ...filled.slice(-EDGE_LINES)]);
   };
+  for (const lines of pages) {
+    const keys = new Set([...edgesOf(lines)].map((index) => runningKey(lines[index])));
+    for (const key of keys) edgeCounts.set(key, (edgeCounts.get(key) ?? 0) + 1);
+  }
+  const running = (line: string) =>
+    PAGE_NUMBER.test(line.trim()) ||
+    ((edgeCounts.get(runningKey(line)) ?? 0) >= Math.max(3, pages.length * 0.05) && !/[.!?]$/.test(line.trim()));
   return pages.map((lines) => {
-    let start = 0;
-    let end = lines.length;
-    for (let seen = 0; start < end && seen <= EDGE_LINES; start++) {
-      if (lines[start].trim() === '') continue;
-      if (!running(lines[start])) break;
-      seen++;
-    }
-    for (let seen = 0; end > start && seen <= EDGE_LINES; end--) {
-      if (lines[end - 1].trim() === '') continue;
-      if (!running(lines[end - 1])) break;
-      seen++;
-    }
-    return lines.slice(start, end);
+    const edges = edgesOf(lines);
+    return lines.filter((line, index) => !(edges.has(index) && running(line)));
   });
 }
 
@@ -84,7 +76,19 @@ export function documentLines(pages: readonly string[][]): PageLine[] {
   return lines;
 }
 
-const comparable = (text: string) => text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
+/** A title as compared: no section number in front ("2.3", "IV."), letters and digits only, lower case. */
+const comparable = (text: string) =>
+  text
+    .trim()
+    .replace(/^(?:\d+(?:\.\d+)*\.?|[IVXLC]+\.)\s+/, '')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, '');
+
+/** The line says the title, or its first part (a title printed over two lines). */
+function saysTitle(line: string, title: string): boolean {
+  const said = comparable(line);
+  return said !== '' && (said === title || (title.startsWith(said) && said.length >= Math.min(title.length, 6)));
+}
 
 /**
  * Chapters at the outline's entries, in its order: each starts on its page
@@ -104,11 +108,7 @@ export function chaptersAtOutline(
     let start = lines.findIndex((line, index) => index >= previous && line.page >= entry.page - 1);
     if (start < 0) start = lines.length;
     const onPage = lines.findIndex(
-      (line, index) =>
-        index >= start &&
-        line.page === entry.page - 1 &&
-        comparable(line.text) !== '' &&
-        (title.startsWith(comparable(line.text)) || comparable(line.text).startsWith(title)),
+      (line, index) => index >= start && line.page === entry.page - 1 && saysTitle(line.text, title),
     );
     starts.push(onPage >= 0 ? onPage : start);
   }
@@ -118,11 +118,12 @@ export function chaptersAtOutline(
     const end = index + 1 < starts.length ? starts[index + 1] : lines.length;
     const body = lines.slice(starts[index], end).map((line) => line.text);
     const heading: ImportedBlock[] = [];
-    // The title as printed (perhaps over two or three lines) is the chapter's heading block.
+    // The title as printed (perhaps over two or three lines, with its number) is the chapter's heading block.
     for (let count = 1; count <= 3 && count <= body.length; count++) {
-      if (comparable(body.slice(0, count).join(' ')) === comparable(entry.title)) {
+      const printed = collapseSpaces(body.slice(0, count).join(' '));
+      if (comparable(printed) === comparable(entry.title)) {
         body.splice(0, count);
-        heading.push({ kind: 'heading', text: entry.title });
+        heading.push({ kind: 'heading', text: printed });
         break;
       }
     }
