@@ -92,6 +92,8 @@ export async function watchModels(
       enableNonFree: deps.config.ENABLE_NONFREE_ENGINES,
       modelsDir: dir,
       engines: deps.engines,
+      onRefused: (voice) =>
+        deps.logger.warn({ ...voice, modelsDir: dir }, 'a voice in MODELS_DIR is left out of the catalog'),
     });
     const after = await availableIds(deps.db);
     const added = [...after].filter((id) => !before.has(id));

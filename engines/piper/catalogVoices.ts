@@ -1,5 +1,13 @@
 import type { PremadeVoice } from '../catalog';
-import { defaultSpeakers, findPiperModels, type PiperModel, type SidecarSpeaker, speakerVoiceName } from './models';
+import {
+  catalogText,
+  defaultSpeakers,
+  findPiperModels,
+  type PiperModel,
+  type SidecarSpeaker,
+  speakerVoiceName,
+  VOICE_TEXT_LIMITS,
+} from './models';
 import { knownSpeakerGender } from './speakerGenders';
 
 /**
@@ -24,6 +32,18 @@ const operatorLicence = (model: PiperModel) =>
   `Piper voice ${model.name}, added by this server's operator: see the voice's model card for its licence. Runs with ONNX Runtime (MIT); phonemes by eSpeak NG (GPL-3.0-or-later).`;
 
 /**
+ * An entry's texts as the catalog's columns take them: the sidecar's are
+ * cleaned already (models.ts), but a file name, which they may quote, can be
+ * long or hold any character.
+ */
+const fitted = (voice: PremadeVoice): PremadeVoice => ({
+  ...voice,
+  name: catalogText(voice.name, VOICE_TEXT_LIMITS.name) ?? voice.id,
+  description: catalogText(voice.description, VOICE_TEXT_LIMITS.description) ?? '',
+  licence: catalogText(voice.licence, VOICE_TEXT_LIMITS.licence),
+});
+
+/**
  * The speakers of a multi-speaker model the catalog offers: those its
  * sidecar lists (in its order; names the model does not have are left out),
  * else a few spread over its ids (engines/piper/models.ts `defaultSpeakers`),
@@ -43,20 +63,22 @@ function speakerVoices(model: PiperModel, modelId: string, taken: Set<string>): 
     const id = voiceIdFromModelName(`${modelId}-${entry.speaker}`);
     if (!id || taken.has(id)) continue;
     taken.add(id);
-    voices.push({
-      id,
-      name: entry.name ?? `${modelName} ${entry.speaker}`,
-      language: model.language,
-      gender: entry.gender ?? 'unknown',
-      description:
-        entry.description ??
-        `Neural voice: speaker ${entry.speaker} of ${model.name}, a model of ${Object.keys(model.speakers).length} speakers (Piper${model.quality ? `, ${model.quality} quality` : ''}), added by this server's operator.`,
-      engine: 'piper',
-      engineVoice: speakerVoiceName(model.name, entry.speaker),
-      license: 'free',
-      quality: 'neural',
-      licence: operatorLicence(model),
-    });
+    voices.push(
+      fitted({
+        id,
+        name: entry.name ?? `${modelName} ${entry.speaker}`,
+        language: model.language,
+        gender: entry.gender ?? 'unknown',
+        description:
+          entry.description ??
+          `Neural voice: speaker ${entry.speaker} of ${model.name}, a model of ${Object.keys(model.speakers).length} speakers (Piper${model.quality ? `, ${model.quality} quality` : ''}), added by this server's operator.`,
+        engine: 'piper',
+        engineVoice: speakerVoiceName(model.name, entry.speaker),
+        license: 'free',
+        quality: 'neural',
+        licence: operatorLicence(model),
+      }),
+    );
   }
   return voices;
 }
@@ -83,20 +105,22 @@ export async function piperCatalogVoices(
     if (!id || taken.has(id)) continue;
     taken.add(id);
     const speaker = sidecar.name ?? model.name;
-    voices.push({
-      id,
-      name: speaker,
-      language: model.language,
-      gender: sidecar.gender ?? knownSpeakerGender(model.name) ?? 'unknown',
-      description:
-        sidecar.description ??
-        `Neural voice ${model.name} (Piper${model.quality ? `, ${model.quality} quality` : ''}), added by this server's operator.`,
-      engine: 'piper',
-      engineVoice: model.name,
-      license: 'free',
-      quality: 'neural',
-      licence: operatorLicence(model),
-    });
+    voices.push(
+      fitted({
+        id,
+        name: speaker,
+        language: model.language,
+        gender: sidecar.gender ?? knownSpeakerGender(model.name) ?? 'unknown',
+        description:
+          sidecar.description ??
+          `Neural voice ${model.name} (Piper${model.quality ? `, ${model.quality} quality` : ''}), added by this server's operator.`,
+        engine: 'piper',
+        engineVoice: model.name,
+        license: 'free',
+        quality: 'neural',
+        licence: operatorLicence(model),
+      }),
+    );
   }
   return voices;
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { open, rm, stat } from 'node:fs/promises';
+import { constants, createReadStream } from 'node:fs';
+import { lstat, open, rm } from 'node:fs/promises';
 import { type IndexFile, VoiceInstallError } from './voiceIndex';
 
 /**
@@ -28,12 +28,29 @@ export class InterruptedDownload extends VoiceInstallError {}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function sizeOf(file: string): Promise<number> {
-  try {
-    return (await stat(file)).size;
-  } catch {
-    return 0;
+/**
+ * The bytes a partial holds. Anything but a file of our own at its name (a
+ * symlink or a hard link someone planted in MODELS_DIR, which a download
+ * would write through) is removed, not followed: the download starts over.
+ */
+async function partialSize(file: string): Promise<number> {
+  const info = await lstat(file).catch(() => null);
+  if (!info) return 0;
+  if (info.isFile() && info.nlink === 1) return info.size;
+  await rm(file, { force: true });
+  return 0;
+}
+
+/** Opens the partial to write without following a link, and refuses what is not a file of its own. */
+async function openPartial(file: string, append: boolean) {
+  const { O_WRONLY, O_CREAT, O_APPEND, O_TRUNC, O_NOFOLLOW } = constants;
+  const handle = await open(file, O_WRONLY | O_CREAT | O_NOFOLLOW | (append ? O_APPEND : O_TRUNC));
+  const info = await handle.stat();
+  if (!info.isFile() || info.nlink !== 1) {
+    await handle.close();
+    throw new Corrupt(`${file} is not a file of its own (a link?): the download does not write through it`);
   }
+  return handle;
 }
 
 async function md5Of(file: string): Promise<string> {
@@ -60,7 +77,7 @@ async function fetchRest(
   idleTimeoutMs: number,
   onProgress: (done: number) => void,
 ): Promise<void> {
-  const have = await sizeOf(partial);
+  const have = await partialSize(partial);
   const controller = new AbortController();
   let idle = setTimeout(() => controller.abort(new Error(`no data for ${idleTimeoutMs / 1000} s`)), idleTimeoutMs);
   try {
@@ -97,7 +114,7 @@ async function fetchRest(
       );
 
     // A 200 answers a Range request the server ignored: the whole file again, from the start.
-    const file = await open(partial, offset === 0 ? 'w' : 'a');
+    const file = await openPartial(partial, offset > 0);
     let written = offset;
     const reader = response.body.getReader();
     try {
@@ -136,7 +153,7 @@ export async function downloadVerified(
 ): Promise<void> {
   const { attempts = 4, backoffMs = 1000, idleTimeoutMs = 60_000 } = options;
   for (let attempt = 1; ; attempt++) {
-    const have = await sizeOf(partial);
+    const have = await partialSize(partial);
     if (have > expected.size_bytes) await rm(partial, { force: true });
     try {
       if (have !== expected.size_bytes) await fetchRest(url, partial, expected, idleTimeoutMs, onProgress);

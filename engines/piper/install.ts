@@ -1,7 +1,7 @@
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { type DownloadOptions, downloadVerified, InterruptedDownload } from './download';
-import { defaultSpeakers, speakerIdMap } from './models';
+import { catalogText, defaultSpeakers, readJsonFile, speakerIdMap, VOICE_TEXT_LIMITS } from './models';
 import { baseUrlOf, type IndexFile, type IndexVoice, type VoiceIndex, VoiceInstallError } from './voiceIndex';
 
 /**
@@ -132,16 +132,18 @@ function licenceOf(key: string, card: string | null, cardUrl: string | null): st
   return `Piper voice ${key}: see its model card${cardUrl ? ` (${cardUrl})` : ''} for the dataset's licence. ${RUNTIME}`;
 }
 
+/** The sidecar's text comes from the index and the model card: cleaned and cut to the catalog's columns as the service would read it (models.ts). */
 function sidecarOf(voice: IndexVoice, card: string | null, cardUrl: string | null): InstalledSidecar {
-  const name = titleCase(voice.name);
+  const name = catalogText(titleCase(voice.name), VOICE_TEXT_LIMITS.name) ?? voice.key;
   const { name_english: language, country_english: country } = voice.language;
   const where = [language, country].filter(Boolean).join(', ');
+  const description = `Neural voice ${name} (${where ? `${where}; ` : ''}Piper, ${voice.quality} quality), installed from the Piper voice index.`;
   return {
     name,
     language: voice.language.code.replace('_', '-'),
     quality: voice.quality,
-    description: `Neural voice ${name} (${where ? `${where}; ` : ''}Piper, ${voice.quality} quality), installed from the Piper voice index.`,
-    licence: licenceOf(voice.key, card, cardUrl),
+    description: catalogText(description, VOICE_TEXT_LIMITS.description) ?? '',
+    licence: catalogText(licenceOf(voice.key, card, cardUrl), VOICE_TEXT_LIMITS.licence) ?? '',
   };
 }
 
@@ -170,20 +172,24 @@ function offeredOf(voice: IndexVoice, listed: string[] | undefined): string[] {
   return known.length > 0 ? known : defaultSpeakers(map);
 }
 
+/** A new file at `file`: whatever was at that name (a planted symlink too) is removed, never written through. */
+async function writeNew(file: string, text: string): Promise<void> {
+  await rm(file, { force: true });
+  await writeFile(file, text, { flag: 'wx' });
+}
+
 /** Writes a sidecar beside its target and renames it into place. */
 async function writeSidecar(sidecarPath: string, sidecar: object): Promise<void> {
-  await writeFile(`${sidecarPath}${PARTIAL}`, `${JSON.stringify(sidecar, null, 2)}\n`);
+  await writeNew(`${sidecarPath}${PARTIAL}`, `${JSON.stringify(sidecar, null, 2)}\n`);
   await rename(`${sidecarPath}${PARTIAL}`, sidecarPath);
 }
 
 /** An installed voice's sidecar with the given speakers (other fields, an operator's edits too, kept). */
 async function updateSpeakers(sidecarPath: string, speakers: string[]): Promise<void> {
-  let sidecar: Record<string, unknown> = {};
-  try {
-    sidecar = JSON.parse(await readFile(sidecarPath, 'utf8')) as Record<string, unknown>;
-  } catch {
-    // None yet (a model copied by hand) or not JSON: a new one with the speakers alone.
-  }
+  // None yet (a model copied by hand) or not a JSON object: a new one with the speakers alone.
+  const read = await readJsonFile(sidecarPath);
+  const sidecar =
+    typeof read === 'object' && read !== null && !Array.isArray(read) ? (read as Record<string, unknown>) : {};
   const before = new Map(
     (Array.isArray(sidecar.speakers) ? (sidecar.speakers as Array<{ speaker?: unknown }>) : []).map((entry) => [
       entry.speaker,
@@ -198,14 +204,10 @@ async function updateSpeakers(sidecarPath: string, speakers: string[]): Promise<
 }
 
 async function sidecarSpeakerNames(sidecarPath: string): Promise<string[] | undefined> {
-  try {
-    const sidecar = JSON.parse(await readFile(sidecarPath, 'utf8')) as { speakers?: Array<{ speaker?: unknown }> };
-    return Array.isArray(sidecar.speakers)
-      ? sidecar.speakers.map((entry) => entry?.speaker).filter((name): name is string => typeof name === 'string')
-      : undefined;
-  } catch {
-    return undefined;
-  }
+  const sidecar = (await readJsonFile(sidecarPath)) as { speakers?: Array<{ speaker?: unknown }> } | null;
+  return Array.isArray(sidecar?.speakers)
+    ? sidecar.speakers.map((entry) => entry?.speaker).filter((name): name is string => typeof name === 'string')
+    : undefined;
 }
 
 const exists = async (file: string) =>
@@ -264,7 +266,7 @@ export async function installVoice(key: string, options: InstallOptions): Promis
   const cardText = card ? await readFile(`${target('card')}${PARTIAL}`, 'utf8') : null;
   const sidecar = sidecarOf(voice, cardText, card ? card.url.href : null);
   if (wantedSpeakers) sidecar.speakers = wantedSpeakers.map((speaker) => ({ speaker }));
-  await writeFile(`${sidecarPath}${PARTIAL}`, `${JSON.stringify(sidecar, null, 2)}\n`);
+  await writeNew(`${sidecarPath}${PARTIAL}`, `${JSON.stringify(sidecar, null, 2)}\n`);
 
   // The config, card and sidecar first, the model last: the voice appears whole, at once.
   for (const role of ['config', 'card'] as const) {

@@ -1,4 +1,5 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { PhonemeIdMap } from './phonemes';
 
@@ -66,13 +67,63 @@ interface PiperConfigFile {
   language?: { code?: string };
 }
 
-async function readJson<T>(file: string): Promise<T | null> {
+/** Far above any Piper config (a 904-speaker one is ~40 KB) or sidecar. */
+const MAX_JSON_BYTES = 4_000_000;
+
+/**
+ * A JSON file of MODELS_DIR, or null when it is absent, not JSON, too big or
+ * not a regular file: a FIFO (or a device) of that name would block a plain
+ * read, and the rescan with it, for ever. Opened without blocking, then its
+ * type checked on the open file, so nothing can be swapped in between.
+ */
+export async function readJsonFile(file: string): Promise<unknown> {
   try {
-    return JSON.parse(await readFile(file, 'utf8')) as T;
+    const handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
+    try {
+      const info = await handle.stat();
+      if (!info.isFile() || info.size > MAX_JSON_BYTES) return null;
+      return JSON.parse(await handle.readFile('utf8')) as unknown;
+    } finally {
+      await handle.close();
+    }
   } catch {
     return null;
   }
 }
+
+/**
+ * The lengths of the `voices` columns a sidecar's text fills
+ * (db/migrations/004_voices_and_syntheses.ts; `licence` is `text`, bounded
+ * here to keep the catalog's answers small).
+ */
+export const VOICE_TEXT_LIMITS = { name: 100, description: 500, language: 35, licence: 2000 } as const;
+
+const CONTROLS = /[\p{Cc}\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]+/gu;
+
+/**
+ * Outside text (a sidecar's, an index's, a model card's) as the catalog shows
+ * it: one line without control characters, blanks collapsed, cut to `max`
+ * characters (an ellipsis says so); undefined for what is not text or empty.
+ */
+export function catalogText(value: unknown, max: number): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const clean = value.replace(CONTROLS, ' ').replace(/\s+/g, ' ').trim();
+  const characters = [...clean];
+  if (characters.length === 0) return undefined;
+  return characters.length > max ? `${characters.slice(0, max - 1).join('')}…` : clean;
+}
+
+const GENDERS = ['female', 'male', 'unknown'] as const;
+const genderOf = (value: unknown) => GENDERS.find((gender) => gender === value);
+/** A BCP 47-like tag (`en-US`, `de`, `zh-Hans-CN`) that fits its column. */
+const languageOf = (value: unknown) =>
+  typeof value === 'string' &&
+  value.length <= VOICE_TEXT_LIMITS.language &&
+  /^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/.test(value)
+    ? value
+    : undefined;
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * A multi-speaker model's speakers by name (empty for a single speaker), from
@@ -90,24 +141,51 @@ export function speakerIdMap(
   return Object.fromEntries(Array.from({ length: count }, (_, sid) => [String(sid), sid]));
 }
 
-/** The sidecar's `speakers` that are well-formed (anything else is left out). */
-function sidecarSpeakers(value: unknown): SidecarSpeaker[] | undefined {
-  if (!Array.isArray(value)) return undefined;
-  return value.filter(
-    (entry): entry is SidecarSpeaker =>
-      typeof entry === 'object' && entry !== null && typeof (entry as SidecarSpeaker).speaker === 'string',
-  );
+/**
+ * A sidecar as the catalog may use it: each field checked (a gender of the
+ * three, a language tag) or cleaned and cut to its column
+ * (`catalogText`), anything else left out. The sidecar is a file anyone
+ * with MODELS_DIR, or an index's model card, wrote: one over-long name must
+ * not keep its voice, or the catalog, out of the database.
+ */
+function sidecarOf(raw: unknown): VoiceSidecar {
+  if (!isObject(raw)) return {};
+  const speakers = Array.isArray(raw.speakers)
+    ? raw.speakers.filter(isObject).flatMap((entry): SidecarSpeaker[] =>
+        typeof entry.speaker === 'string'
+          ? [
+              {
+                speaker: entry.speaker,
+                name: catalogText(entry.name, VOICE_TEXT_LIMITS.name),
+                gender: genderOf(entry.gender),
+                description: catalogText(entry.description, VOICE_TEXT_LIMITS.description),
+              },
+            ]
+          : [],
+      )
+    : undefined;
+  const sidecar: VoiceSidecar = {
+    id: typeof raw.id === 'string' ? raw.id : undefined,
+    name: catalogText(raw.name, VOICE_TEXT_LIMITS.name),
+    gender: genderOf(raw.gender),
+    language: languageOf(raw.language),
+    description: catalogText(raw.description, VOICE_TEXT_LIMITS.description),
+    licence: catalogText(raw.licence, VOICE_TEXT_LIMITS.licence),
+    speakers,
+  };
+  // Absent fields stay absent (callers and tests compare sidecars whole).
+  return JSON.parse(JSON.stringify(sidecar)) as VoiceSidecar;
 }
 
 /** The voice's config, or null when it is not an espeak-phoneme Piper voice (the only kind this engine runs). */
 async function readPiperModel(modelPath: string): Promise<PiperModel | null> {
-  const config = await readJson<PiperConfigFile>(`${modelPath}.json`);
+  if (!(await stat(modelPath).catch(() => null))?.isFile()) return null;
+  const config = (await readJsonFile(`${modelPath}.json`)) as PiperConfigFile | null;
   if (!config?.phoneme_id_map || !config.audio?.sample_rate || !config.espeak?.voice) return null;
   if ((config.phoneme_type ?? 'espeak') !== 'espeak') return null;
   const name = path.basename(modelPath, '.onnx');
-  const sidecar = (await readJson<VoiceSidecar>(path.join(path.dirname(modelPath), `${name}.voice.json`))) ?? {};
-  sidecar.speakers = sidecarSpeakers(sidecar.speakers);
-  const code = config.language?.code?.replace('_', '-');
+  const sidecar = sidecarOf(await readJsonFile(path.join(path.dirname(modelPath), `${name}.voice.json`)));
+  const code = languageOf(config.language?.code?.replace('_', '-'));
   return {
     name,
     modelPath,

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { link, lstat, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { InterruptedDownload } from '../../engines/piper/download';
@@ -89,7 +89,8 @@ describe('installing', () => {
       espeakVoice: 'en-gb',
       sampleRate: 22050,
     });
-    expect(model.sidecar).toEqual({
+    // The file as written (the service reads the fields it uses: `quality` comes from Piper's config).
+    expect(JSON.parse(await readFile(path.join(dir, `${GB}.voice.json`), 'utf8'))).toEqual({
       name: 'Testa',
       language: 'en-GB',
       quality: 'medium',
@@ -244,6 +245,28 @@ describe('an index not to be trusted', () => {
     ).rejects.toThrow(`the index says ${mirror.pathOf(GB, '.onnx')} has ${Number.MAX_SAFE_INTEGER} bytes, more than`);
     expect(mirror.requests.length).toBe(before);
     expect(await readdir(dir)).toEqual([]);
+  });
+});
+
+describe('files planted in MODELS_DIR', () => {
+  it('writes through no symlink or hard link at a partial’s name: it is replaced, the file it points to untouched', async () => {
+    const outside = await mkdtemp(path.join(tmpdir(), 'openvox-victim-'));
+    try {
+      const victim = path.join(outside, 'authorized_keys');
+      const linked = path.join(dir, 'linked');
+      await writeFile(victim, 'keep');
+      await writeFile(linked, 'keep too');
+      await symlink(victim, path.join(dir, `${GB}.onnx.partial`));
+      await symlink(victim, path.join(dir, `${GB}.voice.json.partial`));
+      await link(linked, path.join(dir, `${GB}.onnx.json.partial`));
+      expect(await install(GB)).toMatchObject({ status: 'installed' });
+      expect(await readFile(victim, 'utf8')).toBe('keep');
+      expect(await readFile(linked, 'utf8')).toBe('keep too');
+      expect(await md5(path.join(dir, `${GB}.onnx`))).toBe(await md5(JOE_MODEL));
+      expect((await lstat(path.join(dir, `${GB}.onnx`))).isFile()).toBe(true);
+    } finally {
+      await rm(outside, { recursive: true, force: true });
+    }
   });
 });
 

@@ -76,7 +76,9 @@ describe('openvox voices available', () => {
         expect.stringMatching(new RegExp(`^  ${GB}\t`)),
       ]);
       expect(lines).toContainEqual(
-        expect.stringMatching(/^ {2}zz_ZZ-x-low\\x1b\[2K\\r\\n\* en_GB-testa-medium\\tinstalled\tzz_ZZ\\u202e\tmedium\t/),
+        expect.stringMatching(
+          /^ {2}zz_ZZ-x-low\\x1b\[2K\\r\\n\* en_GB-testa-medium\\tinstalled\tzz_ZZ\\u202e\tmedium\t/,
+        ),
       );
     } finally {
       delete mirror.index[forged];
