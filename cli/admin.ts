@@ -7,13 +7,14 @@ import type { Knex } from 'knex';
 import { accountsWithUsage } from '../db/accountUsage';
 import type { Db } from '../db/knex';
 import { applyGrant } from '../db/ledger';
-import { recordAdminAction } from '../db/adminActions';
+import { type AdminActionRow, recordAdminAction } from '../db/adminActions';
 import { Account } from '../db/models/Account';
 import { EmailVerificationToken } from '../db/models/EmailVerificationToken';
 import { SubscriptionPlan } from '../db/models/SubscriptionPlan';
 import type { Config } from '../lib/config';
 import { randomSecret } from '../lib/secrets';
 import { signupWorkflowId } from '../synthesis/contracts';
+import { printable } from './output';
 
 /**
  * The operator's commands: they talk to PostgreSQL (and Temporal, to start a
@@ -249,4 +250,23 @@ export async function listUsers(
       cloned_voices: row.cloned_voices ?? 0,
     },
   }));
+}
+
+/**
+ * `openvox audit` as text, a line per action, newest first. The operator's
+ * name is whatever OPENVOX_OPERATOR said when the action was recorded:
+ * escaped (`printable`), so no name can forge a line or a field.
+ */
+export function auditText(actions: AdminActionRow[]): string {
+  return actions
+    .map((action) =>
+      [
+        new Date(action.at).toISOString(),
+        printable(action.operator),
+        printable(action.command),
+        action.account_id ?? '(erased)',
+        printable(JSON.stringify(action.details)),
+      ].join('\t'),
+    )
+    .join('\n');
 }

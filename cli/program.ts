@@ -6,7 +6,16 @@ import { createDb } from '../db/knex';
 import { loadConfig } from '../lib/config';
 import { createTemporalClient } from '../lib/temporal';
 import { version } from '../package.json';
-import { AdminError, type AdminDeps, createUser, grantCredits, listUsers, setPlan, verifyUser } from './admin';
+import {
+  AdminError,
+  type AdminDeps,
+  auditText,
+  createUser,
+  grantCredits,
+  listUsers,
+  setPlan,
+  verifyUser,
+} from './admin';
 import { recentAdminActions } from '../db/adminActions';
 import { OUTPUT_FORMATS } from '../audio/prosody';
 import { addAccountCommands } from './account';
@@ -205,19 +214,7 @@ function buildProgram(io: Io): Command {
       const actions = await withAdmin((deps) =>
         recentAdminActions(deps.db, Math.min(Math.max(options.limit, 1), 1000)),
       );
-      print(command, actions, () =>
-        actions
-          .map((action) =>
-            [
-              new Date(action.at).toISOString(),
-              action.operator,
-              action.command,
-              action.account_id ?? '(erased)',
-              JSON.stringify(action.details),
-            ].join('\t'),
-          )
-          .join('\n'),
-      );
+      print(command, actions, () => auditText(actions));
     });
 
   // ------------------------------------------------------------- user
