@@ -139,10 +139,13 @@ async function readChapters(
     const found = new Set(content.items.flatMap((item) => (isAnchor(item) ? [item.anchor] : [])));
     const atStart = pointing.filter((index) => !found.has(toc[index].target?.fragment ?? ''));
     if (atStart.length > 0) for (const index of atStart) openEntry(index);
-    else if (current === null || isFront || toc.length === 0) {
-      const heading = content.items.find((item) => !isAnchor(item) && item.kind === 'heading');
-      const title = (heading && !isAnchor(heading) ? heading.text : null) ?? content.title ?? 'Untitled';
-      startChapter(title, null);
+    else {
+      // Without a table of contents, a document that opens with a heading opens a chapter; one without goes on.
+      const first = content.items.find((item) => !isAnchor(item));
+      const opensWithHeading = first !== undefined && !isAnchor(first) && first.kind === 'heading';
+      if (current === null || isFront || (toc.length === 0 && opensWithHeading)) {
+        startChapter((opensWithHeading ? first.text : null) ?? content.title ?? 'Untitled', null);
+      }
     }
     for (const item of content.items) {
       if (isAnchor(item)) {

@@ -73,6 +73,25 @@ describe('EPUB 3', () => {
   });
 });
 
+describe('EPUB sniffed and without a table of contents', () => {
+  it('knows an EPUB by its mimetype entry, whatever its name', async () => {
+    const document = await importDocument(epub3(), { maxBytes: limits.maxBytes, maxCharacters: limits.maxCharacters });
+    expect(document.chapters).toHaveLength(5);
+  });
+
+  it('makes each spine document a chapter, titled by its first heading, when the book has no contents', async () => {
+    const opf = EPUB3_OPF.replace(' properties="nav"', '');
+    const document = await importDocument(epub3({ 'OEBPS/content.opf': opf }), limits);
+    expect(document.chapters.map((chapter) => chapter.title)).toEqual(['Part One', 'Part Two']);
+    expect(document.chapters[1].blocks.map((block) => block.text)).toEqual([
+      'Part Two',
+      'Chapter 3. The Hill',
+      'We climbed.',
+      'At the top, the sun.',
+    ]);
+  });
+});
+
 describe('EPUB 2', () => {
   it('takes the chapters from the NCX, nested, and skips the title page the guide names', async () => {
     const document = await importDocument(epub2(), limits);
