@@ -10,7 +10,7 @@ import type { ImportedBlock, SpokenSegment } from '../document';
 const BROKEN_WORD = /(\p{L})[-\u00AD]$/u;
 
 /** Joins hard-wrapped lines into one paragraph's text: a hyphenated break joins the word halves. */
-export function joinWrappedLines(lines: readonly string[]): string {
+function joinWrappedLines(lines: readonly string[]): string {
   let text = '';
   for (const raw of lines) {
     const line = raw.trim();
@@ -29,7 +29,7 @@ export function joinWrappedLines(lines: readonly string[]): string {
 const SCRIPT_LINE =
   /^((?:\p{Lu}[\p{Lu}\d'’.-]*(?: \p{Lu}[\p{Lu}\d'’.-]*){0,4})|(?:\p{Lu}[\p{Ll}'’.-]*(?: \p{Lu}[\p{Ll}'’.-]*){0,3}))\s*:\s+(\S.*)$/u;
 
-export function scriptLine(line: string): SpokenSegment | null {
+function scriptLine(line: string): SpokenSegment | null {
   const match = SCRIPT_LINE.exec(line.trim());
   if (!match || match[1].length > 40) return null;
   return { speaker: match[1], text: match[2] };
