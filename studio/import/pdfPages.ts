@@ -105,11 +105,16 @@ export function chaptersAtOutline(
   for (const entry of outline) {
     const previous = starts.length > 0 ? starts[starts.length - 1] : 0;
     const title = comparable(entry.title);
-    let start = lines.findIndex((line, index) => index >= previous && line.page >= entry.page - 1);
-    if (start < 0) start = lines.length;
-    const onPage = lines.findIndex(
-      (line, index) => index >= start && line.page === entry.page - 1 && saysTitle(line.text, title),
-    );
+    // Searched from the previous entry's start on: entries come in reading order.
+    let start = previous;
+    while (start < lines.length && lines[start].page < entry.page - 1) start++;
+    let onPage = -1;
+    for (let index = start; index < lines.length && lines[index].page === entry.page - 1; index++) {
+      if (saysTitle(lines[index].text, title)) {
+        onPage = index;
+        break;
+      }
+    }
     starts.push(onPage >= 0 ? onPage : start);
   }
   const parents = parentIndexes(outline.map((entry) => entry.level));
