@@ -23,7 +23,8 @@ beforeAll(async () => {
     if (name !== 'en_US-fifo-medium') await copyFile(`${JOE}.json`, path.join(dir, `${name}.onnx.json`));
   }
   fifos.push(path.join(dir, 'en_US-fifo-medium.onnx.json'), path.join(dir, 'en_US-sidecarfifo-medium.voice.json'));
-  for (const fifo of fifos) execFileSync('mkfifo', [fifo]);
+  // Node has no mkfifo: the shell's (POSIX).
+  execFileSync('sh', ['-c', 'mkfifo "$@"', 'mkfifo', ...fifos]);
   // A model that is a directory, with its config.
   await rm(path.join(dir, 'en_US-dir-medium.onnx'));
   await mkdir(path.join(dir, 'en_US-dir-medium.onnx'));
