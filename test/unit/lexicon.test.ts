@@ -3,6 +3,7 @@ import {
   parsePls,
   PlsError,
   toPls,
+  MAX_APPLIED_ENTRIES,
   MAX_ENTRIES,
   type Lexicon,
   type LexiconEntry,
@@ -238,8 +239,10 @@ describe('applyLexicon matching', () => {
   });
 
   test('limits', () => {
-    const many = Array.from({ length: MAX_ENTRIES + 1 }, () => ({ graphemes: ['a'], alias: 'b' }));
+    const many = Array.from({ length: MAX_APPLIED_ENTRIES + 1 }, () => ({ graphemes: ['a'], alias: 'b' }));
     expect(() => applyLexicon('a', many, { language: 'en' })).toThrow(RangeError);
+    // Two full dictionaries apply together (the default: all of an account's).
+    expect(applyLexicon('a', many.slice(0, 2 * MAX_ENTRIES), { language: 'en' }).spoken).toBe('b');
     expect(() => applyLexicon('a', [{ graphemes: ['a'.repeat(101)], alias: 'b' }], { language: 'en' })).toThrow(
       RangeError,
     );

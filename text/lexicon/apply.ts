@@ -30,7 +30,7 @@ import {
   type Pronunciation,
 } from '../spoken';
 import type { SpokenWord } from '../normalize';
-import { MAX_ENTRIES, MAX_GRAPHEME, MAX_PRONUNCIATION, type LexiconEntry } from './types';
+import { MAX_APPLIED_ENTRIES, MAX_GRAPHEME, MAX_PRONUNCIATION, type LexiconEntry } from './types';
 
 export interface ApplyOptions {
   /** BCP 47 tag: the text no entry replaced is normalized in this language. */
@@ -119,8 +119,9 @@ function file(table: Map<string, Bucket>, written: string, form: Form): void {
 
 /** Checks the limits and prepares `entries` for matching. Throws RangeError beyond the limits. */
 export function compileLexicon(entries: readonly LexiconEntry[]): CompiledLexicon {
-  if (entries.length > MAX_ENTRIES)
-    throw new RangeError(`A dictionary holds at most ${MAX_ENTRIES} entries (${entries.length} given)`);
+  // Several dictionaries apply together: the limit of one is checked where its entries are written.
+  if (entries.length > MAX_APPLIED_ENTRIES)
+    throw new RangeError(`A text is read with at most ${MAX_APPLIED_ENTRIES} entries (${entries.length} given)`);
   const compiled: CompiledLexicon = { folded: new Map(), exact: new Map() };
   entries.forEach((entry, order) => {
     if (entry.alias === undefined && entry.phoneme === undefined)

@@ -20,6 +20,8 @@ export interface Lexicon {
 
 /** Most entries in one dictionary. */
 export const MAX_ENTRIES = 10_000;
+/** Most entries one text is read with: an account's 20 dictionaries of the most entries each. */
+export const MAX_APPLIED_ENTRIES = 20 * MAX_ENTRIES;
 /** Longest grapheme (characters). */
 export const MAX_GRAPHEME = 100;
 /** Longest alias or phoneme (characters). */

@@ -27,8 +27,8 @@ import { insufficientCredits, notFound, validationError, voiceConsentRevoked, vo
 import type { SynthesizeBody } from './schema';
 import { resolveDictionaryIds } from '../pronunciationDictionaries/commands';
 import { statusCacheOf } from './statusCache';
-import { parseSsml, SsmlError, startsWithSpeak } from '../../../text/ssml';
-import { compiledDictionaries, spokenCharacters } from '../../../synthesis/spokenLength';
+import { readOnThread } from '../../text/thread';
+import type { ReadText, TextOutcome } from '../../text/reading';
 import { STATUS_COLUMNS, Synthesis, type SynthesisRow, type SynthesisStatusRow } from '../../../db/models/Synthesis';
 
 /** A workflow that does not answer by then (no live worker) gets the client a 503 with Retry-After, not a hung request. */
@@ -60,7 +60,6 @@ async function checkRequest(deps: ApiDeps, account: Account, body: SynthesizeBod
   if (!voice) throw validationError({ voice_id: ['Unknown voice.'] });
   if (voice.status === 'revoked') throw voiceConsentRevoked();
   if (voice.status !== 'ready') throw voiceNotReady();
-  const { textType, warnings } = checkTextType(text, body.text_type, voice.language);
   if (body.project_id !== undefined && body.project_id !== null) {
     const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(body.project_id);
     const project = uuid
@@ -74,10 +73,21 @@ async function checkRequest(deps: ApiDeps, account: Account, body: SynthesizeBod
     body.pronunciation_dictionary_ids,
     body.project_id,
   );
-  const lexicon = await compiledDictionaries(deps.db, pronunciationDictionaryIds);
-  const spoken = spokenCharacters(text, textType, voice.language, lexicon);
-  checkSpokenLength(spoken, characters, plan);
-  return { text, characters, spokenCharacters: spoken, pronunciationDictionaryIds, textType, warnings };
+  const { textType, warnings, spokenCharacters } = readOrRefuse(
+    await readOnThread(
+      deps.db,
+      { text, askedType: body.text_type, language: voice.language },
+      pronunciationDictionaryIds,
+    ),
+  );
+  checkSpokenLength(spokenCharacters, characters, plan);
+  return { text, characters, spokenCharacters, pronunciationDictionaryIds, textType, warnings };
+}
+
+/** What the text thread read, or the 400 it gives: an invalid SSML document (its line and column), or one with nothing to say. */
+export function readOrRefuse(outcome: TextOutcome): ReadText {
+  if ('refused' in outcome) throw validationError({ text: [outcome.refused] });
+  return outcome.read;
 }
 
 /**
@@ -97,31 +107,6 @@ export function checkSpokenLength(
       `With your pronunciation dictionaries' aliases this text says ${spoken} characters; the ${plan.name} plan allows at most ${plan.max_text_length}.`,
     ],
   });
-}
-
-/**
- * Whether the text is SSML (asked, or absent and the text starts with
- * <speak>), and the document's warnings. An invalid document, or one with
- * nothing to say, is a 400 naming the line and column; nothing is reserved.
- */
-export function checkTextType(
-  text: string,
-  asked: 'text' | 'ssml' | undefined,
-  language: string,
-): { textType: 'text' | 'ssml'; warnings: string[] } {
-  const textType = asked ?? (startsWithSpeak(text) ? 'ssml' : 'text');
-  if (textType === 'text') return { textType, warnings: [] };
-  try {
-    const parsed = parseSsml(text, { language, normalize: false });
-    if (!/[\p{L}\p{N}]/u.test(parsed.plainText))
-      throw validationError({
-        text: ['The SSML document has nothing to say: its text must contain a letter or a digit.'],
-      });
-    return { textType, warnings: parsed.warnings };
-  } catch (error) {
-    if (error instanceof SsmlError) throw validationError({ text: [`Invalid SSML: ${error.message}.`] });
-    throw error;
-  }
 }
 
 /**

@@ -1,17 +1,13 @@
 import { z } from 'zod';
 import { Voice } from '../../../db/models/Voice';
-import { textTokens } from '../../../audio/timestamps';
 import { Project } from '../../../db/models/Project';
-import { normalizeText } from '../../../text/normalize';
 import type { Account } from '../../../db/models/Account';
 import type { ApiDeps } from '../../deps';
 import { validationError } from '../../errors';
 import { PronunciationDictionaryIdsField, TextNormalizationField, TextTypeField } from './schema';
-import { checkSpokenLength, checkTextType } from './commands';
+import { checkSpokenLength, readOrRefuse } from './commands';
 import { SubscriptionPlan } from '../../../db/models/SubscriptionPlan';
-import { compiledDictionaries, spokenCharacters } from '../../../synthesis/spokenLength';
-import { parseSsml } from '../../../text/ssml';
-import { applyLexicon } from '../../../text/lexicon';
+import { readOnThread } from '../../text/thread';
 import { resolveDictionaryIds } from '../pronunciationDictionaries/commands';
 
 /**
@@ -109,44 +105,16 @@ export async function normalizePreview(
     if (!voice) throw validationError({ voice_id: ['Unknown voice.'] });
     language = voice.language;
   }
-  const lexicon = await compiledDictionaries(
+  const dictionaryIds = await resolveDictionaryIds(
     db,
-    await resolveDictionaryIds(
-      db,
-      account,
-      body.pronunciation_dictionary_ids,
-      await ownProject(db, account, body.project_id),
-    ),
+    account,
+    body.pronunciation_dictionary_ids,
+    await ownProject(db, account, body.project_id),
   );
-  const normalize = body.text_normalization !== 'off';
-  const spans = (words: ReadonlyArray<{ word: string; source_start: number; source_end: number }>) =>
-    words.map(({ word, source_start, source_end }) => ({ word, source_start, source_end }));
-  // As a synthesis reads it (the same check: an invalid document is a 400 naming its line and column).
-  const { textType, warnings } = checkTextType(text.trim(), body.text_type, language);
+  // As a synthesis reads it (the same checks: an invalid document is a 400 naming its line and column).
+  const job = { text, askedType: body.text_type, language, preview: { normalize: body.text_normalization !== 'off' } };
+  const read = readOrRefuse(await readOnThread(db, job, dictionaryIds));
   // The same rule as a synthesis: what the aliases make it say must fit the plan.
-  checkSpokenLength(spokenCharacters(text.trim(), textType, language, lexicon), characters, plan);
-  if (textType === 'ssml') {
-    const parsed = parseSsml(text, { language, lexicon, normalize });
-    return {
-      spoken: parsed.plainText,
-      words: spans(parsed.words),
-      applied: true,
-      language,
-      text_type: textType,
-      warnings,
-    };
-  }
-  const plain = { language, text_type: textType, warnings };
-  if (lexicon) {
-    // As a synthesis reads it: the dictionary first, then (unless off) the normalizer over the rest.
-    const read = applyLexicon(text, lexicon, { language, normalize });
-    return { spoken: read.spoken, words: spans(read.words), applied: read.spoken !== text, ...plain };
-  }
-  const normalized = normalize ? normalizeText(text, { language }) : null;
-  if (!normalized?.applied) {
-    // Read as written: each word of the text is its own span, as word timestamps cut the text into words.
-    const words = textTokens(text).map(({ word, start, end }) => ({ word, source_start: start, source_end: end }));
-    return { spoken: text, words, applied: false, ...plain };
-  }
-  return { spoken: normalized.spoken, words: spans(normalized.words), applied: true, ...plain };
+  checkSpokenLength(read.spokenCharacters, characters, plan);
+  return { ...read.preview!, language, text_type: read.textType, warnings: read.warnings };
 }
