@@ -71,6 +71,8 @@ const EnvSchema = z.object({
   SPEECH_MAX_STREAMS_PER_ACCOUNT: z.coerce.number().int().min(1).max(10_000).default(4),
   /** Encoder processes (mp3, opus, aac, flac streams) one API process runs at once; more streams are 503 with Retry-After. */
   SPEECH_MAX_ENCODERS: z.coerce.number().int().min(1).max(10_000).default(16),
+  /** A speech stream whose client takes no byte for this long is cut, so its reader lets the synthesis's chunks go. */
+  SPEECH_STALL_SECONDS: seconds.max(3600).default(60),
   /** Connections the API accepts at once; more are closed as they arrive. */
   HTTP_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1_000_000).default(1024),
   PUBLIC_URL: url.optional(),

@@ -125,7 +125,8 @@ export async function streamSpeech(ctx: Context, deps: ApiDeps, row: SynthesisRo
   }
   // The encoder process (spares are started ahead) only once there is audio for it.
   // A text of one sentence: its whole audio is known before the first byte goes out.
-  const encoder = createStreamEncoder(body.response_format, { whole: plan.chunks.length === 1 });
+  // Ended with the stream: a write waiting on a client that is gone gives up instead of holding the reader forever.
+  const encoder = createStreamEncoder(body.response_format, { whole: plan.chunks.length === 1, signal: abort.signal });
 
   const join = joinSentences(row.emotion as Emotion, row.speed, plan.pauseSeconds);
   ctx.status = 200;
@@ -162,35 +163,69 @@ export async function streamSpeech(ctx: Context, deps: ApiDeps, row: SynthesisRo
     ctx.body = encoder.output.pipe(counted);
   }
 
+  // A client that takes nothing more while its connection stays open holds the pump on a write, and with it the
+  // reader and the synthesis's workflow (which keeps the chunks for it): cut after SPEECH_STALL_SECONDS in which the
+  // pump waited on the client and no byte went out. Time spent waiting for the worker's next sentence does not count.
+  const stallMs = deps.config.SPEECH_STALL_SECONDS * 1000;
+  let waitingOnClient = false;
+  let sentBefore = audioSent;
+  let quietSince = Date.now();
+  const watchdog = setInterval(
+    () => {
+      if (!waitingOnClient || audioSent !== sentBefore) {
+        sentBefore = audioSent;
+        quietSince = Date.now();
+      } else if (Date.now() - quietSince >= stallMs) {
+        clearInterval(watchdog);
+        deps.logger.warn(
+          { synthesis_id: row.id, audio_bytes_sent: audioSent, stall_seconds: deps.config.SPEECH_STALL_SECONDS },
+          'speech stream cut: the client took nothing for SPEECH_STALL_SECONDS',
+        );
+        // Its 'close' ends the stream as a client that left does (onClose).
+        ctx.res.destroy();
+      }
+    },
+    Math.min(1_000, stallMs / 4),
+  ).unref();
+  const onClient = async (step: Promise<void>) => {
+    waitingOnClient = true;
+    try {
+      await step;
+    } finally {
+      waitingOnClient = false;
+    }
+  };
   const pump = async () => {
     try {
-      for (const pcm of join(first.value)) await encoder.write(pcm);
-      for await (const samples of sentences) for (const pcm of join(samples)) await encoder.write(pcm);
+      for (const pcm of join(first.value)) await onClient(encoder.write(pcm));
+      for await (const samples of sentences) for (const pcm of join(samples)) await onClient(encoder.write(pcm));
     } finally {
       // A write that failed before the loop took the generator over leaves it suspended: its `finally` runs here.
       await sentences.return(undefined);
     }
     if (abort.signal.aborted) return encoder.destroy();
-    await encoder.end();
+    await onClient(encoder.end());
   };
-  pump().catch((error) => {
-    encoder.destroy();
-    if (abort.signal.aborted) return;
-    deps.logger.warn({ err: error, synthesis_id: row.id }, 'speech stream ended early');
-    if (out) {
-      // SSE can still say why; raw audio can only stop short (the chunked body never ends cleanly).
-      const failure =
-        error instanceof SynthesisEndedError
-          ? (error.failure ?? { code: 'synthesis_failed', message: error.message })
-          : { code: 'internal_error', message: 'The stream failed.' };
-      out.end(
-        sse({
-          type: 'error',
-          ...toOpenAiError(new ApiError(500, failure.code, 'Synthesis failed', failure.message)).body,
-        }),
-      );
-    } else {
-      ctx.res.destroy();
-    }
-  });
+  pump()
+    .finally(() => clearInterval(watchdog))
+    .catch((error) => {
+      encoder.destroy();
+      if (abort.signal.aborted) return;
+      deps.logger.warn({ err: error, synthesis_id: row.id }, 'speech stream ended early');
+      if (out) {
+        // SSE can still say why; raw audio can only stop short (the chunked body never ends cleanly).
+        const failure =
+          error instanceof SynthesisEndedError
+            ? (error.failure ?? { code: 'synthesis_failed', message: error.message })
+            : { code: 'internal_error', message: 'The stream failed.' };
+        out.end(
+          sse({
+            type: 'error',
+            ...toOpenAiError(new ApiError(500, failure.code, 'Synthesis failed', failure.message)).body,
+          }),
+        );
+      } else {
+        ctx.res.destroy();
+      }
+    });
 }

@@ -261,6 +261,12 @@ export interface StreamEncoderOptions {
    * FLAC gets a complete STREAMINFO (total samples, MD5), WAV its sizes.
    */
   whole?: boolean;
+  /**
+   * The stream is over (the client gone or cut): the encoder is destroyed, and
+   * a write or end() waiting on it rejects. Without this, one waiting for an
+   * output nobody reads any more would wait forever.
+   */
+  signal?: AbortSignal;
 }
 
 /**
@@ -274,8 +280,28 @@ export interface StreamEncoderOptions {
  */
 export function createStreamEncoder(
   format: ResponseFormat,
-  { whole = false }: StreamEncoderOptions = {},
+  { whole = false, signal }: StreamEncoderOptions = {},
 ): StreamEncoder {
+  const encoder = encoderFor(format, whole);
+  if (!signal) return encoder;
+  const aborted = new Promise<never>((_, reject) => {
+    const stop = () => {
+      encoder.destroy();
+      reject(signal.reason);
+    };
+    if (signal.aborted) stop();
+    else signal.addEventListener('abort', stop, { once: true });
+  });
+  aborted.catch(() => undefined);
+  return {
+    output: encoder.output,
+    write: (pcm) => Promise.race([encoder.write(pcm), aborted]),
+    end: () => Promise.race([encoder.end(), aborted]),
+    destroy: encoder.destroy,
+  };
+}
+
+function encoderFor(format: ResponseFormat, whole: boolean): StreamEncoder {
   if (format === 'wav' && whole) return wholeWavEncoder();
   if (format === 'flac' && whole) return wholeFlacEncoder();
   if (format === 'wav' || format === 'pcm') {
