@@ -76,7 +76,12 @@ export function createPrivacyActivities({ db, storage, temporal, config }: Activ
      * Cancels the account's running syntheses and clones (and its signup
      * workflow) and waits until each has ended: a synthesis releases its
      * reservation and removes its own objects on the way out, as it does when
-     * its owner deletes it. Returns how many jobs were asked to cancel.
+     * its owner deletes it. Then terminates the account's workflows still
+     * running (by the `Account` search attribute): a streamed synthesis whose
+     * row says completed while its workflow keeps the chunks for the API's
+     * reader, a wait that is past settling and that a cancel does not end; its
+     * chunks go with the account's objects next, its history after that.
+     * Returns how many jobs were asked to cancel or terminated.
      */
     async cancelAccountJobs({ accountId }: AccountDeletionInput): Promise<number> {
       return withHeartbeat(async (signal) => {
@@ -89,7 +94,21 @@ export function createPrivacyActivities({ db, storage, temporal, config }: Activ
             await new Promise((resolve) => setTimeout(resolve, 500));
           }
         }
-        return jobs.length;
+        let terminated = 0;
+        // An account id is a UUID: nothing in it can change the query.
+        if (/^[0-9a-f-]{36}$/i.test(accountId)) {
+          const query = `Account = '${accountId}' AND ExecutionStatus = 'Running'`;
+          for await (const { workflowId, runId } of temporal.workflow.list({ query })) {
+            try {
+              await temporal.workflow.getHandle(workflowId, runId).terminate('account erased');
+              terminated += 1;
+            } catch (error) {
+              // Visibility lags: it had ended already.
+              if (!(error instanceof WorkflowNotFoundError)) throw error;
+            }
+          }
+        }
+        return jobs.length + terminated;
       });
     },
 

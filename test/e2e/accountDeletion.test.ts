@@ -5,7 +5,9 @@ import { createAccount, type TestAccount } from '../helpers/factories';
 import { createObjectLister } from '../helpers/objects';
 import { rowsMentioning, seedAccount } from '../helpers/privacy';
 import { createTestDeps, type RunningApi, startApi, startTestWorker } from '../helpers/stack';
+import { waitForSynthesis } from '../helpers/synthesis';
 import { killAllWorkerProcesses, spawnWorkerProcess, waitForWorkerProcessReady } from '../helpers/workerProcess';
+import { TRAIN_SENTENCES } from '../../bench/texts';
 
 type Deps = ReturnType<typeof createTestDeps>;
 const deletionHandle = (deps: Deps, accountId: string) =>
@@ -36,7 +38,8 @@ const traces = (deps: Deps, account: TestAccount, marker: string) =>
   rowsMentioning(deps.db, [account.id, account.email, marker]);
 
 describe('account deletion', () => {
-  const deps = createTestDeps();
+  // A stalled stream is not cut while the test looks: only the erasure may end its synthesis's workflow.
+  const deps = createTestDeps({ SPEECH_STALL_SECONDS: '600' });
   let api: RunningApi;
   let worker: Awaited<ReturnType<typeof startTestWorker>>;
   beforeAll(async () => {
@@ -163,6 +166,51 @@ describe('account deletion', () => {
     });
     expect(again.status).toBe(201);
     expect(again.body.id).not.toBe(owner.id);
+  }, 240_000);
+
+  it('ends and erases a streamed synthesis still held by its reader (completed, its workflow keeping the chunks for a client that stopped reading)', async () => {
+    const owner = await createAccount(deps, { credits: 50_000 });
+    // Minutes of raw audio, far more than the socket buffers hold: the API's reader waits on the client.
+    const input = TRAIN_SENTENCES.join(' ').repeat(8).slice(0, 4000);
+    const abort = new AbortController();
+    const response = await fetch(`${api.url}/v1/audio/speech`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${owner.access}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ model: 'tts-1', voice: 'en-us-espeak-m', input, response_format: 'pcm' }),
+      signal: abort.signal,
+    });
+    expect(response.status).toBe(200);
+    const id = response.headers.get('x-synthesis-id')!;
+    // The first bytes, then nothing more.
+    await response.body!.getReader().read();
+    try {
+      const done = await waitForSynthesis(api.url, `/api/v1/tts/history/${id}/status/`, owner.access);
+      expect(done.status).toBe('completed');
+      const synthesis = deps.temporal.workflow.getHandle(`synthesis:${id}`);
+      // Held: completed, and its workflow still running for the reader.
+      expect((await synthesis.describe()).status.name).toBe('RUNNING');
+
+      expect(
+        (await call(api.url, 'DELETE', '/api/v1/auth/profile/', { password: owner.password }, owner.access)).status,
+      ).toBe(202);
+      const result = await deletionHandle(deps, owner.id).result();
+      expect(result.canceledJobs).toBeGreaterThanOrEqual(1);
+      // Ended by the erasure, then deleted (Temporal deletes asynchronously: its dev server within about 35 s).
+      for (let waited = 0; ; waited += 1) {
+        try {
+          await synthesis.describe();
+        } catch (error) {
+          if (error instanceof WorkflowNotFoundError) break;
+          throw error;
+        }
+        if (waited > 90) throw new Error(`synthesis:${id} still in Temporal`);
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+      }
+      expect(await objectsLeft(deps, owner.id, [id])).toEqual([]);
+      expect(await deps.db('syntheses').where({ id }).first()).toBeUndefined();
+    } finally {
+      abort.abort();
+    }
   }, 240_000);
 
   it('verifies an erased account’s address again without granting the free credits a second time', async () => {
