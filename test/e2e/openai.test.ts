@@ -1,5 +1,6 @@
 import OpenAI from 'openai';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { type IncomingMessage, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { decodeAudio, probeFormat } from '../../audio/analysis';
@@ -287,6 +288,50 @@ describe('OpenAI-compatible speech, through the official openai SDK', () => {
     expect(quota.type).toBe('insufficient_quota');
     expect(await deps.db('credit_ledger').where({ account_id: poor.id })).toEqual([]);
   });
+
+  it('caps X-Synthesis-Warnings at 20 warnings and 4 KiB, its last entry saying how many more and where the full list is', async () => {
+    /** The header of a streamed request, read by a client that takes headers of any size (fetch refuses over 16 KiB). */
+    const warningsOf = async (input: string) => {
+      const response = await new Promise<IncomingMessage>((resolve, reject) => {
+        const req = request(`${api.url}/v1/audio/speech`, {
+          method: 'POST',
+          maxHeaderSize: 1 << 20,
+          headers: { Authorization: `Bearer ${owner.access}`, 'Content-Type': 'application/json' },
+        });
+        req.once('response', resolve).once('error', reject);
+        req.end(JSON.stringify({ model: 'tts-1', voice: FAST_VOICE, input, response_format: 'pcm' }));
+      });
+      expect(response.statusCode).toBe(200);
+      let audio = 0;
+      for await (const bytes of response) audio += (bytes as Buffer).length;
+      expect(audio).toBeGreaterThan(0);
+      return String(response.headers['x-synthesis-warnings']);
+    };
+    const fullList = async (input: string): Promise<string[]> =>
+      (await call(api.url, 'POST', '/api/v1/tts/normalize/', { text: input, voice_id: FAST_VOICE }, owner.access)).body
+        .warnings;
+    const more = (count: number) =>
+      `and ${count} more: POST /api/v1/tts/normalize/ with the same text gives the full list`;
+
+    // A thousand unknown elements, a warning each.
+    const many = `<speak>Hello. ${'<a/>'.repeat(1000)}</speak>`;
+    const header = await warningsOf(many);
+    console.log(`X-Synthesis-Warnings for 1,000 unknown elements: ${header.length} bytes`);
+    expect(header.length).toBeLessThanOrEqual(4096);
+    const all = await fullList(many);
+    expect(all.length).toBeGreaterThan(20);
+    expect(JSON.parse(header)).toEqual([...all.slice(0, 20), more(all.length - 20)]);
+
+    // Fewer, longer warnings: the bytes bind first.
+    const long = `<speak>Hello. ${Array.from({ length: 12 }, (_, index) => `<${'x'.repeat(300)}${index}/>`).join('')}</speak>`;
+    const longHeader = await warningsOf(long);
+    expect(longHeader.length).toBeLessThanOrEqual(4096);
+    const longAll = await fullList(long);
+    const listed: string[] = JSON.parse(longHeader);
+    // Fewer than all of them, and the last entry says how many more.
+    expect(listed.length - 1).toBeLessThan(longAll.length);
+    expect(listed).toEqual([...longAll.slice(0, listed.length - 1), more(longAll.length - listed.length + 1)]);
+  }, 120_000);
 
   it('lists the models and the voices', async () => {
     const models = [];

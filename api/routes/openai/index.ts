@@ -21,6 +21,36 @@ const openAiErrors = (...statuses: number[]) =>
     ]),
   );
 
+/**
+ * At most this many warnings and bytes in X-Synthesis-Warnings: a document
+ * with a thousand unknown elements made a 60 KB header, and proxies that
+ * refuse headers over 16 KiB would drop a stream already charged.
+ */
+const MAX_HEADER_WARNINGS = 20;
+const MAX_HEADER_BYTES = 4096;
+
+/** JSON with non-ASCII escaped (a header is ASCII): one character, one byte. */
+const asciiJson = (value: unknown) =>
+  JSON.stringify(value).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
+/**
+ * The warnings as the header's JSON array, capped: those that fit, then an
+ * entry saying how many more there are and where the full list is (no status
+ * or history answer carries them; the normalize preview reads the same
+ * document the same way and answers them all in its body).
+ */
+function warningsHeader(warnings: readonly string[]): string {
+  const whole = asciiJson(warnings);
+  if (warnings.length <= MAX_HEADER_WARNINGS && whole.length <= MAX_HEADER_BYTES) return whole;
+  const more = (left: number) => `and ${left} more: POST /api/v1/tts/normalize/ with the same text gives the full list`;
+  const kept: string[] = [];
+  for (const warning of warnings.slice(0, MAX_HEADER_WARNINGS)) {
+    if (asciiJson([...kept, warning, more(warnings.length - kept.length - 1)]).length > MAX_HEADER_BYTES) break;
+    kept.push(warning);
+  }
+  return asciiJson([...kept, more(warnings.length - kept.length)]);
+}
+
 /** When the model names were published here (OpenAI's `created`, seconds). */
 const MODELS_CREATED = 1_767_225_600;
 const presentModel = (id: string) => ({ id, object: 'model' as const, created: MODELS_CREATED, owned_by: 'openvox' });
@@ -38,7 +68,7 @@ export function openAiRoutes(deps: ApiDeps): Route[] {
       responses: {
         200: {
           description:
-            'The audio, chunked, starting when the first sentence is rendered (one encoder over the whole stream). `X-Synthesis-Id` names the history entry; `X-Synthesis-Warnings` (a JSON array of strings, when there are any) says what an SSML document asked that is read differently. With `stream_format: "sse"`: `speech.audio.delta` events (base64) and a final `speech.audio.done`.',
+            'The audio, chunked, starting when the first sentence is rendered (one encoder over the whole stream). `X-Synthesis-Id` names the history entry; `X-Synthesis-Warnings` (a JSON array of strings, when there are any) says what an SSML document asked that is read differently: at most 20 of them and 4 KiB, then an entry saying how many more (POST /api/v1/tts/normalize/ with the same text lists them all). With `stream_format: "sse"`: `speech.audio.delta` events (base64) and a final `speech.audio.done`.',
           content: {
             'audio/mpeg': {},
             'audio/ogg; codecs=opus': {},
@@ -54,15 +84,8 @@ export function openAiRoutes(deps: ApiDeps): Route[] {
       async handler(ctx, { account, body }) {
         holdStreamPlace(ctx, deps, account, body);
         const { row, warnings } = await submitSpeech(deps, account, body);
-        // An SSML document's warnings (unknown elements read as their text, …), JSON with non-ASCII escaped: the body is audio.
-        if (warnings.length > 0)
-          ctx.set(
-            'X-Synthesis-Warnings',
-            JSON.stringify(warnings).replace(
-              /[\u007f-\uffff]/g,
-              (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
-            ),
-          );
+        // An SSML document's warnings (unknown elements read as their text, …): the body is audio.
+        if (warnings.length > 0) ctx.set('X-Synthesis-Warnings', warningsHeader(warnings));
         await streamSpeech(ctx, deps, row, body);
       },
     }),
