@@ -104,7 +104,11 @@ export function createPrivacyActivities({ db, storage, temporal, config }: Activ
               terminated += 1;
             } catch (error) {
               // Visibility lags: it had ended already.
-              if (!(error instanceof WorkflowNotFoundError)) throw error;
+              if (
+                !(error instanceof WorkflowNotFoundError) &&
+                !(isGrpcServiceError(error) && error.code === GRPC_NOT_FOUND)
+              )
+                throw error;
             }
           }
         }
