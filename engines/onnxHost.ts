@@ -1,4 +1,6 @@
-import { open, readFile } from 'node:fs/promises';
+import { open, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { InferenceSession as Session, Tensor } from 'onnxruntime-node';
 import { pcmBytes, wavHeader } from '../lib/wavFormat';
@@ -161,6 +163,9 @@ async function serve<Request extends HostRequestBase>(model: OnnxHostModel<Reque
   const threads = Math.max(1, Number(process.argv[3] ?? 1) || 1);
   const ort = await import('onnxruntime-node');
   const { session, durationOutput } = await load(model.withDurations, ort, modelPath, threads);
+  // ONNX Runtime's telemetry library (1DS, in libonnxruntime) creates this empty log in TMPDIR at the first
+  // session and never removes it: one per host started, for ever. Nothing is written to it.
+  await rm(path.join(tmpdir(), `mat-debug-${process.pid}.log`), { force: true });
   await collect();
   reply({ ready: true, rss: process.memoryUsage().rss });
   const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });

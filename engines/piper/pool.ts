@@ -1,7 +1,5 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
-import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { holdProcess } from '../../lib/process';
@@ -109,13 +107,6 @@ export class PiperProcess {
   idleTimer: NodeJS.Timeout | null = null;
   /** Idle on the short timer: another idle process was used after it. */
   spare = false;
-  /**
-   * The host's TMPDIR, removed when it exits: ONNX Runtime's telemetry
-   * library (1DS, in libonnxruntime) creates `mat-debug-<pid>.log` and `.ses`
-   * there at the first session and never removes them, which left an empty
-   * log in /tmp per host started.
-   */
-  private readonly tmpDir = mkdtempSync(path.join(tmpdir(), 'openvox-host-'));
 
   constructor(
     readonly modelPath: string,
@@ -126,7 +117,7 @@ export class PiperProcess {
     const { command, args } = hostCommand(host.path);
     this.child = spawn(command, [...args, modelPath, String(threads)], {
       stdio: ['pipe', 'pipe', 'pipe'],
-      env: { ...process.env, OMP_NUM_THREADS: String(threads), NODE_OPTIONS: '', TMPDIR: this.tmpDir },
+      env: { ...process.env, OMP_NUM_THREADS: String(threads), NODE_OPTIONS: '' },
     });
     this.ready = new Promise<void>((resolve, reject) => (this.onReady = { resolve, reject }));
     // Until someone awaits it; a failed start is reported to that caller.
@@ -216,7 +207,6 @@ export class PiperProcess {
   private exited(why: string) {
     if (!this.alive) return;
     this.alive = false;
-    void rm(this.tmpDir, { recursive: true, force: true }).catch(() => undefined);
     if (this.idleTimer) clearTimeout(this.idleTimer);
     const detail = this.stderr.trim().split('\n').slice(-2).join(' | ').slice(0, 300);
     const error = new PiperExit(`${this.host.engine} host ${why}${detail ? `: ${detail}` : ''}`);
