@@ -9,10 +9,12 @@ import { createLogger } from '../lib/logger';
 import { ensurePostgres } from '../scripts/stack';
 import { createAccount } from '../test/helpers/factories';
 import { table } from './report';
+import { toPls } from '../text/lexicon';
 
 /**
  * How long one request the API accepts can hold its event loop: the security
- * audit's attacks on the free preview (`POST /tts/normalize/`), each sent
+ * audit's attacks on the free preview (`POST /tts/normalize/`) and a PLS
+ * import of the most a JSON body holds, each sent
  * alone while /healthz is polled every 5 ms, against an idle baseline in the
  * same run. Prints the longest /healthz wait and the loop's longest delay.
  * The API runs in this process (its loop is the one measured); needs
@@ -24,6 +26,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 interface Attack {
   name: string;
   plan: string;
+  /** Another endpoint than the preview, given the dictionary ids (a PLS import). */
+  path?: (dictionaryIds: { many: string; tilde: string; one: string }) => string;
   body: (dictionaryIds: { many: string; tilde: string; one: string }) => Record<string, unknown>;
 }
 
@@ -67,7 +71,19 @@ const ATTACKS: Attack[] = [
     plan: 'pro',
     body: () => ({ text: `<speak>a${'<x/>'.repeat(9990)}</speak>` }),
   },
+  {
+    name: 'PLS import of 10,000 entries (1 MiB, replacing)',
+    plan: 'free',
+    path: (d) => `/api/v1/pronunciation-dictionaries/${d.one}/import/?mode=replace`,
+    body: () => ({ pls: BIG_PLS }),
+  },
 ];
+
+const BIG_PLS = toPls({
+  language: 'en-US',
+  alphabet: 'ipa',
+  entries: Array.from({ length: 10_000 }, (_, i) => ({ graphemes: [`word${i}`], alias: `w${i}`.padEnd(20, 'x') })),
+});
 
 async function main() {
   const config = loadConfig({
@@ -131,11 +147,15 @@ async function main() {
         })();
         await new Promise((resolve) => setTimeout(resolve, 30));
         const started = performance.now();
-        const reply = await fetch(`${api.url}/api/v1/tts/normalize/`, {
+        const target = attack.path?.(ids[attack.plan]) ?? '/api/v1/tts/normalize/';
+        const reply = await fetch(`${api.url}${target}`, {
           method: 'POST',
           headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${owner.access}` },
           // No dictionary unless the attack names some (by default an account's all apply).
-          body: JSON.stringify({ pronunciation_dictionary_ids: [], ...attack.body(ids[attack.plan]) }),
+          body: JSON.stringify({
+            ...(!attack.path && { pronunciation_dictionary_ids: [] }),
+            ...attack.body(ids[attack.plan]),
+          }),
         });
         await reply.arrayBuffer();
         const elapsed = performance.now() - started;

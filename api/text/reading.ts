@@ -53,8 +53,7 @@ function textTypeOf(text: string, job: TextJob): { textType: 'text' | 'ssml'; wa
   if (textType === 'text') return { textType, warnings: [] };
   try {
     const parsed = parseSsml(text, { language: job.language, normalize: false });
-    if (!/[\p{L}\p{N}]/u.test(parsed.plainText))
-      return 'The SSML document has nothing to say: its text must contain a letter or a digit.';
+    if (!parsed.speaks) return 'The SSML document has nothing to say: its text must contain a letter or a digit.';
     return { textType, warnings: parsed.warnings };
   } catch (error) {
     if (error instanceof SsmlError) return `Invalid SSML: ${error.message}.`;

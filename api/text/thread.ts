@@ -7,15 +7,25 @@ import type { LexiconEntry } from '../../text/lexicon';
 import type { TextJob, TextOutcome } from './reading';
 
 /**
- * The API's text work (checking SSML, counting what aliases say, previews)
+ * The API's text work (checking SSML, counting what aliases say, previews,
+ * parsing PLS documents)
  * on a thread of its own: linear in the text, it still takes hundreds of
  * milliseconds at a large plan's 40,000 characters, and on the event loop
  * every other request (and /healthz) would wait meanwhile. One thread per API
  * process: requests take turns there, the loop stays free.
  */
 
+export type ThreadRequest =
+  { kind: 'read'; job: TextJob; key: string | null; entries?: LexiconEntry[] } | { kind: 'pls'; xml: string };
+
+/** A PLS document's entries, or why it is not one (PlsError's message, with line and column). */
+export type PlsOutcome = { entries: LexiconEntry[] } | { invalid: string };
+
 export type ThreadReply =
-  { id: number; outcome: TextOutcome } | { id: number; needEntries: true } | { id: number; error: string };
+  | { id: number; outcome: TextOutcome }
+  | { id: number; needEntries: true }
+  | { id: number; pls: PlsOutcome }
+  | { id: number; error: string };
 
 interface Pending {
   resolve: (reply: ThreadReply) => void;
@@ -49,7 +59,7 @@ function startThread(): NonNullable<typeof thread> {
   return started;
 }
 
-function ask(message: { job: TextJob; key: string | null; entries?: LexiconEntry[] }): Promise<ThreadReply> {
+function ask(message: ThreadRequest): Promise<ThreadReply> {
   thread ??= startThread();
   const { worker, pending } = thread;
   const id = nextId++;
@@ -66,10 +76,16 @@ function ask(message: { job: TextJob; key: string | null; entries?: LexiconEntry
  */
 export async function readOnThread(db: Knex, job: TextJob, dictionaryIds: readonly string[]): Promise<TextOutcome> {
   const key = dictionaryIds.length > 0 ? await PronunciationDictionary.versionKey(db, dictionaryIds) : null;
-  let reply = await ask({ job, key });
+  let reply = await ask({ kind: 'read', job, key });
   if ('needEntries' in reply)
-    reply = await ask({ job, key, entries: await PronunciationEntry.lexiconOf(db, dictionaryIds) });
-  if ('error' in reply) throw new Error(`text thread: ${reply.error}`);
-  if ('needEntries' in reply) throw new Error('text thread: entries sent but not kept');
-  return reply.outcome;
+    reply = await ask({ kind: 'read', job, key, entries: await PronunciationEntry.lexiconOf(db, dictionaryIds) });
+  if ('outcome' in reply) return reply.outcome;
+  throw new Error(`text thread: ${'error' in reply ? reply.error : 'unexpected reply'}`);
+}
+
+/** Parses a PLS document (up to the 1 MiB a JSON body holds: ~300 ms of parsing) on the text thread. */
+export async function parsePlsOnThread(xml: string): Promise<PlsOutcome> {
+  const reply = await ask({ kind: 'pls', xml });
+  if ('pls' in reply) return reply.pls;
+  throw new Error(`text thread: ${'error' in reply ? reply.error : 'unexpected reply'}`);
 }

@@ -1,12 +1,12 @@
 import { parentPort } from 'node:worker_threads';
-import { compileLexicon, type CompiledLexicon, type LexiconEntry } from '../../text/lexicon';
-import { readText, type TextJob } from './reading';
-import type { ThreadReply } from './thread';
+import { compileLexicon, parsePls, PlsError, type CompiledLexicon, type LexiconEntry } from '../../text/lexicon';
+import { readText } from './reading';
+import type { PlsOutcome, ThreadReply, ThreadRequest } from './thread';
 
 /**
  * The text thread (./thread.ts): reads texts with dictionaries it compiled
  * once per version and keeps, asking the API for a version's entries only
- * the first time it meets it.
+ * the first time it meets it, and parses PLS documents.
  */
 const KEPT = 16;
 const compiled = new Map<string, CompiledLexicon | null>();
@@ -24,16 +24,25 @@ function lexiconOf(key: string, entries: LexiconEntry[] | undefined): CompiledLe
   return lexicon;
 }
 
-parentPort!.on(
-  'message',
-  ({ id, job, key, entries }: { id: number; job: TextJob; key: string | null; entries?: LexiconEntry[] }) => {
-    let reply: ThreadReply;
-    try {
-      const lexicon = key === null ? null : lexiconOf(key, entries);
-      reply = lexicon === undefined ? { id, needEntries: true } : { id, outcome: readText(job, lexicon) };
-    } catch (error) {
-      reply = { id, error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) };
+function plsOf(xml: string): PlsOutcome {
+  try {
+    return { entries: parsePls(xml).entries };
+  } catch (error) {
+    if (error instanceof PlsError) return { invalid: error.message };
+    throw error;
+  }
+}
+
+parentPort!.on('message', ({ id, ...request }: ThreadRequest & { id: number }) => {
+  let reply: ThreadReply;
+  try {
+    if (request.kind === 'pls') reply = { id, pls: plsOf(request.xml) };
+    else {
+      const lexicon = request.key === null ? null : lexiconOf(request.key, request.entries);
+      reply = lexicon === undefined ? { id, needEntries: true } : { id, outcome: readText(request.job, lexicon) };
     }
-    parentPort!.postMessage(reply);
-  },
-);
+  } catch (error) {
+    reply = { id, error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) };
+  }
+  parentPort!.postMessage(reply);
+});

@@ -5,7 +5,8 @@ import { Account } from '../../../db/models/Account';
 import { Project } from '../../../db/models/Project';
 import { PronunciationDictionary } from '../../../db/models/PronunciationDictionary';
 import { PronunciationEntry, toLexiconEntry } from '../../../db/models/PronunciationEntry';
-import { MAX_ENTRIES, parsePls, PlsError, toPls, type LexiconEntry } from '../../../text/lexicon';
+import { MAX_ENTRIES, toPls, type LexiconEntry } from '../../../text/lexicon';
+import { parsePlsOnThread } from '../../text/thread';
 import type { Db } from '../../../db/knex';
 import { conflict, notFound, validationError } from '../../errors';
 import { MAX_DICTIONARIES, type EntryIn } from './schema';
@@ -171,13 +172,9 @@ export async function importPls(
   mode: 'replace' | 'append',
 ): Promise<PronunciationDictionary> {
   await findDictionary(db, account, id);
-  let entries: LexiconEntry[];
-  try {
-    entries = parsePls(xml).entries;
-  } catch (error) {
-    if (error instanceof PlsError) throw validationError({ pls: [`Not a valid PLS document: ${error.message}.`] });
-    throw error;
-  }
+  const parsed = await parsePlsOnThread(xml);
+  if ('invalid' in parsed) throw validationError({ pls: [`Not a valid PLS document: ${parsed.invalid}.`] });
+  const { entries } = parsed;
   await db.transaction(async (trx) => {
     let have = await lockDictionary(trx, account, id);
     if (mode === 'replace') {
