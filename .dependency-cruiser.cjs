@@ -11,6 +11,7 @@ const LAYERS = [
   ['api', 'worker'],
   ['activities'],
   ['workflows'],
+  ['studio'],
   ['synthesis'],
   ['db'],
   ['audio'],

@@ -58,7 +58,7 @@ RUN set -eu; \
     fi; \
     apt-get update; \
     DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-        ffmpeg \
+        ffmpeg poppler-utils \
         espeak-ng flite festival \
         festvox-us-slt-hts festvox-kallpc16k festvox-kdlpc16k festvox-ca-ona-hts \
         festvox-czech-dita festvox-czech-krb festvox-czech-machac festvox-czech-ph \

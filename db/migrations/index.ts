@@ -20,6 +20,7 @@ import * as pronunciationDictionaries from './018_pronunciation_dictionaries';
 import * as textType from './019_text_type';
 import * as synthesisSpeechPlans from './020_synthesis_speech_plans';
 import * as spokenCharacters from './021_spoken_characters';
+import * as studio from './022_studio';
 
 /**
  * Migrations are listed here in order rather than discovered on disk, so the
@@ -47,6 +48,7 @@ const migrations: Record<string, Knex.Migration> = {
   '019_text_type': textType,
   '020_synthesis_speech_plans': synthesisSpeechPlans,
   '021_spoken_characters': spokenCharacters,
+  '022_studio': studio,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
