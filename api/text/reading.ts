@@ -1,5 +1,6 @@
 import { textTokens } from '../../audio/timestamps';
-import { spokenCharacters } from '../../synthesis/spokenLength';
+import { CHUNK_CHARS } from '../../synthesis/speechPlan';
+import { longestPassage, MAX_PASSAGE_SPOKEN, spokenCharacters } from '../../synthesis/spokenLength';
 import { applyLexicon, type CompiledLexicon } from '../../text/lexicon';
 import { normalizeText } from '../../text/normalize';
 import { parseSsml, SsmlError, startsWithSpeak } from '../../text/ssml';
@@ -85,6 +86,13 @@ export function readText(job: TextJob, lexicon: CompiledLexicon | null): TextOut
   const trimmed = job.text.trim();
   const type = textTypeOf(trimmed, job);
   if (typeof type === 'string') return { refused: type };
+  if (type.textType === 'text' && lexicon) {
+    const passage = longestPassage(trimmed, lexicon);
+    if (passage > MAX_PASSAGE_SPOKEN)
+      return {
+        refused: `With your pronunciation dictionaries' aliases one passage of this text says ${passage} characters; at most ${MAX_PASSAGE_SPOKEN} are said from one passage of up to ${CHUNK_CHARS} written characters.`,
+      };
+  }
   const read: ReadText = {
     ...type,
     spokenCharacters: spokenCharacters(trimmed, type.textType, job.language, lexicon),

@@ -31,29 +31,28 @@ describe('the spoken length of a text', () => {
   });
   const profile = async () => (await call(api.url, 'GET', '/api/v1/auth/profile/', undefined, owner.access)).body;
 
-  it('is charged: 10 written characters that say 442 cost 442 credits', async () => {
+  it('is charged: 25 written characters that say 1,177 (near the most one passage may say) cost 1,177 credits', async () => {
     const before = (await profile()).credit_balance;
     const { done } = await synthesizeAndWait(
       api.url,
       owner.access,
-      { text: 'a~~~~~~~~~', voice_id: 'en-us-espeak-m', pronunciation_dictionary_ids: [dictionaryId] },
+      { text: `a${'~'.repeat(24)}`, voice_id: 'en-us-espeak-m', pronunciation_dictionary_ids: [dictionaryId] },
       { timeoutMs: 120_000 },
     );
-    expect(done).toMatchObject({ status: 'completed', characters: 10, credits_charged: 10 + 9 * 48 });
-    expect((await profile()).credit_balance).toBe(before - (10 + 9 * 48));
+    expect(done).toMatchObject({ status: 'completed', characters: 25, credits_charged: 25 + 24 * 48 });
+    expect((await profile()).credit_balance).toBe(before - (25 + 24 * 48));
   }, 180_000);
 
   it('must fit the plan: a text whose aliases say more than 5,000 characters is refused, nothing reserved', async () => {
     const before = await profile();
-    const body = {
-      text: `a${'~'.repeat(110)}`,
-      voice_id: 'en-us-espeak-m',
-      pronunciation_dictionary_ids: [dictionaryId],
-    };
+    // Six passages of 391 written characters, each saying 871: no passage says too much, the whole says 5,231.
+    const sentence = `${'word '.repeat(76)}${'~'.repeat(10)}.`;
+    const text = Array.from({ length: 6 }, () => sentence).join(' ');
+    const body = { text, voice_id: 'en-us-espeak-m', pronunciation_dictionary_ids: [dictionaryId] };
     const reply = await call(api.url, 'POST', '/api/v1/tts/synthesize/', body, owner.access);
     expectProblem(reply, 400, 'validation_error');
     expect(reply.body.errors.text[0]).toMatch(
-      /aliases this text says 5391 characters; the Free plan allows at most 5000/,
+      /aliases this text says 5231 characters; the Free plan allows at most 5000/,
     );
     // The OpenAI-compatible route reads it the same way.
     const speech = await readReply(
@@ -66,6 +65,21 @@ describe('the spoken length of a text', () => {
     );
     expect(speech.status).toBe(400);
     expect(JSON.stringify(speech.body)).toMatch(/aliases/);
+    const after = await profile();
+    expect([after.credit_balance, after.credits_reserved]).toEqual([before.credit_balance, before.credits_reserved]);
+  });
+
+  it('bounds each passage: a few characters whose aliases say more than 1,200 are refused, nothing reserved', async () => {
+    const before = await profile();
+    const reply = await call(
+      api.url,
+      'POST',
+      '/api/v1/tts/synthesize/',
+      { text: `a${'~'.repeat(30)}`, voice_id: 'en-us-espeak-m', pronunciation_dictionary_ids: [dictionaryId] },
+      owner.access,
+    );
+    expectProblem(reply, 400, 'validation_error');
+    expect(reply.body.errors.text[0]).toMatch(/one passage of this text says 1471 characters; at most 1200/);
     const after = await profile();
     expect([after.credit_balance, after.credits_reserved]).toEqual([before.credit_balance, before.credits_reserved]);
   });
