@@ -25,7 +25,9 @@ export class PronunciationDictionary extends TableModel {
    * dictionaries is keyed by.
    */
   static async versionKey(db: Parameters<typeof PronunciationDictionary.query>[0], ids: readonly string[]) {
-    const rows = await PronunciationDictionary.query(db).whereIn('id', [...ids]).select('id', 'updated_at');
+    const rows = await PronunciationDictionary.query(db)
+      .whereIn('id', [...ids])
+      .select('id', 'updated_at');
     const version = new Map(rows.map((row) => [row.id, row.updated_at.toISOString()]));
     return ids.map((id) => `${id}@${version.get(id) ?? 'gone'}`).join(',');
   }

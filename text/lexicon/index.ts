@@ -5,4 +5,11 @@
  */
 export { parsePls, toPls, PlsError } from './pls';
 export { aliasExpansion, applyLexicon, compileLexicon, matcherWork, readMapped, type CompiledLexicon } from './apply';
-export { MAX_APPLIED_ENTRIES, MAX_ENTRIES, MAX_GRAPHEME, MAX_PRONUNCIATION, type Lexicon, type LexiconEntry } from './types';
+export {
+  MAX_APPLIED_ENTRIES,
+  MAX_ENTRIES,
+  MAX_GRAPHEME,
+  MAX_PRONUNCIATION,
+  type Lexicon,
+  type LexiconEntry,
+} from './types';
