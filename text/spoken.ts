@@ -58,22 +58,6 @@ export function pronounced(piece: Mapped, ipa: string): Mapped {
 const ALNUM_END = /[\p{L}\p{N}\p{M}]$/u;
 const ALNUM_START = /^[\p{L}\p{N}\p{M}]/u;
 
-/**
- * `a` then `b`. With `separate`, a space goes between them when letters or
- * digits would touch ("R" + "and" must not become "Rand").
- */
-export function concat(a: Mapped, b: Mapped, separate = false): Mapped {
-  const space = separate && ALNUM_END.test(a.text) && ALNUM_START.test(b.text);
-  const shift = a.ipa.length;
-  return {
-    text: a.text + (space ? ' ' : '') + b.text,
-    starts: [...a.starts, ...(space ? [-1] : []), ...b.starts],
-    ends: [...a.ends, ...(space ? [-1] : []), ...b.ends],
-    marks: [...a.marks, ...(space ? [-1] : []), ...b.marks.map((m) => (m < 0 ? m : m + shift))],
-    ipa: [...a.ipa, ...b.ipa],
-  };
-}
-
 /** The span of the source that units [from, to) come from, or null if none carries one. */
 function spanOf(piece: Mapped, from: number, to: number): { start: number; end: number } | null {
   let start = Infinity;
@@ -215,9 +199,10 @@ export const sourceOf = (piece: Mapped, from: number, to: number): { start: numb
   spanOf(piece, from, to);
 
 /**
- * All pieces in order, as `concat` would join them pairwise (with `separate`),
- * in one pass: linear in the total length (the text is joined once at the
- * end, and only the last piece's end is tested for a letter).
+ * All pieces in order, in one pass: linear in the total length (the text is
+ * joined once at the end, and only the last piece's end is tested for a
+ * letter). With `separate`, a space goes between two pieces when letters or
+ * digits would touch ("R" + "and" must not become "Rand").
  */
 export function join(pieces: readonly Mapped[], separate = false): Mapped {
   const out = empty();
