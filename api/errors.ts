@@ -158,3 +158,12 @@ export const serviceUnavailable = (dependency: string) =>
       'Retry-After': '5',
     },
   );
+
+/** Studio imports (studio/import: ImportError) that cannot be read. */
+export const documentProtected = (detail: string) =>
+  new ApiError(422, 'document_protected', 'Document protected', detail);
+export const noTextLayer = (detail: string) => new ApiError(422, 'no_text_layer', 'No text layer', detail);
+export const documentUnreadable = (detail: string) =>
+  new ApiError(422, 'document_unreadable', 'Document unreadable', detail);
+export const documentTooLarge = (detail: string) =>
+  new ApiError(413, 'document_too_large', 'Document too large', detail);

@@ -12,6 +12,9 @@ export const PLANS = [
     max_text_length: 5_000,
     max_cloned_voices: 3,
     max_concurrent_syntheses: 2,
+    max_projects: 3,
+    max_project_characters: 100_000,
+    max_chapters: 50,
     requires_card: false,
   },
   {
@@ -22,6 +25,9 @@ export const PLANS = [
     max_text_length: 10_000,
     max_cloned_voices: 10,
     max_concurrent_syntheses: 3,
+    max_projects: 10,
+    max_project_characters: 1_000_000,
+    max_chapters: 200,
     requires_card: true,
   },
   {
@@ -32,6 +38,9 @@ export const PLANS = [
     max_text_length: 20_000,
     max_cloned_voices: 30,
     max_concurrent_syntheses: 5,
+    max_projects: 30,
+    max_project_characters: 3_000_000,
+    max_chapters: 500,
     requires_card: true,
   },
   {
@@ -42,6 +51,9 @@ export const PLANS = [
     max_text_length: 40_000,
     max_cloned_voices: 100,
     max_concurrent_syntheses: 10,
+    max_projects: 100,
+    max_project_characters: 10_000_000,
+    max_chapters: 1_000,
     requires_card: true,
   },
 ].map((plan, index) => ({ ...plan, currency: 'USD', output_formats: ALL_FORMATS, sort_order: index }));

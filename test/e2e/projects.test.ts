@@ -7,6 +7,10 @@ describe.each([['/api/v1'], ['/api']])('projects in the %s family', (family) => 
   const owner = useAccount(deps);
   const stranger = useAccount(deps);
   const req = requestsBelow(api, `${family}/projects/`, owner);
+  // The free plan allows 3 projects (db/seeds/plans.ts); these tests make more.
+  beforeAll(async () => {
+    await deps.db('accounts').where({ id: owner.id }).update({ subscription_tier: 'pro' });
+  });
 
   it('creates, reads, lists newest first, updates and deletes a project', async () => {
     const created = await req('POST', '', { name: 'Audiobook', description: 'Chapter one' });
@@ -18,6 +22,29 @@ describe.each([['/api/v1'], ['/api']])('projects in the %s family', (family) => 
       synthesis_count: 0,
       created_at: expect.any(String),
       updated_at: expect.any(String),
+      default_voice_id: null,
+      heading_voice_id: null,
+      dialogue_voice_id: null,
+      language: 'en-US',
+      text_normalization: 'auto',
+      speed: 1,
+      output_preset: 'audiobook',
+      metadata: {
+        title: null,
+        author: null,
+        narrator: null,
+        language: null,
+        description: null,
+        publisher: null,
+        year: null,
+        isbn: null,
+      },
+      speakers: {},
+      chapter_count: 0,
+      characters: 0,
+      credits_needed: 0,
+      has_cover: false,
+      last_conversion: null,
     });
     expect(created.headers.get('location')).toBe(`${family}/projects/${created.body.id}/`);
 
@@ -39,6 +66,15 @@ describe.each([['/api/v1'], ['/api']])('projects in the %s family', (family) => 
     expect((await req('DELETE', `${created.body.id}/`)).status).toBe(204);
     expect((await req('GET', `${created.body.id}/`)).status).toBe(404);
     expect((await req('DELETE', `${created.body.id}/`)).status).toBe(404);
+  });
+
+  it("refuses a project past the plan's max_projects with 403 plan_limit_reached", async () => {
+    const account = await createAccount(deps);
+    for (const name of ['one', 'two', 'three']) expect((await req('POST', '', { name }, account)).status).toBe(201);
+    const over = await req('POST', '', { name: 'four' }, account);
+    expect(over.status).toBe(403);
+    expect(over.body.code).toBe('plan_limit_reached');
+    expect((await req('GET', '', undefined, account)).body.count).toBe(3);
   });
 
   it('paginates with count and next/previous links', async () => {
