@@ -152,6 +152,12 @@ const REQUEST_EXAMPLES: Record<string, unknown> = {
   'post /api/v1/tts/normalize/': { text: 'Dr. Smith paid $1,250.50 on 3/4/2026.', voice_id: 'en-us-joe' },
   'post /api/v1/projects/': { name: 'Audiobook', description: 'Chapters of the first book' },
   'patch /api/v1/projects/{id}/': { description: 'Chapters 1-3 of the first book' },
+  // Studio (api/routes/projects): the document is a file part (curl: -F file=@book.epub), or JSON {format, text}.
+  'post /api/v1/projects/{id}/content/': { file: 'book.epub', mode: 'replace' },
+  'post /api/v1/projects/{id}/chapters/': { title: 'Chapter 1', text: 'It was a dark night.\n\nThe rain fell.' },
+  'patch /api/v1/projects/{id}/chapters/{cid}/': { title: 'Chapter One', index: 0 },
+  'post /api/v1/projects/{id}/chapters/{cid}/blocks/': { text: 'A new paragraph.', kind: 'paragraph' },
+  'patch /api/v1/projects/{id}/chapters/{cid}/blocks/{bid}/': { text: 'The corrected paragraph.' },
   'post /api/v1/pronunciation-dictionaries/': {
     name: 'Product names',
     language: 'en-US',
