@@ -254,7 +254,7 @@ export async function deleteChapter(db: Knex, project: Pick<Project, 'id'>, chap
   });
 }
 
-/** Inserts a block after `afterBlockId` (null: first), renumbering the rest of the chapter. */
+/** Inserts a block after `afterBlockId` (null: first), renumbering the rest of the chapter; null when that block is not in the chapter. */
 export async function insertBlock(
   db: Knex,
   project: Pick<Project, 'id' | 'account_id'>,
@@ -265,7 +265,7 @@ export async function insertBlock(
   const inserted = await db.transaction((trx) =>
     checkedWrite(trx, project, async () => {
       const ids = (await ProjectBlock.query(trx).modify('ofChapter', chapterId).select('id')).map((row) => row.id);
-      let position = ids.length;
+      let position = 0;
       if (input.afterBlockId !== null) {
         const after = ids.indexOf(input.afterBlockId);
         if (after < 0) return false;
