@@ -4,7 +4,6 @@ import { Project } from '../../../db/models/Project';
 import type { ApiDeps } from '../../deps';
 import { writeDocument, studioLimits } from '../../../studio/content';
 import type { ImportedDocument } from '../../../studio/document';
-import { importDocument } from '../../../studio/import';
 import { ImportError } from '../../../studio/import/importError';
 import {
   documentProtected,
@@ -17,6 +16,7 @@ import {
 } from '../../errors';
 import { rejectNul, toFieldErrors } from '../../route';
 import { asApiError } from './commands';
+import { importOnThread } from './importThread';
 import { ContentBody } from './schema';
 
 /** Largest document accepted (an upload, or a JSON body's text). */
@@ -99,7 +99,7 @@ export async function importContent(ctx: Context, { db, storage }: Pick<ApiDeps,
   const limits = await studioLimits(db, project.account_id);
   let document: ImportedDocument;
   try {
-    document = await importDocument(received.bytes, {
+    document = await importOnThread(received.bytes, {
       filename: received.filename,
       contentType: received.contentType,
       format: received.format,
