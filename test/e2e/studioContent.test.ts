@@ -91,6 +91,8 @@ describe.each([['/api/v1'], ['/api']])('Studio content in the %s family', (famil
     const part = list.body.results.find((c: { title: string }) => c.title === 'Part Two');
     expect(hill).toMatchObject({ parent_id: part.id, level: 1, status: 'not_converted', progress: 0 });
     expect(await deps.storage.size(`projects/${id}/cover`)).toBeGreaterThan(0);
+    expect((await req('DELETE', `${id}/`)).status).toBe(204);
+    expect(await deps.storage.size(`projects/${id}/cover`)).toBeNull();
   });
 
   it.each<[string, () => [Buffer, string], number, string]>([

@@ -129,7 +129,10 @@ export function projectRoutes({ config, db, storage }: ApiDeps): Route[] {
       params: ProjectParams,
       responses: { 204: { description: 'Deleted' }, ...problemResponses(401, 404) },
       async handler(ctx, { account, params }) {
+        const project = await findProject(db, account, params.id);
         await deleteProject(db, account, params.id);
+        // The cover goes with the project (a failed removal leaves an object no row names).
+        if (project.cover_key) await storage.remove(project.cover_key).catch(() => undefined);
         ctx.status = 204;
       },
     }),
