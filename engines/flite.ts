@@ -39,7 +39,7 @@ export function createFliteEngine(): Engine {
     capabilities: {
       rate: { min: 0.4, max: 2.5 },
       exactRate: true,
-      pitch: { ...PITCH_RANGE, voices: Object.keys(F0_TARGET_HZ) },
+      pitch: { ...PITCH_RANGE, voices: [...F0_TARGET_HZ.keys()] },
     },
     async available() {
       return (await which('flite')) !== null;
