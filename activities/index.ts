@@ -13,6 +13,7 @@ import { createSynthesisActivities } from './synthesis';
 import { createSystemCheckActivities } from './systemCheck';
 import { createWebhookActivities } from './webhooks';
 import { createPreviewActivities } from './previews';
+import { createStudioActivities } from './studio';
 
 /** What activities are given; tests build it with real or test resources. */
 export interface ActivityDeps {
@@ -37,6 +38,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createWebhookActivities(deps),
     ...createPrivacyActivities(deps),
     ...createPreviewActivities(deps),
+    ...createStudioActivities(deps),
   };
 }
 

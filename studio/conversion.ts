@@ -1,0 +1,95 @@
+import { defineQuery, defineUpdate } from '@temporalio/workflow';
+
+/**
+ * What the API, the conversion workflows (workflows/projectConversion.ts) and
+ * the Studio activities (activities/studio.ts) say to each other. Pure: the
+ * workflow bundle imports it.
+ */
+
+export const conversionWorkflowId = (snapshotId: string) => `project-conversion:${snapshotId}`;
+export const chapterConversionWorkflowId = (snapshotId: string, chapterId: string) =>
+  `chapter-conversion:${snapshotId}:${chapterId}`;
+
+// Credits: db/models/ProjectSnapshot.ts (reserve `conversion:<snapshot>`, a capture per block `block:<snapshot>:<block>`).
+
+/** Where a block's audio and word timings are kept: by account and content hash, so any conversion reuses them. */
+export const blockAudioKey = (accountId: string, hash: string) => `blocks/${accountId}/${hash}.wav`;
+export const blockWordsKey = (accountId: string, hash: string) => `blocks/${accountId}/${hash}.words.json`;
+/** A snapshot's files: its chapters' and the book's. */
+export const snapshotPrefix = (accountId: string, snapshotId: string) => `snapshots/${accountId}/${snapshotId}/`;
+
+export type SnapshotStatus = 'queued' | 'converting' | 'completed' | 'failed' | 'canceled';
+
+export interface ConversionInput {
+  snapshotId: string;
+  accountId: string;
+  projectId: string;
+  /** The chapters to convert, in the order asked; null: all, in reading order. */
+  chapterIds: string[] | null;
+  /** Where block renders and assembly run (the synthesis CPU queue: cpuTaskQueue(config)). */
+  cpuTaskQueue: string;
+  /** Block renders of this conversion at a time, all chapters together (at least 1). */
+  maxParallelBlocks: number;
+}
+
+export interface ChapterConversionInput {
+  snapshotId: string;
+  accountId: string;
+  projectId: string;
+  chapterId: string;
+  cpuTaskQueue: string;
+  /** This chapter's share of the conversion's parallel block renders. */
+  parallelBlocks: number;
+}
+
+/** What reserveConversion decided: reserved (with the chapters to convert, in order), or why not. */
+export type ConversionReservation =
+  | { outcome: 'reserved'; chapterIds: string[]; estimate: number }
+  | { outcome: 'insufficient'; estimate: number }
+  | { outcome: 'conflict' };
+
+/** A block of a chapter as planned: its content hash, what it costs, and its audio when it is current. */
+export interface PlannedBlock {
+  blockId: string;
+  kind: 'heading' | 'paragraph';
+  hash: string;
+  characters: number;
+  /** The stored audio (block_audio) when current: reused, not charged. */
+  audioKey: string | null;
+}
+
+export interface ChapterPlan {
+  chapterId: string;
+  title: string;
+  index: number;
+  blocks: PlannedBlock[];
+}
+
+/** A block's audio, rendered or reused, as the chapter's assembly reads it. */
+export interface BlockAudioRef {
+  blockId: string;
+  kind: 'heading' | 'paragraph';
+  hash: string;
+  audioKey: string;
+}
+
+export interface ChapterResult {
+  chapterId: string;
+  title: string;
+  wavKey: string;
+  durationMs: number;
+  blocksRendered: number;
+  blocksReused: number;
+  /** The block audio keys the chapter used (a snapshot holds them). */
+  blockKeys: string[];
+}
+
+export interface ConversionProgress {
+  status: SnapshotStatus;
+  progress: number;
+  chaptersDone: number;
+  chapters: number;
+}
+
+export const conversionReserveUpdate = defineUpdate<{ reservation: ConversionReservation }>('reserveConversion');
+export const conversionProgressQuery = defineQuery<ConversionProgress>('conversionProgress');

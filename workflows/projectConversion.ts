@@ -1,0 +1,204 @@
+import {
+  ActivityCancellationType,
+  allHandlersFinished,
+  CancellationScope,
+  condition,
+  executeChild,
+  isCancellation,
+  proxyActivities,
+  proxyLocalActivities,
+  setHandler,
+} from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import {
+  type BlockAudioRef,
+  type ChapterConversionInput,
+  chapterConversionWorkflowId,
+  type ChapterResult,
+  type ConversionInput,
+  type ConversionProgress,
+  conversionProgressQuery,
+  type ConversionReservation,
+  conversionReserveUpdate,
+  type SnapshotStatus,
+} from '../studio/conversion';
+
+/** Short database steps (reserve, record, settle): local activities that retry until PostgreSQL answers. */
+const bookkeeping = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '500 milliseconds', maximumInterval: '10 seconds' },
+});
+
+/** Steps on a task queue: renders and assembly (CPU), the book's assembly and storage. */
+const onQueue = (taskQueue: string) =>
+  proxyActivities<Activities>({
+    taskQueue,
+    startToCloseTimeout: '30 minutes',
+    heartbeatTimeout: '10 seconds',
+    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
+    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+  });
+
+/** Runs `work` over `items` with at most `lanes` at a time; every lane settles before the first failure is thrown. */
+async function inLanes<T, R>(items: readonly T[], lanes: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array<R>(items.length);
+  let next = 0;
+  const lane = async () => {
+    for (let index = next++; index < items.length; index = next++) results[index] = await work(items[index]);
+  };
+  const settled = await Promise.allSettled(Array.from({ length: Math.max(1, Math.min(lanes, items.length)) }, lane));
+  const failed = settled.find((one): one is PromiseRejectedResult => one.status === 'rejected');
+  if (failed) throw failed.reason;
+  return results;
+}
+
+/**
+ * `project-conversion:<snapshot id>`, started by the API with Update-with-Start:
+ * reserve the estimate (`conversion:<snapshot>`) and record the snapshot in
+ * one transaction → answer the `reserveConversion` update → one child per
+ * chapter (chapterConversion), a few at a time → assemble the book → record
+ * it completed and release what the blocks did not take. On failure or
+ * cancel: release the rest and record why. Block renders of the whole
+ * conversion are bounded by `maxParallelBlocks`, shared among the chapters
+ * in flight (other accounts' syntheses keep the rest of the CPU queue).
+ */
+export async function projectConversion(input: ConversionInput): Promise<SnapshotStatus | 'insufficient' | 'conflict'> {
+  const { snapshotId, accountId, projectId, cpuTaskQueue } = input;
+  const state: ConversionProgress = { status: 'queued', progress: 0, chaptersDone: 0, chapters: 0 };
+  let reservation: ConversionReservation | undefined;
+  setHandler(conversionProgressQuery, () => state);
+  setHandler(conversionReserveUpdate, async () => {
+    await CancellationScope.nonCancellable(() => condition(() => reservation !== undefined));
+    return { reservation: reservation! };
+  });
+
+  // Not interruptible: a cancel must not abandon a reservation its transaction may have committed.
+  reservation = await CancellationScope.nonCancellable(() =>
+    bookkeeping.reserveConversion({ snapshotId, accountId, projectId, chapterIds: input.chapterIds }),
+  );
+  if (reservation.outcome !== 'reserved') {
+    await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
+    return reservation.outcome;
+  }
+  const { chapterIds } = reservation;
+  const work = onQueue(cpuTaskQueue);
+  const maxBlocks = Math.max(1, input.maxParallelBlocks);
+  // Chapters in flight, and each one's share of the block renders: together never more than maxBlocks.
+  const chapterLanes = Math.max(1, Math.min(maxBlocks, chapterIds.length));
+  const parallelBlocks = Math.max(1, Math.floor(maxBlocks / chapterLanes));
+  state.chapters = chapterIds.length;
+
+  let status: SnapshotStatus;
+  try {
+    state.status = 'converting';
+    await bookkeeping.recordConversionProgress({ snapshotId, status: 'converting', progress: 0 });
+    const chapters = await inLanes(chapterIds, chapterLanes, async (chapterId) => {
+      const childInput: ChapterConversionInput = {
+        snapshotId,
+        accountId,
+        projectId,
+        chapterId,
+        cpuTaskQueue,
+        parallelBlocks,
+      };
+      const result = await executeChild(chapterConversion, {
+        workflowId: chapterConversionWorkflowId(snapshotId, chapterId),
+        args: [childInput],
+      });
+      state.chaptersDone += 1;
+      // The book's assembly keeps a share of the bar, so 1 means done.
+      state.progress = Math.round((state.chaptersDone / (chapterIds.length + 1)) * 1000) / 1000;
+      await bookkeeping.recordConversionProgress({ snapshotId, progress: state.progress });
+      return result;
+    });
+    const book = await work.assembleConversionBook({ snapshotId, accountId, projectId, chapters });
+    // Once the book exists, completing is not interrupted: a cancel now changes nothing.
+    await CancellationScope.nonCancellable(() =>
+      bookkeeping.completeConversion({ snapshotId, accountId, chapters, ...book }),
+    );
+    status = 'completed';
+    Object.assign(state, { status, progress: 1 });
+  } catch (error) {
+    const canceled = isCancellation(error);
+    status = canceled ? 'canceled' : 'failed';
+    await CancellationScope.nonCancellable(() =>
+      bookkeeping.endConversion({
+        snapshotId,
+        accountId,
+        status: canceled ? 'canceled' : 'failed',
+        error: failureOf(error),
+      }),
+    );
+    state.status = status;
+    await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
+    if (canceled) throw error;
+    return status;
+  }
+  await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
+  return status;
+}
+
+/** What a failed conversion records: the innermost failure's message (no stack). */
+function failureOf(error: unknown): { code: string; message: string } | null {
+  if (isCancellation(error)) return null;
+  let cause = error as { message?: string; cause?: unknown; type?: string } | undefined;
+  while (cause?.cause) cause = cause.cause as typeof cause;
+  const type = cause?.type;
+  return {
+    code:
+      type === 'BlockVoiceMissing'
+        ? 'voice_missing'
+        : type === 'VoiceUnavailable'
+          ? 'voice_unavailable'
+          : 'conversion_failed',
+    message: cause?.message ?? 'The conversion failed.',
+  };
+}
+
+/**
+ * `chapter-conversion:<snapshot>:<chapter>`: plan the chapter's blocks (their
+ * hashes; which have audio already) → render the others, `parallelBlocks` at
+ * a time, each recorded and charged (`block:<snapshot>:<block>`) as soon as
+ * its audio is stored → assemble the chapter (its audio, captions) → record it.
+ */
+export async function chapterConversion(input: ChapterConversionInput): Promise<ChapterResult> {
+  const { snapshotId, accountId, projectId, chapterId } = input;
+  const work = onQueue(input.cpuTaskQueue);
+  const plan = await bookkeeping.planConversionChapter({ snapshotId, accountId, projectId, chapterId });
+  let blocksRendered = 0;
+  const toRender = plan.blocks.filter((block) => block.audioKey === null);
+  const rendered = new Map<string, string>();
+  await inLanes(toRender, input.parallelBlocks, async (block) => {
+    const audio = await work.renderBlock({
+      snapshotId,
+      accountId,
+      projectId,
+      blockId: block.blockId,
+      hash: block.hash,
+    });
+    // The audio is stored: recording and charging it is not interrupted by a cancel.
+    await CancellationScope.nonCancellable(() =>
+      bookkeeping.recordBlockAudio({ snapshotId, accountId, blockId: block.blockId, ...audio }),
+    );
+    rendered.set(block.blockId, audio.audioKey);
+    blocksRendered += 1;
+  });
+  const blocks: BlockAudioRef[] = plan.blocks.map((block) => ({
+    blockId: block.blockId,
+    kind: block.kind,
+    hash: block.hash,
+    audioKey: block.audioKey ?? rendered.get(block.blockId)!,
+  }));
+  const assembled = await work.assembleConversionChapter({ snapshotId, accountId, projectId, chapterId, blocks });
+  const result: ChapterResult = {
+    chapterId,
+    title: plan.title,
+    wavKey: assembled.wavKey,
+    durationMs: assembled.durationMs,
+    blocksRendered,
+    blocksReused: plan.blocks.length - toRender.length,
+    blockKeys: [...new Set(blocks.map((block) => block.audioKey))],
+  };
+  await bookkeeping.recordChapterConverted({ snapshotId, index: plan.index, result, assembled });
+  return result;
+}
