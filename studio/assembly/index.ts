@@ -1,0 +1,54 @@
+/**
+ * Audiobook assembly and mastering: pure file-in/file-out functions over
+ * ffmpeg, called by the conversion's activities. Nothing here holds a
+ * chapter's or a book's audio in memory: ffmpeg reads and writes the files.
+ */
+
+export interface BlockAudio {
+  path: string;
+  kind: 'heading' | 'paragraph';
+  /** word timings relative to the block's start (ms) */
+  words?: { word: string; startMs: number; endMs: number }[];
+}
+
+export interface ChapterQc {
+  /** Overall RMS of the delivered MP3 (decoded), dBFS. */
+  rms_db: number;
+  /** Sample peak of the delivered MP3 as a decoder outputs it (float, so past 0 when it clips), dBFS. */
+  peak_db: number;
+  /** RMS of the quietest 500 ms window of the delivered MP3, dBFS (digital silence reads −144). */
+  noise_floor_db: number;
+  duration_ms: number;
+  words_per_minute: number;
+  acx: { rms: boolean; peak: boolean; noise_floor: boolean };
+}
+
+export interface ChapterAssembly {
+  wavPath: string;
+  durationMs: number;
+  qc: ChapterQc;
+  srt: string;
+  vtt: string;
+}
+
+export type AssemblyPreset = 'audiobook' | 'standard';
+
+export interface BookChapter {
+  title: string;
+  wavPath: string;
+  durationMs: number;
+}
+
+export interface BookMetadata {
+  title: string | null;
+  author: string | null;
+  narrator: string | null;
+  language: string | null;
+  description: string | null;
+  publisher: string | null;
+  year: string | null;
+  isbn: string | null;
+}
+
+export { assembleChapter } from './chapter';
+export { assembleBook } from './book';
