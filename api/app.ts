@@ -20,6 +20,7 @@ import { apiIndexRoutes } from './routes/operations/apiIndex';
 import { createApiMetrics } from './metrics';
 import { planRoutes } from './routes/plans';
 import { projectRoutes } from './routes/projects';
+import { conversionRoutes } from './routes/projects/conversionRoutes';
 import { pronunciationDictionaryRoutes } from './routes/pronunciationDictionaries';
 import { ttsRoutes } from './routes/tts';
 import { voiceRoutes } from './routes/voices';
@@ -35,6 +36,7 @@ export function resourceRoutes(deps: ApiDeps): Route[] {
     ...authRoutes(deps),
     ...apiKeyRoutes(deps),
     ...projectRoutes(deps),
+    ...conversionRoutes(deps),
     ...pronunciationDictionaryRoutes(deps),
     ...voiceRoutes(deps),
     ...voicePreviewRoutes(deps),
