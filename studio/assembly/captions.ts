@@ -41,6 +41,8 @@ function cuesOf(words: readonly TimedWord[], blockBreaks: ReadonlySet<number>): 
   return cues;
 }
 
+const VTT_ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;' };
+
 function clock(ms: number, separator: ',' | '.'): string {
   const whole = Math.max(0, Math.round(ms));
   const pad = (value: number, width = 2) => String(value).padStart(width, '0');
@@ -60,7 +62,11 @@ export function captionsOf(
     .join('\n');
   const vtt = [
     'WEBVTT\n',
-    ...cues.map((cue) => `${clock(cue.startMs, '.')} --> ${clock(cue.endMs, '.')}\n${cue.text}\n`),
+    // WebVTT cue text is markup: &, < and > are escaped (an arrow in the text would otherwise end the cue).
+    ...cues.map(
+      (cue) =>
+        `${clock(cue.startMs, '.')} --> ${clock(cue.endMs, '.')}\n${cue.text.replace(/[&<>]/g, (c) => VTT_ENTITIES[c])}\n`,
+    ),
   ].join('\n');
   return { srt, vtt };
 }

@@ -28,7 +28,8 @@ const PRESETS = {
  */
 const ROOM_TONE_AMPLITUDE = 0.0016;
 
-const ACX = { rmsMin: -23, rmsMax: -18, peakMax: -3, noiseFloorMax: -60 } as const;
+/** ACX's bounds; a floor under noiseFloorMin is digital silence, which ACX refuses as room tone. */
+const ACX = { rmsMin: -23, rmsMax: -18, peakMax: -3, noiseFloorMax: -60, noiseFloorMin: -100 } as const;
 
 /** A level in dBFS as the linear gain alimiter takes. */
 const limiterGain = (db: number) => (10 ** (db / 20)).toFixed(4);
@@ -115,7 +116,7 @@ export async function assembleChapter(input: {
   await Promise.all(blockWavs.map((file) => rm(file, { force: true })));
 
   // 3. Gain to the preset's level (measured on the joined speech), a peak limiter, head and tail, room tone.
-  const before = await measureLevels(joined, outDir, signal);
+  const before = await measureLevels(joined, signal);
   const measured = preset.target === 'rms' ? before.rmsDb : before.loudnessLufs;
   // Nothing audible to level (silent blocks): leave the gain alone rather than amplify noise by 100 dB.
   let gainDb = measured > -100 ? preset.level - measured : 0;
@@ -123,7 +124,7 @@ export async function assembleChapter(input: {
   // The limiter takes some level off speech with sharp peaks: one correction brings the result back to the target.
   for (let attempt = 0; attempt < 2; attempt++) {
     await master(joined, wavPath, preset, gainDb, speechSeconds, signal);
-    const after = await measureLevels(wavPath, outDir, signal);
+    const after = await measureLevels(wavPath, signal);
     const miss = preset.level - (preset.target === 'rms' ? after.rmsDb : after.loudnessLufs);
     if (Math.abs(miss) <= LEVEL_TOLERANCE_DB || measured <= -100) break;
     gainDb += miss;
@@ -133,7 +134,7 @@ export async function assembleChapter(input: {
   // 4. QC of what a listener decodes: the chapter's MP3 as the book's zip delivers it.
   const mp3Path = path.join(outDir, 'chapter.mp3');
   await ffmpeg(['-i', fileUrl(wavPath), ...mp3Output(mp3Path)], signal);
-  const delivered = await measureLevels(mp3Path, outDir, signal);
+  const delivered = await measureLevels(mp3Path, signal);
   const durationMs = Math.round((await readWavInfo(wavPath)).durationSeconds * 1000);
 
   const words: TimedWord[] = [];
@@ -158,7 +159,7 @@ export async function assembleChapter(input: {
       acx: {
         rms: delivered.rmsDb >= ACX.rmsMin && delivered.rmsDb <= ACX.rmsMax,
         peak: delivered.peakDb <= ACX.peakMax,
-        noise_floor: delivered.noiseFloorDb <= ACX.noiseFloorMax,
+        noise_floor: delivered.noiseFloorDb <= ACX.noiseFloorMax && delivered.noiseFloorDb > ACX.noiseFloorMin,
       },
     },
   };

@@ -1,5 +1,3 @@
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { ffmpeg, fileUrl } from '../../audio/ffmpeg';
 
 /** ACX measures the noise floor over short windows; 500 ms is long enough to hold no word's gap. */
@@ -29,23 +27,25 @@ function decibels(value: string | undefined): number {
  * Levels of an audio file as a listener's decoder outputs them, in one ffmpeg
  * pass: astats over consecutive 500 ms windows (reset each frame), and
  * ebur128's running integrated loudness. ametadata prints each frame's values
- * to a file in `workDir`, read back here.
+ * on stdout (no report file to name and escape);
+ * only the three astats values are asked for, so an hour is ~1 MB of text.
  */
-export async function measureLevels(file: string, workDir: string, signal?: AbortSignal): Promise<LevelMeasure> {
-  const report = path.join(workDir, `levels-${path.basename(file)}.txt`);
+export async function measureLevels(file: string, signal?: AbortSignal): Promise<LevelMeasure> {
   const sampleRate = 44_100;
   const windowSamples = Math.round(sampleRate * WINDOW_SECONDS);
   const graph = [
     `aresample=${sampleRate}`,
     'aformat=sample_fmts=flt:channel_layouts=mono',
-    `asetnsamples=n=${windowSamples}:p=0`,
+    // ebur128 re-frames its output to 100 ms: the windows are cut after it.
     'ebur128=metadata=1',
-    'astats=metadata=1:reset=1',
-    `ametadata=mode=print:file=${report.replace(/[\\:',]/g, '\\$&')}`,
+    `asetnsamples=n=${windowSamples}:p=0`,
+    'astats=metadata=1:reset=1:measure_perchannel=none:measure_overall=Peak_level+RMS_level+Number_of_samples',
+    // pipe:1 is stdout; its colon escaped once for the graph, once for the filter's options.
+    'ametadata=mode=print:file=pipe\\\\:1',
   ].join(',');
-  await ffmpeg(['-i', fileUrl(file), '-af', graph, '-f', 'null', '-'], signal);
+  const { stdout } = await ffmpeg(['-i', fileUrl(file), '-af', graph, '-f', 'null', '-'], signal);
   const frames: Record<string, string>[] = [];
-  for (const line of (await readFile(report, 'utf8')).split('\n')) {
+  for (const line of stdout.toString('utf8').split('\n')) {
     if (line.startsWith('frame:')) frames.push({ pts_time: /pts_time:(\S+)/.exec(line)?.[1] ?? '0' });
     else if (frames.length > 0 && line.includes('=')) {
       const at = line.indexOf('=');
@@ -57,7 +57,10 @@ export async function measureLevels(file: string, workDir: string, signal?: Abor
   let samples = 0;
   let peakDb = SILENCE_DB;
   let noiseFloorDb = Number.POSITIVE_INFINITY;
+  let loudness: string | undefined;
   frames.forEach((frame, index) => {
+    // A window carries the loudness of its first 100 ms frame, and a last partial one none: the latest seen counts.
+    loudness = frame['lavfi.r128.I'] ?? loudness;
     const count = Number(frame['lavfi.astats.Overall.Number_of_samples'] ?? windowSamples);
     const rms = decibels(frame['lavfi.astats.Overall.RMS_level']);
     energy += count * 10 ** (rms / 10);
@@ -71,7 +74,7 @@ export async function measureLevels(file: string, workDir: string, signal?: Abor
     rmsDb,
     peakDb,
     noiseFloorDb,
-    loudnessLufs: decibels(frames[frames.length - 1]['lavfi.r128.I']),
+    loudnessLufs: decibels(loudness),
     durationMs: Math.round((samples / sampleRate) * 1000),
   };
 }

@@ -156,6 +156,54 @@ describe('studio assembly', () => {
     }
   });
 
+  it('levels the standard preset to -16 LUFS with silent pauses, and says honestly it is not ACX', async () => {
+    const outDir = path.join(work, 'standard');
+    await run('mkdir', ['-p', outDir]);
+    const file = path.join(work, 'standard.wav');
+    // A 22.05 kHz source: blocks of any rate are resampled to 44.1 kHz.
+    await run('espeak-ng', ['-w', file, 'A standard chapter, loud & <clear>.']);
+    const words = [{ word: 'loud & <clear>', startMs: 0, endMs: 900 }];
+    const result = await assembleChapter({
+      blocks: [{ path: file, kind: 'paragraph', words }],
+      preset: 'standard',
+      outDir,
+    });
+    const { stderr } = await run('ffmpeg', [
+      '-nostdin',
+      '-hide_banner',
+      '-i',
+      result.wavPath,
+      '-af',
+      'ebur128',
+      '-f',
+      'null',
+      '-',
+    ]);
+    const integrated = Number(
+      /I:\s+(-?[\d.]+) LUFS\s+Threshold/.exec(stderr.slice(stderr.lastIndexOf('Summary')))?.[1],
+    );
+    expect(Math.abs(integrated + 16)).toBeLessThan(1.5);
+    expect(Number.isFinite(result.qc.noise_floor_db)).toBe(true);
+    expect(result.qc.acx.noise_floor).toBe(false);
+    expect(result.vtt).toContain('loud &amp; &lt;clear&gt;');
+    const { streams } = (await ffprobeJson(result.wavPath, '-show_streams')) as {
+      streams: { sample_rate: string; channels: number }[];
+    };
+    expect(streams[0]).toMatchObject({ sample_rate: '44100', channels: 1 });
+    console.log(`standard: ${integrated} LUFS, qc ${JSON.stringify(result.qc)}`);
+  });
+
+  it('stops its ffmpeg when the signal aborts', async () => {
+    const file = path.join(work, 'abort.wav');
+    await run('espeak-ng', ['-w', file, 'Never finished.']);
+    const outDir = path.join(work, 'aborted');
+    await run('mkdir', ['-p', outDir]);
+    const signal = AbortSignal.abort();
+    await expect(
+      assembleChapter({ blocks: [{ path: file, kind: 'paragraph' }], preset: 'audiobook', outDir, signal }),
+    ).rejects.toThrow(/aborted/);
+  });
+
   it('makes the M4B, the MP3 and the zip with chapters, tags and the cover', async () => {
     expect(assembled).toHaveLength(3);
     const outDir = path.join(work, 'book');
