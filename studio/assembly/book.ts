@@ -38,6 +38,7 @@ function tagsOf(metadata: BookMetadata): [string, string][] {
     ['description', metadata.description],
     ['publisher', metadata.publisher],
     ['language', metadata.language],
+    ['isbn', metadata.isbn],
     ['genre', 'Audiobook'],
   ];
   return tags.filter((tag): tag is [string, string] => Boolean(tag[1]));
@@ -98,7 +99,8 @@ export async function assembleBook(input: {
   // Both files in one call: the chapters are decoded once.
   args.push('-map', '0:a:0', ...coverMaps, '-map_metadata', '1', '-map_chapters', '1');
   args.push('-ar', '44100', '-ac', '1', '-c:a', 'aac', '-b:a', M4B_BITRATE, '-movflags', '+faststart');
-  args.push('-f', 'ipod', fileUrl(m4b));
+  // The M4B brand is what makes players treat the file as a book (bookmarking, chapters).
+  args.push('-brand', 'M4B ', '-f', 'ipod', fileUrl(m4b));
   args.push('-map', '0:a:0', ...coverMaps, '-map_metadata', '1', '-map_chapters', '1', '-id3v2_version', '3');
   if (cover) args.push('-metadata:s:v:0', 'title=Cover', '-metadata:s:v:0', 'comment=Cover (front)');
   args.push(...mp3Output(mp3));

@@ -235,7 +235,7 @@ describe('studio assembly', () => {
         description: 'Three short chapters.',
         publisher: 'OpenVox Press',
         year: '2026',
-        isbn: null,
+        isbn: '978-3-16-148410-0',
       },
       cover: { path: cover, contentType: 'image/jpeg' },
       preset: 'audiobook',
@@ -270,6 +270,7 @@ describe('studio assembly', () => {
         album: 'A Test = Book',
         composer: 'Ned Narrator',
       });
+      if (file === book.m4b) expect(format.tags.major_brand).toMatch(/^M4B/);
       expect(streams.some((stream) => stream.codec_type === 'video' && stream.disposition.attached_pic === 1)).toBe(
         true,
       );
@@ -279,6 +280,16 @@ describe('studio assembly', () => {
     const bookLevels = await levels(book.mp3);
     expect(bookLevels.peak).toBeLessThanOrEqual(-3);
     console.log(`book mp3: rms ${bookLevels.rms} peak ${bookLevels.peak}`);
+    // Only ID3 has frames for these (TPUB, TLAN, TXXX:ISBN); the MP4 muxer has no atom for them.
+    const { format: mp3Format } = (await ffprobeJson(book.mp3, '-show_format')) as {
+      format: { tags: Record<string, string> };
+    };
+    expect(mp3Format.tags).toMatchObject({
+      publisher: 'OpenVox Press',
+      language: 'en',
+      isbn: '978-3-16-148410-0',
+      date: '2026',
+    });
 
     const entries = await zipEntries(book.zip);
     expect([...entries.keys()]).toEqual([
