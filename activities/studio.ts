@@ -14,6 +14,7 @@ import { PronunciationDictionary } from '../db/models/PronunciationDictionary';
 import { PronunciationEntry } from '../db/models/PronunciationEntry';
 import { asPremadeVoice, Voice } from '../db/models/Voice';
 import { splitText } from '../engines/text';
+import { assembleBook, assembleChapter, type BookMetadata } from '../studio/assembly';
 import { BlockVoiceMissingError, blockSpec } from '../studio/blockSpec';
 import { blockAudioCurrent, blocksInOrder, blockSpecContext, projectSettings } from '../studio/content';
 import {
@@ -30,36 +31,6 @@ import { compileLexicon } from '../text/lexicon';
 
 /** Pause between two segments (voices) of a block and between its chunks, seconds at speed 1. */
 const SEGMENT_PAUSE_SECONDS = 0.25;
-
-/** The assembly library (studio/assembly, another engineer's), by the interface agreed for it. */
-interface Assembly {
-  assembleChapter(input: {
-    blocks: {
-      path: string;
-      kind: 'heading' | 'paragraph';
-      words?: { word: string; startMs: number; endMs: number }[];
-    }[];
-    preset: 'audiobook' | 'standard';
-    outDir: string;
-    signal?: AbortSignal;
-  }): Promise<{ wavPath: string; durationMs: number; qc: unknown; srt: string; vtt: string }>;
-  assembleBook(input: {
-    chapters: { title: string; wavPath: string; durationMs: number }[];
-    metadata: unknown;
-    cover?: { path: string; contentType: string } | null;
-    preset: 'audiobook' | 'standard';
-    outDir: string;
-    signal?: AbortSignal;
-  }): Promise<{
-    m4b: string;
-    mp3: string;
-    zip: string;
-    index: { title: string; index: number; start_ms: number; duration_ms: number }[];
-  }>;
-}
-// Loaded at run time until studio/assembly lands (a static import would not type-check before it exists).
-const ASSEMBLY_MODULE = '../studio/assembly';
-const loadAssembly = () => import(ASSEMBLY_MODULE) as Promise<Assembly>;
 
 export function createStudioActivities(deps: ActivityDeps) {
   const { db, storage, engines, config } = deps;
@@ -296,7 +267,6 @@ export function createStudioActivities(deps: ActivityDeps) {
       blocks: BlockAudioRef[];
     }) {
       const project = await loadProject(input.projectId);
-      const { assembleChapter } = await loadAssembly();
       const prefix = `${snapshotPrefix(input.accountId, input.snapshotId)}chapters/${input.chapterId}`;
       return classified(() =>
         withHeartbeat((signal) =>
@@ -328,7 +298,7 @@ export function createStudioActivities(deps: ActivityDeps) {
             await storage.put(keys.wavKey, await readFile(chapter.wavPath), 'audio/wav');
             await storage.put(keys.srtKey, Buffer.from(chapter.srt), 'application/x-subrip');
             await storage.put(keys.vttKey, Buffer.from(chapter.vtt), 'text/vtt');
-            return { ...keys, durationMs: chapter.durationMs, qc: chapter.qc as Record<string, unknown> | null };
+            return { ...keys, durationMs: chapter.durationMs, qc: chapter.qc as unknown as Record<string, unknown> };
           }),
         ),
       );
@@ -342,7 +312,6 @@ export function createStudioActivities(deps: ActivityDeps) {
       chapters: ChapterResult[];
     }) {
       const project = await loadProject(input.projectId);
-      const { assembleBook } = await loadAssembly();
       const prefix = snapshotPrefix(input.accountId, input.snapshotId);
       return classified(() =>
         withHeartbeat((signal) =>
@@ -363,7 +332,17 @@ export function createStudioActivities(deps: ActivityDeps) {
             await mkdir(out);
             const book = await assembleBook({
               chapters,
-              metadata: project.metadata,
+              metadata: {
+                title: null,
+                author: null,
+                narrator: null,
+                language: project.language,
+                description: null,
+                publisher: null,
+                year: null,
+                isbn: null,
+                ...(project.metadata as Partial<BookMetadata>),
+              },
               cover,
               preset: project.output_preset,
               outDir: out,

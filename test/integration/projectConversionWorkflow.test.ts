@@ -91,7 +91,7 @@ beforeEach(() => {
       srtKey: `chapters/${chapterId}.srt`,
       vttKey: `chapters/${chapterId}.vtt`,
       durationMs: 2000,
-      qc: null,
+      qc: {},
     }),
     assembleConversionBook: async () => ({
       outputs: { m4b: 'book.m4b', mp3: 'book.mp3', zip: 'book.zip', index: 'index.json' },
