@@ -82,6 +82,17 @@ describe('Studio conversion', () => {
       await rm(dir, { recursive: true, force: true });
     }
 
+    // A byte range of it, and a chapter's captions.
+    const part = await fetch(`${api.url}/api/v1/projects/${id}/snapshots/${started.body.id}/audio/?format=mp3`, {
+      headers: { Authorization: `Bearer ${owner.access}`, Range: 'bytes=0-99' },
+    });
+    expect(part.status).toBe(206);
+    expect((await part.arrayBuffer()).byteLength).toBe(100);
+    const firstChapter = (done.chapters as { chapter_id: string }[])[0].chapter_id;
+    const vtt = await req('GET', `${id}/snapshots/${started.body.id}/captions/?format=vtt&chapter_id=${firstChapter}`);
+    expect(vtt.status).toBe(200);
+    expect(vtt.text).toMatch(/^WEBVTT/);
+
     // Another account sees nothing of it.
     const hidden = await req('GET', `${id}/snapshots/${started.body.id}/`, undefined, stranger);
     expect(hidden.status).toBe(404);
