@@ -3,6 +3,7 @@ import type { ActivityDeps } from '.';
 import { anonymizeLedger } from '../db/ledger';
 import { Account } from '../db/models/Account';
 import { ConsentRecord } from '../db/models/ConsentRecord';
+import { Project } from '../db/models/Project';
 import { Synthesis } from '../db/models/Synthesis';
 import { Voice } from '../db/models/Voice';
 import { WebhookDelivery } from '../db/models/WebhookDelivery';
@@ -23,6 +24,7 @@ import { requestCancel } from '../lib/temporal';
 import { deleteEnded } from '../synthesis/lifecycle';
 import { accountAudioPrefix, chunkPrefix, removeSynthesisObjects } from '../synthesis/objects';
 import { withHeartbeat } from './work';
+import { accountBlocksPrefix, accountSnapshotsPrefix } from '../studio/conversion';
 
 /** gRPC's NOT_FOUND: the execution went between describe and delete (another round, or retention). */
 const GRPC_NOT_FOUND = 5;
@@ -121,10 +123,15 @@ export function createPrivacyActivities({ db, storage, temporal, config }: Activ
       return withHeartbeat(async () => {
         let removed = 0;
         const syntheses = await Synthesis.query(db).modify('ownedBy', { id: accountId }).select('id');
+        const projects = await Project.query(db).modify('ownedBy', { id: accountId }).select('id');
         for (const prefix of [
           accountAudioPrefix(accountId),
           `samples/${accountId}/`,
           ...syntheses.map((row) => chunkPrefix(row.id)),
+          // Studio: block audio and snapshots by account, covers by project.
+          accountBlocksPrefix(accountId),
+          accountSnapshotsPrefix(accountId),
+          ...projects.map((row) => `projects/${row.id}/`),
         ]) {
           removed += (await storage.list(prefix)).length;
           await storage.removePrefix(prefix);

@@ -158,6 +158,7 @@ const REQUEST_EXAMPLES: Record<string, unknown> = {
   'patch /api/v1/projects/{id}/chapters/{cid}/': { title: 'Chapter One', index: 0 },
   'post /api/v1/projects/{id}/chapters/{cid}/blocks/': { text: 'A new paragraph.', kind: 'paragraph' },
   'patch /api/v1/projects/{id}/chapters/{cid}/blocks/{bid}/': { text: 'The corrected paragraph.' },
+  'post /api/v1/projects/{id}/convert/': { chapter_ids: ['0b9f1c2e-4a1d-4c7e-9f57-2a3b4c5d6e7f'] },
   'post /api/v1/pronunciation-dictionaries/': {
     name: 'Product names',
     language: 'en-US',

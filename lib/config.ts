@@ -195,6 +195,8 @@ const EnvSchema = z.object({
   WEBHOOK_MAX_ENDPOINTS: z.coerce.number().int().min(1).max(1000).default(20),
   /** `POST /webhooks/{id}/test/` pings per account per minute (0 turns the limit off). */
   RATE_LIMIT_WEBHOOK_TESTS_PER_MINUTE: rateLimit.default(10),
+  /** Block renders one Studio conversion runs at once, over all its chapters: the rest of the render slots stay free for other accounts. */
+  STUDIO_MAX_PARALLEL_BLOCKS: z.coerce.number().int().min(1).max(64).default(1),
   /** `POST /tts/normalize/` previews per account per minute: free, so bounded (0 turns the limit off). */
   RATE_LIMIT_NORMALIZE_PER_MINUTE: rateLimit.default(60),
 

@@ -13,10 +13,13 @@ export const chapterConversionWorkflowId = (snapshotId: string, chapterId: strin
 // Credits: db/models/ProjectSnapshot.ts (reserve `conversion:<snapshot>`, a capture per block `block:<snapshot>:<block>`).
 
 /** Where a block's audio and word timings are kept: by account and content hash, so any conversion reuses them. */
-export const blockAudioKey = (accountId: string, hash: string) => `blocks/${accountId}/${hash}.wav`;
-export const blockWordsKey = (accountId: string, hash: string) => `blocks/${accountId}/${hash}.words.json`;
+export const accountBlocksPrefix = (accountId: string) => `blocks/${accountId}/`;
+export const blockAudioKey = (accountId: string, hash: string) => `${accountBlocksPrefix(accountId)}${hash}.wav`;
+export const blockWordsKey = (accountId: string, hash: string) => `${accountBlocksPrefix(accountId)}${hash}.words.json`;
 /** A snapshot's files: its chapters' and the book's. */
-export const snapshotPrefix = (accountId: string, snapshotId: string) => `snapshots/${accountId}/${snapshotId}/`;
+export const accountSnapshotsPrefix = (accountId: string) => `snapshots/${accountId}/`;
+export const snapshotPrefix = (accountId: string, snapshotId: string) =>
+  `${accountSnapshotsPrefix(accountId)}${snapshotId}/`;
 
 export type SnapshotStatus = 'queued' | 'converting' | 'completed' | 'failed' | 'canceled';
 

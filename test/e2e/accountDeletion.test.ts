@@ -1,7 +1,7 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 import { call, mailsTo, PASSWORD, uniqueEmail, waitForVerificationToken } from '../helpers/accounts';
-import { createAccount, type TestAccount } from '../helpers/factories';
+import { createAccount, createProject, type TestAccount } from '../helpers/factories';
 import { createObjectLister } from '../helpers/objects';
 import { rowsMentioning, seedAccount } from '../helpers/privacy';
 import { createTestDeps, type RunningApi, startApi, startTestWorker } from '../helpers/stack';
@@ -13,13 +13,20 @@ type Deps = ReturnType<typeof createTestDeps>;
 const deletionHandle = (deps: Deps, accountId: string) =>
   deps.temporal.workflow.getHandle(`account-deletion:${accountId}`);
 
-/** Every object the account could have left: its audio and samples, and the work files of each of its syntheses. */
-async function objectsLeft(deps: Deps, accountId: string, synthesisIds: string[]) {
+/**
+ * Every object the account could have left: its audio and samples, the work
+ * files of each of its syntheses, and Studio's block audio, snapshots and
+ * each project's cover.
+ */
+async function objectsLeft(deps: Deps, accountId: string, synthesisIds: string[], projectIds: string[] = []) {
   const objects = createObjectLister(deps.config);
   const prefixes = [
     `syntheses/${accountId}/`,
     `samples/${accountId}/`,
     ...synthesisIds.map((id) => `work/syntheses/${id}/`),
+    `blocks/${accountId}/`,
+    `snapshots/${accountId}/`,
+    ...projectIds.map((id) => `projects/${id}/`),
   ];
   return (await Promise.all(prefixes.map((prefix) => objects.list(prefix)))).flat();
 }
@@ -95,6 +102,14 @@ describe('account deletion', () => {
       /queued|processing/,
     );
     expect(await objectsLeft(deps, owner.id, [])).not.toEqual([]);
+    // Studio's objects, as a conversion and an import leave them.
+    const projectId = await createProject(deps, owner, `book-${marker}`);
+    for (const key of [
+      `blocks/${owner.id}/hash.wav`,
+      `snapshots/${owner.id}/s/book.m4b`,
+      `projects/${projectId}/cover`,
+    ])
+      await deps.storage.put(key, Buffer.from(marker), 'application/octet-stream');
 
     const accepted = await call(api.url, 'DELETE', '/api/v1/auth/profile/', { password: owner.password }, owner.access);
     expect(accepted.status).toBe(202);
@@ -158,7 +173,7 @@ describe('account deletion', () => {
     const consent = await deps.db('consent_records').where({ account_id: owner.id }).first();
     expect(consent).toMatchObject({ voice_id: seeded.voiceId, revoked_at: null });
     expect(await deps.db('accounts').where({ id: owner.id }).first()).toBeUndefined();
-    expect(await objectsLeft(deps, owner.id, [seeded.finishedId, seeded.runningId])).toEqual([]);
+    expect(await objectsLeft(deps, owner.id, [seeded.finishedId, seeded.runningId], [projectId])).toEqual([]);
 
     const again = await call(api.url, 'POST', '/api/v1/auth/register/', {
       email: owner.email,

@@ -13,31 +13,56 @@ import { NEWEST_FIRST, PageQuery, pageOf, pageSchema, presentPage } from '../../
 import { defineRoute, familyPrefix, inBothFamilies, type Route } from '../../route';
 import { findProject } from './commands';
 
-/** Block renders of one conversion at a time, over all its chapters: STUDIO_MAX_PARALLEL_BLOCKS, default 1 (2 cores: one left to others' syntheses). */
-const maxParallelBlocks = () => Math.max(1, Number(process.env.STUDIO_MAX_PARALLEL_BLOCKS) || 1);
-
 const ConvertBody = z.strictObject({
-  chapter_ids: z.array(z.uuid()).min(1).max(1000).optional(),
+  chapter_ids: z
+    .array(z.uuid())
+    .min(1)
+    .max(1000)
+    .optional()
+    .meta({ description: 'The chapters to convert, in any order (absent: all of them)' }),
 });
-const SnapshotParams = z.object({ id: z.uuid(), sid: z.uuid() });
-const ProjectIdParams = z.object({ id: z.uuid() });
-const AudioQuery = z.object({ format: z.enum(['m4b', 'mp3', 'zip']).default('m4b') });
-const CaptionsQuery = z.object({ format: z.enum(['srt', 'vtt']).default('vtt'), chapter_id: z.uuid() });
+const SnapshotParams = z.object({
+  id: z.uuid().meta({ description: 'The project' }),
+  sid: z.uuid().meta({ description: 'The snapshot (a conversion)' }),
+});
+const ProjectIdParams = z.object({ id: z.uuid().meta({ description: 'The project' }) });
+const AudioQuery = z.object({
+  format: z.enum(['m4b', 'mp3', 'zip']).default('m4b').meta({
+    description: 'M4B with chapters, one MP3 with ID3 chapters, or a zip of one MP3 per chapter and a playlist',
+  }),
+});
+const CaptionsQuery = z.object({
+  format: z.enum(['srt', 'vtt']).default('vtt').meta({ description: 'SubRip or WebVTT' }),
+  chapter_id: z.uuid().meta({ description: 'The chapter whose captions to give' }),
+});
 
-const SnapshotOut = z.object({
-  id: z.uuid(),
-  status: z.enum(['queued', 'converting', 'completed', 'failed', 'canceled']),
-  progress: z.number(),
-  chapters: z.array(z.record(z.string(), z.unknown())),
-  duration_ms: z.number().nullable(),
-  characters_rendered: z.number(),
-  credits_charged: z.number(),
-  blocks_rendered: z.number(),
-  blocks_reused: z.number(),
-  created_at: z.string(),
-  completed_at: z.string().nullable(),
-  error: z.object({ code: z.string(), message: z.string() }).nullable(),
-});
+const SnapshotOut = z
+  .object({
+    id: z.uuid().meta({ description: 'The snapshot' }),
+    status: z
+      .enum(['queued', 'converting', 'completed', 'failed', 'canceled'])
+      .meta({ description: 'Where the conversion is' }),
+    progress: z.number().meta({ description: 'Blocks done of the blocks to convert, 0-1 (1 when completed)' }),
+    chapters: z.array(z.record(z.string(), z.unknown())).meta({
+      description:
+        'The chapter index: `{chapter_id, title, index, start_ms, duration_ms, qc}` per chapter, in order (filled as chapters finish)',
+    }),
+    duration_ms: z.number().nullable().meta({ description: 'The book’s length, once completed' }),
+    characters_rendered: z.number().meta({ description: 'Characters of the blocks rendered (not reused)' }),
+    credits_charged: z.number().meta({ description: 'Credits charged: the rendered blocks’ characters, once each' }),
+    blocks_rendered: z.number().meta({ description: 'Blocks rendered by this conversion' }),
+    blocks_reused: z.number().meta({ description: 'Blocks whose current audio was reused (not charged)' }),
+    created_at: z.string().meta({ description: 'When it was asked (ISO 8601)' }),
+    completed_at: z.string().nullable().meta({ description: 'When it ended (ISO 8601), or null' }),
+    error: z
+      .object({
+        code: z.string().meta({ description: 'A stable code' }),
+        message: z.string().meta({ description: 'What went wrong' }),
+      })
+      .nullable()
+      .meta({ description: 'Why it failed, or null' }),
+  })
+  .meta({ id: 'ProjectSnapshot' });
 
 const presentSnapshot = (row: ProjectSnapshot) => ({
   id: row.id,
@@ -120,7 +145,7 @@ export function conversionRoutes(deps: ApiDeps): Route[] {
           projectId: project.id,
           chapterIds: body.chapter_ids ?? null,
           cpuTaskQueue: cpuTaskQueue(config),
-          maxParallelBlocks: maxParallelBlocks(),
+          maxParallelBlocks: config.STUDIO_MAX_PARALLEL_BLOCKS,
         };
         const start = new WithStartWorkflowOperation(projectConversion, {
           workflowId: conversionWorkflowId(snapshotId),
