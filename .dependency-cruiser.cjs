@@ -51,7 +51,8 @@ module.exports = {
       severity: 'error',
       from: { path: '^workflows/' },
       to: {
-        pathNot: '^(workflows/|synthesis/(contracts|cost|status)\\.ts$|studio/conversion[^/]*\\.ts$|node_modules/@temporalio/(workflow|common)/)',
+        pathNot:
+          '^(workflows/|synthesis/(contracts|cost|status)\\.ts$|studio/conversion[^/]*\\.ts$|node_modules/@temporalio/(workflow|common)/)',
       },
     },
     {
