@@ -121,6 +121,22 @@ describe('Studio conversion', () => {
     expect(list.body.results.map((snapshot: { id: string }) => snapshot.id)).toEqual([again.body.id, started.body.id]);
   }, 300_000);
 
+  it('refuses nothing to convert, an unknown chapter and blocks no voice reads (400), starting nothing', async () => {
+    const empty = (await req('POST', '', { name: `Empty ${randomUUID()}` })).body.id as string;
+    const nothing = await req('POST', `${empty}/convert/`, {});
+    expect([nothing.status, nothing.body.code, Object.keys(nothing.body.errors)]).toEqual([
+      400,
+      'validation_error',
+      ['chapter_ids'],
+    ]);
+    expect((await req('POST', `${empty}/content/`, { format: 'markdown', text: MARKDOWN })).status).toBe(200);
+    const voiceless = await req('POST', `${empty}/convert/`, {});
+    expect([voiceless.status, Object.keys(voiceless.body.errors)]).toEqual([400, ['default_voice_id']]);
+    const unknown = await req('POST', `${empty}/convert/`, { chapter_ids: [randomUUID()] });
+    expect([unknown.status, unknown.body.errors]).toEqual([400, { chapter_ids: ['Unknown chapter.'] }]);
+    expect(await deps.db('project_snapshots').where({ project_id: empty }).count({ n: '*' })).toEqual([{ n: '0' }]);
+  });
+
   it('refuses a conversion the balance does not cover (402), reserving and recording nothing', async () => {
     const poor = await createAccount(deps, { credits: 3 });
     const poorReq = requestsBelow(api, '/api/v1/projects/', poor);

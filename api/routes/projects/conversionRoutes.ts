@@ -2,16 +2,19 @@ import { WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError } from
 import type { Context } from 'koa';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { ProjectChapter } from '../../../db/models/ProjectChapter';
 import { ProjectSnapshot } from '../../../db/models/ProjectSnapshot';
 import { cpuTaskQueue, requestCancel } from '../../../lib/temporal';
 import { conversionReserveUpdate, conversionWorkflowId, type ConversionInput } from '../../../studio/conversion';
 import { projectConversion } from '../../../workflows/projectConversion';
 import type { ApiDeps } from '../../deps';
-import { conflict, insufficientCredits, notFound, rangeNotSatisfiable, ApiError } from '../../errors';
+import { conflict, insufficientCredits, notFound, rangeNotSatisfiable, validationError, ApiError } from '../../errors';
 import { jsonResponse, problemResponses } from '../../openapi';
 import { NEWEST_FIRST, PageQuery, pageOf, pageSchema, presentPage } from '../../pagination';
 import { defineRoute, familyPrefix, inBothFamilies, type Route } from '../../route';
 import { findProject } from './commands';
+import { blockSpec, BlockVoiceMissingError } from '../../../studio/blockSpec';
+import { blocksInOrder, blockSpecContext, projectSettings } from '../../../studio/content';
 
 const ConvertBody = z.strictObject({
   chapter_ids: z
@@ -138,6 +141,26 @@ export function conversionRoutes(deps: ApiDeps): Route[] {
       responses: { 202: one, ...problemResponses(400, 401, 402, 404, 409) },
       async handler(ctx, { account, params, body }, family) {
         const project = await findProject(db, account, params.id);
+        // Nothing to convert is a 400 at once, not a workflow started for nothing.
+        const wanted = body.chapter_ids ? [...new Set(body.chapter_ids)] : null;
+        const chapters = ProjectChapter.query(db).where({ project_id: project.id });
+        if (wanted) chapters.whereIn('id', wanted);
+        const found = await chapters.resultSize();
+        if (wanted && found < wanted.length) throw validationError({ chapter_ids: ['Unknown chapter.'] });
+        const blocks = found === 0 ? [] : await blocksInOrder(db, project.id, wanted ?? undefined);
+        if (blocks.length === 0)
+          throw validationError({
+            chapter_ids: ['Nothing to convert: the chapters hold no text (import a document first).'],
+          });
+        // A block no voice reads is a 400 now, not a conversion that fails later.
+        const settings = projectSettings(project);
+        const context = await blockSpecContext(db, project, blocks);
+        try {
+          for (const block of blocks) blockSpec(settings, block, context);
+        } catch (error) {
+          if (error instanceof BlockVoiceMissingError) throw validationError({ default_voice_id: [error.message] });
+          throw error;
+        }
         const snapshotId = randomUUID();
         const input: ConversionInput = {
           snapshotId,
