@@ -10,13 +10,18 @@ import { BlockAudio } from '../db/models/BlockAudio';
 import { Project } from '../db/models/Project';
 import { ProjectSnapshot, type SnapshotChapter } from '../db/models/ProjectSnapshot';
 import { ProjectChapter } from '../db/models/ProjectChapter';
-import { PronunciationDictionary } from '../db/models/PronunciationDictionary';
 import { PronunciationEntry } from '../db/models/PronunciationEntry';
 import { asPremadeVoice, Voice } from '../db/models/Voice';
 import { splitText } from '../engines/text';
 import { assembleBook, assembleChapter, type BookMetadata } from '../studio/assembly';
 import { BlockVoiceMissingError, blockSpec } from '../studio/blockSpec';
-import { blockAudioCurrent, blocksInOrder, blockSpecContext, projectSettings } from '../studio/content';
+import {
+  blockAudioCurrent,
+  blocksInOrder,
+  blockSpecContext,
+  projectDictionaryIds,
+  projectSettings,
+} from '../studio/content';
 import {
   blockAudioKey,
   type BlockAudioRef,
@@ -44,16 +49,7 @@ export function createStudioActivities(deps: ActivityDeps) {
 
   /** The lexicon a project's blocks are read with: the project's dictionaries, then the account's (as blockSpecContext hashes them). */
   const lexiconOf = async (project: Project) => {
-    const dictionaries = await PronunciationDictionary.query(db)
-      .where({ account_id: project.account_id })
-      .where((where) => where.whereNull('project_id').orWhere('project_id', project.id))
-      .orderBy([{ column: 'created_at' }, { column: 'id' }])
-      .select('id', 'project_id');
-    const ids = [
-      ...dictionaries.filter((row) => row.project_id !== null),
-      ...dictionaries.filter((row) => row.project_id === null),
-    ].map((row) => row.id);
-    const entries = await PronunciationEntry.lexiconOf(db, ids);
+    const entries = await PronunciationEntry.lexiconOf(db, await projectDictionaryIds(db, project));
     return entries.length > 0 ? compileLexicon(entries) : null;
   };
 

@@ -347,6 +347,19 @@ export function engineModelOfVoice(voice: Pick<Voice, 'id' | 'engine' | 'engine_
   return `clone:${voice.id}${base ? `@${base}` : ''}`;
 }
 
+/** The dictionaries a project's blocks are read with, in the order they apply: the project's, then the account's, each oldest first. */
+export async function projectDictionaryIds(db: Knex, project: Project): Promise<string[]> {
+  const dictionaries = await PronunciationDictionary.query(db)
+    .where({ account_id: project.account_id })
+    .where((where) => where.whereNull('project_id').orWhere('project_id', project.id))
+    .orderBy([{ column: 'created_at' }, { column: 'id' }])
+    .select('id', 'project_id');
+  return [
+    ...dictionaries.filter((row) => row.project_id !== null),
+    ...dictionaries.filter((row) => row.project_id === null),
+  ].map((row) => row.id);
+}
+
 /**
  * What blockSpec needs beside the project: the content hash of the
  * dictionaries a synthesis in the project applies by default (the
@@ -358,15 +371,7 @@ export async function blockSpecContext(
   project: Project,
   blocks: readonly Pick<ProjectBlock, 'voice_id'>[],
 ): Promise<BlockSpecContext> {
-  const dictionaries = await PronunciationDictionary.query(db)
-    .where({ account_id: project.account_id })
-    .where((where) => where.whereNull('project_id').orWhere('project_id', project.id))
-    .orderBy([{ column: 'created_at' }, { column: 'id' }])
-    .select('id', 'project_id');
-  const ids = [
-    ...dictionaries.filter((row) => row.project_id !== null),
-    ...dictionaries.filter((row) => row.project_id === null),
-  ].map((row) => row.id);
+  const ids = await projectDictionaryIds(db, project);
   const dictionariesHash = dictionariesContentHash(await PronunciationEntry.lexiconOf(db, ids));
   const voiceIds = new Set<string>(
     [
