@@ -3,6 +3,7 @@
  * ffmpeg, called by the conversion's activities. Nothing here holds a
  * chapter's or a book's audio in memory: ffmpeg reads and writes the files.
  */
+import type { ImportedMetadata } from '../document';
 
 export interface BlockAudio {
   path: string;
@@ -39,16 +40,8 @@ export interface BookChapter {
   durationMs: number;
 }
 
-export interface BookMetadata {
-  title: string | null;
-  author: string | null;
-  narrator: string | null;
-  language: string | null;
-  description: string | null;
-  publisher: string | null;
-  year: string | null;
-  isbn: string | null;
-}
+/** The book's tags: the fields an import reads (studio/document.ts). */
+export type BookMetadata = ImportedMetadata;
 
 export { assembleChapter } from './chapter';
 export { assembleBook } from './book';
