@@ -5,8 +5,10 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { ActivityDeps } from '.';
 import { classifyFailures, inTempDir, unlessCanceled, withHeartbeat } from './work';
+import { createWebhookAnnouncer } from './webhooks';
 import { finishAudio, renderChunk } from '../audio';
 import { BlockAudio } from '../db/models/BlockAudio';
+import { reserve, settle } from '../db/ledger';
 import { Project } from '../db/models/Project';
 import { ProjectSnapshot, type SnapshotChapter } from '../db/models/ProjectSnapshot';
 import { ProjectChapter } from '../db/models/ProjectChapter';
@@ -25,12 +27,16 @@ import {
 import {
   blockAudioKey,
   type BlockAudioRef,
+  blockRenderReference,
+  type BlockRenderInput,
+  type BlockRenderReservation,
   blockWordsKey,
   type ChapterPlan,
   type ChapterResult,
   type ConversionReservation,
   snapshotPrefix,
 } from '../studio/conversion';
+import { notifyWatchers } from '../synthesis/lifecycle';
 import { CHUNK_CHARS } from '../synthesis/speechPlan';
 import { compileLexicon } from '../text/lexicon';
 
@@ -40,6 +46,9 @@ const SEGMENT_PAUSE_SECONDS = 0.25;
 export function createStudioActivities(deps: ActivityDeps) {
   const { db, storage, engines, config } = deps;
   const classified = <T>(work: () => Promise<T>) => classifyFailures(config.STORAGE_RETRY_SECONDS * 1000, work);
+  const webhooks = createWebhookAnnouncer(deps);
+  /** Wakes the API's event streams following the snapshot (the same channel as a synthesis's: ids are UUIDs). */
+  const changed = (snapshotId: string) => notifyWatchers(db, snapshotId);
 
   const loadProject = async (projectId: string) => {
     const project = await Project.query(db).findById(projectId);
@@ -156,10 +165,12 @@ export function createStudioActivities(deps: ActivityDeps) {
      * the hash: a retry, or another conversion, overwrites the same audio.
      */
     async renderBlock(input: {
+      /** The conversion (or on-demand render) it is for: in the activity's input, for the Temporal UI. */
       snapshotId: string;
       accountId: string;
       projectId: string;
       blockId: string;
+      /** The hash it was planned under (the render's own, from the block as it is now, is what it returns). */
       hash: string;
     }) {
       const project = await loadProject(input.projectId);
@@ -241,7 +252,46 @@ export function createStudioActivities(deps: ActivityDeps) {
       durationMs: number;
       characters: number;
     }): Promise<{ charged: number }> {
-      return db.transaction(async (trx) => {
+      return db
+        .transaction(async (trx) => {
+          await BlockAudio.record(trx, {
+            account_id: input.accountId,
+            content_hash: input.hash,
+            audio_key: input.audioKey,
+            duration_ms: input.durationMs,
+            characters: input.characters,
+          });
+          const charged = await ProjectSnapshot.chargeBlock(trx, input);
+          return { charged };
+        })
+        .finally(() => changed(input.snapshotId));
+    },
+
+    /**
+     * An on-demand block render's first step: `current` when the block's
+     * audio exists already, else reserves its characters
+     * (`block-render:<render id>`) or answers `insufficient`.
+     */
+    async reserveBlockRender(input: BlockRenderInput): Promise<BlockRenderReservation> {
+      const project = await loadProject(input.projectId);
+      const [block] = await blocksInOrder(db, project.id).where('project_blocks.id', input.blockId);
+      if (!block || project.account_id !== input.accountId)
+        throw ApplicationFailure.nonRetryable(`block ${input.blockId} does not exist`, 'BlockMissing');
+      const spec = blockSpec(projectSettings(project), block, await blockSpecContext(db, project, [block]));
+      if ((await BlockAudio.keysOf(db, input.accountId, [spec.hash])).size > 0) return { outcome: 'current' };
+      const reserved = await db.transaction((trx) =>
+        reserve(trx, input.accountId, blockRenderReference(input.renderId), spec.characters),
+      );
+      return reserved
+        ? { outcome: 'reserved', characters: spec.characters }
+        : { outcome: 'insufficient', characters: spec.characters };
+    },
+
+    /** Records an on-demand render's audio (the block is then current) and charges its reservation, together. */
+    async recordBlockRender(
+      input: BlockRenderInput & { hash: string; audioKey: string; durationMs: number; characters: number },
+    ) {
+      await db.transaction(async (trx) => {
         await BlockAudio.record(trx, {
           account_id: input.accountId,
           content_hash: input.hash,
@@ -249,9 +299,13 @@ export function createStudioActivities(deps: ActivityDeps) {
           duration_ms: input.durationMs,
           characters: input.characters,
         });
-        const charged = await ProjectSnapshot.chargeBlock(trx, input);
-        return { charged };
+        await settle(trx, input.accountId, blockRenderReference(input.renderId), 'capture');
       });
+    },
+
+    /** Returns an on-demand render's reservation (it failed or was canceled). */
+    async releaseBlockRender(input: BlockRenderInput) {
+      await db.transaction((trx) => settle(trx, input.accountId, blockRenderReference(input.renderId), 'release'));
     },
 
     /** Assembles a chapter from its blocks' audio (CPU queue) and stores its WAV and captions under the snapshot. */
@@ -368,6 +422,7 @@ export function createStudioActivities(deps: ActivityDeps) {
     /** The snapshot's status and overall progress. */
     async recordConversionProgress(input: { snapshotId: string; status?: 'converting'; progress: number }) {
       await ProjectSnapshot.recordProgress(db, input.snapshotId, input.progress, input.status);
+      await changed(input.snapshotId);
     },
 
     /** A chapter's entry in the snapshot's chapter index (replaced on a retry), its captions and its reuse count. */
@@ -398,6 +453,8 @@ export function createStudioActivities(deps: ActivityDeps) {
         vtt: assembled.vttKey,
         wav: assembled.wavKey,
       });
+      await changed(input.snapshotId);
+      await webhooks.chapterConverted(input.snapshotId, result.chapterId);
     },
 
     /** Completes a snapshot (its files, chapter index, the block keys it holds) and releases what its blocks did not take. */
@@ -417,6 +474,8 @@ export function createStudioActivities(deps: ActivityDeps) {
         durationMs: input.durationMs,
         blockKeys: [...new Set(input.chapters.flatMap((chapter) => chapter.blockKeys))],
       });
+      await changed(input.snapshotId);
+      await webhooks.conversionEnded(input.snapshotId);
     },
 
     /** Ends a snapshot failed or canceled, releasing what its blocks did not take. */
@@ -427,6 +486,8 @@ export function createStudioActivities(deps: ActivityDeps) {
       error: { code: string; message: string } | null;
     }) {
       await ProjectSnapshot.end(db, input);
+      await changed(input.snapshotId);
+      await webhooks.conversionEnded(input.snapshotId);
     },
   };
 }

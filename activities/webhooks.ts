@@ -9,6 +9,8 @@ import { postToTarget, TargetRefused } from '../lib/webhookTarget';
 import { announceWebhookEvent, signatureHeader, stableEventId, standardSignatureHeader } from '../synthesis/webhooks';
 import type { WebhookAttemptOutcome } from '../synthesis/contracts';
 import { presentHistoryEntry, presentVoice } from '../synthesis/resources';
+import { ProjectSnapshot } from '../db/models/ProjectSnapshot';
+import { presentSnapshot } from '../studio/resources';
 
 /** Each attempt's request gives up after this long; the workflow then retries with backoff. */
 const WEBHOOK_REQUEST_TIMEOUT_MS = 10_000;
@@ -67,6 +69,32 @@ export function createWebhookAnnouncer(deps: ActivityDeps) {
         type,
         accountId: voice.account_id as string,
         data: presentVoice(voice),
+      });
+    },
+
+    /** `project.conversion.completed` or `.failed` (a canceled conversion announces nothing: its owner asked for it). */
+    async conversionEnded(snapshotId: string): Promise<void> {
+      const row = await ProjectSnapshot.query(db).findById(snapshotId);
+      if (!row || (row.status !== 'completed' && row.status !== 'failed')) return;
+      const type = `project.conversion.${row.status}` as const;
+      await announceWebhookEvent(deps, {
+        id: stableEventId(type, snapshotId),
+        type,
+        accountId: row.account_id,
+        data: presentSnapshot(row),
+      });
+    },
+
+    /** `project.chapter.converted`: the snapshot with the chapter's entry in its index, and which chapter it was. */
+    async chapterConverted(snapshotId: string, chapterId: string): Promise<void> {
+      const row = await ProjectSnapshot.query(db).findById(snapshotId);
+      const chapter = row?.chapters.find((one) => one.chapter_id === chapterId);
+      if (!row || !chapter) return;
+      await announceWebhookEvent(deps, {
+        id: stableEventId('project.chapter.converted', `${snapshotId}:${chapterId}`),
+        type: 'project.chapter.converted',
+        accountId: row.account_id,
+        data: { snapshot_id: row.id, project_id: row.project_id, chapter },
       });
     },
   };

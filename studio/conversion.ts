@@ -96,3 +96,29 @@ export interface ConversionProgress {
 
 export const conversionReserveUpdate = defineUpdate<{ reservation: ConversionReservation }>('reserveConversion');
 export const conversionProgressQuery = defineQuery<ConversionProgress>('conversionProgress');
+
+// A block's audio on demand (GET .../blocks/<bid>/audio/ when not current): workflows/projectConversion.ts's blockAudioRender.
+
+/** One render of a hash at a time per account: a second request while it runs joins it. */
+export const blockRenderWorkflowId = (accountId: string, hash: string) => `block-render:${accountId}:${hash}`;
+/** The ledger reference of an on-demand render's reservation (db/ledger.ts's reserve, then settle). */
+export const blockRenderReference = (renderId: string) => `block-render:${renderId}`;
+
+export interface BlockRenderInput {
+  /** Names this render's reservation (`block-render:<renderId>`): a later render of the same hash is charged again. */
+  renderId: string;
+  accountId: string;
+  projectId: string;
+  blockId: string;
+  /** The block's hash when asked (the workflow id's). */
+  hash: string;
+  cpuTaskQueue: string;
+}
+
+/** What reserveBlockRender decided: the audio is current already, the block's characters are reserved, or they cannot be. */
+export type BlockRenderReservation =
+  | { outcome: 'current' }
+  | { outcome: 'reserved'; characters: number }
+  | { outcome: 'insufficient'; characters: number };
+
+export const blockRenderReserveUpdate = defineUpdate<BlockRenderReservation>('reserveBlockRender');

@@ -168,6 +168,9 @@ export const WEBHOOK_EVENTS = [
   'voice.ready',
   'voice.failed',
   'credits.low',
+  'project.conversion.completed',
+  'project.conversion.failed',
+  'project.chapter.converted',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENTS)[number] | 'ping';
 

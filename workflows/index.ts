@@ -11,4 +11,4 @@ export { webhookDelivery } from './webhookDelivery';
 export { accountDeletion } from './accountDeletion';
 export { historyRetention } from './retention';
 export { voicePreview } from './voicePreview';
-export { projectConversion, chapterConversion } from './projectConversion';
+export { projectConversion, chapterConversion, blockAudioRender } from './projectConversion';

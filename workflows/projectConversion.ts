@@ -12,6 +12,9 @@ import {
 import type { Activities } from '../activities';
 import {
   type BlockAudioRef,
+  type BlockRenderInput,
+  type BlockRenderReservation,
+  blockRenderReserveUpdate,
   type ChapterConversionInput,
   chapterConversionWorkflowId,
   type ChapterResult,
@@ -201,4 +204,40 @@ export async function chapterConversion(input: ChapterConversionInput): Promise<
   };
   await bookkeeping.recordChapterConverted({ snapshotId, index: plan.index, result, assembled });
   return result;
+}
+
+/**
+ * `block-render:<account>:<hash>`, started by the API with Update-with-Start
+ * when a block's audio is asked for and not current: reserve the block's
+ * characters (`block-render:<render id>`) → render it as a conversion would
+ * → record its audio and capture the reservation in one transaction (the
+ * block is then current: any conversion reuses it). On failure the
+ * reservation is released.
+ */
+export async function blockAudioRender(input: BlockRenderInput): Promise<BlockRenderReservation['outcome'] | 'failed'> {
+  let reservation: BlockRenderReservation | undefined;
+  setHandler(blockRenderReserveUpdate, async () => {
+    await CancellationScope.nonCancellable(() => condition(() => reservation !== undefined));
+    return reservation!;
+  });
+  reservation = await CancellationScope.nonCancellable(() => bookkeeping.reserveBlockRender(input));
+  if (reservation.outcome === 'reserved') {
+    try {
+      const audio = await onQueue(input.cpuTaskQueue).renderBlock({
+        snapshotId: input.renderId,
+        accountId: input.accountId,
+        projectId: input.projectId,
+        blockId: input.blockId,
+        hash: input.hash,
+      });
+      await CancellationScope.nonCancellable(() => bookkeeping.recordBlockRender({ ...input, ...audio }));
+    } catch (error) {
+      await CancellationScope.nonCancellable(() => bookkeeping.releaseBlockRender(input));
+      await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
+      if (isCancellation(error)) throw error;
+      return 'failed';
+    }
+  }
+  await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
+  return reservation.outcome;
 }

@@ -16,6 +16,9 @@ export interface SnapshotChapter {
   blocks_reused: number;
 }
 
+/** The share of a conversion's progress bar its block renders fill; the chapters' and the book's assembly the rest. */
+const RENDERED_SHARE = 0.9;
+
 const conversionReference = (snapshotId: string) => `conversion:${snapshotId}`;
 const blockReference = (snapshotId: string, blockId: string) => `block:${snapshotId}:${blockId}`;
 
@@ -103,10 +106,8 @@ export class ProjectSnapshot extends TableModel {
   ): Promise<number> {
     const reserved = await ProjectSnapshot.openReservation(trx, input.accountId, input.snapshotId);
     if (reserved === null) return 0;
-    const amount = Math.min(
-      input.characters,
-      reserved - (await ProjectSnapshot.charged(trx, input.accountId, input.snapshotId)),
-    );
+    const before = await ProjectSnapshot.charged(trx, input.accountId, input.snapshotId);
+    const amount = Math.min(input.characters, reserved - before);
     if (amount <= 0) return 0;
     const inserted = await trx('credit_ledger')
       .insert({
@@ -128,6 +129,8 @@ export class ProjectSnapshot extends TableModel {
         blocks_rendered: ProjectSnapshot.raw('blocks_rendered + 1'),
         characters_rendered: ProjectSnapshot.raw('characters_rendered + ?', [input.characters]),
         credits_charged: ProjectSnapshot.raw('credits_charged + ?', [amount]),
+        // Rendering is most of the work: the share of the reservation charged moves the bar up to RENDERED_SHARE.
+        progress: ProjectSnapshot.raw('greatest(progress, ?)', [((before + amount) / reserved) * RENDERED_SHARE]),
       } as never);
     return amount;
   }
@@ -154,12 +157,15 @@ export class ProjectSnapshot extends TableModel {
     return rest;
   }
 
-  /** The status (queued -> converting) and overall progress of a conversion still running. */
+  /** The status (queued -> converting) and overall progress of a conversion still running (never moved back). */
   static async recordProgress(db: Knex, snapshotId: string, progress: number, status?: 'converting'): Promise<void> {
     await ProjectSnapshot.query(db)
       .findById(snapshotId)
       .whereIn('status', ['queued', 'converting'])
-      .patch({ ...(status && { status }), progress });
+      .patch({
+        ...(status && { status }),
+        progress: ProjectSnapshot.raw('greatest(progress, ?)', [progress]),
+      } as never);
   }
 
   /** A converted chapter's entry in the index (replacing an earlier one of the chapter: a retry) and its files. */

@@ -1,86 +1,42 @@
 import { WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { Context } from 'koa';
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
 import { ProjectChapter } from '../../../db/models/ProjectChapter';
 import { ProjectSnapshot } from '../../../db/models/ProjectSnapshot';
 import { cpuTaskQueue, requestCancel } from '../../../lib/temporal';
-import { conversionReserveUpdate, conversionWorkflowId, type ConversionInput } from '../../../studio/conversion';
-import { projectConversion } from '../../../workflows/projectConversion';
+import {
+  blockRenderReserveUpdate,
+  blockRenderWorkflowId,
+  type BlockRenderInput,
+  conversionReserveUpdate,
+  conversionWorkflowId,
+  type ConversionInput,
+} from '../../../studio/conversion';
+import { blockAudioRender, projectConversion } from '../../../workflows/projectConversion';
+import { BlockAudio } from '../../../db/models/BlockAudio';
+import type { Project } from '../../../db/models/Project';
 import type { ApiDeps } from '../../deps';
-import { conflict, insufficientCredits, notFound, rangeNotSatisfiable, validationError, ApiError } from '../../errors';
+import { conflict, insufficientCredits, notFound, validationError, ApiError } from '../../errors';
 import { jsonResponse, problemResponses } from '../../openapi';
 import { NEWEST_FIRST, PageQuery, pageOf, pageSchema, presentPage } from '../../pagination';
 import { defineRoute, familyPrefix, inBothFamilies, type Route } from '../../route';
-import { findProject } from './commands';
-import { blockSpec, BlockVoiceMissingError } from '../../../studio/blockSpec';
+import { findBlock, findChapter, findProject } from './commands';
+import { presentSnapshot } from './presenter';
+import {
+  AudioQuery,
+  BlockParams,
+  BlockRenderOut,
+  CaptionsQuery,
+  ConvertBody,
+  ProjectParams,
+  SnapshotOut,
+  SnapshotParams,
+} from './schema';
+import { sendStored } from '../../storedFile';
+import { streamEvents } from '../../eventStream';
+import { snapshotEnded } from '../../../studio/resources';
+import { blockSpec, type BlockRow, BlockVoiceMissingError } from '../../../studio/blockSpec';
 import { blocksInOrder, blockSpecContext, projectSettings } from '../../../studio/content';
-
-const ConvertBody = z.strictObject({
-  chapter_ids: z
-    .array(z.uuid())
-    .min(1)
-    .max(1000)
-    .optional()
-    .meta({ description: 'The chapters to convert, in any order (absent: all of them)' }),
-});
-const SnapshotParams = z.object({
-  id: z.uuid().meta({ description: 'The project' }),
-  sid: z.uuid().meta({ description: 'The snapshot (a conversion)' }),
-});
-const ProjectIdParams = z.object({ id: z.uuid().meta({ description: 'The project' }) });
-const AudioQuery = z.object({
-  format: z.enum(['m4b', 'mp3', 'zip']).default('m4b').meta({
-    description: 'M4B with chapters, one MP3 with ID3 chapters, or a zip of one MP3 per chapter and a playlist',
-  }),
-});
-const CaptionsQuery = z.object({
-  format: z.enum(['srt', 'vtt']).default('vtt').meta({ description: 'SubRip or WebVTT' }),
-  chapter_id: z.uuid().meta({ description: 'The chapter whose captions to give' }),
-});
-
-const SnapshotOut = z
-  .object({
-    id: z.uuid().meta({ description: 'The snapshot' }),
-    status: z
-      .enum(['queued', 'converting', 'completed', 'failed', 'canceled'])
-      .meta({ description: 'Where the conversion is' }),
-    progress: z.number().meta({ description: 'Blocks done of the blocks to convert, 0-1 (1 when completed)' }),
-    chapters: z.array(z.record(z.string(), z.unknown())).meta({
-      description:
-        'The chapter index: `{chapter_id, title, index, start_ms, duration_ms, qc}` per chapter, in order (filled as chapters finish)',
-    }),
-    duration_ms: z.number().nullable().meta({ description: 'The book’s length, once completed' }),
-    characters_rendered: z.number().meta({ description: 'Characters of the blocks rendered (not reused)' }),
-    credits_charged: z.number().meta({ description: 'Credits charged: the rendered blocks’ characters, once each' }),
-    blocks_rendered: z.number().meta({ description: 'Blocks rendered by this conversion' }),
-    blocks_reused: z.number().meta({ description: 'Blocks whose current audio was reused (not charged)' }),
-    created_at: z.string().meta({ description: 'When it was asked (ISO 8601)' }),
-    completed_at: z.string().nullable().meta({ description: 'When it ended (ISO 8601), or null' }),
-    error: z
-      .object({
-        code: z.string().meta({ description: 'A stable code' }),
-        message: z.string().meta({ description: 'What went wrong' }),
-      })
-      .nullable()
-      .meta({ description: 'Why it failed, or null' }),
-  })
-  .meta({ id: 'ProjectSnapshot' });
-
-const presentSnapshot = (row: ProjectSnapshot) => ({
-  id: row.id,
-  status: row.status,
-  progress: row.progress,
-  chapters: row.chapters,
-  duration_ms: row.duration_ms,
-  characters_rendered: row.characters_rendered,
-  credits_charged: row.credits_charged,
-  blocks_rendered: row.blocks_rendered,
-  blocks_reused: row.blocks_reused,
-  created_at: new Date(row.created_at).toISOString(),
-  completed_at: row.completed_at ? new Date(row.completed_at).toISOString() : null,
-  error: row.error,
-});
 
 const notReady = () => new ApiError(409, 'not_ready', 'Not ready', 'The snapshot has not completed.');
 
@@ -92,29 +48,8 @@ const FILE_TYPES: Record<string, string> = {
   vtt: 'text/vtt',
 };
 
-/** Sends a stored file, with a single byte Range when asked. */
-async function sendFile(ctx: Context, { storage }: ApiDeps, key: string, format: string, fileName: string) {
-  const size = await storage.size(key);
-  if (size === null) throw notFound('No such file.');
-  ctx.set('Accept-Ranges', 'bytes');
-  ctx.set('Content-Disposition', `attachment; filename="${fileName}.${format}"`);
-  ctx.set('Cache-Control', 'private, max-age=3600');
-  ctx.type = FILE_TYPES[format];
-  const match = /^bytes=(\d*)-(\d*)$/.exec(ctx.get('Range') || '');
-  if (match && (match[1] || match[2])) {
-    const start = match[1] ? Number(match[1]) : Math.max(0, size - Number(match[2]));
-    const end = match[1] && match[2] ? Math.min(Number(match[2]), size - 1) : size - 1;
-    if (start >= size || start > end) throw rangeNotSatisfiable(size);
-    ctx.status = 206;
-    ctx.set('Content-Range', `bytes ${start}-${end}/${size}`);
-    ctx.length = end - start + 1;
-    ctx.body = await storage.get(key, { start, end });
-    return;
-  }
-  ctx.status = 200;
-  ctx.length = size;
-  ctx.body = await storage.get(key);
-}
+const sendFile = (ctx: Context, { storage }: ApiDeps, key: string, format: string, name: string) =>
+  sendStored(ctx, storage, key, { contentType: FILE_TYPES[format], fileName: `${name}.${format}`, attachment: true });
 
 /** Studio conversions: convert a project into an audiobook snapshot, follow, cancel and download it. */
 export function conversionRoutes(deps: ApiDeps): Route[] {
@@ -129,6 +64,17 @@ export function conversionRoutes(deps: ApiDeps): Route[] {
     return row;
   };
   const one = jsonResponse('The snapshot', SnapshotOut);
+  /** The blocks' render specs, or 400 when one has no voice to read it. */
+  const specsOrRefuse = async (project: Project, blocks: BlockRow[]) => {
+    const settings = projectSettings(project);
+    const context = await blockSpecContext(db, project, blocks);
+    try {
+      return blocks.map((block) => blockSpec(settings, block, context));
+    } catch (error) {
+      if (error instanceof BlockVoiceMissingError) throw validationError({ default_voice_id: [error.message] });
+      throw error;
+    }
+  };
   return [
     defineRoute({
       method: 'post',
@@ -136,7 +82,7 @@ export function conversionRoutes(deps: ApiDeps): Route[] {
       summary: 'Convert the project (or some chapters) into an audiobook snapshot',
       tags: ['Projects'],
       auth: true,
-      params: ProjectIdParams,
+      params: ProjectParams,
       body: ConvertBody,
       responses: { 202: one, ...problemResponses(400, 401, 402, 404, 409) },
       async handler(ctx, { account, params, body }, family) {
@@ -153,14 +99,7 @@ export function conversionRoutes(deps: ApiDeps): Route[] {
             chapter_ids: ['Nothing to convert: the chapters hold no text (import a document first).'],
           });
         // A block no voice reads is a 400 now, not a conversion that fails later.
-        const settings = projectSettings(project);
-        const context = await blockSpecContext(db, project, blocks);
-        try {
-          for (const block of blocks) blockSpec(settings, block, context);
-        } catch (error) {
-          if (error instanceof BlockVoiceMissingError) throw validationError({ default_voice_id: [error.message] });
-          throw error;
-        }
+        await specsOrRefuse(project, blocks);
         const snapshotId = randomUUID();
         const input: ConversionInput = {
           snapshotId,
@@ -209,7 +148,7 @@ export function conversionRoutes(deps: ApiDeps): Route[] {
       summary: "The project's snapshots, newest first",
       tags: ['Projects'],
       auth: true,
-      params: ProjectIdParams,
+      params: ProjectParams,
       query: PageQuery,
       responses: {
         200: jsonResponse('A page of snapshots', pageSchema(SnapshotOut)),
@@ -288,6 +227,96 @@ export function conversionRoutes(deps: ApiDeps): Route[] {
           throw notFound('No such chapter in this snapshot.');
         }
         await sendFile(ctx, deps, key, query.format, `chapter-${query.chapter_id}`);
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      paths: inBothFamilies('projects/{id}/snapshots/{sid}/events/'),
+      summary: "A conversion's progress as Server-Sent Events",
+      tags: ['Projects'],
+      auth: true,
+      params: SnapshotParams,
+      responses: {
+        200: {
+          description:
+            'Server-Sent Events: a `status` event (the snapshot) now and at every change, until the conversion has ended; then the stream closes.',
+          content: { 'text/event-stream': {} },
+        } as never,
+        ...problemResponses(401, 404, 429),
+      },
+      async handler(ctx, { account, params }) {
+        await findSnapshot(account, params.id, params.sid);
+        await streamEvents(ctx, deps, account.id, params.sid, {
+          read: () => findSnapshot(account, params.id, params.sid),
+          present: presentSnapshot,
+          ended: snapshotEnded,
+        });
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      paths: inBothFamilies('projects/{id}/chapters/{cid}/blocks/{bid}/audio/'),
+      summary: "A block's current audio (WAV; Range supported), rendered on demand when not current",
+      tags: ['Projects'],
+      auth: true,
+      params: BlockParams,
+      responses: {
+        200: { description: 'The block’s audio', content: { 'audio/wav': {} } },
+        202: jsonResponse('Rendering: ask again at Location', BlockRenderOut),
+        206: { description: 'Part of it' },
+        ...problemResponses(400, 401, 402, 404, 416),
+      },
+      async handler(ctx, { account, params }) {
+        const project = await findProject(db, account, params.id);
+        const chapter = await findChapter(db, project, params.cid);
+        const block = await findBlock(db, chapter, params.bid);
+        const [spec] = await specsOrRefuse(
+          project,
+          await blocksInOrder(db, project.id, [chapter.id]).where('project_blocks.id', block.id),
+        );
+        const send = (key: string) =>
+          sendStored(ctx, deps.storage, key, { contentType: 'audio/wav', fileName: `block-${block.id}.wav` });
+        const current = async () => (await BlockAudio.keysOf(db, account.id, [spec.hash])).get(spec.hash);
+        const stored = await current();
+        if (stored) return send(stored);
+        const input: BlockRenderInput = {
+          renderId: randomUUID(),
+          accountId: account.id,
+          projectId: project.id,
+          blockId: block.id,
+          hash: spec.hash,
+          cpuTaskQueue: cpuTaskQueue(config),
+        };
+        // One render per hash at a time: a second request while it runs joins it (and its reservation).
+        const start = new WithStartWorkflowOperation(blockAudioRender, {
+          workflowId: blockRenderWorkflowId(account.id, spec.hash),
+          taskQueue: config.TEMPORAL_TASK_QUEUE,
+          args: [input],
+          searchAttributes: { Account: [account.id] },
+          workflowIdConflictPolicy: 'USE_EXISTING',
+          workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+        });
+        const reservation = await temporal.connection.withDeadline(
+          Date.now() + config.SUBMIT_TIMEOUT_SECONDS * 1000,
+          () =>
+            temporal.workflow.executeUpdateWithStart(blockRenderReserveUpdate, {
+              startWorkflowOperation: start,
+              updateId: 'reserve',
+            }),
+        );
+        if (reservation.outcome === 'insufficient')
+          throw insufficientCredits(
+            `Rendering this block costs ${reservation.characters} credits; the available balance is lower.`,
+          );
+        const renderedMeanwhile = reservation.outcome === 'current' ? await current() : undefined;
+        if (renderedMeanwhile) return send(renderedMeanwhile);
+        ctx.status = 202;
+        ctx.set('Location', ctx.path);
+        ctx.set('Retry-After', '1');
+        ctx.body = {
+          status: 'rendering',
+          characters: reservation.outcome === 'reserved' ? reservation.characters : spec.characters,
+        };
       },
     }),
   ];

@@ -95,3 +95,6 @@ export const presentBlock = (block: ProjectBlock, project: Project, audioCurrent
     audio_current: audioCurrent,
   };
 };
+
+/** A snapshot (a conversion): the same JSON the `project.*` webhook events carry. */
+export { presentSnapshot } from '../../../studio/resources';

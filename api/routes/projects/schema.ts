@@ -271,3 +271,64 @@ export const BlockOut = z
   })
   .meta({ id: 'ProjectBlock' });
 export const BlockPage = pageSchema(BlockOut).meta({ id: 'ProjectBlockPage' });
+
+// ------------------------------------------------------------ conversions
+
+export const ConvertBody = z.strictObject({
+  chapter_ids: z
+    .array(z.uuid())
+    .min(1)
+    .max(1000)
+    .optional()
+    .meta({ description: 'The chapters to convert, in any order (absent: all of them)' }),
+});
+export const SnapshotParams = ProjectParams.extend({
+  sid: z.uuid().meta({ description: 'The snapshot (a conversion)' }),
+});
+export const AudioQuery = z.object({
+  format: z.enum(['m4b', 'mp3', 'zip']).default('m4b').meta({
+    description: 'M4B with chapters, one MP3 with ID3 chapters, or a zip of one MP3 per chapter and a playlist',
+  }),
+});
+export const CaptionsQuery = z.object({
+  format: z.enum(['srt', 'vtt']).default('vtt').meta({ description: 'SubRip or WebVTT' }),
+  chapter_id: z.uuid().meta({ description: 'The chapter whose captions to give' }),
+});
+
+export const SnapshotOut = z
+  .object({
+    id: z.uuid().meta({ description: 'The snapshot' }),
+    project_id: z.uuid().meta({ description: 'Its project' }),
+    status: z
+      .enum(['queued', 'converting', 'completed', 'failed', 'canceled'])
+      .meta({ description: 'Where the conversion is' }),
+    progress: z.number().meta({
+      description: 'How far the conversion is, 0-1: mostly the share of its estimate rendered (1 when completed)',
+    }),
+    chapters: z.array(z.record(z.string(), z.unknown())).meta({
+      description:
+        'The chapter index: `{chapter_id, title, index, start_ms, duration_ms, qc}` per chapter, in order (filled as chapters finish; `start_ms` once completed)',
+    }),
+    duration_ms: z.number().nullable().meta({ description: 'The book’s length, once completed' }),
+    characters_rendered: z.number().meta({ description: 'Characters of the blocks rendered (not reused)' }),
+    credits_charged: z.number().meta({ description: 'Credits charged: the rendered blocks’ characters, once each' }),
+    blocks_rendered: z.number().meta({ description: 'Blocks rendered by this conversion' }),
+    blocks_reused: z.number().meta({ description: 'Blocks whose current audio was reused (not charged)' }),
+    created_at: z.string().meta({ description: 'When it was asked (ISO 8601)' }),
+    completed_at: z.string().nullable().meta({ description: 'When it ended (ISO 8601), or null' }),
+    error: z
+      .object({
+        code: z.string().meta({ description: 'A stable code' }),
+        message: z.string().meta({ description: 'What went wrong' }),
+      })
+      .nullable()
+      .meta({ description: 'Why it failed, or null' }),
+  })
+  .meta({ id: 'ProjectSnapshot' });
+
+export const BlockRenderOut = z
+  .object({
+    status: z.literal('rendering').meta({ description: 'The block’s audio is being rendered' }),
+    characters: z.number().meta({ description: 'What the render is charged (the block’s characters)' }),
+  })
+  .meta({ id: 'ProjectBlockRender' });

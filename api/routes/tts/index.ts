@@ -10,7 +10,8 @@ import { NormalizeBody, NormalizeOut, normalizePreview } from './normalize';
 import { enforceRateLimit } from '../../auth/rateLimit';
 import { statusCacheOf } from './statusCache';
 import { sendTimestamps, TimestampsBody, TimestampsQuery } from './timestamps';
-import { streamStatus, wantsEventStream } from './events';
+import { streamStatus } from './events';
+import { wantsEventStream } from '../../eventStream';
 import { deleteSynthesis, findSynthesis, findSynthesisStatus, submitSynthesis } from './commands';
 import { familyPaths, presentAccepted, presentHistoryEntry, presentStatus } from './presenter';
 import {
