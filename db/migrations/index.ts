@@ -21,6 +21,7 @@ import * as textType from './019_text_type';
 import * as synthesisSpeechPlans from './020_synthesis_speech_plans';
 import * as spokenCharacters from './021_spoken_characters';
 import * as studio from './022_studio';
+import * as cloningAttestations from './023_cloning_attestations';
 
 /**
  * Migrations are listed here in order rather than discovered on disk, so the
@@ -49,6 +50,7 @@ const migrations: Record<string, Knex.Migration> = {
   '020_synthesis_speech_plans': synthesisSpeechPlans,
   '021_spoken_characters': spokenCharacters,
   '022_studio': studio,
+  '023_cloning_attestations': cloningAttestations,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
