@@ -161,6 +161,48 @@ export const get = <T>(path: string, signal?: AbortSignal) => api<T>('GET', path
 /** The bearer for the requests fetch cannot make (XMLHttpRequest uploads with progress). */
 export const accessToken = () => access;
 
+/**
+ * A multipart POST with upload progress (fetch cannot report it, XMLHttpRequest can); `path` as for request().
+ * Renews an expired access token once; a refusal is an ApiError with the problem's words.
+ */
+export function upload<T>(path: string, form: FormData, onProgress: (fraction: number) => void): Promise<T> {
+  const send = () =>
+    new Promise<{ status: number; body: unknown }>((resolve, reject) => {
+      const xhr = new XMLHttpRequest();
+      xhr.open('POST', path.startsWith('/') ? path : `${API}/${path}`);
+      if (access) xhr.setRequestHeader('Authorization', `Bearer ${access}`);
+      xhr.upload.onprogress = (event) => event.lengthComputable && onProgress(event.loaded / event.total);
+      xhr.onload = () => {
+        let body: unknown = null;
+        try {
+          body = JSON.parse(xhr.responseText);
+        } catch {
+          body = { code: 'http_error', detail: `The server answered ${xhr.status}.` };
+        }
+        resolve({ status: xhr.status, body });
+      };
+      xhr.onerror = () => reject(new Error('The upload did not reach the server. Check the connection and try again.'));
+      xhr.send(form);
+    });
+  return send().then(async (answer) => {
+    if (answer.status === 401 && (await restoreSession())) answer = await send();
+    if (answer.status >= 400) throw new ApiError({ ...(answer.body as Problem), status: answer.status });
+    return answer.body as T;
+  });
+}
+
+/** Saves a response's bytes under `name` (an authenticated download: no plain link can send the Authorization header). */
+export async function saveResponse(response: Response, name: string): Promise<void> {
+  const url = URL.createObjectURL(await response.blob());
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = name;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
 /** Every item of a paginated list (`path` without page parameters), 100 a page. */
 export async function getAll<T>(path: string, signal?: AbortSignal): Promise<Page<T>> {
   const results: T[] = [];

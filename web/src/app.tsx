@@ -8,6 +8,7 @@ import { Playground } from './pages/playground';
 import { History } from './pages/history';
 import { Voices } from './pages/voices';
 import { Projects } from './pages/projects';
+import { Studio } from './pages/studio';
 import { Usage } from './pages/usage';
 import { Dictionaries } from './pages/dictionaries';
 import { NAV } from './nav';
@@ -21,6 +22,7 @@ const PRIVATE = {
   '/app/history': History,
   '/app/voices': Voices,
   '/app/projects': Projects,
+  '/app/studio': Studio,
   '/app/keys': ApiKeys,
   '/app/usage': Usage,
   '/app/dictionaries': Dictionaries,

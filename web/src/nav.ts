@@ -4,6 +4,7 @@ export const NAV: [string, string][] = [
   ['/app/history', 'History'],
   ['/app/voices', 'Voices'],
   ['/app/projects', 'Projects'],
+  ['/app/studio', 'Studio'],
   ['/app/dictionaries', 'Dictionaries'],
   ['/app/keys', 'API keys'],
   ['/app/usage', 'Usage'],

@@ -113,3 +113,68 @@ export interface PronunciationEntry {
   case_sensitive: boolean;
   created_at: string;
 }
+
+/** A project with what Studio adds to it (a book to turn into an audiobook). */
+export interface StudioProject extends Project {
+  default_voice_id: string | null;
+  heading_voice_id: string | null;
+  dialogue_voice_id: string | null;
+  language: string;
+  text_normalization: 'auto' | 'on' | 'off';
+  speed: number;
+  output_preset: 'audiobook' | 'standard';
+  metadata: Record<string, string | null>;
+  /** A script's speaker name -> the voice of their lines. */
+  speakers: Record<string, string>;
+  chapter_count: number;
+  characters: number;
+  /** What converting it all would cost: characters of the blocks whose audio is not current. */
+  credits_needed: number;
+  has_cover: boolean;
+}
+
+export type ChapterStatus = 'not_converted' | 'converting' | 'converted' | 'stale' | 'failed';
+
+export interface Chapter {
+  id: string;
+  index: number;
+  title: string;
+  level: number;
+  parent_id: string | null;
+  characters: number;
+  block_count: number;
+  credits_needed: number;
+  status: ChapterStatus;
+  /** Share of its blocks with current audio, 0-1. */
+  progress: number;
+  converted_at: string | null;
+}
+
+export interface Block {
+  id: string;
+  index: number;
+  kind: 'heading' | 'paragraph';
+  text: string;
+  /** Its own voice; null: the project's. */
+  voice_id: string | null;
+  segments: { speaker: string; voice_id: string | null; text: string }[] | null;
+  characters: number;
+  audio_current: boolean;
+}
+
+/** A conversion of a project into an audiobook. */
+export interface Snapshot {
+  id: string;
+  project_id: string;
+  status: 'queued' | 'converting' | 'completed' | 'failed' | 'canceled';
+  progress: number;
+  chapters: { chapter_id: string; title: string; index: number; start_ms?: number; duration_ms?: number }[];
+  duration_ms: number | null;
+  characters_rendered: number;
+  credits_charged: number;
+  blocks_rendered: number;
+  blocks_reused: number;
+  created_at: string;
+  completed_at: string | null;
+  error: { code: string; message: string } | null;
+}

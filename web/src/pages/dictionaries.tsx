@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { api, get, type Page, request } from '../api';
+import { api, get, type Page, request, saveResponse } from '../api';
 import { InlineForm } from '../components/forms';
 import { EntryCard, EntryList, RecordTable } from '../components/lists';
 import { formatNumber } from '../format';
@@ -11,18 +11,6 @@ import type { PronunciationDictionary, PronunciationEntry } from '../types';
 const PAGE_SIZE = 50;
 const countEntries = (count: number) => `${formatNumber(count)} ${count === 1 ? 'entry' : 'entries'}`;
 const path = (id: string, suffix = '') => `pronunciation-dictionaries/${id}/${suffix}`;
-
-/** Saves a response's bytes under `name` (the export wants the Authorization header, so no plain link can fetch it). */
-async function download(response: Response, name: string): Promise<void> {
-  const url = URL.createObjectURL(await response.blob());
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = name;
-  document.body.append(link);
-  link.click();
-  link.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
-}
 
 /** A form that changes a dictionary; `onChanged` says how, for the page's status line. */
 interface EditProps {
@@ -147,7 +135,7 @@ function Dictionary({ id }: { id: string }) {
     changed(`“${entry.graphemes.join(', ')}” removed.`);
   };
   const exportPls = useAction(async () =>
-    download(
+    saveResponse(
       await request('GET', path(id, 'export/')),
       `${(dictionary.data?.name ?? 'dictionary').replace(/[^\p{L}\p{N}._-]+/gu, '-')}.pls`,
     ),

@@ -89,6 +89,13 @@ export function Projects() {
                 <>
                   <Link
                     class="button"
+                    href={`/app/studio?project=${project.id}`}
+                    aria-label={`Open ${project.name} in Studio`}
+                  >
+                    Studio
+                  </Link>
+                  <Link
+                    class="button"
                     href={`/app/history?project_id=${project.id}`}
                     aria-label={`Syntheses of ${project.name}`}
                   >

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { accessToken, api, ApiError, get, getAll, type Page, type Problem, restoreSession } from '../api';
+import { api, get, getAll, type Page, upload } from '../api';
 import { RecordTable } from '../components/lists';
 import { formatDate, languageName, languageOf } from '../format';
 import { useLoad } from '../hooks';
@@ -11,32 +11,9 @@ import type { Voice } from '../types';
 const CONSENT =
   'I confirm that the person whose voice is in this recording has authorized me to clone it, and that I will use the clone only as they allowed.';
 
-/** multipart upload with progress: fetch cannot report upload progress, XMLHttpRequest can. */
-function upload(form: FormData, onProgress: (fraction: number) => void): Promise<Voice> {
-  const send = () =>
-    new Promise<{ status: number; body: unknown }>((resolve, reject) => {
-      const xhr = new XMLHttpRequest();
-      xhr.open('POST', '/api/v1/voices/upload/');
-      xhr.setRequestHeader('Authorization', `Bearer ${accessToken()}`);
-      xhr.upload.onprogress = (event) => event.lengthComputable && onProgress(event.loaded / event.total);
-      xhr.onload = () => {
-        let body: unknown = null;
-        try {
-          body = JSON.parse(xhr.responseText);
-        } catch {
-          body = { code: 'http_error', detail: `The server answered ${xhr.status}.` };
-        }
-        resolve({ status: xhr.status, body });
-      };
-      xhr.onerror = () => reject(new Error('The upload did not reach the server. Check the connection and try again.'));
-      xhr.send(form);
-    });
-  return send().then(async (answer) => {
-    if (answer.status === 401 && (await restoreSession())) answer = await send();
-    if (answer.status >= 400) throw new ApiError({ ...(answer.body as Problem), status: answer.status });
-    return answer.body as Voice;
-  });
-}
+/** The clone upload, with progress. */
+const uploadVoice = (form: FormData, onProgress: (fraction: number) => void) =>
+  upload<Voice>('voices/upload/', form, onProgress);
 
 function CloneForm({ onCloned }: { onCloned: (voice: Voice) => void }) {
   const [uploaded, setUploaded] = useState<number | null>(null);
@@ -70,7 +47,7 @@ function CloneForm({ onCloned }: { onCloned: (voice: Voice) => void }) {
     );
     setUploaded(0);
     try {
-      const created = await upload(form, setUploaded);
+      const created = await uploadVoice(form, setUploaded);
       setVoice(created);
       onCloned(created);
     } catch (failure) {
