@@ -18,6 +18,7 @@ import { splitText } from '../engines/text';
 import { assembleBook, assembleChapter, type BookMetadata } from '../studio/assembly';
 import { BlockVoiceMissingError, blockSpec } from '../studio/blockSpec';
 import {
+  accountBlockHashes,
   blockAudioCurrent,
   blocksInOrder,
   blockSpecContext,
@@ -476,6 +477,32 @@ export function createStudioActivities(deps: ActivityDeps) {
       });
       await changed(input.snapshotId);
       await webhooks.conversionEnded(input.snapshotId);
+    },
+
+    /**
+     * After a conversion completed: removes the project's snapshots past
+     * STUDIO_SNAPSHOTS_KEPT (files first, then the row: a retry finds what is
+     * left), then the account's block audio nothing holds any more
+     * (BlockAudio.removeUnheld; rows first, then their files).
+     */
+    async pruneStudio(input: { snapshotId: string; accountId: string; projectId: string }) {
+      return classified(() =>
+        withHeartbeat(async () => {
+          const snapshots = await ProjectSnapshot.beyondKept(db, input.projectId, config.STUDIO_SNAPSHOTS_KEPT);
+          for (const snapshot of snapshots) {
+            await storage.removePrefix(snapshotPrefix(snapshot.account_id, snapshot.id));
+            await ProjectSnapshot.query(db).deleteById(snapshot.id);
+          }
+          const blocks = await BlockAudio.removeUnheld(db, input.accountId, config.STUDIO_BLOCK_AUDIO_GRACE_DAYS, () =>
+            accountBlockHashes(db, input.accountId),
+          );
+          for (const block of blocks) {
+            await storage.remove(block.audio_key);
+            await storage.remove(blockWordsKey(input.accountId, block.content_hash));
+          }
+          return { snapshots: snapshots.length, blocks: blocks.length };
+        }),
+      );
     },
 
     /** Ends a snapshot failed or canceled, releasing what its blocks did not take. */

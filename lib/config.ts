@@ -197,6 +197,10 @@ const EnvSchema = z.object({
   RATE_LIMIT_WEBHOOK_TESTS_PER_MINUTE: rateLimit.default(10),
   /** Block renders one Studio conversion runs at once, over all its chapters: the rest of the render slots stay free for other accounts. */
   STUDIO_MAX_PARALLEL_BLOCKS: z.coerce.number().int().min(1).max(64).default(1),
+  /** Ended Studio snapshots kept per project (the newest completed one always is); older ones go with their files. */
+  STUDIO_SNAPSHOTS_KEPT: z.coerce.number().int().min(1).max(1000).default(5),
+  /** Rendered block audio that no kept snapshot and no block as it is now holds is removed once older than this many days. */
+  STUDIO_BLOCK_AUDIO_GRACE_DAYS: z.coerce.number().int().min(0).max(3650).default(7),
   /** `POST /tts/normalize/` previews per account per minute: free, so bounded (0 turns the limit off). */
   RATE_LIMIT_NORMALIZE_PER_MINUTE: rateLimit.default(60),
 

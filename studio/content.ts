@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { Account } from '../db/models/Account';
+import { BlockAudio } from '../db/models/BlockAudio';
 import { Project, type ProjectMetadata } from '../db/models/Project';
 import { ProjectBlock } from '../db/models/ProjectBlock';
 import { ProjectChapter } from '../db/models/ProjectChapter';
@@ -400,6 +401,35 @@ export async function accountsWithBlockAudio(db: Knex, accountIds: readonly stri
   return new Set(rows.map((row) => row.account_id));
 }
 
+/** Each block's blockSpec hash (what its audio is kept under); a block without a voice has none. */
+export async function blockHashes(
+  db: Knex,
+  project: Project,
+  blocks: readonly ProjectBlock[],
+): Promise<Map<string, string>> {
+  const hashes = new Map<string, string>();
+  if (blocks.length === 0) return hashes;
+  const context = await blockSpecContext(db, project, blocks);
+  const settings = projectSettings(project);
+  for (const block of blocks) {
+    try {
+      hashes.set(block.id, blockSpec(settings, block, context).hash);
+    } catch {
+      // No voice reads it: it has no audio to keep.
+    }
+  }
+  return hashes;
+}
+
+/** The hashes of every block of the account's projects as they are now: the block audio a conversion would reuse. */
+export async function accountBlockHashes(db: Knex, accountId: string): Promise<Set<string>> {
+  const all = new Set<string>();
+  for (const project of await Project.query(db).where({ account_id: accountId })) {
+    for (const hash of (await blockHashes(db, project, await blocksInOrder(db, project.id))).values()) all.add(hash);
+  }
+  return all;
+}
+
 /**
  * Whether each block's audio is current: a `block_audio` row of the
  * project's account holds its blockSpec hash. A block without a voice is
@@ -410,27 +440,7 @@ export async function blockAudioCurrent(
   project: Project,
   blocks: readonly ProjectBlock[],
 ): Promise<Map<string, boolean>> {
-  const current = new Map<string, boolean>();
-  if (blocks.length === 0) return current;
-  const context = await blockSpecContext(db, project, blocks);
-  const settings = projectSettings(project);
-  const hashes = new Map<string, string>();
-  for (const block of blocks) {
-    try {
-      hashes.set(block.id, blockSpec(settings, block, context).hash);
-    } catch {
-      current.set(block.id, false);
-    }
-  }
-  const unique = [...new Set(hashes.values())];
-  const stored = new Set<string>();
-  for (let start = 0; start < unique.length; start += 5000) {
-    const rows = (await db('block_audio')
-      .where({ account_id: project.account_id })
-      .whereIn('content_hash', unique.slice(start, start + 5000))
-      .select('content_hash')) as { content_hash: string }[];
-    for (const row of rows) stored.add(row.content_hash);
-  }
-  for (const [id, hash] of hashes) current.set(id, stored.has(hash));
-  return current;
+  const hashes = await blockHashes(db, project, blocks);
+  const stored = await BlockAudio.keysOf(db, project.account_id, [...hashes.values()]);
+  return new Map(blocks.map((block) => [block.id, stored.has(hashes.get(block.id) ?? '')]));
 }

@@ -5,6 +5,7 @@ import {
   condition,
   executeChild,
   isCancellation,
+  patched,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
@@ -30,6 +31,13 @@ import {
 const bookkeeping = proxyLocalActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '500 milliseconds', maximumInterval: '10 seconds' },
+});
+
+/** Removing what no one holds any more (old snapshots, unused block audio): retried a while, never failing the conversion. */
+const housekeeping = proxyActivities<Activities>({
+  startToCloseTimeout: '10 minutes',
+  heartbeatTimeout: '1 minute',
+  retry: { initialInterval: '5 seconds', maximumInterval: '1 minute', maximumAttempts: 10 },
 });
 
 /** Steps on a task queue: renders and assembly (CPU), the book's assembly and storage. */
@@ -121,6 +129,11 @@ export async function projectConversion(input: ConversionInput): Promise<Snapsho
     );
     status = 'completed';
     Object.assign(state, { status, progress: 1 });
+    // Housekeeping after the book is safe; conversions started before this step existed do without it.
+    if (patched('prune-studio'))
+      await CancellationScope.nonCancellable(() =>
+        housekeeping.pruneStudio({ snapshotId, accountId, projectId }),
+      ).catch(() => undefined);
   } catch (error) {
     const canceled = isCancellation(error);
     status = canceled ? 'canceled' : 'failed';

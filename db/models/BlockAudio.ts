@@ -38,4 +38,62 @@ export class BlockAudio extends TableModel {
   ): Promise<void> {
     await BlockAudio.query(db).insert(row).onConflict(['account_id', 'content_hash']).ignore();
   }
+
+  /**
+   * Removes the account's block audio rows that nothing holds: older than
+   * `graceDays`, in no snapshot's `block_keys`, and not the hash of a block
+   * as it is now (`current`, computed by the caller). Nothing is removed
+   * while a conversion or an on-demand render of the account runs (either
+   * may be about to reuse or record a row). Returns the rows removed, whose
+   * objects the caller deletes after this commits.
+   */
+  static async removeUnheld(
+    db: Knex,
+    accountId: string,
+    graceDays: number,
+    current: () => Promise<Set<string>>,
+  ): Promise<BlockAudio[]> {
+    return db.transaction(async (trx) => {
+      // The account row first, as every credit step: a conversion's reservation waits for this to commit.
+      await trx('accounts').where({ id: accountId }).forUpdate().first('id');
+      const running = await trx('project_snapshots')
+        .where({ account_id: accountId })
+        .whereIn('status', ['queued', 'converting'])
+        .first('id');
+      const openRender = await trx('credit_ledger as reserved')
+        .where({ 'reserved.account_id': accountId, 'reserved.kind': 'reserve' })
+        .where('reserved.reference', 'like', 'block-render:%')
+        .whereNotExists((settled) =>
+          settled
+            .select(1)
+            .from('credit_ledger as settled')
+            .whereRaw('settled.account_id = reserved.account_id and settled.reference = reserved.reference')
+            .whereIn('settled.kind', ['capture', 'release']),
+        )
+        .first('reserved.id');
+      if (running || openRender) return [];
+      const candidates = await BlockAudio.query(trx)
+        .where({ account_id: accountId })
+        .where('created_at', '<', trx.raw(`now() - make_interval(days => ?)`, [graceDays]))
+        .whereNotExists((held) =>
+          held
+            .select(1)
+            .from('project_snapshots')
+            .whereRaw('project_snapshots.account_id = block_audio.account_id')
+            .whereRaw('block_audio.audio_key = any(project_snapshots.block_keys)'),
+        );
+      if (candidates.length === 0) return [];
+      const keep = await current();
+      const doomed = candidates.filter((row) => !keep.has(row.content_hash));
+      for (let start = 0; start < doomed.length; start += 5000)
+        await BlockAudio.query(trx)
+          .where({ account_id: accountId })
+          .whereIn(
+            'content_hash',
+            doomed.slice(start, start + 5000).map((row) => row.content_hash),
+          )
+          .delete();
+      return doomed;
+    });
+  }
 }

@@ -65,6 +65,23 @@ export class ProjectSnapshot extends TableModel {
     return row !== undefined;
   }
 
+  /**
+   * The project's ended snapshots past the newest `kept` (the newest
+   * completed one always stays: it is the book to download).
+   */
+  static async beyondKept(db: Knex, projectId: string, kept: number): Promise<ProjectSnapshot[]> {
+    const ended = await ProjectSnapshot.query(db)
+      .where({ project_id: projectId })
+      .whereIn('status', ['completed', 'failed', 'canceled'])
+      .orderBy([
+        { column: 'created_at', order: 'desc' },
+        { column: 'id', order: 'desc' },
+      ])
+      .select('id', 'account_id', 'status');
+    const newestCompleted = ended.find((row) => row.status === 'completed');
+    return ended.slice(kept).filter((row) => row !== newestCompleted);
+  }
+
   /** Reserves a conversion's estimate from the account's balance (false: the balance does not cover it). */
   static reserve(trx: Knex.Transaction, accountId: string, snapshotId: string, amount: number): Promise<boolean> {
     return reserve(trx, accountId, conversionReference(snapshotId), amount);

@@ -173,7 +173,7 @@ describe('Studio conversion events and block audio', () => {
         headers: auth(),
       },
     );
-    expect([refused.status, (await refused.json()).code]).toEqual([402, 'insufficient_credits']);
+    expect([refused.status, ((await refused.json()) as { code: string }).code]).toEqual([402, 'insufficient_credits']);
     expect(await balance()).toEqual(before);
   });
 });

@@ -31,6 +31,7 @@ const wf = useWorkflowWorker([
   'recordChapterConverted',
   'completeConversion',
   'endConversion',
+  'pruneStudio',
 ]);
 
 const CHAPTERS: Record<string, ChapterPlan> = {
@@ -102,6 +103,7 @@ beforeEach(() => {
     recordChapterConverted: async () => undefined,
     completeConversion: async () => undefined,
     endConversion: async () => undefined,
+    pruneStudio: async () => ({ snapshots: 0, blocks: 0 }),
   });
 });
 
@@ -127,6 +129,7 @@ describe('projectConversion workflow (mocked activities)', () => {
       'recordConversionProgress',
       'assembleConversionBook',
       'completeConversion',
+      'pruneStudio',
     ]);
     const mine = (name: Parameters<typeof wf.callsOf>[0]) =>
       wf.callsOf(name).filter(([first]) => (first as { snapshotId: string }).snapshotId === conversion.snapshotId);
