@@ -39,6 +39,8 @@ function tagsOf(metadata: BookMetadata): [string, string][] {
     ['publisher', metadata.publisher],
     ['language', metadata.language],
     ['isbn', metadata.isbn],
+    // The MP4 muxer has no atom for the publisher: the copyright line (cprt; TCOP in ID3) names it, as publishers do.
+    ['copyright', metadata.publisher && [metadata.year, metadata.publisher].filter(Boolean).join(' ')],
     ['genre', 'Audiobook'],
   ];
   return tags.filter((tag): tag is [string, string] => Boolean(tag[1]));

@@ -269,6 +269,7 @@ describe('studio assembly', () => {
         artist: 'Ann Author',
         album: 'A Test = Book',
         composer: 'Ned Narrator',
+        copyright: '2026 OpenVox Press',
       });
       if (file === book.m4b) expect(format.tags.major_brand).toMatch(/^M4B/);
       expect(streams.some((stream) => stream.codec_type === 'video' && stream.disposition.attached_pic === 1)).toBe(
@@ -280,7 +281,7 @@ describe('studio assembly', () => {
     const bookLevels = await levels(book.mp3);
     expect(bookLevels.peak).toBeLessThanOrEqual(-3);
     console.log(`book mp3: rms ${bookLevels.rms} peak ${bookLevels.peak}`);
-    // Only ID3 has frames for these (TPUB, TLAN, TXXX:ISBN); the MP4 muxer has no atom for them.
+    // Only ID3 has frames for these (TPUB, TLAN, TXXX:ISBN); the MP4 muxer has no atom for them (the M4B's copyright names the publisher).
     const { format: mp3Format } = (await ffprobeJson(book.mp3, '-show_format')) as {
       format: { tags: Record<string, string> };
     };
