@@ -3,6 +3,7 @@ import { Project } from '../../db/models/Project';
 import { blockSpec } from '../../studio/blockSpec';
 import { blockSpecContext, blocksInOrder, projectSettings } from '../../studio/content';
 import { epub3 } from '../fixtures/studio/epub';
+import { buildPdf } from '../fixtures/studio/pdf';
 import { createAccount, createVoice } from '../helpers/factories';
 import { expectProblem, readReply, requestsBelow, type Reply } from '../helpers/http';
 import { useAccount, useStack } from '../helpers/stack';
@@ -93,6 +94,33 @@ describe.each([['/api/v1'], ['/api']])('Studio content in the %s family', (famil
     expect(await deps.storage.size(`projects/${id}/cover`)).toBeGreaterThan(0);
     expect((await req('DELETE', `${id}/`)).status).toBe(204);
     expect(await deps.storage.size(`projects/${id}/cover`)).toBeNull();
+  });
+
+  it('imports a PDF upload with the chapters of its outline, and refuses one with no text layer', async () => {
+    const id = await newProject();
+    const pdf = buildPdf({
+      info: { title: 'The Lighthouse', author: 'Ann Writer' },
+      pages: [
+        { lines: ['The Lighthouse'] },
+        { lines: ['Chapter 1: Arrival', 'The keeper came to the island on a grey morning.', '2'] },
+        { lines: ['Chapter 2: Storm', 'The storm broke the lamp, and he mended it.', '3'] },
+      ],
+      outline: [
+        { title: 'Chapter 1: Arrival', page: 1 },
+        { title: 'Chapter 2: Storm', page: 2 },
+      ],
+    });
+    const imported = await upload(id, pdf, 'book.pdf');
+    expect(imported.status).toBe(200);
+    expect(imported.body.metadata).toMatchObject({ title: 'The Lighthouse', author: 'Ann Writer' });
+    expect(imported.body.chapters.map((c: { title: string }) => c.title)).toEqual([
+      'Chapter 1: Arrival',
+      'Chapter 2: Storm',
+    ]);
+    const before = await rows(id);
+    const scanned = buildPdf({ pages: [{ image: true }, { image: true }] });
+    expectProblem(await upload(id, scanned, 'scan.pdf'), 422, 'no_text_layer');
+    expect(await rows(id)).toEqual(before);
   });
 
   it.each<[string, () => [Buffer, string], number, string]>([
