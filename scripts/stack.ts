@@ -18,7 +18,14 @@ const BIN_DIR =
   path.join(process.env.XDG_CACHE_HOME ?? path.join(homedir(), '.cache'), 'openvox', 'bin');
 
 /** Search attributes the workflows set; registered at server start (compose registers them too). */
-export const SEARCH_ATTRIBUTES = { Account: 'Keyword', VoiceId: 'Keyword', Characters: 'Int' } as const;
+/** Custom search attributes (the Temporal UI's filters): a job's account, a synthesis's voice and size, a conversion's project and progress. */
+export const SEARCH_ATTRIBUTES = {
+  Account: 'Keyword',
+  VoiceId: 'Keyword',
+  Characters: 'Int',
+  ProjectId: 'Keyword',
+  Progress: 'Double',
+} as const;
 
 /**
  * One partition per task queue. The default four spread a queue's tasks over

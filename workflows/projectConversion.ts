@@ -9,6 +9,7 @@ import {
   proxyActivities,
   proxyLocalActivities,
   setHandler,
+  upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import {
@@ -120,6 +121,8 @@ export async function projectConversion(input: ConversionInput): Promise<Snapsho
       // The book's assembly keeps a share of the bar, so 1 means done.
       state.progress = Math.round((state.chaptersDone / (chapterIds.length + 1)) * 1000) / 1000;
       await bookkeeping.recordConversionProgress({ snapshotId, progress: state.progress });
+      // The Temporal UI's filter and column: conversions started before this step existed do without it.
+      if (patched('progress-search-attribute')) upsertSearchAttributes({ Progress: [state.progress] });
       return result;
     });
     const book = await work.assembleConversionBook({ snapshotId, accountId, projectId, chapters });
@@ -129,6 +132,7 @@ export async function projectConversion(input: ConversionInput): Promise<Snapsho
     );
     status = 'completed';
     Object.assign(state, { status, progress: 1 });
+    if (patched('progress-search-attribute')) upsertSearchAttributes({ Progress: [1] });
     // Housekeeping after the book is safe; conversions started before this step existed do without it.
     if (patched('prune-studio'))
       await CancellationScope.nonCancellable(() =>

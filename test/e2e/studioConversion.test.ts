@@ -1,3 +1,4 @@
+import { defineSearchAttributeKey } from '@temporalio/common';
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -59,6 +60,10 @@ describe('Studio conversion', () => {
 
     const done = await finished(id, started.body.id);
     expect(done).toMatchObject({ status: 'completed', progress: 1, blocks_reused: 0, error: null });
+    // The Temporal UI finds it by project, with its progress.
+    const described = await deps.temporal.workflow.getHandle(`project-conversion:${started.body.id}`).describe();
+    expect(described.typedSearchAttributes.get(defineSearchAttributeKey('ProjectId', 'KEYWORD'))).toBe(id);
+    expect(described.typedSearchAttributes.get(defineSearchAttributeKey('Progress', 'DOUBLE'))).toBe(1);
     const characters = done.characters_rendered as number;
     expect(done.credits_charged).toBe(characters);
     const after = await deps.db('accounts').where({ id: owner.id }).first();

@@ -230,7 +230,13 @@ describe('docker-compose.yml', () => {
       .map(commandOf)
       .join('\n');
     expect(scripts).toContain('search-attribute create');
-    for (const attribute of ['Account:Keyword', 'VoiceId:Keyword', 'Characters:Int']) {
+    for (const attribute of [
+      'Account:Keyword',
+      'VoiceId:Keyword',
+      'Characters:Int',
+      'ProjectId:Keyword',
+      'Progress:Double',
+    ]) {
       expect(scripts).toContain(attribute);
     }
   });

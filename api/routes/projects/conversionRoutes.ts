@@ -113,7 +113,7 @@ export function conversionRoutes(deps: ApiDeps): Route[] {
           workflowId: conversionWorkflowId(snapshotId),
           taskQueue: config.TEMPORAL_TASK_QUEUE,
           args: [input],
-          searchAttributes: { Account: [account.id] },
+          searchAttributes: { Account: [account.id], ProjectId: [project.id], Progress: [0] },
           workflowIdConflictPolicy: 'USE_EXISTING',
           workflowIdReusePolicy: 'REJECT_DUPLICATE',
         });
@@ -292,7 +292,7 @@ export function conversionRoutes(deps: ApiDeps): Route[] {
           workflowId: blockRenderWorkflowId(account.id, spec.hash),
           taskQueue: config.TEMPORAL_TASK_QUEUE,
           args: [input],
-          searchAttributes: { Account: [account.id] },
+          searchAttributes: { Account: [account.id], ProjectId: [project.id] },
           workflowIdConflictPolicy: 'USE_EXISTING',
           workflowIdReusePolicy: 'ALLOW_DUPLICATE',
         });
