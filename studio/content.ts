@@ -349,17 +349,8 @@ export function engineModelOfVoice(voice: Pick<Voice, 'id' | 'engine' | 'engine_
 }
 
 /** The dictionaries a project's blocks are read with, in the order they apply: the project's, then the account's, each oldest first. */
-export async function projectDictionaryIds(db: Knex, project: Project): Promise<string[]> {
-  const dictionaries = await PronunciationDictionary.query(db)
-    .where({ account_id: project.account_id })
-    .where((where) => where.whereNull('project_id').orWhere('project_id', project.id))
-    .orderBy([{ column: 'created_at' }, { column: 'id' }])
-    .select('id', 'project_id');
-  return [
-    ...dictionaries.filter((row) => row.project_id !== null),
-    ...dictionaries.filter((row) => row.project_id === null),
-  ].map((row) => row.id);
-}
+export const projectDictionaryIds = (db: Knex, project: Project): Promise<string[]> =>
+  PronunciationDictionary.defaultIds(db, project.account_id, project.id);
 
 /**
  * What blockSpec needs beside the project: the content hash of the

@@ -31,4 +31,23 @@ export class PronunciationDictionary extends TableModel {
     const version = new Map(rows.map((row) => [row.id, row.updated_at.toISOString()]));
     return ids.map((id) => `${id}@${version.get(id) ?? 'gone'}`).join(',');
   }
+
+  /**
+   * The dictionaries a text applies when it names none: the project's (when
+   * it has one), then the account-wide ones, each oldest first. Matching
+   * tries them in this order, so a project's entry wins over an account's.
+   */
+  static async defaultIds(
+    db: Parameters<typeof PronunciationDictionary.query>[0],
+    accountId: string,
+    projectId: string | null,
+  ): Promise<string[]> {
+    const query = PronunciationDictionary.query(db).where({ account_id: accountId }).select('id', 'project_id');
+    if (projectId) query.where((where) => where.whereNull('project_id').orWhere('project_id', projectId));
+    else query.whereNull('project_id');
+    const rows = await query.orderBy([{ column: 'created_at' }, { column: 'id' }]);
+    return [...rows.filter((row) => row.project_id !== null), ...rows.filter((row) => row.project_id === null)].map(
+      (row) => row.id,
+    );
+  }
 }

@@ -230,11 +230,5 @@ export async function resolveDictionaryIds(
       throw validationError({ pronunciation_dictionary_ids: [`Unknown pronunciation dictionary: ${unknown[0]}.`] });
     return unique;
   }
-  const query = PronunciationDictionary.query(db).modify('ownedBy', account).select('id', 'project_id');
-  if (projectId) query.where((where) => where.whereNull('project_id').orWhere('project_id', projectId));
-  else query.whereNull('project_id');
-  const rows = await query.orderBy([{ column: 'created_at' }, { column: 'id' }]);
-  return [...rows.filter((row) => row.project_id !== null), ...rows.filter((row) => row.project_id === null)].map(
-    (row) => row.id,
-  );
+  return PronunciationDictionary.defaultIds(db, account.id, projectId ?? null);
 }
