@@ -22,6 +22,7 @@ import * as synthesisSpeechPlans from './020_synthesis_speech_plans';
 import * as spokenCharacters from './021_spoken_characters';
 import * as studio from './022_studio';
 import * as cloningAttestations from './023_cloning_attestations';
+import * as accountDefaultVoice from './024_account_default_voice';
 
 /**
  * Migrations are listed here in order rather than discovered on disk, so the
@@ -51,6 +52,7 @@ const migrations: Record<string, Knex.Migration> = {
   '021_spoken_characters': spokenCharacters,
   '022_studio': studio,
   '023_cloning_attestations': cloningAttestations,
+  '024_account_default_voice': accountDefaultVoice,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -36,6 +36,8 @@ export class Account extends TableModel {
   credits_reserved!: string | number;
   /** The owner's history retention; null: the operator's default applies. */
   history_retention_days!: number | null;
+  /** The voice that speaks when a request names none (synthesis/defaultVoice.ts); null: the service default. */
+  default_voice_id!: string | null;
   /** Set when a deletion was asked for; the row goes last. */
   deleted_at!: Date | null;
   created_at!: Date;
