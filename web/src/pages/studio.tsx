@@ -121,7 +121,7 @@ function StudioProjectPage({ id, chapterId }: { id: string; chapterId: string | 
           {ended?.status === 'completed' && (
             <p class="status" role="status">
               The audiobook is ready: {credits(ended.credits_charged)} charged, {formatNumber(ended.blocks_reused)}{' '}
-              blocks reused.
+              {ended.blocks_reused === 1 ? 'block' : 'blocks'} reused.
             </p>
           )}
           {ended?.status === 'canceled' && (

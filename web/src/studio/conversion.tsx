@@ -10,6 +10,7 @@ import type { Snapshot, StudioProject } from '../types';
 const RUNNING = new Set(['queued', 'converting']);
 export const isRunning = (snapshot: Snapshot | null | undefined) => !!snapshot && RUNNING.has(snapshot.status);
 const credits = (count: number) => `${formatNumber(count)} ${count === 1 ? 'credit' : 'credits'}`;
+const blocks = (count: number) => `${formatNumber(count)} ${count === 1 ? 'block' : 'blocks'}`;
 const snapshotPath = (snapshot: Snapshot, suffix = '') =>
   `projects/${snapshot.project_id}/snapshots/${snapshot.id}/${suffix}`;
 
@@ -203,7 +204,7 @@ export function SnapshotList({
                 <>
                   <span class={`badge ${snapshot.status}`}>{STATUS_WORDS[snapshot.status]}</span>
                   {snapshot.duration_ms !== null && ` · ${formatClock(snapshot.duration_ms)}`}
-                  {` · ${credits(snapshot.credits_charged)} charged · ${formatNumber(snapshot.blocks_rendered)} blocks rendered, ${formatNumber(snapshot.blocks_reused)} reused`}
+                  {` · ${credits(snapshot.credits_charged)} charged · ${blocks(snapshot.blocks_rendered)} rendered, ${formatNumber(snapshot.blocks_reused)} reused`}
                 </>
               }
               actions={

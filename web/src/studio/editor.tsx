@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, request } from '../api';
-import { countCharacters, formatNumber, languageName } from '../format';
+import { countCharacters, formatNumber } from '../format';
 import { useAction, usePagedLoad } from '../hooks';
 import { ErrorMessage, Field, Pager, Select, Status } from '../ui';
 import type { Block, Chapter, StudioProject, Voice } from '../types';
@@ -14,7 +14,10 @@ export function voiceOptions(voices: Voice[] | undefined, none: string): [string
     ['', none],
     ...(voices ?? [])
       .filter((voice) => voice.status === 'ready')
-      .map((voice): [string, string] => [voice.id, `${voice.name} (${languageName(voice.language)})`]),
+      .map((voice): [string, string] => [
+        voice.id,
+        `${voice.name} (${voice.language}${voice.quality === 'neural' ? ', neural' : ''}${voice.category === 'cloned' ? ', my clone' : ''})`,
+      ]),
   ];
 }
 
@@ -273,7 +276,7 @@ export function VoicesPanel({
     setNewVoice('');
   };
   return (
-    <section aria-labelledby="voices-title">
+    <section class="voices-panel" aria-labelledby="voices-title">
       <h2 id="voices-title">Voices and speakers</h2>
       <form
         onSubmit={(event) => {
