@@ -258,7 +258,8 @@ async function throughTheService({
     const [account] = await stack.createAccounts(1, { credits: 100_000_000, plan: 'pro' });
     const auth = { Authorization: `Bearer ${account.token}`, 'Content-Type': 'application/json' };
     const voiceId = 'en-us-kokoro-bench';
-    const openAiVoice = 'nova';
+    // alloy, the first female name, takes the one female neural voice installed.
+    const openAiVoice = 'alloy';
     const resolved = await resolveOpenAiVoice(stack.db, openAiVoice);
     if (resolved !== voiceId) throw new Error(`${openAiVoice} speaks with ${resolved}, not ${voiceId}`);
     const download = async (response: Response, file: string) => {

@@ -3,6 +3,13 @@ import path from 'node:path';
 import type { PremadeVoice } from '../catalog';
 import { KOKORO_DIR, kokoroLanguage } from './index';
 
+/** The catalog id a Kokoro voice style gets once installed (`af_heart` → `en-us-kokoro-heart`); null for an unknown language letter. */
+export function kokoroVoiceId(engineVoice: string): string | null {
+  const language = kokoroLanguage(engineVoice);
+  if (!language) return null;
+  return `${language.language.toLowerCase()}-kokoro-${engineVoice.slice(3).replace(/_/g, '-')}`.slice(0, 64);
+}
+
 /**
  * The Kokoro voices in MODELS_DIR/kokoro/voices as catalog entries (the kokoro engine's
  * `discoverVoices`): `af_heart.npy` is `en-us-kokoro-heart`, "Heart (Kokoro)", American English,
@@ -23,7 +30,7 @@ export async function kokoroCatalogVoices(
     const language = kokoroLanguage(engineVoice);
     if (!language || known.engineVoices.has(engineVoice)) continue;
     const rest = engineVoice.slice(3);
-    const id = `${language.language.toLowerCase()}-kokoro-${rest.replace(/_/g, '-')}`.slice(0, 64);
+    const id = kokoroVoiceId(engineVoice)!;
     if (known.ids.has(id)) continue;
     known.ids.add(id);
     const display = rest.replace(/_/g, ' ').replace(/\b\w/g, (letter) => letter.toUpperCase());

@@ -109,8 +109,8 @@ describe('Kokoro voices', () => {
       const english = await call(api.url, 'GET', '/api/v1/voices/?language=en&page_size=100', undefined, owner.access);
       const ids = english.body.results.map((voice: { id: string }) => voice.id);
       expect(ids.indexOf('en-us-kokoro-alpha')).toBeLessThan(ids.indexOf('en-us-joe'));
-      // The OpenAI names: the female ones speak with the Kokoro voice, ahead of Piper.
-      expect(await resolveOpenAiVoice(deps.db, 'nova')).toBe('en-us-kokoro-alpha');
+      // The OpenAI names: the first female one speaks with the one Kokoro voice (the others with other female voices).
+      expect(await resolveOpenAiVoice(deps.db, 'alloy')).toBe('en-us-kokoro-alpha');
 
       const { done } = await synthesizeAndWait(
         api.url,

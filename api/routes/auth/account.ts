@@ -6,6 +6,8 @@ import { passwordIncorrect, validationError } from '../../errors';
 import { problemResponses, jsonResponse } from '../../openapi';
 import { defineRoute, type Route } from '../../route';
 import { Account } from '../../../db/models/Account';
+import { Voice } from '../../../db/models/Voice';
+import { defaultVoiceOf } from '../../../synthesis/defaultVoice';
 import { markAccountDeleted } from '../../../db/privacy';
 import { accountDeletion } from '../../../workflows/accountDeletion';
 import { accountDeletionWorkflowId } from '../../../synthesis/contracts';
@@ -36,6 +38,11 @@ const ProfileUpdateBody = z.strictObject({
       minimum: 1,
       maximum: 3650,
     }),
+  default_voice_id: z.string().min(1, 'Must not be empty.').max(64, 'Unknown voice.').nullable().optional().meta({
+    description:
+      'The voice that speaks when a request names none: a premade voice id or one of your ready cloned voices; null: the service default',
+    example: 'en-us-slt',
+  }),
 });
 const AccountDeletionBody = z.strictObject({
   password: z
@@ -44,6 +51,19 @@ const AccountDeletionBody = z.strictObject({
     .max(1024)
     .meta({ description: "The account's password, to confirm" }),
 });
+
+/**
+ * A default voice must be one the account may speak with now: a premade voice
+ * on offer or its own ready clone (the same 400 for another account's clone
+ * as for no voice at all).
+ */
+async function checkDefaultVoice({ db }: ApiDeps, account: Account, voiceId: string): Promise<void> {
+  const voice = await Voice.query(db).modify('visibleTo', account).findById(voiceId).select('id', 'status');
+  if (!voice) throw validationError({ default_voice_id: ['Unknown voice.'] });
+  if (voice.status === 'revoked')
+    throw validationError({ default_voice_id: ["This cloned voice's consent was revoked; it can no longer be used."] });
+  if (voice.status !== 'ready') throw validationError({ default_voice_id: ['This cloned voice is not ready.'] });
+}
 
 const profilePaths = { v1: '/api/v1/auth/profile/', unversioned: '/api/auth/profile/' };
 
@@ -77,24 +97,32 @@ export function accountRoutes(deps: ApiDeps): Route[] {
     defineRoute({
       method: 'patch',
       paths: profilePaths,
-      summary: "Change the caller's name or history retention",
+      summary: "Change the caller's name, history retention or default voice",
       tags: ['Auth'],
       auth: true,
       body: ProfileUpdateBody,
       responses: { 200: jsonResponse('Profile', Profile), ...problemResponses(400, 401, 415) },
       async handler(ctx, { account, body }) {
-        if (body.name === undefined && body.history_retention_days === undefined) {
-          throw validationError({ non_field_errors: ['Give at least one of name, history_retention_days.'] });
+        if (
+          body.name === undefined &&
+          body.history_retention_days === undefined &&
+          body.default_voice_id === undefined
+        ) {
+          throw validationError({
+            non_field_errors: ['Give at least one of name, history_retention_days, default_voice_id.'],
+          });
         }
+        if (body.default_voice_id) await checkDefaultVoice(deps, account, body.default_voice_id);
         const changes = {
           ...(body.name !== undefined && { name: body.name }),
           ...(body.history_retention_days !== undefined && { history_retention_days: body.history_retention_days }),
+          ...(body.default_voice_id !== undefined && { default_voice_id: body.default_voice_id }),
         };
         const [fresh] = await Account.query(db)
           .patch({ ...changes, updated_at: db.fn.now() })
           .where({ id: account.id })
           .returning('*');
-        ctx.body = presentProfile(fresh, await usageOf(db, fresh));
+        ctx.body = presentProfile(fresh, await usageOf(db, fresh), await defaultVoiceOf(db, fresh.id));
       },
     }),
     defineRoute({

@@ -20,6 +20,7 @@ import {
   VerifyEmailQuery,
 } from './schema';
 import { usageOf } from './usage';
+import { defaultVoiceOf } from '../../../synthesis/defaultVoice';
 import { z } from 'zod';
 
 /** Runs `task` once the response is sent (or the client has gone); its failure is only logged, and shutdown waits for it. */
@@ -176,7 +177,7 @@ export function authRoutes(deps: ApiDeps): Route[] {
       auth: true,
       responses: { 200: jsonResponse('Profile', Profile), ...problemResponses(401) },
       async handler(ctx, { account }) {
-        ctx.body = presentProfile(account, await usageOf(db, account));
+        ctx.body = presentProfile(account, await usageOf(db, account), await defaultVoiceOf(db, account.id));
       },
     }),
   ];

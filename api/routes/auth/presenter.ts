@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { Account } from '../../../db/models/Account';
 import { billingPeriod } from '../../../lib/billingPeriod';
+import type { DefaultVoice } from '../../../synthesis/defaultVoice';
 import type { AccountOut, Profile, Usage } from './schema';
 
 const presentPeriod = ({ start, end }: { start: Date; end: Date }) => ({
@@ -18,7 +19,11 @@ export function presentAccount(account: Account): z.output<typeof AccountOut> {
   };
 }
 
-export function presentProfile(account: Account, usage: z.output<typeof Usage>): z.output<typeof Profile> {
+export function presentProfile(
+  account: Account,
+  usage: z.output<typeof Usage>,
+  defaultVoice: DefaultVoice,
+): z.output<typeof Profile> {
   return {
     ...presentAccount(account),
     subscription_tier: account.subscription_tier,
@@ -28,6 +33,8 @@ export function presentProfile(account: Account, usage: z.output<typeof Usage>):
       ? presentPeriod(billingPeriod(new Date(account.email_verified_at)))
       : null,
     history_retention_days: account.history_retention_days ?? null,
+    default_voice_id: account.default_voice_id ?? null,
+    default_voice: defaultVoice,
     usage,
   };
 }

@@ -151,6 +151,25 @@ const BillingPeriod = z
   })
   .meta({ id: 'BillingPeriod' });
 
+const DefaultVoice = z
+  .object({
+    id: z.string().meta({ description: 'The voice that speaks when a request names none', example: 'en-us-joe' }),
+    name: z.string().meta({ description: 'Its display name', example: 'Joe' }),
+    source: z.enum(['account', 'service']).meta({
+      description:
+        '`account`: your `default_voice_id`; `service`: the service default (none chosen, or the chosen voice cannot speak now). Installing voices never changes it',
+    }),
+    notice: z.string().nullable().meta({
+      description:
+        'Why your chosen default voice is passed over (deleted, consent revoked, no longer installed), in words; null otherwise',
+    }),
+  })
+  .meta({
+    id: 'DefaultVoice',
+    description:
+      'The voice used where a voice may be left out (`/v1/audio/speech` without `voice`, the dashboard playground, the CLI)',
+  });
+
 export const Profile = AccountOut.extend({
   subscription_tier: z.string().meta({ description: 'The plan’s id, e.g. `free`', example: 'free' }),
   credit_balance: z
@@ -166,6 +185,12 @@ export const Profile = AccountOut.extend({
     description:
       'Syntheses older than this many days are deleted with their audio (credits untouched); null: the service default applies (by default, history is kept)',
   }),
+  default_voice_id: z.string().nullable().meta({
+    description:
+      'The voice you chose to speak when a request names none (PATCH it; null: none chosen). Kept while it cannot speak; `default_voice` says what speaks instead',
+    example: null,
+  }),
+  default_voice: DefaultVoice,
   usage: Usage,
 }).meta({ id: 'Profile' });
 

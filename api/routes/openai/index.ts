@@ -4,7 +4,7 @@ import { notFound } from '../../errors';
 import { defineRoute, type Route } from '../../route';
 import { holdStreamPlace, submitSpeech, streamSpeech } from './speech';
 import { ModelList, ModelParams, Model, MODELS, OpenAiError, SpeechBody, VoiceList } from './schema';
-import { englishCatalog, OPENAI_VOICES, openAiVoiceFor } from './voices';
+import { OPENAI_VOICES, openAiVoiceChoices } from './voices';
 import { jsonResponse } from '../../openapi';
 
 /**
@@ -128,23 +128,23 @@ export function openAiRoutes(deps: ApiDeps): Route[] {
             query.modify('catalog').orWhere({ category: 'cloned', account_id: account.id, status: 'ready' }),
           )
           .orderBy([{ column: 'category' }, { column: 'sort_order' }, { column: 'created_at', order: 'desc' }])
-          .select('id', 'name', 'language', 'gender', 'category');
+          .select('id', 'name', 'language', 'gender', 'category', 'quality');
         const byId = new Map(rows.map((row) => [row.id, row]));
-        const english = await englishCatalog(db);
-        const aliases = [...OPENAI_VOICES.keys()].map((name) => {
-          const voiceId = openAiVoiceFor(name, english)!;
-          const voice = byId.get(voiceId);
-          return {
-            id: name,
-            name,
-            language: voice?.language ?? 'en-US',
-            gender: voice?.gender ?? '',
-            category: 'openai',
-            voice_id: voiceId,
-          };
-        });
+        const aliases = (await openAiVoiceChoices(db)).map((choice) => ({
+          id: choice.name,
+          name: choice.name,
+          language: byId.get(choice.voiceId)?.language ?? OPENAI_VOICES.get(choice.name)!.language,
+          gender: choice.gender,
+          category: 'openai',
+          voice_id: choice.voiceId,
+          neural: choice.neural,
+          install: choice.install,
+        }));
         // Cloned voices first (category 'cloned' sorts before 'premade'), then the catalog in its order.
-        const data = [...aliases, ...rows.map((row) => ({ ...row, voice_id: row.id }))];
+        const data = [
+          ...aliases,
+          ...rows.map(({ quality, ...row }) => ({ ...row, voice_id: row.id, neural: quality === 'neural' })),
+        ];
         ctx.body = { voices: data.map((voice) => voice.id), data };
       },
     }),

@@ -73,8 +73,9 @@ export const SpeechBody = z.strictObject({
     .meta({
       description: `The text to speak, at most ${MAX_INPUT} characters (or the plan’s max_text_length if lower); ${COST_RULE}`,
     }),
-  voice: z.string().min(1, 'This field is required.').max(64, 'Unknown voice.').meta({
-    description: 'An OpenAI voice name (alloy, echo, …), a premade voice id or one of your ready cloned voices',
+  voice: z.string().min(1, 'Must not be empty.').max(64, 'Unknown voice.').optional().meta({
+    description:
+      "An OpenAI voice name (alloy, echo, …), a premade voice id or one of your ready cloned voices; left out, the account's default voice (the profile's `default_voice`)",
   }),
   response_format: z
     .enum(RESPONSE_FORMATS, `Must be one of: ${RESPONSE_FORMATS.join(', ')}.`)
@@ -135,13 +136,36 @@ export const VoiceList = z
           id: z.string().meta({ description: 'The `voice` value' }),
           name: z.string().meta({ description: 'Display name' }),
           language: z.string().meta({ description: 'BCP 47 tag of its language' }),
-          gender: z.string().meta({ description: '`female`, `male` or `unknown`' }),
+          gender: z.string().meta({
+            description: '`female`, `male` or `unknown`; for an OpenAI name its documented gender, which its voice has',
+          }),
           category: z
             .string()
             .meta({ description: '`openai` (a name mapped to a catalog voice), `premade` or `cloned`' }),
           voice_id: z.string().meta({
             description: 'The catalog voice it renders with on this server (for an OpenAI name; else the same as id)',
           }),
+          neural: z.boolean().meta({ description: 'Whether that voice is neural (Kokoro, Piper) rather than classic' }),
+          install: z
+            .object({
+              key: z.string().meta({ description: 'The voice to install', example: 'kokoro:af_bella' }),
+              voice_id: z
+                .string()
+                .meta({
+                  description: 'The voice id it adds, which the name then speaks with',
+                  example: 'en-us-kokoro-bella',
+                }),
+              command: z.string().meta({
+                description: "The operator's command that installs it",
+                example: 'openvox voices install kokoro:af_bella',
+              }),
+            })
+            .nullable()
+            .optional()
+            .meta({
+              description:
+                'OpenAI names only: when the name speaks with a classic voice, the recommended voice that makes it neural; null when it is neural already',
+            }),
         }),
       )
       .meta({ description: 'The accepted voices with their details' }),

@@ -11,6 +11,7 @@ import { emotionOf, HISTORY_FORMAT, mapSpeed, type SpeechBody } from './schema';
 import { resolveOpenAiVoice } from './voices';
 import { CONTENT_TYPES, createStreamEncoder, joinSentences, renderedSentences, SynthesisEndedError } from './stream';
 import { speechPlanOf } from '../../../synthesis/speechPlan';
+import { defaultVoiceOf } from '../../../synthesis/defaultVoice';
 import { toOpenAiError } from './errors';
 
 /**
@@ -43,7 +44,11 @@ export async function submitSpeech(
   account: Account,
   body: SpeechBody,
 ): Promise<{ row: SynthesisRow; warnings: string[] }> {
-  const voiceId = await resolveOpenAiVoice(deps.db, body.voice);
+  // No voice named: the account's default voice (the service default when it has none, or its own cannot speak).
+  const voiceId =
+    body.voice === undefined
+      ? (await defaultVoiceOf(deps.db, account.id)).id
+      : await resolveOpenAiVoice(deps.db, body.voice);
   return submitSynthesis(
     deps,
     account,
