@@ -15,6 +15,8 @@ import { authRoutes } from './routes/auth';
 import { accountRoutes } from './routes/auth/account';
 import { openAiRoutes } from './routes/openai';
 import { openAiErrors } from './routes/openai/errors';
+import { attestationRoutes, elevenLabsRoutes } from './routes/elevenlabs';
+import { elevenLabsRequests } from './routes/elevenlabs/errors';
 import { operationsRoutes } from './routes/operations';
 import { apiIndexRoutes } from './routes/operations/apiIndex';
 import { createApiMetrics } from './metrics';
@@ -43,6 +45,8 @@ export function resourceRoutes(deps: ApiDeps): Route[] {
     ...ttsRoutes(deps),
     ...planRoutes(deps),
     ...openAiRoutes(deps),
+    ...elevenLabsRoutes(deps),
+    ...attestationRoutes(deps),
     ...webhookRoutes(deps),
     ...sessionRoutes(deps),
     ...accountRoutes(deps),
@@ -113,6 +117,8 @@ export function buildApp(deps: ApiDeps, resources: Route[]): ApiApp {
     .use(problems)
     // OpenAI's error shape on its paths (/v1/audio/speech, …), so OpenAI's SDKs raise the right errors.
     .use(openAiErrors)
+    // ElevenLabs' key header and error shape on its paths (/v1/text-to-speech, /v1/voices, …).
+    .use(elevenLabsRequests)
     .use(securityHeaders)
     .use(routingProblems)
     // The dashboard's pages and assets (api/web.ts), before the API's routes claim `/`.

@@ -83,6 +83,11 @@ const TAGS = [
     description:
       "OpenAI's speech API (`/v1/audio/speech`, streamed sentence by sentence), models and voices, with OpenAI's error shape: point an OpenAI client's base URL here.",
   },
+  {
+    name: 'ElevenLabs-compatible',
+    description:
+      "ElevenLabs' API (text to speech with timestamps, voices, instant cloning, user, history; the stream-input WebSocket is at /v1/text-to-speech/{voice_id}/stream-input) with its error shape: point an ElevenLabs client's base URL at the service's root, the key in `xi-api-key`.",
+  },
   { name: 'Operations', description: 'Index, health, readiness, metrics and these docs.' },
   {
     name: 'Unversioned aliases',
@@ -187,6 +192,12 @@ const REQUEST_EXAMPLES: Record<string, unknown> = {
     voice: 'alloy',
     response_format: 'mp3',
   },
+  'post /v1/text-to-speech/{voice_id}/': { text: 'Hello from OpenVox.', model_id: 'eleven_multilingual_v2' },
+  'post /v1/text-to-speech/{voice_id}/stream/': { text: 'Hello from OpenVox.', model_id: 'eleven_multilingual_v2' },
+  'post /v1/text-to-speech/{voice_id}/with-timestamps/': { text: 'Hello from OpenVox.' },
+  'post /v1/text-to-speech/{voice_id}/stream/with-timestamps/': { text: 'Hello from OpenVox.' },
+  'post /v1/voices/add/': { name: 'My narrator voice', files: ['sample.wav'], labels: '{"language":"en-US"}' },
+  'post /api/v1/voices/attestation/': { attest: true },
   'post /api/v1/webhooks/': {
     url: 'https://example.com/openvox/webhooks',
     events: ['synthesis.completed', 'synthesis.failed'],

@@ -6,6 +6,8 @@ import { holdStreamPlace, submitSpeech, streamSpeech } from './speech';
 import { ModelList, ModelParams, Model, MODELS, OpenAiError, SpeechBody, VoiceList } from './schema';
 import { OPENAI_VOICES, openAiVoiceChoices } from './voices';
 import { jsonResponse } from '../../openapi';
+import { elevenLabsModels } from '../elevenlabs';
+import { isElevenLabsRequest } from '../elevenlabs/errors';
 
 /**
  * OpenAI's audio API, so any OpenAI client reaches this service by changing
@@ -92,12 +94,15 @@ export function openAiRoutes(deps: ApiDeps): Route[] {
     defineRoute({
       method: 'get',
       paths: { v1: '/api/v1/models/', unversioned: '/v1/models/' },
-      summary: 'The speech models (OpenAI-compatible list)',
+      summary:
+        "The speech models (OpenAI-compatible list; with `xi-api-key` on /v1/models/, ElevenLabs' bare array of its models)",
       tags: ['OpenAI-compatible'],
       auth: true,
       responses: { 200: jsonResponse('Models', ModelList), ...openAiErrors(401) },
-      async handler(ctx) {
-        ctx.body = { object: 'list', data: MODELS.map((model) => presentModel(model.id)) };
+      async handler(ctx, { account }) {
+        // The one path both APIs share: ElevenLabs' SDKs send their key as xi-api-key.
+        if (isElevenLabsRequest(ctx)) ctx.body = await elevenLabsModels(deps, account);
+        else ctx.body = { object: 'list', data: MODELS.map((model) => presentModel(model.id)) };
       },
     }),
     defineRoute({

@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { PassThrough, Transform } from 'node:stream';
+import { PassThrough, type Readable, Transform } from 'node:stream';
 import type { Account } from '../../../db/models/Account';
 import type { SynthesisRow } from '../../../db/models/Synthesis';
 import type { Emotion } from '../../../audio/prosody';
@@ -7,9 +7,17 @@ import type { ApiDeps } from '../../deps';
 import { ApiError, rateLimited, serviceUnavailable } from '../../errors';
 import { createOpenCounts } from '../../openCounts';
 import { cancelSynthesis, submitSynthesis } from '../tts/commands';
-import { emotionOf, HISTORY_FORMAT, mapSpeed, type SpeechBody } from './schema';
+import { emotionOf, HISTORY_FORMAT, mapSpeed, type ResponseFormat, type SpeechBody } from './schema';
 import { resolveOpenAiVoice } from './voices';
-import { CONTENT_TYPES, createStreamEncoder, joinSentences, renderedSentences, SynthesisEndedError } from './stream';
+import {
+  CONTENT_TYPES,
+  createStreamEncoder,
+  type FfmpegEncoding,
+  joinSentences,
+  renderedSentences,
+  SynthesisEndedError,
+} from './stream';
+import { CHUNK_SAMPLE_RATE } from '../../../audio/wav';
 import { speechPlanOf } from '../../../synthesis/speechPlan';
 import { defaultVoiceOf } from '../../../synthesis/defaultVoice';
 import { toOpenAiError } from './errors';
@@ -25,13 +33,22 @@ const openStreams = createOpenCounts();
 const ENCODERS = 'encoders';
 
 /** Takes a place for one more stream of the account (429 beyond SPEECH_MAX_STREAMS_PER_ACCOUNT, 503 when every encoder is busy), given back when the response closes. */
-export function holdStreamPlace(ctx: Context, { config }: ApiDeps, account: Account, body: SpeechBody): void {
-  const accountKey = `account:${account.id}`;
+export function holdStreamPlace(ctx: Context, deps: ApiDeps, account: Account, body: SpeechBody): void {
   const usesEncoder = body.response_format !== 'wav' && body.response_format !== 'pcm';
+  ctx.res.once('close', takeStreamPlace(deps, account, usesEncoder));
+}
+
+/**
+ * Takes a place for one more stream of the account (any protocol's: the
+ * ElevenLabs-compatible routes and WebSocket count here too) and, with
+ * `usesEncoder`, an encoder process's; returns the function that gives them back.
+ */
+export function takeStreamPlace({ config }: ApiDeps, account: Account, usesEncoder: boolean): () => void {
+  const accountKey = `account:${account.id}`;
   if (openStreams.atLimit(accountKey, config.SPEECH_MAX_STREAMS_PER_ACCOUNT)) throw rateLimited(1);
   if (usesEncoder && openStreams.atLimit(ENCODERS, config.SPEECH_MAX_ENCODERS))
     throw serviceUnavailable('stream encoders (all busy; wav and pcm need none)');
-  ctx.res.once('close', openStreams.hold(usesEncoder ? [accountKey, ENCODERS] : [accountKey]));
+  return openStreams.hold(usesEncoder ? [accountKey, ENCODERS] : [accountKey]);
 }
 
 /**
@@ -70,6 +87,70 @@ export async function submitSpeech(
 
 const sse = (event: unknown) => `data: ${JSON.stringify(event)}\n\n`;
 
+/** How a speech stream is encoded and answered (the OpenAI-compatible endpoint's shape, or another protocol's). */
+export interface StreamShape {
+  encoder: ResponseFormat | FfmpegEncoding;
+  /**
+   * Sets the response's type and body from the encoder's output; `sent` is
+   * told every byte of audio handed to the client. Returns how to end the body
+   * with a failure once it has started (null: raw audio can only stop short).
+   */
+  respond(ctx: Context, output: Readable, sent: (bytes: number) => void): ((failure: Failure) => void) | null;
+  /** Told each sentence before its audio goes to the encoder: its index and its start in the stream (seconds). */
+  sentence?(index: number, startSeconds: number, samples: Int16Array): Promise<void>;
+}
+type Failure = { code: string; message: string };
+
+/** OpenAI's shape: the encoded bytes, or `speech.audio.delta` events ending with `speech.audio.done`. */
+function openAiShape(row: SynthesisRow, body: SpeechBody): StreamShape {
+  return {
+    encoder: body.response_format,
+    respond(ctx, output, sent) {
+      if (body.stream_format === 'sse') {
+        const events = new PassThrough();
+        ctx.type = 'text/event-stream';
+        output.on('data', (bytes: Buffer) => {
+          sent(bytes.length);
+          events.write(sse({ type: 'speech.audio.delta', audio: bytes.toString('base64') }));
+        });
+        output.once('end', () =>
+          events.end(
+            sse({
+              type: 'speech.audio.done',
+              usage: { input_tokens: row.characters, output_tokens: 0, total_tokens: row.characters },
+            }),
+          ),
+        );
+        ctx.body = events;
+        // SSE can still say why; raw audio can only stop short (the chunked body never ends cleanly).
+        return (failure) =>
+          events.end(
+            sse({
+              type: 'error',
+              ...toOpenAiError(new ApiError(500, failure.code, 'Synthesis failed', failure.message)).body,
+            }),
+          );
+      }
+      ctx.type = CONTENT_TYPES[body.response_format];
+      ctx.body = countedAudio(output, sent);
+      return null;
+    },
+  };
+}
+
+/** The encoder's output as the body, each byte counted as Koa hands it to the socket. */
+export function countedAudio(output: Readable, sent: (bytes: number) => void): Readable {
+  // (A 'data' listener on the encoder would start it flowing before Koa reads it.)
+  const counted = new Transform({
+    transform(bytes: Buffer, _encoding, done) {
+      sent(bytes.length);
+      done(null, bytes);
+    },
+  });
+  output.on('error', (error) => counted.destroy(error));
+  return output.pipe(counted);
+}
+
 /**
  * Answers with the synthesis's audio as it renders: headers go out with the
  * first sentence (a failure before it is a proper error answer), then every
@@ -86,6 +167,16 @@ const sse = (event: unknown) => `data: ${JSON.stringify(event)}\n\n`;
  * and a stored entry would hold audio nobody paid for.)
  */
 export async function streamSpeech(ctx: Context, deps: ApiDeps, row: SynthesisRow, body: SpeechBody): Promise<void> {
+  await streamSynthesis(ctx, deps, row, openAiShape(row, body));
+}
+
+/** streamSpeech in any shape (the ElevenLabs-compatible routes use it with theirs). */
+export async function streamSynthesis(
+  ctx: Context,
+  deps: ApiDeps,
+  row: SynthesisRow,
+  shape: StreamShape,
+): Promise<void> {
   const abort = new AbortController();
   /** Audio bytes handed to the socket so far. */
   let audioSent = 0;
@@ -131,42 +222,31 @@ export async function streamSpeech(ctx: Context, deps: ApiDeps, row: SynthesisRo
   // The encoder process (spares are started ahead) only once there is audio for it.
   // A text of one sentence: its whole audio is known before the first byte goes out.
   // Ended with the stream: a write waiting on a client that is gone gives up instead of holding the reader forever.
-  const encoder = createStreamEncoder(body.response_format, { whole: plan.chunks.length === 1, signal: abort.signal });
+  const encoder = createStreamEncoder(shape.encoder, { whole: plan.chunks.length === 1, signal: abort.signal });
 
   const join = joinSentences(row.emotion as Emotion, row.speed, plan.pauseSeconds);
   ctx.status = 200;
   ctx.set('X-Synthesis-Id', row.id);
   ctx.req.socket.setNoDelay(true);
-  let out: PassThrough | null = null;
-  if (body.stream_format === 'sse') {
-    const events = new PassThrough();
-    out = events;
-    ctx.type = 'text/event-stream';
-    encoder.output.on('data', (bytes: Buffer) => {
-      audioSent += bytes.length;
-      events.write(sse({ type: 'speech.audio.delta', audio: bytes.toString('base64') }));
-    });
-    encoder.output.once('end', () =>
-      events.end(
-        sse({
-          type: 'speech.audio.done',
-          usage: { input_tokens: row.characters, output_tokens: 0, total_tokens: row.characters },
-        }),
-      ),
-    );
-    ctx.body = events;
-  } else {
-    ctx.type = CONTENT_TYPES[body.response_format];
-    // Counted as Koa hands them to the socket (a 'data' listener on the encoder would start it flowing before Koa reads it).
-    const counted = new Transform({
-      transform(bytes: Buffer, _encoding, done) {
-        audioSent += bytes.length;
-        done(null, bytes);
-      },
-    });
-    encoder.output.on('error', (error) => counted.destroy(error));
-    ctx.body = encoder.output.pipe(counted);
-  }
+  const fail = shape.respond(ctx, encoder.output, (bytes) => {
+    audioSent += bytes;
+  });
+  /** Samples handed to the encoder so far: where the next sentence starts. */
+  let samplesIn = 0;
+  let index = 0;
+  const feed = async (samples: Int16Array) => {
+    const pieces = join(samples);
+    if (shape.sentence) {
+      // The pause before the sentence (all but the first) comes first.
+      const before = pieces.slice(0, -1).reduce((sum, piece) => sum + piece.length / 2, 0);
+      await shape.sentence(index, (samplesIn + before) / CHUNK_SAMPLE_RATE, samples);
+    }
+    index += 1;
+    for (const pcm of pieces) {
+      samplesIn += pcm.length / 2;
+      await onClient(encoder.write(pcm));
+    }
+  };
 
   // A client that takes nothing more while its connection stays open holds the pump on a write, and with it the
   // reader and the synthesis's workflow (which keeps the chunks for it): cut after SPEECH_STALL_SECONDS in which the
@@ -202,8 +282,8 @@ export async function streamSpeech(ctx: Context, deps: ApiDeps, row: SynthesisRo
   };
   const pump = async () => {
     try {
-      for (const pcm of join(first.value)) await onClient(encoder.write(pcm));
-      for await (const samples of sentences) for (const pcm of join(samples)) await onClient(encoder.write(pcm));
+      await feed(first.value);
+      for await (const samples of sentences) await feed(samples);
     } finally {
       // A write that failed before the loop took the generator over leaves it suspended: its `finally` runs here.
       await sentences.return(undefined);
@@ -217,17 +297,11 @@ export async function streamSpeech(ctx: Context, deps: ApiDeps, row: SynthesisRo
       encoder.destroy();
       if (abort.signal.aborted) return;
       deps.logger.warn({ err: error, synthesis_id: row.id }, 'speech stream ended early');
-      if (out) {
-        // SSE can still say why; raw audio can only stop short (the chunked body never ends cleanly).
-        const failure =
+      if (fail) {
+        fail(
           error instanceof SynthesisEndedError
             ? (error.failure ?? { code: 'synthesis_failed', message: error.message })
-            : { code: 'internal_error', message: 'The stream failed.' };
-        out.end(
-          sse({
-            type: 'error',
-            ...toOpenAiError(new ApiError(500, failure.code, 'Synthesis failed', failure.message)).body,
-          }),
+            : { code: 'internal_error', message: 'The stream failed.' },
         );
       } else {
         ctx.res.destroy();

@@ -160,7 +160,19 @@ const FFMPEG_OUTPUT: Readonly<Record<'mp3' | 'opus' | 'aac' | 'flac', string[]>>
 type EncodedFormat = keyof typeof FFMPEG_OUTPUT;
 type EncoderProcess = ChildProcessByStdio<Writable, Readable, null>;
 
-function spawnEncoderProcess(format: EncodedFormat): EncoderProcess {
+/**
+ * An encoder process's output other than this endpoint's formats (the
+ * ElevenLabs-compatible routes' codes): ffmpeg's output options (from the
+ * 24 kHz mono input), the bytes to send before its output (a WAV header), and
+ * the key its spare process is kept under (one per distinct `args`).
+ */
+export interface FfmpegEncoding {
+  key: string;
+  args: readonly string[];
+  prefix?: Buffer;
+}
+
+function spawnEncoderProcess(output: readonly string[]): EncoderProcess {
   return spawn(
     'ffmpeg',
     [
@@ -177,7 +189,7 @@ function spawnEncoderProcess(format: EncodedFormat): EncoderProcess {
       ...REPRODUCIBLE_OUTPUT,
       '-flush_packets',
       '1',
-      ...FFMPEG_OUTPUT[format],
+      ...output,
       'pipe:1',
     ],
     { stdio: ['pipe', 'pipe', 'ignore'] },
@@ -197,7 +209,7 @@ function spawnEncoderProcess(format: EncodedFormat): EncoderProcess {
 const SPARE_IDLE_MS = 10 * 60_000;
 /** After a stream's first write: time for its encoder to put out the first frame before the next encoder's start competes. */
 const SPARE_AFTER_FIRST_WRITE_MS = 100;
-const spares = new Map<EncodedFormat, { child: EncoderProcess; retire: NodeJS.Timeout }>();
+const spares = new Map<string, { child: EncoderProcess; retire: NodeJS.Timeout }>();
 
 const holdsProcess = (child: EncoderProcess, hold: boolean) => {
   for (const pipe of [child.stdin, child.stdout] as unknown as Array<{ ref(): void; unref(): void }>) {
@@ -208,9 +220,14 @@ const holdsProcess = (child: EncoderProcess, hold: boolean) => {
   else child.unref();
 };
 
-function startSpare(format: EncodedFormat): void {
+/** An encoder's spare key and ffmpeg output options: one of this endpoint's formats, or another encoding. */
+const ffmpegOutput = (format: EncodedFormat | FfmpegEncoding) =>
+  typeof format === 'string' ? { key: format, args: FFMPEG_OUTPUT[format] } : format;
+
+function startSpare(encoding: EncodedFormat | FfmpegEncoding): void {
+  const { key: format, args } = ffmpegOutput(encoding);
   if (spares.has(format)) return;
-  const child = spawnEncoderProcess(format);
+  const child = spawnEncoderProcess(args);
   const drop = () => {
     if (spares.get(format)?.child === child) spares.delete(format);
   };
@@ -225,7 +242,8 @@ function startSpare(format: EncodedFormat): void {
   spares.set(format, { child, retire });
 }
 
-function takeEncoderProcess(format: EncodedFormat): EncoderProcess {
+function takeEncoderProcess(encoding: EncodedFormat | FfmpegEncoding): EncoderProcess {
+  const { key: format, args } = ffmpegOutput(encoding);
   const spare = spares.get(format);
   spares.delete(format);
   if (spare && spare.child.exitCode === null && spare.child.signalCode === null) {
@@ -233,7 +251,7 @@ function takeEncoderProcess(format: EncodedFormat): EncoderProcess {
     holdsProcess(spare.child, true);
     return spare.child;
   }
-  return spawnEncoderProcess(format);
+  return spawnEncoderProcess(args);
 }
 
 /** Stops the spare encoders (the API's shutdown). */
@@ -279,10 +297,10 @@ export interface StreamEncoderOptions {
  * encoder cannot seek back on a pipe); with `whole`, both headers are exact.
  */
 export function createStreamEncoder(
-  format: ResponseFormat,
+  format: ResponseFormat | FfmpegEncoding,
   { whole = false, signal }: StreamEncoderOptions = {},
 ): StreamEncoder {
-  const encoder = encoderFor(format, whole);
+  const encoder = typeof format === 'string' ? encoderFor(format, whole) : processEncoder(format);
   if (!signal) return encoder;
   const aborted = new Promise<never>((_, reject) => {
     const stop = () => {
@@ -318,12 +336,25 @@ function encoderFor(format: ResponseFormat, whole: boolean): StreamEncoder {
       destroy: () => output.destroy(),
     };
   }
+  return processEncoder(format);
+}
+
+/** One ffmpeg process fed raw PCM on stdin; its output after `prefix`, if any. */
+function processEncoder(format: EncodedFormat | FfmpegEncoding): StreamEncoder {
   const child = takeEncoderProcess(format);
   const exited = once(child, 'close').catch(() => undefined);
   child.stdin.on('error', () => undefined);
   let written = false;
+  const prefix = typeof format === 'string' ? undefined : format.prefix;
+  let output: Readable = child.stdout;
+  if (prefix) {
+    const withPrefix = new PassThrough();
+    withPrefix.write(prefix);
+    child.stdout.on('error', (error) => withPrefix.destroy(error));
+    output = child.stdout.pipe(withPrefix);
+  }
   return {
-    output: child.stdout,
+    output,
     async write(pcm) {
       if (!written) {
         written = true;
