@@ -86,7 +86,7 @@ const TAGS = [
   {
     name: 'ElevenLabs-compatible',
     description:
-      "ElevenLabs' API (text to speech with timestamps, voices, instant cloning, user, history; the stream-input WebSocket is at /v1/text-to-speech/{voice_id}/stream-input) with its error shape: point an ElevenLabs client's base URL at the service's root, the key in `xi-api-key`.",
+      "ElevenLabs' API (text to speech with timestamps, voices, instant cloning, user, history) with its error shape: point an ElevenLabs client's base URL at the service's root, the key in `xi-api-key`.",
   },
   { name: 'Operations', description: 'Index, health, readiness, metrics and these docs.' },
   {
