@@ -433,11 +433,16 @@ export function createSynthesisActivities(deps: ActivityDeps) {
       await recordAudioRemoved(db, synthesisId);
     },
 
-    /** Ends a synthesis as failed or canceled, and removes every object it made. */
+    /**
+     * Ends a synthesis as failed or canceled, and removes every object it made. `keepObjects`: a cancel recorded
+     * while its renders are still being stopped; the workflow calls this again, without it, once they have.
+     * Recording is idempotent: an ended synthesis keeps how and when it ended.
+     */
     async recordSynthesisEnded(input: {
       synthesisId: string;
       status: UnchargedEnd;
       error: SynthesisRow['error'];
+      keepObjects?: boolean;
     }): Promise<void> {
       const synthesis = await loadSynthesis(input.synthesisId);
       await recordEnded(db, input.synthesisId, input.status, input.error);
@@ -445,7 +450,7 @@ export function createSynthesisActivities(deps: ActivityDeps) {
       await webhooks.synthesisEnded(input.synthesisId);
       jobs.forget(input.synthesisId);
       // Last: the client sees the outcome at once, and a storage outage only delays the cleanup (this step retries).
-      await removeSynthesisObjects(storage, synthesis);
+      if (!input.keepObjects) await removeSynthesisObjects(storage, synthesis);
     },
   };
 }

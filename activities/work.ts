@@ -27,7 +27,9 @@ export async function withHeartbeat<T>(
   const { cancellationSignal } = Context.current();
   const beat = () => heartbeat(details?.());
   beat();
-  const timer = setInterval(beat, 2_000);
+  // Often enough that a cancel (delivered with a heartbeat's answer, at most one a second: the CPU workers'
+  // maxHeartbeatThrottleInterval) reaches the render within about a second; the SDK sends no more than that.
+  const timer = setInterval(beat, 500);
   try {
     return await work(cancellationSignal);
   } catch (error) {

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
-import type { PartialModelObject } from 'objection';
+import type { PartialModelObject, QueryBuilder } from 'objection';
 import { Project } from '../db/models/Project';
-import { Synthesis, type SynthesisRow } from '../db/models/Synthesis';
+import { RUNNING_STATUSES, Synthesis, type SynthesisRow } from '../db/models/Synthesis';
 import { PROGRESS_CHANNEL } from '../lib/progress';
 import type { SynthesisRequest } from './contracts';
 import type { UnchargedEnd } from './status';
@@ -108,21 +108,22 @@ export async function recordCompletion(
   });
 }
 
-/** Records a synthesis as failed or canceled: no audio, nothing charged. */
+/**
+ * Records a running synthesis as failed or canceled: no audio, nothing charged. One that has ended already keeps
+ * how and when it ended (a cancel is recorded at once, then again once its renders have stopped).
+ */
 export async function recordEnded(
   db: Knex,
   synthesisId: string,
   status: UnchargedEnd,
   error: SynthesisRow['error'],
 ): Promise<void> {
-  await patchAndNotify(db, synthesisId, {
-    status,
-    error,
-    audio_key: null,
-    credits_charged: 0,
-    completed_at: db.fn.now(),
-    updated_at: db.fn.now(),
-  });
+  await patchAndNotify(
+    db,
+    synthesisId,
+    { status, error, audio_key: null, credits_charged: 0, completed_at: db.fn.now(), updated_at: db.fn.now() },
+    (query) => query.whereIn('status', RUNNING_STATUSES),
+  );
 }
 
 /** Hides an entry from its owner's history (the row stays for usage figures and the ledger). */
@@ -148,13 +149,13 @@ async function patchAndNotify(
   db: Knex,
   synthesisId: string,
   patch: PartialModelObject<Synthesis>,
-  where: Partial<SynthesisRow> = {},
+  where: Partial<SynthesisRow> | ((query: QueryBuilder<Synthesis>) => void) = {},
 ): Promise<void> {
+  const query = Synthesis.query(db).where({ id: synthesisId });
+  if (typeof where === 'function') where(query);
+  else query.where(where);
   await db.raw(`with patched as (?) select pg_notify(?, ?)`, [
-    Synthesis.query(db)
-      .where({ ...where, id: synthesisId })
-      .patch(patch)
-      .toKnexQuery(),
+    query.patch(patch).toKnexQuery(),
     PROGRESS_CHANNEL,
     synthesisId,
   ]);

@@ -4,6 +4,7 @@ import {
   allHandlersFinished,
   ApplicationFailure,
   CancellationScope,
+  CancelledFailure,
   condition,
   executeChild,
   isCancellation,
@@ -59,6 +60,12 @@ const CHUNKS_OUTLIVE_READER = 'stream-chunks-outlive-reader';
  * in parallel lanes, since one of its sentences takes about as long to render as to hear).
  */
 const STREAM_IN_ONE_STEP = 'stream-in-one-activity';
+/**
+ * Patch id: a cancel that comes before the audio exists releases the credits and records the synthesis canceled
+ * at once, while the renders are still being stopped; the objects go once they have stopped (histories before it
+ * recorded the cancel only after every render had stopped, a chunk's render later under load).
+ */
+const CANCEL_AT_ONCE = 'cancel-recorded-at-once';
 
 /**
  * Short database steps run as local activities: in the worker that runs the
@@ -140,6 +147,21 @@ export async function synthesis({ request, cpuTaskQueue }: SynthesisInput): Prom
     return 'insufficient';
   }
 
+  /** Set once the audio exists: a cancel from then on changes nothing (completed and charged). */
+  let audioExists = false;
+  /** A cancel recorded before the audio existed (CANCEL_AT_ONCE): released and recorded, objects not yet removed. */
+  let canceledAtOnce: Promise<void> | undefined;
+  if (patched(CANCEL_AT_ONCE)) {
+    CancellationScope.current().cancelRequested.catch(() => {
+      if (audioExists) return;
+      report({ status: 'canceled' });
+      canceledAtOnce = CancellationScope.nonCancellable(async () => {
+        await bookkeeping.releaseCredits({ accountId, reference: synthesisId });
+        await bookkeeping.recordSynthesisEnded({ synthesisId, status: 'canceled', error: null, keepObjects: true });
+      });
+    });
+  }
+
   /** Chunks rendered in parallel lanes on the CPU queue, then joined and encoded. */
   const renderInChunks = async () => {
     let rendered = 0;
@@ -190,6 +212,9 @@ export async function synthesis({ request, cpuTaskQueue }: SynthesisInput): Prom
       : !heavy && patched(STREAM_IN_ONE_STEP)
         ? await onQueue(streamTaskQueue(cpuTaskQueue)).renderStreamedSynthesis({ synthesisId })
         : await renderInChunks();
+    // Recorded canceled already (the render finished as the cancel came): it stays canceled, the audio goes.
+    if (canceledAtOnce) throw new CancelledFailure('canceled before the audio existed');
+    audioExists = true;
     // Once the audio exists, completing is not interrupted: a cancel now cannot leave it charged but canceled.
     await CancellationScope.nonCancellable(async () => {
       const capture = { accountId, reference: synthesisId, ...(patched(CAPTURE_COMPLETES) && { completes: audio }) };
@@ -213,9 +238,11 @@ export async function synthesis({ request, cpuTaskQueue }: SynthesisInput): Prom
     });
     result = 'completed';
   } catch (error) {
-    const canceled = isCancellation(error);
+    const canceled = isCancellation(error) || canceledAtOnce !== undefined;
     await CancellationScope.nonCancellable(async () => {
-      await bookkeeping.releaseCredits({ accountId, reference: synthesisId });
+      // Canceled at once: released and recorded then; what is left is removing the objects, now that no render runs.
+      if (canceledAtOnce) await canceledAtOnce;
+      else await bookkeeping.releaseCredits({ accountId, reference: synthesisId });
       await bookkeeping.recordSynthesisEnded({
         synthesisId,
         status: canceled ? 'canceled' : 'failed',
@@ -225,8 +252,8 @@ export async function synthesis({ request, cpuTaskQueue }: SynthesisInput): Prom
     result = canceled ? 'canceled' : 'failed';
     report({ status: result });
     await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
-    // Canceled, it ends as CANCELLED in Temporal too.
-    if (canceled) throw error;
+    // Canceled, it ends as CANCELLED in Temporal too (whatever a step still running then threw).
+    if (canceled) throw isCancellation(error) ? error : new CancelledFailure('canceled');
     return result;
   }
   // A cancel that came once the audio existed changes nothing: completed and charged.

@@ -121,12 +121,14 @@ describe('synthesis workflow (mocked activities)', () => {
     expect(await handle.query(progressQuery)).toEqual({ status: 'completed', progress: 1 });
   });
 
-  it('on cancel mid-render: waits for the renders to stop, then releases the credits and records it canceled, charging nothing', async () => {
+  it('on cancel mid-render: releases the credits and records it canceled at once, and removes its objects only once the renders have stopped', async () => {
     const rendering = new Set<number>();
     const stopped: number[] = [];
+    /** Opened by the test: the renders then notice the cancel (as a render killed only after a while would). */
+    const noticeCancel = gate();
     wf.mock({
       reserveSynthesis: async () => ({ outcome: 'reserved', started: true, chunkCount: 3 }),
-      // A render that runs until canceled, heartbeating like the real one.
+      // A render that runs until canceled and the test lets it notice, heartbeating like the real one.
       renderSynthesisChunk: async ({ index }) => {
         const context = Context.current();
         rendering.add(index);
@@ -135,6 +137,9 @@ describe('synthesis workflow (mocked activities)', () => {
             context.heartbeat();
             await context.sleep(50);
           }
+        } catch (error) {
+          await noticeCancel.promise;
+          throw error;
         } finally {
           stopped.push(index);
         }
@@ -143,27 +148,62 @@ describe('synthesis workflow (mocked activities)', () => {
     const input = request();
     const handle = await start(input);
     await eventually('the chunks to render', () => rendering.size === 3);
-    const endedWithRendersStopped = gate<number>();
+    /** How many renders had stopped at each recordSynthesisEnded, and whether that call kept the objects. */
+    const ended: { stopped: number; keepObjects: boolean }[] = [];
+    const recordedAtOnce = gate();
     wf.mock({
-      recordSynthesisEnded: async () => {
-        endedWithRendersStopped.open(stopped.length);
+      recordSynthesisEnded: async ({ keepObjects }) => {
+        ended.push({ stopped: stopped.length, keepObjects: keepObjects === true });
+        recordedAtOnce.open();
       },
     });
     await handle.cancel();
 
+    // Recorded while every render still runs: the client hears `canceled` without waiting for them.
+    await recordedAtOnce.promise;
+    expect(ended).toEqual([{ stopped: 0, keepObjects: true }]);
+    expect(await handle.query(progressQuery)).toMatchObject({ status: 'canceled' });
+    noticeCancel.open();
+
     const error = await handle.result().catch((reason: unknown) => reason);
     expect(error).toBeInstanceOf(WorkflowFailedError);
     expect((error as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
-    expect(await endedWithRendersStopped.promise).toBe(3);
+    // The objects go once no render can still be writing one.
+    expect(ended).toEqual([
+      { stopped: 0, keepObjects: true },
+      { stopped: 3, keepObjects: false },
+    ]);
     expect(stepsOf(input.synthesisId).filter((step) => step !== 'renderSynthesisChunk')).toEqual([
       'reserveSynthesis',
       'releaseCredits',
+      'recordSynthesisEnded',
       'recordSynthesisEnded',
     ]);
     expect(wf.callsOf('recordSynthesisEnded')).toContainEqual([
       { synthesisId: input.synthesisId, status: 'canceled', error: null },
     ]);
     expect(wf.callsOf('releaseCredits')).toContainEqual([{ accountId: input.accountId, reference: input.synthesisId }]);
+  });
+
+  it('a render that finishes as the cancel is recorded: the synthesis stays canceled, nothing captured', async () => {
+    const finishing = gate();
+    wf.mock({
+      reserveSynthesis: async () => ({ outcome: 'reserved', started: true, chunkCount: 1 }),
+      // A render that ignores the cancel and returns its audio.
+      renderShortSynthesis: async () => (await finishing.promise, AUDIO),
+    });
+    const input = request();
+    const handle = await start(input);
+    await eventually('the render', () => stepsOf(input.synthesisId).includes('renderShortSynthesis'));
+    const recorded = gate();
+    wf.mock({ recordSynthesisEnded: async () => recorded.open() });
+    await handle.cancel();
+    await recorded.promise;
+    finishing.open();
+    const error = await handle.result().catch((reason: unknown) => reason);
+    expect((error as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
+    expect(stepsOf(input.synthesisId)).not.toContain('captureCredits');
+    expect(stepsOf(input.synthesisId).at(-1)).toBe('recordSynthesisEnded');
   });
 
   it('on an engine failure: releases the credits and records it failed with engine_failed, charging nothing', async () => {

@@ -1,9 +1,4 @@
-import {
-  WithStartWorkflowOperation,
-  WorkflowExecutionAlreadyStartedError,
-  WorkflowFailedError,
-} from '@temporalio/client';
-import { CancelledFailure } from '@temporalio/common';
+import { WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 import type { Account } from '../../../db/models/Account';
 import { Project } from '../../../db/models/Project';
@@ -23,7 +18,14 @@ import { recordDeleted } from '../../../synthesis/lifecycle';
 import { synthesis } from '../../../workflows/synthesis';
 import { synthesisDeletion } from '../../../workflows/deletion';
 import type { ApiDeps } from '../../deps';
-import { insufficientCredits, notFound, validationError, voiceConsentRevoked, voiceNotReady } from '../../errors';
+import {
+  insufficientCredits,
+  notFound,
+  serviceUnavailable,
+  validationError,
+  voiceConsentRevoked,
+  voiceNotReady,
+} from '../../errors';
 import type { SynthesizeBody } from './schema';
 import { resolveDictionaryIds } from '../pronunciationDictionaries/commands';
 import { statusCacheOf } from './statusCache';
@@ -192,25 +194,37 @@ export const findSynthesis = (deps: ApiDeps, account: Account, id: string) => fi
 export const findSynthesisStatus = (deps: ApiDeps, account: Account, id: string) =>
   findOwn<SynthesisStatusRow>(deps, account, id, STATUS_COLUMNS);
 
+/** How long a cancel waits between two reads of the row when no notification comes (the listener is down). */
+const CANCEL_FALLBACK_MS = 500;
+const ENDED_STATUSES: ReadonlySet<SynthesisStatus> = new Set(['completed', 'failed', 'canceled']);
+
 /**
- * Asks a running synthesis to cancel and waits until it has ended: `canceled`
- * (its credits released), or `completed` when the audio existed before the
- * cancel landed (it stays charged), or `failed`.
+ * Asks a running synthesis to cancel and waits until its row says it has
+ * ended: `canceled` (its credits released), or `completed` when the audio
+ * existed before the cancel landed (it stays charged), or `failed`. The
+ * workflow records a cancel as soon as it has it, while its renders are
+ * still being stopped, so this does not wait for a render to finish.
  */
 export async function cancelSynthesis(deps: ApiDeps, id: string): Promise<SynthesisStatus> {
-  const handle = deps.temporal.workflow.getHandle<typeof synthesis>(synthesisWorkflowId(id));
-  return deps.temporal.connection.withDeadline(deadline(deps), async () => {
+  const { db, temporal, progress } = deps;
+  const handle = temporal.workflow.getHandle<typeof synthesis>(synthesisWorkflowId(id));
+  const until = deadline(deps);
+  // Watching before the cancel, so no notification after it is missed.
+  const watch = await progress.watch(id);
+  try {
     // Durable once the server has it: the workflow cancels even if this request dies now.
-    // One that has already ended needs nothing: its result says how it ended.
-    await requestCancel(handle);
-    try {
-      const result = await handle.result();
-      return result === 'completed' ? 'completed' : 'failed';
-    } catch (error) {
-      if (error instanceof WorkflowFailedError && error.cause instanceof CancelledFailure) return 'canceled';
-      throw error;
+    // One that has already ended needs nothing: its row says how it ended.
+    await temporal.connection.withDeadline(until, () => requestCancel(handle));
+    for (;;) {
+      const row = await Synthesis.query(db).findById(id).select('status');
+      if (!row) throw notFound('No such synthesis.');
+      if (ENDED_STATUSES.has(row.status)) return row.status;
+      if (Date.now() >= until) throw serviceUnavailable('temporal');
+      await watch.wait(Math.min(CANCEL_FALLBACK_MS, until - Date.now()));
     }
-  });
+  } finally {
+    watch.close();
+  }
 }
 
 /**
