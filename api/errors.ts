@@ -12,6 +12,8 @@ export class ApiError extends Error {
     detail: string,
     readonly errors?: FieldErrors,
     readonly headers: Record<string, string> = {},
+    /** Members the problem body carries beside the standard ones (RFC 9457 extensions), e.g. a 402's `balance`. */
+    readonly extensions: Record<string, unknown> = {},
   ) {
     super(detail);
     this.name = 'ApiError';
@@ -60,8 +62,13 @@ export const tokenExpired = () =>
   new ApiError(401, 'token_expired', 'Token expired', 'The token has expired.', undefined, {
     'WWW-Authenticate': 'Bearer error="invalid_token"',
   });
-export const insufficientCredits = (detail: string) =>
-  new ApiError(402, 'insufficient_credits', 'Insufficient credits', detail);
+/** What a refused request needed and what the account had (both in credits): the 402 body's `required` and `balance`. */
+export interface CreditShortfall {
+  balance: number;
+  required: number;
+}
+export const insufficientCredits = (detail: string, { balance, required }: CreditShortfall) =>
+  new ApiError(402, 'insufficient_credits', 'Insufficient credits', detail, undefined, {}, { balance, required });
 export const emailNotVerified = () =>
   new ApiError(403, 'email_not_verified', 'Email not verified', 'Verify your email address before logging in.');
 export const permissionDenied = (detail: string) => new ApiError(403, 'permission_denied', 'Permission denied', detail);

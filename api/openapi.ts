@@ -16,6 +16,16 @@ const Problem = z
       .record(z.string(), z.array(z.string()))
       .optional()
       .meta({ description: 'Field problems: each field name (or `non_field_errors`) with its messages' }),
+    balance: z.number().int().optional().meta({
+      description:
+        'On `insufficient_credits`: your available credits now (after reservations, as the profile’s `credit_balance`)',
+      example: 120,
+    }),
+    required: z
+      .number()
+      .int()
+      .optional()
+      .meta({ description: 'On `insufficient_credits`: the credits the refused request needed', example: 4096 }),
     request_id: z
       .string()
       .meta({ description: 'The request id (also the X-Request-Id header); quote it when reporting a problem' }),

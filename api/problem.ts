@@ -13,6 +13,7 @@ export function sendProblem(ctx: Context, error: ApiError, extensions: Record<st
     code: error.code,
     detail: error.message,
     ...(error.errors && { errors: error.errors }),
+    ...error.extensions,
     ...extensions,
     request_id: ctx.state.requestId as string,
   };

@@ -34,7 +34,7 @@ const genderOf = (catalog: CatalogVoice[], id: string) => catalog.find((entry) =
 
 describe('OpenAI voice names', () => {
   it('are the thirteen names, six female and seven male as they are commonly heard', () => {
-    expect(NAMES.toSorted()).toEqual([
+    expect([...NAMES].sort()).toEqual([
       'alloy',
       'ash',
       'ballad',
@@ -49,7 +49,7 @@ describe('OpenAI voice names', () => {
       'shimmer',
       'verse',
     ]);
-    expect(FEMALE.toSorted()).toEqual(['alloy', 'coral', 'marin', 'nova', 'sage', 'shimmer']);
+    expect([...FEMALE].sort()).toEqual(['alloy', 'coral', 'marin', 'nova', 'sage', 'shimmer']);
     for (const [, entry] of OPENAI_VOICES) expect(entry.heard).not.toBe('');
   });
 

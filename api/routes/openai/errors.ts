@@ -21,7 +21,15 @@ const PARAM_NAMES: Record<string, string> = {
 };
 
 interface OpenAiErrorBody {
-  error: { message: string; type: string; param: string | null; code: string | null };
+  /** `balance` and `required` (credits) on `insufficient_quota`, as the problem body of a 402 carries them. */
+  error: {
+    message: string;
+    type: string;
+    param: string | null;
+    code: string | null;
+    balance?: unknown;
+    required?: unknown;
+  };
 }
 
 export function toOpenAiError(error: ApiError): { status: number; body: OpenAiErrorBody } {
@@ -31,11 +39,15 @@ export function toOpenAiError(error: ApiError): { status: number; body: OpenAiEr
   const message = field ? `${param}: ${error.errors![field][0]}` : error.message;
   const body = (type: string, code: string | null, text = message) => ({ error: { message: text, type, param, code } });
   switch (error.code) {
-    case 'insufficient_credits':
-      return {
-        status: 429,
-        body: body('insufficient_quota', 'insufficient_quota', `You exceeded your current quota: ${error.message}`),
-      };
+    case 'insufficient_credits': {
+      const quota = body(
+        'insufficient_quota',
+        'insufficient_quota',
+        `You exceeded your current quota: ${error.message}`,
+      );
+      const { balance, required } = error.extensions;
+      return { status: 429, body: { error: { ...quota.error, balance, required } } };
+    }
     case 'rate_limited':
       return { status: 429, body: body('requests', 'rate_limit_exceeded') };
     case 'not_authenticated':

@@ -149,12 +149,10 @@ export const VoiceList = z
           install: z
             .object({
               key: z.string().meta({ description: 'The voice to install', example: 'kokoro:af_bella' }),
-              voice_id: z
-                .string()
-                .meta({
-                  description: 'The voice id it adds, which the name then speaks with',
-                  example: 'en-us-kokoro-bella',
-                }),
+              voice_id: z.string().meta({
+                description: 'The voice id it adds, which the name then speaks with',
+                example: 'en-us-kokoro-bella',
+              }),
               command: z.string().meta({
                 description: "The operator's command that installs it",
                 example: 'openvox voices install kokoro:af_bella',
@@ -181,6 +179,14 @@ export const OpenAiError = z
         type: z.string().meta({ description: 'OpenAI’s error type, e.g. `invalid_request_error`' }),
         param: z.string().nullable().meta({ description: 'The request field at fault, or null' }),
         code: z.string().nullable().meta({ description: 'A machine-readable code, or null' }),
+        balance: z.number().int().optional().meta({
+          description: 'On `insufficient_quota`: your available credits now (the profile’s `credit_balance`)',
+        }),
+        required: z
+          .number()
+          .int()
+          .optional()
+          .meta({ description: 'On `insufficient_quota`: the credits the request needed' }),
       })
       .meta({ description: 'OpenAI’s error object' }),
   })

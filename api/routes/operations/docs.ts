@@ -50,7 +50,11 @@ const ERROR_CODES: [number, string, string][] = [
   [401, 'authentication_failed', 'Wrong email or password, or an unknown or deleted API key.'],
   [401, 'token_invalid', 'A malformed or badly signed token, or a revoked or reused refresh token.'],
   [401, 'token_expired', 'An expired JWT.'],
-  [402, 'insufficient_credits', 'The balance is below the cost.'],
+  [
+    402,
+    'insufficient_credits',
+    'The available balance is below the cost; `balance` and `required` give both, in credits.',
+  ],
   [403, 'email_not_verified', 'Login before the email is verified.'],
   [403, 'permission_denied', 'The caller may not do this, e.g. delete a premade voice.'],
   [403, 'plan_limit_reached', 'The plan does not allow more, e.g. cloned voices.'],

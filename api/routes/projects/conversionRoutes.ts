@@ -16,7 +16,8 @@ import { blockAudioRender, projectConversion } from '../../../workflows/projectC
 import { BlockAudio } from '../../../db/models/BlockAudio';
 import type { Project } from '../../../db/models/Project';
 import type { ApiDeps } from '../../deps';
-import { conflict, insufficientCredits, notFound, validationError, ApiError } from '../../errors';
+import { conflict, notFound, validationError, ApiError } from '../../errors';
+import { creditShortfall } from '../../credits';
 import { jsonResponse, problemResponses } from '../../openapi';
 import { NEWEST_FIRST, PageQuery, pageOf, pageSchema, presentPage } from '../../pagination';
 import { defineRoute, familyPrefix, inBothFamilies, type Route } from '../../route';
@@ -135,8 +136,7 @@ export function conversionRoutes(deps: ApiDeps): Route[] {
           outcome = (await ProjectSnapshot.query(db).findById(snapshotId)) ? 'reserved' : 'insufficient';
         }
         if (outcome === 'conflict') throw conflict('Another conversion of this project is running.');
-        if (outcome === 'insufficient')
-          throw insufficientCredits(`This conversion costs ${estimate} credits; the available balance is lower.`);
+        if (outcome === 'insufficient') throw await creditShortfall(db, account.id, 'This conversion', estimate);
         ctx.status = 202;
         ctx.set('Location', `${familyPrefix(family)}/projects/${project.id}/snapshots/${snapshotId}/`);
         ctx.body = presentSnapshot(await ProjectSnapshot.query(db).findById(snapshotId).throwIfNotFound());
@@ -305,9 +305,7 @@ export function conversionRoutes(deps: ApiDeps): Route[] {
             }),
         );
         if (reservation.outcome === 'insufficient')
-          throw insufficientCredits(
-            `Rendering this block costs ${reservation.characters} credits; the available balance is lower.`,
-          );
+          throw await creditShortfall(db, account.id, 'Rendering this block', reservation.characters);
         const renderedMeanwhile = reservation.outcome === 'current' ? await current() : undefined;
         if (renderedMeanwhile) return send(renderedMeanwhile);
         ctx.status = 202;

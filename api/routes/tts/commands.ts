@@ -18,14 +18,8 @@ import { recordDeleted } from '../../../synthesis/lifecycle';
 import { synthesis } from '../../../workflows/synthesis';
 import { synthesisDeletion } from '../../../workflows/deletion';
 import type { ApiDeps } from '../../deps';
-import {
-  insufficientCredits,
-  notFound,
-  serviceUnavailable,
-  validationError,
-  voiceConsentRevoked,
-  voiceNotReady,
-} from '../../errors';
+import { notFound, serviceUnavailable, validationError, voiceConsentRevoked, voiceNotReady } from '../../errors';
+import { creditShortfall } from '../../credits';
 import type { SynthesizeBody } from './schema';
 import { resolveDictionaryIds } from '../pronunciationDictionaries/commands';
 import { statusCacheOf } from './statusCache';
@@ -171,8 +165,7 @@ export async function submitSynthesis(
     // A repeat after the workflow ended: its row exists if and only if it reserved.
     reserved = (await Synthesis.query(db).findById(id).select('id')) !== undefined;
   }
-  if (!reserved)
-    throw insufficientCredits(`This synthesis costs ${creditsFor(request)} credits; the available balance is lower.`);
+  if (!reserved) throw await creditShortfall(db, account.id, 'This synthesis', creditsFor(request));
   return { row: await Synthesis.query(db).findById(id).throwIfNotFound(), warnings };
 }
 
