@@ -8,7 +8,9 @@ import { FAILURE_CODES, UNKNOWN_FAILURE } from '../../../synthesis/contracts';
  * Swagger UI's start-up, the page's one inline script. No
  * persistAuthorization: a token or API key pasted into it would stay in the
  * dashboard origin's localStorage, readable by any script there, after the
- * tab is closed.
+ * tab is closed. From 150 rows (tags and their operations) on, Swagger UI
+ * draws only the rows near the view and the others as the page scrolls, so
+ * find-in-page misses those; `filter` finds any operation by tag or path.
  */
 const DOCS_SCRIPT = `window.ui = SwaggerUIBundle({ url: '/api/openapi.json', dom_id: '#docs', deepLinking: true, docExpansion: 'list', defaultModelsExpandDepth: 0, filter: true });`;
 
