@@ -15,6 +15,8 @@ declare const document: any;
  * by chapter; axe-core clean and nothing wider than the screen at 1280 and
  * 390 px.
  */
+/** Numbers as the dashboard writes them: a space between thousands (3 716). */
+const spaced = (value: number) => value.toLocaleString('en-US').replace(/,/g, ' ');
 const MARKDOWN = '# One\n\nIt was night.\n\nThe rain fell.\n\n# Two\n\nMorning came.\n';
 const CHANGED = 'The rain fell on the old roof all night long.';
 
@@ -74,11 +76,11 @@ describe('dashboard: Studio turns a book into an audiobook', () => {
       .setInputFiles({ name: 'book.md', mimeType: 'text/markdown', buffer: Buffer.from(MARKDOWN) });
     await page
       .getByRole('status')
-      .getByText(/^Imported book\.md: 2 chapters, /)
+      .getByText(/^Imported book\.md: the project has 2 chapters, /)
       .waitFor();
     const { characters } = await project();
     expect(await page.getByRole('status').textContent()).toBe(
-      `Imported book.md: 2 chapters, ${characters} characters.`,
+      `Imported book.md: the project has 2 chapters, ${spaced(characters)} characters.`,
     );
     for (const title of ['One', 'Two']) {
       const row = page.getByRole('row', { name: new RegExp(`^\\d\\. ${title}`) });
@@ -86,7 +88,7 @@ describe('dashboard: Studio turns a book into an audiobook', () => {
       expect(await row.getByText('not converted').isVisible()).toBe(true);
     }
     // No voice yet: Convert names the cost and why it waits.
-    expect(await convertButton().textContent()).toBe(`Convert — ${characters} credits`);
+    expect(await convertButton().textContent()).toBe(`Convert — ${spaced(characters)} credits`);
     expect(await convertButton().isDisabled()).toBe(true);
     expect(await page.getByText(/Choose the narrator’s voice first/).isVisible()).toBe(true);
   });
@@ -113,7 +115,7 @@ describe('dashboard: Studio turns a book into an audiobook', () => {
     await page.getByRole('status').getByText('Voices saved.', { exact: true }).waitFor();
     expect(await project()).toMatchObject({ default_voice_id: 'en-us-espeak-m', speakers: { ALICE: 'en-us-slt' } });
     const { credits_needed } = await project();
-    await page.getByRole('button', { name: `Convert — ${credits_needed} credits` }).waitFor();
+    await page.getByRole('button', { name: `Convert — ${spaced(credits_needed)} credits` }).waitFor();
     expect(await convertButton().isDisabled()).toBe(false);
   });
 
@@ -129,7 +131,7 @@ describe('dashboard: Studio turns a book into an audiobook', () => {
     await page.getByRole('status').getByText('Saved.', { exact: true }).waitFor();
     const after = await project();
     expect(after.credits_needed).toBe(before.credits_needed - 'The rain fell.'.length + CHANGED.length);
-    await page.getByRole('button', { name: `Convert — ${after.credits_needed} credits` }).waitFor();
+    await page.getByRole('button', { name: `Convert — ${spaced(after.credits_needed)} credits` }).waitFor();
     const chapters = await apiGet<{ results: { id: string }[] }>(`projects/${projectId()}/chapters/`);
     const blocks = await apiGet<{ results: { text: string; voice_id: string | null }[] }>(
       `projects/${projectId()}/chapters/${chapters.results[0].id}/blocks/`,
@@ -144,7 +146,7 @@ describe('dashboard: Studio turns a book into an audiobook', () => {
     await page.getByLabel('Audio of block 2').waitFor({ timeout: 120_000 });
     // Rendered once, its audio is current: the estimate no longer counts it.
     await page
-      .getByRole('button', { name: `Convert — ${before.credits_needed - 'It was night.'.length} credits` })
+      .getByRole('button', { name: `Convert — ${spaced(before.credits_needed - 'It was night.'.length)} credits` })
       .waitFor();
   }, 180_000);
 
@@ -190,26 +192,77 @@ describe('dashboard: Studio turns a book into an audiobook', () => {
     await checkPage(page, 'studio-converted-1280', path.join(stack.shots, 'studio-converted-1280.png'));
   }, 300_000);
 
-  it('fits a 390 px phone with the chapter open, axe clean', async () => {
-    const phone = await stack.browser.newContext({ viewport: { width: 390, height: 844 } });
-    const small = await phone.newPage();
-    const phoneProblems = problemsOf(small);
-    await small.goto(`${stack.api.url}/app/login`);
-    await submitLogin(small, account);
-    await small.getByRole('heading', { level: 1, name: 'Playground' }).waitFor();
-    await small.goto(projectUrl);
-    await small.getByRole('heading', { level: 1, name: 'Studio: The night book' }).waitFor();
-    await small.getByRole('link', { name: 'Edit One' }).click();
-    await small.getByLabel('Block 3: paragraph').waitFor();
-    await small.waitForLoadState('networkidle');
-    expect(await widthOf(small)).toBe(390);
-    await checkPage(small, 'studio-chapter-390', path.join(stack.shots, 'studio-chapter-390.png'));
-    await small.goto(`${stack.api.url}/app/studio`);
-    await small.getByRole('link', { name: 'Open The night book in Studio' }).waitFor();
-    expect(await widthOf(small)).toBe(390);
-    await checkPage(small, 'studio-list-390', path.join(stack.shots, 'studio-list-390.png'));
-    expect(phoneProblems).toEqual([]);
-    await phone.close();
+  it('appends a longer document, and cancels its conversion while it runs', async () => {
+    const paragraphs = Array.from(
+      { length: 60 },
+      (_, at) => `Paragraph ${at + 1} of the long chapter, read slowly by the narrator.`,
+    );
+    await page.getByLabel('Chapters already here').selectOption('append');
+    await page.getByLabel('Document', { exact: true }).setInputFiles({
+      name: 'more.md',
+      mimeType: 'text/markdown',
+      buffer: Buffer.from(`# Three\n\n${paragraphs.join('\n\n')}\n`),
+    });
+    await page
+      .getByRole('status')
+      .getByText(/^Imported more\.md: the project has 3 chapters, /)
+      .waitFor();
+    await page.getByRole('row', { name: /^3\. Three/ }).waitFor();
+    // The chapters already there stay (append), converted.
+    expect(
+      await page
+        .getByRole('row', { name: /^1\. One/ })
+        .getByText('converted', { exact: true })
+        .count(),
+    ).toBe(1);
+    const { credits_needed } = await project();
+    await page.getByRole('button', { name: `Convert — ${spaced(credits_needed)} credits` }).click();
+    await page.getByRole('progressbar', { name: /^(Queued|Converting): / }).waitFor();
+    await page.getByRole('button', { name: 'Cancel the conversion' }).click();
+    await page
+      .getByRole('status')
+      .getByText(/^The conversion was canceled/)
+      .waitFor({ timeout: 120_000 });
+    const card = page.locator('li.entry').first();
+    await card.getByText('canceled', { exact: true }).waitFor();
+    expect(await card.getByRole('button', { name: /^Download/ }).count()).toBe(0);
+    // What it had not rendered is still to convert, and Convert can start again.
+    const after = await project();
+    expect(after.credits_needed).toBeGreaterThan(0);
+    await page.getByRole('button', { name: `Convert — ${spaced(after.credits_needed)} credits` }).waitFor();
+    expect(await convertButton().isDisabled()).toBe(false);
+  }, 180_000);
+
+  it('fits a 390 px phone with the chapter open, axe clean in light and dark', async () => {
+    for (const colorScheme of ['light', 'dark'] as const) {
+      const phone = await stack.browser.newContext({ viewport: { width: 390, height: 844 }, colorScheme });
+      const small = await phone.newPage();
+      const phoneProblems = problemsOf(small);
+      await small.goto(`${stack.api.url}/app/login`);
+      await submitLogin(small, account);
+      await small.getByRole('heading', { level: 1, name: 'Playground' }).waitFor();
+      await small.goto(projectUrl);
+      await small.getByRole('heading', { level: 1, name: 'Studio: The night book' }).waitFor();
+      await small.getByRole('link', { name: 'Edit One' }).click();
+      await small.getByLabel('Block 3: paragraph').waitFor();
+      await small.waitForLoadState('networkidle');
+      expect({ colorScheme, width: await widthOf(small) }).toEqual({ colorScheme, width: 390 });
+      await checkPage(
+        small,
+        `studio-chapter-${colorScheme}-390`,
+        path.join(stack.shots, `studio-chapter-${colorScheme}-390.png`),
+      );
+      await small.goto(`${stack.api.url}/app/studio`);
+      await small.getByRole('link', { name: 'Open The night book in Studio' }).waitFor();
+      expect({ colorScheme, width: await widthOf(small) }).toEqual({ colorScheme, width: 390 });
+      await checkPage(
+        small,
+        `studio-list-${colorScheme}-390`,
+        path.join(stack.shots, `studio-list-${colorScheme}-390.png`),
+      );
+      expect(phoneProblems).toEqual([]);
+      await phone.close();
+    }
     expect(problems).toEqual([]);
   }, 120_000);
 });

@@ -32,7 +32,7 @@ export function ImportDocument({ project, onImported }: { project: StudioProject
       const imported = await upload<Imported>(`projects/${project.id}/content/`, form, setSent);
       const count = imported.chapters.length;
       setMessage(
-        `Imported ${file.name}: ${formatNumber(count)} ${count === 1 ? 'chapter' : 'chapters'}, ${formatNumber(imported.characters)} characters.`,
+        `Imported ${file.name}: the project has ${formatNumber(count)} ${count === 1 ? 'chapter' : 'chapters'}, ${formatNumber(imported.characters)} characters.`,
       );
       onImported();
     } catch (failure) {
