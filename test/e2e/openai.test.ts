@@ -16,7 +16,7 @@ import { TRAIN_SENTENCES } from '../../bench/texts';
 const SENTENCES = TRAIN_SENTENCES;
 const TWELVE = SENTENCES.join(' ');
 const THREE = SENTENCES.slice(0, 3).join(' ');
-/** A fast catalog voice (Flite) for the format matrix; the OpenAI names below speak the installed neural voice (en-us-joe). */
+/** A fast catalog voice (Flite) for the format matrix; the male OpenAI names below speak the installed neural voice (en-us-joe). */
 const FAST_VOICE = 'en-us-flite-slt';
 
 async function decodeBytes(bytes: Buffer, { strict = true } = {}) {
@@ -176,12 +176,12 @@ describe('OpenAI-compatible speech, through the official openai SDK', () => {
   it('streams a 12-sentence text: the first byte comes before 40 % of the total time, and the stream decodes cleanly', async () => {
     // The engine warm, as in steady use: a Piper process keeps its model loaded (a cold one takes ~0.5 s).
     await (
-      await client.audio.speech.create({ model: 'tts-1', voice: 'alloy', input: THREE, response_format: 'pcm' })
+      await client.audio.speech.create({ model: 'tts-1', voice: 'echo', input: THREE, response_format: 'pcm' })
     ).arrayBuffer();
     const started = performance.now();
     const response = await client.audio.speech.create({
       model: 'tts-1',
-      voice: 'alloy',
+      voice: 'echo',
       input: TWELVE,
       response_format: 'mp3',
     });
@@ -242,7 +242,7 @@ describe('OpenAI-compatible speech, through the official openai SDK', () => {
       undefined,
       owner.access,
     );
-    // The one neural English voice installed here speaks every name; speed 4 is clamped to 2.
+    // The one neural English voice installed here (male) speaks echo, the first male name; speed 4 is clamped to 2.
     expect(entry.body).toMatchObject({ voice_id: 'en-us-joe', speed: 2, output_format: 'wav' });
   });
 
@@ -343,9 +343,11 @@ describe('OpenAI-compatible speech, through the official openai SDK', () => {
     const voices = await call(api.url, 'GET', '/v1/audio/voices', undefined, owner.access);
     expect(voices.status).toBe(200);
     expect(voices.body.voices).toEqual(expect.arrayContaining(['alloy', 'nova', 'onyx', 'en-us-slt', FAST_VOICE]));
-    expect(voices.body.data.find((voice: { id: string }) => voice.id === 'alloy')).toMatchObject({
+    expect(voices.body.data.find((voice: { id: string }) => voice.id === 'echo')).toMatchObject({
       voice_id: 'en-us-joe',
       category: 'openai',
+      gender: 'male',
+      neural: true,
     });
   });
 });
