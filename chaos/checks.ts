@@ -1,5 +1,6 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { timestampsKey } from '../synthesis/objects';
+import { accountBlocksPrefix, accountSnapshotsPrefix, blockWordsKey } from '../studio/conversion';
 import { createStorage } from '../lib/storage';
 import { creditsFor } from '../synthesis/cost';
 import type { IsolatedStack } from '../scripts/isolatedStack';
@@ -35,6 +36,8 @@ export function expect(findings: Findings, holds: boolean, check: string, detail
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Ledger references of Studio (db/models/ProjectSnapshot.ts, studio/conversion.ts): not syntheses. */
+const STUDIO_REFERENCE = /^(conversion|block|block-render):/;
 const ENDED = new Set(['completed', 'failed', 'canceled']);
 
 interface SynthesisRecord {
@@ -226,9 +229,10 @@ export async function checkInvariants(stack: Observed, scope: Scope, findings: F
     );
   }
 
-  // 3. No reservation without an owner; no double charge.
+  // 3. No reservation without an owner; no double charge. (Studio's references are checkStudio's.)
   for (const [scopeKey, rows] of steps) {
     const [accountId, reference] = scopeKey.split('/');
+    if (STUDIO_REFERENCE.test(reference)) continue;
     const reserves = count(rows, 'reserve');
     const captures = count(rows, 'capture');
     const releases = count(rows, 'release');
@@ -437,4 +441,173 @@ export function findingsReport(rows: RunRow[], shown: number): { text: string; v
     for (const note of findings.notes) text += `  note: ${note}\n`;
   }
   return { text, violations: rows.reduce((sum, row) => sum + row.findings.violations.length, 0) };
+}
+
+interface SnapshotRecord {
+  id: string;
+  account_id: string;
+  project_id: string;
+  status: string;
+  credits_charged: number;
+  characters_rendered: number;
+  blocks_rendered: number;
+  outputs: Record<string, unknown>;
+}
+
+/** Every object key a snapshot's `outputs` names: the book's files and each converted chapter's WAV and captions. */
+export function snapshotFiles(outputs: Record<string, unknown>): string[] {
+  const keys: string[] = [];
+  for (const [name, value] of Object.entries(outputs)) {
+    if (name === 'captions' && value && typeof value === 'object') {
+      for (const files of Object.values(value as Record<string, Record<string, string>>))
+        keys.push(...Object.values(files).filter((key): key is string => typeof key === 'string'));
+    } else if (typeof value === 'string') keys.push(value);
+  }
+  return keys;
+}
+
+/**
+ * Studio's credit and storage invariants over the accounts' conversions and
+ * block renders (db/models/ProjectSnapshot.ts; the key layout of
+ * studio/conversion.ts), read from outside once the system is quiet:
+ *
+ * - a conversion reserved once (`conversion:<snapshot>`); once ended it
+ *   released once what its blocks did not take (reserve = captures +
+ *   release); while it runs, its workflow is live;
+ * - each block captured at most once (`block:<snapshot>:<block>`, never
+ *   released), the captures adding up to the snapshot's `credits_charged`
+ *   and counting its `blocks_rendered`;
+ * - an on-demand render (`block-render:<id>`) settled once, or still running;
+ * - storage: every object under `blocks/<account>/` is a `block_audio` row's
+ *   audio or its words; every object under `snapshots/<account>/<snapshot>/`
+ *   is a file its snapshot's `outputs` names; every file a completed snapshot
+ *   names, and every row's block audio, exists.
+ */
+export async function checkStudio(
+  stack: Observed,
+  scope: Pick<Scope, 'accountIds' | 'reportedKeys'>,
+  findings: Findings,
+): Promise<void> {
+  const { db } = stack;
+  const snapshots: SnapshotRecord[] = await db('project_snapshots')
+    .whereIn('account_id', scope.accountIds)
+    .select(
+      'id',
+      'account_id',
+      'project_id',
+      'status',
+      'credits_charged',
+      'characters_rendered',
+      'blocks_rendered',
+      'outputs',
+    );
+  const ledger: LedgerRecord[] = await db('credit_ledger')
+    .whereIn('account_id', scope.accountIds)
+    .where((query) =>
+      query
+        .where('reference', 'like', 'conversion:%')
+        .orWhere('reference', 'like', 'block:%')
+        .orWhere('reference', 'like', 'block-render:%'),
+    )
+    .select('account_id', 'kind', 'reference', 'amount');
+  const byReference = new Map<string, LedgerRecord[]>();
+  for (const row of ledger) byReference.set(row.reference, [...(byReference.get(row.reference) ?? []), row]);
+  const count = (rows: LedgerRecord[], kind: LedgerRecord['kind']) => rows.filter((row) => row.kind === kind).length;
+  const total = (rows: LedgerRecord[], kind: LedgerRecord['kind']) =>
+    rows.filter((row) => row.kind === kind).reduce((sum, row) => sum + Number(row.amount), 0);
+  const snapshotIds = new Set(snapshots.map((snapshot) => snapshot.id));
+
+  for (const snapshot of snapshots) {
+    const own = byReference.get(`conversion:${snapshot.id}`) ?? [];
+    const blocks = ledger.filter((row) => row.reference.startsWith(`block:${snapshot.id}:`));
+    const ended = ENDED.has(snapshot.status);
+    const [reserves, releases, captured] = [count(own, 'reserve'), count(own, 'release'), total(blocks, 'capture')];
+    expect(
+      findings,
+      reserves === 1 && count(own, 'capture') === 0,
+      'conversion not reserved once',
+      () => `snapshot ${snapshot.id}: ${reserves} reserves and ${count(own, 'capture')} captures of its own reference`,
+    );
+    if (ended) {
+      expect(
+        findings,
+        releases === 1 && total(own, 'reserve') === captured + total(own, 'release'),
+        'conversion reservation not settled',
+        () =>
+          `snapshot ${snapshot.id} (${snapshot.status}): reserved ${total(own, 'reserve')}, its blocks captured ${captured}, ${releases} releases of ${total(own, 'release')}`,
+      );
+    } else {
+      expect(
+        findings,
+        releases === 0 && (await workflowRunning(stack, `project-conversion:${snapshot.id}`)),
+        'open conversion with no workflow',
+        () => `snapshot ${snapshot.id}: ${snapshot.status}, ${releases} releases, no running workflow`,
+      );
+    }
+    const perBlock = new Map<string, LedgerRecord[]>();
+    for (const row of blocks) perBlock.set(row.reference, [...(perBlock.get(row.reference) ?? []), row]);
+    for (const [reference, rows] of perBlock)
+      expect(
+        findings,
+        count(rows, 'capture') === 1 && rows.length === 1,
+        'block charged more than once',
+        () => `${reference}: ${rows.map((row) => `${row.kind} ${row.amount}`).join(', ')}`,
+      );
+    expect(
+      findings,
+      Number(snapshot.credits_charged) === captured && Number(snapshot.blocks_rendered) === perBlock.size,
+      'snapshot counts ≠ its captures',
+      () =>
+        `snapshot ${snapshot.id}: credits_charged ${snapshot.credits_charged}, blocks_rendered ${snapshot.blocks_rendered}; the ledger has ${perBlock.size} block captures totalling ${captured}`,
+    );
+  }
+  for (const [reference, rows] of byReference) {
+    if (reference.startsWith('block:') && !snapshotIds.has(reference.split(':')[1]))
+      expect(findings, false, 'block charged for no snapshot', () => `${reference}: no such snapshot`);
+    if (!reference.startsWith('block-render:')) continue;
+    const settled = count(rows, 'capture') + count(rows, 'release');
+    expect(
+      findings,
+      count(rows, 'reserve') === 1 && settled <= 1,
+      'block render not settled once',
+      () => `${reference}: ${rows.map((row) => `${row.kind} ${row.amount}`).join(', ')}`,
+    );
+    if (settled === 0) findings.notes.push(`${reference}: reservation still open`);
+  }
+
+  const storage = createStorage(stack.config);
+  const audio: { account_id: string; content_hash: string; audio_key: string }[] = await db('block_audio')
+    .whereIn('account_id', scope.accountIds)
+    .select('account_id', 'content_hash', 'audio_key');
+  const blockKeys = new Set(audio.flatMap((row) => [row.audio_key, blockWordsKey(row.account_id, row.content_hash)]));
+  const named = new Set(snapshots.flatMap((snapshot) => snapshotFiles(snapshot.outputs)));
+  const stored = new Set<string>();
+  for (const accountId of scope.accountIds) {
+    for (const key of await storage.list(accountBlocksPrefix(accountId))) stored.add(key);
+    for (const key of await storage.list(accountSnapshotsPrefix(accountId))) stored.add(key);
+  }
+  for (const key of stored) {
+    const owned = key.startsWith('blocks/') ? blockKeys.has(key) : named.has(key);
+    if (!owned && scope.reportedKeys.has(key)) continue;
+    expect(findings, owned, 'orphan Studio object', () => {
+      const snapshotId = key.split('/')[2];
+      return `orphan object ${key}: ${key.startsWith('blocks/') ? 'no block_audio row' : snapshotIds.has(snapshotId) ? 'not named by its snapshot' : 'no such snapshot'}`;
+    });
+    if (!owned) scope.reportedKeys.add(key);
+  }
+  for (const row of audio)
+    expect(
+      findings,
+      stored.has(row.audio_key),
+      'lost block audio',
+      () => `block_audio ${row.content_hash}: ${row.audio_key} is not in storage`,
+    );
+  for (const snapshot of snapshots.filter((one) => one.status === 'completed'))
+    for (const key of snapshotFiles(snapshot.outputs))
+      expect(
+        findings,
+        stored.has(key),
+        'lost snapshot file',
+        () => `snapshot ${snapshot.id}: ${key} is not in storage`,
+      );
 }

@@ -139,3 +139,32 @@ export const formatTally = (counts: Map<string, number>) =>
     .sort((a, b) => b[1] - a[1])
     .map(([label, count]) => `${count} × ${label}`)
     .join(', ') || 'none';
+
+/** One JSON request as `account`, its answer parsed (null when no answer came or it was not JSON). */
+export async function call(
+  apiUrl: string,
+  account: StackAccount,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: Record<string, unknown> | null }> {
+  try {
+    const response = await fetch(`${apiUrl}${path}`, {
+      method,
+      headers: {
+        Authorization: `Bearer ${account.token}`,
+        ...(body !== undefined && { 'Content-Type': 'application/json' }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+    });
+    const text = await response.text();
+    try {
+      return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : null };
+    } catch {
+      return { status: response.status, body: null };
+    }
+  } catch {
+    return { status: 0, body: null };
+  }
+}

@@ -1,11 +1,12 @@
 import { startIsolatedStack, type IsolatedStack } from '../scripts/isolatedStack';
-import { expect, findingsReport, newFindings, type RunRow, runningWorkflows, settle } from './checks';
+import { checkStudio, expect, findingsReport, newFindings, type RunRow, runningWorkflows, settle } from './checks';
 import { scenarios } from './scenarios';
 import { chaosStack, logger } from './stack';
 
 /**
  * The chaos suite (issue 13): on its own isolated stack, kill -9 the worker,
- * the API and the Temporal server, stop MinIO, and burst submits; after each
+ * the API and the Temporal server, stop MinIO, burst submits, and convert a
+ * Studio book through a worker kill and a storage outage; after each
  * scenario wait until the system is quiet and check the credit and storage
  * invariants from outside. Prints one table row per scenario, then every
  * violation; exits 1 when there is one.
@@ -105,6 +106,7 @@ async function main() {
         },
         findings,
       );
+      await checkStudio(stack, { accountIds: run.accounts.map((account) => account.id), reportedKeys }, findings);
       const unavailable = run.answers.filter((answer) => answer.status === 503).length;
       if (run.no503)
         expect(

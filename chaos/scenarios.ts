@@ -1,3 +1,8 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { mapLimit } from '../lib/concurrency';
 import type { IsolatedStack, StackAccount } from '../scripts/isolatedStack';
 import {
@@ -11,9 +16,10 @@ import {
   tally,
   untilAnswered,
   type SynthesizeBody,
+  call,
 } from './client';
 import { expect, type Findings } from './checks';
-import { textOfLength } from './texts';
+import { bookMarkdown, textOfLength } from './texts';
 
 /**
  * The faults of issue 13, one scenario each. A scenario makes its own
@@ -56,6 +62,11 @@ const SHORT = 100;
 const LONG = 1000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const run = promisify(execFile);
+/** The book scenario: chapters (a heading and two or three short paragraphs each), the neural voice, the storage outage. */
+const BOOK_CHAPTERS = 10;
+const BOOK_VOICE = 'en-us-joe';
+const BOOK_OUTAGE_MS = 15_000;
 /** Clients keep retrying at most this long: above today's 60 s Idempotency-Key lock, so even that ends. */
 const BOUND: RetryBound = { maxAttempts: 400, deadlineMs: 150_000 };
 
@@ -404,6 +415,182 @@ export const scenarios: Scenario[] = [
         () => `one key made ${reserves} reservations, want 1`,
       );
       return { accounts: [account], answers, accepted, expectAllCompleted: true, no503: true };
+    },
+  },
+  {
+    name: 'book: kill -9 worker mid-chapter, MinIO stopped 15 s mid-book',
+    async run(context) {
+      const { stack, findings, log } = context;
+      const [account] = await stack.createAccounts(1, { credits: 100_000, plan: 'pro' });
+      const api = (method: string, url: string, body?: unknown) =>
+        call(stack.apiUrl, account, method, `/api/v1/projects/${url}`, body);
+      const { markdown, titles } = bookMarkdown(BOOK_CHAPTERS, 300, 120);
+      const created = await api('POST', '', { name: 'Chaos book' });
+      const projectId = created.body?.id as string;
+      if (created.status !== 201 || !projectId) throw new Error(`project not created: ${created.status}`);
+      const patched = await api('PATCH', `${projectId}/`, { default_voice_id: BOOK_VOICE });
+      const imported = await api('POST', `${projectId}/content/`, { format: 'markdown', text: markdown });
+      if (patched.status !== 200 || imported.status !== 200)
+        throw new Error(`project not set up: PATCH ${patched.status}, import ${imported.status}`);
+      const blocks: { id: string; characters: number; title: string; chapter_index: number }[] = await stack
+        .db('project_blocks')
+        .join('project_chapters', 'project_chapters.id', 'project_blocks.chapter_id')
+        .where('project_chapters.project_id', projectId)
+        .orderBy(['project_chapters.index', 'project_blocks.index'])
+        .select(
+          'project_blocks.id',
+          'project_blocks.characters',
+          'project_chapters.title',
+          'project_chapters.index as chapter_index',
+        );
+      const firstChapter = blocks.filter((block) => block.chapter_index === blocks[0].chapter_index).length;
+      const characters = blocks.reduce((sum, block) => sum + block.characters, 0);
+      findings.notes.push(
+        `${BOOK_CHAPTERS} chapters, ${blocks.length} blocks, ${characters} characters, ${BOOK_VOICE}`,
+      );
+
+      const started = await api('POST', `${projectId}/convert/`, {});
+      const snapshotId = started.body?.id as string;
+      if (started.status !== 202 || !snapshotId) throw new Error(`convert answered ${started.status}`);
+      const snapshot = async () =>
+        (await stack.db('project_snapshots').where({ id: snapshotId }).first()) as {
+          status: string;
+          blocks_rendered: number;
+          chapters: unknown[];
+          credits_charged: number;
+          characters_rendered: number;
+          blocks_reused: number;
+          error: unknown;
+        };
+      const until = async (what: string, done: (row: Awaited<ReturnType<typeof snapshot>>) => boolean, ms: number) => {
+        const deadline = Date.now() + ms;
+        for (;;) {
+          const row = await snapshot();
+          if (done(row)) return row;
+          if (Date.now() > deadline || ['completed', 'failed', 'canceled'].includes(row.status))
+            throw new Error(`${what}: not reached (snapshot ${row.status}, ${row.blocks_rendered} blocks rendered)`);
+          await sleep(100);
+        }
+      };
+
+      // Mid-chapter: the second chapter's heading is recorded, its paragraphs are rendering.
+      const atKill = await until('mid-chapter', (row) => row.blocks_rendered >= firstChapter + 1, 300_000);
+      await stack.killWorkers();
+      log(`worker killed with ${atKill.blocks_rendered} of ${blocks.length} blocks rendered`);
+      findings.notes.push(`worker killed after ${atKill.blocks_rendered} of ${blocks.length} blocks`);
+      await sleep(2_000);
+      await stack.startWorkers(1);
+
+      // Mid-book: half the chapters assembled.
+      const atStop = await until('mid-book', (row) => row.chapters.length >= BOOK_CHAPTERS / 2, 600_000);
+      await stack.stopMinio();
+      log(`minio stopped with ${atStop.chapters.length} chapters converted`);
+      findings.notes.push(`MinIO stopped ${BOOK_OUTAGE_MS / 1000} s after ${atStop.chapters.length} chapters`);
+      await sleep(BOOK_OUTAGE_MS);
+      await stack.startMinio();
+      log('minio back');
+
+      const deadline = Date.now() + 600_000;
+      let done = await snapshot();
+      while (['queued', 'converting'].includes(done.status) && Date.now() < deadline) {
+        await sleep(500);
+        done = await snapshot();
+      }
+      while (
+        Date.now() < deadline &&
+        (await stack.temporal.workflow.getHandle(`project-conversion:${snapshotId}`).describe()).status.name ===
+          'RUNNING'
+      )
+        await sleep(500);
+
+      expect(
+        findings,
+        done.status === 'completed',
+        'conversion not completed',
+        () => `snapshot ${snapshotId}: ${done.status} ${JSON.stringify(done.error)}`,
+      );
+      // Every block rendered and charged once, its own characters; nothing reused.
+      const captures: { reference: string; amount: string }[] = await stack
+        .db('credit_ledger')
+        .where({ account_id: account.id, kind: 'capture' })
+        .select('reference', 'amount');
+      const charged = new Map<string, number[]>();
+      for (const row of captures)
+        charged.set(row.reference, [...(charged.get(row.reference) ?? []), Number(row.amount)]);
+      for (const block of blocks) {
+        const amounts = charged.get(`block:${snapshotId}:${block.id}`) ?? [];
+        expect(
+          findings,
+          amounts.length === 1 && amounts[0] === block.characters,
+          'block not charged exactly once',
+          () =>
+            `block ${block.id} (${block.title}): charged [${amounts.join(', ')}], its characters ${block.characters}`,
+        );
+      }
+      expect(
+        findings,
+        captures.length === blocks.length,
+        'captures for other blocks',
+        () => `${captures.length} captures for ${blocks.length} blocks`,
+      );
+      expect(
+        findings,
+        done.blocks_rendered === blocks.length &&
+          done.blocks_reused === 0 &&
+          done.characters_rendered === characters &&
+          done.credits_charged === characters,
+        'snapshot counts',
+        () =>
+          `blocks_rendered ${done.blocks_rendered} / reused ${done.blocks_reused} of ${blocks.length}; characters_rendered ${done.characters_rendered}, credits_charged ${done.credits_charged}, want ${characters}`,
+      );
+      const [{ rows: audioRows }] = await stack
+        .db('block_audio')
+        .where({ account_id: account.id })
+        .count<{ rows: string }[]>({ rows: '*' });
+      expect(
+        findings,
+        Number(audioRows) === blocks.length,
+        'block audio rows ≠ blocks',
+        () => `${audioRows} block_audio rows for ${blocks.length} blocks of distinct text`,
+      );
+      const row = await stack.db('accounts').where({ id: account.id }).first('credit_balance', 'credits_reserved');
+      expect(
+        findings,
+        Number(row.credit_balance) === 100_000 - characters && Number(row.credits_reserved) === 0,
+        'balance moved by other than the characters',
+        () =>
+          `balance ${row.credit_balance} (granted 100000, characters ${characters}), reserved ${row.credits_reserved}`,
+      );
+
+      // The M4B, as a client downloads it: its chapters are the book's.
+      const m4b = await fetch(
+        `${stack.apiUrl}/api/v1/projects/${projectId}/snapshots/${snapshotId}/audio/?format=m4b`,
+        {
+          headers: { Authorization: `Bearer ${account.token}` },
+        },
+      );
+      let chapterTitles: (string | undefined)[] = [];
+      if (m4b.ok) {
+        const dir = await mkdtemp(path.join(tmpdir(), 'chaos-book-'));
+        try {
+          const file = path.join(dir, 'book.m4b');
+          await writeFile(file, Buffer.from(await m4b.arrayBuffer()));
+          const { stdout } = await run('ffprobe', ['-v', 'error', '-show_chapters', '-of', 'json', file]);
+          chapterTitles = (JSON.parse(stdout) as { chapters: { tags?: { title?: string } }[] }).chapters.map(
+            (chapter) => chapter.tags?.title,
+          );
+        } finally {
+          await rm(dir, { recursive: true, force: true });
+        }
+      }
+      expect(
+        findings,
+        m4b.status === 200 && JSON.stringify(chapterTitles) === JSON.stringify(titles),
+        'M4B chapters',
+        () =>
+          `GET audio?format=m4b ${m4b.status}; its chapters ${JSON.stringify(chapterTitles)}, want ${JSON.stringify(titles)}`,
+      );
+      return { accounts: [account], answers: [], accepted: new Set(), expectAllCompleted: true, no503: false };
     },
   },
 ];

@@ -18,3 +18,36 @@ export function textOfLength(characters: number, offset = 0): string {
   // Trimming must not change the cost.
   return text.replace(/\s$/, '.');
 }
+
+const NUMBERS = ['One', 'Two', 'Three', 'Four', 'Five', 'Six', 'Seven', 'Eight', 'Nine', 'Ten', 'Eleven', 'Twelve'];
+
+/**
+ * A Markdown book for Studio's scenario and bench: `chapters` chapters
+ * ("Chapter One", …), each a heading and paragraphs of whole sentences from
+ * `source` (round the list) until the chapter holds about `charactersPerChapter`,
+ * at most `paragraphCharacters` a paragraph. Every paragraph starts with its
+ * chapter's and part's name, so no two blocks share a text (and so an audio).
+ */
+export function bookMarkdown(
+  chapters: number,
+  charactersPerChapter: number,
+  paragraphCharacters: number,
+  source: readonly string[] = SENTENCES,
+): { markdown: string; titles: string[] } {
+  const titles = Array.from({ length: chapters }, (_, i) => `Chapter ${NUMBERS[i] ?? i + 1}`);
+  let next = 0;
+  const markdown = titles
+    .map((title) => {
+      const paragraphs: string[] = [];
+      for (let written = title.length; written < charactersPerChapter;) {
+        let paragraph = `${title}, part ${paragraphs.length + 1}.`;
+        do paragraph += ` ${source[next++ % source.length]}`;
+        while (paragraph.length < paragraphCharacters && written + paragraph.length < charactersPerChapter);
+        paragraphs.push(paragraph);
+        written += paragraph.length;
+      }
+      return `# ${title}\n\n${paragraphs.join('\n\n')}\n`;
+    })
+    .join('\n');
+  return { markdown, titles };
+}
