@@ -102,7 +102,7 @@ function StudioProjectPage({ id, chapterId }: { id: string; chapterId: string | 
         <Link href="/app/studio">All Studio projects</Link>
       </p>
       <PageTitle>{data ? `Studio: ${data.name}` : 'Studio'}</PageTitle>
-      <ErrorMessage error={project.error ?? chapters.error ?? snapshots.error ?? voices.error} />
+      <ErrorMessage error={project.error ?? chapters.error ?? snapshots.error ?? voices.error ?? conversion.error} />
       {data && (
         <>
           <p class="meta">

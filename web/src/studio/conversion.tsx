@@ -24,13 +24,15 @@ export function formatClock(ms: number): string {
 
 /**
  * The conversion running now, followed as it goes (the snapshot's Server-Sent Events, or polling): `follow` starts
- * following one (the newest running snapshot is followed on its own); `onChange` hears each change, `onEnd` the end.
+ * following one (the newest running snapshot is followed on its own); `onChange` hears each change, `onEnd` the end;
+ * `error` says why it could not be followed.
  */
 export function useConversion(
   snapshots: Snapshot[] | undefined,
   { onChange, onEnd }: { onChange: () => void; onEnd: () => void },
 ) {
   const [running, setRunning] = useState<Snapshot | null>(null);
+  const [error, setError] = useState<unknown>(null);
   const followed = useRef<{ id: string; controller: AbortController } | null>(null);
   const callbacks = useRef({ onChange, onEnd });
   callbacks.current = { onChange, onEnd };
@@ -42,6 +44,7 @@ export function useConversion(
     const controller = new AbortController();
     followed.current = { id: snapshot.id, controller };
     setRunning(snapshot);
+    setError(null);
     // Chapters and the estimate are read again as blocks render, at most every two seconds.
     let lastRead = 0;
     followJob<Snapshot>(
@@ -54,14 +57,20 @@ export function useConversion(
         }
       },
       controller.signal,
-    )
-      .then((last) => setRunning(last))
-      .catch(() => controller.signal.aborted || setRunning(null))
-      .finally(() => {
+    ).then(
+      (last) => {
         if (controller.signal.aborted) return;
+        setRunning(last);
         followed.current = null;
         callbacks.current.onEnd();
-      });
+      },
+      (failure: unknown) => {
+        if (controller.signal.aborted) return;
+        // Said, and not followed again by itself (a dependency down would make that a loop of requests).
+        setRunning(null);
+        setError(failure);
+      },
+    );
   };
 
   useEffect(() => {
@@ -69,7 +78,7 @@ export function useConversion(
     if (newest && isRunning(newest)) follow(newest);
   }, [snapshots]);
 
-  return { running: isRunning(running) ? running : null, last: running, follow };
+  return { running: isRunning(running) ? running : null, last: running, follow, error };
 }
 
 /** Why Convert waits, or null when it may go. */
