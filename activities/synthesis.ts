@@ -17,7 +17,8 @@ import {
   recordCompletion,
   recordDeleted,
   recordEnded,
-  recordStarted,
+  recordRendering,
+  recordSlotTaken,
   notifyWatchers,
 } from '../synthesis/lifecycle';
 import { audioKey, chunkKey, chunkPrefix, removeSynthesisObjects, timestampsKey } from '../synthesis/objects';
@@ -60,8 +61,11 @@ async function rendersHeavy(trx: Knex.Transaction, voiceId: string): Promise<boo
 
 /**
  * Takes one of the plan's concurrent-synthesis slots, atomically per account
- * (the account row is locked), in the caller's transaction: the synthesis
- * becomes `processing`. A synthesis already processing keeps its slot.
+ * (the account row is locked), in the caller's transaction. The synthesis
+ * stays `queued` until its render starts on a worker (recordRendering). One
+ * that holds a slot already keeps it. The slots held: the account's
+ * processing syntheses and its queued ones that took a slot (`slot_taken_at`;
+ * syntheses from before that column were made processing with the slot).
  */
 export async function takeSynthesisSlot(trx: Knex.Transaction, synthesisId: string): Promise<SynthesisSlot> {
   const synthesis = await Synthesis.query(trx).findById(synthesisId);
@@ -69,7 +73,8 @@ export async function takeSynthesisSlot(trx: Knex.Transaction, synthesisId: stri
   // Planned here, with the reservation, the first time: every later step reads this plan.
   const chunkCount = (await speechPlanOf(trx, synthesis)).chunks.length;
   const heavy = await rendersHeavy(trx, synthesis.voice_id);
-  if (synthesis.status === 'processing') return { started: true, chunkCount, heavy };
+  if (synthesis.status === 'processing' || (synthesis.status === 'queued' && synthesis.slot_taken_at !== null))
+    return { started: true, chunkCount, heavy };
   if (synthesis.status !== 'queued')
     throw ApplicationFailure.nonRetryable(`synthesis is ${synthesis.status}`, 'SynthesisNotQueued');
   const account = await Account.query(trx)
@@ -82,11 +87,16 @@ export async function takeSynthesisSlot(trx: Knex.Transaction, synthesisId: stri
     .select('max_concurrent_syntheses')
     .throwIfNotFound();
   const [{ count }] = await Synthesis.query(trx)
-    .where({ account_id: synthesis.account_id, status: 'processing' })
+    .where({ account_id: synthesis.account_id })
+    .where((held) =>
+      held
+        .where({ status: 'processing' })
+        .orWhere((waiting) => waiting.where({ status: 'queued' }).whereNotNull('slot_taken_at')),
+    )
     .count({ count: '*' })
     .castTo<{ count: string }[]>();
   if (Number(count) >= plan.max_concurrent_syntheses) return { started: false, chunkCount, heavy };
-  await recordStarted(trx, synthesisId);
+  await recordSlotTaken(trx, synthesisId);
   return { started: true, chunkCount, heavy };
 }
 
@@ -243,17 +253,28 @@ export function createSynthesisActivities(deps: ActivityDeps) {
 
   /**
    * The status endpoint's progress (a read of PostgreSQL costs the service far
-   * less than asking Temporal on every poll). Chunks start in index order, so
-   * chunk i done means about i+1 done; the value only grows, a retry changes
-   * nothing, and the encode step keeps a share so that only completion is 1.
+   * less than asking Temporal on every poll), after each chunk (a sentence of
+   * a longer text): progressThrough. The value only grows, a retry changes nothing.
    * One round trip: the update, then the notification (sent at commit, so after the row changed).
    */
   const reportProgress = (synthesisId: string, progress: number) => advanceProgress(db, synthesisId, progress);
+
+  /**
+   * Its render starts here, holding one of this worker's render slots: a queued synthesis is `processing` from
+   * now. One statement per synthesis and worker (a kept job remembers it), none once it is processing.
+   */
+  const markRendering = async ({ synthesis }: Job) => {
+    if (synthesis.status !== 'queued') return;
+    await recordRendering(db, synthesis.id);
+    synthesis.status = 'processing';
+  };
 
   /** The oldest queued synthesis of the account learns that a slot is free (its workflow also polls). */
   const wakeNextQueued = async (accountId: string) => {
     const next = await Synthesis.query(db)
       .where({ account_id: accountId, status: 'queued' })
+      // One that holds a slot already waits for a render slot, not for this.
+      .whereNull('slot_taken_at')
       .orderBy('created_at')
       .select('id')
       .first();
@@ -267,7 +288,7 @@ export function createSynthesisActivities(deps: ActivityDeps) {
   return {
     /**
      * Takes one of the plan's concurrent-synthesis slots, atomically per
-     * account: the synthesis becomes `processing`. Returns how many chunks to render.
+     * account (it becomes `processing` once its render starts). Returns how many chunks to render.
      */
     async acquireSynthesisSlot({ synthesisId }: { synthesisId: string }): Promise<SynthesisSlot> {
       return db
@@ -288,6 +309,7 @@ export function createSynthesisActivities(deps: ActivityDeps) {
         const chunks = job.plan.chunks;
         const chunk = chunks[index];
         if (chunk === undefined) throw ApplicationFailure.nonRetryable(`no chunk ${index}`, 'ChunkMissing');
+        await markRendering(job);
         const result = await withHeartbeat((signal) =>
           inTempDir(async (dir) => {
             const outPath = path.join(dir, 'chunk.wav');
@@ -298,7 +320,7 @@ export function createSynthesisActivities(deps: ActivityDeps) {
           }),
         );
         // A streaming client fetches the chunk as soon as it hears of it (the same statement notifies).
-        await reportProgress(synthesisId, (index + 1) / (chunks.length + 1));
+        await reportProgress(synthesisId, progressThrough(chunks, index));
         return result;
       });
     },
@@ -339,6 +361,7 @@ export function createSynthesisActivities(deps: ActivityDeps) {
     async renderStreamedSynthesis({ synthesisId }: { synthesisId: string }): Promise<FinishedAudio> {
       return classified(async () => {
         const job = await loadJob(synthesisId);
+        await markRendering(job);
         const { chunks } = job.plan;
         const resumed = Context.current().info.heartbeatDetails as { stored?: number } | undefined;
         let stored = Math.min(resumed?.stored ?? 0, chunks.length);
@@ -350,8 +373,7 @@ export function createSynthesisActivities(deps: ActivityDeps) {
               /** Stores one rendered sentence and tells the listener (the same statement notifies). */
               const storeSentence = async (index: number, sentenceWords: TimedWord[] | undefined) => {
                 await storeChunk(synthesisId, index, paths[index], sentenceWords);
-                // The finish keeps a share of the bar.
-                await reportProgress(synthesisId, (index + 1) / (chunks.length + 1));
+                await reportProgress(synthesisId, progressThrough(chunks, index));
                 stored = index + 1;
                 heartbeat({ stored });
               };
@@ -392,6 +414,7 @@ export function createSynthesisActivities(deps: ActivityDeps) {
         const [chunk, ...rest] = job.plan.chunks;
         if (chunk === undefined || rest.length > 0)
           throw ApplicationFailure.nonRetryable('not a one-chunk text', 'ChunkMissing');
+        await markRendering(job);
         return withHeartbeat((signal) =>
           inTempDir(async (dir) => {
             const chunkPath = path.join(dir, 'chunk.wav');
@@ -473,6 +496,23 @@ async function settledBoth(a: Promise<unknown>, b: Promise<unknown>): Promise<vo
  */
 const storedChunks = (synthesis: SynthesisRow, plan: SpeechPlan | null) =>
   synthesis.streaming || plan === null || plan.chunks.length > 1;
+
+/** The share of the progress bar the finish (join, loudness, encode, store) keeps, so that only completion is 1. */
+const FINISH_SHARE = 0.05;
+
+/**
+ * The progress once chunk `index` has rendered, by characters: chunks start in index order, so chunk i done
+ * means about every chunk up to i done (the status's ETA divides by it, so a long sentence weighs more).
+ */
+function progressThrough(chunks: readonly PlannedChunk[], index: number): number {
+  let done = 0;
+  let total = 0;
+  chunks.forEach((chunk, at) => {
+    total += chunk.text.length;
+    if (at <= index) done += chunk.text.length;
+  });
+  return total === 0 ? 0 : ((1 - FINISH_SHARE) * done) / total;
+}
 
 /** Jobs kept while they render here: what a render reads of one with a premade voice never changes (text, voice, voicing). */
 const JOBS_KEPT = 64;

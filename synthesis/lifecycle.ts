@@ -48,15 +48,29 @@ export async function recordRequest(trx: Knex.Transaction, request: SynthesisReq
 }
 
 /**
- * A queued synthesis took one of its plan's slots: it is processing. In the
- * transaction that takes the slot (with the reservation, the first time),
- * without a notification: NOTIFY would make concurrent commits wait on one
- * another; a slot taken later is announced by notifyWatchers after its commit.
+ * A queued synthesis took one of its plan's slots: it may render, and stays
+ * `queued` until its render starts (recordRendering). In the transaction that
+ * takes the slot (with the reservation, the first time), without a
+ * notification: nothing a client sees changed.
  */
-export async function recordStarted(trx: Knex.Transaction, synthesisId: string): Promise<void> {
+export async function recordSlotTaken(trx: Knex.Transaction, synthesisId: string): Promise<void> {
   await Synthesis.query(trx)
-    .patch({ status: 'processing', started_at: trx.fn.now(), updated_at: trx.fn.now() })
+    .patch({ slot_taken_at: trx.fn.now(), updated_at: trx.fn.now() })
     .where({ id: synthesisId });
+}
+
+/**
+ * Its render started on a worker (it holds a render slot): a queued synthesis
+ * is `processing` from now, and its watchers hear it. One that has ended (a
+ * cancel recorded at once) or is processing already stays as it is.
+ */
+export async function recordRendering(db: Knex, synthesisId: string): Promise<void> {
+  await patchAndNotify(
+    db,
+    synthesisId,
+    { status: 'processing', started_at: db.fn.now(), updated_at: db.fn.now() },
+    { status: 'queued' },
+  );
 }
 
 /** Tells a synthesis's watchers to look again. Best effort: a failure never fails the step it follows. */

@@ -28,6 +28,17 @@ export const familyPaths = {
 
 const iso = (date: Date | null) => date?.toISOString() ?? null;
 
+/**
+ * Seconds left while it renders, from its own measured throughput: the time
+ * since its render started, over the share rendered since (progress moves per
+ * sentence). Null until the first sentence is rendered, and once it has ended.
+ */
+function etaSeconds(row: Pick<SynthesisStatusRow, 'status' | 'progress' | 'started_at'>, now = Date.now()) {
+  if (row.status !== 'processing' || !row.started_at || !(row.progress > 0)) return null;
+  const elapsed = Math.max(0, now - row.started_at.getTime()) / 1000;
+  return Math.ceil((elapsed * (1 - row.progress)) / row.progress);
+}
+
 export function presentStatus(row: SynthesisStatusRow, family: Family) {
   const paths = familyPaths[family];
   const completed = row.status === 'completed';
@@ -35,6 +46,7 @@ export function presentStatus(row: SynthesisStatusRow, family: Family) {
     [paths.idKey]: row.id,
     status: row.status,
     progress: completed ? 1 : row.progress,
+    eta_seconds: etaSeconds(row),
     created_at: row.created_at.toISOString(),
     started_at: iso(row.started_at),
     completed_at: iso(row.completed_at),

@@ -23,7 +23,7 @@ import { SynthesisSpeechPlan } from '../db/models/SynthesisSpeechPlan';
  * on the account's dictionaries, which may change while the synthesis runs.
  */
 
-/** Characters per chunk: small enough to render in parallel, large enough to keep prosody natural. */
+/** The most characters of a chunk (a longer sentence is cut); a text longer than this renders sentence by sentence. */
 export const CHUNK_CHARS = 400;
 
 export interface PlannedChunk {
@@ -55,9 +55,19 @@ export interface SpeechPlanInput {
 
 const SAYS_SOMETHING = /[\p{L}\p{N}]/u;
 
-/** The chunks of a text. Throws SsmlError for an invalid SSML document (the API checked it at submit). */
+/**
+ * The chunks of a text: one for a text of up to CHUNK_CHARS (rendered in one
+ * step), else one per sentence (as a streamed text always is), so that its
+ * progress moves with each sentence rendered. Throws SsmlError for an invalid
+ * SSML document (the API checked it at submit).
+ */
 export function planSpeech(input: SpeechPlanInput): SpeechPlan {
-  const split = input.streaming ? splitSentences : splitText;
+  if (input.streaming) return planWith(input, splitSentences);
+  const whole = planWith(input, splitText);
+  return whole.chunks.length > 1 ? planWith(input, splitSentences) : whole;
+}
+
+function planWith(input: SpeechPlanInput, split: (text: string, maxChars: number) => string[]): SpeechPlan {
   if (input.textType !== 'ssml')
     return { chunks: split(input.text, CHUNK_CHARS).map((text) => ({ text })), warnings: [], pauseSeconds: null };
   const parsed = parseSsml(input.text, {

@@ -23,6 +23,7 @@ import * as spokenCharacters from './021_spoken_characters';
 import * as studio from './022_studio';
 import * as cloningAttestations from './023_cloning_attestations';
 import * as accountDefaultVoice from './024_account_default_voice';
+import * as synthesisPlanSlot from './025_synthesis_plan_slot';
 
 /**
  * Migrations are listed here in order rather than discovered on disk, so the
@@ -53,6 +54,7 @@ const migrations: Record<string, Knex.Migration> = {
   '022_studio': studio,
   '023_cloning_attestations': cloningAttestations,
   '024_account_default_voice': accountDefaultVoice,
+  '025_synthesis_plan_slot': synthesisPlanSlot,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -34,7 +34,10 @@ export interface SynthesisRow {
   error: { code: string; message: string } | null;
   created_at: Date;
   updated_at: Date;
+  /** When its render started on a worker (it became `processing`). */
   started_at: Date | null;
+  /** When it took one of its plan's concurrent slots (it may still be `queued`, waiting for a render slot). */
+  slot_taken_at: Date | null;
   completed_at: Date | null;
   deleted_at: Date | null;
 }

@@ -27,8 +27,20 @@ describe('credit ledger steps', () => {
     expect(await reserveSynthesis(wanted)).toEqual({ outcome: 'reserved', started: true, chunkCount: 1, heavy: false });
     expect(await reserveSynthesis(wanted)).toEqual({ outcome: 'reserved', started: true, chunkCount: 1, heavy: false });
     expect(await balances(id)).toEqual({ available: 700, reserved: 300 });
-    const rows = await deps.db('syntheses').where({ account_id: id }).select('id', 'characters', 'status');
-    expect(rows).toEqual([{ id: wanted.synthesisId, characters: 300, status: 'processing' }]);
+    const rows = await deps
+      .db('syntheses')
+      .where({ account_id: id })
+      .select('id', 'characters', 'status', 'slot_taken_at', 'started_at');
+    // The plan's slot is taken; it is `queued` until its render starts on a worker.
+    expect(rows).toEqual([
+      {
+        id: wanted.synthesisId,
+        characters: 300,
+        status: 'queued',
+        slot_taken_at: expect.any(Date),
+        started_at: null,
+      },
+    ]);
   });
 
   it("reserves but stays queued when the plan's concurrent slots are taken", async () => {

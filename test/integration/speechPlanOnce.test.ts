@@ -117,7 +117,7 @@ describe('the speech plan of a synthesis', () => {
   });
 
   it('of a synthesis whose slot was taken before plans were stored is made by its next step, and kept', async () => {
-    // Plain text of three chunks, not streamed: renders, a finish, and stored chunks to remove at the end.
+    // Plain text of 27 sentences, not streamed: renders, a finish, and stored chunks to remove at the end.
     const text = Array.from(
       { length: 3 },
       (_, index) => `Part ${index + 1}. ${'The quick brown fox jumps over the lazy dog. '.repeat(8).trim()}`,
@@ -130,13 +130,14 @@ describe('the speech plan of a synthesis', () => {
 
     expect(await run(input)).toBe('completed');
     const plan = (await storedPlan(input.synthesisId))!;
-    expect(plan.chunks).toHaveLength(3);
+    // Longer than one chunk: one chunk per sentence (3 × 9).
+    expect(plan.chunks).toHaveLength(27);
     expect(plan.chunks.map((chunk) => chunk.text).join(' ')).toBe(text);
     const renders = wf.callsOf('renderSynthesisChunk').map(([step]) => step as { synthesisId: string; index: number });
     expect(renders.filter((step) => step.synthesisId === input.synthesisId).map((step) => step.index)).toEqual(
-      expect.arrayContaining([0, 1, 2]),
+      expect.arrayContaining(Array.from({ length: 27 }, (_, index) => index)),
     );
-    expect(wf.callsOf('finishSynthesis')).toContainEqual([{ synthesisId: input.synthesisId, chunkCount: 3 }]);
+    expect(wf.callsOf('finishSynthesis')).toContainEqual([{ synthesisId: input.synthesisId, chunkCount: 27 }]);
     // The clean-up found the chunks (with the plan stored by the first render) and removed them.
     expect(await deps.storage.list(chunkPrefix(input.synthesisId))).toEqual([]);
     const row = await Synthesis.query(deps.db).findById(input.synthesisId);

@@ -137,7 +137,15 @@ export const SynthesisStatus = z
     id: SynthesisId,
     task_id: TaskId,
     status: z.enum(STATUSES).meta({ description: 'Poll until it is neither `queued` nor `processing`' }),
-    progress: z.number().meta({ description: 'Share rendered, 0-1; exactly 1 when completed', example: 1 }),
+    progress: z.number().meta({
+      description: 'Share rendered, 0-1, moving with each sentence rendered; exactly 1 when completed',
+      example: 1,
+    }),
+    eta_seconds: z.number().int().nullable().meta({
+      description:
+        'Seconds left while processing, from its own throughput so far (time since its render started over the share rendered); null while queued, before its first sentence is rendered, and once it has ended',
+      example: 42,
+    }),
     created_at: z.string().meta({ description: 'When it was submitted (ISO 8601, UTC)', format: 'date-time' }),
     started_at: z
       .string()
