@@ -3,6 +3,7 @@ import { chmod, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
+import { printable } from './output';
 
 /** The user's side: the HTTP API with an API key, from the environment or the config file `openvox login` writes. */
 
@@ -78,7 +79,7 @@ export function clientSettings(env: NodeJS.ProcessEnv, file = configPath(env)): 
   return { url, apiKey };
 }
 
-/** The API's problem as one line: its detail first (what to fix), then status and code. */
+/** The API's problem as one line: its detail first (what to fix), then status and code; the server's words escaped (`printable`). */
 function problemMessage(
   status: number,
   problem: { code?: string; detail?: string; title?: string; request_id?: string },
@@ -86,7 +87,7 @@ function problemMessage(
 ): string {
   const reason = problem.detail ?? problem.title ?? statusText;
   const requestId = status >= 500 && problem.request_id ? `, request ${problem.request_id}` : '';
-  return `${reason} (${status}${problem.code ? ` ${problem.code}` : ''}${requestId})`;
+  return printable(`${reason} (${status}${problem.code ? ` ${problem.code}` : ''}${requestId})`);
 }
 
 export class OpenVoxClient {
@@ -99,7 +100,13 @@ export class OpenVoxClient {
   async request(
     method: string,
     apiPath: string,
-    init: { json?: unknown; body?: RequestInit['body']; headers?: Record<string, string>; token?: string } = {},
+    init: {
+      json?: unknown;
+      body?: RequestInit['body'];
+      headers?: Record<string, string>;
+      token?: string;
+      signal?: AbortSignal;
+    } = {},
   ): Promise<Response> {
     const token = init.token ?? this.settings.apiKey;
     const headers: Record<string, string> = { ...(token && { Authorization: `Bearer ${token}` }), ...init.headers };
@@ -110,8 +117,9 @@ export class OpenVoxClient {
     }
     let response: Response;
     try {
-      response = await fetch(`${this.settings.url}${apiPath}`, { method, headers, body });
+      response = await fetch(`${this.settings.url}${apiPath}`, { method, headers, body, signal: init.signal });
     } catch (error) {
+      if (init.signal?.aborted) throw error;
       const cause = (error as { cause?: { code?: string; message?: string } }).cause;
       throw new Error(
         `cannot reach ${this.settings.url}: ${cause?.code ?? cause?.message ?? (error as Error).message} (is the API running? OPENVOX_URL or openvox login --url says where)`,

@@ -14,6 +14,10 @@ void runCli(process.argv.slice(2), {
       read({ prompt: question, silent: secret, replace: secret ? '*' : undefined, output: process.stderr }),
   }),
   readStdin: () => text(process.stdin),
+  onInterrupt: (handler) => {
+    process.on('SIGINT', handler);
+    return () => process.off('SIGINT', handler);
+  },
 }).then((code) => {
   process.exitCode = code;
 });

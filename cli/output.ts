@@ -10,12 +10,18 @@ export function formatDuration(seconds: number | null): string {
   return [...(hours ? [`${hours} h`] : []), ...(hours || minutes ? [`${minutes} min`] : []), rest].join(' ');
 }
 
+/** `[######..........]  40%`: a bar of `width` cells and the percentage. */
+export function progressBar(progress: number, width = 24): string {
+  const done = Math.max(0, Math.min(1, progress));
+  const filled = Math.round(done * width);
+  return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${String(Math.round(done * 100)).padStart(3)}%`;
+}
+
 /** A progress line with an estimate of the time left from the rate so far. */
 export function progressLine(label: string, progress: number, elapsedSeconds: number, width = 24): string {
   const done = Math.max(0, Math.min(1, progress));
-  const filled = Math.round(done * width);
   const eta = done > 0 && done < 1 ? ` ETA ${formatDuration((elapsedSeconds / done) * (1 - done))}` : '';
-  return `${label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${String(Math.round(done * 100)).padStart(3)}%${eta}`;
+  return `${label} ${progressBar(done, width)}${eta}`;
 }
 
 /** Off a terminal (logs, CI, `docker build`), a progress line at most this often. */

@@ -21,6 +21,7 @@ import { OUTPUT_FORMATS } from '../audio/prosody';
 import { addAccountCommands } from './account';
 import { ApiError, clientSettings, OpenVoxClient } from './client';
 import { createProgress, formatDuration, progressLine } from './output';
+import { addStudioCommands, WaitInterrupted } from './project';
 import { addPiperVoiceCommands } from './voices';
 import type { HistoryPageJson, ProfileJson, SynthesisStatusJson, VoiceJson, VoicePageJson } from './wire';
 
@@ -34,6 +35,8 @@ export interface Io {
   prompt?: (question: string, options: { secret: boolean }) => Promise<string>;
   /** All of standard input (`openvox login --password-stdin`). */
   readStdin?: () => Promise<string>;
+  /** Calls the handler on Ctrl-C until the returned function is called (`project convert --wait` stops waiting). */
+  onInterrupt?: (handler: () => void) => () => void;
 }
 
 const integer = (value: string) => {
@@ -422,11 +425,12 @@ function buildProgram(io: Io): Command {
       );
     });
 
+  addStudioCommands(program, io, print);
   addAccountCommands(program, io, print);
   return program;
 }
 
-/** Runs one command line; returns the exit code (0 ok, 1 a failed command, 2 a usage error). */
+/** Runs one command line; returns the exit code (0 ok, 1 a failed command, 2 a usage error, 130 a wait stopped by Ctrl-C). */
 export async function runCli(argv: string[], io: Io): Promise<number> {
   const program = buildProgram(io);
   try {
@@ -446,10 +450,10 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
               ...(error.status && { status: error.status }),
               ...(error.errors && { errors: error.errors }),
             }
-          : { code: 'error' };
+          : { code: error instanceof WaitInterrupted ? 'interrupted' : 'error' };
       io.out(`${JSON.stringify({ error: { ...api, message } })}\n`);
     }
     io.err(`openvox: ${message}\n`);
-    return 1;
+    return error instanceof WaitInterrupted ? error.exitCode : 1;
   }
 }
