@@ -6,6 +6,8 @@ import { type BrowserStack, checkPage, problemsOf, startBrowserStack, submitLogi
 
 // Callbacks given to page.evaluate run in the browser; the project compiles without the DOM library.
 declare const document: any;
+declare const DataTransfer: any;
+declare const File: any;
 
 /**
  * The dashboard's Studio page in a real browser, with the whole stack (API,
@@ -192,17 +194,22 @@ describe('dashboard: Studio turns a book into an audiobook', () => {
     await checkPage(page, 'studio-converted-1280', path.join(stack.shots, 'studio-converted-1280.png'));
   }, 300_000);
 
-  it('appends a longer document, and cancels its conversion while it runs', async () => {
+  it('appends a longer document dropped on the drop zone, and cancels its conversion while it runs', async () => {
     const paragraphs = Array.from(
       { length: 60 },
       (_, at) => `Paragraph ${at + 1} of the long chapter, read slowly by the narrator.`,
     );
     await page.getByLabel('Chapters already here').selectOption('append');
-    await page.getByLabel('Document', { exact: true }).setInputFiles({
-      name: 'more.md',
-      mimeType: 'text/markdown',
-      buffer: Buffer.from(`# Three\n\n${paragraphs.join('\n\n')}\n`),
-    });
+    // Dropped on the drop zone this time, as a file dragged from the desktop.
+    const dataTransfer = await page.evaluateHandle(
+      (text: string) => {
+        const transfer = new DataTransfer();
+        transfer.items.add(new File([text], 'more.md', { type: 'text/markdown' }));
+        return transfer;
+      },
+      `# Three\n\n${paragraphs.join('\n\n')}\n`,
+    );
+    await page.getByText(/^Drop an EPUB, PDF/).dispatchEvent('drop', { dataTransfer });
     await page
       .getByRole('status')
       .getByText(/^Imported more\.md: the project has 3 chapters, /)
