@@ -108,10 +108,20 @@ const TAGS = [
 const ALIAS_TAG = 'Unversioned aliases';
 
 const header = (description: string, schema: Record<string, unknown> = { type: 'string' }) => ({ description, schema });
-const REQUEST_ID = header(
-  'The request id (yours if it matched `[A-Za-z0-9._~:-]{1,128}`, else a new one); problem bodies repeat it as `request_id`.',
-);
-const RETRY_AFTER = header('Seconds to wait before retrying.', { type: 'integer', minimum: 0 });
+/**
+ * Headers on most responses, written once under `components.headers` and
+ * referenced: inline, X-Request-Id alone repeated over ~1,000 responses made
+ * 423 KB of a 733 KB document that the docs page parses on every load.
+ */
+const SHARED_HEADERS = {
+  RequestId: header(
+    'The request id (yours if it matched `[A-Za-z0-9._~:-]{1,128}`, else a new one); problem bodies repeat it as `request_id`.',
+  ),
+  RetryAfter: header('Seconds to wait before retrying.', { type: 'integer', minimum: 0 }),
+};
+const sharedHeader = (name: keyof typeof SHARED_HEADERS) => ({ $ref: `#/components/headers/${name}` });
+const REQUEST_ID = sharedHeader('RequestId');
+const RETRY_AFTER = sharedHeader('RetryAfter');
 const AUDIO_HEADERS = {
   'Content-Length': header('Size of the audio in bytes.', { type: 'integer', minimum: 0 }),
   'Accept-Ranges': header('`bytes`: send `Range: bytes=<first>-<last>` for a part (206).', {
@@ -216,7 +226,7 @@ const REQUEST_EXAMPLES: Record<string, unknown> = {
   'patch /api/v1/webhooks/{id}/': { enabled: false },
 };
 
-const STATUS_HEADERS: Record<string, Record<string, ReturnType<typeof header>>> = {
+const STATUS_HEADERS: Record<string, Record<string, ReturnType<typeof header> | ReturnType<typeof sharedHeader>>> = {
   '401': {
     'WWW-Authenticate': header(
       '`Bearer`, with `error="invalid_token"` when the token is malformed, revoked or expired.',
@@ -234,6 +244,7 @@ const STATUS_HEADERS: Record<string, Record<string, ReturnType<typeof header>>> 
  * marked as an alias of the versioned one.
  */
 function polish(document: OpenApiDocument, aliases: Map<string, string>): OpenApiDocument {
+  document.components = { ...document.components, headers: { ...document.components?.headers, ...SHARED_HEADERS } };
   for (const [path, item] of Object.entries(document.paths ?? {})) {
     for (const method of HTTP_METHODS) {
       const operation = item[method];
