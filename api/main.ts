@@ -8,6 +8,7 @@ import { createApiDeps } from './deps';
 import { createApiServer } from './listen';
 import { serveMetrics } from '../lib/metricsServer';
 import { stopSpareEncoders } from './routes/openai/stream';
+import { startWyomingServer } from './wyoming/server';
 
 async function main() {
   const config = loadConfigOrExit();
@@ -36,9 +37,19 @@ async function main() {
       )
     : undefined;
   if (metricsServer) logger.info({ url: metricsServer.url }, 'api metrics');
+  // Home Assistant's Wyoming protocol, for the account of WYOMING_API_KEY (docs/home-assistant.md).
+  const wyoming = config.WYOMING_PORT
+    ? await startWyomingServer(deps, {
+        host: config.WYOMING_HOST,
+        port: config.WYOMING_PORT,
+        apiKey: config.WYOMING_API_KEY!,
+      })
+    : undefined;
+  if (wyoming) logger.info({ host: wyoming.host, port: wyoming.port }, 'wyoming listening');
 
   onShutdown(logger, async () => {
     metricsServer?.server.close();
+    await wyoming?.close();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeAllConnections();
     stopSpareEncoders();

@@ -180,6 +180,11 @@ const EnvSchema = z.object({
   API_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9463),
   API_METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   WORKER_METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+  /** Home Assistant's Wyoming protocol (TCP) served by the API process on this port: 0 (default) turns it off. */
+  WYOMING_PORT: z.coerce.number().int().min(0).max(65535).default(0),
+  WYOMING_HOST: z.string().min(1).default('127.0.0.1'),
+  /** The API key whose account the Wyoming server speaks for (charged, in its history): required with WYOMING_PORT. */
+  WYOMING_API_KEY: z.string().min(1).optional(),
   /** How long synthesis activities retry object-storage errors (an outage is waited out) before the job fails as storage_unavailable. */
   STORAGE_RETRY_SECONDS: seconds.default(600),
 
@@ -250,6 +255,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
   }
   const values = parsed.data;
+  if (values.WYOMING_PORT && !values.WYOMING_API_KEY)
+    throw new ConfigError(
+      'invalid configuration:\n  WYOMING_API_KEY: required when WYOMING_PORT is set (an API key of the account Home Assistant speaks for)',
+    );
   const minioUrl = new URL(values.MINIO_ENDPOINT);
   const useSSL = minioUrl.protocol === 'https:';
   return {

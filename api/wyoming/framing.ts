@@ -178,7 +178,7 @@ export function encodeEvent({ type, data, payload }: WyomingEvent): Buffer {
   const header: Record<string, unknown> = { type, version: WYOMING_VERSION };
   if (dataBytes) header.data_length = dataBytes.length;
   if (payload && payload.length > 0) header.payload_length = payload.length;
-  const parts = [Buffer.from(`${JSON.stringify(header)}\n`, 'utf8')];
+  const parts: Buffer[] = [Buffer.from(`${JSON.stringify(header)}\n`, 'utf8')];
   if (dataBytes) parts.push(dataBytes);
   if (payload && payload.length > 0) parts.push(payload);
   return Buffer.concat(parts);
