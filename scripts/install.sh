@@ -43,6 +43,8 @@ TEST_APT_PACKAGES=(asterisk-core-sounds-en-g722 asterisk-core-sounds-fr-g722 ast
 TEST_APT_PACKAGES+=(chromium)
 # The multi-node harness (npm run multinode): libfaketime runs one node's clock ahead, iptables drops packets.
 TEST_APT_PACKAGES+=(faketime iptables)
+# python3-venv: test/e2e/wyoming.test.ts makes a venv (once, under ~/.cache/openvox) for the PyPI wyoming client.
+TEST_APT_PACKAGES+=(python3-venv)
 NONFREE_SOURCES=/etc/apt/sources.list.d/openvox-nonfree.sources
 
 # The neural voice: Piper's en_US-joe-medium (dataset CC0, fine-tuned from
