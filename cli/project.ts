@@ -259,6 +259,7 @@ async function watchConversion(api: OpenVoxClient, io: StudioIo, options: WatchO
         : left > 0
           ? ', ETA ?'
           : '';
+    if (toRender === 0) return `${latest.status} ${progressBar(latest.progress, 16)}  nothing to render: all reused`;
     const speed = rate > 0 ? `, ${count(Math.round(rate))} chars/s` : '';
     return `${latest.status} ${progressBar(latest.progress, 16)}  ${count(rendered)}/${count(toRender)} chars${speed}${eta}`;
   };

@@ -20,9 +20,9 @@ import { useStack } from '../helpers/stack';
 const run = promisify(execFile);
 const VOICE = 'en-us-espeak-m';
 
-/** Two chapters of a few sentences; `tag` keeps each file's text (and so its audio) its own. */
+/** Two chapters of a few sentences; `tag` keeps each chapter's text (and so its audio, reused per account) its own. */
 const markdown = (tag: string) =>
-  `# One\n\nIt was night in ${tag}.\n\nThe rain fell on the roofs.\n\n# Two\n\nMorning came. The birds sang.\n`;
+  `# One\n\nIt was night in ${tag}.\n\nThe rain fell on the roofs.\n\n# Two\n\nMorning came to ${tag}. The birds sang.\n`;
 
 interface SnapshotRow {
   id: string;
@@ -67,6 +67,8 @@ describe('openvox CLI: Studio', () => {
     const email = uniqueEmail('cli-studio');
     env = { TEMPORAL_TASK_QUEUE: deps.config.TEMPORAL_TASK_QUEUE, MAIL_DIR: deps.config.MAIL_DIR };
     expect((await openvox(['user', 'create', email, '--password', PASSWORD, '--verified'])).code).toBe(0);
+    // More projects than the free plan's three.
+    expect((await openvox(['plan', 'set', email, 'creator'])).code).toBe(0);
     const login = await call(api.url, 'POST', '/api/v1/auth/login/', { email, password: PASSWORD });
     const key = await call(api.url, 'POST', '/api/v1/auth/api-keys/', { name: 'cli studio' }, login.body.access);
     env = { ...env, OPENVOX_URL: api.url, OPENVOX_API_KEY: key.body.key };
