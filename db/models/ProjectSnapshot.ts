@@ -55,6 +55,28 @@ export class ProjectSnapshot extends TableModel {
   created_at!: Date;
   completed_at!: Date | null;
 
+  /** Each project's newest snapshot (project id -> snapshot). */
+  static async latestOf(db: Knex, projectIds: readonly string[]): Promise<Map<string, ProjectSnapshot>> {
+    if (projectIds.length === 0) return new Map();
+    const rows = await ProjectSnapshot.query(db)
+      .distinctOn('project_id')
+      .whereIn('project_id', [...projectIds])
+      .orderBy([{ column: 'project_id' }, { column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]);
+    return new Map(rows.map((row) => [row.project_id, row]));
+  }
+
+  /** A project's snapshots, newest first (at most `limit`: retention keeps only a few). */
+  static async newestOf(db: Knex, projectId: string, limit = 50): Promise<ProjectSnapshot[]> {
+    return ProjectSnapshot.query(db)
+      .where({ project_id: projectId })
+      .orderBy([
+        { column: 'created_at', order: 'desc' },
+        { column: 'id', order: 'desc' },
+      ])
+      .limit(limit)
+      .select('id', 'status', 'chapter_ids', 'chapters', 'completed_at');
+  }
+
   /** Whether a conversion of the project is queued or converting. */
   static async running(trx: Knex, projectId: string): Promise<boolean> {
     const row = await ProjectSnapshot.query(trx)

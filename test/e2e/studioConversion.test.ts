@@ -60,6 +60,16 @@ describe('Studio conversion', () => {
 
     const done = await finished(id, started.body.id);
     expect(done).toMatchObject({ status: 'completed', progress: 1, blocks_reused: 0, error: null });
+    // The project names it as its last conversion; each chapter says when it was converted.
+    expect((await req('GET', `${id}/`)).body.last_conversion).toMatchObject({
+      id: started.body.id,
+      status: 'completed',
+    });
+    const statuses = (await req('GET', `${id}/chapters/`)).body.results as { status: string; converted_at: string }[];
+    expect(statuses.map((chapter) => [chapter.status, chapter.converted_at])).toEqual([
+      ['converted', done.completed_at],
+      ['converted', done.completed_at],
+    ]);
     // The Temporal UI finds it by project, with its progress.
     const described = await deps.temporal.workflow.getHandle(`project-conversion:${started.body.id}`).describe();
     expect(described.typedSearchAttributes.get(defineSearchAttributeKey('ProjectId', 'KEYWORD'))).toBe(id);

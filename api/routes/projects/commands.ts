@@ -16,7 +16,8 @@ import {
 import { conflict, notFound, planLimitReached, validationError } from '../../errors';
 import { violatedUniqueConstraint } from '../../failures';
 import type { Db } from '../../../db/knex';
-import { type ChapterSummary, presentProject, type StudioSummary } from './presenter';
+import { type ChapterConversion, type ChapterSummary, presentProject, type StudioSummary } from './presenter';
+import { ProjectSnapshot } from '../../../db/models/ProjectSnapshot';
 import type { StudioSettings } from './schema';
 
 /** projects (account_id, name), named by knex in db/migrations/003_projects.ts. */
@@ -150,6 +151,10 @@ export async function studioSummaries(db: Db, projects: Project[]): Promise<Map<
   const summaries = new Map<string, StudioSummary>();
   const accounts = [...new Set(projects.map((project) => project.account_id))];
   const hasAudio = await accountsWithBlockAudio(db, accounts);
+  const latest = await ProjectSnapshot.latestOf(
+    db,
+    projects.map((project) => project.id),
+  );
   for (const project of projects) {
     const total = totals.get(project.id)!;
     let credits = total.characters;
@@ -159,7 +164,12 @@ export async function studioSummaries(db: Db, projects: Project[]): Promise<Map<
       const current = await blockAudioCurrent(db, project, blocks);
       credits = blocks.reduce((sum, block) => sum + (current.get(block.id) ? 0 : block.characters), 0);
     }
-    summaries.set(project.id, { chapter_count: total.chapters, characters: total.characters, credits_needed: credits });
+    summaries.set(project.id, {
+      chapter_count: total.chapters,
+      characters: total.characters,
+      credits_needed: credits,
+      last_conversion: latest.get(project.id) ?? null,
+    });
   }
   return summaries;
 }
@@ -187,10 +197,14 @@ export async function chapterSummaries(
   project: Project,
   chapters: ProjectChapter[],
 ): Promise<Map<string, ChapterSummary>> {
+  if (chapters.length === 0) return new Map();
+  const conversions = chapterConversions(await ProjectSnapshot.newestOf(db, project.id), chapters);
   const summaries = new Map<string, ChapterSummary>(
-    chapters.map((chapter) => [chapter.id, { characters: 0, block_count: 0, credits_needed: 0, current_blocks: 0 }]),
+    chapters.map((chapter) => [
+      chapter.id,
+      { characters: 0, block_count: 0, credits_needed: 0, current_blocks: 0, conversion: conversions.get(chapter.id)! },
+    ]),
   );
-  if (chapters.length === 0) return summaries;
   const blocks = await ProjectBlock.query(db).whereIn(
     'chapter_id',
     chapters.map((chapter) => chapter.id),
@@ -204,4 +218,24 @@ export async function chapterSummaries(
     else summary.credits_needed += block.characters;
   }
   return summaries;
+}
+
+/** What the project's snapshots (newest first) say of each chapter: being converted, failed, when last converted. */
+export function chapterConversions(snapshots: ProjectSnapshot[], chapters: ProjectChapter[]): Map<string, ChapterConversion> {
+  return new Map(
+    chapters.map((chapter) => {
+      const including = snapshots.filter((snapshot) => snapshot.chapter_ids?.includes(chapter.id));
+      const assembled = (snapshot: ProjectSnapshot) =>
+        snapshot.chapters.some((entry) => entry.chapter_id === chapter.id);
+      const running = including.some(
+        (snapshot) => (snapshot.status === 'queued' || snapshot.status === 'converting') && !assembled(snapshot),
+      );
+      const ended = including.find((snapshot) => snapshot.status !== 'queued' && snapshot.status !== 'converting');
+      const completed = including.find((snapshot) => snapshot.status === 'completed' && assembled(snapshot));
+      return [
+        chapter.id,
+        { running, failed: ended?.status === 'failed', convertedAt: completed?.completed_at ?? null },
+      ];
+    }),
+  );
 }

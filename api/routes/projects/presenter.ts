@@ -1,6 +1,8 @@
 import type { Project } from '../../../db/models/Project';
 import type { ProjectBlock } from '../../../db/models/ProjectBlock';
 import type { ProjectChapter } from '../../../db/models/ProjectChapter';
+import type { ProjectSnapshot } from '../../../db/models/ProjectSnapshot';
+import { presentSnapshot } from '../../../studio/resources';
 
 const METADATA_FIELDS = [
   'title',
@@ -18,6 +20,7 @@ export interface StudioSummary {
   chapter_count: number;
   characters: number;
   credits_needed: number;
+  last_conversion: ProjectSnapshot | null;
 }
 
 /** A project as the API presents it (both families alike). */
@@ -41,7 +44,7 @@ export const presentProject = (project: Project, summary: StudioSummary) => ({
   characters: summary.characters,
   credits_needed: summary.credits_needed,
   has_cover: project.cover_key !== null,
-  last_conversion: null,
+  last_conversion: summary.last_conversion && presentSnapshot(summary.last_conversion),
 });
 
 /** A chapter's totals over its blocks (commands.ts: chapterSummaries). */
@@ -50,6 +53,18 @@ export interface ChapterSummary {
   block_count: number;
   credits_needed: number;
   current_blocks: number;
+  /** What the project's snapshots say of it (commands.ts: chapterConversions). */
+  conversion: ChapterConversion;
+}
+
+/** A chapter as the project's snapshots see it. */
+export interface ChapterConversion {
+  /** A queued or running conversion includes it and has not assembled it yet. */
+  running: boolean;
+  /** The newest ended conversion that included it failed. */
+  failed: boolean;
+  /** When the newest completed conversion that assembled it completed. */
+  convertedAt: Date | null;
 }
 
 export const presentChapterSummary = (chapter: ProjectChapter, summary: ChapterSummary) => ({
@@ -67,13 +82,17 @@ export const presentChapter = (chapter: ProjectChapter, summary: ChapterSummary)
     level: chapter.level,
     parent_id: chapter.parent_id,
     credits_needed: summary.credits_needed,
-    status: converted
-      ? ('converted' as const)
-      : summary.current_blocks > 0
-        ? ('stale' as const)
-        : ('not_converted' as const),
+    status: summary.conversion.running
+      ? ('converting' as const)
+      : converted
+        ? ('converted' as const)
+        : summary.conversion.failed
+          ? ('failed' as const)
+          : summary.current_blocks > 0
+            ? ('stale' as const)
+            : ('not_converted' as const),
     progress: summary.block_count === 0 ? 0 : summary.current_blocks / summary.block_count,
-    converted_at: null,
+    converted_at: summary.conversion.convertedAt?.toISOString() ?? null,
   };
 };
 
@@ -97,4 +116,4 @@ export const presentBlock = (block: ProjectBlock, project: Project, audioCurrent
 };
 
 /** A snapshot (a conversion): the same JSON the `project.*` webhook events carry. */
-export { presentSnapshot } from '../../../studio/resources';
+export { presentSnapshot };

@@ -95,6 +95,37 @@ export const ProjectUpdateBody = z
   .refine((body) => Object.values(body).some((value) => value !== undefined), 'Give at least one field.')
   .meta({ minProperties: 1 });
 
+export const SnapshotOut = z
+  .object({
+    id: z.uuid().meta({ description: 'The snapshot' }),
+    project_id: z.uuid().meta({ description: 'Its project' }),
+    status: z
+      .enum(['queued', 'converting', 'completed', 'failed', 'canceled'])
+      .meta({ description: 'Where the conversion is' }),
+    progress: z.number().meta({
+      description: 'How far the conversion is, 0-1: mostly the share of its estimate rendered (1 when completed)',
+    }),
+    chapters: z.array(z.record(z.string(), z.unknown())).meta({
+      description:
+        'The chapter index: `{chapter_id, title, index, start_ms, duration_ms, qc}` per chapter, in order (filled as chapters finish; `start_ms` once completed)',
+    }),
+    duration_ms: z.number().nullable().meta({ description: 'The book’s length, once completed' }),
+    characters_rendered: z.number().meta({ description: 'Characters of the blocks rendered (not reused)' }),
+    credits_charged: z.number().meta({ description: 'Credits charged: the rendered blocks’ characters, once each' }),
+    blocks_rendered: z.number().meta({ description: 'Blocks rendered by this conversion' }),
+    blocks_reused: z.number().meta({ description: 'Blocks whose current audio was reused (not charged)' }),
+    created_at: z.string().meta({ description: 'When it was asked (ISO 8601)' }),
+    completed_at: z.string().nullable().meta({ description: 'When it ended (ISO 8601), or null' }),
+    error: z
+      .object({
+        code: z.string().meta({ description: 'A stable code' }),
+        message: z.string().meta({ description: 'What went wrong' }),
+      })
+      .nullable()
+      .meta({ description: 'Why it failed, or null' }),
+  })
+  .meta({ id: 'ProjectSnapshot' });
+
 export const ProjectOut = z
   .object({
     id: z.uuid().meta({ description: 'The project’s id' }),
@@ -138,7 +169,7 @@ export const ProjectOut = z
       .int()
       .meta({ description: 'What converting it all would cost: characters of blocks whose audio is not current' }),
     has_cover: z.boolean().meta({ description: 'Whether a cover image is stored (from the import)' }),
-    last_conversion: z.null().meta({ description: 'The latest conversion (snapshot); null before any' }),
+    last_conversion: SnapshotOut.nullable().meta({ description: 'The latest conversion (snapshot); null before any' }),
   })
   .meta({ id: 'Project' });
 export const ProjectPage = pageSchema(ProjectOut).meta({ id: 'ProjectPage' });
@@ -229,14 +260,15 @@ export const ChapterOut = z
     level: z.number().int().meta({ description: '0 for a top entry of the table of contents, 1 for its children…' }),
     parent_id: z.uuid().nullable().meta({ description: 'The part it is nested in; null at the top' }),
     credits_needed: z.number().int().meta({ description: 'Characters of its blocks whose audio is not current' }),
-    status: z
-      .enum(['not_converted', 'converting', 'converted', 'stale', 'failed'])
-      .meta({ description: '`converted`: all its blocks have current audio; `stale`: some changed since' }),
+    status: z.enum(['not_converted', 'converting', 'converted', 'stale', 'failed']).meta({
+      description:
+        '`converting`: a running conversion includes it and has not assembled it yet; `converted`: all its blocks have current audio; `stale`: some changed since; `failed`: the latest conversion that included it failed and it is not converted',
+    }),
     progress: z.number().meta({ description: 'Share of its blocks with current audio, 0-1' }),
-    converted_at: z
-      .string()
-      .nullable()
-      .meta({ description: 'When it was last converted (ISO 8601, UTC); null before', format: 'date-time' }),
+    converted_at: z.string().nullable().meta({
+      description: 'When a completed conversion last assembled it (ISO 8601, UTC); null before',
+      format: 'date-time',
+    }),
   })
   .meta({ id: 'ProjectChapter' });
 export const ChapterPage = pageSchema(ChapterOut).meta({ id: 'ProjectChapterPage' });
@@ -294,37 +326,6 @@ export const CaptionsQuery = z.object({
   format: z.enum(['srt', 'vtt']).default('vtt').meta({ description: 'SubRip or WebVTT' }),
   chapter_id: z.uuid().meta({ description: 'The chapter whose captions to give' }),
 });
-
-export const SnapshotOut = z
-  .object({
-    id: z.uuid().meta({ description: 'The snapshot' }),
-    project_id: z.uuid().meta({ description: 'Its project' }),
-    status: z
-      .enum(['queued', 'converting', 'completed', 'failed', 'canceled'])
-      .meta({ description: 'Where the conversion is' }),
-    progress: z.number().meta({
-      description: 'How far the conversion is, 0-1: mostly the share of its estimate rendered (1 when completed)',
-    }),
-    chapters: z.array(z.record(z.string(), z.unknown())).meta({
-      description:
-        'The chapter index: `{chapter_id, title, index, start_ms, duration_ms, qc}` per chapter, in order (filled as chapters finish; `start_ms` once completed)',
-    }),
-    duration_ms: z.number().nullable().meta({ description: 'The book’s length, once completed' }),
-    characters_rendered: z.number().meta({ description: 'Characters of the blocks rendered (not reused)' }),
-    credits_charged: z.number().meta({ description: 'Credits charged: the rendered blocks’ characters, once each' }),
-    blocks_rendered: z.number().meta({ description: 'Blocks rendered by this conversion' }),
-    blocks_reused: z.number().meta({ description: 'Blocks whose current audio was reused (not charged)' }),
-    created_at: z.string().meta({ description: 'When it was asked (ISO 8601)' }),
-    completed_at: z.string().nullable().meta({ description: 'When it ended (ISO 8601), or null' }),
-    error: z
-      .object({
-        code: z.string().meta({ description: 'A stable code' }),
-        message: z.string().meta({ description: 'What went wrong' }),
-      })
-      .nullable()
-      .meta({ description: 'Why it failed, or null' }),
-  })
-  .meta({ id: 'ProjectSnapshot' });
 
 export const BlockRenderOut = z
   .object({
