@@ -221,7 +221,10 @@ export async function chapterSummaries(
 }
 
 /** What the project's snapshots (newest first) say of each chapter: being converted, failed, when last converted. */
-export function chapterConversions(snapshots: ProjectSnapshot[], chapters: ProjectChapter[]): Map<string, ChapterConversion> {
+export function chapterConversions(
+  snapshots: ProjectSnapshot[],
+  chapters: ProjectChapter[],
+): Map<string, ChapterConversion> {
   return new Map(
     chapters.map((chapter) => {
       const including = snapshots.filter((snapshot) => snapshot.chapter_ids?.includes(chapter.id));
