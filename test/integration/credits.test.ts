@@ -135,8 +135,9 @@ describe('credit ledger steps', () => {
     const completes = { audioKey: 'k', bytes: 1, durationSeconds: 'soon' as unknown as number };
     await expect(captureCredits({ accountId: id, reference: wanted.synthesisId, completes })).rejects.toThrow();
     expect(await balances(id)).toEqual({ available: 950, reserved: 50 });
+    // As the reservation left it (no render ran here).
     expect(await deps.db('syntheses').where({ id: wanted.synthesisId }).first('status')).toEqual({
-      status: 'processing',
+      status: 'queued',
     });
   });
 
