@@ -325,7 +325,7 @@ async function watchConversion(api: OpenVoxClient, io: StudioIo, options: WatchO
   if (interrupted) {
     if (!quiet && !io.tty) overall.end();
     throw new WaitInterrupted(
-      `stopped waiting; conversion ${latest.id} goes on (${latest.status}, ${Math.round(latest.progress * 100)}%). Follow it with: openvox project snapshots ${projectId}; cancel it with: openvox project cancel ${projectId} ${latest.id}`,
+      `stopped waiting; conversion ${latest.id} goes on (${latest.status}, ${Math.round(latest.progress * 100)}%). Follow it: openvox project snapshots ${projectId}; once completed, download it: openvox project download ${projectId} ${latest.id} -o book.m4b; cancel it: openvox project cancel ${projectId} ${latest.id}`,
     );
   }
   if (!quiet && !io.tty) {
@@ -599,6 +599,8 @@ export function addStudioCommands(program: Command, io: StudioIo, print: Print):
     .option('-o, --output <path>', 'then download the book here (implies --wait); the format from the extension')
     .addOption(formatOption())
     .action(async (id: string, options, command: Command) => {
+      if (options.format && !options.output)
+        command.error('error: --format goes with -o (the file to download the book to)', { exitCode: 2 });
       const format = options.output ? bookFormatOf(options.output, options.format, command) : undefined;
       const result = await convert(client(), io, id, {
         chapters: options.chapters,
