@@ -6,7 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import type { ActivityDeps } from '.';
 import { inTempDir, unlessCanceled, withHeartbeat } from './work';
 import { createWebhookAnnouncer } from './webhooks';
-import { analyseSpeaker, buildVoiceProfile, type IntakeResult, intakeSample } from '../audio/cloning';
+import { cloneSample, type IntakeResult, intakeSample } from '../audio/cloning';
 import { type StoredVoiceProfile, Voice } from '../db/models/Voice';
 
 const keysOf = (accountId: string, voiceId: string) => ({
@@ -45,7 +45,10 @@ export function createCloningActivities(deps: ActivityDeps) {
       );
     },
 
-    /** Analyses the speaker and fits the closest base voice; returns the profile syntheses apply. */
+    /**
+     * Splits the sample in two halves, fits the base voices on one and scores every candidate (the premade voices
+     * plain among them) on the other; returns the profile syntheses apply.
+     */
     async buildClonedVoiceProfile({ voiceId }: { voiceId: string }): Promise<StoredVoiceProfile> {
       const voice = await loadVoice(voiceId);
       const keys = keysOf(voice.account_id, voiceId);
@@ -53,15 +56,14 @@ export function createCloningActivities(deps: ActivityDeps) {
         inTempDir(async (dir) => {
           const normalized = path.join(dir, 'normalized.wav');
           await pipeline(await storage.get(keys.normalized), createWriteStream(normalized));
-          const sample = await analyseSpeaker(normalized, signal);
-          const { tried: _tried, ...profile } = await buildVoiceProfile({
-            sample,
+          const { tried: _tried, ...profile } = await cloneSample({
+            samplePath: normalized,
             language: voice.language,
             engines,
             modelsDir: config.MODELS_DIR,
             signal,
           });
-          return { ...profile, f0MedianHz: sample.f0MedianHz };
+          return profile;
         }),
       );
     },
@@ -83,7 +85,9 @@ export function createCloningActivities(deps: ActivityDeps) {
           engine: base?.engine ?? null,
           quality: base?.quality ?? null,
           licence: base?.licence
-            ? `Acoustic match of the uploaded sample on ${profile.baseVoiceId}: ${base.licence}`
+            ? profile.closestPremade
+              ? `The premade voice ${profile.baseVoiceId} unchanged, the closest to the uploaded sample: ${base.licence}`
+              : `Acoustic match of the uploaded sample on ${profile.baseVoiceId}: ${base.licence}`
             : null,
           error: null,
           updated_at: db.fn.now(),

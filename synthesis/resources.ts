@@ -85,6 +85,7 @@ export const presentVoice = (voice: VoiceRow, family: Family = 'v1') => ({
   status: voice.status,
   error: voice.status === 'failed' ? voice.error : null,
   similarity: voice.similarity,
+  closest_premade: voice.category === 'cloned' ? (voice.profile?.closestPremade ?? null) : null,
   engine: voice.engine ?? null,
   quality: voice.quality ?? null,
   word_timestamps: voice.engine !== null && WORD_TIMING_ENGINES.has(voice.engine),

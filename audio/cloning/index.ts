@@ -3,3 +3,4 @@ export * from './intake';
 export * from './speaker';
 export * from './similarity';
 export * from './profile';
+export * from './split';

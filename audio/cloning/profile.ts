@@ -6,6 +6,7 @@ import { finishAudio, type VoiceProfileAdjustment } from '../finish';
 import { SPEED_RANGE } from '../prosody';
 import { applyVoicing, renderChunk, type RenderChunkInput } from '../render';
 import { clamp, median, semitonesBetween, smooth } from './dsp';
+import { analyseSampleHalves } from './split';
 import { similarityScore } from './similarity';
 import { analyseSpeaker, type SpeakerProfile } from './speaker';
 import { calibrationText, similarityText } from './texts';
@@ -13,24 +14,31 @@ import { mapLimit } from '../../lib/concurrency';
 
 /**
  * Choosing and adjusting a premade base voice toward a sample: acoustic
- * matching, not neural cloning. The neural voices of the sample's language
- * (catalog `quality: 'neural'`: Piper voices, the operator's and any speaker
- * of a multi-speaker model the catalog lists) are the candidates first; the
- * classic voices only when none is installed, or when the best neural fit
- * measures below NEURAL_FLOOR on both texts (then both compete on merit). Within a tier the
- * voices render a calibration text; the finalists (neural: the closest by
- * similarity of their plain rendering; classic: catalog gender first, then
- * closest in F0) are each pitch-shifted to the sample's median F0 (formants
- * preserved), equalized toward its long-term spectrum (the residual after one
- * pass is added once) and time-stretched toward its speaking rate, and read
- * the language's test sentence, which the fit never saw: one finished stage
- * each, scored on both texts (or the plain voice's score, when that is
- * closer). The leading STAGED_CANDIDATES of them are then tried with their
- * cheaper stages too (without the tempo, pitch only, plain): a stage that
- * does not bring the voice closer to the sample is dropped. The candidate
- * that measures closest on both texts wins (trying the candidates beat
- * picking the base by F0 alone, see DESIGN.md), and its test-sentence
- * similarity is the one stored.
+ * matching, not neural cloning. Everything is decided on held-out speech:
+ * the sample is split in two (split.ts: interleaved blocks); the adjustment
+ * is fitted on one half (`sample`) and every candidate is scored on the
+ * other (`heldOut`), reading a text the fit never saw (texts.ts).
+ *
+ * Candidates: every voice of the language read plain (the neural ones, up
+ * to MAX_NEURAL_RENDERS, and every classic one), so the unmodified premade
+ * voices always stay in the race and a clone never ships scoring below the
+ * closest of them; and the adjusted finalists. The neural voices closest to
+ * the fit half when read plain (up to `maxCandidates`) are fitted: each
+ * reads the calibration text, is pitch-shifted to the fit half's median F0
+ * (formants preserved), equalized toward its long-term spectrum (the
+ * residual after one pass is added once) and time-stretched toward its
+ * speaking rate. The classic voices closest to the fit half are fitted the
+ * same way when no neural voice renders, when the best neural candidate
+ * scores under `neuralFloor`, or when a classic voice read plain already
+ * beats every neural candidate. The leading STAGED_CANDIDATES fits are also
+ * tried with their cheaper stages (without the tempo, pitch only): a stage
+ * that does not bring the voice closer to the held-out half is dropped. The
+ * candidate with the highest held-out score wins, except that an adjusted
+ * voice must beat the closest premade voice read plain by ADJUSTMENT_MARGIN
+ * (processing costs sound; a smaller gain is not measurable), and the
+ * winner's held-out score is the similarity stored. When the winner
+ * is a premade voice unchanged, `closestPremade` names it: the voice is then
+ * that premade voice, not an adjustment of it toward the speaker.
  */
 
 export interface ClonedVoiceProfile {
@@ -41,19 +49,26 @@ export interface ClonedVoiceProfile {
   eq: Array<{ hz: number; gainDb: number }>;
   /** Tempo multiplier toward the sample's speaking rate (0.7-1.4), applied on top of the request's speed. */
   rate: number;
-  /** similarityScore(sample, adjusted test rendering), 0-1. */
+  /** The held-out score of the chosen candidate: similarityScore(held-out half of the sample, the voice reading the held-out text), 0-1. */
   similarity: number;
-  /**
-   * Every finalist, best first by merit (similarity on the test sentence plus similarity on the calibration
-   * text the adjustment was fitted on), for logs and the voice's diagnostics.
-   */
-  tried: Array<{ voiceId: string; similarity: number; fitSimilarity: number; semitones: number; rate: number }>;
+  /** The base voice's id when the closest candidate was that premade voice unchanged (no pitch, EQ or tempo); null for an adjusted voice. */
+  closestPremade: string | null;
+  /** The closest premade voice read plain and its held-out score: what the chosen voice had to reach. */
+  bestPremade: { voiceId: string; similarity: number };
+  /** Every candidate scored, best first by held-out score (the chosen one may be a plain voice within ADJUSTMENT_MARGIN of the first), for logs and the voice's diagnostics. */
+  tried: Array<{ voiceId: string; stage: Stage; similarity: number; semitones: number; rate: number }>;
 }
 
-type RenderFunction = (input: RenderChunkInput) => Promise<unknown>;
+/** What a candidate is: a premade voice read plain, or adjusted (all stages, without the tempo, pitch only). */
+export type Stage = 'plain' | 'full' | 'no tempo' | 'pitch only';
+
+export type RenderFunction = (input: RenderChunkInput) => Promise<unknown>;
 
 export interface BuildVoiceProfileInput {
+  /** What the adjustment is fitted on: the fit half of the sample (analyseSampleHalves), or a whole sample. */
   sample: SpeakerProfile;
+  /** What every candidate is scored on: the held-out half of the sample. Default `sample` (then nothing is held out). */
+  heldOut?: SpeakerProfile;
   /** BCP 47 language of the clone; candidates share its primary subtag (en-US voices when none do). */
   language: string;
   /** The voices to choose from; default: baseVoiceCandidates (neural voices included). */
@@ -62,19 +77,30 @@ export interface BuildVoiceProfileInput {
   modelsDir?: string;
   /** Renders one chunk (default renderChunk with `engines`). */
   render?: RenderFunction;
+  /** Applies an adjustment to a rendering and writes the finished WAV (default: applyVoicing and finishAudio, as a synthesis does). */
+  finish?: FinishFunction;
+  /** Profiles a WAV (default analyseSpeaker). */
+  analyse?: (wavPath: string, signal?: AbortSignal) => Promise<SpeakerProfile>;
   /** The worker's engine registry (non-free engines only when the operator enabled them). */
   engines?: EngineRegistry;
-  /** How many base voices of a tier get the full adjusted test (~1 s each). Default 4. */
+  /** How many base voices of a tier are fitted. Default 4. */
   maxCandidates?: number;
-  /** How many of them, best first by their single-stage score, are tried stage by stage. Default STAGED_CANDIDATES. */
+  /** How many fits, best first by their full adjustment's score, are tried stage by stage. Default STAGED_CANDIDATES. */
   stagedCandidates?: number;
   /**
-   * The best neural fit's similarity (mean of test sentence and calibration text) under which the classic voices are fitted too (default
-   * NEURAL_FLOOR); 0: neural voices only when there are any, Infinity: every voice always competes.
+   * The best neural candidate's held-out score under which the classic voices are fitted too (default NEURAL_FLOOR);
+   * 0: only when no neural voice renders or a classic one read plain beats them, Infinity: always.
    */
   neuralFloor?: number;
   signal?: AbortSignal;
 }
+
+export type FinishFunction = (
+  chunkPath: string,
+  adjustment: Adjustment,
+  outPath: string,
+  signal?: AbortSignal,
+) => Promise<unknown>;
 
 export const EQ_MAX_BOOST_DB = 12;
 export const EQ_MAX_CUT_DB = -24;
@@ -82,30 +108,25 @@ const MAX_SEMITONES = 12;
 export const RATE_RANGE = { min: 0.7, max: 1.4 } as const;
 
 /**
- * How many base voices get the stage-by-stage fit after the single-stage score
+ * How many base voices get the stage-by-stage fit after the full adjustment
  * ranked them: the winner and the runner-up (bench/cloneCost.ts: same base
  * voice and similarity as staging all four, in about half the time).
  */
 export const STAGED_CANDIDATES = 2;
 
 /**
- * A neural fit whose similarity, the mean over the test sentence and the
- * calibration text (one short sentence alone varies by ±0.05 between Piper
- * renderings, its sampling noise), is at least this is kept without trying
- * the classic voices: below ~0.45 two recordings are probably different
- * speakers, and from there to ~0.6 the score cannot tell (docs/voicing.md), so
- * a classic fit scoring up to ~0.15 higher would not be measurably closer to
- * the person, only less natural. Under it (a female sample on the male Piper
- * voice: +12 st, ~0.3) the classic voices are fitted too and the best on
- * merit wins.
+ * A neural candidate whose held-out score is at least this is kept without
+ * fitting the classic voices (they still compete read plain): below ~0.45
+ * two recordings are probably different speakers, and from there to ~0.6
+ * the score cannot tell (docs/voicing.md), so fitting classic voices too
+ * would cost time for a voice not measurably closer to the person, only
+ * less natural. Under it (a female sample on the male Piper voice: +12 st,
+ * ~0.3) the classic voices are fitted too.
  */
 export const NEURAL_FLOOR = 0.45;
 
-/** How many neural voices (speakers of a multi-speaker model each count) render the calibration text, in catalog order. */
+/** How many neural voices (speakers of a multi-speaker model each count) are candidates, in catalog order. */
 const MAX_NEURAL_RENDERS = 12;
-
-/** Below this median F0 the sample is treated as a low (typically male) voice when pre-ranking by catalog gender. */
-const LOW_VOICE_HZ = 165;
 
 /**
  * The premade voices a clone of `language` may be built on: every voice this
@@ -126,38 +147,125 @@ export async function baseVoiceCandidates({
 
 const isNeural = (voice: PremadeVoice) => voice.quality === 'neural';
 
+/**
+ * A clone from a sample file as the worker makes it: the sample split in two
+ * halves (fit, held out), the voice built on them, and the whole sample's
+ * median F0 (the clone's gender).
+ */
+export async function cloneSample(
+  input: Omit<BuildVoiceProfileInput, 'sample' | 'heldOut'> & { samplePath: string },
+): Promise<ClonedVoiceProfile & { f0MedianHz: number | null }> {
+  const { samplePath, ...rest } = input;
+  const halves = await analyseSampleHalves(samplePath, input.signal);
+  const profile = await buildVoiceProfile({ ...rest, sample: halves.fit, heldOut: halves.heldOut });
+  return { ...profile, f0MedianHz: halves.whole.f0MedianHz };
+}
+
+interface Candidate extends Adjustment {
+  voice: PremadeVoice;
+  stage: Stage;
+  similarity: number;
+}
+
+/**
+ * How much closer to the held-out half an adjusted voice must score than the closest premade voice read plain to be
+ * chosen over it. Within it the difference is not measurable (one candidate's held-out score moves by a few
+ * hundredths with the half it is scored on and, for Piper, between renderings), while the processing costs sound:
+ * Allison (asterisk) on slt with pitch and EQ scored 0.62 on her held-out recordings against 0.60 for slt plain, and
+ * pocketsphinx's word errors went from 15 % to 54 % (bench/cloning.ts).
+ */
+export const ADJUSTMENT_MARGIN = 0.03;
+
+/** Best first by held-out score; on a tie the plain voice, then the fewer stages. */
+const STAGE_ORDER: readonly Stage[] = ['plain', 'pitch only', 'no tempo', 'full'];
+export function rankCandidates<T extends { similarity: number; stage: Stage }>(candidates: readonly T[]): T[] {
+  return [...candidates].sort(
+    (a, b) => b.similarity - a.similarity || STAGE_ORDER.indexOf(a.stage) - STAGE_ORDER.indexOf(b.stage),
+  );
+}
+
+/** The candidate to ship: the best ranked, unless it is adjusted and within ADJUSTMENT_MARGIN of the best plain one. */
+export function chooseCandidate<T extends { similarity: number; stage: Stage }>(ranked: readonly T[]): T {
+  const [best] = ranked;
+  const bestPlain = ranked.find((candidate) => candidate.stage === 'plain');
+  return bestPlain && best.similarity - bestPlain.similarity < ADJUSTMENT_MARGIN ? bestPlain : best;
+}
+
 export async function buildVoiceProfile(input: BuildVoiceProfileInput): Promise<ClonedVoiceProfile> {
-  const { language, engines } = input;
+  const { language, engines, sample, signal } = input;
+  const heldOut = input.heldOut ?? sample;
   const render: RenderFunction =
     input.render ?? ((chunk) => renderChunk({ ...chunk, engines: chunk.engines ?? engines }));
+  const finishWith = input.finish ?? finish;
+  const analyse = input.analyse ?? analyseSpeaker;
   const pool = input.candidates
     ? sameLanguage(input.candidates, language)
     : await baseVoiceCandidates({ engines, modelsDir: input.modelsDir, language });
   if (pool.length === 0) throw new Error(`no base voice available for ${language}`);
-  const neural = pool.filter(isNeural);
-  const classic = pool.filter((voice) => !isNeural(voice));
+  const maxCandidates = input.maxCandidates ?? 4;
   const floor = input.neuralFloor ?? NEURAL_FLOOR;
+  const testText = similarityText(language);
+  const fitText = calibrationText(language);
 
   return withTempDir(async (dir) => {
-    const fit = (voices: PremadeVoice[], tier: 'neural' | 'classic') =>
-      fitTier({ ...input, render, voices, tier, dir });
-    // Neural voices first: the most natural base; a classic voice only when none renders or the best neural fit is too far.
-    let results = neural.length > 0 ? await fit(neural, 'neural') : [];
-    if (results.length === 0 || merit(results[0]) / 2 < floor)
-      results = [...results, ...(classic.length > 0 ? await fit(classic, 'classic') : [])];
-    if (results.length === 0) throw new Error(`no base voice for ${language} could be adjusted toward the sample`);
-    results.sort((a, b) => merit(b) - merit(a));
-    const best = results[0];
+    const file = (name: string) => path.join(dir, name);
+    // Every voice reads the held-out text plain: the unmodified candidates, and what the finalists are picked by.
+    const voices = [...pool.filter(isNeural).slice(0, MAX_NEURAL_RENDERS), ...pool.filter((v) => !isNeural(v))];
+    const readings = (
+      await mapLimit(voices, 2, async (voice, index) => {
+        const testChunk = file(`${index}-test.wav`);
+        try {
+          await render({ voice, text: testText, emotion: 'neutral', outPath: testChunk, signal });
+          const plain = await analyse(testChunk, signal);
+          if (plain.f0MedianHz === null) return null;
+          return { voice, index, testChunk, plain };
+        } catch (error) {
+          if (signal?.aborted) throw error;
+          return null; // a broken engine or voice: try the others
+        }
+      })
+    ).filter((entry): entry is Reading => entry !== null);
+    if (readings.length === 0) throw new Error(`no base voice for ${language} could be adjusted toward the sample`);
+
+    const candidates: Candidate[] = readings.map(({ voice, plain }) => ({
+      voice,
+      stage: 'plain',
+      similarity: similarityScore(heldOut, plain),
+      semitones: 0,
+      eq: [],
+      rate: 1,
+    }));
+    // Finalists are the voices closest to the fit half when read plain: the held-out half only scores.
+    const closestToFit = (tier: Reading[]) =>
+      [...tier]
+        .sort((a, b) => similarityScore(sample, b.plain) - similarityScore(sample, a.plain))
+        .slice(0, maxCandidates);
+    const fit = (finalists: Reading[]) =>
+      fitFinalists({ ...input, sample, heldOut, render, finish: finishWith, analyse, finalists, fitText, file });
+
+    const neural = readings.filter((reading) => isNeural(reading.voice));
+    const classic = readings.filter((reading) => !isNeural(reading.voice));
+    if (neural.length > 0) candidates.push(...(await fit(closestToFit(neural))));
+    const best = (tier: 'neural' | 'classic') =>
+      Math.max(-1, ...candidates.filter((c) => isNeural(c.voice) === (tier === 'neural')).map((c) => c.similarity));
+    if (classic.length > 0 && (neural.length === 0 || best('neural') < floor || best('classic') > best('neural')))
+      candidates.push(...(await fit(closestToFit(classic))));
+
+    const ranked = rankCandidates(candidates);
+    const winner = chooseCandidate(ranked);
+    const bestPlain = ranked.find((candidate) => candidate.stage === 'plain')!;
     return {
-      baseVoiceId: best.voice.id,
-      semitones: best.semitones,
-      eq: best.eq,
-      rate: best.rate,
-      similarity: best.similarity,
-      tried: results.map(({ voice, similarity, fitSimilarity, semitones, rate }) => ({
+      baseVoiceId: winner.voice.id,
+      semitones: winner.semitones,
+      eq: winner.eq,
+      rate: winner.rate,
+      similarity: winner.similarity,
+      closestPremade: winner.stage === 'plain' ? winner.voice.id : null,
+      bestPremade: { voiceId: bestPlain.voice.id, similarity: bestPlain.similarity },
+      tried: ranked.map(({ voice, stage, similarity, semitones, rate }) => ({
         voiceId: voice.id,
+        stage,
         similarity,
-        fitSimilarity,
         semitones,
         rate,
       })),
@@ -165,127 +273,81 @@ export async function buildVoiceProfile(input: BuildVoiceProfileInput): Promise<
   });
 }
 
-// Chosen on both texts: the fit alone favours whatever the EQ could bend furthest on text it was fitted to.
-const merit = (result: { similarity: number; fitSimilarity: number }) => result.similarity + result.fitSimilarity;
-
-interface Scored extends Adjustment {
+interface Reading {
   voice: PremadeVoice;
-  similarity: number;
-  fitSimilarity: number;
+  index: number;
+  /** The voice reading the held-out text plain. */
+  testChunk: string;
+  plain: SpeakerProfile;
 }
 
 /**
- * One tier's fits, best first by merit (empty when none of its voices rendered). Neural finalists are the
- * closest by similarity of their plain calibration rendering (speakers of one model differ in more than F0);
- * classic ones are ranked by catalog gender for rendering, then by F0 distance.
+ * The finalists' adjusted candidates: each reads the calibration text, the adjustment toward the fit half is
+ * measured on it (its EQ refined once by the residual), and its held-out reading gets the full adjustment; the
+ * leading `stagedCandidates` also get their cheaper stages. A finalist that fails to render is left out.
  */
-async function fitTier(
+async function fitFinalists(
   input: BuildVoiceProfileInput & {
+    heldOut: SpeakerProfile;
     render: RenderFunction;
-    voices: PremadeVoice[];
-    tier: 'neural' | 'classic';
-    dir: string;
+    finish: FinishFunction;
+    analyse: (wavPath: string, signal?: AbortSignal) => Promise<SpeakerProfile>;
+    finalists: Reading[];
+    fitText: string;
+    file: (name: string) => string;
   },
-): Promise<Scored[]> {
-  const { sample, language, signal, render, voices, tier } = input;
-  const maxCandidates = input.maxCandidates ?? 4;
+): Promise<Candidate[]> {
+  const { sample, heldOut, signal, render, finish: finishWith, analyse, finalists, fitText, file } = input;
   const stagedCandidates = input.stagedCandidates ?? STAGED_CANDIDATES;
-  const fitText = calibrationText(language);
-  const testText = similarityText(language);
-  const sampleF0 = sample.f0MedianHz;
-  const file = (name: string) => path.join(input.dir, `${tier}-${name}`);
 
-  // Gender from the catalog narrows the pool before rendering; the measured plain rendering picks the finalists.
-  const wantMale = sampleF0 !== null && sampleF0 < LOW_VOICE_HZ;
-  const ranked = [...voices].sort(
-    (a, b) => Number((b.gender === 'male') === wantMale) - Number((a.gender === 'male') === wantMale),
-  );
-  const rendered = await mapLimit(
-    ranked.slice(0, tier === 'neural' ? MAX_NEURAL_RENDERS : maxCandidates + 2),
-    2,
-    async (voice, index) => {
-      const fitChunk = file(`${index}-fit.wav`);
-      try {
-        await render({ voice, text: fitText, emotion: 'neutral', outPath: fitChunk, signal });
-        return { voice, index, fitChunk, plain: await analyseSpeaker(fitChunk, signal) };
-      } catch (error) {
-        if (signal?.aborted) throw error;
-        return null; // a broken engine or voice: try the others
-      }
-    },
-  );
-  const usable = rendered.filter(
-    (entry): entry is NonNullable<typeof entry> => entry !== null && entry.plain.f0MedianHz !== null,
-  );
-  const f0Distance = (f0: number | null) => (sampleF0 && f0 ? Math.abs(semitonesBetween(sampleF0, f0)) : 0);
-  if (tier === 'neural') usable.sort((a, b) => similarityScore(sample, b.plain) - similarityScore(sample, a.plain));
-  else usable.sort((a, b) => f0Distance(a.plain.f0MedianHz) - f0Distance(b.plain.f0MedianHz));
-
-  // A stage's score: the adjusted calibration text and the adjusted test sentence, finished like a synthesis.
-  const scoreStage = async (
-    { voice, index, fitChunk, testChunk }: Finalist,
-    stage: number,
-    candidate: Adjustment,
-  ): Promise<Scored> => {
-    const fitStageOut = file(`${index}-fit-${stage}.wav`);
-    const testOut = file(`${index}-test-${stage}.wav`);
-    await finish(fitChunk, candidate, fitStageOut, signal);
-    await finish(testChunk, candidate, testOut, signal);
-    // The stored similarity: the test sentence, which the fit never saw.
-    const [fitProfile, tested] = [await analyseSpeaker(fitStageOut, signal), await analyseSpeaker(testOut, signal)];
+  // A stage's score: the held-out reading with the adjustment, finished like a synthesis, against the held-out half.
+  const score = async (reading: Reading, stage: Stage, adjustment: Adjustment): Promise<Candidate> => {
+    const out = file(`${reading.index}-test-${stage.replace(' ', '-')}.wav`);
+    await finishWith(reading.testChunk, adjustment, out, signal);
     return {
-      voice,
-      ...candidate,
-      fitSimilarity: similarityScore(sample, fitProfile),
-      similarity: similarityScore(sample, tested),
+      voice: reading.voice,
+      stage,
+      ...adjustment,
+      similarity: similarityScore(heldOut, await analyse(out, signal)),
     };
   };
 
-  // One cheap score per finalist: the full adjustment (one finished stage) or the plain voice (its renderings as they are), whichever is closer.
-  const single = await mapLimit(usable.slice(0, maxCandidates), 2, async ({ voice, index, fitChunk, plain }) => {
+  const full = await mapLimit(finalists, 2, async (reading) => {
     try {
-      const adjustment = adjustmentToward(sample, plain);
+      const fitChunk = file(`${reading.index}-fit.wav`);
+      await render({ voice: reading.voice, text: fitText, emotion: 'neutral', outPath: fitChunk, signal });
+      const adjustment = adjustmentToward(sample, await analyse(fitChunk, signal));
       // The adjusted calibration rendering, measured again: its remaining spectral difference is added to the EQ once.
-      const fitOut = file(`${index}-fit-adjusted.wav`);
-      await finish(fitChunk, adjustment, fitOut, signal);
-      const fitted = await analyseSpeaker(fitOut, signal);
-      const refined = { ...adjustment, eq: refineEq(adjustment.eq, eqCurve(sample, fitted)) };
-      const testChunk = file(`${index}-test.wav`);
-      await render({ voice, text: testText, emotion: 'neutral', outPath: testChunk, signal });
-      const finalist: Finalist = { voice, index, fitChunk, testChunk };
-      const full = await scoreStage(finalist, 0, refined);
-      const plainMerit =
-        similarityScore(sample, plain) + similarityScore(sample, await analyseSpeaker(testChunk, signal));
-      return { finalist, refined, best: full, cheapMerit: Math.max(merit(full), plainMerit) };
+      const fitOut = file(`${reading.index}-fit-adjusted.wav`);
+      await finishWith(fitChunk, adjustment, fitOut, signal);
+      const refined = { ...adjustment, eq: refineEq(adjustment.eq, eqCurve(sample, await analyse(fitOut, signal))) };
+      return { reading, refined, candidate: await score(reading, 'full', refined) };
     } catch (error) {
       if (signal?.aborted) throw error;
       return null;
     }
   });
-  const leading = single
+  const leading = full
     .filter((entry): entry is NonNullable<typeof entry> => entry !== null)
-    .sort((a, b) => b.cheapMerit - a.cheapMerit);
-  // Each stage must earn its place, for the leading base voices only (every stage costs two finished renderings and
-  // two analyses): an EQ or a tempo that measures further from the sample than the voice without it costs sound for
-  // nothing (Allison: slt plain 0.61 on held-out speech, slt with pitch, EQ and tempo 0.40).
-  const evaluated = await mapLimit(leading, 2, async (entry, position): Promise<Scored> => {
-    if (position >= stagedCandidates) return entry.best;
-    try {
-      const { refined, finalist } = entry;
-      const cheaper: Adjustment[] = [
-        { ...refined, rate: 1 },
-        { semitones: refined.semitones, eq: [], rate: 1 },
-        { semitones: 0, eq: [], rate: 1 },
-      ];
-      const scored = [entry.best];
-      for (const [stage, candidate] of cheaper.entries()) scored.push(await scoreStage(finalist, stage + 1, candidate));
-      return scored.sort((a, b) => merit(b) - merit(a))[0];
-    } catch (error) {
-      if (signal?.aborted) throw error;
-      return entry.best;
+    .sort((a, b) => b.candidate.similarity - a.candidate.similarity);
+  // Each stage must earn its place, for the leading fits only (each costs a finished rendering and an analysis): an
+  // EQ or a tempo that measures further from the speaker than the voice without it costs sound for nothing.
+  const staged = await mapLimit(leading.slice(0, stagedCandidates), 2, async ({ reading, refined }) => {
+    const cheaper: Array<[Stage, Adjustment]> = [
+      ['no tempo', { ...refined, rate: 1 }],
+      ['pitch only', { semitones: refined.semitones, eq: [], rate: 1 }],
+    ];
+    const scored: Candidate[] = [];
+    for (const [stage, adjustment] of cheaper) {
+      try {
+        scored.push(await score(reading, stage, adjustment));
+      } catch (error) {
+        if (signal?.aborted) throw error;
+      }
     }
+    return scored;
   });
-  return evaluated.sort((a, b) => merit(b) - merit(a));
+  return [...leading.map((entry) => entry.candidate), ...staged.flat()];
 }
 
 /** A plain rendering with an adjustment applied, finished like a synthesis with that clone would be. */
@@ -306,14 +368,7 @@ async function finish(
   return finishAudio({ chunks: [voiced], ...voicing, format: 'wav', outPath, signal });
 }
 
-interface Finalist {
-  voice: PremadeVoice;
-  index: number;
-  fitChunk: string;
-  testChunk: string;
-}
-
-type Adjustment = { semitones: number; eq: ClonedVoiceProfile['eq']; rate: number };
+export type Adjustment = { semitones: number; eq: ClonedVoiceProfile['eq']; rate: number };
 
 /** The EQ plus the residual difference measured after applying it, within the same caps. */
 export function refineEq(eq: ClonedVoiceProfile['eq'], residual: ClonedVoiceProfile['eq']): ClonedVoiceProfile['eq'] {

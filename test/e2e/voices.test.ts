@@ -8,6 +8,7 @@ import { fetchOpenApiDocument, useStack } from '../helpers/stack';
 
 const VOICE_KEYS = [
   'category',
+  'closest_premade',
   'created_at',
   'description',
   'engine',

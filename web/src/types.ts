@@ -59,6 +59,8 @@ export interface Voice {
   engine?: string | null;
   /** `neural` (Piper) or `classic`; null for a clone. */
   quality: 'neural' | 'classic' | null;
+  /** A clone that is an unmodified premade voice (the closest to its sample): that voice's id. */
+  closest_premade?: string | null;
   /** Its syntheses have word timestamps (its engine reports timing). */
   word_timestamps?: boolean;
   created_at: string;

@@ -56,6 +56,10 @@ export const VoiceOut = z
       description:
         'Cloned voices: how close a synthesis with the clone is to the sample, 0-1 (the service’s own measure); null otherwise',
     }),
+    closest_premade: z.string().nullable().meta({
+      description:
+        'A clone for which an unmodified premade voice measured closest to the sample: that voice’s id (the clone is that voice unchanged, not an adjustment toward the speaker); null otherwise',
+    }),
     engine: z.string().nullable().meta({
       description:
         "The engine that renders the voice (a clone: its base voice's), e.g. piper, festival, espeak-ng; null while a clone is processing",
