@@ -196,6 +196,7 @@ interface Conversion {
   idleP50: number;
   busyP50: number;
   probes: number;
+  failedProbes: number;
   rss: { at1: { node: number; withHosts: number }; at10: { node: number; withHosts: number } };
   characters: number;
   blocks: number;
@@ -235,9 +236,14 @@ async function convert(stack: IsolatedStack, markdown: string, parallel: number)
   const snapshotId = (await api('POST', `${projectId}/convert/`, {})).id as string;
   let done = false;
   const busy: number[] = [];
+  let failedProbes = 0;
   const probing = (async () => {
     while (!done) {
-      busy.push(await sentenceMs(stack, other));
+      // A failed probe (the shared PostgreSQL restarting, say) is counted, not fatal to the run.
+      await sentenceMs(stack, other).then(
+        (ms) => busy.push(ms),
+        () => (failedProbes += 1),
+      );
       await sleep(PROBE_GAP_MS);
     }
   })();
@@ -275,6 +281,7 @@ async function convert(stack: IsolatedStack, markdown: string, parallel: number)
     idleP50: median(idle),
     busyP50: median(busy),
     probes: busy.length,
+    failedProbes,
     rss,
     characters: row.characters_rendered,
     blocks: row.blocks_rendered,
@@ -351,7 +358,7 @@ async function main() {
       ratio(engine, engineCpu),
     ]);
     rows.push([
-      `${p}: one sentence p50 during ÷ idle (${run.probes} during, ${IDLE_PROBES} idle)`,
+      `${p}: one sentence p50 during ÷ idle (${run.probes} during${run.failedProbes ? `, ${run.failedProbes} failed` : ''}, ${IDLE_PROBES} idle)`,
       `${fmt(run.busyP50)} ms`,
       `${fmt(run.idleP50)} ms`,
       ratio(run.busyP50, run.idleP50),
