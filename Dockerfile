@@ -76,7 +76,7 @@ ENV ENABLE_NONFREE_ENGINES=${ENABLE_NONFREE_ENGINES} \
 
 WORKDIR /app
 
-COPY package.json package-lock.json .npmrc ./
+COPY package.json package-lock.json ./
 RUN (npm ci --omit=dev --no-audit --no-fund || npm install --no-save --omit=dev --no-audit --no-fund) \
     && npm cache clean --force
 

@@ -158,7 +158,8 @@ install_npm_packages() {
   fi
   command -v npm >/dev/null || die "Node.js >= 20 with npm is needed (apt-get install nodejs npm)"
   log "installing npm packages"
-  # onnxruntime-node's postinstall would download CUDA libraries; the CPU build is in the package (.npmrc says the same).
+  # onnxruntime-node's postinstall would download CUDA libraries; the CPU build is in the package. An environment
+  # variable, not .npmrc: npm warns about an unknown project config on every command.
   export ONNXRUNTIME_NODE_INSTALL=skip
   # The registry reachable here serves no other platform's optional binaries
   # (e.g. @swc/core-darwin-arm64), so the lock file cannot list them and
