@@ -3,6 +3,7 @@ import { chmod, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
+import { NetworkError, networkFailure } from './network';
 import { printable } from './output';
 
 /** The user's side: the HTTP API with an API key, from the environment or the config file `openvox login` writes. */
@@ -120,9 +121,11 @@ export class OpenVoxClient {
       response = await fetch(`${this.settings.url}${apiPath}`, { method, headers, body, signal: init.signal });
     } catch (error) {
       if (init.signal?.aborted) throw error;
-      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-      throw new Error(
-        `cannot reach ${this.settings.url}: ${cause?.code ?? cause?.message ?? (error as Error).message} (is the API running? OPENVOX_URL or openvox login --url says where)`,
+      const failure = networkFailure(error);
+      throw new NetworkError(
+        failure?.code ?? 'network_error',
+        failure?.cause ?? (error as Error).message,
+        `cannot reach ${this.settings.url}: ${failure?.detail ?? (error as Error).message}; is the API running? OPENVOX_URL or openvox login --url says where`,
       );
     }
     if (response.status >= 400) {

@@ -20,10 +20,21 @@ import { recentAdminActions } from '../db/adminActions';
 import { OUTPUT_FORMATS } from '../audio/prosody';
 import { addAccountCommands } from './account';
 import { ApiError, clientSettings, OpenVoxClient } from './client';
+import { historyTable, openAiTable, usageText, voicesTable } from './listings';
+import { NetworkError } from './network';
 import { createProgress, formatDuration, progressLine } from './output';
 import { addStudioCommands, WaitInterrupted } from './project';
 import { addPiperVoiceCommands } from './voices';
-import type { HistoryPageJson, ProfileJson, SynthesisStatusJson, VoiceJson, VoicePageJson } from './wire';
+import { chooseVoice, voiceNotes } from './voiceChoice';
+import type {
+  HistoryEntryJson,
+  HistoryPageJson,
+  OpenAiVoiceListJson,
+  ProfileJson,
+  SynthesisStatusJson,
+  VoiceJson,
+  VoicePageJson,
+} from './wire';
 
 export interface Io {
   out(text: string): void;
@@ -234,7 +245,7 @@ function buildProgram(io: Io): Command {
     )
     .option(
       '-v, --voice <id>',
-      'voice id (default: the first English voice of the catalog, neural where one is installed)',
+      'a voice id, or one of OpenAI’s names (alloy, nova, …: the voice each speaks with here); default: your account’s default voice',
     )
     .addOption(
       new Option(
@@ -252,12 +263,9 @@ function buildProgram(io: Io): Command {
       const format: string = options.format ?? formatOf(options.output, command);
       const text = textArgument ?? (await readFile(options.file, 'utf8'));
       const api = client();
-      // The catalog lists neural voices first: the server's best English voice.
-      const voiceId: string =
-        options.voice ??
-        (await api.json<VoicePageJson>('GET', '/api/v1/voices/?language=en&category=premade&page_size=1')).results[0]
-          ?.id ??
-        'en-us-slt';
+      const voice = await chooseVoice(api, options.voice);
+      if (!json(command)) for (const note of voiceNotes(voice)) io.err(`${note}\n`);
+      const voiceId = voice.voice_id;
       const submitted = await api.submit({
         text,
         voice_id: voiceId,
@@ -294,6 +302,7 @@ function buildProgram(io: Io): Command {
         id: submitted.id,
         output,
         voice_id: voiceId,
+        voice,
         bytes: audio.length,
         duration_seconds: status.duration_seconds,
         credits_charged: status.credits_charged,
@@ -303,7 +312,7 @@ function buildProgram(io: Io): Command {
         command,
         result,
         () =>
-          `wrote ${options.output ? output : path.resolve(output)}: ${format.toUpperCase()}, ${formatDuration(result.duration_seconds)} of audio, ${audio.length} bytes (voice ${voiceId}, ${result.credits_charged} credits)`,
+          `wrote ${options.output ? output : path.resolve(output)}: ${format.toUpperCase()}, ${formatDuration(result.duration_seconds)} of audio, ${audio.length} bytes (voice ${voiceId}${voice.openai_name ? ` for ${voice.openai_name}` : ''}, ${result.credits_charged} credits)`,
       );
     });
 
@@ -325,41 +334,82 @@ function buildProgram(io: Io): Command {
       if (options.language) query.set('language', options.language);
       if (options.category) query.set('category', options.category);
       const page = await client().json<VoicePageJson>('GET', `/api/v1/voices/?${query}`);
-      print(command, page.results, () =>
-        page.results
-          .map((voice) => [voice.id, voice.language, voice.gender, voice.category, voice.status, voice.name].join('\t'))
-          .join('\n'),
-      );
+      print(command, page.results, () => voicesTable(page.results));
+    });
+  voices
+    .command('openai')
+    .description(
+      'OpenAI’s voice names (say --voice nova, /v1/audio/speech): the voice each speaks with here, and what the operator installs to make a classic one neural (user command)',
+    )
+    .action(async (_options, command: Command) => {
+      const listed = await client().json<OpenAiVoiceListJson>('GET', '/api/v1/audio/voices/');
+      const names = listed.data.filter((voice) => voice.category === 'openai');
+      print(command, names, () => openAiTable(names));
     });
 
-  program
+  const history = program
     .command('history')
-    .description('Your recent syntheses, newest first (user command)')
+    .description('Your syntheses: list them (the default), download one’s audio again (user command)');
+  history
+    .command('list', { isDefault: true })
+    .description('Your recent syntheses, newest first')
     .option('--limit <n>', 'at most this many (1-100)', integer, 20)
     .option('--status <status>', 'queued, processing, completed, failed or canceled')
     .action(async (options, command: Command) => {
       const query = new URLSearchParams({ page_size: String(options.limit) });
       if (options.status) query.set('status', options.status);
       const page = await client().json<HistoryPageJson>('GET', `/api/v1/tts/history/?${query}`);
-      print(command, page.results, () =>
-        page.results
-          .map((entry) =>
-            [
-              entry.id,
-              entry.created_at,
-              entry.status,
-              entry.voice_id,
-              `${entry.characters} chars`,
-              JSON.stringify(entry.text.length > 40 ? `${entry.text.slice(0, 40)}…` : entry.text),
-            ].join('\t'),
-          )
-          .join('\n'),
+      print(command, page.results, () => historyTable(page.results));
+    });
+  history
+    .command('download')
+    .description('Download the audio of a completed synthesis again, in the format it was made in')
+    .argument('<id>', 'the synthesis id (openvox history lists them)')
+    .option('-o, --output <path>', 'where to write it (default: openvox-<id>.<format> here)')
+    .action(async (id: string, options, command: Command) => {
+      const api = client();
+      const entry = await api.json<HistoryEntryJson>('GET', `/api/v1/tts/history/${encodeURIComponent(id)}/`);
+      const entryId = entry.id ?? id;
+      const format = entry.output_format;
+      const extension = options.output ? path.extname(options.output).slice(1).toLowerCase() : '';
+      // The service keeps one format per synthesis: a file named for another would lie about its content.
+      if ((OUTPUT_FORMATS as readonly string[]).includes(extension) && extension !== format)
+        command.error(
+          `error: synthesis ${entryId} was made as ${format.toUpperCase()}: name the file .${format} (say --format makes another)`,
+          { exitCode: 2 },
+        );
+      if (entry.status !== 'completed')
+        throw new ApiError(
+          409,
+          'not_ready',
+          `synthesis ${entryId} is ${entry.status}: only a completed synthesis has audio${['queued', 'processing'].includes(entry.status) ? ' (try again when it has completed)' : ''}`,
+        );
+      const audio = Buffer.from(
+        await (await api.request('GET', `/api/v1/tts/history/${entryId}/audio/`)).arrayBuffer(),
+      );
+      const output = options.output ?? `openvox-${entryId}.${format}`;
+      await writeFile(output, audio);
+      const result = {
+        id: entryId,
+        output,
+        voice_id: entry.voice_id,
+        bytes: audio.length,
+        duration_seconds: entry.duration_seconds,
+        format,
+      };
+      print(
+        command,
+        result,
+        () =>
+          `wrote ${options.output ? output : path.resolve(output)}: ${format.toUpperCase()}, ${formatDuration(entry.duration_seconds)} of audio, ${audio.length} bytes (voice ${entry.voice_id})`,
       );
     });
 
   program
     .command('usage')
-    .description('Your balance and this period’s usage (user command)')
+    .description(
+      'Your balance, billing period (when credits are topped up), default voice and this calendar month’s usage (user command)',
+    )
     .action(async (_options, command: Command) => {
       const profile = await client().json<ProfileJson>('GET', '/api/v1/auth/profile/');
       const summary = {
@@ -368,19 +418,10 @@ function buildProgram(io: Io): Command {
         credit_balance: profile.credit_balance,
         credits_reserved: profile.credits_reserved,
         billing_period: profile.billing_period,
+        default_voice: profile.default_voice,
         usage: profile.usage,
       };
-      print(command, summary, () =>
-        [
-          `${profile.email} (plan ${profile.subscription_tier})`,
-          `credits: ${profile.credit_balance} available, ${profile.credits_reserved} reserved${profile.billing_period ? `; next refill ${profile.billing_period.end.slice(0, 10)}` : ''}`,
-          `this period (${profile.usage.period_start.slice(0, 10)} to ${profile.usage.period_end.slice(0, 10)}): ${profile.usage.syntheses} syntheses, ${profile.usage.syntheses_failed} failed, ${profile.usage.credits_used} credits, ${formatDuration(profile.usage.audio_seconds)} of audio, ${profile.usage.cloned_voices}/${profile.usage.cloned_voices_limit} cloned voices`,
-          ...profile.usage.daily.map(
-            (day) =>
-              `  ${day.date}: ${day.syntheses} syntheses, ${day.credits_used} credits, ${formatDuration(day.audio_seconds)} of audio`,
-          ),
-        ].join('\n'),
-      );
+      print(command, summary, () => usageText(profile));
     });
 
   program
@@ -450,7 +491,9 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
               ...(error.status && { status: error.status }),
               ...(error.errors && { errors: error.errors }),
             }
-          : { code: error instanceof WaitInterrupted ? 'interrupted' : 'error' };
+          : error instanceof NetworkError
+            ? { code: error.code, cause: error.reason }
+            : { code: error instanceof WaitInterrupted ? 'interrupted' : 'error' };
       io.out(`${JSON.stringify({ error: { ...api, message } })}\n`);
     }
     io.err(`openvox: ${message}\n`);

@@ -10,6 +10,7 @@ import {
 import { recommendedKeys } from '../engines/piper/recommendedVoices';
 import { fetchVoiceIndex, listVoices, QUALITIES, VoiceInstallError, voiceSize } from '../engines/piper/voiceIndex';
 import { loadConfig } from '../lib/config';
+import { NetworkError, networkFailure } from './network';
 import { LOG_INTERVAL_MS, printable, progressLine } from './output';
 
 /**
@@ -77,14 +78,28 @@ function progressReporter(
 
 type Action = Parameters<Command['action']>[0];
 
-/** The installer's refusals quote the index (a speaker's name, a size): escaped like the rest of the output. */
+/**
+ * The installer's refusals quote the index (a speaker's name, a size): escaped like the rest of the output.
+ * An index or file that could not be fetched says why (fetch's own words are only "fetch failed"): the
+ * system's reason and address in the message, a code for --json (cli/network.ts).
+ */
 function escapingRefusals(action: Action): Action {
   return async function (this: Command, ...args) {
     try {
       await action.apply(this, args);
     } catch (error) {
-      if (error instanceof VoiceInstallError) error.message = printable(error.message);
-      throw error;
+      if (!(error instanceof VoiceInstallError)) throw error;
+      const failure = networkFailure(error.cause);
+      if (!failure) {
+        error.message = printable(error.message);
+        throw error;
+      }
+      const said = error.cause instanceof Error ? `: ${error.cause.message}` : null;
+      const message =
+        said && error.message.includes(said)
+          ? error.message.replace(said, `: ${failure.detail}`)
+          : `${error.message}: ${failure.detail}`;
+      throw new NetworkError(failure.code, failure.cause, printable(message));
     }
   };
 }

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { ApiKeyCreated, ApiKeyPage } from '../api/routes/apiKeys/schema';
 import type { Profile, TokenPair } from '../api/routes/auth/schema';
+import type { VoiceList as OpenAiVoiceList } from '../api/routes/openai/schema';
 import type { ChapterPage, ContentOut, ProjectOut, ProjectPage, SnapshotOut } from '../api/routes/projects/schema';
 import type { HistoryPage, SynthesisStatus } from '../api/routes/tts/schema';
 import type { VoiceOut, VoicePage } from '../api/routes/voices/schema';
@@ -19,6 +20,9 @@ export type SynthesisStatusJson = z.output<typeof SynthesisStatus>;
 export type HistoryPageJson = z.output<typeof HistoryPage>;
 export type VoiceJson = z.output<typeof VoiceOut>;
 export type VoicePageJson = z.output<typeof VoicePage>;
+export type OpenAiVoiceListJson = z.output<typeof OpenAiVoiceList>;
+export type OpenAiVoiceJson = OpenAiVoiceListJson['data'][number];
+export type HistoryEntryJson = HistoryPageJson['results'][number];
 export type ProjectJson = z.output<typeof ProjectOut>;
 export type ProjectPageJson = z.output<typeof ProjectPage>;
 export type ContentJson = z.output<typeof ContentOut>;

@@ -46,6 +46,7 @@ async function fetchBytes(url: string, timeoutMs: number): Promise<Uint8Array> {
   } catch (error) {
     throw new VoiceInstallError(
       `cannot read ${url}: ${(error as Error).message} (set KOKORO_VOICES_URL to a mirror when this machine is offline)`,
+      { cause: error },
     );
   }
   if (!response.ok) throw new VoiceInstallError(`${url}: HTTP ${response.status}`);

@@ -86,6 +86,7 @@ export async function fetchVoiceIndex(baseUrl: string, timeoutMs = 60_000): Prom
   } catch (error) {
     throw new VoiceInstallError(
       `cannot read the Piper voice index ${url}: ${(error as Error).message} (set PIPER_VOICES_URL to a mirror when this machine is offline)`,
+      { cause: error },
     );
   }
   if (!response.ok) throw new VoiceInstallError(`cannot read the Piper voice index ${url}: HTTP ${response.status}`);
