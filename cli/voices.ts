@@ -94,7 +94,9 @@ function escapingRefusals(action: Action): Action {
         error.message = printable(error.message);
         throw error;
       }
-      const said = error.cause instanceof Error ? `: ${error.cause.message}` : null;
+      // Duck-typed: fetch's errors come from Node's own realm (instanceof Error fails under a test runner's vm).
+      const causeMessage = (error.cause as { message?: unknown } | undefined)?.message;
+      const said = typeof causeMessage === 'string' ? `: ${causeMessage}` : null;
       const message =
         said && error.message.includes(said)
           ? error.message.replace(said, `: ${failure.detail}`)
