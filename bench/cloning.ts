@@ -401,7 +401,11 @@ async function rows(
           Math.abs(Math.log((b.heldOut.f0MedianHz ?? 1) / (heldOut.f0MedianHz ?? 1))),
       );
     const impostor = others[0];
-    const cloneScore = similarityScore(heldOut, cloned);
+    const adjusted = clone.semitones !== 0 || clone.eq.length > 0 || clone.rate !== 1;
+    // A clone that is a premade voice unchanged is scored on that voice's reading above: the same voice, and Piper's
+    // sampling noise (it renders differently each time) is no difference between them.
+    const sameVoice = adjusted ? undefined : plain.find((reading) => reading.voice.id === clone.baseVoiceId);
+    const cloneScore = sameVoice ? sameVoice.score : similarityScore(heldOut, cloned);
     const otherScore = impostor ? similarityScore(heldOut, impostor.cloned) : null;
     const halvesScore = evaluation.halves.split
       ? similarityScore(evaluation.halves.fit, evaluation.halves.heldOut)
@@ -419,7 +423,6 @@ async function rows(
       if (cloneWer !== null)
         wer = `${fixed(baseWer === null ? null : baseWer * 100, 0)} → ${fixed(cloneWer * 100, 0)} % (${fixed(speakerWer === null ? null : speakerWer * 100, 0)})`;
     }
-    const adjusted = clone.semitones !== 0 || clone.eq.length > 0 || clone.rate !== 1;
     table.push({
       clone: cloneScore,
       bestPlain: bestPlain.score,

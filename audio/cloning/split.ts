@@ -6,13 +6,16 @@ import { readPcm16Wav } from './speech';
 /**
  * A sample split in two for held-out scoring: the base voice's adjustment is
  * fitted on one half, and every candidate is scored on the other, which the
- * fit never saw. The halves interleave: the sample is cut into blocks of a
- * quarter of its length (1.5-4 s), each cut moved to the quietest 10 ms
+ * fit never saw. The halves interleave: the sample is cut into blocks of an
+ * eighth of its length (0.75-1.5 s), each cut moved to the quietest 10 ms
  * within a quarter block of it, and the blocks go alternately to the fit and
- * to the held-out half. Interleaved rather than first half / second half, so
- * that both halves span the whole recording (a sample made of two takes
- * still has both in each half); each block is faded in and out over 5 ms so
- * that the joins add no clicks.
+ * to the held-out half. Interleaved, and finely: a reader's median pitch
+ * moves by 2-3 semitones between passages of a few seconds (the LibriVox
+ * reader's two halves were 108 and 90 Hz with 4 s blocks), and a fit aimed
+ * at one passage's intonation then scores low on the other for a reason
+ * that is not the voice; with ~1 s blocks both halves hold every passage
+ * and every take. Each block is faded in and out over 5 ms so that the
+ * joins add no clicks.
  */
 
 export interface SampleHalves {
@@ -34,7 +37,7 @@ const FADE_SECONDS = 0.005;
 /** Block boundaries (sample indices, first 0, last samples.length), each cut at the quietest 10 ms frame near its ideal place. */
 export function blockBoundaries(samples: Float32Array, sampleRate: number): number[] {
   const seconds = samples.length / sampleRate;
-  const block = clamp(seconds / 4, 1.5, 4);
+  const block = clamp(seconds / 8, 0.75, 1.5);
   const count = Math.max(2, Math.round(seconds / block));
   const frame = Math.round(sampleRate * 0.01);
   const frameEnergy = (start: number) => {

@@ -74,7 +74,7 @@ const voice = (id: string) => findPremadeVoice(id)!;
 const asNeural = (id: string): PremadeVoice => ({ ...voice(id), quality: 'neural' });
 
 describe('splitting a sample in two halves', () => {
-  /** Blocks of one tone each, with 0.2 s of silence around every 3 s mark. */
+  /** Blocks of one tone each, with 0.2 s of silence around every block boundary. */
   function blocks(frequencies: number[], seconds: number): Float32Array {
     const samples = new Float32Array(frequencies.length * seconds * RATE);
     for (let i = 0; i < samples.length; i++) {
@@ -88,19 +88,20 @@ describe('splitting a sample in two halves', () => {
   }
 
   it('cuts in the quiet near each block boundary and interleaves the blocks, so both halves span the sample', () => {
-    const samples = blocks([150, 300, 150, 300], 3);
+    // 12 s: eight blocks of 1.5 s.
+    const samples = blocks([150, 300, 150, 300, 150, 300, 150, 300], 1.5);
     const bounds = blockBoundaries(samples, RATE);
-    expect(bounds).toHaveLength(5);
+    expect(bounds).toHaveLength(9);
     expect(bounds[0]).toBe(0);
-    expect(bounds[4]).toBe(samples.length);
+    expect(bounds[8]).toBe(samples.length);
     for (const [k, bound] of bounds.slice(1, -1).entries()) {
-      // Within the 0.2 s of silence around k × 3 s.
-      expect(Math.abs(bound / RATE - (k + 1) * 3)).toBeLessThanOrEqual(0.1);
+      // Within the 0.2 s of silence around k × 1.5 s.
+      expect(Math.abs(bound / RATE - (k + 1) * 1.5)).toBeLessThanOrEqual(0.1);
       expect(samples[bound]).toBe(0);
     }
     const { fit, heldOut } = splitSamples(samples, RATE);
     expect(fit.length + heldOut.length).toBe(samples.length);
-    // Blocks 0 and 2 (150 Hz) to the fit half, 1 and 3 (300 Hz) to the held-out half.
+    // The even blocks (150 Hz) to the fit half, the odd ones (300 Hz) to the held-out half.
     const zeroCrossingsPerSecond = (x: Float32Array) => {
       let crossings = 0;
       for (let i = 1; i < x.length; i++) if (x[i - 1] < 0 !== x[i] < 0 && x[i] !== 0 && x[i - 1] !== 0) crossings++;
