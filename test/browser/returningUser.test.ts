@@ -179,7 +179,7 @@ describe.each(VIEWPORTS)('the dashboard at $width×$height', (viewport) => {
   it('shows percent and the time left while a long text renders, then brings the result into view and focuses the player', async () => {
     const result = await synthesize(longText(900));
     // Percent and time left, as the CLI shows them, while it runs.
-    await result.getByText(/^Rendering: \d+ % · about \d+\.\d s left$/).waitFor({ timeout: 240_000 });
+    await result.getByText(/^Rendering: \d+ % · about \d+ (s|min)( \d+ s)? left$/).waitFor({ timeout: 240_000 });
     expect(await result.getByRole('button', { name: 'Cancel' }).isVisible()).toBe(true);
     await check('playground-rendering');
     const audio = result.getByTestId('audio');

@@ -14,6 +14,9 @@ export interface Problem {
   detail?: string;
   errors?: Record<string, string[]>;
   request_id?: string;
+  /** insufficient_credits: the available balance now, and what the request needed. */
+  balance?: number;
+  required?: number;
 }
 
 export class ApiError extends Error {

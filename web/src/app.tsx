@@ -11,6 +11,8 @@ import { Projects } from './pages/projects';
 import { Studio } from './pages/studio';
 import { Usage } from './pages/usage';
 import { Dictionaries } from './pages/dictionaries';
+import { Account } from './pages/account';
+import { Webhooks } from './pages/webhooks';
 import { NAV } from './nav';
 import { afterLogIn, Link, navigate, useLocation } from './router';
 import { PageTitle } from './ui';
@@ -26,6 +28,8 @@ const PRIVATE = {
   '/app/keys': ApiKeys,
   '/app/usage': Usage,
   '/app/dictionaries': Dictionaries,
+  '/app/webhooks': Webhooks,
+  '/app/account': Account,
 } as const;
 
 export function App() {

@@ -23,3 +23,36 @@ export const languageName = (code: string) => {
     return code;
   }
 };
+
+/**
+ * A voice as a choice names it: its name, then what the name does not say already (language, gender, neural, a
+ * clone of yours), so "English (eSpeak, male)" does not read "male" twice.
+ */
+export function voiceLabel(voice: {
+  name: string;
+  language: string;
+  gender?: string;
+  quality?: string | null;
+  category?: string;
+}): string {
+  const name = voice.name.toLowerCase();
+  const facts = [
+    voice.language,
+    voice.gender ?? '',
+    voice.quality === 'neural' ? 'neural' : '',
+    voice.category === 'cloned' ? 'my clone' : '',
+  ].filter((fact) => fact && !new RegExp(`\\b${fact.toLowerCase().replace(/[^a-z0-9 -]/g, '')}\\b`).test(name));
+  if (!facts.length) return voice.name;
+  // "English (eSpeak, male)" gains its facts inside its own brackets: one pair, not two.
+  return voice.name.endsWith(')')
+    ? `${voice.name.slice(0, -1)}, ${facts.join(', ')})`
+    : `${voice.name} (${facts.join(', ')})`;
+}
+
+/** A duration to wait, as people say it: "12 s", "3 min 5 s", "1 h 2 min". */
+export function formatDuration(seconds: number): string {
+  const whole = Math.max(0, Math.round(seconds));
+  if (whole < 60) return `${whole} s`;
+  if (whole < 3600) return `${Math.floor(whole / 60)} min${whole % 60 ? ` ${whole % 60} s` : ''}`;
+  return `${Math.floor(whole / 3600)} h ${Math.floor((whole % 3600) / 60)} min`;
+}

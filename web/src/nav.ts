@@ -7,5 +7,7 @@ export const NAV: [string, string][] = [
   ['/app/studio', 'Studio'],
   ['/app/dictionaries', 'Dictionaries'],
   ['/app/keys', 'API keys'],
+  ['/app/webhooks', 'Webhooks'],
   ['/app/usage', 'Usage'],
+  ['/app/account', 'Account'],
 ];

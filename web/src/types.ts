@@ -6,6 +6,10 @@ export interface Profile {
   subscription_tier: string;
   credit_balance: number;
   credits_reserved: number;
+  /** The account's chosen default voice (null: none); older servers leave it out. */
+  default_voice_id?: string | null;
+  /** The voice that speaks when none is named: the account's choice, or the service's default with a `notice` why. */
+  default_voice?: { id: string; name: string; source: 'account' | 'service'; notice: string | null } | null;
   /** Monthly from verification: the credits are topped up at `end`; null until the email is verified. */
   billing_period: { start: string; end: string } | null;
   usage: {
@@ -52,15 +56,15 @@ export interface Voice {
   language: string;
   gender: string;
   description: string;
-  status: 'processing' | 'ready' | 'failed';
+  status: 'processing' | 'ready' | 'failed' | 'revoked';
   error: { code: string; message: string } | null;
   similarity: number | null;
+  /** A clone that is an unmodified premade voice (the closest to its sample): that voice's id. */
+  closest_premade?: string | null;
   /** The engine that renders it (a clone: its base voice's), e.g. piper, festival, espeak-ng. */
   engine?: string | null;
   /** `neural` (Piper) or `classic`; null for a clone. */
   quality: 'neural' | 'classic' | null;
-  /** A clone that is an unmodified premade voice (the closest to its sample): that voice's id. */
-  closest_premade?: string | null;
   /** Its syntheses have word timestamps (its engine reports timing). */
   word_timestamps?: boolean;
   created_at: string;
@@ -71,6 +75,9 @@ export interface Synthesis {
   id: string;
   status: 'queued' | 'processing' | 'completed' | 'failed' | 'canceled';
   progress: number;
+  /** Seconds left while processing, from the job's own pace; null while queued or before its first sentence. */
+  eta_seconds?: number | null;
+  started_at?: string | null;
   created_at: string;
   completed_at: string | null;
   characters: number;
@@ -85,6 +92,9 @@ export interface Synthesis {
   speed?: number;
   pitch?: number;
   emotion?: string;
+  text_type?: 'text' | 'ssml';
+  /** The submit's answer: what an SSML document asked that is read differently. */
+  warnings?: string[];
 }
 
 export interface Project {

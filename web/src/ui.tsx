@@ -10,7 +10,7 @@ const useId = (prefix: string) => useRef(`${prefix}-${++nextId}`).current;
 export function PageTitle({ children }: { children: string }) {
   const ref = useRef<HTMLHeadingElement>(null);
   useEffect(() => {
-    document.title = `${children} · OpenVox`;
+    document.title = children === 'OpenVox' ? children : `${children} · OpenVox`;
     ref.current?.focus();
   }, [children]);
   return (
@@ -27,9 +27,19 @@ type ControlProps<Attributes> = Omit<Attributes, 'label' | 'value'> & {
 };
 
 /** A control under its label (the label names it: for=id). */
-function Labelled({ id, label, children }: { id: string; label: string; children: ComponentChildren }) {
+function Labelled({
+  id,
+  label,
+  wide = false,
+  children,
+}: {
+  id: string;
+  label: string;
+  wide?: boolean;
+  children: ComponentChildren;
+}) {
   return (
-    <div class="field">
+    <div class={wide ? 'field wide' : 'field'}>
       <label for={id}>{label}</label>
       {children}
     </div>
@@ -61,13 +71,15 @@ export function Field({ label, hint, onValue, ...input }: InputProps) {
 type SelectProps = ControlProps<JSX.SelectHTMLAttributes<HTMLSelectElement>> & {
   value?: string;
   options: [string, string][];
+  /** The whole row of a grid, the choice as wide as it: long names are not cut. */
+  wide?: boolean;
 };
 
 /** A labelled choice of `options` ([value, text]); `onValue` hears each change. */
-export function Select({ label, options, onValue, ...select }: SelectProps) {
+export function Select({ label, options, onValue, wide, ...select }: SelectProps) {
   const id = useId('select');
   return (
-    <Labelled id={id} label={label}>
+    <Labelled id={id} label={label} wide={wide}>
       <select id={id} onChange={onValue && ((event) => onValue(event.currentTarget.value))} {...select}>
         {options.map(([value, text]) => (
           <option key={value} value={value}>
@@ -108,6 +120,7 @@ export function ConfirmButton({
   confirmLabel,
   onConfirm,
   describedBy,
+  busyLabel,
   class: className = 'danger',
 }: {
   label: string;
@@ -117,6 +130,8 @@ export function ConfirmButton({
   confirmLabel: string;
   onConfirm: () => Promise<void> | void;
   describedBy?: string;
+  /** The confirming button's words while it runs ("Canceling…"); it is enabled again whatever the outcome. */
+  busyLabel?: string;
   class?: string;
 }) {
   const dialog = useRef<HTMLDialogElement>(null);
@@ -144,7 +159,7 @@ export function ConfirmButton({
             Cancel
           </button>
           <button type="button" class="danger" disabled={confirm.busy} onClick={() => confirm.run()}>
-            {confirmLabel}
+            {confirm.busy && busyLabel ? busyLabel : confirmLabel}
           </button>
         </div>
       </dialog>

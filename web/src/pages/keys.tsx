@@ -10,7 +10,7 @@ import type { ApiKey } from '../types';
 const PAGE_SIZE = 20;
 
 /** A copy button for a text; without clipboard permission (e.g. plain http) it selects `fallback` for Ctrl+C. */
-function CopyButton({
+export function CopyButton({
   text,
   label,
   fallback,

@@ -1,7 +1,9 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { api, get, getAll, type Page, request } from '../api';
+import { api, ApiError, get, getAll, type Page, request } from '../api';
 import { AudioPlayer } from '../audio';
-import { countCharacters, formatNumber, formatSeconds, languageName, languageOf } from '../format';
+import { CreditsShortfall, shortfallSentence } from '../credits';
+import { knownAccountId, readDraft, rememberAccount, saveDraft } from '../draft';
+import { countCharacters, formatDuration, formatNumber, languageName, languageOf, voiceLabel } from '../format';
 import { PreviewButton } from '../preview';
 import { followSynthesis } from '../progress';
 import { Link, useLocation } from '../router';
@@ -18,8 +20,10 @@ export function Playground() {
   const projects = useLoad((signal) => get<Page<Project>>('projects/?page_size=100', signal), []);
 
   const [text, setText] = useState('');
-  const [language, setLanguage] = useState('en');
-  // Empty until the user picks one: the language's first voice, neural where one is installed (the catalog lists those first).
+  const [textType, setTextType] = useState<'text' | 'ssml'>('text');
+  // Null until the user picks one: the default voice's language.
+  const [language, setLanguage] = useState<string | null>(null);
+  // Empty until the user picks one: the account's default voice (the profile's), else the language's first voice.
   const [chosenVoiceId, setVoiceId] = useState('');
   const [speed, setSpeed] = useState('1');
   const [pitch, setPitch] = useState('0');
@@ -29,6 +33,8 @@ export function Playground() {
   const [error, setError] = useState<unknown>(null);
   const [job, setJob] = useState<Synthesis | null>(null);
   const [entry, setEntry] = useState<Synthesis | null>(null);
+  // What the accepted SSML document asked that is read differently (the submit's answer; the status has none).
+  const [warnings, setWarnings] = useState<string[]>([]);
   const running = useRef<AbortController | null>(null);
   useEffect(() => () => running.current?.abort(), []);
   // When the job was accepted (for the time left, as the CLI reckons it), and how a cancel ended.
@@ -46,12 +52,39 @@ export function Playground() {
   const { query } = useLocation();
   const [wantedVoice, setWantedVoice] = useState(query.get('voice'));
   const reuse = query.get('reuse');
+
+  // The draft, per account in this browser: restored once the account is known (unless a synthesis is reused), then
+  // saved at every change until "Clear".
+  rememberAccount(profile.data?.id);
+  const accountId = profile.data?.id ?? knownAccountId();
+  const [draftRestored, setDraftRestored] = useState(false);
+  useEffect(() => {
+    if (!accountId || draftRestored) return;
+    const draft = reuse ? null : readDraft(accountId);
+    // What was typed before the account was known wins over the stored draft.
+    if (draft && !text) {
+      setText(draft.text);
+      setTextType(draft.textType);
+    }
+    setDraftRestored(true);
+  }, [accountId]);
+  useEffect(() => {
+    if (accountId && draftRestored) saveDraft(accountId, { text, textType });
+  }, [text, textType, draftRestored]);
+  const clearDraft = () => {
+    setText('');
+    setTextType('text');
+    setSpoken(null);
+    document.getElementById('text')?.focus();
+  };
   useEffect(() => {
     if (!reuse) return;
     const controller = new AbortController();
     get<Synthesis>(`tts/history/${encodeURIComponent(reuse)}/`, controller.signal).then(
       (entry) => {
         setText(entry.text ?? '');
+        if (entry.text_type) setTextType(entry.text_type);
+        else if (/^\s*(<\?xml[^>]*>\s*)?<speak[\s>]/.test(entry.text ?? '')) setTextType('ssml');
         if (entry.speed !== undefined) setSpeed(String(entry.speed));
         if (entry.pitch !== undefined) setPitch(String(entry.pitch));
         if (entry.emotion) setEmotion(entry.emotion);
@@ -75,14 +108,23 @@ export function Playground() {
 
   const ready = (voices.data?.results ?? []).filter((voice) => voice.status === 'ready');
   const languages = useMemo(() => [...new Set(ready.map(languageOf))].sort(), [voices.data]);
-  const shown = ready.filter((voice) => !language || languageOf(voice) === language);
-  const voiceId = chosenVoiceId || (shown[0]?.id ?? '');
+  // The account's default voice (the one that speaks now: its choice, or the service's), not the catalog's order:
+  // installing a voice never changes what the playground starts with.
+  const defaultId = profile.data?.default_voice?.id ?? profile.data?.default_voice_id ?? null;
+  const defaultVoice = ready.find((voice) => voice.id === defaultId);
+  const currentLanguage = language ?? (defaultVoice ? languageOf(defaultVoice) : 'en');
+  const shown = ready.filter((voice) => !currentLanguage || languageOf(voice) === currentLanguage);
+  const voiceId =
+    chosenVoiceId || (defaultVoice && shown.includes(defaultVoice) ? defaultVoice.id : (shown[0]?.id ?? ''));
   const selected = ready.find((voice) => voice.id === voiceId);
   const plan = plans.data?.results.find((candidate) => candidate.id === profile.data?.subscription_tier);
   const characters = countCharacters(text);
   const balance = profile.data?.credit_balance;
+  const cost = plan ? characters * plan.credits_per_character : characters;
   // Over the plan's limit the text stays as it is (never cut): the counter says so and Synthesize waits.
   const overBy = plan ? characters - plan.max_text_length : 0;
+  // More than the balance: said before submitting (the server would refuse it with 402).
+  const shortBy = balance !== undefined && characters > 0 ? cost - balance : 0;
   const inProgress = job !== null && (job.status === 'queued' || job.status === 'processing');
 
   const chooseLanguage = (code: string) => {
@@ -90,16 +132,29 @@ export function Playground() {
     const first = ready.find((voice) => !code || languageOf(voice) === code);
     if (first && !(selected && (!code || languageOf(selected) === code))) setVoiceId(first.id);
   };
+  const [defaultSaved, setDefaultSaved] = useState<string | null>(null);
+  const makeDefault = async () => {
+    if (!selected) return;
+    setError(null);
+    try {
+      await api('PATCH', 'auth/profile/', { body: { default_voice_id: selected.id } });
+      setDefaultSaved(`${selected.name} is now your default voice.`);
+      profile.reload();
+    } catch (failure) {
+      setError(failure);
+    }
+  };
 
   // What the engine will say (numbers, dates, abbreviations as words), from the service's own normalizer.
-  const [spoken, setSpoken] = useState<string | null>(null);
-  useEffect(() => setSpoken(null), [text, voiceId]);
+  const [spoken, setSpoken] = useState<{ spoken: string; warnings: string[] } | null>(null);
+  useEffect(() => setSpoken(null), [text, voiceId, textType]);
   const showSpoken = async () => {
     setError(null);
     try {
-      setSpoken(
-        (await api<{ spoken: string }>('POST', 'tts/normalize/', { body: { text, voice_id: voiceId } })).spoken,
-      );
+      const answer = await api<{ spoken: string; warnings?: string[] }>('POST', 'tts/normalize/', {
+        body: { text, voice_id: voiceId, text_type: textType },
+      });
+      setSpoken({ spoken: answer.spoken, warnings: answer.warnings ?? [] });
     } catch (failure) {
       setError(failure);
     }
@@ -114,6 +169,7 @@ export function Playground() {
     setJob(null);
     setEntry(null);
     setCanceled(null);
+    setWarnings([]);
     try {
       const body: Record<string, unknown> = {
         text,
@@ -122,10 +178,12 @@ export function Playground() {
         pitch: Number(pitch),
         emotion,
         output_format: format,
+        text_type: textType,
       };
       if (projectId) body.project_id = projectId;
       const accepted = await api<Synthesis>('POST', 'tts/synthesize/', { body });
       setStartedAt(Date.now());
+      setWarnings(accepted.warnings ?? []);
       setJob(accepted);
       const final = await followSynthesis(accepted.id, setJob, controller.signal);
       if (final.status === 'completed')
@@ -160,53 +218,100 @@ export function Playground() {
   };
   const done = job?.progress ?? 0;
   const elapsed = (Date.now() - startedAt) / 1000;
-  const left = inProgress && done > 0 && done < 1 ? formatSeconds((elapsed / done) * (1 - done)) : null;
+  // The server's estimate from the job's own pace (eta_seconds) where it gives one, else the pace seen here.
+  const eta =
+    job?.eta_seconds !== undefined
+      ? job.eta_seconds
+      : inProgress && done > 0 && done < 1
+        ? (elapsed / done) * (1 - done)
+        : null;
+  const left = inProgress && eta !== null && eta !== undefined ? formatDuration(eta) : null;
+  const shortfall =
+    error instanceof ApiError &&
+    error.code === 'insufficient_credits' &&
+    error.problem.balance !== undefined &&
+    error.problem.required !== undefined
+      ? { balance: error.problem.balance, required: error.problem.required }
+      : null;
+  const reasons = [overBy > 0 && 'submit-reason', shortBy > 0 && 'credits-reason'].filter(Boolean).join(' ');
 
   return (
     <>
       <PageTitle>Playground</PageTitle>
       <form onSubmit={submit} class="playground">
+        <div class="text-type" role="group" aria-labelledby="text-type-label">
+          <span id="text-type-label">Write as</span>
+          {(
+            [
+              ['text', 'Plain text'],
+              ['ssml', 'SSML'],
+            ] as const
+          ).map(([value, label]) => (
+            <button key={value} type="button" aria-pressed={textType === value} onClick={() => setTextType(value)}>
+              {label}
+            </button>
+          ))}
+        </div>
         <div class="field">
-          <label for="text">Text</label>
+          <label for="text">{textType === 'ssml' ? 'SSML document' : 'Text'}</label>
           <textarea
             id="text"
             rows={6}
             value={text}
             onInput={(event) => setText(event.currentTarget.value)}
-            aria-describedby="text-count"
+            aria-describedby={textType === 'ssml' ? 'text-count ssml-hint' : 'text-count'}
             aria-invalid={overBy > 0 ? true : undefined}
+            placeholder={textType === 'ssml' ? '<speak>Hello <break time="500ms"/> there.</speak>' : undefined}
+            spellcheck={textType === 'text'}
             required
           />
-          <small id="text-count" class={overBy > 0 ? 'hint over' : 'hint'} aria-live="polite">
+          {textType === 'ssml' && (
+            <small id="ssml-hint" class="hint">
+              A document in <code>&lt;speak&gt;</code>: <code>&lt;break&gt;</code>, <code>&lt;say-as&gt;</code>,{' '}
+              <code>&lt;sub&gt;</code>, <code>&lt;phoneme&gt;</code>, <code>&lt;prosody&gt;</code>,{' '}
+              <code>&lt;emphasis&gt;</code>, <code>&lt;p&gt;</code> and <code>&lt;s&gt;</code>. Anything else is read as
+              its text, with a warning. Credits count the characters you send, markup included.
+            </small>
+          )}
+          <small id="text-count" class={overBy > 0 || shortBy > 0 ? 'hint over' : 'hint'} aria-live="polite">
             {formatNumber(characters)} {characters === 1 ? 'character' : 'characters'}
             {plan
-              ? ` of ${formatNumber(plan.max_text_length)} · costs ${formatNumber(characters * plan.credits_per_character)} ${characters * plan.credits_per_character === 1 ? 'credit' : 'credits'}`
+              ? ` of ${formatNumber(plan.max_text_length)} · costs ${formatNumber(cost)} ${cost === 1 ? 'credit' : 'credits'}`
               : ''}
             {balance !== undefined ? ` · ${formatNumber(balance)} available` : ''}
           </small>
-          <button type="button" onClick={showSpoken} disabled={!text.trim() || !voiceId}>
-            Show how it will be read
-          </button>
+          <div class="actions">
+            <button type="button" onClick={showSpoken} disabled={!text.trim() || !voiceId}>
+              Show how it will be read
+            </button>
+            <button type="button" onClick={clearDraft} disabled={!text}>
+              Clear
+            </button>
+          </div>
           {spoken !== null && (
-            <p class="spoken" aria-live="polite">
-              <strong>Read as:</strong> {spoken}
-            </p>
+            <div aria-live="polite">
+              <p class="spoken">
+                <strong>Read as:</strong> {spoken.spoken}
+              </p>
+              <Warnings warnings={spoken.warnings} />
+            </div>
           )}
         </div>
         <div class="grid">
           <Select
             label="Language"
-            value={language}
+            value={currentLanguage}
             onValue={chooseLanguage}
             options={[['', 'All languages'], ...languages.map((code): [string, string] => [code, languageName(code)])]}
           />
           <Select
             label="Voice"
+            wide
             value={voiceId}
             onValue={setVoiceId}
             options={shown.map((voice): [string, string] => [
               voice.id,
-              `${voice.name} (${voice.language}${voice.gender ? `, ${voice.gender}` : ''}${voice.quality === 'neural' ? ', neural' : ''}${voice.category === 'cloned' ? ', my clone' : ''})`,
+              voice.id === defaultId ? `${voiceLabel(voice)} · default` : voiceLabel(voice),
             ])}
           />
           <Field
@@ -249,16 +354,26 @@ export function Playground() {
             ]}
           />
         </div>
-        {selected?.preview_url && <PreviewButton voice={selected} />}
+        {selected && profile.data && selected.id !== profile.data.default_voice_id && (
+          <p>
+            <button type="button" class="link" onClick={makeDefault}>
+              Make {selected.name} my default voice
+            </button>
+          </p>
+        )}
+        {defaultSaved && <Status>{defaultSaved}</Status>}
         <ErrorMessage error={voices.error ?? profile.error} />
-        <button
-          type="submit"
-          class="primary"
-          disabled={inProgress || overBy > 0}
-          aria-describedby={overBy > 0 ? 'submit-reason' : undefined}
-        >
-          Synthesize
-        </button>
+        <div class="actions submit-row">
+          <button
+            type="submit"
+            class="primary"
+            disabled={inProgress || overBy > 0 || shortBy > 0}
+            aria-describedby={reasons || undefined}
+          >
+            Synthesize
+          </button>
+          {selected?.preview_url && <PreviewButton voice={selected} />}
+        </div>
         {overBy > 0 && plan && (
           <p id="submit-reason" class="reason">
             The text is {formatNumber(characters)} characters; your plan takes at most{' '}
@@ -266,16 +381,23 @@ export function Playground() {
             {overBy === 1 ? 'character' : 'characters'} to synthesize.
           </p>
         )}
+        {shortBy > 0 && balance !== undefined && (
+          <p id="credits-reason" class="reason">
+            {shortfallSentence(cost, balance)} <Link href="/app/account#credits">How to get more credits</Link>
+          </p>
+        )}
       </form>
-      <ErrorMessage error={error} />
+      {shortfall ? <CreditsShortfall {...shortfall} /> : <ErrorMessage error={error} />}
       {job && (
         <section aria-labelledby="result" class="result" ref={result}>
           <h2 id="result">Result</h2>
+          <Warnings warnings={warnings} />
           {inProgress ? (
             <div class="job">
               <label for="job-progress">
-                {job.status === 'queued' ? 'Queued' : 'Rendering'}: {Math.round(done * 100)} %
-                {left ? ` · about ${left} left` : ''}
+                {job.status === 'queued'
+                  ? 'Queued: waiting for a free render slot'
+                  : `Rendering: ${Math.round(done * 100)} % · ${left ? `about ${left} left` : 'estimating the time left'}`}
               </label>
               <progress id="job-progress" max={1} value={done} />
               <button type="button" onClick={cancel} disabled={canceling}>
@@ -304,5 +426,23 @@ export function Playground() {
         </section>
       )}
     </>
+  );
+}
+
+/** What an SSML document asked that is read differently, each with its line and column. */
+function Warnings({ warnings }: { warnings: string[] }) {
+  if (!warnings.length) return null;
+  return (
+    <div class="notice" role="note" aria-label="SSML warnings">
+      <p>
+        {warnings.length === 1 ? 'One part of the document is' : `${warnings.length} parts of the document are`} read
+        differently:
+      </p>
+      <ul>
+        {warnings.map((warning, index) => (
+          <li key={index}>{warning}</li>
+        ))}
+      </ul>
+    </div>
   );
 }

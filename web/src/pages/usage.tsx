@@ -1,5 +1,7 @@
+import { useEffect, useState } from 'preact/hooks';
 import { get, type Page } from '../api';
 import { formatNumber } from '../format';
+import { Link } from '../router';
 import { useLoad } from '../hooks';
 import { ErrorMessage, PageTitle } from '../ui';
 import type { Plan, Profile } from '../types';
@@ -18,6 +20,18 @@ function niceCeiling(value: number): number {
   return ([2, 4, 10].find((step) => step * power >= value) ?? 10) * power;
 }
 
+/** Whether the window is a phone's width (600 px or less), following its changes. */
+function useNarrow(): boolean {
+  const query = window.matchMedia('(max-width: 600px)');
+  const [narrow, setNarrow] = useState(query.matches);
+  useEffect(() => {
+    const update = () => setNarrow(query.matches);
+    query.addEventListener('change', update);
+    return () => query.removeEventListener('change', update);
+  }, []);
+  return narrow;
+}
+
 /** Credits per UTC day of the period, with both axes labelled. */
 function DailyChart({ start, end, daily }: { start: string; end: string; daily: Profile['usage']['daily'] }) {
   const byDay = new Map(daily.map((day) => [day.date, day.credits_used]));
@@ -28,7 +42,8 @@ function DailyChart({ start, end, daily }: { start: string; end: string; daily: 
   const top = niceCeiling(max);
   const ticks = [0, top / 2, top];
   const [left, right, above, below] = [56, 8, 10, 28];
-  const width = 640;
+  // Drawn at about the width it is shown (a phone's is narrower), so its 12 px labels stay 12 px, not shrunk.
+  const width = useNarrow() ? 360 : 640;
   const height = 200;
   const plotWidth = width - left - right;
   const plotHeight = height - above - below;
@@ -161,6 +176,9 @@ export function Usage() {
             <li>{plan.max_concurrent_syntheses} syntheses at a time</li>
             <li>Formats: {plan.output_formats.join(', ')}</li>
           </ul>
+          <p>
+            The other plans, and how to get more credits: <Link href="/app/account#credits">Account</Link>.
+          </p>
         </section>
       )}
     </>

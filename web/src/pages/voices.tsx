@@ -1,12 +1,13 @@
-import { useEffect, useState } from 'preact/hooks';
-import { api, get, getAll, type Page, upload } from '../api';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { api, get, getAll, type Page, request, upload } from '../api';
 import { RecordTable } from '../components/lists';
 import { formatDate, languageName, languageOf } from '../format';
-import { useLoad } from '../hooks';
-import { PreviewButton } from '../preview';
+import { useAction, useLoad } from '../hooks';
+import { PreviewButton, stopPreview } from '../preview';
+import { followSynthesis } from '../progress';
 import { Link } from '../router';
 import { ConfirmButton, ErrorMessage, Field, PageTitle, Select, Status } from '../ui';
-import type { Voice } from '../types';
+import type { Synthesis, Voice } from '../types';
 
 const CONSENT =
   'I confirm that the person whose voice is in this recording has authorized me to clone it, and that I will use the clone only as they allowed.';
@@ -16,6 +17,7 @@ const uploadVoice = (form: FormData, onProgress: (fraction: number) => void) =>
   upload<Voice>('voices/upload/', form, onProgress);
 
 function CloneForm({ onCloned }: { onCloned: (voice: Voice) => void }) {
+  const formRef = useRef<HTMLFormElement>(null);
   const [uploaded, setUploaded] = useState<number | null>(null);
   const [voice, setVoice] = useState<Voice | null>(null);
   const [error, setError] = useState<unknown>(null);
@@ -50,6 +52,8 @@ function CloneForm({ onCloned }: { onCloned: (voice: Voice) => void }) {
       const created = await uploadVoice(form, setUploaded);
       setVoice(created);
       onCloned(created);
+      // Accepted: the form is empty again for the next voice (its progress stays below until it is ready).
+      formRef.current?.reset();
     } catch (failure) {
       setError(failure);
       setUploaded(null);
@@ -57,7 +61,7 @@ function CloneForm({ onCloned }: { onCloned: (voice: Voice) => void }) {
   };
 
   return (
-    <form onSubmit={submit} class="clone" aria-labelledby="clone-title">
+    <form onSubmit={submit} class="clone" aria-labelledby="clone-title" ref={formRef}>
       <h2 id="clone-title">Clone a voice</h2>
       <p>
         Upload 3 to 300 seconds of clear speech by one person (WAV, MP3, OGG, FLAC or M4A, up to 20 MiB). Cloning costs
@@ -229,6 +233,49 @@ function VoiceLibrary() {
   );
 }
 
+/** What a clone's Play says in it: a synthesis like any other (charged per character, kept in the history). */
+const SAMPLE = 'Hello, this is my cloned voice.';
+
+/** Plays a clone by rendering a short sentence in it (clones have no catalog preview); a second click stops it. */
+function ClonePlay({ voice }: { voice: Voice }) {
+  const audio = useRef<HTMLAudioElement | null>(null);
+  const [playing, setPlaying] = useState(false);
+  useEffect(() => () => audio.current?.pause(), []);
+  const play = useAction(async () => {
+    if (playing) {
+      audio.current?.pause();
+      setPlaying(false);
+      return;
+    }
+    stopPreview();
+    const accepted = await api<Synthesis>('POST', 'tts/synthesize/', {
+      body: { text: SAMPLE, voice_id: voice.id, output_format: 'mp3' },
+    });
+    const ended = await followSynthesis(accepted.id, () => undefined, new AbortController().signal);
+    if (ended.status !== 'completed') throw new Error(ended.error?.message ?? `The sample ended ${ended.status}.`);
+    const blob = await (await request('GET', `tts/history/${accepted.id}/audio/`)).blob();
+    audio.current?.pause();
+    audio.current = new Audio(URL.createObjectURL(blob));
+    audio.current.onended = () => setPlaying(false);
+    setPlaying(true);
+    await audio.current.play();
+  });
+  return (
+    <>
+      <button
+        type="button"
+        onClick={() => play.run()}
+        disabled={play.busy}
+        aria-label={`${playing ? 'Stop' : 'Play'} a sample of ${voice.name} (${[...SAMPLE].length} credits)`}
+        data-state={playing ? 'playing' : play.busy ? 'loading' : 'stopped'}
+      >
+        {play.busy ? 'Rendering…' : playing ? 'Stop' : 'Play'}
+      </button>
+      <ErrorMessage error={play.error} />
+    </>
+  );
+}
+
 export function Voices() {
   const mine = useLoad((signal) => get<Page<Voice>>('voices/?category=cloned&page_size=100', signal), []);
   const [message, setMessage] = useState<string | null>(null);
@@ -242,66 +289,103 @@ export function Voices() {
     setMessage(`“${voice.name}” deleted, with its recording.`);
     mine.reload();
   };
+  const revoke = async (voice: Voice) => {
+    await api('POST', `voices/${voice.id}/revoke-consent/`);
+    setMessage(`Consent for “${voice.name}” revoked: the voice no longer speaks, and its recording is deleted.`);
+    mine.reload();
+  };
 
   return (
     <>
       <PageTitle>Voices</PageTitle>
-      <VoiceLibrary />
-      <h2>My cloned voices</h2>
-      {message && <Status>{message}</Status>}
-      <ErrorMessage error={mine.error} />
-      {mine.data && mine.data.count === 0 && <p>No cloned voices yet.</p>}
-      <RecordTable
-        records={cloned}
-        columns={[
-          { title: 'Name', cell: (voice) => voice.name },
-          { title: 'Language', cell: (voice) => voice.language },
-          {
-            title: 'Status',
-            cell: (voice) => (
-              <>
-                <span class={`badge ${voice.status}`}>{voice.status}</span>
-                {voice.error && <small class="hint"> {voice.error.message}</small>}
-              </>
-            ),
-          },
-          {
-            title: 'Similarity',
-            cell: (voice) =>
-              voice.similarity === null ? (
-                '—'
-              ) : (
+      <nav aria-label="On this page" class="jump">
+        <a href="#mine-title">My cloned voices</a> · <a href="#clone-title">Clone a voice</a> ·{' '}
+        <a href="#library-title">Voice library</a>
+      </nav>
+      <section aria-labelledby="mine-title">
+        <h2 id="mine-title">My cloned voices</h2>
+        {message && <Status>{message}</Status>}
+        <ErrorMessage error={mine.error} />
+        {mine.data && mine.data.count === 0 && <p>No cloned voices yet: clone one with the form below.</p>}
+        <RecordTable
+          records={cloned}
+          columns={[
+            { title: 'Name', cell: (voice) => voice.name },
+            { title: 'Language', cell: (voice) => voice.language },
+            {
+              title: 'Status',
+              cell: (voice) => (
                 <>
-                  {Math.round(voice.similarity * 100)} %
-                  {voice.closest_premade && <small class="hint"> closest premade: {voice.closest_premade}</small>}
+                  <span class={`badge ${voice.status}`}>{voice.status}</span>
+                  {voice.error && <small class="hint"> {voice.error.message}</small>}
                 </>
               ),
-          },
-          { title: 'Created', cell: (voice) => formatDate(voice.created_at) },
-        ]}
-        actions={(voice) => (
-          <ConfirmButton
-            label="Delete"
-            subject={voice.name}
-            question={`Delete the voice “${voice.name}” and its recording? Syntheses made with it stay in your history.`}
-            confirmLabel="Delete voice"
-            onConfirm={() => remove(voice)}
-          />
+            },
+            {
+              title: 'Similarity',
+              cell: (voice) =>
+                voice.similarity === null ? (
+                  '—'
+                ) : (
+                  <span aria-describedby="similarity-explained">
+                    {Math.round(voice.similarity * 100)} %
+                    {voice.closest_premade && <small class="hint"> closest premade: {voice.closest_premade}</small>}
+                  </span>
+                ),
+            },
+            { title: 'Created', cell: (voice) => formatDate(voice.created_at) },
+          ]}
+          actions={(voice) => (
+            <div class="actions">
+              {voice.status === 'ready' && (
+                <>
+                  <ClonePlay voice={voice} />
+                  <Link
+                    class="button"
+                    href={`/app/playground?voice=${encodeURIComponent(voice.id)}`}
+                    aria-label={`Use in playground: ${voice.name}`}
+                  >
+                    Use in playground
+                  </Link>
+                </>
+              )}
+              {(voice.status === 'ready' || voice.status === 'processing') && (
+                <ConfirmButton
+                  label="Revoke consent"
+                  subject={`for ${voice.name}`}
+                  question={`Revoke the speaker’s consent for “${voice.name}”? The voice stops speaking at once and its recording is deleted; this cannot be undone. Syntheses made with it stay in your history.`}
+                  confirmLabel="Revoke consent"
+                  busyLabel="Revoking…"
+                  onConfirm={() => revoke(voice)}
+                />
+              )}
+              <ConfirmButton
+                label="Delete"
+                subject={voice.name}
+                question={`Delete the voice “${voice.name}” and its recording? Syntheses made with it stay in your history.`}
+                confirmLabel="Delete voice"
+                busyLabel="Deleting…"
+                onConfirm={() => remove(voice)}
+              />
+            </div>
+          )}
+        />
+        {cloned.length > 0 && (
+          <p class="hint" id="similarity-explained">
+            Similarity is measured on part of the recording that the voice was not fitted to. For scale: two halves of
+            one recording of the same person score about 80 %, two different people of the same sex about 30 % (rarely
+            over 55 %). Play speaks a short sentence in the voice, for its characters in credits, and keeps it in your
+            history.
+          </p>
         )}
-      />
-      {cloned.length > 0 && (
-        <p class="hint">
-          Similarity is measured on part of the recording that the voice was not fitted to. For scale: two halves of one
-          recording of the same person score about 80 %, two different people of the same sex about 30 % (rarely over 55
-          %).
-        </p>
-      )}
+      </section>
       <CloneForm
         onCloned={(voice) => {
           setFollowed(voice);
           mine.reload();
         }}
       />
+      <VoiceLibrary />
     </>
   );
 }
