@@ -45,6 +45,8 @@ TEST_APT_PACKAGES+=(chromium)
 TEST_APT_PACKAGES+=(faketime iptables)
 # python3-venv: test/e2e/wyoming.test.ts makes a venv (once, under ~/.cache/openvox) for the PyPI wyoming client.
 TEST_APT_PACKAGES+=(python3-venv)
+# openssl: test/unit/cliListings.test.ts makes a self-signed certificate for a TLS server the CLI must refuse.
+TEST_APT_PACKAGES+=(openssl)
 NONFREE_SOURCES=/etc/apt/sources.list.d/openvox-nonfree.sources
 
 # The neural voice: Piper's en_US-joe-medium (dataset CC0, fine-tuned from
