@@ -161,9 +161,6 @@ export async function api<T>(method: string, path: string, options: RequestOptio
 
 export const get = <T>(path: string, signal?: AbortSignal) => api<T>('GET', path, { signal });
 
-/** The bearer for the requests fetch cannot make (XMLHttpRequest uploads with progress). */
-export const accessToken = () => access;
-
 /**
  * A multipart POST with upload progress (fetch cannot report it, XMLHttpRequest can); `path` as for request().
  * Renews an expired access token once; a refusal is an ApiError with the problem's words.
