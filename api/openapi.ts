@@ -347,8 +347,9 @@ export function buildOpenApiDocument(routes: Route[], publicUrl: string, version
     info: {
       title: 'OpenVox API',
       version,
-      // The licence of the software, from package.json; the engines' and voices' own licences are listed per voice.
-      license: { name: license },
+      // The licence of the software, from package.json; npm's "UNLICENSED" (no licence granted) said in words, since
+      // the docs page shows it as the licence's name. The engines' and voices' own licences are listed per voice.
+      license: { name: license === 'UNLICENSED' ? 'All rights reserved (no licence is granted)' : license },
       description: INFO_DESCRIPTION,
     },
     servers: [{ url: publicUrl }],

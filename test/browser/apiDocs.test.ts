@@ -84,4 +84,48 @@ describe('API docs page in a browser', () => {
     expect(problems).toEqual([]);
     await page.close();
   }, 180_000);
+
+  it('links back to the dashboard, follows a dark system setting, and names no "UNLICENSED"', async () => {
+    for (const colorScheme of ['light', 'dark'] as const) {
+      const context = await browser.newContext({ colorScheme, viewport: { width: 390, height: 844 } });
+      const page = await context.newPage();
+      for (const path of ['/api/docs/', '/api/docs/errors/']) {
+        await page.goto(`${api.url}${path}`);
+        const back = page.getByRole('link', { name: /Back to the dashboard/ });
+        expect(await back.getAttribute('href')).toBe('/app/playground');
+        const background = await page.evaluate(() => window.getComputedStyle(window.document.body).backgroundColor);
+        expect({ path, colorScheme, background }).toEqual({
+          path,
+          colorScheme,
+          background: colorScheme === 'dark' ? 'rgb(20, 23, 27)' : expect.not.stringMatching(/^rgb\(20, 23, 27\)$/),
+        });
+      }
+      await page.goto(`${api.url}/api/docs/`);
+      await page.locator('.info .title').waitFor({ timeout: 60_000 });
+      if (colorScheme === 'dark')
+        expect(
+          await page.locator('.info .title').evaluate((element: any) => window.getComputedStyle(element).color),
+        ).toBe('rgb(230, 233, 238)');
+      expect(await page.locator('body').textContent()).not.toContain('UNLICENSED');
+      await context.close();
+    }
+  }, 120_000);
+
+  it('lists webhooks, dictionaries, normalize, Studio and the OpenAI-compatible speech in the /api/v1/ index', async () => {
+    const index = (await (await fetch(`${api.url}/api/v1/`)).json()) as {
+      resources: Record<string, string>;
+      openai_base_url: string;
+    };
+    expect(index.resources).toMatchObject({
+      webhooks: '/api/v1/webhooks/',
+      pronunciation_dictionaries: '/api/v1/pronunciation-dictionaries/',
+      normalize: '/api/v1/tts/normalize/',
+      projects: '/api/v1/projects/',
+      studio_convert: '/api/v1/projects/{id}/convert/',
+      openai_speech: '/api/v1/audio/speech/',
+    });
+    expect(index.openai_base_url).toBe('/v1');
+    const unversioned = (await (await fetch(`${api.url}/api/`)).json()) as { resources: Record<string, string> };
+    expect(unversioned.resources.openai_speech).toBe('/v1/audio/speech/');
+  });
 });

@@ -12,7 +12,21 @@ const RESOURCES: Record<string, Record<Family, string>> = {
   voices: { v1: '/api/v1/voices/', unversioned: '/api/voices/' },
   synthesize: { v1: '/api/v1/tts/synthesize/', unversioned: '/api/tts/synthesize/' },
   history: { v1: '/api/v1/tts/history/', unversioned: '/api/tts/history/' },
+  normalize: { v1: '/api/v1/tts/normalize/', unversioned: '/api/tts/normalize/' },
+  pronunciation_dictionaries: {
+    v1: '/api/v1/pronunciation-dictionaries/',
+    unversioned: '/api/pronunciation-dictionaries/',
+  },
   projects: { v1: '/api/v1/projects/', unversioned: '/api/projects/' },
+  // Studio: a project's book (import, chapters, convert, the audiobooks made).
+  studio_import: { v1: '/api/v1/projects/{id}/content/', unversioned: '/api/projects/{id}/content/' },
+  studio_chapters: { v1: '/api/v1/projects/{id}/chapters/', unversioned: '/api/projects/{id}/chapters/' },
+  studio_convert: { v1: '/api/v1/projects/{id}/convert/', unversioned: '/api/projects/{id}/convert/' },
+  studio_snapshots: { v1: '/api/v1/projects/{id}/snapshots/', unversioned: '/api/projects/{id}/snapshots/' },
+  webhooks: { v1: '/api/v1/webhooks/', unversioned: '/api/webhooks/' },
+  // OpenAI-compatible: an OpenAI SDK's base URL is the server's /v1 (the unversioned family's paths).
+  openai_speech: { v1: '/api/v1/audio/speech/', unversioned: '/v1/audio/speech/' },
+  openai_voices: { v1: '/api/v1/audio/voices/', unversioned: '/v1/audio/voices/' },
 };
 
 const ApiIndex = z
@@ -27,6 +41,9 @@ const ApiIndex = z
       .meta({ description: 'Entry points by name, as paths in the caller’s family' }),
     docs: z.string().meta({ description: 'The browsable API reference' }),
     openapi: z.string().meta({ description: 'The OpenAPI 3.1 document' }),
+    openai_base_url: z
+      .string()
+      .meta({ description: 'The base path to give an OpenAI SDK (`/v1`: POST /v1/audio/speech)' }),
   })
   .meta({ id: 'ApiIndex' });
 
@@ -38,6 +55,7 @@ function presentIndex(family: Family, version: string): z.output<typeof ApiIndex
     resources: Object.fromEntries(Object.entries(RESOURCES).map(([name, paths]) => [name, paths[family]])),
     docs: '/api/docs/',
     openapi: '/api/openapi.json',
+    openai_base_url: '/v1',
   };
 }
 

@@ -25,6 +25,56 @@ export const DOCS_CSP = contentSecurityPolicy({
   styleSrc: "'self' 'unsafe-inline'",
 });
 
+/**
+ * What the docs pages add to Swagger UI: a bar with the way back to the dashboard, and a dark scheme that follows
+ * the system's setting (Swagger UI has none of its own), its colours at 4.5:1 or better like the dashboard's.
+ */
+const DOCS_STYLE = `
+  .back { display: flex; gap: 1rem; align-items: center; padding: 0.6rem 1.25rem; border-bottom: 1px solid #c9d0d8;
+    font-family: system-ui, sans-serif; }
+  .back a { color: #1d4ed8; font-weight: 600; }
+  .back span { color: #4d5661; }
+  @media (prefers-color-scheme: dark) {
+    html, body { background: #14171b; color: #e6e9ee; color-scheme: dark; }
+    .back { border-color: #3d4651; }
+    .back a, .swagger-ui a, .swagger-ui .info a { color: #8cb4ff; }
+    .back span { color: #aab4c0; }
+    .swagger-ui, .swagger-ui .info .title, .swagger-ui .info p, .swagger-ui .info li, .swagger-ui .info table,
+    .swagger-ui .opblock-tag, .swagger-ui .opblock .opblock-summary-description, .swagger-ui .opblock-description-wrapper p,
+    .swagger-ui .opblock .opblock-section-header h4, .swagger-ui .parameter__name, .swagger-ui .parameter__type,
+    .swagger-ui .parameter__in, .swagger-ui .response-col_status, .swagger-ui .response-col_description,
+    .swagger-ui .responses-inner h4, .swagger-ui .responses-inner h5, .swagger-ui table thead tr th,
+    .swagger-ui table thead tr td, .swagger-ui .tab li, .swagger-ui .model, .swagger-ui .model-title,
+    .swagger-ui section.models h4, .swagger-ui .markdown p, .swagger-ui .markdown li, .swagger-ui .renderedMarkdown p,
+    .swagger-ui .opblock .opblock-summary-path, .swagger-ui .opblock .opblock-summary-operation-id,
+    .swagger-ui label, .swagger-ui .btn, .swagger-ui .info .base-url, .swagger-ui .prop-type, .swagger-ui .prop-format,
+    .swagger-ui .servers-title, .swagger-ui .servers > label, .swagger-ui .filter-container .operation-filter-input,
+    .swagger-ui .model-box-control, .swagger-ui .models-control, .swagger-ui .opblock-summary-control,
+    .swagger-ui .expand-operation, .swagger-ui .response-control-media-type__title, .swagger-ui .title,
+    .swagger-ui h1, .swagger-ui h2, .swagger-ui h3, .swagger-ui h4, .swagger-ui h5, .swagger-ui .info h1 small pre {
+      color: #e6e9ee; }
+    .swagger-ui .scheme-container, .swagger-ui .opblock .opblock-section-header, .swagger-ui section.models,
+    .swagger-ui section.models .model-container, .swagger-ui .dialog-ux .modal-ux, .swagger-ui .model-box,
+    .swagger-ui select, .swagger-ui input[type=text], .swagger-ui input[type=search], .swagger-ui input[type=password],
+    .swagger-ui textarea, .swagger-ui .btn, .swagger-ui .info .title small, .swagger-ui .opblock-body pre.microlight {
+      background: #222831 !important; color: #e6e9ee !important; border-color: #3d4651; box-shadow: none; }
+    .swagger-ui .opblock { background: #1b1f25 !important; border-color: #3d4651 !important; }
+    .swagger-ui .opblock-tag, .swagger-ui table thead tr th, .swagger-ui section.models.is-open h4 { border-color: #3d4651; }
+    .swagger-ui .opblock .opblock-summary-method { color: #0b1220; }
+    .swagger-ui svg:not(:root) { fill: #e6e9ee; }
+    .swagger-ui .prop-type { color: #c4b5fd; }
+    .swagger-ui .parameter__name.required span, .swagger-ui .parameter__name.required:after { color: #ff8f85; }
+    .swagger-ui .info .title small.version-stamp { background: #116329; }
+    .swagger-ui .info .title small { color: #0b1220; }
+    .swagger-ui code, .swagger-ui .markdown code, .swagger-ui .renderedMarkdown code {
+      background: #222831; color: #ffd59e; }
+    table { border-color: #3d4651; }
+  }
+`;
+
+/** The bar above each docs page: where you are, and the way back to the dashboard. */
+const BACK = `<nav class="back" aria-label="OpenVox"><a href="/app/playground">← Back to the dashboard</a><span>OpenVox API reference</span></nav>`;
+
 export function docsPage(): string {
   return `<!doctype html>
 <html lang="en">
@@ -34,8 +84,10 @@ export function docsPage(): string {
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <link rel="icon" href="/api/docs/assets/favicon-32x32.png">
   <link rel="stylesheet" href="/api/docs/assets/swagger-ui.css">
+  <style>${DOCS_STYLE}</style>
 </head>
 <body>
+  ${BACK}
   <div id="docs"></div>
   <script src="/api/docs/assets/swagger-ui-bundle.js"></script>
   <script>${DOCS_SCRIPT}</script>
@@ -103,8 +155,20 @@ export function errorsPage(): string {
   ).join('\n');
   return `<!doctype html>
 <html lang="en">
-<head><meta charset="utf-8"><title>OpenVox API errors</title></head>
+<head>
+  <meta charset="utf-8">
+  <title>OpenVox API errors</title>
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <style>${DOCS_STYLE}
+  body { margin: 0; font-family: system-ui, sans-serif; line-height: 1.5; }
+  main { padding: 0 1.25rem 1.25rem; max-width: 960px; }
+  td, th { text-align: left; vertical-align: top; padding: 0.25rem 0.5rem; }
+  code { overflow-wrap: anywhere; }
+  </style>
+</head>
 <body>
+  ${BACK}
+  <main>
   <h1>Error codes</h1>
   <p>Every error is <code>application/problem+json</code> with <code>type</code>, <code>title</code>, <code>status</code>,
   <code>code</code>, <code>detail</code>, <code>request_id</code> and, for field problems, <code>errors</code>. Branch on <code>code</code>.</p>
@@ -118,6 +182,7 @@ ${rows}
   <tbody>
 ${jobRows}
   </tbody></table>
+  </main>
 </body>
 </html>
 `;
