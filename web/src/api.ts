@@ -31,13 +31,29 @@ export class ApiError extends Error {
   }
 }
 
+/** A field's name as people read it: `default_voice_id` → "Default voice id", `non_field_errors` → nothing. */
+const fieldName = (field: string) =>
+  field === 'non_field_errors' ? '' : field.charAt(0).toUpperCase() + field.slice(1).replace(/_/g, ' ');
+
+/** Each field message as a sentence that names its field in words: "Password must be at least 8 characters." */
+export function fieldSentences(problem: Pick<Problem, 'errors'>): string[] {
+  return Object.entries(problem.errors ?? {}).flatMap(([field, messages]) =>
+    messages.map((message) => {
+      const name = fieldName(field);
+      if (!name) return message;
+      // "Must be …", "Is …": the field is the sentence's subject; anything else follows its name.
+      return /^(Must|Is|Has|Cannot|Should) /.test(message)
+        ? `${name} ${message.charAt(0).toLowerCase()}${message.slice(1)}`
+        : `${name}: ${message}`;
+    }),
+  );
+}
+
 /** One readable sentence from problem details: the detail, then every field message. */
 function describeProblem(problem: Problem): string {
-  const fields = Object.entries(problem.errors ?? {}).map(
-    ([field, messages]) => `${field === 'non_field_errors' ? '' : `${field}: `}${messages.join(' ')}`,
-  );
+  const fields = fieldSentences(problem);
   const detail = problem.detail ?? problem.title ?? `Request failed (${problem.status}).`;
-  return fields.length && !detail.includes(fields[0]) ? `${detail} ${fields.join(' ')}` : detail;
+  return fields.length ? fields.join(' ') : detail;
 }
 
 export interface Page<T> {

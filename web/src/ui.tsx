@@ -1,6 +1,6 @@
 import type { ComponentChildren, JSX } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
-import { ApiError } from './api';
+import { ApiError, fieldSentences } from './api';
 import { useAction } from './hooks';
 
 let nextId = 0;
@@ -91,14 +91,26 @@ export function Select({ label, options, onValue, wide, ...select }: SelectProps
   );
 }
 
-/** An API failure said plainly (role=alert announces it). */
+/**
+ * An API failure said plainly (role=alert announces it): every field's problem at once, each naming its field in
+ * words. The request id is offered only for a server fault (5xx), where reporting it helps.
+ */
 export function ErrorMessage({ error }: { error: unknown }) {
   if (!error) return null;
   const text = error instanceof ApiError ? error.message : error instanceof Error ? error.message : String(error);
-  const requestId = error instanceof ApiError ? error.problem.request_id : undefined;
+  const fields = error instanceof ApiError ? fieldSentences(error.problem) : [];
+  const requestId = error instanceof ApiError && error.status >= 500 ? error.problem.request_id : undefined;
   return (
     <div class="error" role="alert">
-      <p>{text}</p>
+      {fields.length > 1 ? (
+        <ul>
+          {fields.map((sentence) => (
+            <li key={sentence}>{sentence}</li>
+          ))}
+        </ul>
+      ) : (
+        <p>{text}</p>
+      )}
       {requestId && <p class="hint">Request id: {requestId}</p>}
     </div>
   );

@@ -38,6 +38,14 @@ function ResendVerification({ email }: { email: string }) {
 export function SignUp() {
   const [registered, setRegistered] = useState<Registered | null>(null);
   const submit = useSubmit(async (form) => {
+    // What the browser can tell at once, all together (the server checks the same, and more).
+    const errors: Record<string, string[]> = {};
+    if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(value(form, 'email').trim()))
+      errors.email = ['Enter a valid email address.'];
+    const length = [...value(form, 'password')].length;
+    if (length < 8 || length > 128) errors.password = ['Must be 8 to 128 characters.'];
+    if (Object.keys(errors).length)
+      throw new ApiError({ status: 400, code: 'validation_error', detail: 'Check the form.', errors });
     const account = await api<Registered>('POST', 'auth/register/', {
       body: { email: value(form, 'email'), password: value(form, 'password'), name: value(form, 'name') },
     });

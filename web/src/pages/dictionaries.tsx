@@ -41,7 +41,7 @@ function AddEntry({ dictionary, onChanged }: EditProps) {
   return (
     <form onSubmit={add.onSubmit} aria-labelledby="add-entry">
       <h3 id="add-entry">Add a word</h3>
-      <div class="inline-form">
+      <div class="inline-form top-aligned">
         <Field
           label="Written form"
           value={grapheme}
@@ -62,7 +62,7 @@ function AddEntry({ dictionary, onChanged }: EditProps) {
           value={phoneme}
           onValue={setPhoneme}
           maxLength={500}
-          hint="Kept in the dictionary and its PLS export; engines say the alias."
+          hint="How to say it in IPA, e.g. ˈoʊpən vɔɪs. Piper and eSpeak voices say it; the others say the alias, else the written form. Give the alias, the IPA or both."
         />
       </div>
       <div class="field check">

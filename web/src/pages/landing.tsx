@@ -1,6 +1,51 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { isLoggedIn } from '../api';
 import { Link } from '../router';
 import { PageTitle } from '../ui';
+
+/** The voices whose catalog sample the start page plays: the service's default voice, then its fallback. */
+const SAMPLE_VOICES = ['en-us-joe', 'en-us-slt'];
+
+/**
+ * A sample to hear before signing up: a premade voice's preview, which the worker renders when it starts (the
+ * catalog's own previews, public). Nothing is fetched until it is asked for.
+ */
+function Sample() {
+  const [state, setState] = useState<'idle' | 'loading' | 'playing' | 'missing'>('idle');
+  const audio = useRef<HTMLAudioElement | null>(null);
+  useEffect(() => () => audio.current?.pause(), []);
+  const play = async () => {
+    if (state === 'playing') {
+      audio.current?.pause();
+      setState('idle');
+      return;
+    }
+    setState('loading');
+    for (const voice of SAMPLE_VOICES) {
+      const response = await fetch(`/api/v1/voices/${voice}/preview/`).catch(() => null);
+      if (!response?.ok) continue;
+      audio.current = new Audio(URL.createObjectURL(await response.blob()));
+      audio.current.onended = () => setState('idle');
+      setState('playing');
+      await audio.current.play().catch(() => setState('idle'));
+      return;
+    }
+    setState('missing');
+  };
+  return (
+    <div class="sample">
+      <button type="button" onClick={play} disabled={state === 'loading'} data-state={state}>
+        <span aria-hidden="true">{state === 'playing' ? '■' : '▶'}</span>{' '}
+        {state === 'playing' ? 'Stop the sample' : state === 'loading' ? 'Loading the sample…' : 'Hear a sample'}
+      </button>
+      {state === 'missing' && (
+        <p role="status" class="hint">
+          No sample yet: the worker renders the voices' samples when it starts. Try again in a minute.
+        </p>
+      )}
+    </div>
+  );
+}
 
 export function Landing() {
   const origin = location.origin;
@@ -28,6 +73,7 @@ export function Landing() {
             </>
           )}
         </p>
+        <Sample />
         <p>Every new account gets 35 000 free credits a month: one credit per character.</p>
       </section>
       <section aria-labelledby="dev">
