@@ -1,4 +1,5 @@
 import { isOpenAiPath } from '../../api/routes/openai/errors';
+import { isElevenLabsRequest } from '../../api/routes/elevenlabs/errors';
 import { randomUUID } from 'node:crypto';
 import { resourceRoutes } from '../../api/app';
 import type { ApiDeps } from '../../api/deps';
@@ -33,11 +34,13 @@ export function jsonEndpoints(
 }
 
 /**
- * The error shape a 4xx must have on `path`: OpenAI's `{error: {message, type,
- * param, code}}` on the OpenAI-compatible paths (so OpenAI's SDKs raise the
- * right errors), problem+json everywhere else.
+ * The error shape a 4xx must have on `path`: ElevenLabs' `{detail: {status,
+ * message}}` on its paths, OpenAI's `{error: {message, type, param, code}}` on
+ * the OpenAI-compatible ones (so each SDK raises the right errors),
+ * problem+json everywhere else.
  */
 export function errorShapeErrors(path: string, reply: Reply): string[] {
+  if (isElevenLabsRequest({ path, get: () => '' })) return elevenLabsShapeErrors(reply);
   if (!isOpenAiPath(path)) return problemShapeErrors(reply);
   const errors: string[] = [];
   if (!/^application\/json/.test(reply.headers.get('content-type') ?? ''))
@@ -49,5 +52,16 @@ export function errorShapeErrors(path: string, reply: Reply): string[] {
     !(error.code === null || typeof error.code === 'string')
   )
     errors.push('error.param/code');
+  return errors;
+}
+
+/** ElevenLabs' error shape, `{"detail": {"status", "message"}}` (its SDKs read it so). */
+function elevenLabsShapeErrors(reply: Reply): string[] {
+  const errors: string[] = [];
+  if (!/^application\/json/.test(reply.headers.get('content-type') ?? ''))
+    errors.push(`content-type ${reply.headers.get('content-type')}`);
+  const detail = reply.body?.detail;
+  if (!detail || typeof detail.status !== 'string' || typeof detail.message !== 'string')
+    errors.push('detail.status/message');
   return errors;
 }
