@@ -281,7 +281,11 @@ async function psqlAsPostgres(sql: string, port: string): Promise<string> {
  * PostgreSQL cluster and creates the role (with CREATEDB, for the test
  * database) and the database.
  */
-export async function ensurePostgres(databaseUrl: string): Promise<Managed> {
+/**
+ * `keepRunning`: a cluster this call starts stays up when its caller stops
+ * (test runs: another run may have found it up and be using it).
+ */
+export async function ensurePostgres(databaseUrl: string, { keepRunning = false } = {}): Promise<Managed> {
   if (await canConnect(databaseUrl)) return managed('postgresql', null);
   const url = new URL(databaseUrl);
   const local = ['127.0.0.1', 'localhost', '::1', '[::1]'].includes(url.hostname);
@@ -319,7 +323,7 @@ export async function ensurePostgres(databaseUrl: string): Promise<Managed> {
   if (!dbExists) await psqlAsPostgres(`create database ${quoteIdent(database)} owner ${quoteIdent(user)}`, port);
   await waitFor('PostgreSQL login', () => canConnect(databaseUrl), 10_000);
   const stop = async () => {
-    if (started) await exec('pg_ctlcluster', [...started, 'stop']);
+    if (started && !keepRunning) await exec('pg_ctlcluster', [...started, 'stop']);
   };
   // Only a cluster this run started is stopped again (the cluster is shared: never SIGKILLed).
   return { name: 'postgresql', stop, kill: stop };

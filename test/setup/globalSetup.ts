@@ -30,7 +30,8 @@ export default async function globalSetup(): Promise<void> {
   const services: Managed[] = [];
   globalThis.__openvoxServices = services;
   const [postgres, temporal, minio] = await Promise.all([
-    ensurePostgres(env.DEV_DATABASE_URL),
+    // Left running at the end: concurrent test runs share the cluster, and one stopping it failed the others.
+    ensurePostgres(env.DEV_DATABASE_URL, { keepRunning: true }),
     startTemporal({ port: Number(env.TEMPORAL_ADDRESS.split(':')[1]), uiPort: 0, headless: true, logDir }),
     startMinio({
       port: Number(new URL(env.MINIO_ENDPOINT).port),
