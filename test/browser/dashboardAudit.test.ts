@@ -347,7 +347,10 @@ describe('dashboard: every page at 1280 and 390 px, light and dark', () => {
       .getByLabel('PLS file', { exact: true })
       .setInputFiles({ name: 'notes.pls', mimeType: 'application/pls+xml', buffer: Buffer.from('not a lexicon') });
     await page.getByRole('button', { name: 'Import' }).click();
-    await page.getByRole('alert').getByText(/pls/).waitFor();
+    await page
+      .getByRole('alert')
+      .getByText(/^PLS file: Not a valid PLS document/)
+      .waitFor();
     expect(await entriesOf()).toEqual(['OpenVox=open voice box']);
 
     await page.getByRole('link', { name: 'All dictionaries' }).click();

@@ -31,9 +31,19 @@ export class ApiError extends Error {
   }
 }
 
-/** A field's name as people read it: `default_voice_id` → "Default voice id", `non_field_errors` → nothing. */
+/** Fields whose names say less than the form's labels. */
+const FIELD_LABELS: Record<string, string> = {
+  pls: 'PLS file',
+  voice_id: 'Voice',
+  default_voice_id: 'Default voice',
+  output_format: 'Format',
+  text_type: 'Text type',
+};
+/** A field's name as people read it: `pls` → "PLS file", `history_retention_days` → "History retention days". */
 const fieldName = (field: string) =>
-  field === 'non_field_errors' ? '' : field.charAt(0).toUpperCase() + field.slice(1).replace(/_/g, ' ');
+  field === 'non_field_errors'
+    ? ''
+    : (FIELD_LABELS[field] ?? field.charAt(0).toUpperCase() + field.slice(1).replace(/_/g, ' '));
 
 /** Each field message as a sentence that names its field in words: "Password must be at least 8 characters." */
 export function fieldSentences(problem: Pick<Problem, 'errors'>): string[] {
