@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, request } from '../api';
-import { countCharacters, formatNumber } from '../format';
+import { countCharacters, formatNumber, voiceLabel } from '../format';
 import { useAction, usePagedLoad } from '../hooks';
 import { ErrorMessage, Field, Pager, Select, Status } from '../ui';
 import type { Block, Chapter, StudioProject, Voice } from '../types';
@@ -14,10 +14,7 @@ export function voiceOptions(voices: Voice[] | undefined, none: string): [string
     ['', none],
     ...(voices ?? [])
       .filter((voice) => voice.status === 'ready')
-      .map((voice): [string, string] => [
-        voice.id,
-        `${voice.name} (${voice.language}${voice.quality === 'neural' ? ', neural' : ''}${voice.category === 'cloned' ? ', my clone' : ''})`,
-      ]),
+      .map((voice): [string, string] => [voice.id, voiceLabel(voice)]),
   ];
 }
 
