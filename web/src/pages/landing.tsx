@@ -24,6 +24,7 @@ function Sample() {
     for (const voice of SAMPLE_VOICES) {
       const response = await fetch(`/api/v1/voices/${voice}/preview/`).catch(() => null);
       if (!response?.ok) continue;
+      if (audio.current) URL.revokeObjectURL(audio.current.src);
       audio.current = new Audio(URL.createObjectURL(await response.blob()));
       audio.current.onended = () => setState('idle');
       setState('playing');

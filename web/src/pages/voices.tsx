@@ -255,6 +255,7 @@ function ClonePlay({ voice }: { voice: Voice }) {
     if (ended.status !== 'completed') throw new Error(ended.error?.message ?? `The sample ended ${ended.status}.`);
     const blob = await (await request('GET', `tts/history/${accepted.id}/audio/`)).blob();
     audio.current?.pause();
+    if (audio.current) URL.revokeObjectURL(audio.current.src);
     audio.current = new Audio(URL.createObjectURL(blob));
     audio.current.onended = () => setPlaying(false);
     setPlaying(true);
