@@ -267,6 +267,8 @@ describe.each(VIEWPORTS)('the first hour, round 3, at $width px', (viewport) => 
   it('keeps the navigation to two lines and titles the start page once', async () => {
     await page.goto(`${stack.api.url}/`);
     await page.getByRole('heading', { level: 1, name: 'OpenVox' }).waitFor();
+    // The session is back (the refresh cookie rotated) before the next page load asks again.
+    await page.getByRole('link', { name: 'Open the playground' }).waitFor();
     expect(await page.title()).toBe('OpenVox');
     await page.goto(`${stack.api.url}/app/usage`);
     await heading('Usage');
