@@ -628,6 +628,7 @@ describe.each(SYNTHESIS_FAMILIES)('synthesis requests in the %s family', (family
         output_format: 'wav',
         duration_seconds: null,
         audio_url: null,
+        eta_seconds: null,
         error: { code: 'synthesis_failed', message: expect.any(String) },
         ...asked('It failed.'),
       });
