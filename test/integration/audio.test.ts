@@ -233,8 +233,8 @@ describe('output formats', () => {
     });
     finishing.catch(() => undefined);
     // Generous waits: on a loaded machine the loudness pass before the encode alone can take seconds.
+    // Seen both running (a second count could already miss an encoder that a loaded machine let finish).
     await eventually('the encoder and the meter', async () => (await ffmpegChildren()) === 2, 60_000);
-    expect(await ffmpegChildren()).toBe(2);
     abort.abort();
     await expect(finishing).rejects.toThrow(/aborted/);
     await eventually('both ffmpeg processes to end', async () => (await ffmpegChildren()) === 0, 20_000);
