@@ -73,6 +73,26 @@ export function createStudioActivities(deps: ActivityDeps) {
     return asPremadeVoice(base);
   };
 
+  /** How one block of the project renders as it is now (its voices, text and hash). */
+  const specOfBlock = async (project: Project, blockId: string) => {
+    const [block] = await blocksInOrder(db, project.id).where('project_blocks.id', blockId);
+    if (!block) throw ApplicationFailure.nonRetryable(`block ${blockId} does not exist`, 'BlockMissing');
+    return blockSpec(projectSettings(project), block, await blockSpecContext(db, project, [block]));
+  };
+
+  /** Records a rendered block's audio under its hash: the block (and any of the account's with that hash) is current. */
+  const recordAudio = (
+    trx: Parameters<typeof BlockAudio.record>[0],
+    audio: { accountId: string; hash: string; audioKey: string; durationMs: number; characters: number },
+  ) =>
+    BlockAudio.record(trx, {
+      account_id: audio.accountId,
+      content_hash: audio.hash,
+      audio_key: audio.audioKey,
+      duration_ms: audio.durationMs,
+      characters: audio.characters,
+    });
+
   /** Downloads an object into a file (files, not memory: a chapter's audio can be large). */
   const download = async (key: string, file: string) => pipeline(await storage.get(key), createWriteStream(file));
 
@@ -175,10 +195,7 @@ export function createStudioActivities(deps: ActivityDeps) {
       hash: string;
     }) {
       const project = await loadProject(input.projectId);
-      const [block] = await blocksInOrder(db, project.id).where('project_blocks.id', input.blockId);
-      if (!block) throw ApplicationFailure.nonRetryable(`block ${input.blockId} does not exist`, 'BlockMissing');
-      const context = await blockSpecContext(db, project, [block]);
-      const spec = blockSpec(projectSettings(project), block, context);
+      const spec = await specOfBlock(project, input.blockId);
       const lexicon = await lexiconOf(project);
       const audioKey = blockAudioKey(input.accountId, spec.hash);
       return classified(() =>
@@ -255,13 +272,7 @@ export function createStudioActivities(deps: ActivityDeps) {
     }): Promise<{ charged: number }> {
       return db
         .transaction(async (trx) => {
-          await BlockAudio.record(trx, {
-            account_id: input.accountId,
-            content_hash: input.hash,
-            audio_key: input.audioKey,
-            duration_ms: input.durationMs,
-            characters: input.characters,
-          });
+          await recordAudio(trx, input);
           const charged = await ProjectSnapshot.chargeBlock(trx, input);
           return { charged };
         })
@@ -275,10 +286,9 @@ export function createStudioActivities(deps: ActivityDeps) {
      */
     async reserveBlockRender(input: BlockRenderInput): Promise<BlockRenderReservation> {
       const project = await loadProject(input.projectId);
-      const [block] = await blocksInOrder(db, project.id).where('project_blocks.id', input.blockId);
-      if (!block || project.account_id !== input.accountId)
+      if (project.account_id !== input.accountId)
         throw ApplicationFailure.nonRetryable(`block ${input.blockId} does not exist`, 'BlockMissing');
-      const spec = blockSpec(projectSettings(project), block, await blockSpecContext(db, project, [block]));
+      const spec = await specOfBlock(project, input.blockId);
       if ((await BlockAudio.keysOf(db, input.accountId, [spec.hash])).size > 0) return { outcome: 'current' };
       const reserved = await db.transaction((trx) =>
         reserve(trx, input.accountId, blockRenderReference(input.renderId), spec.characters),
@@ -293,13 +303,7 @@ export function createStudioActivities(deps: ActivityDeps) {
       input: BlockRenderInput & { hash: string; audioKey: string; durationMs: number; characters: number },
     ) {
       await db.transaction(async (trx) => {
-        await BlockAudio.record(trx, {
-          account_id: input.accountId,
-          content_hash: input.hash,
-          audio_key: input.audioKey,
-          duration_ms: input.durationMs,
-          characters: input.characters,
-        });
+        await recordAudio(trx, input);
         await settle(trx, input.accountId, blockRenderReference(input.renderId), 'capture');
       });
     },
