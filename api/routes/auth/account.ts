@@ -42,6 +42,8 @@ const ProfileUpdateBody = z.strictObject({
     description:
       'The voice that speaks when a request names none: a premade voice id or one of your ready cloned voices; null: the service default',
     example: 'en-us-slt',
+    minLength: 1,
+    maxLength: 64,
   }),
 });
 const AccountDeletionBody = z.strictObject({
