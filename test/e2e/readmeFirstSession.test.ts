@@ -114,6 +114,10 @@ describe('README first session', () => {
     const body = (await response.json()) as { resources: Record<string, string> };
     const prefix = indexPath.startsWith('/api/') && !indexPath.startsWith('/api/v1') ? '/api/' : '/api/v1/';
     expect(body.resources.synthesize).toBe(`${prefix}tts/synthesize/`);
-    for (const resourcePath of Object.values(body.resources)) expect(resourcePath.startsWith(prefix)).toBe(true);
+    // The OpenAI-compatible paths keep OpenAI's own base (the server's /v1) in the unversioned family.
+    for (const [name, resourcePath] of Object.entries(body.resources)) {
+      const base = prefix === '/api/' && name.startsWith('openai_') ? '/v1/' : prefix;
+      expect(`${name} ${resourcePath}`).toBe(`${name} ${base}${resourcePath.slice(base.length)}`);
+    }
   });
 });

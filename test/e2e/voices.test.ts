@@ -357,6 +357,7 @@ describe.each([['/api/v1'], ['/api']])('voices in the %s family', (family) => {
         status: 'processing',
         error: null,
         similarity: null,
+        closest_premade: null,
         engine: null,
         quality: null,
         // Processing: no engine yet, so no word timestamps.
