@@ -9,7 +9,7 @@ import { type HistoryEvent, historyOf } from '../helpers/workflowWorker';
 /**
  * Kokoro renders (~10× Piper's CPU per audio second) queue on a task queue of their own with half the render
  * slots, so while one renders and others wait, a Piper synthesis still gets a slot of the CPU queue at once:
- * with two render slots and a Kokoro synthesis of three chunks (three renders asking at once), a Piper
+ * with two render slots and a Kokoro synthesis of several chunks (a render per lane asking at once), a Piper
  * synthesis submitted after it has rendered before any Kokoro chunk has. When Kokoro renders
  * shared the CPU queue, two of them held both slots (one rendering, one waiting for the only Kokoro host)
  * and the Piper render waited for a Kokoro chunk to finish.
@@ -51,7 +51,7 @@ const completions = (events: Events) =>
 it('renders Kokoro on the heavy queue, and a Piper synthesis submitted behind Kokoro renders does not wait for them', async () => {
   const voice = await call(api.url, 'GET', '/api/v1/voices/en-us-kokoro-alpha/', undefined, kokoroOwner.access);
   expect(voice.body).toMatchObject({ engine: 'kokoro', status: 'ready' });
-  // Three chunks of ~390 characters (CHUNK_CHARS is 400): three renders ask for a slot at once.
+  // Twelve sentences (1,140 characters): several chunks, so several renders (one per parallel lane) ask for a slot at once.
   const sentence = 'The committee will meet again next week to review the plans for the new library and the park. ';
   const kokoroText = sentence.repeat(12).trim();
   const kokoro = await call(
@@ -62,7 +62,7 @@ it('renders Kokoro on the heavy queue, and a Piper synthesis submitted behind Ko
     kokoroOwner.access,
   );
   expect(kokoro.status).toBe(202);
-  // Its renders are scheduled (all three lanes) before the Piper synthesis is submitted.
+  // Its renders are scheduled (at least three lanes) before the Piper synthesis is submitted.
   for (;;) {
     const renders = scheduled(await eventsOf(kokoro.body.id)).filter(
       (activity) => activity.type === 'renderSynthesisChunk',
@@ -81,14 +81,18 @@ it('renders Kokoro on the heavy queue, and a Piper synthesis submitted behind Ko
   expect(piper.status).toBe(202);
   const piperDone = await waitForSynthesis(api.url, piper.body.status_url, piperOwner.access, 300_000);
   expect(piperDone.status).toBe('completed');
-  // Slots, when the Piper synthesis is done: the three Kokoro renders are all still pending (none completed), one
-  // of them running (the heavy queue's one slot) and two scheduled, waiting for it outside any worker slot.
+  // Slots, when the Piper synthesis is done: the Kokoro renders are all still pending (at least the three seen
+  // scheduled, none completed), one of them running (the heavy queue's one slot) and the others scheduled, waiting
+  // for it outside any worker slot.
   const { raw } = await deps.temporal.workflow.getHandle(synthesisWorkflowId(kokoro.body.id)).describe();
   const pending = raw.pendingActivities ?? [];
-  expect(pending.map((activity) => activity.activityType?.name)).toEqual(Array(3).fill('renderSynthesisChunk'));
+  expect(pending.length).toBeGreaterThanOrEqual(3);
+  expect(pending.map((activity) => activity.activityType?.name)).toEqual(
+    Array(pending.length).fill('renderSynthesisChunk'),
+  );
   // PendingActivityState: 1 scheduled, 2 started.
   expect(pending.filter((activity) => Number(activity.state) === 2)).toHaveLength(1);
-  // Canceled (nothing charged): the test need not wait for Kokoro's three chunks.
+  // Canceled (nothing charged): the test need not wait for all of Kokoro's chunks.
   expect(
     (await call(api.url, 'DELETE', `/api/v1/tts/history/${kokoro.body.id}/`, undefined, kokoroOwner.access)).status,
   ).toBe(204);
@@ -101,10 +105,10 @@ it('renders Kokoro on the heavy queue, and a Piper synthesis submitted behind Ko
   for (const chunkRendered of completions(kokoroEvents)) expect(chunkRendered).toBeGreaterThan(piperRendered);
 
   const queue = cpuTaskQueue(deps.config);
-  expect(scheduled(kokoroEvents)).toEqual([
-    { type: 'renderSynthesisChunk', queue: heavyTaskQueue(queue) },
-    { type: 'renderSynthesisChunk', queue: heavyTaskQueue(queue) },
-    { type: 'renderSynthesisChunk', queue: heavyTaskQueue(queue) },
-  ]);
+  const kokoroScheduled = scheduled(kokoroEvents);
+  expect(kokoroScheduled.length).toBeGreaterThanOrEqual(3);
+  expect(kokoroScheduled).toEqual(
+    Array(kokoroScheduled.length).fill({ type: 'renderSynthesisChunk', queue: heavyTaskQueue(queue) }),
+  );
   expect(scheduled(piperEvents)).toEqual([{ type: 'renderShortSynthesis', queue }]);
 }, 600_000);
