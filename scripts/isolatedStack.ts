@@ -181,7 +181,7 @@ export async function startIsolatedStack(options: IsolatedStackOptions): Promise
     uiPort: 0,
     headless: true,
     logDir,
-    ...(options.persistentTemporal && { dbFile: path.join(dataDir, 'temporal.sqlite'), fastSqlite: true }),
+    ...(options.persistentTemporal && { dbFile: path.join(dataDir, 'temporal.sqlite'), sqlite: 'fast' }),
   };
   const minioOptions: MinioOptions = {
     port: ports.minio,

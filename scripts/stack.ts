@@ -162,16 +162,12 @@ export interface TemporalOptions {
   /** Persistent sqlite file, which a restarted server picks up again; in-memory when absent (tests). */
   dbFile?: string;
   /**
-   * With `dbFile`: WAL and synchronous=OFF, the SDK test server's settings. The
-   * file then survives a killed server (the OS has every write), not a power cut.
-   */
-  fastSqlite?: boolean;
-  /**
-   * With `dbFile`, overrides `fastSqlite`. `wal` (the default): WAL with
+   * The sqlite file's durability. `wal` (the default for a file): WAL with
    * synchronous=NORMAL, which survives a killed server and may lose the last
    * transactions (not the file) to a power cut; ~1.5× the workflows per second
    * of `durable` (sqlite's own defaults: a rollback journal, synchronous=FULL).
-   * `fast`: WAL with synchronous=OFF.
+   * `fast` (always, in memory): WAL with synchronous=OFF, the SDK test
+   * server's settings; a file then survives a killed server, not a power cut.
    */
   sqlite?: 'durable' | 'wal' | 'fast';
   /** Dynamic config beyond TEMPORAL_DYNAMIC_CONFIG (benchmarks). */
@@ -188,17 +184,12 @@ export async function startTemporal(options: TemporalOptions): Promise<Managed> 
   if (options.dbFile) {
     mkdirSync(path.dirname(options.dbFile), { recursive: true });
     args.push('--db-filename', options.dbFile);
-    const sqlite = options.sqlite ?? (options.fastSqlite ? 'fast' : 'wal');
-    if (sqlite !== 'durable')
-      args.push(
-        '--sqlite-pragma',
-        'journal_mode=WAL',
-        '--sqlite-pragma',
-        `synchronous=${sqlite === 'wal' ? 'NORMAL' : 'OFF'}`,
-      );
-  } else {
-    // What the SDK's own test server uses: fast and throwaway.
-    args.push('--sqlite-pragma', 'journal_mode=WAL', '--sqlite-pragma', 'synchronous=OFF');
+  }
+  // In memory, always what the SDK's own test server uses: fast and throwaway.
+  const sqlite = options.dbFile ? (options.sqlite ?? 'wal') : 'fast';
+  if (sqlite !== 'durable') {
+    const synchronous = sqlite === 'wal' ? 'NORMAL' : 'OFF';
+    args.push('--sqlite-pragma', 'journal_mode=WAL', '--sqlite-pragma', `synchronous=${synchronous}`);
   }
   for (const [name, type] of Object.entries(SEARCH_ATTRIBUTES)) args.push('--search-attribute', `${name}=${type}`);
   for (const [key, value] of Object.entries({ ...TEMPORAL_DYNAMIC_CONFIG, ...options.dynamicConfig }))
