@@ -138,11 +138,6 @@ export class TextBuffer {
     return this.take(this.text.length);
   }
 
-  /** Characters waiting (not yet in a piece). */
-  get waiting(): number {
-    return this.text.trim().length;
-  }
-
   private take(until: number): string[] {
     const piece = this.text.slice(0, until).trim();
     this.text = this.text.slice(until).replace(/^\s+/, '');
