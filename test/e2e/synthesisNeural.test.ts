@@ -70,9 +70,10 @@ describe.each(SYNTHESIS_FAMILIES)('en-us-joe in the %s family', (family, idKey) 
       expect(slowRatio).toBeGreaterThan(1.8);
       expect(slowRatio).toBeLessThan(2.2);
       // Speed is the model's own timing (length_scale), not a pitch change: a change of speed by
-      // resampling would move F0 by 12 semitones here. The model's sampling noise moves the median F0
-      // of the fast rendering too: -0.1 to +1.2 semitones in eight renders in process, 2.25 once in CI.
-      expect(Math.abs(12 * Math.log2(fast.f0MedianHz! / normal.f0MedianHz!))).toBeLessThan(3);
+      // resampling would move F0 by 12 semitones here. Fast speech from the model is higher, by an amount
+      // its sampling noise sets: of 60 renders in process, 50 had a median F0 0.0 to 1.3 semitones above
+      // the normal reading's and 10 had 2.1 to 4.4 above it; CI once measured 6.2.
+      expect(Math.abs(12 * Math.log2(fast.f0MedianHz! / normal.f0MedianHz!))).toBeLessThan(8);
       const pitchRatio = high.f0MedianHz! / normal.f0MedianHz!;
       expect(pitchRatio).toBeGreaterThanOrEqual(1.8);
       expect(pitchRatio).toBeLessThanOrEqual(2.2);
