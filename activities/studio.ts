@@ -41,6 +41,9 @@ import { notifyWatchers } from '../synthesis/lifecycle';
 import { CHUNK_CHARS } from '../synthesis/speechPlan';
 import { compileLexicon } from '../text/lexicon';
 
+/** Where a chapter's MP3 is stored: beside its WAV, under the snapshot. */
+const chapterMp3Key = (wavKey: string) => wavKey.replace(/\.wav$/, '.mp3');
+
 /** Pause between two segments (voices) of a block and between its chunks, seconds at speed 1. */
 const SEGMENT_PAUSE_SECONDS = 0.25;
 
@@ -313,7 +316,11 @@ export function createStudioActivities(deps: ActivityDeps) {
       await db.transaction((trx) => settle(trx, input.accountId, blockRenderReference(input.renderId), 'release'));
     },
 
-    /** Assembles a chapter from its blocks' audio (CPU queue) and stores its WAV and captions under the snapshot. */
+    /**
+     * Assembles a chapter from its blocks' audio (CPU queue) and stores its
+     * WAV, its MP3 (the book's zip takes it: `<chapter>.mp3` beside the WAV)
+     * and captions under the snapshot.
+     */
     async assembleConversionChapter(input: {
       snapshotId: string;
       accountId: string;
@@ -351,6 +358,7 @@ export function createStudioActivities(deps: ActivityDeps) {
             unlessCanceled(signal);
             const keys = { wavKey: `${prefix}.wav`, srtKey: `${prefix}.srt`, vttKey: `${prefix}.vtt` };
             await storage.put(keys.wavKey, await readFile(chapter.wavPath), 'audio/wav');
+            await storage.put(chapterMp3Key(keys.wavKey), await readFile(chapter.mp3Path), 'audio/mpeg');
             await storage.put(keys.srtKey, Buffer.from(chapter.srt), 'application/x-subrip');
             await storage.put(keys.vttKey, Buffer.from(chapter.vtt), 'text/vtt');
             return { ...keys, durationMs: chapter.durationMs, qc: chapter.qc as unknown as Record<string, unknown> };
@@ -375,7 +383,14 @@ export function createStudioActivities(deps: ActivityDeps) {
               input.chapters.map(async (chapter, index) => {
                 const wavPath = path.join(dir, `chapter-${index}.wav`);
                 await download(chapter.wavKey, wavPath);
-                return { title: chapter.title, wavPath, durationMs: chapter.durationMs };
+                // A chapter assembled before its MP3 was kept has none: the book encodes one.
+                const mp3Key = chapterMp3Key(chapter.wavKey);
+                let mp3Path: string | null = null;
+                if ((await storage.size(mp3Key)) !== null) {
+                  mp3Path = path.join(dir, `chapter-${index}.mp3`);
+                  await download(mp3Key, mp3Path);
+                }
+                return { title: chapter.title, wavPath, mp3Path, durationMs: chapter.durationMs };
               }),
             );
             let cover: { path: string; contentType: string } | null = null;

@@ -1,10 +1,11 @@
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
-import { ffmpeg, fileUrl } from '../../audio/ffmpeg';
+import { fileUrl } from '../../audio/ffmpeg';
 import { readWavInfo } from '../../audio/wav';
 import { captionsOf, type TimedWord } from './captions';
 import type { AssemblyPreset, BlockAudio, ChapterAssembly } from './index';
-import { measureLevels } from './measure';
+import { studioFfmpeg } from './ffmpeg';
+import { measureLevels, measureWav } from './measure';
 import { MASTER_RATE, mp3Output } from './mp3';
 
 /** Pauses between blocks (seconds): a heading is followed by a longer breath than a paragraph. */
@@ -37,10 +38,15 @@ const limiterGain = (db: number) => (10 ** (db / 20)).toFixed(4);
 /** How far from the preset's level a chapter may land before its gain is corrected once. */
 const LEVEL_TOLERANCE_DB = 0.5;
 
-/** Gain, a peak limiter, the head and tail, and under it all the room tone: `joined` mastered into `wavPath`. */
+/**
+ * Gain, a peak limiter, the head and tail, and under it all the room tone:
+ * `joined` mastered into `wavPath` and, in the same pass, encoded into the
+ * MP3 a listener gets (`mp3Path`).
+ */
 async function master(
   joined: string,
   wavPath: string,
+  mp3Path: string,
   preset: (typeof PRESETS)[AssemblyPreset],
   gainDb: number,
   speechSeconds: number,
@@ -54,27 +60,27 @@ async function master(
     `alimiter=limit=${limiterGain(preset.limitDb)}:level=0:attack=5:release=50,` +
     `adelay=delays=${headMs}:all=1,apad=whole_dur=${totalSeconds.toFixed(3)}`;
   const tone = `anoisesrc=color=pink:amplitude=${ROOM_TONE_AMPLITUDE}:sample_rate=${MASTER_RATE}:seed=7:duration=${totalSeconds.toFixed(3)}`;
-  const graph = preset.roomTone
-    ? `${voice}[voice];${tone}[tone];[voice][tone]amix=inputs=2:duration=first:normalize=0[out]`
-    : `${voice}[out]`;
-  await ffmpeg(
-    ['-i', fileUrl(joined), '-filter_complex', graph, '-map', '[out]', '-ar', String(MASTER_RATE), '-ac', '1'].concat([
-      '-c:a',
-      'pcm_s16le',
-      '-map_metadata',
-      '-1',
-      '-f',
-      'wav',
-      fileUrl(wavPath),
-    ]),
+  const mixed = preset.roomTone
+    ? `${voice}[voice];${tone}[tone];[voice][tone]amix=inputs=2:duration=first:normalize=0`
+    : voice;
+  // The MP3 is encoded from the 16-bit samples the WAV holds, as if from the WAV itself.
+  const graph = `${mixed},aformat=sample_fmts=s16:sample_rates=${MASTER_RATE}:channel_layouts=mono,asplit=2[wav][mp3]`;
+  const wav = ['-map', '[wav]', '-c:a', 'pcm_s16le', '-map_metadata', '-1', '-f', 'wav', fileUrl(wavPath)];
+  await studioFfmpeg(
+    ['-i', fileUrl(joined), '-filter_complex', graph, ...wav, '-map', '[mp3]', '-map_metadata', '-1'].concat(
+      mp3Output(mp3Path),
+    ),
     signal,
   );
 }
 
 /**
- * Joins a chapter's blocks with pauses into a mastered 44.1 kHz mono WAV
- * (`chapter.wav` in `outDir`), its captions, and the QC of the MP3 a
- * listener gets (encoded into `outDir` and measured after decoding).
+ * Joins a chapter's blocks (PCM WAVs) with pauses into a mastered 44.1 kHz
+ * mono WAV (`chapter.wav` in `outDir`), the MP3 a listener gets
+ * (`chapter.mp3`, the book's zip holds it as it is), its captions, and the
+ * QC of that MP3 as a decoder outputs it. Four ffmpeg passes when the level
+ * lands at once: the join, the master (WAV and MP3 together), the MP3's
+ * decode for the QC; the levels are measured in Node.
  */
 export async function assembleChapter(input: {
   blocks: BlockAudio[];
@@ -86,55 +92,45 @@ export async function assembleChapter(input: {
   if (blocks.length === 0) throw new Error('a chapter needs at least one block');
   const preset = PRESETS[input.preset];
 
-  // 1. Every block resampled to the master's rate (one call, one output each), so its length in samples is known.
-  const blockWavs = blocks.map((_, i) => path.join(outDir, `block-${i}.wav`));
-  const args: string[] = [];
-  for (const block of blocks) args.push('-i', fileUrl(block.path));
-  blocks.forEach((_, i) => {
-    args.push('-map', `${i}:a:0`, '-af', `aresample=${MASTER_RATE}`, '-ac', '1', '-c:a', 'pcm_f32le');
-    args.push('-map_metadata', '-1', '-f', 'wav', fileUrl(blockWavs[i]));
-  });
-  await ffmpeg(args, signal);
-
-  // 2. The speech joined with silent pauses, and where each block starts (the head's room tone included).
-  const durations = await Promise.all(blockWavs.map(async (file) => (await readWavInfo(file)).durationSeconds));
+  // 1. The speech joined with silent pauses at the master's rate, in one pass, and where each block starts (the
+  // head's room tone included): each block's length is its WAV's, resampling keeps it to the sample.
+  const durations = await Promise.all(blocks.map(async (block) => (await readWavInfo(block.path)).durationSeconds));
   const starts: number[] = [];
   let cursor = preset.headSeconds;
   const parts = blocks.map((block, i) => {
     starts.push(cursor);
     const pause = i + 1 < blocks.length ? PAUSE_AFTER[block.kind] : 0;
     cursor += durations[i] + pause;
-    return `[${i}:a]apad=pad_dur=${pause}[p${i}]`;
+    return `[${i}:a]aresample=${MASTER_RATE},aformat=sample_fmts=flt:channel_layouts=mono,apad=pad_dur=${pause}[p${i}]`;
   });
   const speechSeconds = cursor - preset.headSeconds;
   const joined = path.join(outDir, 'joined.wav');
   const joinArgs: string[] = [];
-  for (const file of blockWavs) joinArgs.push('-i', fileUrl(file));
+  for (const block of blocks) joinArgs.push('-i', fileUrl(block.path));
   const concat = `${blocks.map((_, i) => `[p${i}]`).join('')}concat=n=${blocks.length}:v=0:a=1[out]`;
   joinArgs.push('-filter_complex', [...parts, concat].join(';'), '-map', '[out]', '-c:a', 'pcm_f32le');
-  await ffmpeg([...joinArgs, '-f', 'wav', fileUrl(joined)], signal);
-  await Promise.all(blockWavs.map((file) => rm(file, { force: true })));
+  await studioFfmpeg([...joinArgs, '-map_metadata', '-1', '-f', 'wav', fileUrl(joined)], signal);
 
-  // 3. Gain to the preset's level (measured on the joined speech), a peak limiter, head and tail, room tone.
-  const before = await measureLevels(joined, signal);
+  // 2. Gain to the preset's level (measured on the joined speech), a peak limiter, head and tail, room tone.
+  const loudness = preset.target === 'lufs';
+  const before = await measureWav(joined, { loudness, signal });
   const measured = preset.target === 'rms' ? before.rmsDb : before.loudnessLufs;
   // Nothing audible to level (silent blocks): leave the gain alone rather than amplify noise by 100 dB.
   let gainDb = measured > -100 ? preset.level - measured : 0;
   const wavPath = path.join(outDir, 'chapter.wav');
+  const mp3Path = path.join(outDir, 'chapter.mp3');
   // The limiter takes some level off speech with sharp peaks: one correction brings the result back to the target.
   for (let attempt = 0; attempt < 2; attempt++) {
-    await master(joined, wavPath, preset, gainDb, speechSeconds, signal);
-    const after = await measureLevels(wavPath, signal);
+    await master(joined, wavPath, mp3Path, preset, gainDb, speechSeconds, signal);
+    const after = await measureWav(wavPath, { loudness, signal });
     const miss = preset.level - (preset.target === 'rms' ? after.rmsDb : after.loudnessLufs);
     if (Math.abs(miss) <= LEVEL_TOLERANCE_DB || measured <= -100) break;
     gainDb += miss;
   }
   await rm(joined, { force: true });
 
-  // 4. QC of what a listener decodes: the chapter's MP3 as the book's zip delivers it.
-  const mp3Path = path.join(outDir, 'chapter.mp3');
-  await ffmpeg(['-i', fileUrl(wavPath), ...mp3Output(mp3Path)], signal);
-  const delivered = await measureLevels(mp3Path, signal);
+  // 3. QC of what a listener decodes: the chapter's MP3 as the book's zip delivers it.
+  const delivered = await measureLevels(mp3Path, { loudness: false, signal });
   const durationMs = Math.round((await readWavInfo(wavPath)).durationSeconds * 1000);
 
   const words: TimedWord[] = [];
@@ -148,6 +144,7 @@ export async function assembleChapter(input: {
   const round = (value: number) => Math.round(value * 10) / 10;
   return {
     wavPath,
+    mp3Path,
     durationMs,
     ...captionsOf(words, blockBreaks),
     qc: {

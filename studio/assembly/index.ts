@@ -1,7 +1,9 @@
 /**
  * Audiobook assembly and mastering: pure file-in/file-out functions over
- * ffmpeg, called by the conversion's activities. Nothing here holds a
- * chapter's or a book's audio in memory: ffmpeg reads and writes the files.
+ * ffmpeg (run one thread each, at a lower CPU priority), called by the
+ * conversion's activities. Nothing here holds a chapter's or a book's audio
+ * in memory: ffmpeg reads and writes the files, and levels are measured in
+ * Node as the samples stream past.
  */
 import type { ImportedMetadata } from '../document';
 
@@ -26,6 +28,8 @@ export interface ChapterQc {
 
 export interface ChapterAssembly {
   wavPath: string;
+  /** The chapter's delivered MP3 (what the QC measured), which the book's zip takes as it is. */
+  mp3Path: string;
   durationMs: number;
   qc: ChapterQc;
   srt: string;
@@ -37,6 +41,8 @@ export type AssemblyPreset = 'audiobook' | 'standard';
 export interface BookChapter {
   title: string;
   wavPath: string;
+  /** The chapter's MP3 from its assembly, if kept: the zip takes it (tags added, not re-encoded); else one is encoded. */
+  mp3Path?: string | null;
   durationMs: number;
 }
 

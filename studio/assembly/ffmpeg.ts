@@ -1,0 +1,24 @@
+import type { Writable } from 'node:stream';
+import { FFMPEG_QUIET } from '../../audio/ffmpeg';
+import { run, type RunResult } from '../../lib/process';
+
+/**
+ * How much lower than the service's other work Studio's ffmpeg runs (nice):
+ * a book is batch work, and another account's sentence should not wait
+ * behind a chapter's encode for a core.
+ */
+export const STUDIO_NICENESS = 10;
+
+/**
+ * ffmpeg for a book's assembly: the usual quiet flags, one thread for the
+ * filter graphs (the encoders used here have one anyway), and a lower CPU
+ * priority through `nice`, which replaces itself with ffmpeg (the abort
+ * signal still kills ffmpeg's pid).
+ */
+export function studioFfmpeg(args: readonly string[], signal?: AbortSignal, output?: Writable): Promise<RunResult> {
+  return run(
+    'nice',
+    ['-n', String(STUDIO_NICENESS), 'ffmpeg', ...FFMPEG_QUIET, '-filter_threads', '1', '-filter_complex_threads', '1', ...args],
+    { signal, timeoutMs: 600_000, output },
+  );
+}
