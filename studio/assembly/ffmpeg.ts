@@ -18,7 +18,17 @@ export const STUDIO_NICENESS = 10;
 export function studioFfmpeg(args: readonly string[], signal?: AbortSignal, output?: Writable): Promise<RunResult> {
   return run(
     'nice',
-    ['-n', String(STUDIO_NICENESS), 'ffmpeg', ...FFMPEG_QUIET, '-filter_threads', '1', '-filter_complex_threads', '1', ...args],
+    [
+      '-n',
+      String(STUDIO_NICENESS),
+      'ffmpeg',
+      ...FFMPEG_QUIET,
+      '-filter_threads',
+      '1',
+      '-filter_complex_threads',
+      '1',
+      ...args,
+    ],
     { signal, timeoutMs: 600_000, output },
   );
 }
