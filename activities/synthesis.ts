@@ -34,7 +34,13 @@ import { type FailureType, slotFreedSignal, synthesisWorkflowId } from '../synth
 import { spokenCharacters } from '../synthesis/spokenLength';
 import type { UnchargedEnd } from '../synthesis/status';
 import { createWebhookAnnouncer } from './webhooks';
-import { type PlannedChunk, type SpeechPlan, speechPlanOf, storedSpeechPlan } from '../synthesis/speechPlan';
+import {
+  chunkVoiceIds,
+  type PlannedChunk,
+  type SpeechPlan,
+  speechPlanOf,
+  storedSpeechPlan,
+} from '../synthesis/speechPlan';
 import { loadChunkWords, storeChunkWords, storeTimestamps } from '../synthesis/timestamps';
 import type { TimedWord } from '../audio/timestamps';
 
@@ -71,8 +77,12 @@ export async function takeSynthesisSlot(trx: Knex.Transaction, synthesisId: stri
   const synthesis = await Synthesis.query(trx).findById(synthesisId);
   if (!synthesis) throw ApplicationFailure.nonRetryable(`synthesis ${synthesisId} does not exist`, 'SynthesisMissing');
   // Planned here, with the reservation, the first time: every later step reads this plan.
-  const chunkCount = (await speechPlanOf(trx, synthesis)).chunks.length;
-  const heavy = await rendersHeavy(trx, synthesis.voice_id);
+  const speechPlan = await speechPlanOf(trx, synthesis);
+  const chunkCount = speechPlan.chunks.length;
+  // On the heavy queue if any voice it speaks in renders there (an SSML <voice> may name another engine's voice).
+  const heavy = (
+    await Promise.all([synthesis.voice_id, ...chunkVoiceIds(speechPlan)].map((voiceId) => rendersHeavy(trx, voiceId)))
+  ).some(Boolean);
   if (synthesis.status === 'processing' || (synthesis.status === 'queued' && synthesis.slot_taken_at !== null))
     return { started: true, chunkCount, heavy };
   if (synthesis.status !== 'queued')
@@ -174,14 +184,22 @@ export function createSynthesisActivities(deps: ActivityDeps) {
   // A clone's voice is read for every chunk: its consent can be revoked mid-synthesis (that must stop it at once).
   const jobs = createJobCache(loadJob, (job) => job.voice.id === job.synthesis.voice_id);
 
+  /**
+   * The voice and voicing of one chunk: the synthesis's, or those of the voice an SSML <voice> gave it (read for
+   * each chunk, like a clone's, so that revoked consent stops it; the API checked at submit that the account may use it).
+   */
+  const chunkVoice = async (job: Job, chunk: PlannedChunk) => {
+    if (!chunk.voiceId || chunk.voiceId === job.synthesis.voice_id) return { voice: job.voice, voicing: job.voicing };
+    const { base, profile } = await loadVoice(chunk.voiceId);
+    return { voice: base, voicing: voicingOf(job.synthesis, profile) };
+  };
+
   /** Renders one chunk of a synthesis's text with its voice and voicing. */
-  const render = (
-    { synthesis, voice, voicing, lexicon }: Job,
-    { text, read }: PlannedChunk,
-    outPath: string,
-    signal: AbortSignal,
-  ) =>
-    renderChunk({
+  const render = async (job: Job, chunk: PlannedChunk, outPath: string, signal: AbortSignal) => {
+    const { synthesis, lexicon } = job;
+    const { text, read } = chunk;
+    const { voice, voicing } = await chunkVoice(job, chunk);
+    return renderChunk({
       voice,
       text,
       ...(read && { read }),
@@ -192,6 +210,7 @@ export function createSynthesisActivities(deps: ActivityDeps) {
       engines,
       signal,
     });
+  };
 
   /** Joins rendered chunks, normalizes and encodes them, and stores the audio under its final key (and its word timestamps beside it). */
   const finishAndStore = async (

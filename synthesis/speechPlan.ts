@@ -15,7 +15,9 @@ import { SynthesisSpeechPlan } from '../db/models/SynthesisSpeechPlan';
  * document is parsed first (text/ssml) and its speech segments are cut, each
  * chunk then carrying what the document said of it: its words' spans in the
  * document, the stretches to say as IPA, its prosody and the silence the
- * breaks, sentences and paragraphs put around it. No engine ever sees markup.
+ * breaks, sentences and paragraphs put around it, and the voice a <voice>
+ * element gave it (a chunk never spans a change of voice: each segment is
+ * cut on its own). No engine ever sees markup.
  *
  * A synthesis is planned once: the first step that needs its plan (the slot,
  * with the reservation) stores it, and every later one (each render, the
@@ -31,6 +33,8 @@ export interface PlannedChunk {
   text: string;
   /** SSML only: how the chunk was read (absent for plain text). */
   read?: ReadText;
+  /** SSML only: the voice a <voice name> gave the chunk (absent: the synthesis's voice). */
+  voiceId?: string;
 }
 
 export interface SpeechPlan {
@@ -105,6 +109,7 @@ function planWith(input: SpeechPlanInput, split: (text: string, maxChars: number
           pauseBeforeSeconds: index === 0 ? pauseMs / 1000 : null,
           pauseAfterSeconds: 0,
         },
+        ...(segment.voice !== null && { voiceId: segment.voice }),
       });
       pauseMs = 0;
     });
@@ -114,6 +119,11 @@ function planWith(input: SpeechPlanInput, split: (text: string, maxChars: number
   if (last) last.pauseAfterSeconds = pauseMs / 1000;
   return { chunks, warnings: parsed.warnings, pauseSeconds: 0 };
 }
+
+/** The voices a plan's chunks name besides the synthesis's own, each once. */
+export const chunkVoiceIds = (plan: SpeechPlan): string[] => [
+  ...new Set(plan.chunks.flatMap((chunk) => (chunk.voiceId ? [chunk.voiceId] : []))),
+];
 
 /** The language a voice reads in: a cloned voice's base voice's (the voice that renders it). */
 async function languageOf(db: Knex, voiceId: string): Promise<string> {

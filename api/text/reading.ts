@@ -33,6 +33,8 @@ export interface ReadText {
   textType: 'text' | 'ssml';
   /** What an SSML document asked that is read differently (line and column); none for plain text. */
   warnings: string[];
+  /** The voice ids an SSML document's <voice name> elements name (the caller checks the account may use each); none for plain text. */
+  voices: string[];
   /** Code points said after the dictionaries' aliases (synthesis/spokenLength.ts). */
   spokenCharacters: number;
   preview?: { spoken: string; words: SpokenWordSpan[]; applied: boolean };
@@ -49,13 +51,16 @@ const spans = (words: ReadonlyArray<SpokenWordSpan>): SpokenWordSpan[] =>
  * the document's warnings. An invalid document, or one with nothing to say,
  * is refused with its line and column.
  */
-function textTypeOf(text: string, job: TextJob): { textType: 'text' | 'ssml'; warnings: string[] } | string {
+function textTypeOf(
+  text: string,
+  job: TextJob,
+): { textType: 'text' | 'ssml'; warnings: string[]; voices: string[] } | string {
   const textType = job.askedType ?? (startsWithSpeak(text) ? 'ssml' : 'text');
-  if (textType === 'text') return { textType, warnings: [] };
+  if (textType === 'text') return { textType, warnings: [], voices: [] };
   try {
     const parsed = parseSsml(text, { language: job.language, normalize: false });
     if (!parsed.speaks) return 'The SSML document has nothing to say: its text must contain a letter or a digit.';
-    return { textType, warnings: parsed.warnings };
+    return { textType, warnings: parsed.warnings, voices: parsed.voices };
   } catch (error) {
     if (error instanceof SsmlError) return `Invalid SSML: ${error.message}.`;
     throw error;

@@ -1,10 +1,13 @@
 import { existsSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import { call, postSpeech } from '../helpers/http';
 import { createAccount, type TestAccount } from '../helpers/factories';
 import { useStack } from '../helpers/stack';
 import { fetchAndMeasure, waitForSynthesis } from '../helpers/synthesis';
 import { Synthesis } from '../../db/models/Synthesis';
+import { Account } from '../../db/models/Account';
+import { createVoice } from '../helpers/factories';
+import { decodeAudio, measureSamples } from '../../audio/analysis';
 
 type Word = { word: string; start: number; end: number; char_start: number; char_end: number };
 
@@ -153,6 +156,117 @@ describe.each([['/api/v1'], ['/api']])('SSML in the %s family', (family) => {
     const bad = await call(api.url, 'POST', `${family}/tts/normalize/`, { text: '<speak>a <b></speak>' }, owner.access);
     expect([bad.status, bad.body.code]).toEqual([400, 'validation_error']);
     expect(bad.body.errors.text[0]).toMatch(/line 1, column \d+/);
+  });
+});
+
+describe('SSML <voice>: one request, several voices', () => {
+  const { deps, api } = useStack({ worker: true });
+
+  /** The median F0 of the audio under the given words (their timestamps), from the decoded file. */
+  async function f0Under(id: string, token: string, words: Word[]): Promise<number> {
+    const response = await fetch(`${api.url}/api/v1/tts/history/${id}/audio/`, {
+      headers: { Authorization: `Bearer ${token}` },
+    });
+    const file = `/tmp/openvox-ssml-voices-${id}.wav`;
+    await writeFile(file, Buffer.from(await response.arrayBuffer()));
+    try {
+      const { samples, sampleRate } = await decodeAudio(file);
+      const start = Math.floor(Math.min(...words.map((word) => word.start)) * sampleRate);
+      const end = Math.ceil(Math.max(...words.map((word) => word.end)) * sampleRate);
+      return measureSamples(samples.subarray(start, end), sampleRate).f0MedianHz!;
+    } finally {
+      await rm(file, { force: true });
+    }
+  }
+
+  it('speaks each stretch in its voice (premade and own clone), timestamps into the document, credits as sent', async () => {
+    const owner = await createAccount(deps, { credits: 20_000 });
+    // The account's own clone, on slt's voice raised 4 semitones, as the cloning workflow would leave one.
+    const clone = await createVoice(deps, owner, {
+      profile: JSON.stringify({
+        baseVoiceId: 'en-us-slt',
+        semitones: 4,
+        eq: [],
+        rate: 1,
+        similarity: 0.6,
+        closestPremade: null,
+        bestPremade: { voiceId: 'en-us-slt', similarity: 0.5 },
+        f0MedianHz: 220,
+      }),
+    });
+    const text = `<speak>The narrator opens the story with a calm and steady voice. <voice name="en-us-slt">Then she answers him in a voice of her own, clearly.</voice> <voice name="${clone}">And the clone says the last line.</voice></speak>`;
+    const accepted = await call(
+      api.url,
+      'POST',
+      '/api/v1/tts/synthesize/',
+      { text, voice_id: 'en-us-joe' },
+      owner.access,
+    );
+    expect(accepted.status).toBe(202);
+    expect(accepted.body.warnings).toEqual([]);
+    const done = await waitForSynthesis(
+      api.url,
+      `/api/v1/tts/history/${accepted.body.id}/status/`,
+      owner.access,
+      400_000,
+    );
+    expect(done.status).toBe('completed');
+    expect(done).toMatchObject({ credits_charged: Array.from(text).length });
+    const timestamps = await call(
+      api.url,
+      'GET',
+      `/api/v1/tts/history/${accepted.body.id}/timestamps/`,
+      undefined,
+      owner.access,
+    );
+    const words = timestamps.body.words as Word[];
+    const chars = Array.from(text);
+    for (const word of words) expect(chars.slice(word.char_start, word.char_end).join('')).toBe(word.word);
+    const sheStarts = chars.indexOf('T', text.indexOf('<voice'));
+    const cloneStarts = Array.from(text.slice(0, text.lastIndexOf('And the clone'))).length;
+    const narrator = words.filter((word) => word.char_end <= sheStarts);
+    const she = words.filter((word) => word.char_start >= sheStarts && word.char_end <= cloneStarts);
+    const cloned = words.filter((word) => word.char_start >= cloneStarts);
+    expect([narrator.length, she.length, cloned.length].every((count) => count >= 5)).toBe(true);
+    // In order, each after the one before.
+    expect(she[0].start).toBeGreaterThan(narrator.at(-1)!.end);
+    expect(cloned[0].start).toBeGreaterThan(she.at(-1)!.end);
+    // Joe (a man, ~90 Hz) and slt (a woman, ~170 Hz) are an octave apart; the clone is slt 4 semitones up.
+    const [joeF0, sltF0, cloneF0] = await Promise.all(
+      [narrator, she, cloned].map((part) => f0Under(accepted.body.id, owner.access, part)),
+    );
+    expect(sltF0 / joeF0).toBeGreaterThan(1.4);
+    expect(12 * Math.log2(cloneF0 / sltF0)).toBeGreaterThan(2);
+  }, 600_000);
+
+  it('refuses a voice the account cannot use, naming it, and reserves nothing', async () => {
+    const owner = await createAccount(deps, { credits: 5_000 });
+    const stranger = await createAccount(deps);
+    const theirs = await createVoice(deps, stranger, {
+      profile: JSON.stringify({ baseVoiceId: 'en-us-slt', semitones: 0, eq: [], rate: 1 }),
+    });
+    const revoked = await createVoice(deps, owner, { status: 'revoked' });
+    const before = {
+      rows: await Synthesis.query(deps.db).where({ account_id: owner.id }).resultSize(),
+      account: await Account.query(deps.db).findById(owner.id),
+    };
+    for (const [name, message] of [
+      ['no-such-voice', /<voice name="no-such-voice">: unknown voice/],
+      [theirs, /unknown voice/],
+      [revoked, /consent was revoked/],
+    ] as const) {
+      const reply = await call(
+        api.url,
+        'POST',
+        '/api/v1/tts/synthesize/',
+        { text: `<speak>Hello <voice name="${name}">there</voice>.</speak>`, voice_id: 'en-us-slt' },
+        owner.access,
+      );
+      expect([reply.status, reply.body.code]).toEqual([400, 'validation_error']);
+      expect(reply.body.errors.text.join(' ')).toMatch(message);
+    }
+    expect(await Synthesis.query(deps.db).where({ account_id: owner.id }).resultSize()).toBe(before.rows);
+    expect(await Account.query(deps.db).findById(owner.id)).toEqual(before.account);
   });
 });
 

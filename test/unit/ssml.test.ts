@@ -172,7 +172,11 @@ describe('prosody and emphasis', () => {
 describe('warnings', () => {
   test.each([
     ['<speak><foo>x</foo></speak>', 'unknown element <foo> read as its text at line 1, column 8'],
-    ['<speak>\n  <voice name="x">y</voice></speak>', 'unknown element <voice> read as its text at line 2, column 3'],
+    ['<speak>\n  <bar name="x">y</bar></speak>', 'unknown element <bar> read as its text at line 2, column 3'],
+    [
+      '<speak><voice name="a" gender="female">y</voice></speak>',
+      'attribute gender of <voice> is not supported and was ignored at line 1, column 32',
+    ],
     [
       '<speak><lang xml:lang="fr">x</lang></speak>',
       '<lang xml:lang="fr"> is read in the request\'s voice and language (en-US) at line 1, column 8',
@@ -292,6 +296,32 @@ describe('hostile markup', () => {
     const result = parseSsml('<speak>"); (system "rm -rf /") ("</speak>', { language });
     expect(result.segments).toHaveLength(1);
     expect(result.segments[0]).toMatchObject({ type: 'speech', text: '"); (system "rm -rf /") ("' });
+  });
+
+  test('<voice name> says its content in that voice, the innermost one winning, with a pause at each change', () => {
+    const input =
+      '<speak>Narrator here. <voice name="en-us-slt">She speaks. <voice name="en-us-joe">He answers.</voice> She again.</voice> Back.</speak>';
+    const result = parseSsml(input, { language, normalize: false });
+    const speech = result.segments.filter((segment) => segment.type === 'speech');
+    expect(speech.map((segment) => [segment.text, segment.voice])).toEqual([
+      ['Narrator here.', null],
+      ['She speaks.', 'en-us-slt'],
+      ['He answers.', 'en-us-joe'],
+      ['She again.', 'en-us-slt'],
+      ['Back.', null],
+    ]);
+    // Between every two speech segments: a pause.
+    result.segments.forEach((segment, index) => {
+      if (segment.type === 'speech' && index > 0) expect(result.segments[index - 1].type).toBe('break');
+    });
+    expect(result.voices).toEqual(['en-us-slt', 'en-us-joe']);
+    expect(result.warnings).toEqual([]);
+    // Word spans still index the document as sent.
+    for (const word of result.words) expect(input.slice(word.source_start, word.source_end)).toBe(word.word);
+  });
+
+  test('<voice> without a name is an error with its place', () => {
+    expect(() => parseSsml('<speak><voice>x</voice></speak>', { language })).toThrow(/<voice> needs a name attribute/);
   });
 
   test('CDATA markup is text, not a voice change', () => {

@@ -5,7 +5,8 @@
  * point into the document the client sent.
  *
  * Supported: speak, break, say-as, sub, phoneme (IPA), prosody, emphasis, p,
- * s, lang (read in the request's voice), mark; audio is not played (its
+ * s, lang (read in the request's voice), mark, voice (another voice by its id,
+ * which the caller checks); audio is not played (its
  * fallback text is read); unknown elements are read as their text. Invalid
  * documents throw SsmlError with a line and column. See docs/text.md, "SSML".
  */
@@ -64,6 +65,8 @@ export interface SpeechSegment {
   /** Stretches of `text` to say as IPA by engines that take phonemes; others say the text. */
   pronunciations: Pronunciation[];
   prosody: Prosody;
+  /** The voice id the innermost <voice name> names; null: the request's voice. */
+  voice: string | null;
 }
 
 /** Silence. `reason`: an explicit <break>, or the edge of a sentence <s> or paragraph <p>. */
@@ -109,6 +112,8 @@ export interface ParsedSsml {
    * `plainText` of a parse with normalize: false and no lexicon gives).
    */
   speaks: boolean;
+  /** The voice ids <voice name> elements name, each once, in document order: the caller checks the account may use them. */
+  voices: string[];
 }
 
 export const SSML_LIMITS = {
@@ -140,6 +145,7 @@ const KNOWN_ATTRIBUTES: ReadonlyMap<string, readonly string[]> = new Map(
     s: ['xml:lang'],
     lang: ['xml:lang', 'onlangfailure'],
     mark: ['name'],
+    voice: ['name'],
   }),
 );
 /** Elements whose content is text only. */
@@ -149,13 +155,22 @@ const EMPTY = new Set(['break', 'mark']);
 interface Frame {
   element: Element;
   prosody: Prosody;
+  voice: string | null;
   /** Decoded content of a text-only element, in pieces (joined once, at its end). */
   content?: Mapped[];
 }
 
 /** Speech keeps its pieces in a list, joined once when the document ends: joining at each piece was quadratic. */
 type Item =
-  { type: 'speech'; pieces: Mapped[]; prosody: Prosody } | (BreakSegment & { implicit?: boolean }) | MarkSegment;
+  | { type: 'speech'; pieces: Mapped[]; prosody: Prosody; voice: string | null }
+  | (BreakSegment & { implicit?: boolean })
+  | MarkSegment;
+
+/** How a stretch of text is said: its prosody and its voice (text is joined into one segment only where both match). */
+interface Saying {
+  prosody: Prosody;
+  voice: string | null;
+}
 
 /** A break as a segment shows it: without the parser's `implicit` flag. */
 const bareBreak = ({ ms, reason, source_start, source_end }: BreakSegment): BreakSegment => ({
@@ -176,8 +191,11 @@ const edgePause = (name: string, start: number, end: number): Item => ({
   implicit: true,
 });
 
-const sameProsody = (a: Prosody, b: Prosody): boolean =>
-  a.rate === b.rate && a.pitch === b.pitch && a.volume === b.volume;
+const sameSaying = (a: Saying, b: Saying): boolean =>
+  a.voice === b.voice &&
+  a.prosody.rate === b.prosody.rate &&
+  a.prosody.pitch === b.prosody.pitch &&
+  a.prosody.volume === b.prosody.volume;
 
 /** A document whose first element is <speak> (or that declares a DTD) is parsed as is; anything else as the content of <speak>. */
 const DOCUMENT = /^\uFEFF?\s*(?:<\?xml[^>]*\?>\s*)?(?:<!--[\s\S]*?-->\s*)*(?:<!DOCTYPE|<speak[\s/>])/;
@@ -216,7 +234,8 @@ export function parseSsml(input: string, options: SsmlOptions): ParsedSsml {
 
   const items: Item[] = [];
   const stack: Frame[] = [];
-  let pending: { pieces: Mapped[]; prosody: Prosody } | null = null;
+  let pending: ({ pieces: Mapped[] } & Saying) | null = null;
+  const voices = new Set<string>();
   /** Whether the document's own text (before normalization and dictionaries) has a letter or a digit to say. */
   let speaks = false;
   const written = (text: string): void => {
@@ -227,21 +246,21 @@ export function parseSsml(input: string, options: SsmlOptions): ParsedSsml {
   const read = (piece: Mapped): Mapped => readMapped(piece, lexicon, { language, normalize: options.normalize }).read;
   const flush = (): void => {
     if (!pending) return;
-    const { pieces, prosody } = pending;
+    const { pieces, prosody, voice } = pending;
     pending = null;
-    addPiece(read(join(pieces)), prosody);
+    addPiece(read(join(pieces)), { prosody, voice });
   };
-  function addPiece(piece: Mapped, prosody: Prosody): void {
+  function addPiece(piece: Mapped, saying: Saying): void {
     flush();
     const last = items[items.length - 1];
-    if (last?.type === 'speech' && sameProsody(last.prosody, prosody)) last.pieces.push(piece);
-    else items.push({ type: 'speech', pieces: [piece], prosody });
+    if (last?.type === 'speech' && sameSaying(last, saying)) last.pieces.push(piece);
+    else items.push({ type: 'speech', pieces: [piece], ...saying });
   }
-  const addText = (piece: Mapped, prosody: Prosody): void => {
-    if (pending && !sameProsody(pending.prosody, prosody)) flush();
+  const addText = (piece: Mapped, saying: Saying): void => {
+    if (pending && !sameSaying(pending, saying)) flush();
     written(piece.text);
     if (pending) pending.pieces.push(piece);
-    else pending = { pieces: [piece], prosody };
+    else pending = { pieces: [piece], ...saying };
   };
   const addItem = (item: Item): void => {
     flush();
@@ -325,7 +344,7 @@ export function parseSsml(input: string, options: SsmlOptions): ParsedSsml {
       for (const name of Object.keys(attr))
         if (!known.includes(name))
           warn(`attribute ${name} of <${element.name}> is not supported and was ignored`, attributeAt(element, name));
-    const frame: Frame = { element, prosody };
+    const frame: Frame = { element, prosody, voice: parent?.voice ?? null };
     switch (element.name) {
       case 'speak': {
         if (parent)
@@ -436,6 +455,15 @@ export function parseSsml(input: string, options: SsmlOptions): ParsedSsml {
       case 'audio':
         warn('<audio> is not played; its text, if any, is read', element.start);
         break;
+      case 'voice': {
+        const name = attr.name?.trim();
+        if (!name) fail('<voice> needs a name attribute: the id of a voice (GET /voices/ lists them)', element.start);
+        frame.voice = name!;
+        voices.add(name!);
+        // A change of speaker pauses as a sentence does, on either side.
+        addItem(edgePause('s', element.start, element.end));
+        break;
+      }
       default:
         warn(`unknown element <${element.name}> read as its text`, element.start);
     }
@@ -448,18 +476,19 @@ export function parseSsml(input: string, options: SsmlOptions): ParsedSsml {
     const { element } = frame;
     const attr = element.attributes;
     const prosody = frame.prosody;
+    const saying = { prosody, voice: frame.voice };
     const content = join(frame.content ?? []);
     const span = contentSpan(frame, content, end);
     switch (element.name) {
       case 'sub':
         written(attr.alias);
-        addPiece(replacement(attr.alias, span.start, span.end), prosody);
+        addPiece(replacement(attr.alias, span.start, span.end), saying);
         break;
       case 'phoneme': {
         if (content.text.trim() === '') fail('<phoneme> needs the text it pronounces', element.start);
         const said = options.normalize === false ? content : normalized(content, language);
         written(content.text);
-        addPiece((attr.alphabet ?? 'ipa').toLowerCase() === 'ipa' ? pronounced(said, attr.ph) : said, prosody);
+        addPiece((attr.alphabet ?? 'ipa').toLowerCase() === 'ipa' ? pronounced(said, attr.ph) : said, saying);
         break;
       }
       case 'say-as': {
@@ -480,12 +509,13 @@ export function parseSsml(input: string, options: SsmlOptions): ParsedSsml {
           }
         }
         written(reading ?? content.text);
-        addPiece(reading === null ? read(content) : replacement(reading, span.start, span.end), prosody);
+        addPiece(reading === null ? read(content) : replacement(reading, span.start, span.end), saying);
         break;
       }
       case 'p':
       case 's':
-        addItem(edgePause(element.name, start, end));
+      case 'voice':
+        addItem(edgePause(element.name === 'voice' ? 's' : element.name, start, end));
         break;
     }
   };
@@ -496,7 +526,7 @@ export function parseSsml(input: string, options: SsmlOptions): ParsedSsml {
     if (frame.content) frame.content.push(piece);
     else if (EMPTY.has(frame.element.name)) {
       if (piece.text.trim() !== '') fail(`<${frame.element.name}> must be empty`, start);
-    } else addText(piece, frame.prosody);
+    } else addText(piece, { prosody: frame.prosody, voice: frame.voice });
   };
   const fromDecoded = (start: number, end: number): Mapped => {
     const decoded = decode(input, start, end);
@@ -510,7 +540,7 @@ export function parseSsml(input: string, options: SsmlOptions): ParsedSsml {
   );
   flush();
   if (unsaid > 0) warnings.push(`and ${unsaid} more ${unsaid === 1 ? 'warning' : 'warnings'} like these`);
-  return { ...assemble(items), warnings, speaks };
+  return { ...assemble(items), warnings, speaks, voices: [...voices] };
 }
 
 /** Speech items become segments (empty ones dropped); pauses of <s>/<p> next to another pause or at either end of the document go. */
@@ -522,7 +552,8 @@ function assemble(items: readonly Item[]): Pick<ParsedSsml, 'segments' | 'words'
       continue;
     }
     const { spoken, words, pronunciations } = finish(collapse(join(item.pieces, true)));
-    if (spoken !== '') segments.push({ type: 'speech', text: spoken, words, pronunciations, prosody: item.prosody });
+    if (spoken !== '')
+      segments.push({ type: 'speech', text: spoken, words, pronunciations, prosody: item.prosody, voice: item.voice });
   }
   const speechAt = segments.map((s) => s.type === 'speech');
   const firstSpeech = speechAt.indexOf(true);

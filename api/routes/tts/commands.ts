@@ -69,15 +69,37 @@ async function checkRequest(deps: ApiDeps, account: Account, body: SynthesizeBod
     body.pronunciation_dictionary_ids,
     body.project_id,
   );
-  const { textType, warnings, spokenCharacters } = readOrRefuse(
+  const { textType, warnings, spokenCharacters, voices } = readOrRefuse(
     await readOnThread(
       deps.db,
       { text, askedType: body.text_type, language: voice.language },
       pronunciationDictionaryIds,
     ),
   );
+  await checkDocumentVoices(deps, account, voices);
   checkSpokenLength(spokenCharacters, characters, plan);
   return { text, characters, spokenCharacters, pronunciationDictionaryIds, textType, warnings };
+}
+
+/**
+ * The voices an SSML document's <voice name> elements name: each must be one
+ * the account may use and ready, as the request's own voice must (another
+ * account's clone is as unknown as a made-up id). Checked before anything is reserved.
+ */
+async function checkDocumentVoices(deps: ApiDeps, account: Account, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  const found = await Voice.query(deps.db)
+    .modify('visibleTo', account)
+    .whereIn('id', [...ids])
+    .select('id', 'status');
+  const problems = ids.flatMap((id) => {
+    const voice = found.find((candidate) => candidate.id === id);
+    if (!voice) return [`<voice name="${id}">: unknown voice (GET /voices/ lists the ones you can use).`];
+    if (voice.status === 'revoked') return [`<voice name="${id}">: its consent was revoked.`];
+    if (voice.status !== 'ready') return [`<voice name="${id}">: the voice is not ready yet.`];
+    return [];
+  });
+  if (problems.length > 0) throw validationError({ text: problems });
 }
 
 /** What the text thread read, or the 400 it gives: an invalid SSML document (its line and column), or one with nothing to say. */

@@ -269,8 +269,9 @@ export function Playground() {
             <small id="ssml-hint" class="hint">
               A document in <code>&lt;speak&gt;</code>: <code>&lt;break&gt;</code>, <code>&lt;say-as&gt;</code>,{' '}
               <code>&lt;sub&gt;</code>, <code>&lt;phoneme&gt;</code>, <code>&lt;prosody&gt;</code>,{' '}
-              <code>&lt;emphasis&gt;</code>, <code>&lt;p&gt;</code> and <code>&lt;s&gt;</code>. Anything else is read as
-              its text, with a warning. Credits count the characters you send, markup included.
+              <code>&lt;emphasis&gt;</code>, <code>&lt;p&gt;</code>, <code>&lt;s&gt;</code>, and{' '}
+              <code>&lt;voice name="en-us-slt"&gt;</code> for a stretch in another of your voices (its id). Anything
+              else is read as its text, with a warning. Credits count the characters you send, markup included.
             </small>
           )}
           <small id="text-count" class={overBy > 0 || shortBy > 0 ? 'hint over' : 'hint'} aria-live="polite">
