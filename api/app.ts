@@ -1,3 +1,4 @@
+import { streamInputUpgrade, type UpgradeHandler } from './routes/elevenlabs/streamInputSocket';
 import type { Registry } from 'prom-client';
 import Router from '@koa/router';
 import Koa from 'koa';
@@ -53,8 +54,11 @@ export function resourceRoutes(deps: ApiDeps): Route[] {
   ];
 }
 
-/** The API's Koa app, with its Prometheus registry (served on a port of its own by api/main.ts, never on the app's). */
-export type ApiApp = Koa & { metricsRegistry: Registry };
+/**
+ * The API's Koa app, with its Prometheus registry (served on a port of its own by api/main.ts, never on the app's)
+ * and its WebSocket upgrades (createApiServer hands them over).
+ */
+export type ApiApp = Koa & { metricsRegistry: Registry; upgrade: UpgradeHandler };
 
 export function createApp(deps: ApiDeps): ApiApp {
   return buildApp(deps, resourceRoutes(deps));
@@ -126,5 +130,5 @@ export function buildApp(deps: ApiDeps, resources: Route[]): ApiApp {
     .use(jsonBody())
     .use(router.routes())
     .use(router.allowedMethods());
-  return Object.assign(app, { metricsRegistry: metrics.registry });
+  return Object.assign(app, { metricsRegistry: metrics.registry, upgrade: streamInputUpgrade(deps) });
 }

@@ -1,8 +1,10 @@
 import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import type Koa from 'koa';
 import type { Config } from '../lib/config';
+import type { UpgradeHandler } from './routes/elevenlabs/streamInputSocket';
 
 export type ConnectionLimits = Pick<Config, 'HTTP_REQUEST_TIMEOUT_SECONDS' | 'HTTP_MAX_CONNECTIONS'>;
 
@@ -21,13 +23,17 @@ export type ConnectionLimits = Pick<Config, 'HTTP_REQUEST_TIMEOUT_SECONDS' | 'HT
  *   request: the request timeout does not cut it.
  * Responses are not limited: a long stream goes on as long as it renders.
  */
-export function createApiServer(app: Koa, limits: ConnectionLimits): Server {
+export function createApiServer(app: Koa & { upgrade?: UpgradeHandler }, limits: ConnectionLimits): Server {
   const requestTimeout = limits.HTTP_REQUEST_TIMEOUT_SECONDS * 1000;
   const server = createServer(
     { requestTimeout, headersTimeout: requestTimeout, keepAliveTimeout: 65_000, connectionsCheckingInterval: 1_000 },
     app.callback(),
   );
   server.maxConnections = limits.HTTP_MAX_CONNECTIONS;
+  // WebSocket upgrades (ElevenLabs' stream-input); any other upgrade is refused by closing its socket.
+  server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    if (!app.upgrade?.(request, socket, head)) socket.destroy();
+  });
   return server;
 }
 

@@ -26,10 +26,18 @@ export interface AuthenticateOptions {
  * (api/auth/cache.ts), dropped at once when a key or an account is deleted.
  */
 export async function authenticate(ctx: Context, deps: ApiDeps, options: AuthenticateOptions = {}): Promise<Account> {
-  const { db, tokens, progress, config } = deps;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('Authorization'));
   if (!match) throw notAuthenticated();
-  const credential = match[1];
+  return accountOfCredential(deps, match[1], options);
+}
+
+/** The account of an access JWT or API key, as a Bearer token names it (a WebSocket's key comes in its first message). */
+export async function accountOfCredential(
+  deps: ApiDeps,
+  credential: string,
+  options: AuthenticateOptions = {},
+): Promise<Account> {
+  const { db, tokens, progress, config } = deps;
   const cache = authCacheOf(progress, config.AUTH_CACHE_SECONDS);
   const isKey = credential.startsWith(API_KEY_PREFIX);
 

@@ -105,7 +105,7 @@ export async function engineOf(deps: ApiDeps, voiceId: string): Promise<string> 
  * the encoder. Plain text only (an SSML document's words index the document),
  * and only for voices whose engine gives word timing: otherwise none.
  */
-function sentenceAligner(deps: ApiDeps, row: SynthesisRow) {
+export function sentenceAligner(deps: ApiDeps, row: SynthesisRow) {
   let plan: SpeechPlan | undefined;
   let timed: boolean | undefined;
   let cursor = 0;

@@ -3,8 +3,8 @@ import { z } from 'zod';
 /**
  * The protocol half of ElevenLabs' stream-input WebSocket
  * (`/v1/text-to-speech/{voice_id}/stream-input`): its messages, when the text
- * received so far is ready to speak, and its errors. Not served yet (no
- * upgrade hook and no synthesis behind it); docs/elevenlabs.md says so.
+ * received so far is ready to speak, and its errors. streamInputSocket.ts
+ * serves it.
  */
 
 /** ElevenLabs' default chunk schedule: characters buffered before the 1st, 2nd, 3rd and every later piece. */
