@@ -9,6 +9,10 @@ import { startIsolatedStack } from '../scripts/isolatedStack';
 import { freePorts, stopChild, waitFor } from '../scripts/stack';
 import { EVERYDAY_SENTENCES } from './texts';
 import { table } from './report';
+import WebSocket from 'ws';
+import { renderChunk } from '../audio/render';
+import { findPremadeVoice } from '../engines/catalog';
+import { sharedEngines } from '../engines/registry';
 
 /**
  * The voice-agent protocols' latency, each against a baseline measured in the
@@ -26,7 +30,9 @@ import { table } from './report';
  * The Python environment is made once, outside the repository
  * (`~/.cache/openvox/wyoming-bench-venv`, WYOMING_BENCH_VENV to move it).
  *
- * Run: npm run bench:agents   (BENCH_N=2 doubles the rounds)
+ * Stream-input (streamInputFigures): below.
+ *
+ * Run: npm run bench:agents   (BENCH_N=2 doubles the rounds; BENCH_ONLY=wyoming or stream-input for one half)
  */
 
 const N = Number(process.env.BENCH_N ?? 1);
@@ -238,8 +244,118 @@ export async function wyomingFigures(): Promise<string> {
   }
 }
 
+/**
+ * ElevenLabs' stream-input, as a voice agent uses it: a sentence's words sent
+ * one by one at about an LLM's pace (50 ms apart, ~20 tokens/s) over the
+ * WebSocket, `pcm_24000`. Measured: from the message carrying the sentence's
+ * last word to the first audio message. Baseline, alternating with it: the
+ * engine's own time for that sentence (renderChunk in this process, the same
+ * Piper model). Goal: first audio ≤ the engine's time + 100 ms.
+ */
+export async function streamInputFigures(): Promise<string> {
+  process.env.WORKER_METRICS_PORT ??= '0';
+  const modelsDir = process.env.MODELS_DIR ?? defaultModelsDir();
+  const stack = await startIsolatedStack({
+    name: `agents_ws_${process.pid}`,
+    childOutput: 'log',
+    env: { VOICE_PREVIEWS: 'false', API_METRICS_PORT: '0' },
+  });
+  try {
+    await stack.startWorkers(1);
+    await stack.startApi();
+    const [account] = await stack.createAccounts(1, { credits: 100_000_000, plan: 'pro' });
+    const engines = sharedEngines({ modelsDir });
+    const voice = findPremadeVoice(VOICE)!;
+    const scratch = path.join(stack.dataDir, 'engine-sentence.wav');
+    const engine = async (text: string) => {
+      const started = performance.now();
+      await renderChunk({ voice, text, emotion: 'neutral', outPath: scratch, engines });
+      return performance.now() - started;
+    };
+    const socket = (text: string) =>
+      new Promise<number>((resolve, reject) => {
+        const ws = new WebSocket(
+          `${stack.apiUrl.replace(/^http/, 'ws')}/v1/text-to-speech/${VOICE}/stream-input?output_format=pcm_24000`,
+        );
+        let lastWordAt = 0;
+        let firstAudio = 0;
+        ws.on('message', (data) => {
+          const message = JSON.parse(String(data)) as { audio?: string; isFinal?: boolean; error?: string };
+          if (message.error) reject(new Error(message.error));
+          if (message.audio && !firstAudio) {
+            firstAudio = performance.now();
+            ws.send(JSON.stringify({ text: '' }));
+          }
+        });
+        ws.on('close', () => (firstAudio ? resolve(firstAudio - lastWordAt) : reject(new Error('no audio'))));
+        ws.on('error', reject);
+        ws.on('open', async () => {
+          ws.send(JSON.stringify({ text: ' ', xi_api_key: account.token }));
+          for (const word of text.split(' ')) {
+            await new Promise((done) => setTimeout(done, 50));
+            ws.send(JSON.stringify({ text: `${word} ` }));
+            lastWordAt = performance.now();
+          }
+        });
+      });
+    const settled = () =>
+      waitFor(
+        'syntheses settled',
+        async () =>
+          Number(
+            (await stack.db('syntheses').whereIn('status', ['queued', 'processing']).count({ n: '*' }).first())?.n ?? 0,
+          ) === 0,
+        60_000,
+      );
+    for (const text of SENTENCES.slice(0, 3)) {
+      await socket(text);
+      await settled();
+      await engine(text);
+    }
+    const ours: number[] = [];
+    const engineOnly: number[] = [];
+    for (let round = 0; round < ROUNDS; round++)
+      for (const [index, text] of SENTENCES.entries()) {
+        const pair = [
+          async () => {
+            ours.push(await socket(text));
+            await settled();
+          },
+          async () => {
+            engineOnly.push(await engine(text));
+          },
+        ];
+        if ((round + index) % 2 === 1) pair.reverse();
+        for (const step of pair) await step();
+      }
+    const [mine, base] = [median(ours), median(engineOnly)];
+    return [
+      `ElevenLabs stream-input, a sentence's words 50 ms apart (${SENTENCES.length} sentences × ${ROUNDS} rounds, p50)`,
+      '',
+      table(
+        ['', 'OpenVox over the WebSocket', "the engine's own render", 'difference', 'goal'],
+        [
+          [
+            "first audio after the sentence's last word",
+            `${fmt(mine)} ms`,
+            `${fmt(base)} ms`,
+            `${mine >= base ? '+' : '−'}${fmt(Math.abs(mine - base))} ms (${fmt(mine / base, 2)}×)`,
+            '≤ +100 ms',
+          ],
+        ],
+      ),
+    ].join('\n');
+  } finally {
+    await stack.close();
+  }
+}
+
 async function main() {
-  const sections = [await wyomingFigures()];
+  const only = process.env.BENCH_ONLY;
+  const sections = [
+    ...(only === 'stream-input' ? [] : [await wyomingFigures()]),
+    ...(only === 'wyoming' ? [] : [await streamInputFigures()]),
+  ];
   process.stdout.write(`${sections.join('\n\n')}\n`);
 }
 
