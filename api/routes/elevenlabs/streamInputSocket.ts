@@ -212,6 +212,9 @@ class StreamInputSession {
 
   /** `{"text": ""}`: what is left is spoken, then the last audio, `isFinal`, and a normal close. */
   private async end() {
+    // The client has said all it will: the wait for the last audio is not inactivity.
+    this.inactivitySeconds = 0;
+    clearTimeout(this.inactivity);
     for (const piece of this.buffer!.end()) this.speak(piece);
     await this.played;
     if (this.encoder) {
@@ -221,7 +224,6 @@ class StreamInputSession {
     }
     if (this.pendingAlignment) this.sendAudio(Buffer.alloc(0));
     await this.send({ isFinal: true });
-    clearTimeout(this.inactivity);
     this.ws.close(CLOSE.normal);
   }
 
