@@ -356,9 +356,14 @@ export function createStudioActivities(deps: ActivityDeps) {
             await mkdir(out);
             const chapter = await assembleChapter({ blocks, preset: project.output_preset, outDir: out, signal });
             unlessCanceled(signal);
-            const keys = { wavKey: `${prefix}.wav`, srtKey: `${prefix}.srt`, vttKey: `${prefix}.vtt` };
+            const keys = {
+              wavKey: `${prefix}.wav`,
+              mp3Key: chapterMp3Key(`${prefix}.wav`),
+              srtKey: `${prefix}.srt`,
+              vttKey: `${prefix}.vtt`,
+            };
             await storage.put(keys.wavKey, await readFile(chapter.wavPath), 'audio/wav');
-            await storage.put(chapterMp3Key(keys.wavKey), await readFile(chapter.mp3Path), 'audio/mpeg');
+            await storage.put(keys.mp3Key, await readFile(chapter.mp3Path), 'audio/mpeg');
             await storage.put(keys.srtKey, Buffer.from(chapter.srt), 'application/x-subrip');
             await storage.put(keys.vttKey, Buffer.from(chapter.vtt), 'text/vtt');
             return { ...keys, durationMs: chapter.durationMs, qc: chapter.qc as unknown as Record<string, unknown> };
@@ -452,6 +457,8 @@ export function createStudioActivities(deps: ActivityDeps) {
       result: ChapterResult;
       assembled: {
         wavKey: string;
+        /** Absent from a chapter assembled before its MP3 was kept. */
+        mp3Key?: string;
         srtKey: string;
         vttKey: string;
         durationMs: number;
@@ -472,6 +479,7 @@ export function createStudioActivities(deps: ActivityDeps) {
         srt: assembled.srtKey,
         vtt: assembled.vttKey,
         wav: assembled.wavKey,
+        ...(assembled.mp3Key && { mp3: assembled.mp3Key }),
       });
       await changed(input.snapshotId);
       await webhooks.chapterConverted(input.snapshotId, result.chapterId);

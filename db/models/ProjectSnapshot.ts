@@ -212,7 +212,7 @@ export class ProjectSnapshot extends TableModel {
     db: Knex,
     snapshotId: string,
     entry: SnapshotChapter,
-    files: { srt: string; vtt: string; wav: string },
+    files: { srt: string; vtt: string; wav: string; mp3?: string },
   ): Promise<void> {
     await db.transaction(async (trx) => {
       const row = await ProjectSnapshot.query(trx).findById(snapshotId).forUpdate();

@@ -89,6 +89,7 @@ beforeEach(() => {
     recordBlockAudio: async ({ characters }) => ({ charged: characters }),
     assembleConversionChapter: async ({ chapterId }) => ({
       wavKey: `chapters/${chapterId}.wav`,
+      mp3Key: `chapters/${chapterId}.mp3`,
       srtKey: `chapters/${chapterId}.srt`,
       vttKey: `chapters/${chapterId}.vtt`,
       durationMs: 2000,
