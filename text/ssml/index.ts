@@ -161,10 +161,7 @@ interface Frame {
 }
 
 /** Speech keeps its pieces in a list, joined once when the document ends: joining at each piece was quadratic. */
-type Item =
-  | { type: 'speech'; pieces: Mapped[]; prosody: Prosody; voice: string | null }
-  | (BreakSegment & { implicit?: boolean })
-  | MarkSegment;
+type Item = ({ type: 'speech'; pieces: Mapped[] } & Saying) | (BreakSegment & { implicit?: boolean }) | MarkSegment;
 
 /** How a stretch of text is said: its prosody and its voice (text is joined into one segment only where both match). */
 interface Saying {
@@ -181,7 +178,7 @@ const bareBreak = ({ ms, reason, source_start, source_end }: BreakSegment): Brea
   source_end,
 });
 
-/** The pause at the opening and at the closing tag of a <p> or <s>: implicit, so an explicit <break> beside it wins. */
+/** The pause at the opening and at the closing tag of a <p>, an <s> or a <voice> (a sentence's): implicit, so an explicit <break> beside it wins. */
 const edgePause = (name: string, start: number, end: number): Item => ({
   type: 'break',
   ms: name === 'p' ? PARAGRAPH_PAUSE : SENTENCE_PAUSE,
@@ -461,7 +458,7 @@ export function parseSsml(input: string, options: SsmlOptions): ParsedSsml {
         frame.voice = name!;
         voices.add(name!);
         // A change of speaker pauses as a sentence does, on either side.
-        addItem(edgePause('s', element.start, element.end));
+        addItem(edgePause(element.name, element.start, element.end));
         break;
       }
       default:
@@ -515,7 +512,7 @@ export function parseSsml(input: string, options: SsmlOptions): ParsedSsml {
       case 'p':
       case 's':
       case 'voice':
-        addItem(edgePause(element.name === 'voice' ? 's' : element.name, start, end));
+        addItem(edgePause(element.name, start, end));
         break;
     }
   };
