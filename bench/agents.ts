@@ -4,6 +4,7 @@ import { connect } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import type { Knex } from 'knex';
 import { defaultModelsDir } from '../lib/config';
 import { startIsolatedStack } from '../scripts/isolatedStack';
 import { freePorts, stopChild, waitFor } from '../scripts/stack';
@@ -50,6 +51,18 @@ const SENTENCES = EVERYDAY_SENTENCES.slice(0, 6);
 const fmt = (value: number, digits = 0) => value.toFixed(digits);
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const run = promisify(execFile);
+
+/** Until no synthesis is queued or processing: the next request starts on a quiet service. */
+function settled(stack: { db: Knex }): Promise<void> {
+  return waitFor(
+    'syntheses settled',
+    async () =>
+      Number(
+        (await stack.db('syntheses').whereIn('status', ['queued', 'processing']).count({ n: '*' }).first())?.n ?? 0,
+      ) === 0,
+    60_000,
+  );
+}
 
 /** The venv with wyoming and wyoming-piper, made once; a marker file says it is complete. */
 function ensureWyomingVenv(): string {
@@ -185,14 +198,7 @@ export async function wyomingFigures(): Promise<string> {
     /** Ours, then until its synthesis has ended (its file is stored after the audio): the next request starts on a quiet service. */
     const ours = async (text: string) => {
       const timing = await request(ourPort, VOICE, text);
-      await waitFor(
-        'syntheses settled',
-        async () =>
-          Number(
-            (await stack.db('syntheses').whereIn('status', ['queued', 'processing']).count({ n: '*' }).first())?.n ?? 0,
-          ) === 0,
-        60_000,
-      );
+      await settled(stack);
       return timing;
     };
     const theirs = (text: string) => request(peerPort, MODEL, text);
@@ -298,18 +304,9 @@ export async function streamInputFigures(): Promise<string> {
           }
         });
       });
-    const settled = () =>
-      waitFor(
-        'syntheses settled',
-        async () =>
-          Number(
-            (await stack.db('syntheses').whereIn('status', ['queued', 'processing']).count({ n: '*' }).first())?.n ?? 0,
-          ) === 0,
-        60_000,
-      );
     for (const text of SENTENCES.slice(0, 3)) {
       await socket(text);
-      await settled();
+      await settled(stack);
       await engine(text);
     }
     const ours: number[] = [];
@@ -319,7 +316,7 @@ export async function streamInputFigures(): Promise<string> {
         const pair = [
           async () => {
             ours.push(await socket(text));
-            await settled();
+            await settled(stack);
           },
           async () => {
             engineOnly.push(await engine(text));

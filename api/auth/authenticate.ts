@@ -26,10 +26,14 @@ export interface AuthenticateOptions {
  * (api/auth/cache.ts), dropped at once when a key or an account is deleted.
  */
 export async function authenticate(ctx: Context, deps: ApiDeps, options: AuthenticateOptions = {}): Promise<Account> {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('Authorization'));
-  if (!match) throw notAuthenticated();
-  return accountOfCredential(deps, match[1], options);
+  const credential = bearerCredential(ctx.get('Authorization'));
+  if (!credential) throw notAuthenticated();
+  return accountOfCredential(deps, credential, options);
 }
+
+/** The credential of an `Authorization: Bearer <credential>` header, or undefined. */
+export const bearerCredential = (header: string | undefined): string | undefined =>
+  /^Bearer\s+(\S+)\s*$/i.exec(header ?? '')?.[1];
 
 /** The account of an access JWT or API key, as a Bearer token names it (a WebSocket's key comes in its first message). */
 export async function accountOfCredential(

@@ -12,7 +12,13 @@ import { ApiError } from '../errors';
 import { cancelSynthesis, submitSynthesis } from '../routes/tts/commands';
 import { SynthesizeBody } from '../routes/tts/schema';
 import { takeStreamPlace } from '../routes/openai/speech';
-import { joinSentences, renderedSentences, SynthesisEndedError } from '../routes/openai/stream';
+import {
+  joinSentences,
+  renderedSentences,
+  speakInOrder,
+  type SpokenInOrder,
+  SynthesisEndedError,
+} from '../routes/openai/stream';
 import { accountOfKey, KeyRefusedError } from './account';
 import {
   DEFAULT_FRAMING_LIMITS,
@@ -174,10 +180,8 @@ interface Speaking {
 /** An open stream (synthesize-start until synthesize-stop): its sentences, submitted in order and played in order. */
 interface OpenStream {
   sentences: SentenceBuffer;
-  speaking: Speaking;
-  join: Join;
-  submitted: Promise<unknown>;
-  played: Promise<void>;
+  /** Each sentence a synthesis, submitted in order and played in order; a failure ends the connection (fail). */
+  spoken: SpokenInOrder;
   release: () => void;
 }
 
@@ -300,7 +304,7 @@ class Session {
       case 'synthesize-chunk':
         if (!this.stream)
           throw new RequestError('invalid_event', 'synthesize-chunk outside a stream (synthesize-start opens one).');
-        for (const sentence of this.stream.sentences.add(textOf(data, 'text'))) this.speak(this.stream, sentence);
+        for (const sentence of this.stream.sentences.add(textOf(data, 'text'))) this.stream.spoken.speak(sentence);
         return;
       case 'synthesize-stop':
         if (!this.stream)
@@ -392,42 +396,20 @@ class Session {
       );
     const speaking = await this.speaking(data);
     const release = onlyOnce(takeStreamPlace(this.deps, speaking.account, false));
+    // One join over the stream: the pause between two sentences goes before the second one's audio.
+    const join = joinSentences('neutral', 1);
     this.stream = {
       sentences: new SentenceBuffer(),
-      speaking,
-      // One join over the stream: the pause between two sentences goes before the second one's audio.
-      join: joinSentences('neutral', 1),
-      submitted: Promise.resolve(),
-      played: Promise.resolve(),
+      spoken: speakInOrder({
+        submit: (sentence) => this.submit(speaking, sentence),
+        play: (row) => this.play(row, join),
+        cancel: (row) => this.cancelInBackground(row),
+        fail: (error) => void this.fail(error),
+        track: (work) => this.whileRunning(work),
+      }),
       release,
     };
     this.closed.signal.addEventListener('abort', release, { once: true });
-  }
-
-  /**
-   * One sentence of the stream: submitted after the ones before it (history
-   * keeps their order), played after theirs. A failure ends the connection
-   * (fail); the sentences submitted after it are canceled before any audio.
-   */
-  private speak(stream: OpenStream, sentence: string) {
-    const row = stream.submitted.then(() => this.submit(stream.speaking, sentence));
-    stream.submitted = row.catch(() => undefined);
-    const before = stream.played;
-    stream.played = this.whileRunning(
-      (async () => {
-        const submitted = await row;
-        try {
-          await before;
-        } catch (error) {
-          // An earlier sentence failed (the client was told): this one is never heard.
-          this.cancelInBackground(submitted);
-          throw error;
-        }
-        await this.play(submitted, stream.join);
-      })(),
-    );
-    // A failure is told when it happens (the client may still be sending chunks); fail() tells only the first.
-    stream.played.catch((error) => this.fail(error));
   }
 
   private cancelInBackground(row: SynthesisRow) {
@@ -439,9 +421,9 @@ class Session {
 
   private async stopStream(stream: OpenStream) {
     const rest = stream.sentences.finish();
-    if (rest) this.speak(stream, rest);
+    if (rest) stream.spoken.speak(rest);
     try {
-      await stream.played;
+      await stream.spoken.played();
     } catch {
       // Already told (speak).
       return;

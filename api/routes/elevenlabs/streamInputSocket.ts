@@ -5,10 +5,16 @@ import type { Account } from '../../../db/models/Account';
 import type { SynthesisRow } from '../../../db/models/Synthesis';
 import { Voice } from '../../../db/models/Voice';
 import { speechPlanOf } from '../../../synthesis/speechPlan';
-import { accountOfCredential } from '../../auth/authenticate';
+import { accountOfCredential, bearerCredential } from '../../auth/authenticate';
 import type { ApiDeps } from '../../deps';
 import { toApiError } from '../../failures';
-import { createStreamEncoder, joinSentences, renderedSentences, type StreamEncoder } from '../openai/stream';
+import {
+  createStreamEncoder,
+  joinSentences,
+  renderedSentences,
+  speakInOrder,
+  type StreamEncoder,
+} from '../openai/stream';
 import { takeStreamPlace } from '../openai/speech';
 import { cancelSynthesis, submitSynthesis } from '../tts/commands';
 import { appendAlignment, type CharacterAlignment } from './alignment';
@@ -87,8 +93,13 @@ class StreamInputSession {
   private samplesIn = 0;
   /** Alignments of sentences whose audio went into the encoder, sent with its next output. */
   private pendingAlignment: { alignment: CharacterAlignment; from: number } | null = null;
-  private submitted: Promise<unknown> = Promise.resolve();
-  private played: Promise<void> = Promise.resolve();
+  /** Each piece a synthesis, submitted in order and played in order; a failure ends the connection (fail). */
+  private readonly spoken = speakInOrder<SynthesisRow>({
+    submit: (text) => this.submit(text),
+    play: (row) => this.play(row),
+    cancel: (row) => this.cancelInBackground(row),
+    fail: (error) => void this.fail(error),
+  });
   private release: (() => void) | null = null;
   private readonly closed = new AbortController();
   private messages: Promise<void> = Promise.resolve();
@@ -177,13 +188,13 @@ class StreamInputSession {
       flush: message.flush,
       tryTrigger: message.try_trigger_generation,
     }))
-      this.speak(piece);
+      this.spoken.speak(piece);
   }
 
   /** The first message: the key (or the upgrade's headers), the settings, and the stream's place. */
   private async open(message: StreamInputMessage) {
     const header = this.request.headers['xi-api-key'];
-    const bearer = /^Bearer\s+(\S+)\s*$/i.exec(this.request.headers.authorization ?? '')?.[1];
+    const bearer = bearerCredential(this.request.headers.authorization);
     const key = keyOfMessage(message) ?? (typeof header === 'string' && header ? header : bearer);
     if (!key)
       throw new StreamInputError(
@@ -207,7 +218,7 @@ class StreamInputSession {
     this.speed = message.voice_settings?.speed ?? 1;
     this.buffer = new TextBuffer(message.generation_config?.chunk_length_schedule);
     // The first message's text is usually " " (nothing to say); anything more is the start of the text.
-    for (const piece of this.buffer.add(message.text, { flush: message.flush })) this.speak(piece);
+    for (const piece of this.buffer.add(message.text, { flush: message.flush })) this.spoken.speak(piece);
   }
 
   /** `{"text": ""}`: what is left is spoken, then the last audio, `isFinal`, and a normal close. */
@@ -215,8 +226,8 @@ class StreamInputSession {
     // The client has said all it will: the wait for the last audio is not inactivity.
     this.inactivitySeconds = 0;
     clearTimeout(this.inactivity);
-    for (const piece of this.buffer!.end()) this.speak(piece);
-    await this.played;
+    for (const piece of this.buffer!.end()) this.spoken.speak(piece);
+    await this.spoken.played();
     if (this.encoder) {
       const finished = new Promise<void>((resolve) => this.encoder!.output.once('end', () => resolve()));
       await this.encoder.end();
@@ -225,24 +236,6 @@ class StreamInputSession {
     if (this.pendingAlignment) this.sendAudio(Buffer.alloc(0));
     await this.send({ isFinal: true });
     this.ws.close(CLOSE.normal);
-  }
-
-  /** One piece of text: submitted after the ones before it (history keeps their order), played after theirs. */
-  private speak(text: string) {
-    const row = this.submitted.then(() => this.submit(text));
-    this.submitted = row.catch(() => undefined);
-    const before = this.played;
-    this.played = (async () => {
-      const submitted = await row;
-      try {
-        await before;
-      } catch (error) {
-        this.cancelInBackground(submitted);
-        throw error;
-      }
-      await this.play(submitted);
-    })();
-    this.played.catch((error) => this.fail(error));
   }
 
   private async submit(text: string): Promise<SynthesisRow> {

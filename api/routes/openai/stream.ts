@@ -430,3 +430,49 @@ function wholeFlacEncoder(): StreamEncoder {
     },
   };
 }
+
+/**
+ * A stream of texts spoken one after another (a Wyoming stream's sentences,
+ * a stream-input connection's pieces): each is submitted after the ones
+ * before it, so history keeps their order, and played after theirs. When one
+ * fails, those after it are canceled before any audio (`cancel`), and every
+ * failure goes to `fail` (the caller tells its client once). `track` wraps
+ * each text's whole work (submit, wait and play), e.g. to count it as running.
+ */
+export function speakInOrder<Row>(steps: {
+  submit(text: string): Promise<Row>;
+  play(row: Row): Promise<void>;
+  cancel(row: Row): void;
+  fail(error: unknown): void;
+  track?(work: Promise<void>): Promise<void>;
+}): SpokenInOrder {
+  let submitted: Promise<unknown> = Promise.resolve();
+  let played: Promise<void> = Promise.resolve();
+  return {
+    speak(text: string): void {
+      const row = submitted.then(() => steps.submit(text));
+      submitted = row.catch(() => undefined);
+      const before = played;
+      const work = (async () => {
+        const mine = await row;
+        try {
+          await before;
+        } catch (error) {
+          // An earlier text failed (the client was told): this one is never heard.
+          steps.cancel(mine);
+          throw error;
+        }
+        await steps.play(mine);
+      })();
+      played = steps.track ? steps.track(work) : work;
+      played.catch((error) => steps.fail(error));
+    },
+    played: () => played,
+  };
+}
+
+export interface SpokenInOrder {
+  speak(text: string): void;
+  /** Settles when everything spoken so far has played; rejects if any of it failed. */
+  played(): Promise<void>;
+}
