@@ -207,18 +207,23 @@ describe('output formats', () => {
   );
 
   it('stops both the encoder and the meter of a lossy format when the finish is aborted', async () => {
-    // This jest worker's ffmpeg children: the encoder and the true-peak meter run side by side.
-    const ffmpegChildren = async () => {
-      let count = 0;
+    // This jest worker's live ffmpeg children.
+    const ffmpegPids = async () => {
+      const pids = new Set<string>();
       for (const pid of (await readdir('/proc')).filter((name) => /^\d+$/.test(name))) {
         // /proc/<pid>/stat: "pid (comm) state ppid ..."
         const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
         const match = /^\d+ \((.*)\) (\S+) (\d+)/.exec(stat);
         // A zombie (Z) has ended; only its exit status waits to be collected.
-        if (match && match[1] === 'ffmpeg' && match[2] !== 'Z' && Number(match[3]) === process.pid) count++;
+        if (match && match[1] === 'ffmpeg' && match[2] !== 'Z' && Number(match[3]) === process.pid) pids.add(pid);
       }
-      return count;
+      return pids;
     };
+    // The worker runs other suites' code before this one: a spare stream encoder an earlier suite's API started
+    // is its child too, alive until retired. Only processes started after this point are the finish's: the encoder
+    // and the true-peak meter, side by side.
+    const before = await ffmpegPids();
+    const ffmpegChildren = async () => [...(await ffmpegPids())].filter((pid) => !before.has(pid)).length;
     const abort = new AbortController();
     // Many minutes of audio, so that both processes are still running when the abort comes (with 120 chunks the
     // encoder, which ends before the meter, had sometimes finished between the wait below and its check).
