@@ -68,7 +68,12 @@ describe('Studio retention', () => {
     const after = await hashes();
     const removed = before.filter((hash) => !after.includes(hash));
     expect(removed).toHaveLength(1);
-    const blockFiles = await deps.storage.list(accountBlocksPrefix(owner.id));
+    // Rows go first, then their files (BlockAudio.removeUnheld): the files a moment after the rows.
+    let blockFiles: string[] = [];
+    await eventually('the old paragraph’s files to be removed', async () => {
+      blockFiles = await deps.storage.list(accountBlocksPrefix(owner.id));
+      return !blockFiles.some((key) => key.includes(removed[0]));
+    });
     expect(blockFiles.some((key) => key.includes(removed[0]))).toBe(false);
     expect(blockFiles).toHaveLength(after.length * 2);
     expect((await req('GET', `${id}/`)).body.credits_needed).toBe(0);
