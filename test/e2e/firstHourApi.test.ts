@@ -24,7 +24,9 @@ interface OpenAiEntry {
 const SERVICE_DEFAULT = 'en-us-joe';
 
 describe('The first hour through the API', () => {
-  const { deps, api } = useStack({ worker: true });
+  // A database of its own: the tests below install and remove catalog voices, and any worker process started by
+  // another suite on the shared database reseeds the catalog when MODELS_DIR changes, hiding a voice installed by hand.
+  const { deps, api } = useStack({ worker: true, database: 'first_hour' });
   const owner = useAccount(deps, { credits: 20_000 });
   const profile = requestsBelow(api, '/api/v1/auth/profile/', owner);
 
