@@ -7,15 +7,17 @@ import { WebhookDelivery } from '../db/models/WebhookDelivery';
 import { WebhookEndpoint } from '../db/models/WebhookEndpoint';
 import { postToTarget, TargetRefused } from '../lib/webhookTarget';
 import { announceWebhookEvent, signatureHeader, stableEventId, standardSignatureHeader } from '../synthesis/webhooks';
-import type { WebhookAttemptOutcome } from '../synthesis/contracts';
+import {
+  DEFAULT_WEBHOOK_TIMEOUT_SECONDS,
+  type WebhookAttemptOutcome,
+  webhookAttemptSeconds,
+} from '../synthesis/contracts';
 import { presentHistoryEntry, presentVoice } from '../synthesis/resources';
 import { ProjectSnapshot } from '../db/models/ProjectSnapshot';
 import { presentSnapshot } from '../studio/resources';
 
-/** Each attempt's request gives up after this long; the workflow then retries with backoff. */
-const WEBHOOK_REQUEST_TIMEOUT_MS = 10_000;
-/** The endpoint's attempt lease: past the attempt's 20 s start-to-close timeout, so a worker that dies mid-attempt frees it by itself. */
-const ATTEMPT_LEASE_SECONDS = 30;
+/** The endpoint's attempt lease: past the attempt's start-to-close timeout, so a worker that dies mid-attempt frees it by itself. */
+const attemptLeaseSeconds = (requestTimeoutSeconds: number) => webhookAttemptSeconds(requestTimeoutSeconds) + 10;
 
 /** A credits.low event goes out when the available balance falls below this share of the plan's monthly credits. */
 const CREDITS_LOW_SHARE = 0.1;
@@ -112,7 +114,14 @@ export function createWebhookActivities({ db, config }: ActivityDeps) {
      * the endpoint is disabled; a refused target ends the delivery; anything
      * else throws, and the workflow's retry policy tries again.
      */
-    async attemptWebhookDelivery({ deliveryId }: { deliveryId: string }): Promise<WebhookAttemptOutcome> {
+    /** `requestTimeoutSeconds`: the delivery's (absent in attempts scheduled before it was configurable). */
+    async attemptWebhookDelivery({
+      deliveryId,
+      requestTimeoutSeconds = DEFAULT_WEBHOOK_TIMEOUT_SECONDS,
+    }: {
+      deliveryId: string;
+      requestTimeoutSeconds?: number;
+    }): Promise<WebhookAttemptOutcome> {
       const delivery = await WebhookDelivery.forAttempt(db, deliveryId);
       // Its endpoint was deleted (the row went with it), or an earlier attempt already finished it.
       if (!delivery) return 'skipped';
@@ -141,7 +150,9 @@ export function createWebhookActivities({ db, config }: ActivityDeps) {
         'webhook-signature': standardSignatureHeader(secrets, delivery.event_id, timestamp, delivery.body),
       };
       // One attempt in flight per endpoint: a hanging receiver holds one slot of the webhook queue, not one per event.
-      if (!(await WebhookEndpoint.takeAttemptLease(db, delivery.endpoint_id, ATTEMPT_LEASE_SECONDS))) {
+      if (
+        !(await WebhookEndpoint.takeAttemptLease(db, delivery.endpoint_id, attemptLeaseSeconds(requestTimeoutSeconds)))
+      ) {
         // Not an attempt (nothing is counted or recorded): try again shortly, jittered so waiting deliveries do not collide.
         throw ApplicationFailure.create({
           message: 'Another delivery to this endpoint is in flight.',
@@ -155,7 +166,7 @@ export function createWebhookActivities({ db, config }: ActivityDeps) {
         try {
           ({ status } = await postToTarget(delivery.url, delivery.body, headers, {
             policy,
-            timeoutMs: WEBHOOK_REQUEST_TIMEOUT_MS,
+            timeoutMs: requestTimeoutSeconds * 1000,
           }));
         } catch (error) {
           if (error instanceof TargetRefused) {

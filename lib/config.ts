@@ -194,7 +194,9 @@ const EnvSchema = z.object({
   WEBHOOK_ALLOW_PRIVATE_TARGETS: z.stringbool().default(false),
   /** The first retry of a failed webhook delivery waits this long, doubling up to an hour, for 24 h in all. */
   WEBHOOK_RETRY_INITIAL_SECONDS: seconds.max(3600).default(10),
-  /** Webhook delivery attempts one worker process runs at once, on their own task queue (each waits up to 10 s for its receiver). */
+  /** Each webhook request waits this long for its receiver's answer; past it the attempt fails and is retried with backoff. */
+  WEBHOOK_TIMEOUT_SECONDS: seconds.max(120).default(10),
+  /** Webhook delivery attempts one worker process runs at once, on their own task queue (each waits up to WEBHOOK_TIMEOUT_SECONDS for its receiver). */
   WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(200).default(10),
   /** Webhook endpoints one account may have: each one is a delivery per event, so the cap bounds what one account can make the workers send. */
   WEBHOOK_MAX_ENDPOINTS: z.coerce.number().int().min(1).max(1000).default(20),

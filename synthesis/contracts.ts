@@ -183,9 +183,16 @@ export interface WebhookDeliveryInput {
   deliveryId: string;
   /** WEBHOOK_RETRY_INITIAL_SECONDS: the first backoff, doubled up to an hour, for 24 h. */
   retryInitialSeconds: number;
+  /** WEBHOOK_TIMEOUT_SECONDS: how long each attempt's request waits; absent in deliveries started before it was set (10 s). */
+  requestTimeoutSeconds?: number;
   /** The webhook task queue the attempts run on; absent in deliveries started before it existed (they stay on the workflow's queue). */
   webhookTaskQueue?: string;
 }
+
+/** The request timeout of deliveries started before it was configurable. */
+export const DEFAULT_WEBHOOK_TIMEOUT_SECONDS = 10;
+/** One attempt's start-to-close bound: its request's timeout and 10 s for the rest (resolve, connect, sign, record). */
+export const webhookAttemptSeconds = (requestTimeoutSeconds: number) => requestTimeoutSeconds + 10;
 
 export type WebhookAttemptOutcome = 'delivered' | 'gone' | 'refused' | 'skipped';
 export type WebhookDeliveryResult = WebhookAttemptOutcome | 'failed';

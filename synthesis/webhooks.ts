@@ -60,7 +60,7 @@ export interface WebhookEvent {
 export interface AnnounceDeps {
   db: Db;
   temporal: Client;
-  config: Pick<Config, 'TEMPORAL_TASK_QUEUE' | 'WEBHOOK_RETRY_INITIAL_SECONDS'>;
+  config: Pick<Config, 'TEMPORAL_TASK_QUEUE' | 'WEBHOOK_RETRY_INITIAL_SECONDS' | 'WEBHOOK_TIMEOUT_SECONDS'>;
 }
 
 /**
@@ -102,6 +102,7 @@ export async function announceWebhookEvent(
           {
             deliveryId,
             retryInitialSeconds: config.WEBHOOK_RETRY_INITIAL_SECONDS,
+            requestTimeoutSeconds: config.WEBHOOK_TIMEOUT_SECONDS,
             webhookTaskQueue: webhookTaskQueue(config),
           },
         ],

@@ -1,5 +1,7 @@
 import { execFile } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -188,6 +190,39 @@ record('record workflow histories for replay tests', () => {
     });
     expect(await deps.temporal.workflow.getHandle(`signup:${idle.body.id}`).result()).toBe('expired');
     await save('signup-expired', `signup:${idle.body.id}`);
+  });
+});
+
+record('record a webhook delivery for replay tests', () => {
+  const { deps, api } = useStack({
+    worker: true,
+    env: { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
+  });
+  const save = (name: string, workflowId: string) => saveHistory(deps, name, workflowId);
+
+  it('records a test ping delivered to a receiver that answers 204', async () => {
+    const receiver = createServer((request, response) =>
+      request.resume().on('end', () => response.writeHead(204).end()),
+    );
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    try {
+      const who = await createAccount(deps);
+      const { port } = receiver.address() as AddressInfo;
+      const endpoint = await call(
+        api.url,
+        'POST',
+        '/api/v1/webhooks/',
+        { url: `http://127.0.0.1:${port}/hook`, events: ['voice.ready'] },
+        who.access,
+      );
+      const ping = await call(api.url, 'POST', `/api/v1/webhooks/${endpoint.body.id}/test/`, undefined, who.access);
+      expect(ping.status).toBe(202);
+      const workflowId = `webhook-delivery:${ping.body.event_id}:${endpoint.body.id}`;
+      expect(await deps.temporal.workflow.getHandle(workflowId).result()).toBe('delivered');
+      await save('webhook-delivery', workflowId);
+    } finally {
+      receiver.close();
+    }
   });
 });
 
