@@ -33,7 +33,7 @@ import { filterToWav, hear, wordErrors } from './measures';
  *   scored against each other) and intelligibility kept (pocketsphinx WER of
  *   the clone against its base voice read plain, English).
  *
- *   npx tsx bench/cloning.ts
+ *   npx tsx bench/cloning.ts          (CLONING_ONLY=Allison,joe: the samples whose names contain either)
  *
  * Samples: real speech from Debian main (asterisk-core-sounds-{en,fr,it}-g722,
  * pocketsphinx-testdata) when installed, and generated speakers that are not
@@ -492,11 +492,13 @@ async function main(): Promise<void> {
   try {
     const real = await realReferences(dir);
     const allison = real.filter((reference) => reference.source === 'en_US_f_Allison');
+    // CLONING_ONLY=<part of a sample's name>[,...]: only those samples (no impostor column without a second one).
+    const only = (process.env.CLONING_ONLY ?? '').split(',').filter(Boolean);
     const references = [
       ...real,
       ...(await phoneBandCopies(allison, dir)),
       ...(await engineReferences(dir, undefined, engines)),
-    ];
+    ].filter((reference) => only.length === 0 || only.some((part) => reference.name.includes(part)));
     if (real.length === 0) {
       console.warn(
         'No real speech installed (apt-get install asterisk-core-sounds-en-g722 asterisk-core-sounds-fr-g722 asterisk-core-sounds-it-g722 pocketsphinx-testdata): generated samples only.',

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { availableVoices, type PremadeVoice } from '../../engines/catalog';
-import type { EngineRegistry } from '../../engines/registry';
+import { getEngine, type EngineRegistry, sharedEngines } from '../../engines/registry';
+import { enginePitchRange } from '../../engines/types';
 import { withTempDir } from '../../lib/process';
 import { finishAudio, type VoiceProfileAdjustment } from '../finish';
 import { SPEED_RANGE } from '../prosody';
@@ -24,11 +25,14 @@ import { mapLimit } from '../../lib/concurrency';
  * voices always stay in the race and a clone never ships scoring below the
  * closest of them; and the adjusted finalists. The neural voices closest to
  * the fit half when read plain (up to `maxCandidates`) are fitted: each
- * reads the calibration text, is pitch-shifted to the fit half's median F0
- * (formants preserved), equalized toward its long-term spectrum (the
- * residual after one pass is added once) and time-stretched toward its
- * speaking rate. The classic voices closest to the fit half are fitted the
- * same way when no neural voice renders, when the best neural candidate
+ * reads the calibration text, is pitch-shifted toward the fit half's median
+ * F0 as far as its engine renders the shift itself (nativePitchRange; none
+ * for Festival and Piper), equalized toward its long-term spectrum without
+ * copying a band limit (eqLimits; the residual after one pass is added once)
+ * and time-stretched toward its speaking rate. Both limits keep the base
+ * voice's intelligibility, which the score does not see. The classic voices
+ * closest to the fit half are fitted the same way when no neural voice
+ * renders, when the best neural candidate
  * scores under `neuralFloor`, or when a classic voice read plain already
  * beats every neural candidate. The leading STAGED_CANDIDATES fits are also
  * tried with their cheaper stages (without the tempo, pitch only): a stage
@@ -43,9 +47,9 @@ import { mapLimit } from '../../lib/concurrency';
 
 export interface ClonedVoiceProfile {
   baseVoiceId: string;
-  /** Pitch shift (formants preserved) from the base voice to the sample's median F0, ±12. */
+  /** Pitch shift toward the sample's median F0, within what the base voice's engine renders natively (0 for Festival and Piper). */
   semitones: number;
-  /** finishAudio's EQ points: the smoothed LTAS difference, gains relative to the median band, +12/-24 dB caps. */
+  /** finishAudio's EQ points: the smoothed LTAS difference, gains relative to the median band, within eqLimits. */
   eq: Array<{ hz: number; gainDb: number }>;
   /** Tempo multiplier toward the sample's speaking rate (0.7-1.4), applied on top of the request's speed. */
   rate: number;
@@ -81,6 +85,11 @@ export interface BuildVoiceProfileInput {
   finish?: FinishFunction;
   /** Profiles a WAV (default analyseSpeaker). */
   analyse?: (wavPath: string, signal?: AbortSignal) => Promise<SpeakerProfile>;
+  /**
+   * The pitch shift in semitones a voice's engine renders natively, or null (default: the engine's capability in
+   * `engines`): the fit shifts the pitch only within it.
+   */
+  pitchRange?: (voice: PremadeVoice) => { min: number; max: number } | null;
   /** The worker's engine registry (non-free engines only when the operator enabled them). */
   engines?: EngineRegistry;
   /** How many base voices of a tier are fitted. Default 4. */
@@ -104,6 +113,24 @@ export type FinishFunction = (
 
 export const EQ_MAX_BOOST_DB = 12;
 export const EQ_MAX_CUT_DB = -24;
+/**
+ * The band the EQ may cut in (a telephone's). Outside it a sample lower than the base voice is a channel's band limit
+ * far more often than a voice (a phone's 300-3400 Hz, a cheap microphone's thin lows and dull highs), and copying it
+ * removes what the words are heard by: Allison through a phone's band on slt, EQ alone, pocketsphinx 15 → 81 % with
+ * the cut copied (-24 dB above 3.4 kHz), 35 % with it held at -6 dB, 15 % with none (bench/cloning.ts).
+ */
+export const EQ_CUT_BAND_HZ = { min: 300, max: 3400 } as const;
+
+/** The gains the EQ may apply at `hz`: boosts to EQ_MAX_BOOST_DB; cuts to EQ_MAX_CUT_DB within EQ_CUT_BAND_HZ, none outside. */
+export function eqLimits(hz: number): { cutDb: number; boostDb: number } {
+  const inBand = hz >= EQ_CUT_BAND_HZ.min && hz <= EQ_CUT_BAND_HZ.max;
+  return { cutDb: inBand ? EQ_MAX_CUT_DB : 0, boostDb: EQ_MAX_BOOST_DB };
+}
+
+const withinLimits = (hz: number, gainDb: number): number => {
+  const { cutDb, boostDb } = eqLimits(hz);
+  return Number(clamp(gainDb, cutDb, boostDb).toFixed(2));
+};
 const MAX_SEMITONES = 12;
 export const RATE_RANGE = { min: 0.7, max: 1.4 } as const;
 
@@ -299,6 +326,7 @@ async function fitFinalists(
 ): Promise<Candidate[]> {
   const { sample, heldOut, signal, render, finish: finishWith, analyse, finalists, fitText, file } = input;
   const stagedCandidates = input.stagedCandidates ?? STAGED_CANDIDATES;
+  const pitchRange = input.pitchRange ?? ((voice: PremadeVoice) => nativePitchRange(input.engines, voice));
 
   // A stage's score: the held-out reading with the adjustment, finished like a synthesis, against the held-out half.
   const score = async (reading: Reading, stage: Stage, adjustment: Adjustment): Promise<Candidate> => {
@@ -316,7 +344,7 @@ async function fitFinalists(
     try {
       const fitChunk = file(`${reading.index}-fit.wav`);
       await render({ voice: reading.voice, text: fitText, emotion: 'neutral', outPath: fitChunk, signal });
-      const adjustment = adjustmentToward(sample, await analyse(fitChunk, signal));
+      const adjustment = adjustmentToward(sample, await analyse(fitChunk, signal), pitchRange(reading.voice));
       // The adjusted calibration rendering, measured again: its remaining spectral difference is added to the EQ once.
       const fitOut = file(`${reading.index}-fit-adjusted.wav`);
       await finishWith(fitChunk, adjustment, fitOut, signal);
@@ -335,7 +363,10 @@ async function fitFinalists(
   const staged = await mapLimit(leading.slice(0, stagedCandidates), 2, async ({ reading, refined }) => {
     const cheaper: Array<[Stage, Adjustment]> = [
       ['no tempo', { ...refined, rate: 1 }],
-      ['pitch only', { semitones: refined.semitones, eq: [], rate: 1 }],
+      // Without a pitch shift (a voice its engine cannot shift) pitch only is the voice read plain, already scored.
+      ...(refined.semitones === 0
+        ? []
+        : [['pitch only', { semitones: refined.semitones, eq: [], rate: 1 }] as [Stage, Adjustment]]),
     ];
     const scored: Candidate[] = [];
     for (const [stage, adjustment] of cheaper) {
@@ -370,19 +401,44 @@ async function finish(
 
 export type Adjustment = { semitones: number; eq: ClonedVoiceProfile['eq']; rate: number };
 
-/** The EQ plus the residual difference measured after applying it, within the same caps. */
+/** The EQ plus the residual difference measured after applying it, within the same limits (eqLimits). */
 export function refineEq(eq: ClonedVoiceProfile['eq'], residual: ClonedVoiceProfile['eq']): ClonedVoiceProfile['eq'] {
-  return eq.map(({ hz, gainDb }, i) => ({
-    hz,
-    gainDb: Number(clamp(gainDb + (residual[i]?.gainDb ?? 0), EQ_MAX_CUT_DB, EQ_MAX_BOOST_DB).toFixed(2)),
-  }));
+  return eq.map(({ hz, gainDb }, i) => ({ hz, gainDb: withinLimits(hz, gainDb + (residual[i]?.gainDb ?? 0)) }));
 }
 
-/** Pitch shift, EQ curve and tempo that move a base rendering's profile toward the sample's. */
-function adjustmentToward(sample: SpeakerProfile, base: SpeakerProfile): Adjustment {
+/**
+ * The pitch shift `voice`'s engine renders natively (eSpeak NG, the Flite voices it lists), or null (Festival,
+ * Piper): a clone's pitch, like an emotion's, only where the engine sets it itself. Through the formant-preserving
+ * shifter the word errors rise with the shift: pocketsphinx on the held-out text read by slt +2.5 st 15 → 81 %, joe
+ * +6.5 st 27 → 77 %, against 15 → 23 % and 27 → 31 % for the same voices with the EQ alone (bench/cloning.ts).
+ */
+export function nativePitchRange(
+  engines: EngineRegistry | undefined,
+  voice: PremadeVoice,
+): { min: number; max: number } | null {
+  try {
+    return enginePitchRange(getEngine(engines ?? sharedEngines(), voice.engine).capabilities, voice.engineVoice);
+  } catch {
+    return null; // the engine is not enabled here: it renders nothing, shifted or not
+  }
+}
+
+/**
+ * Pitch shift, EQ curve and tempo that move a base rendering's profile toward the sample's; the shift within
+ * `pitchRange` (none without one).
+ */
+function adjustmentToward(
+  sample: SpeakerProfile,
+  base: SpeakerProfile,
+  pitchRange: { min: number; max: number } | null,
+): Adjustment {
   const semitones =
-    sample.f0MedianHz && base.f0MedianHz
-      ? clamp(semitonesBetween(base.f0MedianHz, sample.f0MedianHz), -MAX_SEMITONES, MAX_SEMITONES)
+    sample.f0MedianHz && base.f0MedianHz && pitchRange
+      ? clamp(
+          semitonesBetween(base.f0MedianHz, sample.f0MedianHz),
+          Math.max(-MAX_SEMITONES, pitchRange.min),
+          Math.min(MAX_SEMITONES, pitchRange.max),
+        )
       : 0;
   const rate =
     sample.syllablesPerSecond && base.syllablesPerSecond
@@ -394,8 +450,10 @@ function adjustmentToward(sample: SpeakerProfile, base: SpeakerProfile): Adjustm
 /**
  * The EQ toward `target`'s long-term spectrum: the per-band difference,
  * smoothed over neighbouring bands, relative to its median band (so the
- * overall level is loudnorm's business), boosts capped at +12 dB (an EQ
- * cannot restore what the base voice lacks) and cuts at -24 dB.
+ * overall level is loudnorm's business), within eqLimits: boosts capped
+ * at +12 dB (an EQ cannot restore what the base voice lacks), cuts at
+ * -24 dB within the telephone band and none outside it (a band limit is the
+ * sample's channel, not its speaker).
  */
 export function eqCurve(target: SpeakerProfile, current: SpeakerProfile): Array<{ hz: number; gainDb: number }> {
   const difference = smooth(
@@ -403,10 +461,7 @@ export function eqCurve(target: SpeakerProfile, current: SpeakerProfile): Array<
     1,
   );
   const reference = median(difference);
-  return target.ltas.hz.map((hz, i) => ({
-    hz,
-    gainDb: Number(clamp(difference[i] - reference, EQ_MAX_CUT_DB, EQ_MAX_BOOST_DB).toFixed(2)),
-  }));
+  return target.ltas.hz.map((hz, i) => ({ hz, gainDb: withinLimits(hz, difference[i] - reference) }));
 }
 
 /** finishAudio's speed and profile for a synthesis with a cloned voice (the clone's rate times the request's speed, within 0.5-2). */

@@ -1,6 +1,14 @@
 import { decimateByTwo, Fft, resample } from '../../audio/cloning/dsp';
 import { integratedLoudness } from '../../audio/loudness';
-import { cloneFinishOptions, eqCurve, refineEq } from '../../audio/cloning/profile';
+import {
+  cloneFinishOptions,
+  EQ_CUT_BAND_HZ,
+  EQ_MAX_BOOST_DB,
+  EQ_MAX_CUT_DB,
+  eqCurve,
+  eqLimits,
+  refineEq,
+} from '../../audio/cloning/profile';
 import { profileDistances, similarityScore } from '../../audio/cloning/similarity';
 import { analyseSpeakerSamples, LTAS_CENTERS_HZ, type SpeakerProfile } from '../../audio/cloning/speaker';
 import { detectSpeech } from '../../audio/cloning/speech';
@@ -200,35 +208,68 @@ describe('similarityScore', () => {
 });
 
 describe('eqCurve', () => {
-  it('is the smoothed difference relative to the median band, within +12/-24 dB', () => {
-    const base = profile();
-    const target = profile({
-      ltas: { hz: base.ltas.hz, db: base.ltas.db.map((db, i) => db + (i < 4 ? 40 : i > 24 ? -60 : 3)) },
-    });
+  const base = profile();
+  const shaped = (gainAt: (hz: number, i: number) => number) =>
+    profile({ ltas: { hz: base.ltas.hz, db: base.ltas.db.map((db, i) => db + gainAt(base.ltas.hz[i], i)) } });
+
+  it('is the smoothed difference relative to the median band, boosts within +12 dB, cuts within -24 dB in the telephone band', () => {
+    const target = shaped((hz, i) => (i < 4 ? 40 : i > 24 ? 30 : hz > 900 && hz < 1300 ? -60 : 3));
     const eq = eqCurve(target, base);
     expect(eq).toHaveLength(28);
     expect(eq.map((point) => point.hz)).toEqual(base.ltas.hz);
-    expect(eq[12].gainDb).toBeCloseTo(0, 5);
+    expect(eq[20].gainDb).toBeCloseTo(0, 5);
     expect(eq[0].gainDb).toBe(12);
-    expect(eq[27].gainDb).toBe(-24);
+    expect(eq[27].gainDb).toBe(12);
+    expect(Math.min(...eq.map((point) => point.gainDb))).toBe(EQ_MAX_CUT_DB);
     expect(eqCurve(base, base).every((point) => point.gainDb === 0)).toBe(true);
   });
 
-  it('refines within the same caps', () => {
+  it("does not copy a band limit: a phone-band sample's steep cuts below 300 Hz and above 3.4 kHz are left out", () => {
+    // A telephone's 300-3400 Hz: 10-60 dB down outside it, a formant-like bump inside.
+    const phone = shaped((hz) =>
+      hz < 300 ? -10 - (300 - hz) / 10 : hz > 3400 ? -20 - (hz - 3400) / 50 : hz > 2000 ? 6 : 0,
+    );
+    const eq = eqCurve(phone, base);
+    const outside = eq.filter(({ hz }) => hz < EQ_CUT_BAND_HZ.min || hz > EQ_CUT_BAND_HZ.max);
+    expect(outside.length).toBeGreaterThan(8);
+    expect(outside.every(({ gainDb }) => gainDb === 0)).toBe(true);
+    // Inside the band the shape is kept: the bump above 2 kHz, boosted.
+    expect(eq.find(({ hz }) => hz > 2500 && hz < 3000)!.gainDb).toBeGreaterThan(4);
+    // A cut inside the band stays a cut.
+    const dip = eqCurve(
+      shaped((hz) => (hz > 900 && hz < 1300 ? -10 : 0)),
+      base,
+    );
+    expect(dip.find(({ hz }) => hz > 1000 && hz < 1200)!.gainDb).toBeLessThan(-5);
+  });
+
+  it('gives each band its limits: boosts to +12 dB everywhere, cuts to -24 dB in 300-3400 Hz and none outside', () => {
+    expect(eqLimits(100)).toEqual({ cutDb: 0, boostDb: EQ_MAX_BOOST_DB });
+    expect(eqLimits(1000)).toEqual({ cutDb: EQ_MAX_CUT_DB, boostDb: EQ_MAX_BOOST_DB });
+    expect(eqLimits(5000)).toEqual({ cutDb: 0, boostDb: EQ_MAX_BOOST_DB });
+  });
+
+  it('refines within the same limits', () => {
     const eq = [
       { hz: 100, gainDb: 11 },
-      { hz: 200, gainDb: -23 },
-      { hz: 400, gainDb: 1 },
+      { hz: 200, gainDb: 1 },
+      { hz: 400, gainDb: -23 },
+      { hz: 800, gainDb: 1 },
+      { hz: 5000, gainDb: 2 },
     ];
     const residual = [
       { hz: 100, gainDb: 3 },
       { hz: 200, gainDb: -3 },
-      { hz: 400, gainDb: -0.5 },
+      { hz: 400, gainDb: -3 },
+      { hz: 800, gainDb: -0.5 },
+      { hz: 5000, gainDb: -10 },
     ];
     expect(refineEq(eq, residual)).toEqual([
       { hz: 100, gainDb: 12 },
-      { hz: 200, gainDb: -24 },
-      { hz: 400, gainDb: 0.5 },
+      { hz: 200, gainDb: 0 },
+      { hz: 400, gainDb: -24 },
+      { hz: 800, gainDb: 0.5 },
+      { hz: 5000, gainDb: 0 },
     ]);
   });
 });
