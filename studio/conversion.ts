@@ -1,4 +1,4 @@
-import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 
 /**
  * What the API, the conversion workflows (workflows/projectConversion.ts) and
@@ -43,6 +43,11 @@ export interface ChapterConversionInput {
   cpuTaskQueue: string;
   /** This chapter's share of the conversion's parallel block renders. */
   parallelBlocks: number;
+  /**
+   * Tell the parent (chapterRenderedSignal) once the blocks are rendered, so the next chapter's renders start
+   * while this one is assembled; absent in chapters started before the parent waited for it.
+   */
+  announceRendered?: boolean;
 }
 
 /** What reserveConversion decided: reserved (with the chapters to convert, in order), or why not. */
@@ -96,6 +101,8 @@ export interface ConversionProgress {
 
 export const conversionReserveUpdate = defineUpdate<{ reservation: ConversionReservation }>('reserveConversion');
 export const conversionProgressQuery = defineQuery<ConversionProgress>('conversionProgress');
+/** A chapter's blocks are rendered (its assembly goes on): the conversion may start the next chapter's renders. */
+export const chapterRenderedSignal = defineSignal<[{ chapterId: string }]>('chapterRendered');
 
 // A block's audio on demand (GET .../blocks/<bid>/audio/ when not current): workflows/projectConversion.ts's blockAudioRender.
 

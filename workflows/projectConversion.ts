@@ -4,12 +4,15 @@ import {
   CancellationScope,
   condition,
   executeChild,
+  getExternalWorkflowHandle,
   isCancellation,
   patched,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
+  startChild,
   upsertSearchAttributes,
+  workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import {
@@ -19,6 +22,7 @@ import {
   blockRenderReserveUpdate,
   type ChapterConversionInput,
   chapterConversionWorkflowId,
+  chapterRenderedSignal,
   type ChapterResult,
   type ConversionInput,
   type ConversionProgress,
@@ -104,19 +108,15 @@ export async function projectConversion(input: ConversionInput): Promise<Snapsho
   try {
     state.status = 'converting';
     await bookkeeping.recordConversionProgress({ snapshotId, status: 'converting', progress: 0 });
-    const chapters = await inLanes(chapterIds, chapterLanes, async (chapterId) => {
-      const childInput: ChapterConversionInput = {
-        snapshotId,
-        accountId,
-        projectId,
-        chapterId,
-        cpuTaskQueue,
-        parallelBlocks,
-      };
-      const result = await executeChild(chapterConversion, {
-        workflowId: chapterConversionWorkflowId(snapshotId, chapterId),
-        args: [childInput],
-      });
+    const childInput = (chapterId: string): ChapterConversionInput => ({
+      snapshotId,
+      accountId,
+      projectId,
+      chapterId,
+      cpuTaskQueue,
+      parallelBlocks,
+    });
+    const chapterDone = async (result: ChapterResult) => {
       state.chaptersDone += 1;
       // The book's assembly keeps a share of the bar, so 1 means done.
       state.progress = Math.round((state.chaptersDone / (chapterIds.length + 1)) * 1000) / 1000;
@@ -124,7 +124,17 @@ export async function projectConversion(input: ConversionInput): Promise<Snapsho
       // The Temporal UI's filter and column: conversions started before this step existed do without it.
       if (patched('progress-search-attribute')) upsertSearchAttributes({ Progress: [state.progress] });
       return result;
-    });
+    };
+    const chapters = patched('chapter-assembly-beside-renders')
+      ? await chaptersAssembledBesideRenders(chapterIds, chapterLanes, childInput, chapterDone)
+      : await inLanes(chapterIds, chapterLanes, async (chapterId) =>
+          chapterDone(
+            await executeChild(chapterConversion, {
+              workflowId: chapterConversionWorkflowId(snapshotId, chapterId),
+              args: [childInput(chapterId)],
+            }),
+          ),
+        );
     const book = await work.assembleConversionBook({ snapshotId, accountId, projectId, chapters });
     // Once the book exists, completing is not interrupted: a cancel now changes nothing.
     await CancellationScope.nonCancellable(() =>
@@ -156,6 +166,46 @@ export async function projectConversion(input: ConversionInput): Promise<Snapsho
   }
   await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
   return status;
+}
+
+/**
+ * One child per chapter, `lanes` chapters rendering at a time, where a lane
+ * moves on to its next chapter once this one's blocks are rendered
+ * (chapterRenderedSignal), not once it is assembled: a chapter's assembly
+ * (ffmpeg) runs beside the next chapter's renders instead of between them.
+ * Every chapter settles before the first failure is thrown.
+ */
+async function chaptersAssembledBesideRenders(
+  chapterIds: readonly string[],
+  lanes: number,
+  childInput: (chapterId: string) => ChapterConversionInput,
+  chapterDone: (result: ChapterResult) => Promise<ChapterResult>,
+): Promise<ChapterResult[]> {
+  const rendered = new Set<string>();
+  setHandler(chapterRenderedSignal, ({ chapterId }) => void rendered.add(chapterId));
+  const results: Array<Promise<ChapterResult>> = [];
+  const laneOutcome = await inLanes(chapterIds, lanes, async (chapterId) => {
+    const child = await startChild(chapterConversion, {
+      workflowId: chapterConversionWorkflowId(childInput(chapterId).snapshotId, chapterId),
+      args: [{ ...childInput(chapterId), announceRendered: true }],
+    });
+    const result = child.result().then(chapterDone);
+    results.push(result);
+    // A chapter that fails before its renders end ends its lane too.
+    await Promise.race([condition(() => rendered.has(chapterId)), result]);
+  }).then(
+    () => null,
+    (error: unknown) => ({ error }),
+  );
+  const settled = await Promise.allSettled(results);
+  if (laneOutcome) throw laneOutcome.error;
+  const failed = settled.find((one): one is PromiseRejectedResult => one.status === 'rejected');
+  if (failed) throw failed.reason;
+  // In the chapters' order, whichever finished first.
+  const byChapter = new Map(
+    (settled as Array<PromiseFulfilledResult<ChapterResult>>).map(({ value }) => [value.chapterId, value]),
+  );
+  return chapterIds.map((chapterId) => byChapter.get(chapterId)!);
 }
 
 /** What a failed conversion records: the innermost failure's message (no stack). */
@@ -203,6 +253,11 @@ export async function chapterConversion(input: ChapterConversionInput): Promise<
     rendered.set(block.blockId, audio.audioKey);
     blocksRendered += 1;
   });
+  // The parent's next chapter may start rendering while this one is assembled.
+  if (input.announceRendered) {
+    const parent = workflowInfo().parent;
+    if (parent) await getExternalWorkflowHandle(parent.workflowId).signal(chapterRenderedSignal, { chapterId });
+  }
   const blocks: BlockAudioRef[] = plan.blocks.map((block) => ({
     blockId: block.blockId,
     kind: block.kind,

@@ -52,6 +52,11 @@ const CHAPTERS: Record<string, ChapterPlan> = {
   },
 };
 
+/** Which chapter each block is in. */
+const CHAPTER_OF: Record<string, string> = Object.fromEntries(
+  Object.values(CHAPTERS).flatMap((chapter) => chapter.blocks.map((block) => [block.blockId, chapter.chapterId])),
+);
+
 function input(): ConversionInput {
   return {
     snapshotId: randomUUID(),
@@ -76,25 +81,29 @@ const stepsOf = (snapshotId: string) =>
     .filter(({ args: [first] }) => (first as { snapshotId?: string }).snapshotId === snapshotId)
     .map(({ name }) => name);
 
+/** The default mocks of the CPU steps (a test may wrap them). */
+const renderBlock = async ({ accountId, hash }: { accountId: string; hash: string }) => ({
+  hash,
+  audioKey: `blocks/${accountId}/${hash}.wav`,
+  durationMs: 1000,
+  characters: hash === 'h2' ? 20 : 30,
+});
+const assembleConversionChapter = async ({ chapterId }: { chapterId: string }) => ({
+  wavKey: `chapters/${chapterId}.wav`,
+  mp3Key: `chapters/${chapterId}.mp3`,
+  srtKey: `chapters/${chapterId}.srt`,
+  vttKey: `chapters/${chapterId}.vtt`,
+  durationMs: 2000,
+  qc: {},
+});
+
 beforeEach(() => {
   wf.mock({
     reserveConversion: async () => ({ outcome: 'reserved', chapterIds: ['c1', 'c2'], estimate: 50 }),
     planConversionChapter: async ({ chapterId }) => CHAPTERS[chapterId],
-    renderBlock: async ({ accountId, hash }) => ({
-      hash,
-      audioKey: `blocks/${accountId}/${hash}.wav`,
-      durationMs: 1000,
-      characters: hash === 'h2' ? 20 : 30,
-    }),
+    renderBlock,
     recordBlockAudio: async ({ characters }) => ({ charged: characters }),
-    assembleConversionChapter: async ({ chapterId }) => ({
-      wavKey: `chapters/${chapterId}.wav`,
-      mp3Key: `chapters/${chapterId}.mp3`,
-      srtKey: `chapters/${chapterId}.srt`,
-      vttKey: `chapters/${chapterId}.vtt`,
-      durationMs: 2000,
-      qc: {},
-    }),
+    assembleConversionChapter,
     assembleConversionBook: async () => ({
       outputs: { m4b: 'book.m4b', mp3: 'book.mp3', zip: 'book.zip', index: 'index.json' },
       index: [],
@@ -109,29 +118,49 @@ beforeEach(() => {
 });
 
 describe('projectConversion workflow (mocked activities)', () => {
-  it('reserves once, converts chapter after chapter (reusing current blocks, charging rendered ones), then the book', async () => {
+  it('reserves once, converts chapter after chapter (reusing current blocks, charging rendered ones; a chapter assembled while the next one renders), then the book', async () => {
+    // Chapter 1's assembly ends only once chapter 2's block is rendering: the next chapter's renders do not wait for it.
+    const secondRendering = gate();
+    wf.mock({
+      renderBlock: async (block) => {
+        if (block.blockId === 'b3') secondRendering.open();
+        return renderBlock(block);
+      },
+      assembleConversionChapter: async (chapter) => {
+        if (chapter.chapterId === 'c1') await secondRendering.promise;
+        return assembleConversionChapter(chapter);
+      },
+    });
     const conversion = input();
     const handle = await start(conversion);
     expect(await handle.result()).toBe('completed');
-    expect(stepsOf(conversion.snapshotId)).toEqual([
+    const steps = stepsOf(conversion.snapshotId);
+    expect(steps.slice(0, 5)).toEqual([
       'reserveConversion',
       'recordConversionProgress',
       'planConversionChapter',
       'renderBlock',
       'recordBlockAudio',
-      'assembleConversionChapter',
-      'recordChapterConverted',
-      'recordConversionProgress',
-      'planConversionChapter',
-      'renderBlock',
-      'recordBlockAudio',
-      'assembleConversionChapter',
-      'recordChapterConverted',
-      'recordConversionProgress',
-      'assembleConversionBook',
-      'completeConversion',
-      'pruneStudio',
     ]);
+    // Chapter 2 is planned and rendered while chapter 1 is assembled; each chapter's own steps keep their order.
+    const chapterSteps = (chapterId: string) =>
+      wf.calls
+        .filter(({ args: [first] }) => {
+          const { snapshotId, chapterId: chapter, blockId } = first as Record<string, string | undefined>;
+          return snapshotId === conversion.snapshotId && (chapter === chapterId || CHAPTER_OF[blockId!] === chapterId);
+        })
+        .map(({ name }) => name);
+    for (const chapterId of ['c1', 'c2'])
+      expect(chapterSteps(chapterId)).toEqual([
+        'planConversionChapter',
+        'renderBlock',
+        'recordBlockAudio',
+        'assembleConversionChapter',
+      ]);
+    expect(steps.indexOf('renderBlock', 4)).toBeLessThan(steps.indexOf('recordChapterConverted'));
+    expect(steps.slice(-3)).toEqual(['assembleConversionBook', 'completeConversion', 'pruneStudio']);
+    expect(steps.filter((step) => step === 'recordChapterConverted')).toHaveLength(2);
+    expect(steps.filter((step) => step === 'recordConversionProgress')).toHaveLength(3);
     const mine = (name: Parameters<typeof wf.callsOf>[0]) =>
       wf.callsOf(name).filter(([first]) => (first as { snapshotId: string }).snapshotId === conversion.snapshotId);
     // The current block (b1) is neither rendered nor charged; each rendered block is recorded with its own characters.

@@ -243,9 +243,15 @@ record('record a Studio conversion and a block render for replay tests', () => {
     expect(started.status).toBe(202);
     const snapshotId = started.body.id as string;
     expect(await deps.temporal.workflow.getHandle(`project-conversion:${snapshotId}`).result()).toBe('completed');
-    await saveHistory(deps, 'project-conversion-completed', `project-conversion:${snapshotId}`);
+    // Recorded after patched('chapter-assembly-beside-renders'); project-conversion-completed.json and
+    // project-chapter-conversion.json are the same conversion recorded before it, kept to replay that path.
+    await saveHistory(deps, 'project-conversion-beside-renders', `project-conversion:${snapshotId}`);
     const chapters = (await call(api.url, 'GET', `${base}${id}/chapters/`, undefined, who.access)).body.results;
-    await saveHistory(deps, 'project-chapter-conversion', `chapter-conversion:${snapshotId}:${chapters[0].id}`);
+    await saveHistory(
+      deps,
+      'project-chapter-conversion-announced',
+      `chapter-conversion:${snapshotId}:${chapters[0].id}`,
+    );
 
     const [block] = (
       await call(api.url, 'GET', `${base}${id}/chapters/${chapters[0].id}/blocks/`, undefined, who.access)
