@@ -58,7 +58,9 @@ type Family = (typeof FAMILIES)[number];
 const MAX_BYTES = 20 * 1024 * 1024;
 const CLONE_TIMEOUT = 240_000;
 
-const deps = createTestDeps();
+// Access tokens that outlive the suite: the refusal tests at its end use the accounts of the clones made at its start,
+// and on a loaded machine the suite has taken longer than the default 15 minutes (their requests then got 401).
+const deps = createTestDeps({ ACCESS_TOKEN_TTL: String(3 * 3600) });
 const objects = createObjectLister(deps.config);
 let api: RunningApi;
 let worker: Awaited<ReturnType<typeof startTestWorker>>;

@@ -147,10 +147,15 @@ describe('Studio conversion events and block audio', () => {
     // The block is current: the project's estimate no longer counts it, and a conversion reuses it.
     expect(await needed()).toBe(neededBefore - block.characters);
     const converted = await req('POST', `${id}/convert/`, { chapter_ids: [chapters[0].id] });
-    await eventually('the conversion to end', async () => {
-      const snapshot = (await req('GET', `${id}/snapshots/${converted.body.id}/`)).body;
-      return snapshot.status === 'completed';
-    });
+    // It renders the chapter's other blocks and assembles it: on a loaded machine, far more than the default 10 s.
+    await eventually(
+      'the conversion to end',
+      async () => {
+        const snapshot = (await req('GET', `${id}/snapshots/${converted.body.id}/`)).body;
+        return snapshot.status === 'completed';
+      },
+      120_000,
+    );
     const snapshot = (await req('GET', `${id}/snapshots/${converted.body.id}/`)).body;
     expect(snapshot.chapters[0].blocks_reused).toBeGreaterThanOrEqual(1);
     expect(snapshot.blocks_rendered).toBe(0);
