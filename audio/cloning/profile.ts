@@ -1,7 +1,6 @@
 import path from 'node:path';
 import { availableVoices, type PremadeVoice } from '../../engines/catalog';
-import { getEngine, type EngineRegistry, sharedEngines } from '../../engines/registry';
-import { enginePitchRange } from '../../engines/types';
+import type { EngineRegistry } from '../../engines/registry';
 import { withTempDir } from '../../lib/process';
 import { finishAudio, type VoiceProfileAdjustment } from '../finish';
 import { SPEED_RANGE } from '../prosody';
@@ -25,12 +24,11 @@ import { mapLimit } from '../../lib/concurrency';
  * voices always stay in the race and a clone never ships scoring below the
  * closest of them; and the adjusted finalists. The neural voices closest to
  * the fit half when read plain (up to `maxCandidates`) are fitted: each
- * reads the calibration text, is pitch-shifted toward the fit half's median
- * F0 as far as its engine renders the shift itself (nativePitchRange; none
- * for Festival and Piper), equalized toward its long-term spectrum without
- * copying a band limit (eqLimits; the residual after one pass is added once)
- * and time-stretched toward its speaking rate. Both limits keep the base
- * voice's intelligibility, which the score does not see. The classic voices
+ * reads the calibration text, is pitch-shifted to the fit half's median F0
+ * (formants preserved), equalized toward its long-term spectrum without
+ * copying a band limit (eqLimits: the base voice's intelligibility, which
+ * the score does not see; the residual after one pass is added once) and
+ * time-stretched toward its speaking rate. The classic voices
  * closest to the fit half are fitted the same way when no neural voice
  * renders, when the best neural candidate
  * scores under `neuralFloor`, or when a classic voice read plain already
@@ -47,7 +45,7 @@ import { mapLimit } from '../../lib/concurrency';
 
 export interface ClonedVoiceProfile {
   baseVoiceId: string;
-  /** Pitch shift toward the sample's median F0, within what the base voice's engine renders natively (0 for Festival and Piper). */
+  /** Pitch shift (formants preserved) from the base voice to the sample's median F0, ±12. */
   semitones: number;
   /** finishAudio's EQ points: the smoothed LTAS difference, gains relative to the median band, within eqLimits. */
   eq: Array<{ hz: number; gainDb: number }>;
@@ -85,11 +83,6 @@ export interface BuildVoiceProfileInput {
   finish?: FinishFunction;
   /** Profiles a WAV (default analyseSpeaker). */
   analyse?: (wavPath: string, signal?: AbortSignal) => Promise<SpeakerProfile>;
-  /**
-   * The pitch shift in semitones a voice's engine renders natively, or null (default: the engine's capability in
-   * `engines`): the fit shifts the pitch only within it.
-   */
-  pitchRange?: (voice: PremadeVoice) => { min: number; max: number } | null;
   /** The worker's engine registry (non-free engines only when the operator enabled them). */
   engines?: EngineRegistry;
   /** How many base voices of a tier are fitted. Default 4. */
@@ -326,7 +319,6 @@ async function fitFinalists(
 ): Promise<Candidate[]> {
   const { sample, heldOut, signal, render, finish: finishWith, analyse, finalists, fitText, file } = input;
   const stagedCandidates = input.stagedCandidates ?? STAGED_CANDIDATES;
-  const pitchRange = input.pitchRange ?? ((voice: PremadeVoice) => nativePitchRange(input.engines, voice));
 
   // A stage's score: the held-out reading with the adjustment, finished like a synthesis, against the held-out half.
   const score = async (reading: Reading, stage: Stage, adjustment: Adjustment): Promise<Candidate> => {
@@ -344,7 +336,7 @@ async function fitFinalists(
     try {
       const fitChunk = file(`${reading.index}-fit.wav`);
       await render({ voice: reading.voice, text: fitText, emotion: 'neutral', outPath: fitChunk, signal });
-      const adjustment = adjustmentToward(sample, await analyse(fitChunk, signal), pitchRange(reading.voice));
+      const adjustment = adjustmentToward(sample, await analyse(fitChunk, signal));
       // The adjusted calibration rendering, measured again: its remaining spectral difference is added to the EQ once.
       const fitOut = file(`${reading.index}-fit-adjusted.wav`);
       await finishWith(fitChunk, adjustment, fitOut, signal);
@@ -406,39 +398,11 @@ export function refineEq(eq: ClonedVoiceProfile['eq'], residual: ClonedVoiceProf
   return eq.map(({ hz, gainDb }, i) => ({ hz, gainDb: withinLimits(hz, gainDb + (residual[i]?.gainDb ?? 0)) }));
 }
 
-/**
- * The pitch shift `voice`'s engine renders natively (eSpeak NG, the Flite voices it lists), or null (Festival,
- * Piper): a clone's pitch, like an emotion's, only where the engine sets it itself. Through the formant-preserving
- * shifter the word errors rise with the shift: pocketsphinx on the held-out text read by slt +2.5 st 15 → 81 %, joe
- * +6.5 st 27 → 77 %, against 15 → 23 % and 27 → 31 % for the same voices with the EQ alone (bench/cloning.ts).
- */
-export function nativePitchRange(
-  engines: EngineRegistry | undefined,
-  voice: PremadeVoice,
-): { min: number; max: number } | null {
-  try {
-    return enginePitchRange(getEngine(engines ?? sharedEngines(), voice.engine).capabilities, voice.engineVoice);
-  } catch {
-    return null; // the engine is not enabled here: it renders nothing, shifted or not
-  }
-}
-
-/**
- * Pitch shift, EQ curve and tempo that move a base rendering's profile toward the sample's; the shift within
- * `pitchRange` (none without one).
- */
-function adjustmentToward(
-  sample: SpeakerProfile,
-  base: SpeakerProfile,
-  pitchRange: { min: number; max: number } | null,
-): Adjustment {
+/** Pitch shift, EQ curve and tempo that move a base rendering's profile toward the sample's. */
+function adjustmentToward(sample: SpeakerProfile, base: SpeakerProfile): Adjustment {
   const semitones =
-    sample.f0MedianHz && base.f0MedianHz && pitchRange
-      ? clamp(
-          semitonesBetween(base.f0MedianHz, sample.f0MedianHz),
-          Math.max(-MAX_SEMITONES, pitchRange.min),
-          Math.min(MAX_SEMITONES, pitchRange.max),
-        )
+    sample.f0MedianHz && base.f0MedianHz
+      ? clamp(semitonesBetween(base.f0MedianHz, sample.f0MedianHz), -MAX_SEMITONES, MAX_SEMITONES)
       : 0;
   const rate =
     sample.syllablesPerSecond && base.syllablesPerSecond

@@ -4,10 +4,8 @@ import {
   buildVoiceProfile,
   chooseCandidate,
   NEURAL_FLOOR,
-  nativePitchRange,
   rankCandidates,
 } from '../../audio/cloning/profile';
-import { createEngines } from '../../engines/registry';
 import { similarityScore } from '../../audio/cloning/similarity';
 import { LTAS_CENTERS_HZ, type SpeakerProfile } from '../../audio/cloning/speaker';
 import { blockBoundaries, profileHalves, splitSamples } from '../../audio/cloning/split';
@@ -43,16 +41,12 @@ function profile(f0: number, tiltDb = 0, rate = 4.5): SpeakerProfile {
   };
 }
 
-/**
- * A fake engine and DSP: what each file "holds", and which texts each voice was asked to read. Every voice's engine
- * shifts its pitch natively by up to 12 semitones unless `pitchRange` says otherwise.
- */
+/** A fake engine and DSP: what each file "holds", and which texts each voice was asked to read. */
 function world(voices: Record<string, SpeakerProfile | 'broken'>) {
   const files = new Map<string, SpeakerProfile>();
   const readings: Array<{ voiceId: string; text: string }> = [];
   return {
     readings,
-    pitchRange: (): { min: number; max: number } | null => ({ min: -12, max: 12 }),
     render: async ({ voice, text, outPath }: { voice: PremadeVoice; text: string; outPath: string }) => {
       readings.push({ voiceId: voice.id, text });
       const plain = voices[voice.id];
@@ -283,42 +277,6 @@ describe('choosing the voice on the held-out half', () => {
     expect(chooseCandidate([{ ...ranked[0], similarity: 0.6 + ADJUSTMENT_MARGIN }, ...ranked.slice(1)]).id).toBe(
       'slt with pitch and EQ',
     );
-  });
-
-  it("shifts the pitch only within what the voice's engine renders natively, and then tries no pitch-only stage", async () => {
-    const voices = { 'en-us-slt': profile(160, -1), 'en-us-espeak-f': profile(160, -1) };
-    const sample = profile(200, -1);
-    const unshiftable = await buildVoiceProfile({
-      sample,
-      language: 'en-US',
-      candidates: [voice('en-us-slt')],
-      ...world(voices),
-      pitchRange: () => null,
-      neuralFloor: 0,
-    });
-    const fitted = unshiftable.tried.filter((entry) => entry.stage !== 'plain');
-    expect(fitted.length).toBeGreaterThan(0);
-    expect(fitted.every((entry) => entry.semitones === 0)).toBe(true);
-    expect(fitted.map((entry) => entry.stage)).not.toContain('pitch only');
-    expect(unshiftable.semitones).toBe(0);
-
-    // +3.9 st asked, 2 rendered: the engine's limit.
-    const limited = await buildVoiceProfile({
-      sample,
-      language: 'en-US',
-      candidates: [voice('en-us-espeak-f')],
-      ...world(voices),
-      pitchRange: () => ({ min: -2, max: 2 }),
-    });
-    expect(limited.tried.find((entry) => entry.stage === 'full')?.semitones).toBe(2);
-    expect(limited.tried.find((entry) => entry.stage === 'pitch only')?.semitones).toBe(2);
-  });
-
-  it("knows which engines shift a voice's pitch natively: eSpeak NG does, Festival and Piper do not", () => {
-    const engines = createEngines({});
-    expect(nativePitchRange(engines, voice('en-us-espeak-f'))).toEqual({ min: -4, max: 4 });
-    expect(nativePitchRange(engines, voice('en-us-slt'))).toBeNull();
-    expect(nativePitchRange(engines, voice('en-us-joe'))).toBeNull();
   });
 
   it('ranks by held-out score, a plain voice first on a tie', () => {
