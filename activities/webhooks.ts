@@ -113,8 +113,9 @@ export function createWebhookActivities({ db, config }: ActivityDeps) {
      * workflow), sign, POST to the checked address. 2xx → delivered; 410 →
      * the endpoint is disabled; a refused target ends the delivery; anything
      * else throws, and the workflow's retry policy tries again.
+     * `requestTimeoutSeconds`: the delivery's (absent in attempts scheduled
+     * before it was configurable: the 10 s they were scheduled with).
      */
-    /** `requestTimeoutSeconds`: the delivery's (absent in attempts scheduled before it was configurable). */
     async attemptWebhookDelivery({
       deliveryId,
       requestTimeoutSeconds = DEFAULT_WEBHOOK_TIMEOUT_SECONDS,
