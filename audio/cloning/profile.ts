@@ -28,11 +28,10 @@ import { mapLimit } from '../../lib/concurrency';
  * (formants preserved), equalized toward its long-term spectrum without
  * copying a band limit (eqLimits: the base voice's intelligibility, which
  * the score does not see; the residual after one pass is added once) and
- * time-stretched toward its speaking rate. The classic voices
- * closest to the fit half are fitted the same way when no neural voice
- * renders, when the best neural candidate
- * scores under `neuralFloor`, or when a classic voice read plain already
- * beats every neural candidate. The leading STAGED_CANDIDATES fits are also
+ * time-stretched toward its speaking rate. The classic voices closest to the
+ * fit half are fitted the same way when no neural voice renders, when the
+ * best neural candidate scores under `neuralFloor`, or when a classic voice
+ * read plain already beats every neural candidate. The leading STAGED_CANDIDATES fits are also
  * tried with their cheaper stages (without the tempo, pitch only): a stage
  * that does not bring the voice closer to the held-out half is dropped. The
  * candidate with the highest held-out score wins, except that an adjusted
@@ -355,7 +354,7 @@ async function fitFinalists(
   const staged = await mapLimit(leading.slice(0, stagedCandidates), 2, async ({ reading, refined }) => {
     const cheaper: Array<[Stage, Adjustment]> = [
       ['no tempo', { ...refined, rate: 1 }],
-      // Without a pitch shift (a voice its engine cannot shift) pitch only is the voice read plain, already scored.
+      // Without a pitch shift (the sample's F0 is the voice's, or unknown) pitch only is the voice read plain, already scored.
       ...(refined.semitones === 0
         ? []
         : [['pitch only', { semitones: refined.semitones, eq: [], rate: 1 }] as [Stage, Adjustment]]),
