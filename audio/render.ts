@@ -95,6 +95,16 @@ async function speechSeconds(file: string): Promise<number> {
   }
 }
 
+/** An engine's mono 16-bit WAV and where its speech is, with `keepStart`/`keepEnd` seconds of its silence; null for any other format. */
+async function readSpeech(raw: string, keepStart: number, keepEnd: number) {
+  try {
+    const { samples, sampleRate } = await readWavSamples(raw);
+    return { samples, sampleRate, ...speechBounds(samples, sampleRate, SILENCE_DB, keepStart, keepEnd) };
+  } catch {
+    return null;
+  }
+}
+
 /**
  * The chunk without ffmpeg: the engine's mono 16-bit WAV trimmed and
  * resampled in process. Returns where the speech was found in the engine's
@@ -106,16 +116,12 @@ async function trimAndResample(
   keepStart: number,
   keepEnd: number,
 ): Promise<SpeechSpan | null> {
-  let wav: { samples: Int16Array; sampleRate: number };
-  try {
-    wav = await readWavSamples(raw);
-  } catch {
-    return null;
-  }
-  const { start, end } = speechBounds(wav.samples, wav.sampleRate, SILENCE_DB, keepStart, keepEnd);
-  const samples = resample(wav.samples.subarray(start, end), wav.sampleRate, CHUNK_SAMPLE_RATE);
+  const speech = await readSpeech(raw, keepStart, keepEnd);
+  if (!speech) return null;
+  const { start, end, sampleRate } = speech;
+  const samples = resample(speech.samples.subarray(start, end), sampleRate, CHUNK_SAMPLE_RATE);
   await writeFile(outPath, Buffer.concat([wavHeader(samples.length, CHUNK_SAMPLE_RATE), pcmBytes(samples)]));
-  return { start, end, sampleRate: wav.sampleRate, seconds: samples.length / CHUNK_SAMPLE_RATE };
+  return { start, end, sampleRate, seconds: samples.length / CHUNK_SAMPLE_RATE };
 }
 
 /**
@@ -309,20 +315,14 @@ async function renderEngine(
     );
     // Nothing to change but the silence and the rate (most requests): no ffmpeg process.
     const span = shaping.length === 0 ? await trimAndResample(raw, outPath, KEEP_START / rate, KEEP_END / rate) : null;
+    const bounds = span ?? (await readSpeech(raw, KEEP_START / rate, KEEP_END / rate));
     if (!span) {
-      await toChunkWav(
-        raw,
-        [
-          'aformat=channel_layouts=mono',
-          TRIM(KEEP_START / rate),
-          'areverse',
-          TRIM(KEEP_END / rate),
-          'areverse',
-          ...shaping,
-        ],
-        outPath,
-        signal,
-      );
+      const trimmed = bounds
+        ? [`atrim=start_sample=${bounds.start}:end_sample=${bounds.end}`, 'asetpts=PTS-STARTPTS']
+        : [TRIM(KEEP_START / rate), 'areverse', TRIM(KEEP_END / rate), 'areverse'];
+      // The stretch's length is known: Rubber Band's R3 engine pads its end with up to ~70 ms of its latency.
+      const stretched = bounds ? [`atrim=end_sample=${Math.round((bounds.end - bounds.start) / tempo)}`] : [];
+      await toChunkWav(raw, ['aformat=channel_layouts=mono', ...trimmed, ...shaping, ...stretched], outPath, signal);
     }
     // Trimmed here, the chunk's length and the speech's place in the engine's WAV are known: not measured again.
     durationSeconds = span?.seconds ?? (await readWavInfo(outPath)).durationSeconds;
@@ -332,7 +332,9 @@ async function renderEngine(
         silenceDb: SILENCE_DB,
         keepStart: KEEP_START / rate,
         keepEnd: KEEP_END / rate,
-        span: span ?? undefined,
+        span: bounds
+          ? { start: bounds.start, end: bounds.end, sampleRate: bounds.sampleRate, seconds: durationSeconds }
+          : undefined,
       };
       words = await timeWords(timing, trim, durationSeconds);
     }

@@ -507,7 +507,13 @@ async function main(): Promise<void> {
     const evaluations: Evaluation[] = [];
     for (const reference of references) {
       evaluations.push(await evaluateReference(reference, dir, engines));
-      process.stderr.write(`${reference.name}: ${evaluations.at(-1)!.clone.baseVoiceId}\n`);
+      const { clone } = evaluations.at(-1)!;
+      process.stderr.write(`${reference.name}: ${clone.baseVoiceId}\n`);
+      // CLONING_TRIED=<n>: the n best candidates the service scored, as the voice's diagnostics keep them.
+      for (const tried of clone.tried.slice(0, Number(process.env.CLONING_TRIED ?? 0)))
+        process.stderr.write(
+          `  ${fixed(tried.similarity)} ${tried.voiceId} ${tried.stage} ${fixed(tried.semitones, 1)} st x${fixed(tried.rate)}\n`,
+        );
     }
     const { table, differentHalves } = await rows(evaluations, dir, engines);
     console.log(

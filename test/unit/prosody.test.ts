@@ -87,15 +87,21 @@ describe('voicingFilters', () => {
   it('shifts pitch with formants preserved at full quality, adding the emotion and the profile', () => {
     const filters = voicingFilters({ speed: 1, pitch: 12, emotion: 'happy', profile: { semitones: -2 } }).join(',');
     // 12 + happy's 1 - 2 = 11 semitones.
-    expect(filters).toMatch(/^rubberband=pitch=1\.887749:pitchq=quality:formant=preserved,treble=g=2\.0:f=3000$/);
+    expect(filters).toMatch(
+      /^rubberband=pitch=1\.887749:pitchq=quality:formant=preserved:channels=536870912,treble=g=2\.0:f=3000$/,
+    );
   });
 
   it('changes tempo and pitch in one rubberband pass, with the emotion tempo the engine could not set', () => {
     expect(voicingFilters({ speed: 2, pitch: -12, emotion: 'neutral' })).toEqual([
-      'rubberband=tempo=2.000000:pitch=0.500000:pitchq=quality:formant=preserved',
+      'rubberband=tempo=2.000000:pitch=0.500000:pitchq=quality:formant=preserved:channels=536870912',
     ]);
-    expect(voicingFilters({ speed: 0.5, pitch: 0, emotion: 'neutral' })).toEqual(['rubberband=tempo=0.500000']);
-    expect(voicingFilters({ speed: 1.5, pitch: 0, emotion: 'neutral' }, 0.8)).toEqual(['rubberband=tempo=1.200000']);
+    expect(voicingFilters({ speed: 0.5, pitch: 0, emotion: 'neutral' })).toEqual([
+      'rubberband=tempo=0.500000:channels=536870912',
+    ]);
+    expect(voicingFilters({ speed: 1.5, pitch: 0, emotion: 'neutral' }, 0.8)).toEqual([
+      'rubberband=tempo=1.200000:channels=536870912',
+    ]);
   });
 
   it('turns a profile EQ curve into a sorted firequalizer gain list', () => {
