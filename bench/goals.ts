@@ -357,6 +357,91 @@ export async function measureStatusReads(context: GoalContext): Promise<void> {
       warm: true,
     }),
   );
+  for (const row of await queuedStatusRows(stack, accounts, done.id)) rows.push(row);
+}
+
+/** A synthesis submitted as `account` (its id and status URL). */
+async function submit(apiUrl: string, account: StackAccount, text: string) {
+  const response = await fetch(`${apiUrl}/api/v1/tts/synthesize/`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${account.token}` },
+    body: JSON.stringify({ text, voice_id: 'en-us-slt' }),
+  });
+  if (response.status !== 202) throw new Error(`submit answered ${response.status}: ${await response.text()}`);
+  return (await response.json()) as { id: string; status_url: string };
+}
+
+/**
+ * A client's view of a job waiting for a render slot: one status poll's
+ * latency (p50 of 100 in a row) and the time to the first Server-Sent Event
+ * of the status stream (p50 of 10 connections), for a synthesis still
+ * queued behind other accounts' long jobs, against the same reads of the
+ * completed synthesis `doneId` in the same run.
+ */
+async function queuedStatusRows(stack: IsolatedStack, accounts: StackAccount[], doneId: string): Promise<Row[]> {
+  const auth = (account: StackAccount) => ({ Authorization: `Bearer ${account.token}` });
+  const pollMs = async (url: string, account: StackAccount) => {
+    const times: number[] = [];
+    for (let i = 0; i < 100; i++) {
+      const started = performance.now();
+      const response = await fetch(url, { headers: auth(account) });
+      await response.arrayBuffer();
+      if (response.status !== 200) throw new Error(`status poll answered ${response.status}`);
+      times.push(performance.now() - started);
+    }
+    return median(times);
+  };
+  const firstEventMs = async (url: string, account: StackAccount) => {
+    const times: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      const started = performance.now();
+      const response = await fetch(url, { headers: { ...auth(account), Accept: 'text/event-stream' } });
+      await followEvents(response, () => true);
+      times.push(performance.now() - started);
+    }
+    return median(times);
+  };
+  // Every render slot taken by other accounts' long texts, then one sentence that waits behind them.
+  const long = Array.from({ length: 8 }, (_, i) => `${STREAMED} Part ${i + 1}. ${STREAMED}`.repeat(3));
+  const blockers = await Promise.all(long.map((text, i) => submit(stack.apiUrl, accounts[1 + (i % 3)], text)));
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  const queued = await submit(stack.apiUrl, accounts[0], ONE_SENTENCE);
+  const queuedUrl = `${stack.apiUrl}${queued.status_url}`;
+  const doneUrl = `${stack.apiUrl}/api/v1/tts/history/${doneId}/status/`;
+  const statusNow = async () =>
+    ((await (await fetch(queuedUrl, { headers: auth(accounts[0]) })).json()) as { status: string }).status;
+  const before = await statusNow();
+  const queuedPoll = await pollMs(queuedUrl, accounts[0]);
+  const queuedEvent = await firstEventMs(queuedUrl, accounts[0]);
+  const after = await statusNow();
+  const donePoll = await pollMs(doneUrl, accounts[0]);
+  const doneEvent = await firstEventMs(doneUrl, accounts[0]);
+  // Deleted (canceled first): nothing after this waits for them.
+  await Promise.all(
+    [...blockers, queued].map((job, i) =>
+      fetch(`${stack.apiUrl}/api/v1/tts/history/${job.id}/`, {
+        method: 'DELETE',
+        headers: auth(i < blockers.length ? accounts[1 + (i % 3)] : accounts[0]),
+      }),
+    ),
+  );
+  const state = `(the job ${before} → ${after} while measured)`;
+  return [
+    [
+      `status poll p50, a queued job ${state}`,
+      `${fmt(queuedPoll)} ms`,
+      `${fmt(donePoll)} ms completed`,
+      fmt(queuedPoll / donePoll, 2),
+      'unchanged or better',
+    ],
+    [
+      `SSE first event p50, a queued job ${state}`,
+      `${fmt(queuedEvent)} ms`,
+      `${fmt(doneEvent)} ms completed`,
+      fmt(queuedEvent / doneEvent, 2),
+      'unchanged or better',
+    ],
+  ];
 }
 
 /**
