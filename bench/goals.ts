@@ -114,13 +114,7 @@ export function goalClients(stack: IsolatedStack) {
   const synthesizeSse = async (account: StackAccount, text: string, voiceId: string) => {
     const started = performance.now();
     const auth = { Authorization: `Bearer ${account.token}` };
-    const response = await fetch(`${stack.apiUrl}/api/v1/tts/synthesize/`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', ...auth },
-      body: JSON.stringify({ text, voice_id: voiceId }),
-    });
-    if (response.status !== 202) throw new Error(`submit answered ${response.status}: ${await response.text()}`);
-    const accepted = (await response.json()) as { id: string; status_url: string };
+    const accepted = await submit(stack.apiUrl, account, text, voiceId);
     let audioSeconds = 0;
     await followEvents(
       await fetch(`${stack.apiUrl}${accepted.status_url}`, { headers: { ...auth, Accept: 'text/event-stream' } }),
@@ -361,11 +355,11 @@ export async function measureStatusReads(context: GoalContext): Promise<void> {
 }
 
 /** A synthesis submitted as `account` (its id and status URL). */
-async function submit(apiUrl: string, account: StackAccount, text: string) {
+async function submit(apiUrl: string, account: StackAccount, text: string, voiceId = 'en-us-slt') {
   const response = await fetch(`${apiUrl}/api/v1/tts/synthesize/`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${account.token}` },
-    body: JSON.stringify({ text, voice_id: 'en-us-slt' }),
+    body: JSON.stringify({ text, voice_id: voiceId }),
   });
   if (response.status !== 202) throw new Error(`submit answered ${response.status}: ${await response.text()}`);
   return (await response.json()) as { id: string; status_url: string };
@@ -380,30 +374,34 @@ async function submit(apiUrl: string, account: StackAccount, text: string) {
  */
 async function queuedStatusRows(stack: IsolatedStack, accounts: StackAccount[], doneId: string): Promise<Row[]> {
   const auth = (account: StackAccount) => ({ Authorization: `Bearer ${account.token}` });
-  const pollMs = async (url: string, account: StackAccount) => {
+  /** The p50 of `count` timed calls of `read`, one after another. */
+  const p50Ms = async (count: number, read: () => Promise<void>) => {
     const times: number[] = [];
-    for (let i = 0; i < 100; i++) {
+    for (let i = 0; i < count; i++) {
       const started = performance.now();
+      await read();
+      times.push(performance.now() - started);
+    }
+    return median(times);
+  };
+  const pollMs = (url: string, account: StackAccount) =>
+    p50Ms(100, async () => {
       const response = await fetch(url, { headers: auth(account) });
       await response.arrayBuffer();
       if (response.status !== 200) throw new Error(`status poll answered ${response.status}`);
-      times.push(performance.now() - started);
-    }
-    return median(times);
-  };
-  const firstEventMs = async (url: string, account: StackAccount) => {
-    const times: number[] = [];
-    for (let i = 0; i < 10; i++) {
-      const started = performance.now();
-      const response = await fetch(url, { headers: { ...auth(account), Accept: 'text/event-stream' } });
-      await followEvents(response, () => true);
-      times.push(performance.now() - started);
-    }
-    return median(times);
-  };
+    });
+  const firstEventMs = (url: string, account: StackAccount) =>
+    p50Ms(10, async () =>
+      followEvents(await fetch(url, { headers: { ...auth(account), Accept: 'text/event-stream' } }), () => true),
+    );
   // Every render slot taken by other accounts' long texts, then one sentence that waits behind them.
   const long = Array.from({ length: 8 }, (_, i) => `${STREAMED} Part ${i + 1}. ${STREAMED}`.repeat(3));
-  const blockers = await Promise.all(long.map((text, i) => submit(stack.apiUrl, accounts[1 + (i % 3)], text)));
+  const blockers = await Promise.all(
+    long.map(async (text, i) => {
+      const account = accounts[1 + (i % 3)];
+      return { account, id: (await submit(stack.apiUrl, account, text)).id };
+    }),
+  );
   await new Promise((resolve) => setTimeout(resolve, 1000));
   const queued = await submit(stack.apiUrl, accounts[0], ONE_SENTENCE);
   const queuedUrl = `${stack.apiUrl}${queued.status_url}`;
@@ -418,11 +416,8 @@ async function queuedStatusRows(stack: IsolatedStack, accounts: StackAccount[], 
   const doneEvent = await firstEventMs(doneUrl, accounts[0]);
   // Deleted (canceled first): nothing after this waits for them.
   await Promise.all(
-    [...blockers, queued].map((job, i) =>
-      fetch(`${stack.apiUrl}/api/v1/tts/history/${job.id}/`, {
-        method: 'DELETE',
-        headers: auth(i < blockers.length ? accounts[1 + (i % 3)] : accounts[0]),
-      }),
+    [...blockers, { account: accounts[0], id: queued.id }].map(({ account, id }) =>
+      fetch(`${stack.apiUrl}/api/v1/tts/history/${id}/`, { method: 'DELETE', headers: auth(account) }),
     ),
   );
   const state = `(the job ${before} → ${after} while measured)`;
