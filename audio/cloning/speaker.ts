@@ -31,6 +31,11 @@ export interface SpeakerProfile extends SpeechMeasures {
   ltas: { hz: number[]; db: number[] };
   /** Mean MFCC c1..c12 of the speech frames (26 mel bands, 80-7600 Hz, DCT-II). */
   mfcc: number[];
+  /**
+   * Mean natural-log power of those 26 mel bands (the MFCCs are its DCT): the cepstrum can be taken again over the
+   * bands a band-limited sample has (similarity.ts). Absent from profiles stored before it was measured.
+   */
+  melLogPower?: number[];
   /** Median F1-F3 of voiced frames by LPC (order 10 at 8 kHz), Hz; null when too little is voiced. */
   formantsHz: number[] | null;
   /** Mean formant spacing ΔF from F1-F3 (Reby & McComb): larger for a shorter vocal tract. */
@@ -79,6 +84,7 @@ export function analyseSpeakerSamples(samples: Float32Array, sampleRate: number)
     syllablesPerSecond: speakingRate(samples, sampleRate, speech),
     ltas: { hz: LTAS_CENTERS_HZ.map((hz) => round(hz, 1)), db: spectra.ltasDb.map((db) => round(db, 2)) },
     mfcc: spectra.mfcc.map((value) => round(value, 3)),
+    melLogPower: spectra.melLogPower.map((value) => round(value, 3)),
     formantsHz: formants?.formantsHz.map((hz) => round(hz, 1)) ?? null,
     formantSpacingHz: formants ? round(formants.spacingHz, 1) : null,
     integratedLufs: round(integratedLoudness(samples, sampleRate), 2),
@@ -93,6 +99,7 @@ const round = (value: number, digits: number): number => Number(value.toFixed(di
 interface SpectralFeatures {
   ltasDb: number[];
   mfcc: number[];
+  melLogPower: number[];
 }
 
 /**
@@ -106,13 +113,7 @@ function spectralFeatures(samples: Float32Array, sampleRate: number, speech: Spe
   const hop = Math.round(sampleRate * 0.02);
   const mel = melFilterbank(26, 80, Math.min(7600, sampleRate / 2 - binHz), binHz, spectrum.bins);
   const ltasPower = new Float64Array(spectrum.bins);
-  const mfccSum = new Float64Array(12);
-  const melLog = new Float64Array(mel.length);
-  // DCT-II rows c1..c12, orthonormal scaling.
-  const dct = Float64Array.from({ length: 12 * mel.length }, (_, i) => {
-    const [c, m] = [Math.floor(i / mel.length) + 1, i % mel.length];
-    return Math.sqrt(2 / mel.length) * Math.cos((Math.PI * c * (m + 0.5)) / mel.length);
-  });
+  const melLogSum = new Float64Array(mel.length);
   let speechFrames = 0;
 
   for (let start = 0; start + FFT_SIZE <= samples.length; start += hop) {
@@ -125,12 +126,7 @@ function spectralFeatures(samples: Float32Array, sampleRate: number, speech: Spe
     for (let m = 0; m < mel.length; m++) {
       let sum = 0;
       for (const [k, weight] of mel[m]) sum += power[k] * weight;
-      melLog[m] = Math.log(Math.max(sum, 1e-10));
-    }
-    for (let c = 0; c < 12; c++) {
-      let sum = 0;
-      for (let m = 0; m < mel.length; m++) sum += melLog[m] * dct[c * mel.length + m];
-      mfccSum[c] += sum;
+      melLogSum[m] += Math.log(Math.max(sum, 1e-10));
     }
   }
 
@@ -138,10 +134,23 @@ function spectralFeatures(samples: Float32Array, sampleRate: number, speech: Spe
     toDb(bandDensity(ltasPower, binHz, low, LTAS_EDGES_HZ[i + 1]) / Math.max(1, speechFrames)),
   );
   const reference = median(bandDb);
+  // The DCT is linear: the mean of the frames' cepstra is the cepstrum of their mean log-mel powers.
+  const melLogPower = Array.from(melLogSum, (sum) => (speechFrames ? sum / speechFrames : 0));
   return {
     ltasDb: bandDb.map((db) => db - reference),
-    mfcc: Array.from(mfccSum, (sum) => (speechFrames ? sum / speechFrames : 0)),
+    mfcc: speechFrames ? cepstrum(melLogPower, 12) : Array(12).fill(0),
+    melLogPower,
   };
+}
+
+/** c1..c`count` of log-mel powers: DCT-II with orthonormal scaling (c0, the level, left out). */
+export function cepstrum(melLog: readonly number[], count: number): number[] {
+  const bands = melLog.length;
+  return Array.from({ length: count }, (_, i) => {
+    let sum = 0;
+    for (let m = 0; m < bands; m++) sum += melLog[m] * Math.cos((Math.PI * (i + 1) * (m + 0.5)) / bands);
+    return Math.sqrt(2 / bands) * sum;
+  });
 }
 
 /** Mean power per bin of the bins whose centre lies in [low, high), or the interpolated power at the band centre when none does. */

@@ -10,7 +10,7 @@ import {
   refineEq,
 } from '../../audio/cloning/profile';
 import { profileDistances, similarityScore } from '../../audio/cloning/similarity';
-import { analyseSpeakerSamples, LTAS_CENTERS_HZ, type SpeakerProfile } from '../../audio/cloning/speaker';
+import { analyseSpeakerSamples, cepstrum, LTAS_CENTERS_HZ, type SpeakerProfile } from '../../audio/cloning/speaker';
 import { detectSpeech } from '../../audio/cloning/speech';
 
 const RATE = 16_000;
@@ -200,6 +200,31 @@ describe('similarityScore', () => {
     const base = profile();
     const louder = profile({ ltas: { hz: base.ltas.hz, db: base.ltas.db.map((db) => db + 10) } });
     expect(profileDistances(base, louder).ltasDb).toBeCloseTo(0, 9);
+  });
+
+  it("compares only the bands the sample's channel carried: a phone-band copy is the voice it copies", () => {
+    const mel = Array.from({ length: 26 }, (_, m) => -8 - 0.1 * m);
+    const wideband = profile({ melLogPower: mel, mfcc: cepstrum(mel, 12) });
+    // 4-8 kHz ~75 dB down, as through a phone line's 8 kHz; the rest as the wideband voice.
+    const phoneLtas = wideband.ltas.db.map((db, i) => (wideband.ltas.hz[i] > 4000 ? db - 75 : db));
+    const phoneMel = mel.map((nepers, m) => (m >= 20 ? nepers - 17 : nepers));
+    const phone = profile({
+      ltas: { hz: wideband.ltas.hz, db: phoneLtas },
+      melLogPower: phoneMel,
+      mfcc: cepstrum(phoneMel, 12),
+    });
+    expect(profileDistances(phone, wideband).ltasDb).toBeCloseTo(0, 6);
+    expect(profileDistances(phone, wideband).mfccFine).toBeCloseTo(0, 6);
+    expect(similarityScore(phone, wideband)).toBe(1);
+    // A sample that carries those bands counts them: the phone-band copy is far from it.
+    expect(profileDistances(wideband, phone).ltasDb).toBeGreaterThan(10);
+    expect(similarityScore(wideband, phone)).toBeLessThan(0.5);
+    // Within the band, a difference still counts.
+    const tilted = profile({
+      ltas: { hz: wideband.ltas.hz, db: wideband.ltas.db.map((db, i) => db + i / 3) },
+      melLogPower: mel.map((nepers, m) => nepers + m / 10),
+    });
+    expect(similarityScore(phone, tilted)).toBeLessThan(similarityScore(phone, wideband) - 0.1);
   });
 
   it('puts a missing F0 at the far end', () => {

@@ -198,6 +198,24 @@ describe('choosing the voice on the held-out half', () => {
     expect(full.similarity).toBeCloseTo(similarityScore(profile(127), profile(120)), 3);
   });
 
+  it('tries the EQ without the pitch: a shift the fit half asked for but the held-out half does not want is left out', async () => {
+    // The fit half reads 3 st above the voice (a passage's intonation), the held-out half at the voice's own F0.
+    const fake = world({ 'en-us-espeak-m': profile(100, 2) });
+    const clone = await buildVoiceProfile({
+      sample: profile(119, -3),
+      heldOut: profile(100, -3),
+      language: 'en-US',
+      candidates: [voice('en-us-espeak-m')],
+      ...fake,
+    });
+    expect(clone.tried[0].stage).toBe('eq only');
+    expect(clone.semitones).toBe(0);
+    expect(clone.eq.some(({ gainDb }) => gainDb !== 0)).toBe(true);
+    const shifted = clone.tried.filter((entry) => entry.semitones !== 0);
+    expect(shifted.length).toBeGreaterThan(0);
+    shifted.forEach((entry) => expect(entry.similarity).toBeLessThan(clone.similarity));
+  });
+
   it('scores every candidate on a text the fit never read, and reads the calibration text only for the fitted voices', async () => {
     const fake = world({
       'en-us-espeak-m': profile(100),
