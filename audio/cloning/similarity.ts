@@ -93,7 +93,16 @@ function inBandCepstra(a: SpeakerProfile, b: SpeakerProfile): [number[], number[
   const bands = inBand(melA.map((nepers) => nepers * NEPERS_TO_DB));
   if (bands.length === melA.length) return [a.mfcc, b.mfcc];
   const count = a.mfcc.length;
-  return [cepstrum(bands.map((m) => melA[m]), count), cepstrum(bands.map((m) => melB[m]), count)];
+  return [
+    cepstrum(
+      bands.map((m) => melA[m]),
+      count,
+    ),
+    cepstrum(
+      bands.map((m) => melB[m]),
+      count,
+    ),
+  ];
 }
 
 /**
