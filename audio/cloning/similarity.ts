@@ -92,17 +92,12 @@ function inBandCepstra(a: SpeakerProfile, b: SpeakerProfile): [number[], number[
   if (!melA || !melB || melA.length !== melB.length) return [a.mfcc, b.mfcc];
   const bands = inBand(melA.map((nepers) => nepers * NEPERS_TO_DB));
   if (bands.length === melA.length) return [a.mfcc, b.mfcc];
-  const count = a.mfcc.length;
-  return [
+  const overBands = (mel: readonly number[]) =>
     cepstrum(
-      bands.map((m) => melA[m]),
-      count,
-    ),
-    cepstrum(
-      bands.map((m) => melB[m]),
-      count,
-    ),
-  ];
+      bands.map((m) => mel[m]),
+      a.mfcc.length,
+    );
+  return [overBands(melA), overBands(melB)];
 }
 
 /**
