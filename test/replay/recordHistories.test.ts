@@ -8,6 +8,9 @@ import { promisify } from 'node:util';
 import { PASSWORD, uniqueEmail, waitForVerificationToken } from '../helpers/accounts';
 import { call, postSpeech } from '../helpers/http';
 import { createAccount } from '../helpers/factories';
+import { silenceMp3 } from '../helpers/cloningInput';
+import { makeSample, uploadSample } from '../helpers/samples';
+import { voiceCloningWorkflowId } from '../../synthesis/contracts';
 import { until } from '../helpers/eventually';
 import { installKokoroModels } from '../helpers/kokoroMirror';
 import { type TestDeps, useStack } from '../helpers/stack';
@@ -123,6 +126,27 @@ record('record workflow histories for replay tests', () => {
     expect(await deps.temporal.workflow.getHandle(`synthesis:${accepted.body.id}`).result()).toBe('completed');
     await save('synthesis-completed-capture-records-completion', `synthesis:${accepted.body.id}`);
     await save('credit-capture-records-completion', `credits:capture:${accepted.body.id}`);
+  });
+
+  it('records a completed voice cloning and one whose sample holds no speech', async () => {
+    const who = await createAccount(deps);
+    const clone = async (bytes: Buffer, filename: string) => {
+      const fields = { name: 'Recorded voice', consent: 'true', language: 'en-US' };
+      const accepted = await uploadSample(api.url, '/api/v1/voices/upload/', who.access, fields, {
+        bytes,
+        name: filename,
+      });
+      expect(accepted.status).toBe(202);
+      const workflowId = voiceCloningWorkflowId(accepted.body.id);
+      await deps.temporal.workflow.getHandle(workflowId).result();
+      return { workflowId, voice: await deps.db('voices').where({ id: accepted.body.id }).first() };
+    };
+    const ready = await clone(await makeSample('wav', 'en-us+m3', 30), 'sample.wav');
+    expect(ready.voice.status).toBe('ready');
+    await save('voice-cloning-completed', ready.workflowId);
+    const silent = await clone(await silenceMp3(20), 'silence.mp3');
+    expect(silent.voice.status).toBe('failed');
+    await save('voice-cloning-failed', silent.workflowId);
   });
 
   it('records a streamed synthesis of one sentence (rendered as a stored chunk, then finished)', async () => {
