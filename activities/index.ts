@@ -25,6 +25,11 @@ export interface ActivityDeps {
   temporal: Client;
   /** The speech engines this worker may use (non-free ones only when enabled). */
   engines: EngineRegistry;
+  /**
+   * The same engines for a book's block renders, in processes of their own at a lower CPU priority
+   * (STUDIO_NICENESS): another account's sentence does not wait for a book's (default: `engines`).
+   */
+  studioEngines?: EngineRegistry;
 }
 
 export function createActivities(deps: ActivityDeps) {

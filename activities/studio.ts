@@ -48,7 +48,8 @@ const chapterMp3Key = (wavKey: string) => wavKey.replace(/\.wav$/, '.mp3');
 const SEGMENT_PAUSE_SECONDS = 0.25;
 
 export function createStudioActivities(deps: ActivityDeps) {
-  const { db, storage, engines, config } = deps;
+  const { db, storage, config } = deps;
+  const engines = deps.studioEngines ?? deps.engines;
   const classified = <T>(work: () => Promise<T>) => classifyFailures(config.STORAGE_RETRY_SECONDS * 1000, work);
   const webhooks = createWebhookAnnouncer(deps);
   /** Wakes the API's event streams following the snapshot (the same channel as a synthesis's: ids are UUIDs). */

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { espeakInput } from './espeakPhonemes';
 import { run, which, withTempDir } from '../lib/process';
 import { describeEngine, type Engine, EngineError } from './types';
+import type { EngineOptions } from './registry';
 
 /**
  * eSpeak NG (GPL-3, Debian main): formant synthesis, 100+ languages, renders
@@ -63,7 +64,7 @@ function espeakPitchArgument(voice: string, semitones: number): number {
   return 99;
 }
 
-export function createEspeakEngine(): Engine {
+export function createEspeakEngine({ niceness }: Pick<EngineOptions, 'niceness'> = {}): Engine {
   let voiceList: Promise<string[]> | undefined;
 
   return {
@@ -107,7 +108,7 @@ export function createEspeakEngine(): Engine {
               '-f',
               textFile,
             ],
-            { signal },
+            { signal, niceness },
           );
         } catch (error) {
           throw new EngineError('espeak-ng', (error as Error).message);
@@ -138,5 +139,5 @@ export const espeakEngine = describeEngine({
   license: 'free',
   tier: 'classic',
   licence: 'eSpeak NG and its voice data: GPL-3.0-or-later.',
-  create: () => createEspeakEngine(),
+  create: ({ niceness }) => createEspeakEngine({ niceness }),
 });

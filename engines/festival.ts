@@ -4,6 +4,7 @@ import { type Charset, encodeText, transliterate } from './text';
 import { FestivalExit, FestivalPool } from './festivalProcess';
 import { fileSize, which, withTempDir } from '../lib/process';
 import { describeEngine, type Engine, EngineError, type EngineTiming, type EngineWord } from './types';
+import type { EngineOptions } from './registry';
 
 /**
  * The Festival Speech Synthesis System 2.5 (free licences, Debian main), kept
@@ -117,9 +118,9 @@ export function htsRate(rate: number): number {
   return rate * (1 + error);
 }
 
-export function createFestivalEngine(): Engine {
+export function createFestivalEngine({ niceness }: Pick<EngineOptions, 'niceness'> = {}): Engine {
   let voiceList: Promise<string[]> | undefined;
-  const pool = new FestivalPool();
+  const pool = new FestivalPool(niceness);
 
   return {
     name: festivalEngine.name,
@@ -244,5 +245,5 @@ export const festivalEngine = describeEngine({
   tier: 'classic',
   licence:
     "Festival and the Debian festvox voices: free licences (MIT/BSD-style; see each festvox package's copyright file).",
-  create: () => createFestivalEngine(),
+  create: ({ niceness }) => createFestivalEngine({ niceness }),
 });

@@ -1,5 +1,5 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { holdProcess } from '../lib/process';
+import { holdProcess, lowerPriority } from '../lib/process';
 import { EngineError } from './types';
 
 /**
@@ -97,8 +97,9 @@ class FestivalInterpreter {
   alive = true;
   idleTimer: NodeJS.Timeout | null = null;
 
-  constructor() {
+  constructor(niceness = 0) {
     this.child = spawn('festival', ['--heap', String(HEAP_CELLS), '--pipe'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    if (niceness) lowerPriority(this.child, niceness);
     this.child.stdout.resume();
     this.child.stderr.setEncoding('utf8');
     this.child.stderr.on('data', (chunk: string) => this.onStderr(chunk));
@@ -198,6 +199,9 @@ export class FestivalPool {
   /** Least recently used first. */
   private readonly idle: FestivalInterpreter[] = [];
 
+  /** `niceness`: the interpreters' `nice` value (a pool for background work). */
+  constructor(private readonly niceness = 0) {}
+
   /** Runs `work` on an idle interpreter of `voice`, or on a new one. */
   async with<T>(
     voice: string,
@@ -206,7 +210,7 @@ export class FestivalPool {
   ): Promise<T> {
     const warm = this.idle.filter((candidate) => candidate.alive && candidate.voice === voice).pop();
     if (warm) this.idle.splice(this.idle.indexOf(warm), 1);
-    const festival = warm ?? new FestivalInterpreter();
+    const festival = warm ?? new FestivalInterpreter(this.niceness);
     if (festival.idleTimer) clearTimeout(festival.idleTimer);
     festival.hold(true);
     try {

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { encodeText } from './text';
 import { run, which, withTempDir } from '../lib/process';
 import { describeEngine, type Engine, EngineError } from './types';
+import type { EngineOptions } from './registry';
 
 /**
  * Flite 2.2 (BSD-like CMU licence, Debian main): small CMU voices for English,
@@ -29,7 +30,7 @@ function flitePitchArguments(voice: string, semitones: number): string[] {
   return ['--setf', `int_f0_target_mean=${(target * 2 ** (clamped / 12)).toFixed(1)}`];
 }
 
-export function createFliteEngine(): Engine {
+export function createFliteEngine({ niceness }: Pick<EngineOptions, 'niceness'> = {}): Engine {
   let voiceList: Promise<string[]> | undefined;
 
   return {
@@ -74,7 +75,7 @@ export function createFliteEngine(): Engine {
           path.resolve(outPath),
         ];
         try {
-          await run('flite', args, { signal });
+          await run('flite', args, { signal, niceness });
         } catch (error) {
           throw new EngineError('flite', (error as Error).message);
         }
@@ -88,5 +89,5 @@ export const fliteEngine = describeEngine({
   license: 'free',
   tier: 'classic',
   licence: 'CMU Flite and its voices: BSD-style CMU licence (free, commercial use allowed).',
-  create: () => createFliteEngine(),
+  create: ({ niceness }) => createFliteEngine({ niceness }),
 });

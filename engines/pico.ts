@@ -3,6 +3,7 @@ import path from 'node:path';
 import { escapeForPico } from './text';
 import { fileSize, run, which, withTempDir } from '../lib/process';
 import { describeEngine, type Engine, EngineError } from './types';
+import type { EngineOptions } from './registry';
 
 /**
  * SVOX Pico through `pico2wave` (libttspico-utils, Debian non-free: its
@@ -14,7 +15,7 @@ import { describeEngine, type Engine, EngineError } from './types';
 
 const LANG_DIR = '/usr/share/pico/lang';
 
-export function createPicoEngine(): Engine {
+export function createPicoEngine({ niceness }: Pick<EngineOptions, 'niceness'> = {}): Engine {
   let voiceList: Promise<string[]> | undefined;
 
   return {
@@ -47,7 +48,7 @@ export function createPicoEngine(): Engine {
       await withTempDir(async (dir) => {
         const wav = out.endsWith('.wav') ? out : path.join(dir, 'out.wav');
         try {
-          await run('pico2wave', ['-w', wav, '-l', voice], { input: escapeForPico(text), signal });
+          await run('pico2wave', ['-w', wav, '-l', voice], { input: escapeForPico(text), signal, niceness });
         } catch (error) {
           throw new EngineError('pico', (error as Error).message);
         }
@@ -63,5 +64,5 @@ export const picoEngine = describeEngine({
   license: 'non-free',
   tier: 'classic',
   licence: 'SVOX Pico: Apache-2.0 code, but its language data ships without source, so Debian files it under non-free.',
-  create: () => createPicoEngine(),
+  create: ({ niceness }) => createPicoEngine({ niceness }),
 });

@@ -52,6 +52,11 @@ export interface EngineOptions {
   modelsDir?: string;
   /** Kept processes at once per pooled engine (SYNTHESIS_CONCURRENCY: one per render slot); default the cores. */
   maxHosts?: number;
+  /**
+   * The `nice` value of every process the engines start: a registry for background work (a book's renders,
+   * worker/main.ts) runs below the service's requests. Such a registry keeps processes of its own.
+   */
+  niceness?: number;
 }
 
 /** The engines this process may use, by name. Create one per process: adapters cache what they probe. */

@@ -2,6 +2,7 @@ import { readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileSize, run, which, withTempDir } from '../lib/process';
 import { describeEngine, type Engine, EngineError } from './types';
+import type { EngineOptions } from './registry';
 
 /**
  * RHVoice (engine LGPL-2.1+; packaged in Debian non-free because some of its
@@ -13,7 +14,7 @@ import { describeEngine, type Engine, EngineError } from './types';
 
 const VOICE_DIRS = ['/usr/share/RHVoice/voices', '/usr/local/share/RHVoice/voices'];
 
-export function createRhvoiceEngine(): Engine {
+export function createRhvoiceEngine({ niceness }: Pick<EngineOptions, 'niceness'> = {}): Engine {
   let voiceList: Promise<string[]> | undefined;
 
   return {
@@ -45,6 +46,7 @@ export function createRhvoiceEngine(): Engine {
         try {
           await run('RHVoice-test', ['-p', voice, '-r', String(Math.round(rate * 100)), '-i', textFile, '-o', out], {
             signal,
+            niceness,
           });
         } catch (error) {
           throw new EngineError('rhvoice', (error as Error).message);
@@ -61,5 +63,5 @@ export const rhvoiceEngine = describeEngine({
   tier: 'classic',
   licence:
     'RHVoice engine LGPL-2.1; the English CMU Arctic voices offered here are LGPL. Debian files RHVoice under non-free.',
-  create: () => createRhvoiceEngine(),
+  create: ({ niceness }) => createRhvoiceEngine({ niceness }),
 });

@@ -21,6 +21,8 @@ export interface RunOptions {
   signal?: AbortSignal;
   cwd?: string;
   env?: NodeJS.ProcessEnv;
+  /** Runs the program at this `nice` value (background work; see lowerPriority). */
+  niceness?: number;
 }
 
 export interface RunResult {
@@ -53,6 +55,7 @@ export function run(command: string, args: readonly string[], options: RunOption
       timeout: options.timeoutMs ?? 120_000,
       killSignal: 'SIGKILL',
     });
+    if (options.niceness) lowerPriority(child, options.niceness);
     const stdout: Buffer[] = [];
     let stderr = '';
     if (options.output) child.stdout.pipe(options.output);
@@ -130,6 +133,22 @@ export async function fileSize(file: string): Promise<number> {
     return (await stat(file)).size;
   } catch {
     return 0;
+  }
+}
+
+/**
+ * Gives a spawned program a lower CPU priority (`nice`): background work (a
+ * book's renders) then takes only the cores the service's other work leaves.
+ * Set once it has started (a process may lower its children's priority; only
+ * root may raise it again). A program that already exited, or never started,
+ * has nothing to lower.
+ */
+export function lowerPriority(child: { pid?: number }, niceness: number): void {
+  if (child.pid === undefined) return;
+  try {
+    os.setPriority(child.pid, niceness);
+  } catch {
+    // ESRCH: it exited already.
   }
 }
 

@@ -6,6 +6,13 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
  * workflow bundle imports it.
  */
 
+/**
+ * How much lower than the service's other work a book's renders and its
+ * assembly's ffmpeg run (nice): a book is batch work, and another account's
+ * sentence should not wait behind it for a core.
+ */
+export const STUDIO_NICENESS = 10;
+
 export const conversionWorkflowId = (snapshotId: string) => `project-conversion:${snapshotId}`;
 export const chapterConversionWorkflowId = (snapshotId: string, chapterId: string) =>
   `chapter-conversion:${snapshotId}:${chapterId}`;

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { createDb } from '../db/knex';
 import { migrate } from '../db/migrate';
 import { createEngines } from '../engines/registry';
+import { STUDIO_NICENESS } from '../studio/conversion';
 import { loadConfigOrExit } from '../lib/config';
 import { createLogger } from '../lib/logger';
 import { createMailer } from '../lib/mail';
@@ -48,14 +49,17 @@ async function main() {
 
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
   const temporal = createTemporalClient(config);
-  const engines = createEngines({
+  const engineOptions = {
     enableNonFree: config.ENABLE_NONFREE_ENGINES,
     modelsDir: config.MODELS_DIR,
     maxHosts: config.SYNTHESIS_CONCURRENCY,
-  });
+  };
+  const engines = createEngines(engineOptions);
+  // A book's block renders in engine processes of their own, below the requests' CPU priority.
+  const studioEngines = createEngines({ ...engineOptions, niceness: STUDIO_NICENESS });
   const workers = await createWorkers({
     config,
-    deps: { config, db, storage, temporal, mailer: createMailer(config, logger), engines },
+    deps: { config, db, storage, temporal, mailer: createMailer(config, logger), engines, studioEngines },
     connection,
     workflowBundlePath: config.WORKFLOW_BUNDLE ?? path.join(__dirname, '..', 'workflow-bundle.js'),
     activityInterceptors: [metrics.interceptor],
@@ -75,7 +79,7 @@ async function main() {
       .catch((error) => logger.warn({ err: error }, 'voice previews not started'));
   }
   // Voices installed or removed in MODELS_DIR while this runs join or leave the catalog.
-  const modelsWatch = await watchModels({ db, engines, config, temporal, logger });
+  const modelsWatch = await watchModels({ db, engines, alsoRefreshed: [studioEngines], config, temporal, logger });
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE }, 'worker running');
   try {
     await Promise.all(workers.map((worker) => worker.run()));

@@ -27,6 +27,8 @@ import { ensureVoicePreviews } from './voicePreviews';
 export interface ModelsWatchDeps {
   db: Db;
   engines: EngineRegistry;
+  /** Other registries of the same engines (a book's, at a lower priority): their voice lists follow too. */
+  alsoRefreshed?: EngineRegistry[];
   config: Config;
   temporal: Client;
   logger: Logger;
@@ -87,7 +89,8 @@ export async function watchModels(
     if (now === seen || closed) return;
     seen = now;
     const before = await availableIds(deps.db);
-    for (const engine of deps.engines.values()) engine.refresh?.();
+    for (const registry of [deps.engines, ...(deps.alsoRefreshed ?? [])])
+      for (const engine of registry.values()) engine.refresh?.();
     await seedVoices(deps.db, {
       enableNonFree: deps.config.ENABLE_NONFREE_ENGINES,
       modelsDir: dir,

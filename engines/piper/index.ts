@@ -165,5 +165,6 @@ export const piperEngine = describeEngine({
   discoverVoices: piperCatalogVoices,
   // A model, its config and the sidecar of what the config lacks (engines/piper/models.ts).
   voiceFiles: { folder: '.', file: /\.(onnx|onnx\.json|voice\.json)$/ },
-  create: ({ modelsDir, maxHosts }) => (modelsDir ? createPiperEngine({ modelsDir, maxHosts }) : null),
+  create: ({ modelsDir, maxHosts, niceness }) =>
+    modelsDir ? createPiperEngine({ modelsDir, maxHosts, niceness }) : null,
 });

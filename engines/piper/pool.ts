@@ -2,7 +2,7 @@ import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { availableParallelism, loadavg } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { holdProcess } from '../../lib/process';
+import { holdProcess, lowerPriority } from '../../lib/process';
 import { EngineError } from '../types';
 import type { HostReply } from '../onnxHost';
 import type { HostRequest } from './host';
@@ -50,6 +50,8 @@ export interface PiperPoolOptions {
    * extension, and the engine named in its errors. Default Piper's (engines/piper/host.ts).
    */
   host?: { path: string; engine: string };
+  /** The hosts' `nice` value: a pool for background work (a book's renders) runs below the others (default 0). */
+  niceness?: number;
 }
 
 export interface PiperResult {
@@ -76,6 +78,7 @@ const DEFAULTS: Required<PiperPoolOptions> = {
   loneThreads: Math.min(2, availableParallelism()),
   quietMachine,
   host: { path: path.join(__dirname, 'host'), engine: 'piper' },
+  niceness: 0,
 };
 const START_TIMEOUT_MS = 60_000;
 const REQUEST_TIMEOUT_MS = 120_000;
@@ -113,12 +116,14 @@ export class PiperProcess {
     /** Intra-op threads of its session. */
     readonly threads = 1,
     private readonly host: Required<PiperPoolOptions>['host'] = DEFAULTS.host,
+    niceness = 0,
   ) {
     const { command, args } = hostCommand(host.path);
     this.child = spawn(command, [...args, modelPath, String(threads)], {
       stdio: ['pipe', 'pipe', 'pipe'],
       env: { ...process.env, OMP_NUM_THREADS: String(threads), NODE_OPTIONS: '' },
     });
+    if (niceness) lowerPriority(this.child, niceness);
     this.ready = new Promise<void>((resolve, reject) => (this.onReady = { resolve, reject }));
     // Until someone awaits it; a failed start is reported to that caller.
     this.ready.catch(() => undefined);
@@ -283,7 +288,7 @@ export class PiperPool {
       }
       // No warm one: an idle process of another voice makes room for the new one.
       else while (this.idle.length > 0 && this.size > this.options.maxHosts) this.retire(this.idle[0]);
-      host = warm ?? new PiperProcess(modelPath, threads, this.options.host);
+      host = warm ?? new PiperProcess(modelPath, threads, this.options.host, this.options.niceness);
       if (!warm) this.started += 1;
       if (host.idleTimer) clearTimeout(host.idleTimer);
       host.hold(true);
@@ -320,7 +325,7 @@ export class PiperPool {
    */
   private prestart(modelPath: string, threads: number) {
     if (this.starting > 0 || this.size >= this.options.maxHosts + 1) return;
-    const host = new PiperProcess(modelPath, threads, this.options.host);
+    const host = new PiperProcess(modelPath, threads, this.options.host, this.options.niceness);
     this.started += 1;
     this.starting += 1;
     host.hold(false);

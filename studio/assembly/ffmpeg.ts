@@ -1,13 +1,7 @@
 import type { Writable } from 'node:stream';
 import { FFMPEG_QUIET } from '../../audio/ffmpeg';
 import { run, type RunResult } from '../../lib/process';
-
-/**
- * How much lower than the service's other work Studio's ffmpeg runs (nice):
- * a book is batch work, and another account's sentence should not wait
- * behind a chapter's encode for a core.
- */
-export const STUDIO_NICENESS = 10;
+import { STUDIO_NICENESS } from '../conversion';
 
 /**
  * ffmpeg for a book's assembly: the usual quiet flags, one thread for the

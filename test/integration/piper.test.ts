@@ -122,6 +122,20 @@ describe('piper engine', () => {
     }
   });
 
+  it("a background pool's hosts run at its nice value, the others at the worker's", async () => {
+    const background = createPiperEngine({ modelsDir, noise: false, loneThreads: 1, niceness: 7 });
+    try {
+      const hostPid = (registryEngine: PiperEngine) =>
+        registryEngine.pool.with(`${modelsDir}/${JOE}.onnx`, async (host) => host.pid!);
+      const [model] = await engine.models();
+      expect(model.modelPath).toBe(`${modelsDir}/${JOE}.onnx`);
+      expect(os.getPriority(await hostPid(background))).toBe(7);
+      expect(os.getPriority(await hostPid(engine))).toBe(os.getPriority());
+    } finally {
+      background.pool.close();
+    }
+  });
+
   it('a host keeps no copy of the model once its session is loaded', async () => {
     const [model] = await engine.models();
     const host = new PiperProcess(model.modelPath);
