@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { ActivityDeps } from '.';
-import { inTempDir, unlessCanceled, withHeartbeat } from './work';
+import { classifyFailures, inTempDir, unlessCanceled, withHeartbeat } from './work';
 import { createWebhookAnnouncer } from './webhooks';
 import { cloneSample, type IntakeResult, intakeSample } from '../audio/cloning';
 import { type StoredVoiceProfile, Voice } from '../db/models/Voice';
@@ -20,6 +20,8 @@ export type { StoredVoiceProfile };
 export function createCloningActivities(deps: ActivityDeps) {
   const { config, db, storage, engines } = deps;
   const webhooks = createWebhookAnnouncer(deps);
+  /** A storage or database outage is waited out (STORAGE_RETRY_SECONDS); a sample the pipeline cannot take fails fast. */
+  const classified = <T>(work: () => Promise<T>) => classifyFailures(config.STORAGE_RETRY_SECONDS * 1000, work);
   const loadVoice = async (voiceId: string) => {
     const voice = await Voice.query(db).findOne({ id: voiceId, category: 'cloned' });
     // A clone always has its owner (startCloning inserts it so).
@@ -30,19 +32,21 @@ export function createCloningActivities(deps: ActivityDeps) {
   return {
     /** Decodes the original (never trusting its header) and checks duration and speech; stores the 16 kHz WAV. */
     async intakeVoiceSample({ voiceId }: { voiceId: string }): Promise<IntakeResult> {
-      const voice = await loadVoice(voiceId);
-      const keys = keysOf(voice.account_id, voiceId);
-      return withHeartbeat((signal) =>
-        inTempDir(async (dir) => {
-          const original = path.join(dir, 'original');
-          const normalized = path.join(dir, 'normalized.wav');
-          await pipeline(await storage.get(keys.original), createWriteStream(original));
-          const result = await intakeSample(original, normalized, { signal });
-          unlessCanceled(signal);
-          if (result.ok) await storage.put(keys.normalized, await readFile(normalized), 'audio/wav');
-          return result;
-        }),
-      );
+      return classified(async () => {
+        const voice = await loadVoice(voiceId);
+        const keys = keysOf(voice.account_id, voiceId);
+        return withHeartbeat((signal) =>
+          inTempDir(async (dir) => {
+            const original = path.join(dir, 'original');
+            const normalized = path.join(dir, 'normalized.wav');
+            await pipeline(await storage.get(keys.original), createWriteStream(original));
+            const result = await intakeSample(original, normalized, { signal });
+            unlessCanceled(signal);
+            if (result.ok) await storage.put(keys.normalized, await readFile(normalized), 'audio/wav');
+            return result;
+          }),
+        );
+      });
     },
 
     /**
@@ -50,22 +54,24 @@ export function createCloningActivities(deps: ActivityDeps) {
      * plain among them) on the other; returns the profile syntheses apply.
      */
     async buildClonedVoiceProfile({ voiceId }: { voiceId: string }): Promise<StoredVoiceProfile> {
-      const voice = await loadVoice(voiceId);
-      const keys = keysOf(voice.account_id, voiceId);
-      return withHeartbeat((signal) =>
-        inTempDir(async (dir) => {
-          const normalized = path.join(dir, 'normalized.wav');
-          await pipeline(await storage.get(keys.normalized), createWriteStream(normalized));
-          const { tried: _tried, ...profile } = await cloneSample({
-            samplePath: normalized,
-            language: voice.language,
-            engines,
-            modelsDir: config.MODELS_DIR,
-            signal,
-          });
-          return profile;
-        }),
-      );
+      return classified(async () => {
+        const voice = await loadVoice(voiceId);
+        const keys = keysOf(voice.account_id, voiceId);
+        return withHeartbeat((signal) =>
+          inTempDir(async (dir) => {
+            const normalized = path.join(dir, 'normalized.wav');
+            await pipeline(await storage.get(keys.normalized), createWriteStream(normalized));
+            const { tried: _tried, ...profile } = await cloneSample({
+              samplePath: normalized,
+              language: voice.language,
+              engines,
+              modelsDir: config.MODELS_DIR,
+              signal,
+            });
+            return profile;
+          }),
+        );
+      });
     },
 
     async recordVoiceReady({ voiceId, profile }: { voiceId: string; profile: StoredVoiceProfile }): Promise<void> {

@@ -19,6 +19,8 @@ import {
   call,
 } from './client';
 import { expect, type Findings } from './checks';
+import { makeCloneSample } from './load';
+import { createStorage } from '../lib/storage';
 import { bookMarkdown, textOfLength } from './texts';
 
 /**
@@ -67,6 +69,9 @@ const run = promisify(execFile);
 const BOOK_CHAPTERS = 10;
 const BOOK_VOICE = 'en-us-joe';
 const BOOK_OUTAGE_MS = 15_000;
+/** The cloning scenario: clones at once (two accounts), the storage outage. */
+const CLONES = 4;
+const CLONE_OUTAGE_MS = 30_000;
 /** Clients keep retrying at most this long: above today's 60 s Idempotency-Key lock, so even that ends. */
 const BOUND: RetryBound = { maxAttempts: 400, deadlineMs: 150_000 };
 
@@ -168,6 +173,19 @@ const finish = (accounts: StackAccount[], outcomes: Outcome[], extra: Partial<Sc
   no503: false,
   ...extra,
 });
+
+/** Waits (at most 10 minutes) until no voice preview workflow runs. */
+async function untilPreviewsDone(stack: IsolatedStack): Promise<void> {
+  const deadline = Date.now() + 600_000;
+  const running = async () => {
+    for await (const _ of stack.temporal.workflow.list({
+      query: `WorkflowType = 'voicePreview' AND ExecutionStatus = 'Running'`,
+    }))
+      return true;
+    return false;
+  };
+  while ((await running()) && Date.now() < deadline) await sleep(1_000);
+}
 
 export const scenarios: Scenario[] = [
   {
@@ -591,6 +609,99 @@ export const scenarios: Scenario[] = [
           `GET audio?format=m4b ${m4b.status}; its chapters ${JSON.stringify(chapterTitles)}, want ${JSON.stringify(titles)}`,
       );
       return { accounts: [account], answers: [], accepted: new Set(), expectAllCompleted: true, no503: false };
+    },
+  },
+  {
+    name: 'cloning: kill -9 worker mid-clone, MinIO stopped 30 s as the clones are retried',
+    async run(context) {
+      const { stack, findings, log } = context;
+      const accounts = await stack.createAccounts(2, { credits: 100_000, plan: 'pro' });
+      // The premade voices' previews, rendered once at the stack's first start, would hold the CPU queue's slots
+      // and move when the clones' steps run: they are done first.
+      await untilPreviewsDone(stack);
+      const sample = await makeCloneSample();
+      const upload = async (account: StackAccount, n: number) => {
+        const form = new FormData();
+        form.append('name', `Chaos clone ${n}`);
+        form.append('consent', 'true');
+        form.append('file', new Blob([new Uint8Array(sample)], { type: 'audio/wav' }), 'sample.wav');
+        const response = await fetch(`${stack.apiUrl}/api/v1/voices/upload/`, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${account.token}` },
+          body: form,
+        });
+        const body = (await response.json()) as { id?: string };
+        if (response.status !== 202 || !body.id) throw new Error(`clone upload answered ${response.status}`);
+        return { account, voiceId: body.id };
+      };
+      const clones = await Promise.all(
+        Array.from({ length: CLONES }, (_, n) => upload(accounts[n % accounts.length], n)),
+      );
+      findings.notes.push(`${clones.length} clones of a ${(sample.length / 32_000).toFixed(1)} s sample`);
+      // Mid-clone: every sample decoded and stored (its normalized WAV), the profiles being built.
+      const storage = createStorage(stack.config);
+      const decoded = async () =>
+        (
+          await Promise.all(clones.map((c) => storage.size(`samples/${c.account.id}/${c.voiceId}/normalized.wav`)))
+        ).every((size) => size !== null);
+      const decodedBy = Date.now() + 180_000;
+      while (!(await decoded()) && Date.now() < decodedBy) await sleep(200);
+      await stack.killWorkers();
+      log(`worker killed with ${clones.length} clones building their profiles`);
+      await sleep(2_000);
+      // A worker needs storage to start: storage goes once it is back, and stays down past the killed steps'
+      // heartbeat timeout (20 s), when they are retried and read the sample again.
+      await stack.startWorkers(1);
+      await stack.stopMinio();
+      log('minio stopped');
+      await sleep(CLONE_OUTAGE_MS);
+      await stack.startMinio();
+      log('minio back');
+
+      const voices = async () =>
+        (await stack.db('voices').whereIn(
+          'id',
+          clones.map((clone) => clone.voiceId),
+        )) as { id: string; account_id: string; status: string; similarity: number | null; error: unknown }[];
+      const deadline = Date.now() + 600_000;
+      let rows = await voices();
+      while (rows.some((row) => row.status === 'processing') && Date.now() < deadline) {
+        await sleep(500);
+        rows = await voices();
+      }
+      for (const row of rows) {
+        expect(
+          findings,
+          row.status === 'ready' && row.similarity !== null,
+          'clone not ready',
+          () => `voice ${row.id}: ${row.status}, similarity ${row.similarity} ${JSON.stringify(row.error)}`,
+        );
+        for (const file of ['original', 'normalized.wav']) {
+          const key = `samples/${row.account_id}/${row.id}/${file}`;
+          expect(
+            findings,
+            (await storage.size(key)) !== null,
+            'ready clone without its sample',
+            () => `${key} missing`,
+          );
+        }
+      }
+      // Nothing in storage for a voice that does not exist.
+      const known = new Set(rows.map((row) => row.id));
+      for (const account of accounts)
+        for (const key of await storage.list(`samples/${account.id}/`))
+          expect(findings, known.has(key.split('/')[2]), 'orphan sample object', () => `${key}: no such voice`);
+
+      // A clone speaks: one synthesis with it, checked with the others (charged once, its audio stored).
+      const accepted = new Set<string>();
+      const [first] = clones;
+      const spoken = await call(stack.apiUrl, first.account, 'POST', '/api/v1/tts/synthesize/', {
+        text: 'The clone speaks after the fault.',
+        voice_id: first.voiceId,
+      });
+      expect(findings, spoken.status === 202, 'synthesis with the clone refused', () => `answered ${spoken.status}`);
+      if (spoken.body?.id) accepted.add(spoken.body.id as string);
+      return { accounts, answers: [], accepted, expectAllCompleted: true, no503: false };
     },
   },
 ];

@@ -27,7 +27,10 @@ export async function voiceCloning({ voiceId, cpuTaskQueue }: VoiceCloningInput)
     startToCloseTimeout: '15 minutes',
     // A worker killed mid-analysis is noticed within seconds; the voice never stays stuck.
     heartbeatTimeout: '20 seconds',
-    retry: { initialInterval: '1 second', maximumAttempts: 3 },
+    // Unlimited attempts, as a synthesis's renders: the activities decide (classifyFailures) what is worth a retry.
+    // A storage outage is waited out; a sample the pipeline cannot take fails after three. With three attempts
+    // whatever the cause, a MinIO restart of a few seconds failed every clone in progress (the chaos suite).
+    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
     // On cancel, wait until the running activity has stopped, so the cleanup sees every object it wrote.
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
   });
