@@ -13,6 +13,13 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
  */
 export const STUDIO_NICENESS = 10;
 
+/**
+ * Where a conversion's block renders run: a queue of their own beside the CPU queue, with as many slots as it
+ * (worker/create.ts), so a book renders on every core without holding a slot another account's synthesis waits for;
+ * its engine processes run at STUDIO_NICENESS, so such a synthesis takes the cores first.
+ */
+export const studioTaskQueue = (cpuTaskQueue: string) => `${cpuTaskQueue}-studio`;
+
 export const conversionWorkflowId = (snapshotId: string) => `project-conversion:${snapshotId}`;
 export const chapterConversionWorkflowId = (snapshotId: string, chapterId: string) =>
   `chapter-conversion:${snapshotId}:${chapterId}`;

@@ -6,6 +6,7 @@ import type { Config } from '../lib/config';
 import { heavyRenderSlots } from '../engines/types';
 import { cpuTaskQueue, webhookTaskQueue } from '../lib/temporal';
 import { heavyTaskQueue, STREAMS_PER_RENDER_SLOT, streamTaskQueue } from '../synthesis/contracts';
+import { studioTaskQueue } from '../studio/conversion';
 import { WORKFLOWS_PATH } from './bundle';
 
 export interface WorkerOptions {
@@ -20,7 +21,7 @@ export interface WorkerOptions {
 }
 
 /**
- * The worker process's five workers: one on the service's task queue (every
+ * The worker process's six workers: one on the service's task queue (every
  * workflow, and the bookkeeping activities), one on the CPU queue whose
  * activities run the speech engines and ffmpeg, as many at once as there are cores
  * (or SYNTHESIS_CONCURRENCY), one on the heavy queue where the `high`-tier
@@ -28,7 +29,9 @@ export interface WorkerOptions {
  * waiting for its turn never holds a slot of the CPU queue, one on the
  * streams queue, where each streamed synthesis renders sentence after
  * sentence in one activity (four per render slot: their sentences take turns
- * at the engines), and one on the webhook queue, whose attempts wait on other
+ * at the engines), one on the Studio queue, where books' block renders run
+ * (as many at once as the CPU queue, in engine processes of a lower CPU
+ * priority), and one on the webhook queue, whose attempts wait on other
  * people's servers (WEBHOOK_CONCURRENCY at once).
  */
 export async function createWorkers({
@@ -82,6 +85,12 @@ export async function createWorkers({
       ...common,
       taskQueue: streamTaskQueue(cpuTaskQueue(config)),
       maxConcurrentActivityTaskExecutions: STREAMS_PER_RENDER_SLOT * renderSlots,
+      maxHeartbeatThrottleInterval: '1 second',
+    }),
+    Worker.create({
+      ...common,
+      taskQueue: studioTaskQueue(cpuTaskQueue(config)),
+      maxConcurrentActivityTaskExecutions: renderSlots,
       maxHeartbeatThrottleInterval: '1 second',
     }),
     Worker.create({

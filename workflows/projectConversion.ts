@@ -30,7 +30,14 @@ import {
   type ConversionReservation,
   conversionReserveUpdate,
   type SnapshotStatus,
+  studioTaskQueue,
 } from '../studio/conversion';
+
+/**
+ * Patch id: a chapter's block renders run on the Studio queue (studioTaskQueue), beside the CPU queue's slots;
+ * histories before it rendered them on the CPU queue.
+ */
+const STUDIO_QUEUE = 'block-renders-studio-queue';
 
 /** Short database steps (reserve, record, settle): local activities that retry until PostgreSQL answers. */
 const bookkeeping = proxyLocalActivities<Activities>({
@@ -235,11 +242,12 @@ export async function chapterConversion(input: ChapterConversionInput): Promise<
   const { snapshotId, accountId, projectId, chapterId } = input;
   const work = onQueue(input.cpuTaskQueue);
   const plan = await bookkeeping.planConversionChapter({ snapshotId, accountId, projectId, chapterId });
+  const renders = patched(STUDIO_QUEUE) ? onQueue(studioTaskQueue(input.cpuTaskQueue)) : work;
   let blocksRendered = 0;
   const toRender = plan.blocks.filter((block) => block.audioKey === null);
   const rendered = new Map<string, string>();
   await inLanes(toRender, input.parallelBlocks, async (block) => {
-    const audio = await work.renderBlock({
+    const audio = await renders.renderBlock({
       snapshotId,
       accountId,
       projectId,

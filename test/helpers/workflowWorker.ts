@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { Activities } from '../../activities';
 import { installRuntimeOnce } from './runtime';
 import { streamTaskQueue } from '../../synthesis/contracts';
+import { studioTaskQueue } from '../../studio/conversion';
 
 /**
  * Our workflows' logic, tested without the rest of the stack: the run's
@@ -96,6 +97,8 @@ export function useWorkflowWorker(activityNames: (keyof Activities)[]): Workflow
       Worker.create({ ...common, taskQueue, workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE! } }),
       // A streamed synthesis's one activity runs on the streams queue beside the CPU queue (this worker's queue).
       Worker.create({ ...common, taskQueue: streamTaskQueue(taskQueue) }),
+      // A conversion's block renders run on the Studio queue.
+      Worker.create({ ...common, taskQueue: studioTaskQueue(taskQueue) }),
     ]);
     running = Promise.all(workers.map((worker) => worker.run()));
   });

@@ -271,9 +271,11 @@ record('record a Studio conversion and a block render for replay tests', () => {
     // project-chapter-conversion.json are the same conversion recorded before it, kept to replay that path.
     await saveHistory(deps, 'project-conversion-beside-renders', `project-conversion:${snapshotId}`);
     const chapters = (await call(api.url, 'GET', `${base}${id}/chapters/`, undefined, who.access)).body.results;
+    // Recorded after patched('block-renders-studio-queue'); project-chapter-conversion-announced.json is a chapter
+    // recorded before it (its renders on the CPU queue), kept to replay that path.
     await saveHistory(
       deps,
-      'project-chapter-conversion-announced',
+      'project-chapter-conversion-studio-queue',
       `chapter-conversion:${snapshotId}:${chapters[0].id}`,
     );
 
