@@ -7,6 +7,7 @@ import {
   type ConversionInput,
   conversionProgressQuery,
   conversionWorkflowId,
+  studioTaskQueue,
 } from '../../studio/conversion';
 import type { projectConversion } from '../../workflows/projectConversion';
 import { eventually } from '../helpers/eventually';
@@ -121,12 +122,20 @@ describe('projectConversion workflow (mocked activities)', () => {
   it('reserves once, converts chapter after chapter (reusing current blocks, charging rendered ones; a chapter assembled while the next one renders), then the book', async () => {
     // Chapter 1's assembly ends only once chapter 2's block is rendering: the next chapter's renders do not wait for it.
     const secondRendering = gate();
+    // Where each step ran: block renders on the Studio queue, beside the CPU queue's slots; assembly on the CPU queue.
+    const queues = new Map<string, Set<string>>();
+    const ranOn = (step: string) => {
+      const { taskQueue } = Context.current().info;
+      queues.set(step, new Set([...(queues.get(step) ?? []), taskQueue]));
+    };
     wf.mock({
       renderBlock: async (block) => {
+        ranOn('renderBlock');
         if (block.blockId === 'b3') secondRendering.open();
         return renderBlock(block);
       },
       assembleConversionChapter: async (chapter) => {
+        ranOn('assembleConversionChapter');
         if (chapter.chapterId === 'c1') await secondRendering.promise;
         return assembleConversionChapter(chapter);
       },
@@ -159,6 +168,8 @@ describe('projectConversion workflow (mocked activities)', () => {
       ]);
     expect(steps.indexOf('renderBlock', 4)).toBeLessThan(steps.indexOf('recordChapterConverted'));
     expect(steps.slice(-3)).toEqual(['assembleConversionBook', 'completeConversion', 'pruneStudio']);
+    expect([...queues.get('renderBlock')!]).toEqual([studioTaskQueue(wf.taskQueue)]);
+    expect([...queues.get('assembleConversionChapter')!]).toEqual([wf.taskQueue]);
     expect(steps.filter((step) => step === 'recordChapterConverted')).toHaveLength(2);
     expect(steps.filter((step) => step === 'recordConversionProgress')).toHaveLength(3);
     const mine = (name: Parameters<typeof wf.callsOf>[0]) =>
