@@ -202,8 +202,11 @@ const EnvSchema = z.object({
   WEBHOOK_MAX_ENDPOINTS: z.coerce.number().int().min(1).max(1000).default(20),
   /** `POST /webhooks/{id}/test/` pings per account per minute (0 turns the limit off). */
   RATE_LIMIT_WEBHOOK_TESTS_PER_MINUTE: rateLimit.default(10),
-  /** Block renders one Studio conversion runs at once, over all its chapters: the rest of the render slots stay free for other accounts. */
-  STUDIO_MAX_PARALLEL_BLOCKS: z.coerce.number().int().min(1).max(64).default(1),
+  /**
+   * Block renders one Studio conversion runs at once, over all its chapters (default: the cores). They run on the
+   * Studio queue, whose slots (the CPU queue's count) bound all books at once, beside the CPU queue's slots.
+   */
+  STUDIO_MAX_PARALLEL_BLOCKS: z.coerce.number().int().min(1).max(64).default(os.availableParallelism()),
   /** Ended Studio snapshots kept per project (the newest completed one always is); older ones go with their files. */
   STUDIO_SNAPSHOTS_KEPT: z.coerce.number().int().min(1).max(1000).default(5),
   /** Rendered block audio that no kept snapshot and no block as it is now holds is removed once older than this many days. */
