@@ -5,24 +5,14 @@ import { STUDIO_NICENESS } from '../conversion';
 
 /**
  * ffmpeg for a book's assembly: the usual quiet flags, one thread for the
- * filter graphs (the encoders used here have one anyway), and a lower CPU
- * priority through `nice`, which replaces itself with ffmpeg (the abort
- * signal still kills ffmpeg's pid).
+ * filter graphs (the encoders used here have one anyway), and the lower CPU
+ * priority of a book's work (STUDIO_NICENESS, as its engine processes).
  */
 export function studioFfmpeg(args: readonly string[], signal?: AbortSignal, output?: Writable): Promise<RunResult> {
-  return run(
-    'nice',
-    [
-      '-n',
-      String(STUDIO_NICENESS),
-      'ffmpeg',
-      ...FFMPEG_QUIET,
-      '-filter_threads',
-      '1',
-      '-filter_complex_threads',
-      '1',
-      ...args,
-    ],
-    { signal, timeoutMs: 600_000, output },
-  );
+  return run('ffmpeg', [...FFMPEG_QUIET, '-filter_threads', '1', '-filter_complex_threads', '1', ...args], {
+    signal,
+    timeoutMs: 600_000,
+    output,
+    niceness: STUDIO_NICENESS,
+  });
 }
