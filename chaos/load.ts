@@ -291,17 +291,27 @@ export async function makeCloneSample(): Promise<Buffer> {
   }
 }
 
+/** The consented upload of `sample` (a WAV) as a voice named `name`, as `/voices/upload/` takes it. */
+export function cloneUploadForm(sample: Buffer, name: string): FormData {
+  const form = new FormData();
+  form.append('name', name);
+  form.append('consent', 'true');
+  form.append('file', new Blob([new Uint8Array(sample)], { type: 'audio/wav' }), 'sample.wav');
+  return form;
+}
+
 /** Uploads a clone, waits until it is ready, synthesizes once with it (followed by polling), deletes the voice. */
 export async function cloneCycle(client: Client, sample: Buffer, text: string, timeoutMs: number): Promise<Op[]> {
   const started = Date.now();
   const op = ended('clone', started);
-  const form = new FormData();
-  form.append('name', `Soak ${randomUUID().slice(0, 8)}`);
-  form.append('consent', 'true');
-  form.append('file', new Blob([new Uint8Array(sample)], { type: 'audio/wav' }), 'sample.wav');
   let answer;
   try {
-    answer = await call(client, 'POST', '/api/v1/voices/upload/', form);
+    answer = await call(
+      client,
+      'POST',
+      '/api/v1/voices/upload/',
+      cloneUploadForm(sample, `Soak ${randomUUID().slice(0, 8)}`),
+    );
   } catch {
     return [op(false, 'upload: no answer')];
   }

@@ -19,7 +19,7 @@ import {
   call,
 } from './client';
 import { expect, type Findings } from './checks';
-import { makeCloneSample } from './load';
+import { cloneUploadForm, makeCloneSample } from './load';
 import { createStorage } from '../lib/storage';
 import { bookMarkdown, textOfLength } from './texts';
 
@@ -621,14 +621,10 @@ export const scenarios: Scenario[] = [
       await untilPreviewsDone(stack);
       const sample = await makeCloneSample();
       const upload = async (account: StackAccount, n: number) => {
-        const form = new FormData();
-        form.append('name', `Chaos clone ${n}`);
-        form.append('consent', 'true');
-        form.append('file', new Blob([new Uint8Array(sample)], { type: 'audio/wav' }), 'sample.wav');
         const response = await fetch(`${stack.apiUrl}/api/v1/voices/upload/`, {
           method: 'POST',
           headers: { Authorization: `Bearer ${account.token}` },
-          body: form,
+          body: cloneUploadForm(sample, `Chaos clone ${n}`),
         });
         const body = (await response.json()) as { id?: string };
         if (response.status !== 202 || !body.id) throw new Error(`clone upload answered ${response.status}`);
