@@ -92,6 +92,31 @@ export async function readWavInfo(file: string): Promise<WavInfo> {
   }
 }
 
+/**
+ * Lengthens a mono 16-bit PCM WAV this service wrote (its data chunk last,
+ * as ffmpeg writes it) with digital silence to `samples` samples in all.
+ */
+export async function padWav(file: string, samples: number): Promise<void> {
+  const info = await readWavInfo(file);
+  if (info.channels !== 1 || info.bitsPerSample !== 16) throw new Error(`${file}: not mono 16-bit PCM`);
+  const have = info.dataBytes >> 1;
+  if (samples < have) throw new RangeError(`${file}: ${have} samples, more than the ${samples} asked for`);
+  if (samples === have) return;
+  const handle = await open(file, 'r+');
+  try {
+    const dataEnd = info.dataOffset + have * 2;
+    await handle.write(Buffer.alloc((samples - have) * 2), 0, (samples - have) * 2, dataEnd);
+    const sizes = Buffer.alloc(4);
+    sizes.writeUInt32LE(info.dataOffset + samples * 2 - 8);
+    await handle.write(sizes, 0, 4, 4);
+    sizes.writeUInt32LE(samples * 2);
+    await handle.write(sizes, 0, 4, info.dataOffset - 4);
+    await handle.truncate(info.dataOffset + samples * 2);
+  } finally {
+    await handle.close();
+  }
+}
+
 /** The samples of a mono 16-bit PCM WAV this service wrote (a rendered chunk), with its sample rate. */
 export async function readWavSamples(file: string): Promise<{ samples: Int16Array; sampleRate: number }> {
   return wavSamplesOf(await readFile(file), file);

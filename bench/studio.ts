@@ -1,3 +1,4 @@
+import { existsSync, readdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,7 +10,7 @@ import { mapLimit } from '../lib/concurrency';
 import { defaultModelsDir } from '../lib/config';
 import { type IsolatedStack, startIsolatedStack, type StackAccount } from '../scripts/isolatedStack';
 import { CHUNK_CHARS } from '../synthesis/speechPlan';
-import { currentRssMiB } from './processes';
+import { currentRssMiB, summarizeProfile } from './processes';
 import { exitWhenDone, table } from './report';
 import { EVERYDAY_SENTENCES, TRAIN_SENTENCES } from './texts';
 
@@ -35,11 +36,13 @@ import { EVERYDAY_SENTENCES, TRAIN_SENTENCES } from './texts';
  * - the worker's RSS (Node process alone, and with its engine hosts) when
  *   chapter 1 and chapter 10 are converted.
  *
- * Run: npm run bench:studio   (BENCH_STUDIO_CHARS=10000 for a quick run)
+ * Run: npm run bench:studio   (BENCH_STUDIO_CHARS=10000 for a quick run;
+ * BENCH_STUDIO_PROFILE=1 adds the worker's CPU profile, `node --cpu-prof`, over the whole run)
  */
 
 const CHARACTERS = Number(process.env.BENCH_STUDIO_CHARS ?? 50_000);
 const PARALLEL = (process.env.BENCH_STUDIO_PARALLEL ?? '1,2').split(',').map(Number);
+const PROFILE = process.env.BENCH_STUDIO_PROFILE === '1';
 const CHAPTERS = 10;
 /** Paragraphs of about this many characters: two 400-character chunks for most, as in a printed book. */
 const PARAGRAPH = 600;
@@ -300,7 +303,7 @@ async function main() {
   let baselines: { wall: number; cpu: number }[] = [];
   let texts: string[] = [];
   try {
-    await stack.startWorkers(1);
+    await stack.startWorkers(1, PROFILE ? { profileAs: 'worker' } : {});
     for (const parallel of PARALLEL) {
       process.stderr.write(`[studio] conversion, STUDIO_MAX_PARALLEL_BLOCKS=${parallel}\n`);
       conversions.push(await convert(stack, markdown, parallel));
@@ -315,9 +318,13 @@ async function main() {
             .select('project_blocks.text')
         ).map((block: { text: string }) => block.text);
     }
+    // The profile is written as the worker exits.
+    if (PROFILE) await stack.stopWorkers();
   } finally {
     await stack.close();
   }
+  const profileDir = path.join(stack.dataDir, 'profiles', 'worker');
+  const profiles = PROFILE && existsSync(profileDir) ? readdirSync(profileDir) : [];
   // The engine after the stack is gone: the same blocks, on a machine with nothing else of ours running.
   // Twice (before and after would straddle the stack's start-up): the mean is the baseline.
   for (let run = 0; run < 2; run++) {
@@ -384,6 +391,25 @@ async function main() {
       ]),
     ),
   );
+  for (const file of profiles) {
+    const summary = summarizeProfile(path.join(profileDir, file), 30);
+    const blocksRendered = conversions.reduce((sum, run) => sum + run.blocks, 0);
+    const perBlock = (share: number) => `${fmt((share * summary.seconds * 1000) / blocksRendered, 1)} ms`;
+    out(`\nThe worker's Node process: ${fmt(summary.seconds, 1)} s busy over the run; per block rendered:\n\n`);
+    out(
+      table(
+        ['owner', 'per block'],
+        summary.byOwner.map(([owner, share]) => [owner, perBlock(share)]),
+      ),
+    );
+    out(
+      '\n' +
+        table(
+          ['function', 'per block'],
+          summary.byFunction.map(([name, share]) => [name, perBlock(share)]),
+        ),
+    );
+  }
 }
 
 exitWhenDone(main());

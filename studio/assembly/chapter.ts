@@ -1,12 +1,12 @@
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { fileUrl } from '../../audio/ffmpeg';
-import { readWavInfo } from '../../audio/wav';
+import { padWav, readWavInfo } from '../../audio/wav';
 import { captionsOf, type TimedWord } from './captions';
 import type { AssemblyPreset, BlockAudio, ChapterAssembly } from './index';
 import { studioFfmpeg } from './ffmpeg';
 import { measureLevels, measureWav } from './measure';
-import { MASTER_RATE, mp3Output } from './mp3';
+import { MASTER_RATE, MP3_FRAME_SAMPLES, mp3Frames, mp3Output } from './mp3';
 
 /** Pauses between blocks (seconds): a heading is followed by a longer breath than a paragraph. */
 const PAUSE_AFTER = { heading: 0.9, paragraph: 0.5 } as const;
@@ -38,15 +38,10 @@ const limiterGain = (db: number) => (10 ** (db / 20)).toFixed(4);
 /** How far from the preset's level a chapter may land before its gain is corrected once. */
 const LEVEL_TOLERANCE_DB = 0.5;
 
-/**
- * Gain, a peak limiter, the head and tail, and under it all the room tone:
- * `joined` mastered into `wavPath` and, in the same pass, encoded into the
- * MP3 a listener gets (`mp3Path`).
- */
+/** Gain, a peak limiter, the head and tail, and under it all the room tone: `joined` mastered into `wavPath`. */
 async function master(
   joined: string,
   wavPath: string,
-  mp3Path: string,
   preset: (typeof PRESETS)[AssemblyPreset],
   gainDb: number,
   speechSeconds: number,
@@ -63,15 +58,9 @@ async function master(
   const mixed = preset.roomTone
     ? `${voice}[voice];${tone}[tone];[voice][tone]amix=inputs=2:duration=first:normalize=0`
     : voice;
-  // The MP3 is encoded from the 16-bit samples the WAV holds, as if from the WAV itself.
-  const graph = `${mixed},aformat=sample_fmts=s16:sample_rates=${MASTER_RATE}:channel_layouts=mono,asplit=2[wav][mp3]`;
+  const graph = `${mixed},aformat=sample_fmts=s16:sample_rates=${MASTER_RATE}:channel_layouts=mono[wav]`;
   const wav = ['-map', '[wav]', '-c:a', 'pcm_s16le', '-map_metadata', '-1', '-f', 'wav', fileUrl(wavPath)];
-  await studioFfmpeg(
-    ['-i', fileUrl(joined), '-filter_complex', graph, ...wav, '-map', '[mp3]', '-map_metadata', '-1'].concat(
-      mp3Output(mp3Path),
-    ),
-    signal,
-  );
+  await studioFfmpeg(['-i', fileUrl(joined), '-filter_complex', graph, ...wav], signal);
 }
 
 /**
@@ -79,8 +68,8 @@ async function master(
  * mono WAV (`chapter.wav` in `outDir`), the MP3 a listener gets
  * (`chapter.mp3`, the book's zip holds it as it is), its captions, and the
  * QC of that MP3 as a decoder outputs it. Four ffmpeg passes when the level
- * lands at once: the join, the master (WAV and MP3 together), the MP3's
- * decode for the QC; the levels are measured in Node.
+ * lands at once: the join, the master, the MP3's encode, and its decode for
+ * the QC; the levels are measured in Node.
  */
 export async function assembleChapter(input: {
   blocks: BlockAudio[];
@@ -121,7 +110,7 @@ export async function assembleChapter(input: {
   const mp3Path = path.join(outDir, 'chapter.mp3');
   // The limiter takes some level off speech with sharp peaks: one correction brings the result back to the target.
   for (let attempt = 0; attempt < 2; attempt++) {
-    await master(joined, wavPath, mp3Path, preset, gainDb, speechSeconds, signal);
+    await master(joined, wavPath, preset, gainDb, speechSeconds, signal);
     const after = await measureWav(wavPath, { loudness, signal });
     const miss = preset.level - (preset.target === 'rms' ? after.rmsDb : after.loudnessLufs);
     if (Math.abs(miss) <= LEVEL_TOLERANCE_DB || measured <= -100) break;
@@ -129,7 +118,15 @@ export async function assembleChapter(input: {
   }
   await rm(joined, { force: true });
 
-  // 3. QC of what a listener decodes: the chapter's MP3 as the book's zip delivers it.
+  // 3. The MP3 a listener gets, once, from the final master (a level correction re-masters the WAV only).
+  await studioFfmpeg(['-i', fileUrl(wavPath), '-map_metadata', '-1', ...mp3Output(mp3Path)], signal);
+  // The WAV takes the MP3's whole frames (its encoder's delay and padding, in silence at the end): the book's MP3
+  // is the chapters' MP3s joined frame for frame, so each chapter spans exactly that there, and the M4B and the
+  // chapter index, made from the WAVs, keep time with it.
+  const frames = await mp3Frames(mp3Path);
+  if (frames) await padWav(wavPath, frames.frames * MP3_FRAME_SAMPLES);
+
+  // 4. QC of what a listener decodes: the chapter's MP3 as the book's zip delivers it.
   const delivered = await measureLevels(mp3Path, { loudness: false, signal });
   const durationMs = Math.round((await readWavInfo(wavPath)).durationSeconds * 1000);
 

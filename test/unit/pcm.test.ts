@@ -1,3 +1,8 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { padWav, readWavSamples } from '../../audio/wav';
+import { pcmBytes, wavHeader } from '../../lib/wavFormat';
 import { resample, speechBounds } from '../../audio/pcm';
 
 const tone = (hz: number, seconds: number, rate: number, amplitude = 0.5) =>
@@ -90,6 +95,29 @@ describe('speechBounds', () => {
         });
         expect(speechBounds(samples, sampleRate, -55, 0, 0)).toEqual(reference(samples, sampleRate, -55));
       }
+    }
+  });
+});
+
+describe('padWav', () => {
+  it('lengthens a WAV with silence, its sizes rewritten, and refuses to shorten one', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'pad-wav-'));
+    try {
+      const file = path.join(dir, 'a.wav');
+      const samples = Int16Array.from({ length: 1000 }, (_, i) => (i % 50) - 25);
+      await writeFile(file, Buffer.concat([wavHeader(samples.length, 44_100), pcmBytes(samples)]));
+      await padWav(file, 1152);
+      const padded = await readWavSamples(file);
+      expect(padded.sampleRate).toBe(44_100);
+      expect(padded.samples.length).toBe(1152);
+      expect([...padded.samples.subarray(0, 1000)]).toEqual([...samples]);
+      expect(padded.samples.subarray(1000).every((sample) => sample === 0)).toBe(true);
+      const bytes = await readFile(file);
+      expect(bytes.length).toBe(44 + 1152 * 2);
+      expect(bytes.readUInt32LE(4)).toBe(bytes.length - 8);
+      await expect(padWav(file, 1000)).rejects.toThrow(RangeError);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });
