@@ -22,9 +22,12 @@ import { EVERYDAY_SENTENCES, TRAIN_SENTENCES } from './texts';
  * value (BENCH_STUDIO_PARALLEL, default "1,2"; each on an account of its own,
  * so nothing is reused), and the same blocks rendered by the Piper engine
  * directly in this process (engines/piper: its kept hosts, one thread each),
- * two at a time, the machine's cores. Figures, each against its same-run baseline:
+ * two at a time, the machine's cores, and once serially on two threads.
+ * Figures, each against its same-run baseline:
  *
- * - the conversion's wall time (POST convert/ to `completed`) ÷ the engine's;
+ * - the conversion's wall time (POST convert/ to `completed`) ÷ the engine's,
+ *   two blocks at a time (above), and ÷ the engine's serial time on both
+ *   cores (one host with two threads, the blocks one after another);
  * - CPU outside the engine (api, worker, its ffmpeg and other children,
  *   Temporal, PostgreSQL, MinIO) ÷ the engine's CPU (the worker's Piper hosts
  *   and espeak-ng), both over the conversion, from /proc sampled every 500 ms
@@ -141,16 +144,21 @@ function workerRss(stack: IsolatedStack): { node: number; withHosts: number } {
   return { node, withHosts: node + hosts };
 }
 
-/** The engine alone: every block's chunks (as renderBlock cuts them), two blocks at a time, one thread per host. */
-async function engineBaseline(texts: string[]): Promise<{ wall: number; cpu: number }> {
+/**
+ * The engine alone: every block's chunks (as renderBlock cuts them), either
+ * two blocks at a time with one thread per host (`lanes` 2: the most the
+ * cores give), or one after another in one host with two threads (`lanes`
+ * 1: the engine's own serial time on both cores).
+ */
+async function engineBaseline(texts: string[], lanes: 1 | 2): Promise<{ wall: number; cpu: number }> {
   const modelsDir = process.env.MODELS_DIR ?? defaultModelsDir();
-  const engine = createPiperEngine({ modelsDir, maxHosts: 2, loneThreads: 1 });
+  const engine = createPiperEngine({ modelsDir, maxHosts: lanes, loneThreads: lanes === 2 ? 1 : 2 });
   const dir = await mkdtemp(path.join(os.tmpdir(), 'openvox-bench-studio-'));
   const children = () => allStats().filter((stat) => stat.ppid === process.pid);
   try {
     // Warm both hosts: a session load is once per process, not per book.
     await Promise.all(
-      [0, 1].map((index) =>
+      Array.from({ length: lanes }, (_, index) =>
         engine.synthesize({ text: SENTENCE, voice: MODEL, outPath: path.join(dir, `warm-${index}.wav`) }),
       ),
     );
@@ -160,7 +168,7 @@ async function engineBaseline(texts: string[]): Promise<{ wall: number; cpu: num
     const timer = setInterval(() => children().forEach((stat) => last.set(stat.pid, stat.cpuOwn)), 500);
     const started = performance.now();
     let index = 0;
-    await mapLimit(texts, 2, async (text) => {
+    await mapLimit(texts, lanes, async (text) => {
       for (const chunk of splitText(text, CHUNK_CHARS))
         await engine.synthesize({ text: chunk, voice: MODEL, outPath: path.join(dir, `${index++ % 8}.wav`) });
     });
@@ -329,8 +337,10 @@ async function main() {
   // Twice (before and after would straddle the stack's start-up): the mean is the baseline.
   for (let run = 0; run < 2; run++) {
     process.stderr.write(`[studio] the engine alone, run ${run + 1}\n`);
-    baselines.push(await engineBaseline(texts));
+    baselines.push(await engineBaseline(texts, 2));
   }
+  process.stderr.write(`[studio] the engine alone, serial on two threads\n`);
+  const serial = await engineBaseline(texts, 1);
   baselines = baselines.filter((baseline) => Number.isFinite(baseline.wall));
   const engineWall = baselines.reduce((sum, one) => sum + one.wall, 0) / baselines.length;
   const engineCpu = baselines.reduce((sum, one) => sum + one.cpu, 0) / baselines.length;
@@ -351,6 +361,12 @@ async function main() {
       `${fmt(run.wall, 1)} s`,
       `${fmt(engineWall, 1)} s`,
       ratio(run.wall, engineWall),
+    ]);
+    rows.push([
+      `${p}: conversion wall ÷ engine alone (serial, two threads)`,
+      `${fmt(run.wall, 1)} s`,
+      `${fmt(serial.wall, 1)} s`,
+      ratio(run.wall, serial.wall),
     ]);
     rows.push([
       `${p}: CPU outside the engine ÷ the engine's`,
