@@ -57,6 +57,11 @@ export interface EngineOptions {
    * worker/main.ts) runs below the service's requests. Such a registry keeps processes of its own.
    */
   niceness?: number;
+  /**
+   * How long the last idle model process of a pooled engine (Piper, Kokoro) stays warm for the next request
+   * (default 5 minutes): a registry for background work lets its ~330 MiB processes go sooner.
+   */
+  idleMs?: number;
 }
 
 /** The engines this process may use, by name. Create one per process: adapters cache what they probe. */

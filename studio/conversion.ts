@@ -14,6 +14,13 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 export const STUDIO_NICENESS = 10;
 
 /**
+ * How long a book's last idle Piper or Kokoro process stays warm (the request
+ * engines keep theirs 5 minutes): a book's blocks follow each other within
+ * seconds, and once it is done its processes (~330 MiB each) go.
+ */
+export const STUDIO_ENGINE_IDLE_MS = 30_000;
+
+/**
  * Where a conversion's block renders run: a queue of their own beside the CPU queue, with as many slots as it
  * (worker/create.ts), so a book renders on every core without holding a slot another account's synthesis waits for;
  * its engine processes run at STUDIO_NICENESS, so such a synthesis takes the cores first.

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { createDb } from '../db/knex';
 import { migrate } from '../db/migrate';
 import { createEngines } from '../engines/registry';
-import { STUDIO_NICENESS } from '../studio/conversion';
+import { STUDIO_ENGINE_IDLE_MS, STUDIO_NICENESS } from '../studio/conversion';
 import { loadConfigOrExit } from '../lib/config';
 import { createLogger } from '../lib/logger';
 import { createMailer } from '../lib/mail';
@@ -56,7 +56,7 @@ async function main() {
   };
   const engines = createEngines(engineOptions);
   // A book's block renders in engine processes of their own, below the requests' CPU priority.
-  const studioEngines = createEngines({ ...engineOptions, niceness: STUDIO_NICENESS });
+  const studioEngines = createEngines({ ...engineOptions, niceness: STUDIO_NICENESS, idleMs: STUDIO_ENGINE_IDLE_MS });
   const workers = await createWorkers({
     config,
     deps: { config, db, storage, temporal, mailer: createMailer(config, logger), engines, studioEngines },

@@ -236,8 +236,13 @@ export const kokoroEngine = describeEngine({
   // As many hosts as the heavy queue has slots (half the render slots, engines/registry.ts): Kokoro renders
   // (~10x Piper's CPU per audio second) wait for a slot of that queue, never for one Piper and the classic
   // engines render in.
-  create: ({ modelsDir, maxHosts, niceness }) =>
+  create: ({ modelsDir, maxHosts, niceness, idleMs }) =>
     modelsDir
-      ? createKokoroEngine({ modelsDir, maxHosts: heavyRenderSlots(maxHosts ?? availableParallelism()), niceness })
+      ? createKokoroEngine({
+          modelsDir,
+          maxHosts: heavyRenderSlots(maxHosts ?? availableParallelism()),
+          niceness,
+          idleMs,
+        })
       : null,
 });

@@ -165,6 +165,6 @@ export const piperEngine = describeEngine({
   discoverVoices: piperCatalogVoices,
   // A model, its config and the sidecar of what the config lacks (engines/piper/models.ts).
   voiceFiles: { folder: '.', file: /\.(onnx|onnx\.json|voice\.json)$/ },
-  create: ({ modelsDir, maxHosts, niceness }) =>
-    modelsDir ? createPiperEngine({ modelsDir, maxHosts, niceness }) : null,
+  create: ({ modelsDir, maxHosts, niceness, idleMs }) =>
+    modelsDir ? createPiperEngine({ modelsDir, maxHosts, niceness, idleMs }) : null,
 });

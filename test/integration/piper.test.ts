@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { readWavInfo } from '../../audio/wav';
 import { createPiperEngine, type PiperEngine } from '../../engines/piper';
+import { createEngines } from '../../engines/registry';
 import { PiperProcess } from '../../engines/piper/pool';
 import { EngineError } from '../../engines/types';
 import { defaultModelsDir } from '../../lib/config';
@@ -131,6 +132,17 @@ describe('piper engine', () => {
       expect(model.modelPath).toBe(`${modelsDir}/${JOE}.onnx`);
       expect(os.getPriority(await hostPid(background))).toBe(7);
       expect(os.getPriority(await hostPid(engine))).toBe(os.getPriority());
+    } finally {
+      background.pool.close();
+    }
+  });
+
+  it("a registry's idleMs lets its last idle host go that soon (a book's engines, worker/main.ts)", async () => {
+    const background = createEngines({ modelsDir, idleMs: 300 }).get('piper') as PiperEngine;
+    try {
+      await background.synthesize({ text: 'Done.', voice: JOE, outPath: path.join(dir, 'idle.wav') });
+      expect(background.pool.size).toBe(1);
+      await until('the idle host retired', async () => background.pool.size === 0, 5_000);
     } finally {
       background.pool.close();
     }
