@@ -20,7 +20,10 @@ export function mp3Output(outPath: string): string[] {
   ];
 }
 
-/** What an MP3's Info (or Xing) frame and LAME tag say: audio frames, and the encoder's delay and padding in samples. */
+/**
+ * What an MP3's Info (or Xing) frame and LAME tag say: audio frames, and the
+ * encoder's delay and padding in samples (0 and 0 without a LAME tag).
+ */
 export interface Mp3Frames {
   frames: number;
   delay: number;
@@ -52,8 +55,11 @@ export async function mp3Frames(file: string): Promise<Mp3Frames | null> {
     const flags = frame.readUInt32BE(at + 4);
     if ((flags & 1) === 0) return null;
     const frames = frame.readUInt32BE(at + 8);
-    // The LAME tag starts 120 bytes into the Info tag; delay and padding are two 12-bit values at its byte 21.
-    const lame = at + 120;
+    // After the flags, the fields they announce (frames 4 bytes, bytes 4, a 100-byte TOC, quality 4), then the
+    // LAME tag (its encoder's name first); the delay and padding are two 12-bit values at its byte 21.
+    const lame = at + 8 + 4 + (flags & 2 ? 4 : 0) + (flags & 4 ? 100 : 0) + (flags & 8 ? 4 : 0);
+    if (!/^(LAME|Lavc|Lavf|L3.9)/.test(frame.toString('latin1', lame, lame + 4)))
+      return { frames, delay: 0, padding: 0 };
     const delay = (frame[lame + 21] << 4) | (frame[lame + 22] >> 4);
     const padding = ((frame[lame + 22] & 0x0f) << 8) | frame[lame + 23];
     return { frames, delay, padding };

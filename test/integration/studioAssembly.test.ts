@@ -1,9 +1,10 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import yauzl from 'yauzl';
 import { run } from '../../lib/process';
-import { readWavInfo } from '../../audio/wav';
+import { readWavInfo, readWavSamples } from '../../audio/wav';
+import { pcmBytes, wavHeader } from '../../lib/wavFormat';
 import { assembleBook, assembleChapter, type BlockAudio, type ChapterAssembly } from '../../studio/assembly';
 import { MP3_FRAME_SAMPLES, mp3Frames } from '../../studio/assembly/mp3';
 
@@ -243,6 +244,43 @@ describe('studio assembly', () => {
       expect(Math.round(wav.durationSeconds * wav.sampleRate)).toBe(frames!.frames * MP3_FRAME_SAMPLES);
       expect(chapter.durationMs).toBe(Math.round(wav.durationSeconds * 1000));
     }
+  });
+
+  it("lengthens at the book's assembly a chapter WAV made before WAVs took their MP3's frames, and encodes the MP3 for one that matches no MP3", async () => {
+    const [first] = assembled;
+    const frames = (await mp3Frames(first.mp3Path))!;
+    const { samples } = await readWavSamples(first.wavPath);
+    const spoken = samples.subarray(0, frames.frames * MP3_FRAME_SAMPLES - frames.delay - frames.padding);
+    const older = path.join(work, 'older.wav');
+    const stranger = path.join(work, 'stranger.wav');
+    await writeFile(older, Buffer.concat([wavHeader(spoken.length, 44_100), pcmBytes(spoken)]));
+    await writeFile(stranger, Buffer.concat([wavHeader(spoken.length - 10, 44_100), pcmBytes(spoken.subarray(10))]));
+    const durationMs = Math.round((spoken.length / 44_100) * 1000);
+    const book = async (wavPath: string, name: string) => {
+      const outDir = path.join(work, name);
+      await run('mkdir', ['-p', outDir]);
+      return assembleBook({
+        chapters: [{ title: 'One', wavPath, mp3Path: first.mp3Path, durationMs }],
+        metadata: {
+          title: null,
+          author: null,
+          narrator: null,
+          language: 'en',
+          description: null,
+          publisher: null,
+          year: null,
+          isbn: null,
+        },
+        preset: 'audiobook',
+        outDir,
+      });
+    };
+    const joined = await book(older, 'older-book');
+    expect(joined.index[0].duration_ms).toBe(first.durationMs);
+    expect((await readWavSamples(older)).samples.length).toBe(frames.frames * MP3_FRAME_SAMPLES);
+    const encoded = await book(stranger, 'stranger-book');
+    expect(encoded.index[0].duration_ms).toBe(durationMs);
+    expect((await readWavSamples(stranger)).samples.length).toBe(spoken.length - 10);
   });
 
   it('stops its ffmpeg when the signal aborts', async () => {
