@@ -411,7 +411,10 @@ async function main() {
     const summary = summarizeProfile(path.join(profileDir, file), 30);
     const blocksRendered = conversions.reduce((sum, run) => sum + run.blocks, 0);
     const perBlock = (share: number) => `${fmt((share * summary.seconds * 1000) / blocksRendered, 1)} ms`;
-    out(`\nThe worker's Node process: ${fmt(summary.seconds, 1)} s busy over the run; per block rendered:\n\n`);
+    // `CPU.<date>.<time>.<pid>.<thread>.<n>.cpuprofile`: thread 0 is the main one (activities), another the workflows'.
+    const thread = /\.(\d+)\.\d+\.cpuprofile$/.exec(file)?.[1];
+    const which = thread === '0' ? 'main thread (activities)' : `thread ${thread} (workflows)`;
+    out(`\nThe worker's ${which}: ${fmt(summary.seconds, 1)} s busy over the run; per block rendered:\n\n`);
     out(
       table(
         ['owner', 'per block'],
