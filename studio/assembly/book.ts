@@ -1,10 +1,10 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileUrl } from '../../audio/ffmpeg';
-import { padWav, readWavInfo } from '../../audio/wav';
+import { padWav } from '../../audio/wav';
 import { studioFfmpeg } from './ffmpeg';
 import type { AssemblyPreset, BookChapter, BookMetadata } from './index';
-import { MASTER_RATE, MP3_FRAME_SAMPLES, mp3Frames, mp3Output } from './mp3';
+import { MASTER_RATE, mp3Output, mp3SpanOf } from './mp3';
 import { writeStoredZip } from './zip';
 
 /** AAC mono at 64 kbps (see assembleBook). */
@@ -73,16 +73,11 @@ function concatList(files: readonly string[]): string {
 async function joinedMp3Lengths(chapters: readonly BookChapter[]): Promise<number[] | null> {
   const lengths: number[] = [];
   for (const chapter of chapters) {
-    if (!chapter.mp3Path) return null;
-    const frames = await mp3Frames(chapter.mp3Path);
-    if (!frames) return null;
-    const { sampleRate, durationSeconds } = await readWavInfo(chapter.wavPath);
-    const length = frames.frames * MP3_FRAME_SAMPLES;
-    const samples = Math.round(durationSeconds * sampleRate);
-    if (sampleRate !== MASTER_RATE || (samples !== length && samples !== length - frames.delay - frames.padding))
-      return null;
+    const length = chapter.mp3Path ? await mp3SpanOf(chapter.mp3Path, chapter.wavPath) : null;
+    if (length === null) return null;
     lengths.push(length);
   }
+  // Only once every chapter can be joined: the WAVs of a book whose MP3 is encoded keep their lengths.
   for (const [i, chapter] of chapters.entries()) await padWav(chapter.wavPath, lengths[i]);
   return lengths;
 }

@@ -6,7 +6,7 @@ import { captionsOf, type TimedWord } from './captions';
 import type { AssemblyPreset, BlockAudio, ChapterAssembly } from './index';
 import { studioFfmpeg } from './ffmpeg';
 import { measureLevels, measureWav } from './measure';
-import { MASTER_RATE, MP3_FRAME_SAMPLES, mp3Frames, mp3Output } from './mp3';
+import { MASTER_RATE, mp3Output, mp3SpanOf } from './mp3';
 
 /** Pauses between blocks (seconds): a heading is followed by a longer breath than a paragraph. */
 const PAUSE_AFTER = { heading: 0.9, paragraph: 0.5 } as const;
@@ -123,8 +123,8 @@ export async function assembleChapter(input: {
   // The WAV takes the MP3's whole frames (its encoder's delay and padding, in silence at the end): the book's MP3
   // is the chapters' MP3s joined frame for frame, so each chapter spans exactly that there, and the M4B and the
   // chapter index, made from the WAVs, keep time with it.
-  const frames = await mp3Frames(mp3Path);
-  if (frames) await padWav(wavPath, frames.frames * MP3_FRAME_SAMPLES);
+  const span = await mp3SpanOf(mp3Path, wavPath);
+  if (span !== null) await padWav(wavPath, span);
 
   // 4. QC of what a listener decodes: the chapter's MP3 as the book's zip delivers it.
   const delivered = await measureLevels(mp3Path, { loudness: false, signal });

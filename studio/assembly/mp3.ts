@@ -1,5 +1,6 @@
 import { open } from 'node:fs/promises';
 import { fileUrl } from '../../audio/ffmpeg';
+import { readWavInfo } from '../../audio/wav';
 
 /** Every delivered file is 44.1 kHz mono (ACX's rate). */
 export const MASTER_RATE = 44_100;
@@ -66,4 +67,21 @@ export async function mp3Frames(file: string): Promise<Mp3Frames | null> {
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * The samples a chapter's WAV spans in MP3s joined frame for frame: its
+ * MP3's whole frames, when the MP3 was encoded from it (the WAV holds as
+ * many samples, once lengthened, or as many less the encoder's delay and
+ * padding, as encoded); null for an MP3 without its frame count, or one
+ * made from other audio.
+ */
+export async function mp3SpanOf(mp3Path: string, wavPath: string): Promise<number | null> {
+  const frames = await mp3Frames(mp3Path);
+  if (!frames) return null;
+  const { sampleRate, durationSeconds } = await readWavInfo(wavPath);
+  const span = frames.frames * MP3_FRAME_SAMPLES;
+  const samples = Math.round(durationSeconds * sampleRate);
+  if (sampleRate !== MASTER_RATE || (samples !== span && samples !== span - frames.delay - frames.padding)) return null;
+  return span;
 }
