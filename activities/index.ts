@@ -14,6 +14,7 @@ import { createSystemCheckActivities } from './systemCheck';
 import { createWebhookActivities } from './webhooks';
 import { createPreviewActivities } from './previews';
 import { createStudioActivities } from './studio';
+import { createStreamSessionActivities } from './streamSessions';
 
 /** What activities are given; tests build it with real or test resources. */
 export interface ActivityDeps {
@@ -44,6 +45,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createPrivacyActivities(deps),
     ...createPreviewActivities(deps),
     ...createStudioActivities(deps),
+    ...createStreamSessionActivities(deps),
   };
 }
 

@@ -17,6 +17,7 @@ import {
   recordCompletion,
   recordDeleted,
   recordEnded,
+  recordPartsDeleted,
   recordRendering,
   recordSlotTaken,
   notifyWatchers,
@@ -467,10 +468,14 @@ export function createSynthesisActivities(deps: ActivityDeps) {
       await storage.removePrefix(chunkPrefix(synthesisId));
     },
 
-    /** A deleted synthesis (it has ended): hidden from history, its audio and any chunk gone from storage. */
+    /**
+     * A deleted synthesis (it has ended): hidden from history, its audio and any chunk gone from storage. A
+     * stream-input connection's pieces go with its entry (their audio went when the entry was recorded).
+     */
     async removeSynthesis({ synthesisId }: { synthesisId: string }): Promise<void> {
       const synthesis = await loadSynthesis(synthesisId);
       await recordDeleted(db, synthesisId);
+      await recordPartsDeleted(db, synthesisId);
       await removeSynthesisObjects(storage, synthesis);
       await recordAudioRemoved(db, synthesisId);
     },

@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { ActivityDeps } from '.';
 import { Account } from '../db/models/Account';
-import { Synthesis } from '../db/models/Synthesis';
+import { Synthesis, type SynthesisRow } from '../db/models/Synthesis';
 import { Voice } from '../db/models/Voice';
 import { WebhookDelivery } from '../db/models/WebhookDelivery';
 import { WebhookEndpoint } from '../db/models/WebhookEndpoint';
@@ -29,6 +29,15 @@ export function createWebhookAnnouncer(deps: ActivityDeps) {
     async synthesisEnded(synthesisId: string): Promise<void> {
       const row = await Synthesis.query(db).findById(synthesisId);
       if (!row || row.status === 'queued' || row.status === 'processing') return;
+      // A piece of a stream-input connection is announced as the connection's entry, once it is recorded.
+      if (row.part_of === null) await this.synthesisAnnounced(synthesisId, row);
+      if (row.status === 'completed') await this.creditsCaptured(row.account_id, synthesisId, row.credits_charged);
+    },
+
+    /** `synthesis.<status>` for an ended entry of history (idempotent: a stable event id). */
+    async synthesisAnnounced(synthesisId: string, known?: SynthesisRow): Promise<void> {
+      const row = known ?? (await Synthesis.query(db).findById(synthesisId));
+      if (!row || row.status === 'queued' || row.status === 'processing') return;
       const type = `synthesis.${row.status}` as const;
       await announceWebhookEvent(deps, {
         id: stableEventId(type, synthesisId),
@@ -36,7 +45,6 @@ export function createWebhookAnnouncer(deps: ActivityDeps) {
         accountId: row.account_id,
         data: presentHistoryEntry(row, 'v1'),
       });
-      if (row.status === 'completed') await this.creditsCaptured(row.account_id, synthesisId, row.credits_charged);
     },
 
     /**

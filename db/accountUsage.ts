@@ -20,7 +20,9 @@ export function accountsWithUsage(
   db: Knex,
   { start, end, limit, email }: { start: Date; end: Date; limit: number; email?: string },
 ): Promise<AccountWithUsage[]> {
+  // As Synthesis's listed modifier: a stream-input connection's pieces count in its entry.
   const syntheses = db('syntheses')
+    .whereNull('part_of')
     .where('completed_at', '>=', start)
     .andWhere('completed_at', '<', end)
     .groupBy('account_id')

@@ -58,6 +58,8 @@ export interface SynthesisRequest {
   pronunciationDictionaryIds?: string[];
   /** `ssml`: the text is an SSML document (text/ssml); absent (requests before SSML was read, and plain text): `text`. */
   textType?: 'text' | 'ssml';
+  /** A piece of a stream-input connection (streamSession below): hidden from history, which shows the connection. */
+  partOf?: { sessionId: string; index: number };
 }
 
 export interface SynthesisInput {
@@ -106,6 +108,22 @@ export const slotFreedSignal = defineSignal('slotFreed');
 export const streamReaderSignal = defineSignal<[{ reading: boolean }]>('streamReader');
 export const READER_RENEW_SECONDS = 20;
 export const READER_SILENCE_SECONDS = 60;
+
+/**
+ * `stream-session:<uuid>`: a stream-input connection, one synthesis in history. Its pieces render as syntheses of
+ * their own (`partOf`); once the connection has ended, the workflow records its entry from them.
+ */
+export const streamSessionWorkflowId = (sessionId: string) => `stream-session:${sessionId}`;
+export interface StreamSessionInput {
+  sessionId: string;
+  accountId: string;
+}
+/**
+ * From the API holding the connection: `open: true` every READER_RENEW_SECONDS while it is open, `open: false`
+ * once it has closed and each piece it submitted has ended or been canceled. Silent for READER_SILENCE_SECONDS
+ * (the API died with the connection), the session is recorded from what its pieces did.
+ */
+export const connectionSignal = defineSignal<[{ open: boolean }]>('connection');
 
 export interface SynthesisProgress {
   status: SynthesisStatus;

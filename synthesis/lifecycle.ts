@@ -42,6 +42,8 @@ export async function recordRequest(trx: Knex.Transaction, request: SynthesisReq
         ? request.pronunciationDictionaryIds
         : null,
       text_type: request.textType ?? 'text',
+      part_of: request.partOf?.sessionId ?? null,
+      part_index: request.partOf?.index ?? null,
     })
     .onConflict('id')
     .ignore();
@@ -146,6 +148,14 @@ export async function recordDeleted(db: Knex, synthesisId: string): Promise<void
     .modify('live')
     .patch({ deleted_at: db.fn.now(), updated_at: db.fn.now() })
     .where({ id: synthesisId });
+}
+
+/** A stream-input connection's entry was deleted: its pieces leave with it (rows kept, as recordDeleted's). */
+export async function recordPartsDeleted(db: Knex, sessionId: string): Promise<void> {
+  await Synthesis.query(db)
+    .modify('live')
+    .patch({ deleted_at: db.fn.now(), updated_at: db.fn.now() })
+    .where({ part_of: sessionId });
 }
 
 /** A deleted synthesis's audio is gone from storage. */

@@ -4,6 +4,7 @@ export { signupVerification } from './signupVerification';
 // Registered under its old type name (CREDIT_CAPTURE_WORKFLOW_TYPE): histories and running workflows name it so.
 export { creditCapture as creditDeduction } from './creditCapture';
 export { synthesis } from './synthesis';
+export { streamSession } from './streamSession';
 export { synthesisDeletion, voiceDeletion } from './deletion';
 export { voiceCloning } from './voiceCloning';
 export { billingRefill } from './billingRefill';

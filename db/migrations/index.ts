@@ -24,6 +24,7 @@ import * as studio from './022_studio';
 import * as cloningAttestations from './023_cloning_attestations';
 import * as accountDefaultVoice from './024_account_default_voice';
 import * as synthesisPlanSlot from './025_synthesis_plan_slot';
+import * as synthesisParts from './026_synthesis_parts';
 
 /**
  * Migrations are listed here in order rather than discovered on disk, so the
@@ -55,6 +56,7 @@ const migrations: Record<string, Knex.Migration> = {
   '023_cloning_attestations': cloningAttestations,
   '024_account_default_voice': accountDefaultVoice,
   '025_synthesis_plan_slot': synthesisPlanSlot,
+  '026_synthesis_parts': synthesisParts,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -38,6 +38,10 @@ export interface SynthesisRow {
   started_at: Date | null;
   /** When it took one of its plan's concurrent slots (it may still be `queued`, waiting for a render slot). */
   slot_taken_at: Date | null;
+  /** A piece of a stream-input connection: the connection's entry (hidden from history, which shows the entry). */
+  part_of: string | null;
+  /** Its place among its connection's pieces, from 0. */
+  part_index: number | null;
   completed_at: Date | null;
   deleted_at: Date | null;
 }
@@ -79,6 +83,13 @@ export class Synthesis extends TableModel {
       query.whereNull('syntheses.deleted_at');
     },
     ownedBy,
+    /**
+     * What history lists and usage counts: not a piece of a stream-input connection (its connection's entry
+     * holds its text, audio and charge).
+     */
+    listed(query: QueryBuilder<Synthesis>) {
+      query.whereNull('syntheses.part_of');
+    },
     /** Queued or processing: its workflow still runs. */
     running(query: QueryBuilder<Synthesis>) {
       query.whereIn('syntheses.status', RUNNING_STATUSES);
@@ -126,6 +137,7 @@ export class Synthesis extends TableModel {
   static async periodTotals(db: Knex, account: Owner, start: Date, end: Date): Promise<PeriodTotals> {
     const [totals] = await this.query(db)
       .modify('ownedBy', account)
+      .modify('listed')
       .andWhere('completed_at', '>=', start)
       .andWhere('completed_at', '<', end)
       .select(
@@ -143,6 +155,7 @@ export class Synthesis extends TableModel {
   static dailyTotals(db: Knex, account: Owner, start: Date, end: Date) {
     return this.query(db)
       .modify('ownedBy', account)
+      .modify('listed')
       .where({ status: 'completed' })
       .andWhere('completed_at', '>=', start)
       .andWhere('completed_at', '<', end)

@@ -3,7 +3,8 @@ import { call } from '../helpers/http';
 import { createAccount, type TestAccount } from '../helpers/factories';
 import { useStack } from '../helpers/stack';
 import { Synthesis } from '../../db/models/Synthesis';
-import { eventually } from '../helpers/eventually';
+import { eventually, until } from '../helpers/eventually';
+import { streamSessionWorkflowId } from '../../synthesis/contracts';
 
 /**
  * ElevenLabs' stream-input WebSocket as its docs describe it, spoken by a
@@ -49,10 +50,30 @@ describe('ElevenLabs stream-input over a WebSocket', () => {
   });
   const balance = async () =>
     Number((await call(api.url, 'GET', '/api/v1/auth/profile/', undefined, owner.access)).body.credit_balance);
+  const historyIds = async (): Promise<string[]> =>
+    (await call(api.url, 'GET', '/v1/history?page_size=100', undefined, key)).body.history.map(
+      (item: { history_item_id: string }) => item.history_item_id,
+    );
+  /** The one entry a connection made in history, once its session has recorded it, and its pieces. */
+  const entryOfConnection = async (before: string[]) => {
+    let added: string[] = [];
+    await eventually(
+      'the connection to be recorded in history',
+      async () => {
+        added = (await historyIds()).filter((id) => !before.includes(id));
+        return added.length > 0;
+      },
+      60_000,
+    );
+    expect(added).toHaveLength(1);
+    const entry = await Synthesis.query(deps.db).findById(added[0]).throwIfNotFound();
+    const pieces = await Synthesis.query(deps.db).where({ part_of: entry.id }).orderBy('part_index');
+    return { entry, pieces };
+  };
 
-  it('speaks text sent word by word: audio with alignment as sentences complete, isFinal, history and credits per piece', async () => {
+  it('speaks text sent word by word: audio with alignment as sentences complete, isFinal, one history entry charged per piece', async () => {
     const before = await balance();
-    const rowsBefore = await Synthesis.query(deps.db).where({ account_id: owner.id }).resultSize();
+    const historyBefore = await historyIds();
     const { messages, close } = await converse(
       api.url,
       `/v1/text-to-speech/${TIMED_VOICE}/stream-input?model_id=eleven_flash_v2_5&output_format=pcm_16000`,
@@ -89,30 +110,33 @@ describe('ElevenLabs stream-input over a WebSocket', () => {
     expect(said.replace(/\s+/g, ' ')).toContain('The lighthouse keeper climbed the stairs at dusk.');
     expect(said).toContain('watched the ships go by');
 
-    // Each piece is a synthesis in the history, completed and charged for its characters.
-    const rows = await Synthesis.query(deps.db)
-      .where({ account_id: owner.id })
-      .orderBy('created_at')
-      .offset(rowsBefore);
-    expect(rows.length).toBeGreaterThanOrEqual(2);
-    expect(rows.map((row) => row.text).join(' ')).toBe(TEXT);
-    await eventually(
-      'every piece to settle',
-      async () =>
-        (
-          await Synthesis.query(deps.db).whereIn(
-            'id',
-            rows.map((row) => row.id),
-          )
-        ).every((row) => row.status === 'completed'),
-      60_000,
-    );
-    const charged = rows.reduce((sum, row) => sum + row.characters, 0);
+    // The connection is one entry in history: its pieces' text and charge, their audio joined into one file.
+    const { entry, pieces } = await entryOfConnection(historyBefore);
+    expect(pieces.length).toBeGreaterThanOrEqual(2);
+    expect(pieces.map((piece) => piece.text).join(' ')).toBe(TEXT);
+    expect(pieces.every((piece) => piece.status === 'completed' && piece.audio_key === null)).toBe(true);
+    const charged = pieces.reduce((sum, piece) => sum + piece.characters, 0);
+    expect(entry).toMatchObject({ status: 'completed', text: TEXT, characters: charged, credits_charged: charged });
     await eventually('the charge to settle', async () => (await balance()) === before - charged, 30_000);
+    const item = await call(api.url, 'GET', `/v1/history/${entry.id}`, undefined, key);
+    expect(item.body).toMatchObject({ text: TEXT, character_count_change_to: charged, state: 'completed' });
+    // Its audio plays the whole connection (a pause between pieces); its words are in its time and text.
+    const audio = await call(api.url, 'GET', `/v1/history/${entry.id}/audio`, undefined, key);
+    expect(audio.status).toBe(200);
+    expect(entry.duration_seconds).toBeGreaterThan(seconds - 1);
+    expect(entry.duration_seconds).toBeLessThan(seconds + 2);
+    const { words } = (
+      await call(api.url, 'GET', `/api/v1/tts/history/${entry.id}/timestamps/`, undefined, owner.access)
+    ).body;
+    const codePoints = [...TEXT];
+    expect(words.map((word: { word: string }) => word.word).join(' ')).toContain('watched the ships go by');
+    for (const word of words) expect(codePoints.slice(word.char_start, word.char_end).join('')).toBe(word.word);
+    expect(words.at(-1).end).toBeLessThanOrEqual(entry.duration_seconds! + 0.01);
+    expect(words.at(-1).end).toBeGreaterThan(entry.duration_seconds! - 2);
   }, 300_000);
 
   it('takes the key from the upgrade header; a chunk schedule of 50 speaks an unfinished clause; one MP3 stream', async () => {
-    const rowsBefore = await Synthesis.query(deps.db).where({ account_id: owner.id }).resultSize();
+    const historyBefore = await historyIds();
     const { messages, close } = await converse(
       api.url,
       `/v1/text-to-speech/${FAST_VOICE}/stream-input?output_format=mp3_22050_32`,
@@ -131,15 +155,42 @@ describe('ElevenLabs stream-input over a WebSocket', () => {
     expect(mp3.length).toBeGreaterThan(1000);
     expect(mp3[0] === 0xff || mp3.subarray(0, 3).toString() === 'ID3').toBe(true);
     // The clause went out as soon as it passed 50 characters, before the end; the rest at the end.
-    const rows = await Synthesis.query(deps.db)
-      .where({ account_id: owner.id })
-      .orderBy('created_at')
-      .offset(rowsBefore);
-    expect(rows.map((row) => row.text)).toEqual([
+    const { entry, pieces } = await entryOfConnection(historyBefore);
+    expect(entry).toMatchObject({ status: 'completed', output_format: 'mp3' });
+    expect(pieces.map((row) => row.text)).toEqual([
       'Here is a clause with no end yet but plenty of words in it,',
       'and more',
     ]);
   }, 300_000);
+
+  it('leaves no entry and charges nothing when the client leaves before any audio', async () => {
+    const before = await balance();
+    const historyBefore = await historyIds();
+    const pieces = await Synthesis.query(deps.db).where({ account_id: owner.id }).whereNotNull('part_of');
+    const newPiece = async () =>
+      (await Synthesis.query(deps.db).where({ account_id: owner.id }).whereNotNull('part_of')).find(
+        (row) => !pieces.some((known) => known.id === row.id),
+      );
+    const ws = new WebSocket(`${api.url.replace(/^http/, 'ws')}/v1/text-to-speech/${TIMED_VOICE}/stream-input`);
+    const closed = new Promise((resolve) => ws.on('close', resolve));
+    await new Promise((resolve, reject) => ws.on('open', resolve).on('error', reject));
+    ws.send(JSON.stringify({ text: ' ', xi_api_key: key }));
+    // A long sentence (seconds to render): the client leaves as soon as it is submitted, before its first audio.
+    ws.send(
+      JSON.stringify({
+        text: `${'This long sentence is never heard, since the client leaves at once, '.repeat(3)}and so it ends. `,
+      }),
+    );
+    const piece = await until('the piece to be submitted', newPiece, 30_000, 20);
+    ws.terminate();
+    await closed;
+    const session = deps.temporal.workflow.getHandle(streamSessionWorkflowId(piece.part_of!));
+    expect(await session.result()).toBe('nothing');
+    expect((await Synthesis.query(deps.db).findById(piece.id))?.status).toBe('canceled');
+    expect(await Synthesis.query(deps.db).findById(piece.part_of!)).toBeUndefined();
+    expect(await historyIds()).toEqual(historyBefore);
+    expect(await balance()).toBe(before);
+  }, 120_000);
 
   it.each([
     [

@@ -11,9 +11,9 @@ const DIR = path.join(__dirname, '..', 'replay', 'histories');
 const files = readdirSync(DIR).filter((file) => file.endsWith('.json'));
 
 describe('workflow histories replay against the current code', () => {
-  it('has recorded histories of the synthesis, credit, signup, account deletion, history retention, Studio, webhook and voice cloning workflows', () => {
+  it('has recorded histories of the synthesis, credit, signup, account deletion, history retention, Studio, webhook, voice cloning and stream session workflows', () => {
     expect(new Set(files.map((file) => file.split('-')[0]))).toEqual(
-      new Set(['synthesis', 'credit', 'signup', 'account', 'history', 'project', 'webhook', 'voice']),
+      new Set(['synthesis', 'credit', 'signup', 'account', 'history', 'project', 'webhook', 'voice', 'stream']),
     );
   });
 

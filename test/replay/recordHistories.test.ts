@@ -10,7 +10,9 @@ import { call, postSpeech } from '../helpers/http';
 import { createAccount } from '../helpers/factories';
 import { silenceMp3 } from '../helpers/cloningInput';
 import { makeSample, uploadSample } from '../helpers/samples';
-import { voiceCloningWorkflowId } from '../../synthesis/contracts';
+import WebSocket from 'ws';
+import { Synthesis } from '../../db/models/Synthesis';
+import { streamSessionWorkflowId, voiceCloningWorkflowId } from '../../synthesis/contracts';
 import { until } from '../helpers/eventually';
 import { installKokoroModels } from '../helpers/kokoroMirror';
 import { type TestDeps, useStack } from '../helpers/stack';
@@ -171,6 +173,29 @@ record('record workflow histories for replay tests', () => {
     expect(await deps.temporal.workflow.getHandle(`synthesis:${id}`).result()).toBe('completed');
     await save('synthesis-streamed-reader-after-completion', `synthesis:${id}`);
   }, 300_000);
+
+  it('records a stream-input connection of two pieces, recorded as one entry once it closed', async () => {
+    const who = await createAccount(deps);
+    const { key } = (await call(api.url, 'POST', '/api/v1/auth/api-keys/', { name: 'replay' }, who.access)).body;
+    await new Promise<void>((resolve, reject) => {
+      const ws = new WebSocket(`${api.url.replace(/^http/, 'ws')}/v1/text-to-speech/alloy/stream-input`);
+      ws.on('open', () => {
+        ws.send(JSON.stringify({ text: ' ', xi_api_key: key }));
+        ws.send(JSON.stringify({ text: 'The first piece is spoken. ' }));
+        ws.send(JSON.stringify({ text: 'The second one ends it.', flush: true }));
+        ws.send(JSON.stringify({ text: '' }));
+      });
+      ws.on('close', () => resolve());
+      ws.on('error', reject);
+    });
+    let sessionId: string | undefined;
+    await until('the connection to be recorded', async () => {
+      sessionId = (await Synthesis.query(deps.db).where({ account_id: who.id }).whereNull('part_of').first())?.id;
+      return sessionId !== undefined;
+    });
+    expect(await deps.temporal.workflow.getHandle(streamSessionWorkflowId(sessionId!)).result()).toBe('recorded');
+    await save('stream-session-recorded', streamSessionWorkflowId(sessionId!));
+  });
 
   it('records an account deletion that stops a running synthesis, and a history retention run', async () => {
     const who = await createAccount(deps);

@@ -199,7 +199,7 @@ export async function searchVoices(deps: ApiDeps, account: Account, query: z.out
 
 /** The caller's history, newest first (or oldest), after a given item. */
 export async function historyOf(deps: ApiDeps, account: Account, query: z.output<typeof HistoryQuery>) {
-  const builder = Synthesis.query(deps.db).modify('ownedBy', account).modify('live');
+  const builder = Synthesis.query(deps.db).modify('ownedBy', account).modify('live').modify('listed');
   if (query.voice_id) builder.where('voice_id', query.voice_id);
   if (query.date_before_unix !== undefined) builder.where('created_at', '<', new Date(query.date_before_unix * 1000));
   if (query.date_after_unix !== undefined) builder.where('created_at', '>=', new Date(query.date_after_unix * 1000));

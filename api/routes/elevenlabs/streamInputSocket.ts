@@ -17,6 +17,7 @@ import {
 } from '../openai/stream';
 import { takeStreamPlace } from '../openai/speech';
 import { cancelSynthesis, submitSynthesis } from '../tts/commands';
+import { openStreamSession, type StreamSession } from '../tts/streamSession';
 import { appendAlignment, type CharacterAlignment } from './alignment';
 import { toElevenLabsError } from './errors';
 import { encodingOf, type Encoding, OUTPUT_FORMATS, type OutputFormatCode, DEFAULT_OUTPUT_FORMAT } from './formats';
@@ -37,9 +38,11 @@ import { CHUNK_SAMPLE_RATE } from '../../../audio/wav';
  * key, and a connection's text turned into speech as it arrives. Each piece
  * of text TextBuffer declares ready is one streamed synthesis of the account
  * (submitted in order, its audio sent in order through one encoder per
- * connection), as Wyoming's streams are: each is in the history and charged
- * like any stream, and a piece whose audio never reached the client is
- * canceled, uncharged. The protocol's messages and rules are in streamInput.ts.
+ * connection), charged like any stream; a piece whose audio never reached
+ * the client is canceled, uncharged. The pieces are parts of the
+ * connection's stream session (tts/streamSession.ts): history shows the
+ * connection as one synthesis, recorded from them once it has closed. The
+ * protocol's messages and rules are in streamInput.ts.
  */
 
 const PATH = /^\/v1\/text-to-speech\/([^/]{1,200})\/stream-input\/?$/;
@@ -84,6 +87,7 @@ function socketAlignment(alignment: CharacterAlignment, fromSeconds: number): So
 
 class StreamInputSession {
   private account: Account | null = null;
+  private session: StreamSession | null = null;
   private buffer: TextBuffer | null = null;
   private speed = 1;
   private encoding: Encoding | null = null;
@@ -126,6 +130,9 @@ class StreamInputSession {
       this.closed.abort(new Error('connection closed'));
       this.encoder?.destroy();
       this.release?.();
+      // Once every piece submitted has played or been canceled (the abort above stops them), the entry is recorded.
+      const session = this.session;
+      if (session) void Promise.allSettled([this.messages, this.spoken.played()]).then(() => session.close());
     });
     this.ws.on('error', (error) => this.log.debug({ err: error }, 'stream-input connection error'));
     try {
@@ -215,6 +222,7 @@ class StreamInputSession {
     if (!voice) throw new StreamInputError('voice_not_found', `Unknown voice '${this.voiceId}'.`, CLOSE.policy);
     this.release = takeStreamPlace(this.deps, account, this.encoding!.usesProcess);
     this.account = account;
+    this.session = openStreamSession(this.deps, account);
     this.speed = message.voice_settings?.speed ?? 1;
     this.buffer = new TextBuffer(message.generation_config?.chunk_length_schedule);
     // The first message's text is usually " " (nothing to say); anything more is the start of the text.
@@ -240,6 +248,8 @@ class StreamInputSession {
 
   private async submit(text: string): Promise<SynthesisRow> {
     if (this.closed.signal.aborted) throw this.closed.signal.reason;
+    await this.session!.started;
+    if (this.closed.signal.aborted) throw this.closed.signal.reason;
     const { row } = await submitSynthesis(
       this.deps,
       this.account!,
@@ -253,7 +263,7 @@ class StreamInputSession {
         text_normalization: 'auto',
       },
       undefined,
-      { streaming: true },
+      { streaming: true, partOf: this.session!.nextPart() },
     );
     this.log.info({ synthesis_id: row.id, characters: row.characters }, 'stream-input synthesis');
     return row;

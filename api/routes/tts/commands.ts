@@ -141,7 +141,7 @@ export async function submitSynthesis(
   account: Account,
   body: SynthesizeBody,
   id: string = randomUUID(),
-  { streaming = false }: { streaming?: boolean } = {},
+  { streaming = false, partOf }: { streaming?: boolean; partOf?: SynthesisRequest['partOf'] } = {},
 ): Promise<{ row: SynthesisRow; warnings: string[] }> {
   const { db, temporal, config } = deps;
   const { text, characters, spokenCharacters, pronunciationDictionaryIds, textType, warnings } = await checkRequest(
@@ -165,6 +165,7 @@ export async function submitSynthesis(
     textNormalization: body.text_normalization,
     ...(pronunciationDictionaryIds.length > 0 && { pronunciationDictionaryIds }),
     ...(textType === 'ssml' && { textType }),
+    ...(partOf && { partOf }),
   };
   const input: SynthesisInput = { request, cpuTaskQueue: cpuTaskQueue(config) };
   const start = new WithStartWorkflowOperation(synthesis, {

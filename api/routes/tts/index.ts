@@ -152,7 +152,7 @@ export function ttsRoutes(deps: ApiDeps): Route[] {
       query: HistoryQuery,
       responses: { 200: jsonResponse('A page of history', HistoryPage), ...problemResponses(400, 401) },
       async handler(ctx, { account, query }, family) {
-        const entries = Synthesis.query(db).modify('ownedBy', account).modify('live');
+        const entries = Synthesis.query(db).modify('ownedBy', account).modify('live').modify('listed');
         if (query.project_id) entries.where({ project_id: query.project_id });
         if (query.status) entries.where({ status: query.status });
         if (query.voice_id) entries.where({ voice_id: query.voice_id });
