@@ -42,7 +42,7 @@ export function createStreamSessionActivities(deps: ActivityDeps) {
       const wavs: string[] = [];
       const seconds: number[] = [];
       for (const part of parts) {
-        const source = path.join(dir, `part-${part.part_index}.${part.output_format}`);
+        const source = path.join(dir, `stored-${part.part_index}.${part.output_format}`);
         await pipeline(await storage.get(part.audio_key!), createWriteStream(source));
         const wav = path.join(dir, `part-${part.part_index}.wav`);
         await ffmpeg(['-i', fileUrl(source), ...monoWavOutput(OUTPUT_SAMPLE_RATE, wav)]);
