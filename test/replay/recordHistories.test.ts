@@ -178,7 +178,7 @@ record('record workflow histories for replay tests', () => {
     const who = await createAccount(deps);
     const { key } = (await call(api.url, 'POST', '/api/v1/auth/api-keys/', { name: 'replay' }, who.access)).body;
     await new Promise<void>((resolve, reject) => {
-      const ws = new WebSocket(`${api.url.replace(/^http/, 'ws')}/v1/text-to-speech/alloy/stream-input`);
+      const ws = new WebSocket(`${api.url.replace(/^http/, 'ws')}/v1/text-to-speech/en-us-flite-slt/stream-input`);
       ws.on('open', () => {
         ws.send(JSON.stringify({ text: ' ', xi_api_key: key }));
         ws.send(JSON.stringify({ text: 'The first piece is spoken. ' }));
