@@ -52,14 +52,23 @@ const fmt = (value: number, digits = 0) => value.toFixed(digits);
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const run = promisify(execFile);
 
-/** Until no synthesis is queued or processing: the next request starts on a quiet service. */
+/**
+ * Until no synthesis is queued or processing, and every stream-input connection that spoke has its entry recorded
+ * (its pieces' audio joined): the next request starts on a quiet service.
+ */
 function settled(stack: { db: Knex }): Promise<void> {
+  const count = async (query: Knex.QueryBuilder) => Number((await query.count({ n: '*' }).first())?.n ?? 0);
   return waitFor(
     'syntheses settled',
     async () =>
-      Number(
-        (await stack.db('syntheses').whereIn('status', ['queued', 'processing']).count({ n: '*' }).first())?.n ?? 0,
-      ) === 0,
+      (await count(stack.db('syntheses').whereIn('status', ['queued', 'processing']))) === 0 &&
+      (await count(
+        stack
+          .db('syntheses as p')
+          .where('p.status', 'completed')
+          .whereNotNull('p.part_of')
+          .whereNotExists(stack.db('syntheses as s').whereRaw('s.id = p.part_of')),
+      )) === 0,
     60_000,
   );
 }
