@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import { pauseSamples, OUTPUT_SAMPLE_RATE, type Voicing } from '../audio/finish';
 import { deliveredWords, type TimedWord } from '../audio/timestamps';
 import { readWavInfo } from '../audio/wav';
-import type { Storage } from '../lib/storage';
+import { isMissingObject, type Storage } from '../lib/storage';
 import { chunkWordsKey } from './objects';
 
 /**
@@ -24,9 +24,16 @@ async function readAll(stream: Readable): Promise<Buffer> {
   return Buffer.concat(parts);
 }
 
+/** A stored JSON object, or null when it is not (or not yet) there: one GET, no HEAD before it. */
 export async function readJsonObject<T>(storage: Storage, key: string): Promise<T | null> {
-  if ((await storage.size(key)) === null) return null;
-  return JSON.parse((await readAll(await storage.get(key))).toString('utf8')) as T;
+  let stream: Readable;
+  try {
+    stream = await storage.get(key);
+  } catch (error) {
+    if (isMissingObject(error)) return null;
+    throw error;
+  }
+  return JSON.parse((await readAll(stream)).toString('utf8')) as T;
 }
 
 /** Keeps one chunk's words (nothing when its engine gave no timing). */

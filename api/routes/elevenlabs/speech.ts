@@ -6,7 +6,7 @@ import type { SynthesisRow } from '../../../db/models/Synthesis';
 import { Voice } from '../../../db/models/Voice';
 import { ENGINES, WORD_TIMING_ENGINES } from '../../../engines/registry';
 import { chunkWordsKey } from '../../../synthesis/objects';
-import { speechPlanOf, type SpeechPlan } from '../../../synthesis/speechPlan';
+import { speechPlanOf } from '../../../synthesis/speechPlan';
 import { readJsonObject } from '../../../synthesis/timestamps';
 import type { TimedWord } from '../../../audio/timestamps';
 import { CHUNK_SAMPLE_RATE } from '../../../audio/wav';
@@ -103,14 +103,23 @@ export async function engineOf(deps: ApiDeps, voiceId: string): Promise<string> 
 /**
  * Each sentence's character alignment in stream time, as its audio goes to
  * the encoder. Plain text only (an SSML document's words index the document),
- * and only for voices whose engine gives word timing: otherwise none.
+ * and only for voices whose engine gives word timing: otherwise none. Whether
+ * the synthesis is timed is looked up at once, while its first sentence
+ * renders; `prefetch(index)` starts reading a sentence's words as soon as its
+ * audio is there, beside the audio's own work (the listener waits for both).
  */
 export function sentenceAligner(deps: ApiDeps, row: SynthesisRow) {
-  let plan: SpeechPlan | undefined;
-  let timed: boolean | undefined;
-  let cursor = 0;
-  let previousEnd = 0;
-  const wordsOf = async (index: number): Promise<TimedWord[] | null> => {
+  const timing = (async () => {
+    const plan = await speechPlanOf(deps.db, row);
+    const timed =
+      plan.chunks.every((chunk) => !chunk.read) && WORD_TIMING_ENGINES.has(await engineOf(deps, row.voice_id));
+    return timed ? plan : null;
+  })();
+  // Awaited by the first align; until then a failure must not go unhandled.
+  timing.catch(() => undefined);
+  const fetched = new Map<number, Promise<TimedWord[] | null>>();
+  const fetchWords = async (index: number): Promise<TimedWord[] | null> => {
+    if (!(await timing)) return null;
     // The worker stores a sentence's words beside its audio, side by side: a moment's grace for the words.
     for (let attempt = 0; attempt < 10; attempt++) {
       const words = await readJsonObject<TimedWord[]>(deps.storage, chunkWordsKey(row.id, index));
@@ -119,14 +128,23 @@ export function sentenceAligner(deps: ApiDeps, row: SynthesisRow) {
     }
     return null;
   };
-  return async (index: number, start: number, samples: Int16Array): Promise<CharacterAlignment | null> => {
-    if (timed === undefined) {
-      plan = await speechPlanOf(deps.db, row);
-      timed = plan.chunks.every((chunk) => !chunk.read) && WORD_TIMING_ENGINES.has(await engineOf(deps, row.voice_id));
+  const wordsOf = (index: number) => {
+    let words = fetched.get(index);
+    if (!words) {
+      words = fetchWords(index);
+      words.catch(() => undefined);
+      fetched.set(index, words);
     }
-    if (!timed || !plan) return null;
+    return words;
+  };
+  let cursor = 0;
+  let previousEnd = 0;
+  const align = async (index: number, start: number, samples: Int16Array): Promise<CharacterAlignment | null> => {
+    const plan = await timing;
+    if (!plan) return null;
     const chunk = plan.chunks[index];
     const words = await wordsOf(index);
+    fetched.delete(index);
     if (!chunk || !words) return null;
     const base = row.text.indexOf(chunk.text, cursor);
     if (base < 0) return null;
@@ -136,6 +154,7 @@ export function sentenceAligner(deps: ApiDeps, row: SynthesisRow) {
     previousEnd = start + seconds;
     return alignSentence(chunk.text, words, start, seconds, lead);
   };
+  return Object.assign(align, { prefetch: (index: number) => void wordsOf(index) });
 }
 
 /**
@@ -155,6 +174,7 @@ export function timestampedLinesShape(deps: ApiDeps, row: SynthesisRow, encoding
   };
   return {
     encoder: encoding.encoder,
+    ahead: align.prefetch,
     async sentence(index, start, samples) {
       const alignment = await align(index, start, samples);
       if (alignment) pending.push(alignment);
@@ -183,6 +203,7 @@ export function timestampedWholeShape(deps: ApiDeps, row: SynthesisRow, encoding
   let alignment: CharacterAlignment | null = null;
   return {
     encoder: encoding.encoder,
+    ahead: align.prefetch,
     async sentence(index, start, samples) {
       const piece = await align(index, start, samples);
       if (!piece) return;

@@ -278,6 +278,8 @@ class StreamInputSession {
     let started = false;
     try {
       for await (const samples of renderedSentences(this.deps, row, plan.chunks.length, signal)) {
+        // The words are read while the sentence is leveled.
+        align.prefetch(index);
         const pieces = this.join(samples);
         const before = pieces.slice(0, -1).reduce((sum, piece) => sum + piece.length / 2, 0);
         const from = (this.samplesIn + before) / CHUNK_SAMPLE_RATE;

@@ -98,6 +98,8 @@ export interface StreamShape {
   respond(ctx: Context, output: Readable, sent: (bytes: number) => void): ((failure: Failure) => void) | null;
   /** Told each sentence before its audio goes to the encoder: its index and its start in the stream (seconds). */
   sentence?(index: number, startSeconds: number, samples: Int16Array): Promise<void>;
+  /** Told a sentence's index as soon as its audio is there, before it is leveled (to start reading what `sentence` needs). */
+  ahead?(index: number): void;
 }
 type Failure = { code: string; message: string };
 
@@ -235,6 +237,7 @@ export async function streamSynthesis(
   let samplesIn = 0;
   let index = 0;
   const feed = async (samples: Int16Array) => {
+    shape.ahead?.(index);
     const pieces = join(samples);
     if (shape.sentence) {
       // The pause before the sentence (all but the first) comes first.
