@@ -94,7 +94,7 @@ export function createStreamSessionActivities(deps: ActivityDeps) {
     /**
      * Records a stream-input connection's entry once every piece it submitted
      * has ended (until then it fails, and Temporal retries it). Idempotent: a
-     * retry after the entry was recorded only finishes removing the pieces' audio.
+     * retry after the entry was recorded only finishes announcing it and removing the pieces' audio.
      */
     async recordStreamSession({ sessionId }: StreamSessionInput): Promise<StreamSessionOutcome> {
       const parts = await Synthesis.query(db).where({ part_of: sessionId }).orderBy('part_index');
@@ -144,8 +144,9 @@ export function createStreamSessionActivities(deps: ActivityDeps) {
           // The entry holds the pieces' audio now: theirs goes below.
           await Synthesis.query(trx).patch({ audio_key: null }).where({ part_of: sessionId });
         });
-        await webhooks.synthesisAnnounced(sessionId);
       }
+      // Also on a retry after the entry was recorded: the event's id is stable, so it goes out once.
+      await webhooks.synthesisAnnounced(sessionId);
       for (const part of parts) await removeSynthesisObjects(storage, part);
       return 'recorded';
     },
