@@ -10,6 +10,7 @@ import { defaultVoiceOf } from '../../synthesis/defaultVoice';
 import type { ApiDeps } from '../deps';
 import { ApiError } from '../errors';
 import { cancelSynthesis, submitSynthesis } from '../routes/tts/commands';
+import { openStreamSession, type StreamSession } from '../routes/tts/streamSession';
 import { SynthesizeBody } from '../routes/tts/schema';
 import { takeStreamPlace } from '../routes/openai/speech';
 import {
@@ -50,7 +51,8 @@ import {
  * streaming form `synthesize-start`, `synthesize-chunk`s, `synthesize-stop`
  * (each sentence is a synthesis of its own, submitted as soon as it is
  * complete, its audio framed by its own `audio-start` and `audio-stop`, then
- * `synthesize-stopped`), and `ping` (→ `pong`). A `synthesize` while a stream
+ * `synthesize-stopped`; the sentences are pieces of a stream session, so
+ * history shows the stream as one entry), and `ping` (→ `pong`). A `synthesize` while a stream
  * is open is ignored: Home Assistant sends the stream's whole text that way
  * before `synthesize-stop`, for servers that do not stream. A bad request
  * gets an `error` event (its `code` the API's error code) and the connection
@@ -368,11 +370,20 @@ class Session {
     return { account, voiceId: voice.id, textType };
   }
 
-  private async submit({ account, voiceId, textType }: Speaking, text: string): Promise<SynthesisRow> {
+  /** `session`: a stream's sentence, a piece of the stream's one history entry. */
+  private async submit(
+    { account, voiceId, textType }: Speaking,
+    text: string,
+    session?: StreamSession,
+  ): Promise<SynthesisRow> {
     if (this.closed.signal.aborted) throw this.closed.signal.reason;
     const body = SynthesizeBody.safeParse({ text, voice_id: voiceId, ...(textType && { text_type: textType }) });
     if (!body.success) throw new RequestError('validation_error', body.error.issues[0]?.message ?? 'Invalid request.');
-    const { row } = await submitSynthesis(this.deps, account, body.data, undefined, { streaming: true });
+    if (session) await session.started;
+    const { row } = await submitSynthesis(this.deps, account, body.data, undefined, {
+      streaming: true,
+      ...(session && { partOf: session.nextPart() }),
+    });
     this.log.info({ synthesis_id: row.id, voice_id: voiceId, characters: row.characters }, 'wyoming synthesis');
     return row;
   }
@@ -395,20 +406,27 @@ class Session {
         'text_format: an SSML document is taken by synthesize, not in a stream.',
       );
     const speaking = await this.speaking(data);
-    const release = onlyOnce(takeStreamPlace(this.deps, speaking.account, false));
+    const releasePlace = takeStreamPlace(this.deps, speaking.account, false);
+    // The stream is one entry in history: its sentences are its pieces (as a stream-input connection's).
+    const session = openStreamSession(this.deps, speaking.account);
     // One join over the stream: the pause between two sentences goes before the second one's audio.
     const join = joinSentences('neutral', 1);
-    this.stream = {
-      sentences: new SentenceBuffer(),
-      spoken: speakInOrder({
-        submit: (sentence) => this.submit(speaking, sentence),
-        play: (row) => this.play(row, join),
-        cancel: (row) => this.cancelInBackground(row),
-        fail: (error) => void this.fail(error),
-        track: (work) => this.whileRunning(work),
-      }),
-      release,
-    };
+    const spoken = speakInOrder({
+      submit: (sentence) => this.submit(speaking, sentence, session),
+      play: (row) => this.play(row, join),
+      cancel: (row) => this.cancelInBackground(row),
+      fail: (error) => void this.fail(error),
+      track: (work) => this.whileRunning(work),
+    });
+    const release = onlyOnce(() => {
+      releasePlace();
+      // Once every sentence has played or been canceled (a closed connection stops them), the entry is recorded.
+      void spoken
+        .played()
+        .catch(() => undefined)
+        .then(() => session.close());
+    });
+    this.stream = { sentences: new SentenceBuffer(), spoken, release };
     this.closed.signal.addEventListener('abort', release, { once: true });
   }
 

@@ -10,6 +10,7 @@ import { call } from '../helpers/http';
 import { createAccount, type TestAccount } from '../helpers/factories';
 import { useStack } from '../helpers/stack';
 import { waitForSynthesis } from '../helpers/synthesis';
+import { until } from '../helpers/eventually';
 
 /**
  * The Wyoming server (Home Assistant's TTS protocol) spoken to by the real
@@ -255,12 +256,17 @@ describe('Wyoming server with the wyoming client', () => {
       expect(block.chunks.reduce((sum, chunk) => sum + chunk.payload_bytes!, 0)).toBeGreaterThan(24_000);
     }
 
-    await settled();
-    const added = (await history()).filter((entry) => !known.has(entry.id));
-    // One synthesis per sentence, in order (newest first), the repeated whole text never submitted.
-    expect(added.map((entry) => [entry.text, entry.status])).toEqual([
-      [second, 'completed'],
+    // One entry in history for the stream (each sentence rendered as a piece of it), the repeated whole text never
+    // submitted; charged once for each sentence.
+    const added = await until('the stream to be recorded in history', async () => {
+      const entries = (await history()).filter((entry) => !known.has(entry.id));
+      return entries.length > 0 && entries;
+    });
+    expect(added.map((entry) => [entry.text, entry.status])).toEqual([[`${first} ${second}`, 'completed']]);
+    const pieces = await deps.db('syntheses').where({ part_of: added[0].id }).orderBy('part_index');
+    expect(pieces.map((piece) => [piece.text, piece.status])).toEqual([
       [first, 'completed'],
+      [second, 'completed'],
     ]);
     expect(before - (await balance())).toBe(first.length + second.length);
   });
