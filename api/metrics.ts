@@ -41,7 +41,9 @@ function cached<T>(read: () => Promise<T>, ttlMs = AGGREGATE_TTL_MS): () => Prom
 export function createApiMetrics(db: Db): ApiMetrics {
   const synthesesByStatus = cached(
     async () =>
+      // Each synthesis that ran once: a stream-input connection's entry, recorded from its pieces, is left out.
       await Synthesis.query(db)
+        .whereNotExists(Synthesis.query(db).alias('piece').whereColumn('piece.part_of', 'syntheses.id'))
         .select('status')
         .count({ count: '*' })
         .groupBy('status')
@@ -94,7 +96,7 @@ export function createApiMetrics(db: Db): ApiMetrics {
   // kept for AGGREGATE_TTL_MS and a scrape every few seconds (or several scrapers) costs PostgreSQL little.
   new Gauge({
     name: 'openvox_syntheses',
-    help: 'Syntheses by status (from PostgreSQL; deleted ones included)',
+    help: "Syntheses by status (from PostgreSQL; deleted ones included; a stream's pieces, not its entry)",
     labelNames: ['status'] as const,
     registers: [registry],
     async collect() {

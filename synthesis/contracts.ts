@@ -117,6 +117,8 @@ export const streamSessionWorkflowId = (sessionId: string) => `stream-session:${
 export interface StreamSessionInput {
   sessionId: string;
   accountId: string;
+  /** How long the API may be silent before the session is recorded without its close (default READER_SILENCE_SECONDS; tests shorten it). */
+  silenceSeconds?: number;
 }
 /**
  * From the API holding the connection: `open: true` every READER_RENEW_SECONDS while it is open, `open: false`

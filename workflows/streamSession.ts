@@ -28,9 +28,10 @@ export async function streamSession(input: StreamSessionInput): Promise<StreamSe
     heard = true;
     if (!stillOpen) open = false;
   });
+  const silence = `${input.silenceSeconds ?? READER_SILENCE_SECONDS} seconds` as const;
   while (open) {
     heard = false;
-    if (!(await condition(() => !open || heard, `${READER_SILENCE_SECONDS} seconds`))) break;
+    if (!(await condition(() => !open || heard, silence))) break;
   }
   return recordStreamSession(input);
 }

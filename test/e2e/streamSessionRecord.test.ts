@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { randomUUID } from 'node:crypto';
-import { createStreamSessionActivities } from '../../activities/streamSessions';
+import { createActivities } from '../../activities';
 import type { TimedWord } from '../../audio/timestamps';
 import { wavSamplesOf } from '../../audio/wav';
 import { Synthesis, type SynthesisRow } from '../../db/models/Synthesis';
@@ -32,10 +32,10 @@ function toneWav(seconds: number): Buffer {
 describe('recordStreamSession', () => {
   const { deps } = useStack();
   let owner: TestAccount;
-  let activities: ReturnType<typeof createStreamSessionActivities>;
+  let activities: ReturnType<typeof createActivities>;
   beforeAll(async () => {
     owner = await createAccount(deps);
-    activities = createStreamSessionActivities({
+    activities = createActivities({
       config: deps.config,
       db: deps.db,
       storage: deps.storage,
@@ -156,6 +156,12 @@ describe('recordStreamSession', () => {
     // Again (a retry after the entry was recorded): the same entry, nothing else.
     expect(await activities.recordStreamSession({ sessionId, accountId: owner.id })).toBe('recorded');
     expect(await Synthesis.query(deps.db).findById(sessionId)).toEqual(entry);
+
+    // Deleting the entry takes its pieces out of history with it, and its audio out of storage.
+    await activities.removeSynthesis({ synthesisId: sessionId });
+    const parts = await Synthesis.query(deps.db).where({ part_of: sessionId });
+    expect(parts.every((part) => part.deleted_at !== null)).toBe(true);
+    expect(await deps.storage.size(entry.audio_key!)).toBeNull();
   });
 
   it('records a failed entry when no piece was heard and one failed; nothing when none was heard or failed', async () => {

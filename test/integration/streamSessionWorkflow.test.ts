@@ -18,12 +18,15 @@ import { durationMs, historyOf, useWorkflowWorker } from '../helpers/workflowWor
  */
 
 const wf = useWorkflowWorker(['recordStreamSession']);
+/** The record calls of one session (the worker's calls are kept for the whole file). */
+const recordsOf = ({ sessionId }: StreamSessionInput) =>
+  wf.callsOf('recordStreamSession').filter(([input]) => (input as StreamSessionInput).sessionId === sessionId);
 
-async function start(): Promise<{
+async function start(silenceSeconds?: number): Promise<{
   input: StreamSessionInput;
   handle: Awaited<ReturnType<typeof wf.client.workflow.start>>;
 }> {
-  const input = { sessionId: randomUUID(), accountId: randomUUID() };
+  const input = { sessionId: randomUUID(), accountId: randomUUID(), ...(silenceSeconds && { silenceSeconds }) };
   const handle = await wf.client.workflow.start<typeof streamSession>('streamSession', {
     taskQueue: wf.taskQueue,
     workflowId: streamSessionWorkflowId(input.sessionId),
@@ -38,18 +41,27 @@ describe('streamSession workflow', () => {
     const { input, handle } = await start();
     await handle.signal(connectionSignal, { open: true });
     await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(wf.callsOf('recordStreamSession')).toHaveLength(0);
+    expect(recordsOf(input)).toHaveLength(0);
     expect((await handle.describe()).status.name).toBe('RUNNING');
 
     await handle.signal(connectionSignal, { open: false });
     expect(await handle.result()).toBe('recorded');
-    expect(wf.callsOf('recordStreamSession')).toEqual([[input]]);
+    expect(recordsOf(input)).toEqual([[input]]);
     // One wait per word heard (the start's, the renewal's), each bounded by the API's silence.
     const timers = (await historyOf(handle)).filter((event) => event.timerStartedEventAttributes);
     expect(timers.map((event) => durationMs(event.timerStartedEventAttributes!.startToFireTimeout))).toEqual([
       READER_SILENCE_SECONDS * 1000,
       READER_SILENCE_SECONDS * 1000,
     ]);
+  });
+
+  it('records the entry once the API has been silent that long (it died with the connection)', async () => {
+    wf.mock({ recordStreamSession: async () => 'recorded' });
+    const { input, handle } = await start(1);
+    await handle.signal(connectionSignal, { open: true });
+    // No close ever comes: the silence ends the wait.
+    expect(await handle.result()).toBe('recorded');
+    expect(recordsOf(input)).toEqual([[input]]);
   });
 
   it('retries the record while a piece still runs', async () => {
