@@ -52,11 +52,12 @@ import {
  * (each sentence is a synthesis of its own, submitted as soon as it is
  * complete, its audio framed by its own `audio-start` and `audio-stop`, then
  * `synthesize-stopped`; the sentences are pieces of a stream session, so
- * history shows the stream as one entry), and `ping` (→ `pong`). A `synthesize` while a stream
- * is open is ignored: Home Assistant sends the stream's whole text that way
- * before `synthesize-stop`, for servers that do not stream. A bad request
- * gets an `error` event (its `code` the API's error code) and the connection
- * is closed, as wyoming-piper does (a client waiting for audio learns at once).
+ * history shows the stream as one entry), and `ping` (→ `pong`). A
+ * `synthesize` while a stream is open is ignored: Home Assistant sends the
+ * stream's whole text that way before `synthesize-stop`, for servers that do
+ * not stream. A bad request gets an `error` event (its `code` the API's error
+ * code) and the connection is closed, as wyoming-piper does (a client waiting
+ * for audio learns at once).
  *
  * A client that leaves before a synthesis's first audio reached it cancels
  * that synthesis (its credits are released); one whose audio had begun
