@@ -34,7 +34,7 @@ export function createStreamSessionActivities(deps: ActivityDeps) {
   const webhooks = createWebhookAnnouncer(deps);
 
   /** The parts' audio joined (finishAudio's pause between them) in the parts' format, and their words in its time. */
-  const joinParts = (parts: SynthesisRow[], text: string) =>
+  const joinParts = (parts: SynthesisRow[]) =>
     inTempDir(async (dir) => {
       const first = parts[0];
       const format = first.output_format as OutputFormat;
@@ -53,7 +53,7 @@ export function createStreamSessionActivities(deps: ActivityDeps) {
       const result = await finishAudio({ chunks: wavs, ...voicing, format, outPath });
       const key = audioKey(first.account_id, first.part_of!, format);
       await storage.put(key, await readFile(outPath), result.contentType);
-      const words = await joinedWords(parts, seconds, text, pauseSamples(voicing) / OUTPUT_SAMPLE_RATE);
+      const words = await joinedWords(parts, seconds, pauseSamples(voicing) / OUTPUT_SAMPLE_RATE);
       if (words) {
         const stored: StoredTimestamps = { words };
         await storage.put(
@@ -67,9 +67,9 @@ export function createStreamSessionActivities(deps: ActivityDeps) {
 
   /**
    * Each part's words moved into the entry's time (`seconds`: each part's length, a pause between) and text (the
-   * parts joined by one space); none if a part has none.
+   * parts joined by one space; offsets in code points, as stored); none if a part has none.
    */
-  const joinedWords = async (parts: SynthesisRow[], seconds: number[], text: string, pauseSeconds: number) => {
+  const joinedWords = async (parts: SynthesisRow[], seconds: number[], pauseSeconds: number) => {
     const words: TimedWord[] = [];
     let offset = 0;
     let characters = 0;
@@ -87,7 +87,7 @@ export function createStreamSessionActivities(deps: ActivityDeps) {
       offset += seconds[index] + pauseSeconds;
       characters += [...part.text].length + 1;
     }
-    return characters - 1 === [...text].length ? words : null;
+    return words;
   };
 
   return {
@@ -108,7 +108,7 @@ export function createStreamSessionActivities(deps: ActivityDeps) {
         if (heard.length === 0 && !failed) return 'nothing';
         const shown = heard.length > 0 ? heard : parts;
         const text = shown.map((part) => part.text).join(' ');
-        const audio = heard.length > 0 ? await joinParts(heard, text) : null;
+        const audio = heard.length > 0 ? await joinParts(heard) : null;
         const first = shown[0];
         await db.transaction(async (trx) => {
           await Synthesis.query(trx)

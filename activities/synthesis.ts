@@ -17,7 +17,6 @@ import {
   recordCompletion,
   recordDeleted,
   recordEnded,
-  recordPartsDeleted,
   recordRendering,
   recordSlotTaken,
   notifyWatchers,
@@ -469,13 +468,12 @@ export function createSynthesisActivities(deps: ActivityDeps) {
     },
 
     /**
-     * A deleted synthesis (it has ended): hidden from history, its audio and any chunk gone from storage. A
-     * stream-input connection's pieces go with its entry (their audio went when the entry was recorded).
+     * A deleted synthesis (it has ended): hidden from history (a stream's pieces with it), its audio and any chunk
+     * gone from storage.
      */
     async removeSynthesis({ synthesisId }: { synthesisId: string }): Promise<void> {
       const synthesis = await loadSynthesis(synthesisId);
       await recordDeleted(db, synthesisId);
-      await recordPartsDeleted(db, synthesisId);
       await removeSynthesisObjects(storage, synthesis);
       await recordAudioRemoved(db, synthesisId);
     },

@@ -142,20 +142,15 @@ export async function recordEnded(
   );
 }
 
-/** Hides an entry from its owner's history (the row stays for usage figures and the ledger). */
+/**
+ * Hides an entry from its owner's history (the row stays for usage figures and the ledger), and with it the pieces
+ * it was recorded from, if it is a stream's entry (their audio went when it was recorded).
+ */
 export async function recordDeleted(db: Knex, synthesisId: string): Promise<void> {
   await Synthesis.query(db)
     .modify('live')
     .patch({ deleted_at: db.fn.now(), updated_at: db.fn.now() })
-    .where({ id: synthesisId });
-}
-
-/** A stream-input connection's entry was deleted: its pieces leave with it (rows kept, as recordDeleted's). */
-export async function recordPartsDeleted(db: Knex, sessionId: string): Promise<void> {
-  await Synthesis.query(db)
-    .modify('live')
-    .patch({ deleted_at: db.fn.now(), updated_at: db.fn.now() })
-    .where({ part_of: sessionId });
+    .where((entry) => entry.where({ id: synthesisId }).orWhere({ part_of: synthesisId }));
 }
 
 /** A deleted synthesis's audio is gone from storage. */
