@@ -1,6 +1,6 @@
 # One image for both processes of openvox:
 #   api:    node dist/api/main.js     (the default CMD)
-#   worker: node dist/worker/main.js  (docker-compose.yml overrides the command)
+#   worker: node --no-incremental-marking dist/worker/main.js  (docker-compose.yml overrides the command)
 # The health checks live in docker-compose.yml: the api's /healthz, the
 # worker's metrics port (one image, two commands).
 #

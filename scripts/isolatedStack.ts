@@ -10,6 +10,7 @@ import { createDb, type Db } from '../db/knex';
 import { applyGrant } from '../db/ledger';
 import { migrate } from '../db/migrate';
 import { type Config, loadConfig, ROOT } from '../lib/config';
+import { NODE_FLAGS } from '../lib/nodeFlags';
 import { cpuTaskQueue } from '../lib/temporal';
 import {
   dropDatabase,
@@ -203,6 +204,7 @@ export async function startIsolatedStack(options: IsolatedStackOptions): Promise
 
   const startNode = (name: 'api' | 'worker', { extraEnv = {}, profileAs, nodeArgs: more = [] }: NodeStart = {}) => {
     const nodeArgs = [
+      ...NODE_FLAGS[name],
       ...(profileAs ? ['--cpu-prof', `--cpu-prof-dir=${path.join(profileDir, profileAs)}`] : []),
       ...more,
     ];

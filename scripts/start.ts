@@ -4,6 +4,7 @@ import PinoPretty from 'pino-pretty';
 import { createDb } from '../db/knex';
 import { migrate } from '../db/migrate';
 import { loadConfigOrExit, ROOT } from '../lib/config';
+import { NODE_FLAGS } from '../lib/nodeFlags';
 import { ensurePostgres, type Managed, startMinio, startTemporal, stopChild, waitFor } from './stack';
 
 /**
@@ -75,8 +76,8 @@ async function main() {
 
     // On a terminal the JSON log lines are made readable (LOG_FORMAT=json keeps them raw, as in production).
     const pretty = process.stdout.isTTY && process.env.LOG_FORMAT !== 'json';
-    for (const name of ['worker', 'api']) {
-      const child = spawn(process.execPath, [path.join(ROOT, 'dist', name, 'main.js')], {
+    for (const name of ['worker', 'api'] as const) {
+      const child = spawn(process.execPath, [...NODE_FLAGS[name], path.join(ROOT, 'dist', name, 'main.js')], {
         stdio: ['ignore', pretty ? 'pipe' : 'inherit', 'inherit'],
       });
       if (pretty)

@@ -3,6 +3,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
+import { NODE_FLAGS } from '../../lib/nodeFlags';
 import { TEMPORAL_DYNAMIC_CONFIG } from '../../scripts/stack';
 
 type Service = {
@@ -198,9 +199,17 @@ describe('docker-compose.yml', () => {
     expect(ports.some((port) => /(^|:)8233:8080$/.test(port))).toBe(true);
   });
 
-  it('runs the api from dist/api/main.js and the worker from dist/worker/main.js', () => {
+  it('runs the api from dist/api/main.js and the worker from dist/worker/main.js, with their Node flags', () => {
+    const command = (name: 'api' | 'worker') => ['node', ...NODE_FLAGS[name], `dist/${name}/main.js`].join(' ');
+    expect(commandOf(services.worker)).toBe(command('worker'));
+    expect(NODE_FLAGS.api).toEqual([]);
     expect(commandOf(services.api)).toMatch(/\bnode dist\/api\/main\.js$/);
-    expect(commandOf(services.worker)).toMatch(/\bnode dist\/worker\/main\.js$/);
+    // The same commands for a worker started by hand (npm run start:worker) and in the image's comment.
+    const packageJson = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
+    expect(packageJson.scripts['start:worker']).toBe(command('worker'));
+    expect(readFileSync(path.join(root, 'Dockerfile'), 'utf8')).toContain(`worker: ${command('worker')} `);
   });
 
   it('sets up both Temporal schemas with the postgres12 plugin before the server starts', () => {
