@@ -1,8 +1,9 @@
 /**
  * The Node flags each of the service's processes runs with. scripts/start.ts
  * and the isolated stacks (end-to-end tests, benchmarks, chaos) pass them;
- * docker-compose.yml and package.json's start:worker spell them out, and
- * test/unit/compose.test.ts keeps those equal to these.
+ * docker-compose.yml, package.json's start scripts and the Dockerfile's
+ * comment spell them out, and test/unit/compose.test.ts keeps those equal
+ * to these.
  *
  * The worker marks its heap only at its limit (no incremental marking). Its
  * heap holds ~45 MB, and V8 starts incremental marking whenever the old
