@@ -12,7 +12,7 @@
  * freed 1-6 MB (~80 over a 10-chapter book, with their concurrent marking
  * threads), about 40 % of the worker's CPU in the conversion. Marked at its
  * limit, the same book took 7 (pauses of ~45 ms, which no activity notices).
- * Figures: docs/performance.md, "The worker's garbage collector".
+ * Figures: docs/performance.md, "The worker's garbage collector (2026-12-07)".
  */
 export const NODE_FLAGS: Record<'api' | 'worker', readonly string[]> = {
   api: [],
